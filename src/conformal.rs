@@ -1,0 +1,1 @@
+//! Split conformal prediction (SPEC §5). (Stub: being written.)

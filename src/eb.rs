@@ -1,0 +1,1 @@
+//! Normal–Normal empirical Bayes (SPEC §2). (Stub: being written.)

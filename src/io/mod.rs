@@ -1,0 +1,2 @@
+//! Score and label files (SPEC §8): `.npy`, `.npz` and long-form CSV.
+//! (Stub: being written.)

@@ -1,0 +1,21 @@
+//! rvalue-explorer: r-value conformal prediction.
+//!
+//! The core computes everything in `../shared/SPEC.md` sections 1–6 and knows nothing of the
+//! browser. Data flows one way:
+//! file or simulator → [`tensor::ScoreTensor`] → [`tensor::Summaries`] → [`rvalue`] →
+//! [`conformal`] (calibration, sets, metrics). See `ARCHITECTURE.md`.
+
+pub mod conformal;
+pub mod eb;
+pub mod error;
+pub mod io;
+pub mod normal;
+pub mod rng;
+pub mod rvalue;
+pub mod tensor;
+pub mod toy;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+
+pub use error::{Error, Result};

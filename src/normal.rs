@@ -1,0 +1,1 @@
+//! The standard normal distribution. (Stub: being written.)

@@ -1,0 +1,1 @@
+//! r-values (SPEC §2–4). (Stub: being written.)
