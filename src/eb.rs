@@ -1,1 +1,413 @@
-//! Normal–Normal empirical Bayes (SPEC §2). (Stub: being written.)
+//! Normal–Normal empirical Bayes (SPEC §2): hyperparameters, posteriors, `V_β`, `λ_β`, the
+//! threshold `t_β` and Proposition 1.
+//!
+//! Everything past [`Hyper`] works on the standardised scale `x' = (x − μ)/τ`, `s' = s/τ²`,
+//! where the prior is `N(0, 1)` and `θ_β = q_β = Φ⁻¹(1 − β)`.
+
+use crate::normal;
+use crate::{Error, Result};
+
+/// Prior hyperparameters: `θ_i ~ N(μ, τ²)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hyper {
+    pub mu: f64,
+    pub tau2: f64,
+}
+
+impl Hyper {
+    /// Checks user-given hyperparameters.
+    pub fn fixed(mu: f64, tau2: f64) -> Result<Self> {
+        if !mu.is_finite() || !tau2.is_finite() || tau2 < 0.0 {
+            return Err(Error::invalid(format!(
+                "hyperparameters must be finite with τ² ≥ 0 (got μ = {mu}, τ² = {tau2})"
+            )));
+        }
+        Ok(Hyper { mu, tau2 })
+    }
+}
+
+/// Checks that `x` (estimates) and `s` (noise variances) are a usable set of units.
+pub fn check_units(x: &[f64], s: &[f64]) -> Result<()> {
+    if x.is_empty() {
+        return Err(Error::invalid("no units"));
+    }
+    if x.len() != s.len() {
+        return Err(Error::shape(format!("{} estimates but {} variances", x.len(), s.len())));
+    }
+    if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+        return Err(Error::invalid(format!("estimate {i} is {} (must be finite)", x[i])));
+    }
+    if let Some(i) = s.iter().position(|v| !v.is_finite() || *v < 0.0) {
+        return Err(Error::invalid(format!("variance {i} is {} (must be finite and ≥ 0)", s[i])));
+    }
+    Ok(())
+}
+
+/// Marginal negative log-likelihood (without constants) of `τ²`, with `d = x − μ`:
+/// `½ Σ [ln(τ² + s_i) + d_i²/(τ² + s_i)]`.
+pub fn neg_log_lik(tau2: f64, d: &[f64], s: &[f64]) -> f64 {
+    0.5 * d
+        .iter()
+        .zip(s)
+        .map(|(&di, &si)| {
+            let v = tau2 + si;
+            v.ln() + di * di / v
+        })
+        .sum::<f64>()
+}
+
+/// Gradient and Hessian of [`neg_log_lik`] in `τ²` (as the rvalues package's `nnnll.g`/`.hess`).
+fn nll_derivatives(tau2: f64, d: &[f64], s: &[f64]) -> (f64, f64) {
+    let (mut g, mut h) = (0.0, 0.0);
+    for (&di, &si) in d.iter().zip(s) {
+        let v = tau2 + si;
+        let d2 = di * di;
+        g += 1.0 / v - d2 / (v * v);
+        h += -1.0 / (v * v) + 2.0 * d2 / (v * v * v);
+    }
+    (0.5 * g, 0.5 * h)
+}
+
+/// Estimates `μ = mean(x)` and the `τ²` maximising the marginal likelihood over `τ² ≥ 0`, as the
+/// rvalues R package does, but globally: a log grid over `[0, max dᵢ²]` (the gradient is positive
+/// beyond it) finds the best basin, then safeguarded Newton polishes it to machine precision.
+pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
+    check_units(x, s)?;
+    let mu = x.iter().sum::<f64>() / x.len() as f64;
+    let d: Vec<f64> = x.iter().map(|v| v - mu).collect();
+    let dmax = d.iter().fold(0.0f64, |a, v| a.max(v * v));
+    if dmax == 0.0 {
+        return Ok(Hyper { mu, tau2: 0.0 });
+    }
+    // τ² = 0 is only admissible when no unit is noise-free (else the likelihood is degenerate).
+    let lo = if s.iter().any(|&v| v == 0.0) { dmax * 1e-15 } else { 0.0 };
+    const GRID: usize = 64;
+    let point = |j: usize| -> f64 {
+        if j == 0 {
+            lo
+        } else {
+            dmax * 10f64.powf(-12.0 * (GRID - j) as f64 / (GRID - 1) as f64).max(lo / dmax)
+        }
+    };
+    let (mut best, mut best_nll) = (0, f64::INFINITY);
+    for j in 0..=GRID {
+        let nll = neg_log_lik(point(j), &d, s);
+        if nll < best_nll {
+            best = j;
+            best_nll = nll;
+        }
+    }
+    let a = if best == 0 { lo } else { point(best - 1) };
+    let b = if best == GRID { dmax } else { point(best + 1) };
+    let tau2 = polish_minimum(a, b, point(best), &d, s);
+    Ok(Hyper { mu, tau2 })
+}
+
+/// Minimises the likelihood on `[a, b]` from `t`: Newton on the gradient where it is
+/// well-behaved, bisection on the gradient's sign otherwise.
+fn polish_minimum(mut a: f64, mut b: f64, mut t: f64, d: &[f64], s: &[f64]) -> f64 {
+    let (ga, _) = nll_derivatives(a, d, s);
+    if ga >= 0.0 && (a == 0.0 || a == t) {
+        // Increasing from the left end: the boundary is the minimum.
+        let (gt, _) = nll_derivatives(t, d, s);
+        if gt >= 0.0 {
+            return if neg_log_lik(a, d, s) <= neg_log_lik(t, d, s) { a } else { t };
+        }
+    }
+    for _ in 0..200 {
+        let (g, h) = nll_derivatives(t, d, s);
+        if g == 0.0 {
+            return t;
+        }
+        if g > 0.0 {
+            b = t;
+        } else {
+            a = t;
+        }
+        let newton = t - g / h;
+        let next = if h > 0.0 && newton > a && newton < b { newton } else { 0.5 * (a + b) };
+        if (next - t).abs() <= 1e-15 * t.abs().max(1e-300) || b - a <= 1e-15 * b {
+            return next;
+        }
+        t = next;
+    }
+    t
+}
+
+/// The standardised posterior of unit `i`: `m = x'/(1 + s')`, `v = s'/(1 + s')` (paper Eq. post).
+#[inline]
+pub fn posterior(xs: f64, ss: f64) -> (f64, f64) {
+    (xs / (1.0 + ss), ss / (1.0 + ss))
+}
+
+/// `V_β = P(θ ≥ θ_β | data) = 1 − Φ((q_β − m)/√v)`; with `v = 0` it is `1` if `m ≥ q_β` else `0`.
+#[inline]
+pub fn v_beta(q: f64, m: f64, v: f64) -> f64 {
+    if v == 0.0 {
+        if m >= q {
+            1.0
+        } else {
+            0.0
+        }
+    } else {
+        normal::sf((q - m) / v.sqrt())
+    }
+}
+
+/// The threshold on the standardised scale: `t_β(s') = q(1 + s') − z √(s'(1 + s'))`.
+#[inline]
+pub fn threshold(q: f64, z: f64, ss: f64) -> f64 {
+    q * (1.0 + ss) - z * (ss * (1.0 + ss)).sqrt()
+}
+
+/// The threshold on the original scale, `μ + τ t_β(s/τ²)` (paper Eq. threshold).
+pub fn threshold_original(h: Hyper, q: f64, z: f64, s: f64) -> f64 {
+    let tau = h.tau2.sqrt();
+    h.mu + tau * threshold(q, z, s / h.tau2)
+}
+
+/// The model rule's selected fraction at `(q, z)`: `(1/U) Σ 1 − Φ(q √(1 + s'_i) − z √s'_i)`.
+pub fn model_fraction(q: f64, z: f64, ss: &[f64]) -> f64 {
+    ss.iter()
+        .map(|&s| normal::sf(q * (1.0 + s).sqrt() - z * s.sqrt()))
+        .sum::<f64>()
+        / ss.len() as f64
+}
+
+/// `z_β` of the model rule: the root of `model_fraction(q_β, z) = β`, increasing in `z`.
+/// `None` when every `s'_i = 0` (then the fraction is `β` for every `z`, and `t_β = q_β`).
+pub fn z_model(beta: f64, ss: &[f64]) -> Option<f64> {
+    z_model_from(beta, normal::upper_quantile(beta), ss, 0.0)
+}
+
+/// [`z_model`] with `q_β` given and a starting guess (callers sweeping β warm-start it).
+pub fn z_model_from(beta: f64, q: f64, ss: &[f64], guess: f64) -> Option<f64> {
+    if !ss.iter().any(|&s| s > 0.0) || !(beta > 0.0 && beta < 1.0) {
+        return None;
+    }
+    let f = |z: f64| model_fraction(q, z, ss) - beta;
+    // Bracket outward from the guess; the fraction runs over (U₀β/U, (U₀β + U₁)/U) ∋ β.
+    let (mut lo, mut hi) = (guess - 1.0, guess + 1.0);
+    let mut step = 1.0;
+    while f(lo) > 0.0 {
+        hi = lo;
+        step *= 2.0;
+        lo -= step;
+        if step > 1e6 {
+            return Some(lo);
+        }
+    }
+    step = 1.0;
+    while f(hi) < 0.0 {
+        lo = hi;
+        step *= 2.0;
+        hi += step;
+        if step > 1e6 {
+            return Some(hi);
+        }
+    }
+    let mut z = guess.clamp(lo, hi);
+    for _ in 0..200 {
+        let fz = f(z);
+        if fz == 0.0 {
+            return Some(z);
+        }
+        if fz > 0.0 {
+            hi = z;
+        } else {
+            lo = z;
+        }
+        let slope = ss
+            .iter()
+            .map(|&s| s.sqrt() * normal::pdf(q * (1.0 + s).sqrt() - z * s.sqrt()))
+            .sum::<f64>()
+            / ss.len() as f64;
+        let newton = z - fz / slope;
+        let next = if slope > 0.0 && newton > lo && newton < hi { newton } else { 0.5 * (lo + hi) };
+        if (next - z).abs() <= 1e-14 * (1.0 + z.abs()) || hi - lo <= 1e-14 * (1.0 + z.abs()) {
+            return Some(next);
+        }
+        z = next;
+    }
+    Some(z)
+}
+
+/// `λ_β = 1 − Φ(z_β)` for the model rule; `None` when `z_β` is undefined.
+pub fn lambda_model(beta: f64, ss: &[f64]) -> Option<f64> {
+    z_model(beta, ss).map(normal::sf)
+}
+
+/// R's type-1 quantile at probability `p`: the `max(1, ⌈U p⌉)`-th smallest value. Reorders `values`.
+pub fn type1_quantile(values: &mut [f64], p: f64) -> f64 {
+    let u = values.len();
+    let k = type1_rank(u, p);
+    let (_, kth, _) = values.select_nth_unstable_by(k - 1, |a, b| a.total_cmp(b));
+    *kth
+}
+
+/// The 1-based rank `max(1, ⌈U p⌉)` of R's type-1 quantile (clamped to `U`).
+#[inline]
+pub fn type1_rank(u: usize, p: f64) -> usize {
+    ((u as f64 * p).ceil() as usize).clamp(1, u)
+}
+
+/// `λ_β` by the empirical rule: the `(1 − β)` type-1 quantile of `{V_β(i)}`.
+pub fn lambda_empirical(v_beta_values: &mut [f64], beta: f64) -> f64 {
+    type1_quantile(v_beta_values, 1.0 - beta)
+}
+
+/// Proposition 1 (paper appendix), standardised, `θ = q_β`, `z = z_β`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ThresholdShape {
+    /// `0 < z < θ`: `t_β` falls on `[0, s*]`, rises after, and is back at `t_β(0)` at `s0`.
+    Dip { s_star: f64, s0: f64 },
+    /// `z ≤ 0 < θ`: `t_β` rises everywhere.
+    Rising,
+    /// Outside the proposition's cases (`θ ≤ 0` or `z ≥ θ`).
+    Other,
+}
+
+/// Classifies the threshold curve by Proposition 1 and gives `s*` and `s0` when it dips.
+pub fn threshold_shape(theta: f64, z: f64) -> ThresholdShape {
+    if z > 0.0 && z < theta {
+        let r = theta * theta - z * z;
+        ThresholdShape::Dip {
+            s_star: (theta / r.sqrt() - 1.0) / 2.0,
+            s0: z * z / r,
+        }
+    } else if z <= 0.0 && theta > 0.0 {
+        ThresholdShape::Rising
+    } else {
+        ThresholdShape::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const R_X: [f64; 12] = [
+        0.0932413072,
+        3.122807035,
+        -2.734865978,
+        3.693145699,
+        -0.6682825501,
+        -0.1387703824,
+        -1.215327455,
+        1.229268249,
+        0.7279508849,
+        0.9488411773,
+        -0.5439484521,
+        0.7350147419,
+    ];
+    const R_SE: [f64; 12] = [
+        1.380980367,
+        1.579644565,
+        1.175761284,
+        1.704021939,
+        1.062246927,
+        0.8759811706,
+        0.7724286664,
+        0.6847661966,
+        1.193888634,
+        1.032550503,
+        1.427407055,
+        0.32182882,
+    ];
+
+    #[test]
+    fn hyperparameters_match_the_rvalues_package() {
+        let s: Vec<f64> = R_SE.iter().map(|e| e * e).collect();
+        let h = estimate(&R_X, &s).unwrap();
+        assert!((h.mu - 0.437422856392).abs() < 1e-11, "mu {}", h.mu);
+        assert!((h.tau2 - 0.656859149352).abs() < 1e-9, "tau2 {}", h.tau2);
+        // The gradient vanishes at the estimate.
+        let d: Vec<f64> = R_X.iter().map(|x| x - h.mu).collect();
+        assert!(nll_derivatives(h.tau2, &d, &s).0.abs() < 1e-12);
+    }
+
+    #[test]
+    fn tau2_is_zero_when_units_agree_more_than_their_noise() {
+        let h = estimate(&[0.1, -0.1, 0.05], &[4.0, 4.0, 4.0]).unwrap();
+        assert_eq!(h.tau2, 0.0);
+        let h = estimate(&[1.0, 1.0], &[1.0, 2.0]).unwrap();
+        assert_eq!(h, Hyper { mu: 1.0, tau2: 0.0 });
+    }
+
+    #[test]
+    fn equal_noise_mle_is_closed_form() {
+        // With equal s the MLE is max(0, mean(d²) − s).
+        let x = [1.0, 3.0, -2.0, 0.5, 4.0];
+        let h = estimate(&x, &[0.5; 5]).unwrap();
+        let mu = x.iter().sum::<f64>() / 5.0;
+        let md2 = x.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / 5.0;
+        assert!((h.tau2 - (md2 - 0.5)).abs() < 1e-12 * md2);
+    }
+
+    #[test]
+    fn posterior_formulas() {
+        // Paper Eq. post on the original scale against the standardised form.
+        let (mu, tau2, x, s) = (0.3, 2.0, 1.7, 0.8);
+        let tau: f64 = f64::sqrt(tau2);
+        let (m, v) = posterior((x - mu) / tau, s / tau2);
+        let mean = (tau2 * x + s * mu) / (tau2 + s);
+        let var = tau2 * s / (tau2 + s);
+        assert!((mu + tau * m - mean).abs() < 1e-15);
+        assert!((tau2 * v - var).abs() < 1e-15);
+    }
+
+    #[test]
+    fn threshold_hand_values() {
+        for &beta in &[0.01, 0.1, 0.3] {
+            let q = normal::upper_quantile(beta);
+            for &z in &[0.2, 0.9 * q] {
+                assert_eq!(threshold(q, z, 0.0), q);
+                match threshold_shape(q, z) {
+                    ThresholdShape::Dip { s_star, s0 } => {
+                        assert!((threshold(q, z, s0) - q).abs() < 1e-12 * q.abs().max(1.0));
+                        // s* is the minimum: the curve is higher on both sides.
+                        let t = threshold(q, z, s_star);
+                        assert!(t < q && t < threshold(q, z, s_star * 0.99));
+                        assert!(t < threshold(q, z, s_star * 1.01));
+                    }
+                    other => panic!("expected a dip, got {other:?}"),
+                }
+            }
+            let q = normal::upper_quantile(beta);
+            assert_eq!(threshold_shape(q, -0.5), ThresholdShape::Rising);
+        }
+    }
+
+    #[test]
+    fn threshold_is_where_v_meets_lambda() {
+        // x ≥ t_β(s') ⇔ V_β ≥ λ_β = 1 − Φ(z).
+        let (q, z, ss) = (1.2, 0.7, 0.9);
+        let t = threshold(q, z, ss);
+        let lambda = normal::sf(z);
+        let (m, v) = posterior(t, ss);
+        assert!((v_beta(q, m, v) - lambda).abs() < 1e-14);
+        let (m2, v2) = posterior(t + 1e-6, ss);
+        assert!(v_beta(q, m2, v2) > lambda);
+    }
+
+    #[test]
+    fn z_model_solves_the_selection_constraint() {
+        let ss = [0.1, 0.5, 2.0, 0.0, 7.0];
+        for &beta in &[1e-9, 0.01, 0.2, 0.5, 0.9, 0.999] {
+            let z = z_model(beta, &ss).unwrap();
+            let q = normal::upper_quantile(beta);
+            let f = model_fraction(q, z, &ss);
+            assert!((f / beta - 1.0).abs() < 1e-10, "beta {beta}: {f}");
+        }
+        assert_eq!(z_model(0.1, &[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn type1_quantile_is_r_type_1() {
+        // R: quantile(c(5, 1, 4, 2, 3), c(0, .2, .21, .5, .99, 1), type = 1) = 1 1 2 3 5 5
+        let x = [5.0, 1.0, 4.0, 2.0, 3.0];
+        for (p, want) in [(0.0, 1.0), (0.2, 1.0), (0.21, 2.0), (0.5, 3.0), (0.99, 5.0), (1.0, 5.0)] {
+            assert_eq!(type1_quantile(&mut x.clone(), p), want, "p {p}");
+        }
+    }
+}
