@@ -657,6 +657,29 @@ mod tests {
         assert!(e.contains("shape [2]") && e.contains("expected [3]"), "{e}");
     }
 
+    #[test]
+    fn corrupted_fixtures_never_panic() {
+        for name in [
+            "scores_f4.npy",
+            "scores_fortran3.npy",
+            "data.npz",
+            "data_compressed.npz",
+            "data_stream.npz",
+        ] {
+            let good = fixture(name);
+            for i in 0..good.len() {
+                for flip in [0x01u8, 0x80, 0xFF] {
+                    let mut b = good.clone();
+                    b[i] ^= flip;
+                    let _ = read_scores(name, &b);
+                    let _ = read_labels(name, &b, 6, 4);
+                    let _ = read_mask(name, &b, 6);
+                }
+                let _ = read_scores(name, &good[..i]);
+            }
+        }
+    }
+
     /// A CIFAR-sized file (2000×31×100 float32, 25 MB); run with `--ignored --nocapture` for timing.
     #[test]
     #[ignore]
