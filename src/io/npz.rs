@@ -1,0 +1,535 @@
+//! `.npz` archives: a zip of `.npy` members, read by hand (central directory, stored or deflated,
+//! zip64) because the core must not pull in a zip crate for wasm.
+
+use std::borrow::Cow;
+
+use super::npy::{parse_npy_with, Layout, NpyArray};
+use super::{place, MAX_ELEMENTS};
+use crate::{Error, Result};
+
+/// The four bytes a zip file (and so an `.npz`) starts with.
+pub const ZIP_MAGIC: &[u8; 4] = b"PK\x03\x04";
+
+const SIG_LOCAL: u32 = 0x0403_4b50;
+const SIG_CENTRAL: u32 = 0x0201_4b50;
+const SIG_EOCD: u32 = 0x0605_4b50;
+const SIG_ZIP64_EOCD: u32 = 0x0606_4b50;
+const SIG_ZIP64_LOCATOR: u32 = 0x0706_4b50;
+
+/// The largest member we inflate: the largest allowed array plus generous room for its header.
+const MAX_MEMBER_BYTES: u64 = (MAX_ELEMENTS as u64) * 8 + (1 << 20);
+
+/// One member as described by the central directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub name: String,
+    method: u16,
+    flags: u16,
+    crc: u32,
+    csize: u64,
+    usize_: u64,
+    local_offset: u64,
+}
+
+/// Parses every `.npy` member; names lose their `.npy` suffix, directories are skipped.
+pub fn parse_npz(file: &str, bytes: &[u8]) -> Result<Vec<(String, NpyArray)>> {
+    let entries = entries(file, bytes)?;
+    let mut out = Vec::new();
+    for e in &entries {
+        if e.name.ends_with('/') {
+            continue;
+        }
+        let (a, _) = member_array(file, bytes, e)?;
+        out.push((member_key(&e.name).to_string(), a));
+    }
+    Ok(out)
+}
+
+/// The key numpy gives a member: its name without the `.npy` suffix.
+pub(crate) fn member_key(name: &str) -> &str {
+    name.strip_suffix(".npy").unwrap_or(name)
+}
+
+/// Extracts and parses one member, with places prefixed by the member name.
+pub(crate) fn member_array(file: &str, bytes: &[u8], e: &Entry) -> Result<(NpyArray, Layout)> {
+    let data = extract(file, bytes, e)?;
+    parse_npy_with(file, &format!("member '{}'", e.name), &data)
+}
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    let s = b.get(at..at.checked_add(2)?)?;
+    Some(u16::from_le_bytes([s[0], s[1]]))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    let s = b.get(at..at.checked_add(8)?)?;
+    let mut a = [0u8; 8];
+    a.copy_from_slice(s);
+    Some(u64::from_le_bytes(a))
+}
+
+/// Reads the central directory (zip64-aware) into a list of members.
+pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
+    let perr = |at: usize, msg: String| Error::parse(file, format!("byte {at}"), msg);
+    // The end-of-central-directory record sits in the last 22 + 65535 (comment) bytes.
+    let lowest = bytes.len().saturating_sub(22 + 65535);
+    let mut eocd = None;
+    let mut pos = bytes.len().saturating_sub(22);
+    while bytes.len() >= 22 && pos >= lowest {
+        if u32_at(bytes, pos) == Some(SIG_EOCD) {
+            eocd = Some(pos);
+            break;
+        }
+        if pos == 0 {
+            break;
+        }
+        pos -= 1;
+    }
+    let eocd = eocd.ok_or_else(|| {
+        perr(
+            bytes.len(),
+            "no zip end-of-central-directory record: the .npz is truncated or not a zip archive"
+                .into(),
+        )
+    })?;
+    let rd16 = |at| u16_at(bytes, at).unwrap_or(0);
+    let rd32 = |at| u32_at(bytes, at).unwrap_or(0);
+    let mut count = u64::from(rd16(eocd + 10));
+    let mut cd_size = u64::from(rd32(eocd + 12));
+    let mut cd_offset = u64::from(rd32(eocd + 16));
+    if count == 0xFFFF || cd_size == 0xFFFF_FFFF || cd_offset == 0xFFFF_FFFF {
+        // Zip64: the locator just before the EOCD points at the zip64 EOCD record.
+        let loc = eocd
+            .checked_sub(20)
+            .filter(|&l| u32_at(bytes, l) == Some(SIG_ZIP64_LOCATOR));
+        if let Some(loc) = loc {
+            let z = u64_at(bytes, loc + 8)
+                .and_then(|v| usize::try_from(v).ok())
+                .filter(|&z| u32_at(bytes, z) == Some(SIG_ZIP64_EOCD))
+                .ok_or_else(|| {
+                    perr(
+                        loc,
+                        "zip64 locator points to no zip64 end-of-directory record".into(),
+                    )
+                })?;
+            let get = |at: usize| {
+                u64_at(bytes, z + at)
+                    .ok_or_else(|| perr(z, "zip64 end-of-directory record is truncated".into()))
+            };
+            count = get(32)?;
+            cd_size = get(40)?;
+            cd_offset = get(48)?;
+        }
+    }
+    let cd_start = usize::try_from(cd_offset).ok();
+    let cd_end = cd_start.and_then(|s| s.checked_add(usize::try_from(cd_size).ok()?));
+    let (cd_start, cd_end) = match (cd_start, cd_end) {
+        (Some(s), Some(e)) if e <= bytes.len() => (s, e),
+        _ => {
+            return Err(perr(
+                eocd,
+                format!(
+                "central directory at byte {cd_offset} of {cd_size} bytes lies outside the file \
+                     ({} bytes): the archive is truncated or corrupt",
+                bytes.len()
+            ),
+            ))
+        }
+    };
+    let mut out = Vec::new();
+    let mut at = cd_start;
+    for i in 0..count {
+        if u32_at(bytes, at) != Some(SIG_CENTRAL) || at + 46 > cd_end {
+            return Err(perr(
+                at,
+                format!(
+                    "expected central directory entry {} of {count}; the archive is corrupt",
+                    i + 1
+                ),
+            ));
+        }
+        let flags = rd16(at + 8);
+        let method = rd16(at + 10);
+        let crc = rd32(at + 16);
+        let mut csize = u64::from(rd32(at + 20));
+        let mut usize_ = u64::from(rd32(at + 24));
+        let name_len = usize::from(rd16(at + 28));
+        let extra_len = usize::from(rd16(at + 30));
+        let comment_len = usize::from(rd16(at + 32));
+        let mut local_offset = u64::from(rd32(at + 42));
+        let name_start = at + 46;
+        let extra_start = name_start + name_len;
+        let next = extra_start + extra_len + comment_len;
+        if next > cd_end {
+            return Err(perr(
+                at,
+                "central directory entry runs past the directory; the archive is corrupt".into(),
+            ));
+        }
+        let name = String::from_utf8_lossy(&bytes[name_start..extra_start]).into_owned();
+        // Zip64 extra field: the 64-bit values appear only for the fields that are saturated.
+        let extra = &bytes[extra_start..extra_start + extra_len];
+        let mut x = 0usize;
+        while x + 4 <= extra.len() {
+            let id = u16_at(extra, x).unwrap_or(0);
+            let len = usize::from(u16_at(extra, x + 2).unwrap_or(0));
+            let body = extra.get(x + 4..x + 4 + len).unwrap_or(&[]);
+            if id == 1 {
+                let mut y = 0usize;
+                let mut take = |v: &mut u64, wide: bool| {
+                    if wide {
+                        if let Some(w) = u64_at(body, y) {
+                            *v = w;
+                        }
+                        y += 8;
+                    }
+                };
+                let wide = [usize_, csize, local_offset].map(|v| v == 0xFFFF_FFFF);
+                take(&mut usize_, wide[0]);
+                take(&mut csize, wide[1]);
+                take(&mut local_offset, wide[2]);
+            }
+            x += 4 + len;
+        }
+        out.push(Entry {
+            name,
+            method,
+            flags,
+            crc,
+            csize,
+            usize_,
+            local_offset,
+        });
+        at = next;
+    }
+    Ok(out)
+}
+
+/// The uncompressed bytes of one member (borrowed when stored), size- and CRC-checked.
+pub(crate) fn extract<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<Cow<'a, [u8]>> {
+    let ctx = format!("member '{}'", e.name);
+    let perr = |at: u64, msg: String| Error::parse(file, place(&ctx, &format!("byte {at}")), msg);
+    if e.flags & 1 != 0 {
+        return Err(perr(
+            e.local_offset,
+            "member is encrypted; expected a plain np.savez archive".into(),
+        ));
+    }
+    if e.usize_ > MAX_MEMBER_BYTES {
+        return Err(perr(
+            e.local_offset,
+            format!(
+                "member claims {} bytes uncompressed, more than allowed for the limit of \
+                 {MAX_ELEMENTS} elements",
+                e.usize_
+            ),
+        ));
+    }
+    let lo = usize::try_from(e.local_offset)
+        .ok()
+        .filter(|&lo| u32_at(bytes, lo) == Some(SIG_LOCAL));
+    let lo = lo.ok_or_else(|| {
+        perr(
+            e.local_offset,
+            "expected a zip local file header here; the archive is corrupt or truncated".into(),
+        )
+    })?;
+    // The local header's own name and extra lengths decide where data starts (they may differ
+    // from the central directory's); the sizes come from the central directory because the
+    // local copy may be 0 (data descriptor) or 0xFFFFFFFF (zip64).
+    let name_len = usize::from(u16_at(bytes, lo + 26).unwrap_or(0));
+    let extra_len = usize::from(u16_at(bytes, lo + 28).unwrap_or(0));
+    let start = lo + 30 + name_len + extra_len;
+    let end = usize::try_from(e.csize)
+        .ok()
+        .and_then(|c| start.checked_add(c));
+    let data = match end {
+        Some(end) if end <= bytes.len() => &bytes[start..end],
+        _ => {
+            return Err(perr(
+                start as u64,
+                format!(
+                    "truncated member: the directory says {} compressed bytes, the file has {}",
+                    e.csize,
+                    bytes.len().saturating_sub(start)
+                ),
+            ))
+        }
+    };
+    let expected = e.usize_ as usize; // fits: bounded by MAX_MEMBER_BYTES above
+    let out: Cow<'a, [u8]> = match e.method {
+        0 => Cow::Borrowed(data),
+        8 => match miniz_oxide::inflate::decompress_to_vec_with_limit(data, expected) {
+            Ok(v) => Cow::Owned(v),
+            Err(err) => {
+                return Err(perr(
+                    start as u64,
+                    format!(
+                        "deflated data is corrupt or longer than the {} bytes the directory \
+                         says ({:?})",
+                        e.usize_, err.status
+                    ),
+                ))
+            }
+        },
+        m => {
+            return Err(perr(
+                e.local_offset,
+                format!(
+                    "compression method {m} is not supported; expected stored (0) or deflated (8) \
+                     as written by np.savez / np.savez_compressed"
+                ),
+            ))
+        }
+    };
+    if out.len() as u64 != e.usize_ {
+        return Err(perr(
+            start as u64,
+            format!(
+                "member has {} bytes uncompressed, the directory says {}",
+                out.len(),
+                e.usize_
+            ),
+        ));
+    }
+    let crc = crc32(&out);
+    if crc != e.crc {
+        return Err(perr(
+            start as u64,
+            format!(
+                "CRC-32 mismatch (computed {crc:08x}, directory says {:08x}): the member is corrupt",
+                e.crc
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+const CRC_TABLE: [u32; 256] = {
+    let mut t = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut j = 0;
+        while j < 8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            j += 1;
+        }
+        t[i] = c;
+        i += 1;
+    }
+    t
+};
+
+/// CRC-32 (IEEE), as zip uses.
+pub(crate) fn crc32(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c = CRC_TABLE[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
+    }
+    !c
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::io::npy::{write_npy_f64, write_npy_i64, NpyData};
+
+    /// One member of a hand-built zip.
+    pub(crate) struct Member<'a> {
+        pub name: &'a str,
+        pub data: &'a [u8],
+        pub deflate: bool,
+        /// Write sizes as 0xFFFFFFFF with a zip64 extra field (local header always, central too).
+        pub zip64_central: bool,
+    }
+
+    /// Builds a zip the way Python's zipfile does for np.savez (zip64 extra in the local header).
+    pub(crate) fn build_zip(members: &[Member]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut central = Vec::new();
+        for m in members {
+            let payload = if m.deflate {
+                miniz_oxide::deflate::compress_to_vec(m.data, 6)
+            } else {
+                m.data.to_vec()
+            };
+            let method: u16 = if m.deflate { 8 } else { 0 };
+            let crc = crc32(m.data);
+            let offset = out.len() as u32;
+            let mut zip64 = Vec::new();
+            zip64.extend_from_slice(&1u16.to_le_bytes());
+            zip64.extend_from_slice(&16u16.to_le_bytes());
+            zip64.extend_from_slice(&(m.data.len() as u64).to_le_bytes());
+            zip64.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            out.extend_from_slice(&SIG_LOCAL.to_le_bytes());
+            out.extend_from_slice(&45u16.to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+            out.extend_from_slice(&method.to_le_bytes());
+            out.extend_from_slice(&[0; 4]);
+            out.extend_from_slice(&crc.to_le_bytes());
+            out.extend_from_slice(&u32::MAX.to_le_bytes());
+            out.extend_from_slice(&u32::MAX.to_le_bytes());
+            out.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
+            out.extend_from_slice(&(zip64.len() as u16).to_le_bytes());
+            out.extend_from_slice(m.name.as_bytes());
+            out.extend_from_slice(&zip64);
+            out.extend_from_slice(&payload);
+
+            central.extend_from_slice(&SIG_CENTRAL.to_le_bytes());
+            central.extend_from_slice(&45u16.to_le_bytes());
+            central.extend_from_slice(&45u16.to_le_bytes());
+            central.extend_from_slice(&0u16.to_le_bytes());
+            central.extend_from_slice(&method.to_le_bytes());
+            central.extend_from_slice(&[0; 4]);
+            central.extend_from_slice(&crc.to_le_bytes());
+            if m.zip64_central {
+                central.extend_from_slice(&u32::MAX.to_le_bytes());
+                central.extend_from_slice(&u32::MAX.to_le_bytes());
+            } else {
+                central.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+                central.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
+            }
+            central.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
+            let extra: &[u8] = if m.zip64_central { &zip64 } else { &[] };
+            central.extend_from_slice(&(extra.len() as u16).to_le_bytes());
+            central.extend_from_slice(&[0; 6]); // comment len, disk, internal attrs
+            central.extend_from_slice(&[0; 4]); // external attrs
+            central.extend_from_slice(&offset.to_le_bytes());
+            central.extend_from_slice(m.name.as_bytes());
+            central.extend_from_slice(extra);
+        }
+        let cd_offset = out.len() as u32;
+        out.extend_from_slice(&central);
+        out.extend_from_slice(&SIG_EOCD.to_le_bytes());
+        out.extend_from_slice(&[0; 4]);
+        out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(members.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+        out.extend_from_slice(&cd_offset.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out
+    }
+
+    fn sample() -> (Vec<u8>, Vec<u8>) {
+        let scores: Vec<f64> = (0..12).map(|i| i as f64 / 4.0).collect();
+        (
+            write_npy_f64(&[2, 3, 2], &scores),
+            write_npy_i64(&[2], &[1, 0]),
+        )
+    }
+
+    #[test]
+    fn crc32_known_value() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn stored_and_deflated_members() {
+        let (s, l) = sample();
+        for zip64_central in [false, true] {
+            let zip = build_zip(&[
+                Member {
+                    name: "scores.npy",
+                    data: &s,
+                    deflate: false,
+                    zip64_central,
+                },
+                Member {
+                    name: "labels.npy",
+                    data: &l,
+                    deflate: true,
+                    zip64_central,
+                },
+            ]);
+            let got = parse_npz("a.npz", &zip).unwrap();
+            assert_eq!(got.len(), 2);
+            assert_eq!(got[0].0, "scores");
+            assert_eq!(got[0].1.shape, vec![2, 3, 2]);
+            assert_eq!(got[1].0, "labels");
+            assert_eq!(got[1].1.data, NpyData::Int(vec![1, 0]));
+        }
+    }
+
+    #[test]
+    fn refuses_corrupt_archives_without_panicking() {
+        let (s, l) = sample();
+        let zip = build_zip(&[
+            Member {
+                name: "scores.npy",
+                data: &s,
+                deflate: true,
+                zip64_central: false,
+            },
+            Member {
+                name: "labels.npy",
+                data: &l,
+                deflate: false,
+                zip64_central: false,
+            },
+        ]);
+        for cut in 0..zip.len() {
+            assert!(parse_npz("c.npz", &zip[..cut]).is_err());
+        }
+        let e = parse_npz("c.npz", &zip[..zip.len() - 1])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("c.npz") && e.contains("end-of-central-directory"),
+            "{e}"
+        );
+        // Flip one byte in the stored member's data: the CRC catches it.
+        let mut bad = zip.clone();
+        let at = bad.windows(6).rposition(|w| w == b"\x93NUMPY").unwrap() + 100;
+        bad[at] ^= 0x55;
+        let e = parse_npz("c.npz", &bad).unwrap_err().to_string();
+        assert!(
+            e.contains("CRC") && e.contains("member 'labels.npy'"),
+            "{e}"
+        );
+        // Every single-byte corruption is an error or a parse, never a panic.
+        for i in 0..zip.len() {
+            let mut z = zip.clone();
+            z[i] ^= 0xA5;
+            let _ = parse_npz("c.npz", &z);
+        }
+    }
+
+    #[test]
+    fn refuses_unsupported_method_and_huge_claims() {
+        let (s, _) = sample();
+        let mut zip = build_zip(&[Member {
+            name: "scores.npy",
+            data: &s,
+            deflate: false,
+            zip64_central: false,
+        }]);
+        let cd = zip
+            .windows(4)
+            .position(|w| w == SIG_CENTRAL.to_le_bytes())
+            .unwrap();
+        let mut m = zip.clone();
+        m[cd + 10] = 12; // bzip2
+        let e = parse_npz("m.npz", &m).unwrap_err().to_string();
+        assert!(
+            e.contains("method 12") && e.contains("expected stored (0) or deflated (8)"),
+            "{e}"
+        );
+        zip[cd + 24..cd + 28].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
+        let e = parse_npz("h.npz", &zip).unwrap_err().to_string();
+        assert!(
+            e.contains("h.npz: member 'scores.npy', byte 0") && e.contains("limit"),
+            "{e}"
+        );
+    }
+}
