@@ -32,7 +32,11 @@ impl Error {
     pub fn shape(msg: impl Into<String>) -> Self {
         Error::Shape(msg.into())
     }
-    pub fn parse(file: impl Into<String>, place: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn parse(
+        file: impl Into<String>,
+        place: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Error::Parse {
             file: file.into(),
             place: place.into(),

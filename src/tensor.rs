@@ -113,7 +113,11 @@ impl Summaries {
                 }
             }
             for v in m2.iter_mut() {
-                *v = if m > 1 { (*v / (m - 1) as f64).max(0.0) } else { 0.0 };
+                *v = if m > 1 {
+                    (*v / (m - 1) as f64).max(0.0)
+                } else {
+                    0.0
+                };
             }
         }
         Summaries { n, k, m, mean, var }
