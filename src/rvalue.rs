@@ -1,1 +1,0 @@
-//! r-values (SPEC §2–4). (Stub: being written.)

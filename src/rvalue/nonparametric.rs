@@ -1,0 +1,159 @@
+//! The nonparametric r-value of one item from its draws (SPEC §3).
+//!
+//! Each draw ranks the item's K candidates; `count[k][j]` is how many draws put candidate `k`
+//! in the top `j`, an estimate of `V_{j/K}(k)·M`. The nested greedy turns counts into r-values.
+
+use crate::tensor::ScoreTensor;
+use crate::{Error, Result};
+use std::cmp::Ordering;
+
+/// Sorts candidate indices by score, descending, ties to the lower index (SPEC §3's rank).
+pub fn sort_desc(scores: &[f64], out: &mut [u16]) {
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = i as u16;
+    }
+    out.sort_unstable_by(|&a, &b| {
+        scores[b as usize]
+            .partial_cmp(&scores[a as usize])
+            .unwrap_or(Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+}
+
+/// Every draw's candidate order, computed once per tensor and shared by the nonparametric and
+/// pooled r-values (sorting is most of their cost, and it does not depend on the split).
+#[derive(Debug, Clone)]
+pub struct DrawOrder {
+    m: usize,
+    k: usize,
+    order: Vec<u16>,
+}
+
+/// The largest K the u16 candidate orders can hold.
+pub const MAX_CANDIDATES: usize = u16::MAX as usize + 1;
+
+impl DrawOrder {
+    pub fn of(t: &ScoreTensor) -> Result<Self> {
+        let (n, m, k) = (t.n(), t.m(), t.k());
+        if k > MAX_CANDIDATES {
+            return Err(Error::invalid(format!(
+                "K = {k} candidates; ranking supports at most {MAX_CANDIDATES}"
+            )));
+        }
+        let mut order = vec![0u16; n * m * k];
+        for (row, out) in order.chunks_exact_mut(k).enumerate() {
+            sort_desc(t.draw(row / m, row % m), out);
+        }
+        Ok(DrawOrder { m, k, order })
+    }
+
+    /// Candidates of `item` in draw `draw`, best first.
+    #[inline]
+    pub fn get(&self, item: usize, draw: usize) -> &[u16] {
+        let start = (item * self.m + draw) * self.k;
+        &self.order[start..start + self.k]
+    }
+
+    pub fn k(&self) -> usize {
+        self.k
+    }
+    pub fn m(&self) -> usize {
+        self.m
+    }
+}
+
+/// `count[c·K + (j − 1)] = #{draws : rank(c) ≤ j}` from each draw's candidate order.
+pub fn rank_counts<'a>(orders: impl IntoIterator<Item = &'a [u16]>, k: usize) -> Vec<u32> {
+    let mut count = vec![0u32; k * k];
+    for order in orders {
+        for (rank, &c) in order.iter().enumerate() {
+            count[c as usize * k + rank] += 1;
+        }
+    }
+    for row in count.chunks_exact_mut(k) {
+        for j in 1..k {
+            row[j] += row[j - 1];
+        }
+    }
+    count
+}
+
+/// The nested greedy: for `j = 1..U` pick, among units not yet chosen, the one with the largest
+/// `count[·][j]` (ties to the lower index). Returns each unit's 1-based step; its r is `step/U`.
+pub fn nested_greedy(count: &[u32], units: usize) -> Vec<u32> {
+    let mut step = vec![0u32; units];
+    for j in 0..units {
+        let mut best: Option<(usize, u32)> = None;
+        for c in (0..units).filter(|&c| step[c] == 0) {
+            let v = count[c * units + j];
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((c, v));
+            }
+        }
+        if let Some((c, _)) = best {
+            step[c] = j as u32 + 1;
+        }
+    }
+    step
+}
+
+/// Nonparametric r-values (`step/K`) of one item's candidates from its `M × K` scores.
+pub fn nonparametric(item_scores: &[f64], m: usize, k: usize) -> Vec<f64> {
+    let mut order = vec![0u16; m * k];
+    for (d, out) in order.chunks_exact_mut(k).enumerate() {
+        sort_desc(&item_scores[d * k..(d + 1) * k], out);
+    }
+    let count = rank_counts(order.chunks_exact(k), k);
+    steps_to_r(&nested_greedy(&count, k))
+}
+
+/// Nonparametric r-values of one item from precomputed draw orders.
+pub fn nonparametric_from_order(order: &DrawOrder, item: usize) -> Vec<f64> {
+    let k = order.k();
+    let count = rank_counts((0..order.m()).map(|d| order.get(item, d)), k);
+    steps_to_r(&nested_greedy(&count, k))
+}
+
+fn steps_to_r(steps: &[u32]) -> Vec<f64> {
+    let u = steps.len() as f64;
+    steps.iter().map(|&s| s as f64 / u).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_break_ties_to_the_lower_index() {
+        let mut out = [0u16; 4];
+        sort_desc(&[1.0, 3.0, 3.0, -0.0], &mut out);
+        assert_eq!(out, [1, 2, 0, 3]);
+        sort_desc(&[0.0, -0.0, 0.0, 0.0], &mut out);
+        assert_eq!(out, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn hand_worked_item() {
+        // 3 draws × 3 candidates.
+        // draw 0: c0 > c1 > c2; draw 1: c1 > c0 > c2; draw 2: c2 > c0 > c1.
+        let s = [3.0, 2.0, 1.0, 2.0, 3.0, 1.0, 2.0, 1.0, 3.0];
+        let mut order = vec![0u16; 9];
+        for d in 0..3 {
+            sort_desc(&s[d * 3..d * 3 + 3], &mut order[d * 3..d * 3 + 3]);
+        }
+        let count = rank_counts(order.chunks_exact(3), 3);
+        // c0 top-1 in 1 draw, top-2 in 3; c1 top-1 in 1, top-2 in 2; c2 top-1 in 1, top-2 in 1.
+        assert_eq!(count, vec![1, 3, 3, 1, 2, 3, 1, 1, 3]);
+        // j=1: all tie at 1 → c0; j=2: c1 (2) beats c2 (1); j=3: c2.
+        assert_eq!(nested_greedy(&count, 3), vec![1, 2, 3]);
+        assert_eq!(nonparametric(&s, 3, 3), vec![1.0 / 3.0, 2.0 / 3.0, 1.0]);
+    }
+
+    #[test]
+    fn unstable_candidate_is_penalised() {
+        // c1 wins one draw in three by a lot but is last otherwise; c0 is always second or first.
+        let s = [2.0, 1.0, 0.0, 2.0, 9.0, 0.0, 2.0, -5.0, 3.0];
+        let r = nonparametric(&s, 3, 3);
+        assert!(r[0] < r[1]);
+    }
+}

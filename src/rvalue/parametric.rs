@@ -1,0 +1,474 @@
+//! The parametric r-value under the Normal–Normal model (SPEC §2).
+//!
+//! On the standardised scale unit `i` has posterior `N(m_i, v_i)` and
+//! `V_β(i) = 1 − Φ(L_i(q_β))` with the line `L_i(q) = (q − m_i)/√v_i`. Both λ rules compare
+//! lines: the model rule selects `L_i(q) ≤ z_β`, the empirical rule selects the units whose line is
+//! at or below the `⌊Uβ⌋ + 1`-th lowest. Working with lines instead of tail probabilities keeps
+//! the comparisons exact where `V_β` underflows or rounds to 1.
+
+use super::brent::zeroin;
+use crate::eb::{self, Hyper};
+use crate::normal;
+use crate::{Error, Result};
+
+/// How the infimum over β is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Algorithm {
+    /// The infimum to within `1e-9` in β, with no grid.
+    #[default]
+    Exact,
+    /// The rvalues 0.7.1 grid algorithm (R-compatible).
+    Grid,
+}
+
+/// How `λ_β` is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LambdaRule {
+    /// The paper's derivation: `z_β` solves the marginal selection constraint.
+    #[default]
+    Model,
+    /// Henderson & Newton: the `(1 − β)` type-1 quantile of `{V_β(i)}`.
+    Empirical,
+}
+
+/// Where the hyperparameters come from.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum HyperChoice {
+    /// `μ = mean(x)`, `τ²` by marginal maximum likelihood.
+    #[default]
+    Estimate,
+    /// Given by the user.
+    Fixed(Hyper),
+}
+
+/// Parametric r-values of a set of units, with their posteriors on the original scale.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parametric {
+    pub hyper: Hyper,
+    pub post_mean: Vec<f64>,
+    pub post_sd: Vec<f64>,
+    pub rvalue: Vec<f64>,
+}
+
+/// The standardised posteriors of a set of units.
+struct Units {
+    /// Posterior means `m_i`.
+    m: Vec<f64>,
+    /// Posterior sds `√v_i`.
+    sd: Vec<f64>,
+    /// Standardised noise variances `s'_i`.
+    ss: Vec<f64>,
+}
+
+impl Units {
+    fn new(x: &[f64], s: &[f64], h: Hyper) -> Self {
+        let tau = h.tau2.sqrt();
+        let ss: Vec<f64> = s.iter().map(|v| v / h.tau2).collect();
+        let (m, sd) = x
+            .iter()
+            .zip(&ss)
+            .map(|(&xi, &si)| {
+                let (m, v) = eb::posterior((xi - h.mu) / tau, si);
+                (m, v.sqrt())
+            })
+            .unzip();
+        Units { m, sd, ss }
+    }
+
+    /// `L_i(q) = (q − m_i)/√v_i`, the argument of `V_β`'s tail; `∓∞` for a noise-free unit.
+    #[inline]
+    fn line(&self, i: usize, q: f64) -> f64 {
+        let sd = self.sd[i];
+        if sd > 0.0 {
+            (q - self.m[i]) / sd
+        } else if self.m[i] >= q {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// Parametric r-values of units with estimates `x` and noise variances `s` (SPEC §2).
+///
+/// With `τ² = 0` the prior has no spread, every posterior is the prior and `V_β(i) = β` for all
+/// units: no unit can be placed in any top fraction ahead of another. Exact then gives every unit
+/// `r = 1`, grid its last grid point (as its strict `V > λ` never holds); posterior means are `μ`
+/// and sds `0`.
+pub fn parametric(
+    x: &[f64],
+    s: &[f64],
+    hyper: HyperChoice,
+    algorithm: Algorithm,
+    rule: LambdaRule,
+) -> Result<Parametric> {
+    eb::check_units(x, s)?;
+    let hyper = match hyper {
+        HyperChoice::Estimate => eb::estimate(x, s)?,
+        HyperChoice::Fixed(h) => Hyper::fixed(h.mu, h.tau2)?,
+    };
+    let u = x.len();
+    if hyper.tau2 == 0.0 {
+        let r = match algorithm {
+            Algorithm::Exact => 1.0,
+            Algorithm::Grid => *log_grid(u).last().unwrap_or(&1.0),
+        };
+        return Ok(Parametric {
+            hyper,
+            post_mean: vec![hyper.mu; u],
+            post_sd: vec![0.0; u],
+            rvalue: vec![r; u],
+        });
+    }
+    let units = Units::new(x, s, hyper);
+    let tau = hyper.tau2.sqrt();
+    let rvalue = match (algorithm, rule) {
+        (Algorithm::Exact, LambdaRule::Model) => exact_model(&units),
+        (Algorithm::Exact, LambdaRule::Empirical) => exact_empirical(&units),
+        (Algorithm::Grid, rule) => grid(&units, rule),
+    };
+    Ok(Parametric {
+        hyper,
+        post_mean: units.m.iter().map(|m| hyper.mu + tau * m).collect(),
+        post_sd: units.sd.iter().map(|sd| tau * sd).collect(),
+        rvalue,
+    })
+}
+
+/// Checks a set of units before [`parametric`] is asked to do anything expensive.
+pub fn validate(x: &[f64], s: &[f64]) -> Result<()> {
+    eb::check_units(x, s).map_err(|e| Error::invalid(e.to_string()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact, model rule.
+
+/// `q` range scanned before polishing; beyond it `β < 1e-17` or `β` rounds to 1.
+const Q_HI: f64 = 8.5;
+const Q_LO: f64 = -8.5;
+const Q_STEPS: usize = 68;
+/// Far enough that `β = 1 − Φ(q)` is below the smallest normal double.
+const Q_FAR: f64 = 37.5;
+
+/// Model rule: unit `i` is selected at `q` iff `L_i(q) ≤ z(q)`, i.e. iff
+/// `g_i(q) = F(L_i(q); q) − β(q) ≤ 0` with `F` the model's selected fraction. A scan over `q`
+/// with `z` tabulated brackets the first selection; Brent on `g_i` polishes it.
+fn exact_model(u: &Units) -> Vec<f64> {
+    let n = u.m.len();
+    if u.ss.iter().all(|&s| s == 0.0) {
+        // Every V_β is a step: selected iff m ≥ q_β, i.e. β ≥ 1 − Φ(m).
+        return u.m.iter().map(|&m| normal::sf(m)).collect();
+    }
+    let qs: Vec<f64> = (0..=Q_STEPS)
+        .map(|j| Q_HI - (Q_HI - Q_LO) * j as f64 / Q_STEPS as f64)
+        .collect();
+    let mut zs = Vec::with_capacity(qs.len());
+    let mut guess = 0.0;
+    for &q in &qs {
+        let z = eb::z_model_from(normal::sf(q), q, &u.ss, guess).unwrap_or(f64::NAN);
+        guess = z;
+        zs.push(z);
+    }
+    let g = |i: usize, q: f64| eb::model_fraction(q, u.line(i, q), &u.ss) - normal::sf(q);
+    (0..n)
+        .map(|i| {
+            if u.sd[i] == 0.0 {
+                return normal::sf(u.m[i]);
+            }
+            let first = (0..qs.len()).find(|&j| u.line(i, qs[j]) <= zs[j]);
+            let (mut lo, mut hi) = match first {
+                None => return 1.0,
+                Some(0) => (qs[0], Q_FAR),
+                Some(j) => (qs[j], qs[j - 1]),
+            };
+            // lo is selected (g ≤ 0), hi is not; re-check with g itself and widen on disagreement.
+            let (mut glo, mut ghi) = (g(i, lo), g(i, hi));
+            while glo > 0.0 && lo > Q_LO {
+                hi = lo;
+                ghi = glo;
+                lo = (lo - 0.25).max(Q_LO);
+                glo = g(i, lo);
+            }
+            if glo > 0.0 {
+                return 1.0;
+            }
+            while ghi <= 0.0 && hi < Q_FAR {
+                lo = hi;
+                glo = ghi;
+                hi = (hi + 0.25).min(Q_FAR);
+                ghi = g(i, hi);
+            }
+            if ghi <= 0.0 {
+                return 0.0;
+            }
+            let q = zeroin(lo, hi, glo, ghi, 1e-12, |q| g(i, q));
+            normal::sf(q)
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact, empirical rule.
+
+/// Empirical rule: at `β` unit `i` is selected iff fewer than `⌊Uβ⌋ + 1` units have a strictly
+/// higher `V_β`, i.e. a strictly lower line. Which units are above `i` changes only where lines
+/// cross, and `⌊Uβ⌋` only at `β = k/U`: a sweep over those points in increasing β finds the
+/// infimum exactly, in `O(U log U)` per unit.
+fn exact_empirical(u: &Units) -> Vec<f64> {
+    let n = u.m.len();
+    let kq: Vec<f64> = (1..n)
+        .map(|k| normal::upper_quantile(k as f64 / n as f64))
+        .collect();
+    (0..n).map(|i| exact_empirical_unit(u, i, &kq)).collect()
+}
+
+/// One event of the sweep: at `q` (descending), either unit `Some(j)` may change side or the
+/// allowance `⌊Uβ⌋` steps up (`None`).
+#[derive(Clone, Copy)]
+struct Event {
+    q: f64,
+    unit: Option<usize>,
+}
+
+fn exact_empirical_unit(u: &Units, i: usize, kq: &[f64]) -> f64 {
+    let n = u.m.len();
+    let mut events: Vec<Event> = kq.iter().map(|&q| Event { q, unit: None }).collect();
+    for j in (0..n).filter(|&j| j != i) {
+        for q in crossings(u, i, j) {
+            events.push(Event { q, unit: Some(j) });
+        }
+    }
+    events.sort_by(|a, b| b.q.total_cmp(&a.q));
+    let above = |j: usize, q: f64| u.line(j, q) < u.line(i, q);
+    // Relations are constant between events: probe each interval at its midpoint.
+    let probe = |a: usize| -> f64 {
+        match (
+            a.checked_sub(1).map(|p| events[p].q),
+            events.get(a).map(|e| e.q),
+        ) {
+            (None, Some(b)) => b + 1.0,
+            (Some(a), None) => a - 1.0,
+            (Some(a), Some(b)) => 0.5 * (a + b),
+            (None, None) => 0.0,
+        }
+    };
+    let q0 = probe(0);
+    let mut count = (0..n).filter(|&j| j != i && above(j, q0)).count();
+    let mut side: Vec<bool> = (0..n).map(|j| j != i && above(j, q0)).collect();
+    let mut allowance = 0usize;
+    if count <= allowance {
+        return 0.0;
+    }
+    let mut a = 0;
+    while a < events.len() {
+        let q = events[a].q;
+        let mut b = a;
+        while b < events.len() && events[b].q == q {
+            b += 1;
+        }
+        // Interval below this group of events is (events[b].q, q); probe its midpoint.
+        let mid = probe(b);
+        for e in &events[a..b] {
+            match e.unit {
+                None => allowance += 1,
+                Some(j) => {
+                    let now = above(j, mid);
+                    if now != side[j] {
+                        side[j] = now;
+                        if now {
+                            count += 1;
+                        } else {
+                            count -= 1;
+                        }
+                    }
+                }
+            }
+        }
+        if count <= allowance {
+            return normal::sf(q);
+        }
+        a = b;
+    }
+    1.0
+}
+
+/// The `q` values where unit `j` may pass unit `i`'s line (at most two).
+fn crossings(u: &Units, i: usize, j: usize) -> Vec<f64> {
+    let (si, sj) = (u.sd[i], u.sd[j]);
+    match (si > 0.0, sj > 0.0) {
+        (true, true) => {
+            let (bi, bj) = (1.0 / si, 1.0 / sj);
+            if bi == bj {
+                Vec::new()
+            } else {
+                vec![(bi * u.m[i] - bj * u.m[j]) / (bi - bj)]
+            }
+        }
+        (false, true) => vec![u.m[i]],
+        (true, false) => vec![u.m[j]],
+        (false, false) => vec![u.m[i], u.m[j]],
+    }
+    .into_iter()
+    .filter(|q| q.is_finite())
+    .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Grid (rvalues 0.7.1).
+
+/// The grid size of rvalues 0.7.1: `U` up to 1000 units, then slowly more.
+pub fn grid_size(u: usize) -> usize {
+    if u <= 1000 {
+        u
+    } else {
+        let e = (u - 1000) as f64;
+        1000 + ((5.0 * e.powf(0.2) * e.ln()).ceil() as usize).min(4000)
+    }
+}
+
+/// `exp(seq(log(1/U), log(1 − 1/U), length.out = G))` exactly as R's `seq` computes it.
+pub fn log_grid(u: usize) -> Vec<f64> {
+    let g = grid_size(u);
+    let from = (1.0 / u as f64).ln();
+    let to = (1.0 - 1.0 / u as f64).ln();
+    match g {
+        0 => Vec::new(),
+        1 => vec![from.exp()],
+        _ => {
+            let n1 = (g - 1) as f64;
+            let by = (to - from) / n1;
+            (0..g)
+                .map(|j| match j {
+                    0 => from,
+                    j if j == g - 1 => to,
+                    j => from + j as f64 * by,
+                })
+                .map(f64::exp)
+                .collect()
+        }
+    }
+}
+
+/// The grid algorithm: `r_i = β_j` for the first grid point with `V_j(i) > λ_j` (strict), else
+/// the last. Per grid point one pass over the lines finds `λ_j`'s line `T` (an order statistic
+/// for the empirical rule, `z_β` for the model rule); `V > λ` is then `L < T`, confirmed on the
+/// tail probabilities themselves where they could round to equality (so ties behave as in R).
+fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
+    let n = u.m.len();
+    let betas = log_grid(n);
+    let last = *betas.last().unwrap_or(&1.0);
+    let mut r = vec![last; n];
+    let mut open: Vec<usize> = (0..n).collect();
+    let mut lines = vec![0.0; n];
+    let mut select = OrderStat::new();
+    let mut zguess = 0.0;
+    for &beta in &betas {
+        if open.is_empty() {
+            break;
+        }
+        let q = normal::upper_quantile(beta);
+        let t = match rule {
+            LambdaRule::Empirical => {
+                for (i, l) in lines.iter_mut().enumerate() {
+                    *l = u.line(i, q);
+                }
+                // λ is the k-th smallest V, i.e. the line of rank U − k + 1 from below.
+                let k = eb::type1_rank(n, 1.0 - beta);
+                select.kth_smallest(&lines, n - k + 1)
+            }
+            LambdaRule::Model => match eb::z_model_from(beta, q, &u.ss, zguess) {
+                Some(z) => {
+                    zguess = z;
+                    z
+                }
+                // No noisy unit: V ∈ {0, 1} and the threshold is q itself (λ = 0 selects V = 1).
+                None => f64::INFINITY,
+            },
+        };
+        let lambda = normal::sf(t);
+        let saturated = !(-8.0..=37.0).contains(&t);
+        open.retain(|&i| {
+            let l = u.line(i, q);
+            let above = l < t
+                && (!saturated && (t - l) > 1e-9 * (1.0 + t.abs()) || v_as_r(u, i, q) > lambda);
+            if above {
+                r[i] = beta;
+            }
+            !above
+        });
+    }
+    r
+}
+
+/// `V_β(i)` computed as the rvalues package does, `1 − Φ((q − m)/sd)`.
+fn v_as_r(u: &Units, i: usize, q: f64) -> f64 {
+    eb::v_beta(q, u.m[i], u.sd[i] * u.sd[i])
+}
+
+/// The k-th smallest of many values, fast when asked repeatedly about slowly moving values:
+/// one counting pass around the previous answer's neighbourhood, then a sort of the few values
+/// inside it; a full selection only when the window misses.
+struct OrderStat {
+    center: f64,
+    width: f64,
+    window: Vec<f64>,
+    scratch: Vec<f64>,
+}
+
+impl OrderStat {
+    fn new() -> Self {
+        OrderStat {
+            center: f64::NAN,
+            width: 0.5,
+            window: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The `k`-th smallest (1-based) of `values`, by `total_cmp` order.
+    fn kth_smallest(&mut self, values: &[f64], k: usize) -> f64 {
+        let n = values.len();
+        if n <= 4096 || !self.center.is_finite() {
+            return self.full(values, k);
+        }
+        let (lo, hi) = (self.center - self.width, self.center + self.width);
+        self.window.clear();
+        let mut below = 0usize;
+        for &v in values {
+            if v < lo {
+                below += 1;
+            } else if v <= hi {
+                self.window.push(v);
+            }
+        }
+        if below < k && k <= below + self.window.len() {
+            let idx = k - below - 1;
+            let (_, kth, _) = self
+                .window
+                .select_nth_unstable_by(idx, |a, b| a.total_cmp(b));
+            let kth = *kth;
+            // Aim for a few hundred values in the window next time.
+            if self.window.len() > 2048 {
+                self.width *= 0.5;
+            }
+            self.center = kth;
+            kth
+        } else {
+            self.width *= 4.0;
+            self.full(values, k)
+        }
+    }
+
+    fn full(&mut self, values: &[f64], k: usize) -> f64 {
+        self.scratch.clear();
+        self.scratch.extend_from_slice(values);
+        let (_, kth, _) = self
+            .scratch
+            .select_nth_unstable_by(k - 1, |a, b| a.total_cmp(b));
+        self.center = *kth;
+        *kth
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,112 @@
+use super::*;
+use proptest::prelude::*;
+
+const TINY: &str = include_str!("../../../tests/data/reference/pooled_tiny.json");
+
+fn tiny() -> (ScoreTensor, Vec<usize>, Vec<bool>, f64, serde_json::Value) {
+    let v: serde_json::Value = serde_json::from_str(TINY).unwrap();
+    let scores = v["scores"].as_array().unwrap();
+    let (n, m, k) = (
+        scores.len(),
+        scores[0].as_array().unwrap().len(),
+        scores[0][0].as_array().unwrap().len(),
+    );
+    let data: Vec<f64> = scores
+        .iter()
+        .flat_map(|i| i.as_array().unwrap().iter())
+        .flat_map(|d| d.as_array().unwrap().iter())
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let t = ScoreTensor::new(n, m, k, data).unwrap();
+    let labels = v["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap() as usize)
+        .collect();
+    let cal = v["calibration"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_bool().unwrap())
+        .collect();
+    let alpha = v["alpha"].as_f64().unwrap();
+    (t, labels, cal, alpha, v["test_items"].clone())
+}
+
+#[test]
+fn reproduces_the_pooled_reference_case() {
+    let (t, labels, cal, alpha, expected) = tiny();
+    let cal_items: Vec<usize> = (0..t.n()).filter(|&i| cal[i]).collect();
+    let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+    let order = DrawOrder::of(&t).unwrap();
+    let mut work = Workspace::default();
+    for e in expected.as_array().unwrap() {
+        let item = e["item"].as_u64().unwrap() as usize;
+        let want_r: Vec<f64> = e["rvalues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let want_set: Vec<usize> = e["set"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as usize)
+            .collect();
+        for got in [
+            split.item(&t, item, Some(&order), &mut work),
+            split.item(&t, item, None, &mut work),
+            pooled_item_oracle(&t, &labels, &cal_items, item).unwrap(),
+        ] {
+            let r = got.rvalues();
+            for (a, b) in r.iter().zip(&want_r) {
+                assert!((a - b).abs() < 1e-11, "item {item}: {r:?} vs {want_r:?}");
+            }
+            assert_eq!(got.set(alpha), want_set, "item {item}");
+        }
+    }
+}
+
+#[test]
+fn boundary_is_one_when_k_star_exceeds_n() {
+    let (t, labels, _, _, _) = tiny();
+    let cal_items = [0, 1, 2];
+    let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+    let it = split.item(&t, 12, None, &mut Workspace::default());
+    // n = 3, α = 0.1: k* = ⌈4 · 0.9⌉ = 4 > 3.
+    assert_eq!(it.boundary(0.1), 1.0);
+    assert_eq!(it.set(0.1), vec![0, 1, 2, 3]);
+}
+
+fn tensor_with_ties() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
+    (2usize..12, 1usize..7, 2usize..6).prop_flat_map(|(n, m, k)| {
+        (
+            proptest::collection::vec(0i32..4, n * m * k),
+            proptest::collection::vec(0usize..k, n),
+            1usize..n,
+        )
+            .prop_map(move |(v, labels, n_cal)| {
+                let t = ScoreTensor::new(n, m, k, v.into_iter().map(f64::from).collect()).unwrap();
+                (t, labels, n_cal)
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fast_path_equals_the_oracle((t, labels, n_cal) in tensor_with_ties()) {
+        let cal_items: Vec<usize> = (0..n_cal).collect();
+        let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+        let order = DrawOrder::of(&t).unwrap();
+        let mut work = Workspace::default();
+        for item in n_cal..t.n() {
+            let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
+            prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
+            prop_assert_eq!(&split.item(&t, item, None, &mut work), &oracle);
+        }
+    }
+}
