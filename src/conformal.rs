@@ -1,4 +1,16 @@
-//! Split conformal prediction (SPEC §5).
+//! Split conformal prediction (SPEC §5): splits, the three nonconformity scores, calibration,
+//! prediction sets and their metrics over repeated splits.
+//!
+//! A method's scores for a split are kept as a [`Calibrated`]: candidate scores of the test
+//! items (sorted once) and what the threshold needs. Any α, or a sweep over 100 of them, is then
+//! answered without recomputing a single r-value.
+
+use crate::eb::Hyper;
+use crate::rng::Stream;
+use crate::rvalue::nonparametric::nonparametric_from_order;
+use crate::rvalue::{self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, Workspace};
+use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
+use crate::{Error, Result};
 
 /// `k* = ⌈(n + 1)(1 − α)⌉`, the rank of the calibration quantile. A relative fuzz of 1e-12
 /// keeps products such as `100 · 0.95` from rounding up past an integer.
@@ -6,3 +18,584 @@ pub fn k_star(n: usize, alpha: f64) -> usize {
     let x = (n as f64 + 1.0) * (1.0 - alpha);
     (x - 1e-12 * x.abs().max(1.0)).ceil().max(0.0) as usize
 }
+
+/// A conformal method (SPEC §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `−S[x][m0][k]`: one draw's score.
+    Cp,
+    /// `−X`: the mean over draws.
+    CpAvg,
+    /// The r-value.
+    CpR,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::Cp, Method::CpAvg, Method::CpR];
+
+    /// The name used on the command line and in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Cp => "cp",
+            Method::CpAvg => "cp-avg",
+            Method::CpR => "cp-r",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| Error::invalid(format!("unknown method '{s}' (expected cp, cp-avg or cp-r)")))
+    }
+}
+
+/// Which r-value CP_r uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RvalueKind {
+    /// Normal–Normal r-value over each item's K candidates (SPEC §2).
+    #[default]
+    Parametric,
+    /// Rank counts over each item's draws (SPEC §3).
+    Nonparametric,
+    /// Pooled with the calibration items' true labels (SPEC §4).
+    Pooled,
+}
+
+impl RvalueKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RvalueKind::Parametric => "parametric",
+            RvalueKind::Nonparametric => "nonparametric",
+            RvalueKind::Pooled => "pooled",
+        }
+    }
+}
+
+/// Where the parametric r-value's prior comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Prior {
+    /// One prior per item, over its K candidates (the paper's setting).
+    #[default]
+    PerItem,
+    /// One prior estimated from all items' candidates.
+    Pooled,
+}
+
+/// Everything that shapes the scores (not α, not the split).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoreOptions {
+    pub kind: RvalueKind,
+    pub variance: VarianceKind,
+    pub prior: Prior,
+    pub algorithm: Algorithm,
+    pub lambda: LambdaRule,
+    /// CP's draw `m0`.
+    pub cp_draw: usize,
+}
+
+impl Default for ScoreOptions {
+    fn default() -> Self {
+        ScoreOptions {
+            kind: RvalueKind::Parametric,
+            variance: VarianceKind::PerDraw,
+            prior: Prior::PerItem,
+            algorithm: Algorithm::Exact,
+            lambda: LambdaRule::Model,
+            cp_draw: 0,
+        }
+    }
+}
+
+/// A calibration/test split; both lists ascending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    pub cal: Vec<usize>,
+    pub test: Vec<usize>,
+}
+
+impl Split {
+    /// Split number `index` of a seeded series: a random permutation, the first
+    /// `round(n · cal_fraction)` items calibrate.
+    pub fn random(n: usize, cal_fraction: f64, seed: u64, index: usize) -> Result<Self> {
+        if !(cal_fraction > 0.0 && cal_fraction < 1.0) {
+            return Err(Error::invalid(format!("calibration fraction {cal_fraction} is not in (0, 1)")));
+        }
+        let n_cal = (n as f64 * cal_fraction).round() as usize;
+        if n_cal == 0 || n_cal >= n {
+            return Err(Error::invalid(format!(
+                "{n} items are too few for a split with calibration fraction {cal_fraction}: \
+                 need at least one calibration and one test item"
+            )));
+        }
+        let perm = Stream::new(seed, index as u64).permutation(n);
+        let mut cal = perm[..n_cal].to_vec();
+        let mut test = perm[n_cal..].to_vec();
+        cal.sort_unstable();
+        test.sort_unstable();
+        Ok(Split { cal, test })
+    }
+
+    /// The split of a boolean mask, `true` = calibration.
+    pub fn from_mask(mask: &[bool]) -> Result<Self> {
+        let cal: Vec<usize> = (0..mask.len()).filter(|&i| mask[i]).collect();
+        let test: Vec<usize> = (0..mask.len()).filter(|&i| !mask[i]).collect();
+        if cal.is_empty() || test.is_empty() {
+            return Err(Error::invalid(format!(
+                "the split mask has {} calibration and {} test items; both must be at least one",
+                cal.len(),
+                test.len()
+            )));
+        }
+        Ok(Split { cal, test })
+    }
+}
+
+/// Checks a data set for conformal use.
+pub fn check_data(t: &ScoreTensor, labels: &[usize]) -> Result<()> {
+    if labels.len() != t.n() {
+        return Err(Error::shape(format!("{} labels for {} items", labels.len(), t.n())));
+    }
+    if let Some(i) = labels.iter().position(|&y| y >= t.k()) {
+        return Err(Error::invalid(format!("label of item {i} is {} but K = {}", labels[i], t.k())));
+    }
+    Ok(())
+}
+
+/// Checks α.
+pub fn check_alpha(alpha: f64) -> Result<()> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!("α = {alpha} is not in (0, 1)")))
+    }
+}
+
+/// Split-independent nonconformity scores `[N][K]` (lower = more conforming) of a method; `None`
+/// for pooled CP_r, whose scores depend on the calibration items.
+pub fn item_scores(
+    t: &ScoreTensor,
+    summaries: &Summaries,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+) -> Result<Option<Vec<f64>>> {
+    let (n, k) = (t.n(), t.k());
+    match method {
+        Method::Cp => {
+            if opts.cp_draw >= t.m() {
+                return Err(Error::invalid(format!(
+                    "CP's draw {} does not exist (M = {})",
+                    opts.cp_draw,
+                    t.m()
+                )));
+            }
+            Ok(Some((0..n).flat_map(|i| t.draw(i, opts.cp_draw).iter().map(|s| -s)).collect()))
+        }
+        Method::CpAvg => Ok(Some(summaries.mean.iter().map(|x| -x).collect())),
+        Method::CpR => match opts.kind {
+            RvalueKind::Pooled => Ok(None),
+            RvalueKind::Nonparametric => {
+                let own;
+                let order = match order {
+                    Some(o) => o,
+                    None => {
+                        own = DrawOrder::of(t)?;
+                        &own
+                    }
+                };
+                Ok(Some((0..n).flat_map(|i| nonparametric_from_order(order, i)).collect()))
+            }
+            RvalueKind::Parametric => {
+                let s_of =
+                    |i: usize| -> Vec<f64> { (0..k).map(|c| summaries.s(i, c, opts.variance)).collect() };
+                let hyper = match opts.prior {
+                    Prior::PerItem => HyperChoice::Estimate,
+                    Prior::Pooled => {
+                        let s_all: Vec<f64> = (0..n).flat_map(s_of).collect();
+                        HyperChoice::Fixed(crate::eb::estimate(&summaries.mean, &s_all)?)
+                    }
+                };
+                let mut out = Vec::with_capacity(n * k);
+                for i in 0..n {
+                    let p = rvalue::parametric(
+                        summaries.mean_row(i),
+                        &s_of(i),
+                        hyper,
+                        opts.algorithm,
+                        opts.lambda,
+                    )?;
+                    out.extend(p.rvalue);
+                }
+                Ok(Some(out))
+            }
+        },
+    }
+}
+
+/// The hyperparameters a pooled prior would use (for display).
+pub fn pooled_hyper(summaries: &Summaries, variance: VarianceKind) -> Result<Hyper> {
+    let s: Vec<f64> = (0..summaries.n)
+        .flat_map(|i| (0..summaries.k).map(move |c| (i, c)))
+        .map(|(i, c)| summaries.s(i, c, variance))
+        .collect();
+    crate::eb::estimate(&summaries.mean, &s)
+}
+
+/// How a split's threshold is found.
+#[derive(Debug, Clone)]
+enum Threshold {
+    /// One quantile of the calibration scores (ascending).
+    Global(Vec<f64>),
+    /// Pooled: each test item has its own calibration r-values (ascending, `n` per item).
+    PerItem { n: usize, cal: Vec<f64> },
+}
+
+/// One method's scores on one split, ready to answer any α.
+#[derive(Debug, Clone)]
+pub struct Calibrated {
+    pub k: usize,
+    /// Test items, ascending.
+    pub test: Vec<usize>,
+    /// `[test][K]` the method's scores of the test items' candidates.
+    scores: Vec<f64>,
+    /// `[test][K]` the same, ascending.
+    sorted: Vec<f64>,
+    /// Each test item's true label.
+    labels: Vec<usize>,
+    threshold: Threshold,
+}
+
+/// Metrics of one split at one α.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SplitMetrics {
+    pub coverage: f64,
+    pub size: f64,
+    /// Mean 0-based position of the true label in its set (over items whose set holds it);
+    /// `NaN` when no set does.
+    pub position: f64,
+    pub empty_rate: f64,
+}
+
+/// A test item's prediction set, ordered by the method's score (ties to the lower candidate).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemSet {
+    pub item: usize,
+    /// `(candidate, score)` in set order; the index is the position.
+    pub members: Vec<(usize, f64)>,
+}
+
+impl Calibrated {
+    /// From split-independent scores `[N][K]`.
+    pub fn fixed(scores: &[f64], k: usize, labels: &[usize], split: &Split) -> Self {
+        let mut cal: Vec<f64> = split.cal.iter().map(|&i| scores[i * k + labels[i]]).collect();
+        cal.sort_unstable_by(f64::total_cmp);
+        Self::with_threshold(scores, k, labels, &split.test, Threshold::Global(cal))
+    }
+
+    /// Pooled CP_r: runs the greedy for every test item of the split.
+    pub fn pooled(
+        t: &ScoreTensor,
+        labels: &[usize],
+        order: Option<&DrawOrder>,
+        split: &Split,
+    ) -> Result<Self> {
+        let ps = PooledSplit::new(t, labels, &split.cal)?;
+        let (k, n) = (t.k(), split.cal.len());
+        let mut work = Workspace::default();
+        let mut scores = vec![0.0; t.n() * k];
+        let mut cal = Vec::with_capacity(split.test.len() * n);
+        for &i in &split.test {
+            let it = ps.item(t, i, order, &mut work);
+            let u = it.units as f64;
+            for (c, &s) in it.cand_step.iter().enumerate() {
+                scores[i * k + c] = s as f64 / u;
+            }
+            cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
+        }
+        Ok(Self::with_threshold(&scores, k, labels, &split.test, Threshold::PerItem { n, cal }))
+    }
+
+    fn with_threshold(all: &[f64], k: usize, labels: &[usize], test: &[usize], threshold: Threshold) -> Self {
+        let mut scores = Vec::with_capacity(test.len() * k);
+        for &i in test {
+            scores.extend_from_slice(&all[i * k..(i + 1) * k]);
+        }
+        let mut sorted = scores.clone();
+        for row in sorted.chunks_exact_mut(k) {
+            row.sort_unstable_by(f64::total_cmp);
+        }
+        Calibrated {
+            k,
+            test: test.to_vec(),
+            scores,
+            sorted,
+            labels: test.iter().map(|&i| labels[i]).collect(),
+            threshold,
+        }
+    }
+
+    /// The threshold `q̂` for test item `t` (by position in `test`): the `k*`-th smallest
+    /// calibration score, `+∞` if `k* > n`. Pooled boundaries are `1` then, as all r ≤ 1.
+    pub fn threshold(&self, t: usize, alpha: f64) -> f64 {
+        let pick = |cal: &[f64]| {
+            let ks = k_star(cal.len(), alpha);
+            if ks == 0 {
+                f64::NEG_INFINITY
+            } else {
+                cal.get(ks - 1).copied().unwrap_or(f64::INFINITY)
+            }
+        };
+        match &self.threshold {
+            Threshold::Global(cal) => pick(cal),
+            Threshold::PerItem { n, cal } => pick(&cal[t * n..(t + 1) * n]),
+        }
+    }
+
+    fn row(&self, t: usize) -> &[f64] {
+        &self.scores[t * self.k..(t + 1) * self.k]
+    }
+
+    /// The best candidate (lowest score, lowest index among ties).
+    fn best(&self, t: usize) -> usize {
+        let row = self.row(t);
+        (0..self.k).fold(0, |b, c| if row[c] < row[b] { c } else { b })
+    }
+
+    /// Test item `t`'s set `{k : score ≤ q̂}` (≤: discrete r-values tie), in set order.
+    pub fn set(&self, t: usize, alpha: f64, never_empty: bool) -> ItemSet {
+        let q = self.threshold(t, alpha);
+        let row = self.row(t);
+        let mut members: Vec<(usize, f64)> =
+            (0..self.k).filter(|&c| row[c] <= q).map(|c| (c, row[c])).collect();
+        if members.is_empty() && never_empty {
+            let b = self.best(t);
+            members.push((b, row[b]));
+        }
+        members.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        ItemSet { item: self.test[t], members }
+    }
+
+    /// Coverage, size, position and empty rate at α.
+    pub fn metrics(&self, alpha: f64, never_empty: bool) -> SplitMetrics {
+        let nt = self.test.len();
+        let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
+        for t in 0..nt {
+            let set = self.set(t, alpha, never_empty);
+            size += set.members.len();
+            if set.members.is_empty() {
+                empty += 1;
+            }
+            if let Some(p) = set.members.iter().position(|&(c, _)| c == self.labels[t]) {
+                covered += 1;
+                pos_sum += p;
+            }
+        }
+        let nt = nt as f64;
+        SplitMetrics {
+            coverage: covered as f64 / nt,
+            size: size as f64 / nt,
+            position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
+            empty_rate: empty as f64 / nt,
+        }
+    }
+
+    /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α.
+    pub fn sweep(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
+        let nt = self.test.len();
+        let best: Vec<usize> = if never_empty { (0..nt).map(|t| self.best(t)).collect() } else { Vec::new() };
+        alphas
+            .iter()
+            .map(|&alpha| {
+                let global = match &self.threshold {
+                    Threshold::Global(_) => Some(self.threshold(0, alpha)),
+                    Threshold::PerItem { .. } => None,
+                };
+                let (mut covered, mut size) = (0usize, 0usize);
+                for t in 0..nt {
+                    let q = global.unwrap_or_else(|| self.threshold(t, alpha));
+                    let sorted = &self.sorted[t * self.k..(t + 1) * self.k];
+                    let count = sorted.partition_point(|&s| s <= q);
+                    let label_score = self.row(t)[self.labels[t]];
+                    if count == 0 && never_empty {
+                        size += 1;
+                        covered += usize::from(best[t] == self.labels[t]);
+                    } else {
+                        size += count;
+                        covered += usize::from(label_score <= q);
+                    }
+                }
+                (covered as f64 / nt as f64, size as f64 / nt as f64)
+            })
+            .collect()
+    }
+
+    /// Set sizes of every test item at α (for histograms).
+    pub fn sizes(&self, alpha: f64, never_empty: bool) -> Vec<usize> {
+        (0..self.test.len())
+            .map(|t| {
+                let q = self.threshold(t, alpha);
+                let c = self.sorted[t * self.k..(t + 1) * self.k].partition_point(|&s| s <= q);
+                if c == 0 && never_empty {
+                    1
+                } else {
+                    c
+                }
+            })
+            .collect()
+    }
+}
+
+/// Summary of a method over repeated splits (one row of `rvalue conformal`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub method: Method,
+    pub alpha: f64,
+    pub coverage_mean: f64,
+    pub coverage_sd: f64,
+    pub size_mean: f64,
+    pub size_sd: f64,
+    /// Mean over splits of the per-split mean position (splits with no covered item skipped).
+    pub position_mean: f64,
+    pub empty_rate: f64,
+    pub splits: usize,
+    /// `histogram[s]` = number of test sets of size `s`, over all splits.
+    pub size_histogram: Vec<u64>,
+}
+
+/// Mean and population sd (numpy's default).
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// Aggregates per-split metrics and set sizes into a [`Summary`].
+pub fn summarize(
+    method: Method,
+    alpha: f64,
+    per_split: &[SplitMetrics],
+    sizes: &[Vec<usize>],
+    k: usize,
+) -> Summary {
+    let cov: Vec<f64> = per_split.iter().map(|m| m.coverage).collect();
+    let size: Vec<f64> = per_split.iter().map(|m| m.size).collect();
+    let pos: Vec<f64> = per_split.iter().map(|m| m.position).filter(|p| p.is_finite()).collect();
+    let (coverage_mean, coverage_sd) = mean_sd(&cov);
+    let (size_mean, size_sd) = mean_sd(&size);
+    let mut size_histogram = vec![0u64; k + 1];
+    for s in sizes.iter().flatten() {
+        size_histogram[(*s).min(k)] += 1;
+    }
+    Summary {
+        method,
+        alpha,
+        coverage_mean,
+        coverage_sd,
+        size_mean,
+        size_sd,
+        position_mean: if pos.is_empty() { f64::NAN } else { mean_sd(&pos).0 },
+        empty_rate: per_split.iter().map(|m| m.empty_rate).sum::<f64>() / per_split.len() as f64,
+        splits: per_split.len(),
+        size_histogram,
+    }
+}
+
+/// Which splits to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SplitPlan {
+    /// `count` seeded random splits.
+    Random { count: usize, cal_fraction: f64, seed: u64 },
+    /// Exactly this split.
+    Fixed(Split),
+}
+
+impl SplitPlan {
+    pub fn splits(&self, n: usize) -> Result<Vec<Split>> {
+        match self {
+            SplitPlan::Random { count, cal_fraction, seed } => {
+                if *count == 0 {
+                    return Err(Error::invalid("the number of splits must be at least 1"));
+                }
+                (0..*count).map(|r| Split::random(n, *cal_fraction, *seed, r)).collect()
+            }
+            SplitPlan::Fixed(s) => {
+                if s.cal.iter().chain(&s.test).any(|&i| i >= n) {
+                    return Err(Error::shape(format!("the split refers to items beyond N = {n}")));
+                }
+                Ok(vec![s.clone()])
+            }
+        }
+    }
+}
+
+/// A data set prepared once for any number of methods, splits and α values.
+pub struct Prepared<'a> {
+    pub t: &'a ScoreTensor,
+    pub labels: &'a [usize],
+    pub summaries: Summaries,
+    pub order: Option<DrawOrder>,
+}
+
+impl<'a> Prepared<'a> {
+    /// Validates and summarises; draw orders are computed only when a rank-based r-value needs them.
+    pub fn new(t: &'a ScoreTensor, labels: &'a [usize], need_order: bool) -> Result<Self> {
+        check_data(t, labels)?;
+        let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
+        Ok(Prepared { t, labels, summaries: Summaries::of(t), order })
+    }
+
+    /// Calibrated scores of a method on each split.
+    pub fn calibrate(
+        &self,
+        method: Method,
+        opts: &ScoreOptions,
+        splits: &[Split],
+    ) -> Result<Vec<Calibrated>> {
+        let k = self.t.k();
+        match item_scores(self.t, &self.summaries, self.order.as_ref(), method, opts)? {
+            Some(scores) => {
+                Ok(splits.iter().map(|s| Calibrated::fixed(&scores, k, self.labels, s)).collect())
+            }
+            None => splits
+                .iter()
+                .map(|s| Calibrated::pooled(self.t, self.labels, self.order.as_ref(), s))
+                .collect(),
+        }
+    }
+}
+
+/// Runs a method over splits at one α (the rows of `rvalue conformal`).
+pub fn evaluate(calibrated: &[Calibrated], method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
+    check_alpha(alpha)?;
+    let k = calibrated.first().map(|c| c.k).unwrap_or(0);
+    let per_split: Vec<SplitMetrics> = calibrated.iter().map(|c| c.metrics(alpha, never_empty)).collect();
+    let sizes: Vec<Vec<usize>> = calibrated.iter().map(|c| c.sizes(alpha, never_empty)).collect();
+    Ok(summarize(method, alpha, &per_split, &sizes, k))
+}
+
+/// `count` α values evenly spaced on `[lo, hi]`.
+pub fn alpha_grid(lo: f64, hi: f64, count: usize) -> Vec<f64> {
+    match count {
+        0 => Vec::new(),
+        1 => vec![lo],
+        _ => (0..count).map(|i| lo + (hi - lo) * i as f64 / (count - 1) as f64).collect(),
+    }
+}
+
+/// Mean coverage and set size over splits at each α.
+pub fn sweep(calibrated: &[Calibrated], alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
+    let mut acc = vec![(0.0, 0.0); alphas.len()];
+    for c in calibrated {
+        for (a, (cov, size)) in acc.iter_mut().zip(c.sweep(alphas, never_empty)) {
+            a.0 += cov;
+            a.1 += size;
+        }
+    }
+    let r = calibrated.len().max(1) as f64;
+    acc.iter().map(|&(c, s)| (c / r, s / r)).collect()
+}
+
+#[cfg(test)]
+mod tests;

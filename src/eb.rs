@@ -32,23 +32,13 @@ pub fn check_units(x: &[f64], s: &[f64]) -> Result<()> {
         return Err(Error::invalid("no units"));
     }
     if x.len() != s.len() {
-        return Err(Error::shape(format!(
-            "{} estimates but {} variances",
-            x.len(),
-            s.len()
-        )));
+        return Err(Error::shape(format!("{} estimates but {} variances", x.len(), s.len())));
     }
     if let Some(i) = x.iter().position(|v| !v.is_finite()) {
-        return Err(Error::invalid(format!(
-            "estimate {i} is {} (must be finite)",
-            x[i]
-        )));
+        return Err(Error::invalid(format!("estimate {i} is {} (must be finite)", x[i])));
     }
     if let Some(i) = s.iter().position(|v| !v.is_finite() || *v < 0.0) {
-        return Err(Error::invalid(format!(
-            "variance {i} is {} (must be finite and ≥ 0)",
-            s[i]
-        )));
+        return Err(Error::invalid(format!("variance {i} is {} (must be finite and ≥ 0)", s[i])));
     }
     Ok(())
 }
@@ -90,19 +80,13 @@ pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
         return Ok(Hyper { mu, tau2: 0.0 });
     }
     // τ² = 0 is only admissible when no unit is noise-free (else the likelihood is degenerate).
-    let lo = if s.iter().any(|&v| v == 0.0) {
-        dmax * 1e-15
-    } else {
-        0.0
-    };
+    let lo = if s.iter().any(|&v| v == 0.0) { dmax * 1e-15 } else { 0.0 };
     const GRID: usize = 64;
     let point = |j: usize| -> f64 {
         if j == 0 {
             lo
         } else {
-            dmax * 10f64
-                .powf(-12.0 * (GRID - j) as f64 / (GRID - 1) as f64)
-                .max(lo / dmax)
+            dmax * 10f64.powf(-12.0 * (GRID - j) as f64 / (GRID - 1) as f64).max(lo / dmax)
         }
     };
     let (mut best, mut best_nll) = (0, f64::INFINITY);
@@ -127,11 +111,7 @@ fn polish_minimum(mut a: f64, mut b: f64, mut t: f64, d: &[f64], s: &[f64]) -> f
         // Increasing from the left end: the boundary is the minimum.
         let (gt, _) = nll_derivatives(t, d, s);
         if gt >= 0.0 {
-            return if neg_log_lik(a, d, s) <= neg_log_lik(t, d, s) {
-                a
-            } else {
-                t
-            };
+            return if neg_log_lik(a, d, s) <= neg_log_lik(t, d, s) { a } else { t };
         }
     }
     for _ in 0..200 {
@@ -145,11 +125,7 @@ fn polish_minimum(mut a: f64, mut b: f64, mut t: f64, d: &[f64], s: &[f64]) -> f
             a = t;
         }
         let newton = t - g / h;
-        let next = if h > 0.0 && newton > a && newton < b {
-            newton
-        } else {
-            0.5 * (a + b)
-        };
+        let next = if h > 0.0 && newton > a && newton < b { newton } else { 0.5 * (a + b) };
         if (next - t).abs() <= 1e-15 * t.abs().max(1e-300) || b - a <= 1e-15 * b {
             return next;
         }
@@ -192,10 +168,7 @@ pub fn threshold_original(h: Hyper, q: f64, z: f64, s: f64) -> f64 {
 
 /// The model rule's selected fraction at `(q, z)`: `(1/U) Σ 1 − Φ(q √(1 + s'_i) − z √s'_i)`.
 pub fn model_fraction(q: f64, z: f64, ss: &[f64]) -> f64 {
-    ss.iter()
-        .map(|&s| normal::sf(q * (1.0 + s).sqrt() - z * s.sqrt()))
-        .sum::<f64>()
-        / ss.len() as f64
+    ss.iter().map(|&s| normal::sf(q * (1.0 + s).sqrt() - z * s.sqrt())).sum::<f64>() / ss.len() as f64
 }
 
 /// `z_β` of the model rule: the root of `model_fraction(q_β, z) = β`, increasing in `z`.
@@ -241,17 +214,11 @@ pub fn z_model_from(beta: f64, q: f64, ss: &[f64], guess: f64) -> Option<f64> {
         } else {
             lo = z;
         }
-        let slope = ss
-            .iter()
-            .map(|&s| s.sqrt() * normal::pdf(q * (1.0 + s).sqrt() - z * s.sqrt()))
-            .sum::<f64>()
-            / ss.len() as f64;
+        let slope =
+            ss.iter().map(|&s| s.sqrt() * normal::pdf(q * (1.0 + s).sqrt() - z * s.sqrt())).sum::<f64>()
+                / ss.len() as f64;
         let newton = z - fz / slope;
-        let next = if slope > 0.0 && newton > lo && newton < hi {
-            newton
-        } else {
-            0.5 * (lo + hi)
-        };
+        let next = if slope > 0.0 && newton > lo && newton < hi { newton } else { 0.5 * (lo + hi) };
         if (next - z).abs() <= 1e-14 * (1.0 + z.abs()) || hi - lo <= 1e-14 * (1.0 + z.abs()) {
             return Some(next);
         }
@@ -299,10 +266,7 @@ pub enum ThresholdShape {
 pub fn threshold_shape(theta: f64, z: f64) -> ThresholdShape {
     if z > 0.0 && z < theta {
         let r = theta * theta - z * z;
-        ThresholdShape::Dip {
-            s_star: (theta / r.sqrt() - 1.0) / 2.0,
-            s0: z * z / r,
-        }
+        ThresholdShape::Dip { s_star: (theta / r.sqrt() - 1.0) / 2.0, s0: z * z / r }
     } else if z <= 0.0 && theta > 0.0 {
         ThresholdShape::Rising
     } else {
@@ -434,14 +398,7 @@ mod tests {
     fn type1_quantile_is_r_type_1() {
         // R: quantile(c(5, 1, 4, 2, 3), c(0, .2, .21, .5, .99, 1), type = 1) = 1 1 2 3 5 5
         let x = [5.0, 1.0, 4.0, 2.0, 3.0];
-        for (p, want) in [
-            (0.0, 1.0),
-            (0.2, 1.0),
-            (0.21, 2.0),
-            (0.5, 3.0),
-            (0.99, 5.0),
-            (1.0, 5.0),
-        ] {
+        for (p, want) in [(0.0, 1.0), (0.2, 1.0), (0.21, 2.0), (0.5, 3.0), (0.99, 5.0), (1.0, 5.0)] {
             assert_eq!(type1_quantile(&mut x.clone(), p), want, "p {p}");
         }
     }

@@ -7,11 +7,7 @@ use thiserror::Error;
 pub enum Error {
     /// A file could not be read as scores or labels: names the file, the place and what was expected.
     #[error("{file}: {place}: {message}")]
-    Parse {
-        file: String,
-        place: String,
-        message: String,
-    },
+    Parse { file: String, place: String, message: String },
     /// Shapes or sizes that do not fit together (scores vs labels, split mask vs items, …).
     #[error("shape mismatch: {0}")]
     Shape(String),
@@ -32,15 +28,7 @@ impl Error {
     pub fn shape(msg: impl Into<String>) -> Self {
         Error::Shape(msg.into())
     }
-    pub fn parse(
-        file: impl Into<String>,
-        place: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Error::Parse {
-            file: file.into(),
-            place: place.into(),
-            message: message.into(),
-        }
+    pub fn parse(file: impl Into<String>, place: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Parse { file: file.into(), place: place.into(), message: message.into() }
     }
 }

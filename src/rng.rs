@@ -67,12 +67,7 @@ impl Stream {
 
     pub fn next_u32(&mut self) -> u32 {
         if self.used == 4 {
-            let ctr = [
-                self.block as u32,
-                (self.block >> 32) as u32,
-                self.stream[0],
-                self.stream[1],
-            ];
+            let ctr = [self.block as u32, (self.block >> 32) as u32, self.stream[0], self.stream[1]];
             self.buf = philox4x32_10(ctr, self.key);
             self.block += 1;
             self.used = 0;
@@ -122,19 +117,13 @@ mod tests {
     #[test]
     fn philox_known_answer_vectors() {
         // Known-answer tests from Random123's kat_vectors (philox4x32 10 rounds).
-        assert_eq!(
-            philox4x32_10([0; 4], [0; 2]),
-            [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
-        );
+        assert_eq!(philox4x32_10([0; 4], [0; 2]), [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]);
         assert_eq!(
             philox4x32_10([u32::MAX; 4], [u32::MAX; 2]),
             [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]
         );
         assert_eq!(
-            philox4x32_10(
-                [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344],
-                [0xa4093822, 0x299f31d0]
-            ),
+            philox4x32_10([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0]),
             [0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1]
         );
     }

@@ -19,10 +19,8 @@ impl ScoreTensor {
                 "scores must have at least one item, draw and candidate (got N={n}, M={m}, K={k})"
             )));
         }
-        let len = n
-            .checked_mul(m)
-            .and_then(|x| x.checked_mul(k))
-            .ok_or_else(|| Error::shape("N×M×K overflows"))?;
+        let len =
+            n.checked_mul(m).and_then(|x| x.checked_mul(k)).ok_or_else(|| Error::shape("N×M×K overflows"))?;
         if data.len() != len {
             return Err(Error::shape(format!(
                 "expected N×M×K = {n}×{m}×{k} = {len} scores, got {}",
@@ -113,11 +111,7 @@ impl Summaries {
                 }
             }
             for v in m2.iter_mut() {
-                *v = if m > 1 {
-                    (*v / (m - 1) as f64).max(0.0)
-                } else {
-                    0.0
-                };
+                *v = if m > 1 { (*v / (m - 1) as f64).max(0.0) } else { 0.0 };
             }
         }
         Summaries { n, k, m, mean, var }

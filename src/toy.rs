@@ -74,11 +74,7 @@ impl ToyParams {
     pub fn n_high_variance(&self) -> usize {
         let false_cands = self.k.saturating_sub(1);
         // Clamped so that an unvalidated h cannot claim more candidates than exist.
-        let h = if self.high_var_fraction.is_finite() {
-            self.high_var_fraction.clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
+        let h = if self.high_var_fraction.is_finite() { self.high_var_fraction.clamp(0.0, 1.0) } else { 0.0 };
         ((h * false_cands as f64).round() as usize).min(false_cands)
     }
 
@@ -109,16 +105,12 @@ impl ToyParams {
         }
         for (name, v) in [("σp²", self.sigma2_p), ("σ²", self.sigma2)] {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(Error::invalid(format!(
-                    "{name} must be a finite variance ≥ 0, got {v}"
-                )));
+                return Err(Error::invalid(format!("{name} must be a finite variance ≥ 0, got {v}")));
             }
         }
         let h = self.high_var_fraction;
         if !(0.0..=1.0).contains(&h) {
-            return Err(Error::invalid(format!(
-                "the high-variance fraction h must be in [0, 1], got {h}"
-            )));
+            return Err(Error::invalid(format!("the high-variance fraction h must be in [0, 1], got {h}")));
         }
         let elements = self
             .n_cal
@@ -261,28 +253,15 @@ mod tests {
     }
 
     fn small() -> ToyParams {
-        ToyParams {
-            n_cal: 20,
-            n_test: 30,
-            m: 5,
-            k: 4,
-            repeats: 3,
-            ..ToyParams::default()
-        }
+        ToyParams { n_cal: 20, n_test: 30, m: 5, k: 4, repeats: 3, ..ToyParams::default() }
     }
 
     #[test]
     fn defaults_validate() {
         let p = ToyParams::default();
         assert!(p.validate().is_ok());
-        assert_eq!(
-            (p.k, p.m, p.n_cal, p.n_test, p.repeats, p.seed),
-            (10, 30, 500, 500, 50, 1)
-        );
-        assert_eq!(
-            (p.mu_p, p.sigma2_p, p.mu_q, p.sigma2, p.high_var_fraction),
-            (1.0, 1.0, 0.0, 1000.0, 1.0)
-        );
+        assert_eq!((p.k, p.m, p.n_cal, p.n_test, p.repeats, p.seed), (10, 30, 500, 500, 50, 1));
+        assert_eq!((p.mu_p, p.sigma2_p, p.mu_q, p.sigma2, p.high_var_fraction), (1.0, 1.0, 0.0, 1000.0, 1.0));
     }
 
     #[test]
@@ -291,55 +270,18 @@ mod tests {
         let bad = [
             ToyParams { k: 1, ..d.clone() },
             ToyParams { m: 0, ..d.clone() },
-            ToyParams {
-                n_cal: 0,
-                ..d.clone()
-            },
-            ToyParams {
-                n_test: 0,
-                ..d.clone()
-            },
-            ToyParams {
-                repeats: 0,
-                ..d.clone()
-            },
-            ToyParams {
-                sigma2: -1.0,
-                ..d.clone()
-            },
-            ToyParams {
-                sigma2_p: f64::NAN,
-                ..d.clone()
-            },
-            ToyParams {
-                sigma2: f64::INFINITY,
-                ..d.clone()
-            },
-            ToyParams {
-                mu_p: f64::NAN,
-                ..d.clone()
-            },
-            ToyParams {
-                high_var_fraction: 1.5,
-                ..d.clone()
-            },
-            ToyParams {
-                high_var_fraction: f64::NAN,
-                ..d.clone()
-            },
-            ToyParams {
-                n_cal: 1 << 20,
-                m: 1 << 10,
-                ..d.clone()
-            },
-            ToyParams {
-                n_cal: usize::MAX,
-                ..d.clone()
-            },
-            ToyParams {
-                repeats: 1 << 30,
-                ..d.clone()
-            },
+            ToyParams { n_cal: 0, ..d.clone() },
+            ToyParams { n_test: 0, ..d.clone() },
+            ToyParams { repeats: 0, ..d.clone() },
+            ToyParams { sigma2: -1.0, ..d.clone() },
+            ToyParams { sigma2_p: f64::NAN, ..d.clone() },
+            ToyParams { sigma2: f64::INFINITY, ..d.clone() },
+            ToyParams { mu_p: f64::NAN, ..d.clone() },
+            ToyParams { high_var_fraction: 1.5, ..d.clone() },
+            ToyParams { high_var_fraction: f64::NAN, ..d.clone() },
+            ToyParams { n_cal: 1 << 20, m: 1 << 10, ..d.clone() },
+            ToyParams { n_cal: usize::MAX, ..d.clone() },
+            ToyParams { repeats: 1 << 30, ..d.clone() },
         ];
         for p in bad {
             assert!(p.validate().is_err(), "{p:?} should be refused");
@@ -384,14 +326,7 @@ mod tests {
         assert_eq!(s, s2);
         let (s3, _) = simulate(&p, 1).unwrap();
         assert_ne!(s.data(), s3.data());
-        let (s4, _) = simulate(
-            &ToyParams {
-                seed: 2,
-                ..p.clone()
-            },
-            0,
-        )
-        .unwrap();
+        let (s4, _) = simulate(&ToyParams { seed: 2, ..p.clone() }, 0).unwrap();
         assert_ne!(s.data(), s4.data());
         // Addressability: a score is the documented function of (seed, repeat·N + item, draw, cand).
         let z = standard_normal(p.seed, (50 + 7) as u32, 3, 2);
@@ -400,49 +335,28 @@ mod tests {
 
     #[test]
     fn simulated_moments_match_parameters() {
-        let p = ToyParams {
-            n_cal: 1000,
-            n_test: 1000,
-            k: 3,
-            repeats: 1,
-            ..ToyParams::default()
-        };
+        let p = ToyParams { n_cal: 1000, n_test: 1000, k: 3, repeats: 1, ..ToyParams::default() };
         let (s, _) = simulate(&p, 0).unwrap();
         let column = |c: usize| -> Vec<f64> {
-            (0..s.n())
-                .flat_map(|i| (0..s.m()).map(move |d| (i, d)))
-                .map(|(i, d)| s.get(i, d, c))
-                .collect()
+            (0..s.n()).flat_map(|i| (0..s.m()).map(move |d| (i, d))).map(|(i, d)| s.get(i, d, c)).collect()
         };
         for (c, mu, var) in [(0, p.mu_p, p.sigma2_p), (1, p.mu_q, p.sigma2)] {
             let xs = column(c);
             let n = xs.len() as f64;
             let (m, v) = mean_var(&xs);
-            assert!(
-                (m - mu).abs() < 5.0 * (var / n).sqrt(),
-                "cand {c}: mean {m} vs {mu}"
-            );
-            assert!(
-                (v - var).abs() < 5.0 * var * (2.0 / (n - 1.0)).sqrt(),
-                "cand {c}: var {v} vs {var}"
-            );
+            assert!((m - mu).abs() < 5.0 * (var / n).sqrt(), "cand {c}: mean {m} vs {mu}");
+            assert!((v - var).abs() < 5.0 * var * (2.0 / (n - 1.0)).sqrt(), "cand {c}: var {v} vs {var}");
         }
     }
 
     #[test]
     fn high_variance_fraction_selects_candidates() {
-        let p = ToyParams {
-            high_var_fraction: 0.0,
-            ..small()
-        };
+        let p = ToyParams { high_var_fraction: 0.0, ..small() };
         assert!((0..p.k).all(|c| !is_high_variance(&p, c)));
         let (s, _) = simulate(&p, 0).unwrap();
         // With h = 0 every false candidate is N(μq, σp²): nothing near the σ = 31.6 scale.
         assert!(s.data().iter().all(|x| x.abs() < 10.0));
-        let p = ToyParams {
-            high_var_fraction: 0.5,
-            ..ToyParams::default()
-        };
+        let p = ToyParams { high_var_fraction: 0.5, ..ToyParams::default() };
         // round(0.5 · 9) = 5 (half away from zero).
         let hi: Vec<usize> = (0..p.k).filter(|&c| is_high_variance(&p, c)).collect();
         assert_eq!(hi, vec![1, 2, 3, 4, 5]);
@@ -465,9 +379,7 @@ mod tests {
             .enumerate()
             .map(|(i, &x)| {
                 let f = phi(x);
-                (f - i as f64 / nf)
-                    .abs()
-                    .max((f - (i + 1) as f64 / nf).abs())
+                (f - i as f64 / nf).abs().max((f - (i + 1) as f64 / nf).abs())
             })
             .fold(0.0, f64::max);
         assert!(ks < 0.01, "KS {ks}");

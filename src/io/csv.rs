@@ -26,10 +26,7 @@ struct Row {
 
 fn field(s: &str) -> &str {
     let s = s.trim();
-    s.strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .map(str::trim)
-        .unwrap_or(s)
+    s.strip_prefix('"').and_then(|t| t.strip_suffix('"')).map(str::trim).unwrap_or(s)
 }
 
 /// Parses `item,draw,candidate,score[,label]` rows (any column order, extra columns ignored).
@@ -57,10 +54,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
              optionally label",
         ));
     };
-    let names: Vec<String> = header
-        .split(',')
-        .map(|f| field(f).to_ascii_lowercase())
-        .collect();
+    let names: Vec<String> = header.split(',').map(|f| field(f).to_ascii_lowercase()).collect();
     let find = |want: &str| -> Result<Option<usize>> {
         let mut hits = names.iter().enumerate().filter(|(_, n)| n.as_str() == want);
         let first = hits.next().map(|(i, _)| i);
@@ -101,10 +95,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
             return Err(Error::parse(
                 file,
                 format!("line {line}"),
-                format!(
-                    "found {} fields, expected {nfields} as in the header (line {hline})",
-                    fields.len()
-                ),
+                format!("found {} fields, expected {nfields} as in the header (line {hline})", fields.len()),
             ));
         }
         let mut index = [0u32; 3];
@@ -129,11 +120,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
         let [item, draw, cand] = index;
         let s = fields[idx[3]];
         let score: f64 = s.parse().map_err(|_| {
-            Error::parse(
-                file,
-                col_place(line, idx[3]),
-                format!("expected a number, found '{s}'"),
-            )
+            Error::parse(file, col_place(line, idx[3]), format!("expected a number, found '{s}'"))
         })?;
         if !score.is_finite() {
             return Err(Error::parse(
@@ -161,14 +148,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
         max_i = max_i.max(item);
         max_d = max_d.max(draw);
         max_c = max_c.max(cand);
-        rows.push(Row {
-            item,
-            draw,
-            cand,
-            label,
-            line,
-            score,
-        });
+        rows.push(Row { item, draw, cand, label, line, score });
     }
     if rows.is_empty() {
         return Err(Error::parse(
@@ -178,11 +158,8 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
         ));
     }
     let (n, m, k) = (max_i as usize + 1, max_d as usize + 1, max_c as usize + 1);
-    let cells = n
-        .checked_mul(m)
-        .and_then(|x| x.checked_mul(k))
-        .filter(|&c| c <= MAX_ELEMENTS)
-        .ok_or_else(|| {
+    let cells =
+        n.checked_mul(m).and_then(|x| x.checked_mul(k)).filter(|&c| c <= MAX_ELEMENTS).ok_or_else(|| {
             Error::parse(
                 file,
                 "rows",
@@ -209,11 +186,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
         }
     }
     if rows.len() != cells {
-        let missing = rows
-            .iter()
-            .enumerate()
-            .find(|(j, r)| lin(r) != *j)
-            .map_or(rows.len(), |(j, _)| j);
+        let missing = rows.iter().enumerate().find(|(j, r)| lin(r) != *j).map_or(rows.len(), |(j, _)| j);
         let (item, rest) = (missing / (m * k), missing % (m * k));
         return Err(Error::parse(
             file,
@@ -237,11 +210,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
                 let first = chunk[0];
                 for r in chunk {
                     if r.label != first.label {
-                        let (a, b) = if r.line < first.line {
-                            (r, &first)
-                        } else {
-                            (&first, r)
-                        };
+                        let (a, b) = if r.line < first.line { (r, &first) } else { (&first, r) };
                         return Err(Error::parse(
                             file,
                             col_place(b.line, c),
@@ -270,8 +239,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
         }
     };
     let data: Vec<f64> = rows.iter().map(|r| r.score).collect();
-    let scores =
-        ScoreTensor::new(n, m, k, data).map_err(|e| Error::parse(file, "rows", e.to_string()))?;
+    let scores = ScoreTensor::new(n, m, k, data).map_err(|e| Error::parse(file, "rows", e.to_string()))?;
     Ok(LongCsv { scores, labels })
 }
 
@@ -324,62 +292,37 @@ mod tests {
     #[test]
     fn error_messages_name_line_column_and_expectation() {
         let e = err("item,draw,score\n0,0,1\n");
-        assert!(
-            e.contains("s.csv: line 1") && e.contains("missing column 'candidate'"),
-            "{e}"
-        );
+        assert!(e.contains("s.csv: line 1") && e.contains("missing column 'candidate'"), "{e}");
         let e = err("item,draw,candidate,score\n0,0,0,1\n0,0,1\n");
-        assert!(
-            e.contains("s.csv: line 3") && e.contains("found 3 fields, expected 4"),
-            "{e}"
-        );
+        assert!(e.contains("s.csv: line 3") && e.contains("found 3 fields, expected 4"), "{e}");
         let e = err("item,draw,candidate,score\n0,0,0,1\n0,0,0,2\n");
-        assert!(
-            e.contains("line 3") && e.contains("duplicate") && e.contains("line 2"),
-            "{e}"
-        );
+        assert!(e.contains("line 3") && e.contains("duplicate") && e.contains("line 2"), "{e}");
         assert!(e.contains("(item 0, draw 0, candidate 0)"), "{e}");
         let e = err("item,draw,candidate,score\n0,0,0,1\n1,0,1,2\n");
-        assert!(
-            e.contains("missing row for (item 0, draw 0, candidate 1)"),
-            "{e}"
-        );
+        assert!(e.contains("missing row for (item 0, draw 0, candidate 1)"), "{e}");
         let e = err("item,draw,candidate,score\n0,0,0,1\n0,0,1,abc\n");
         assert!(
-            e.contains("line 3, column 4 (score)")
-                && e.contains("'abc'")
-                && e.contains("expected a number"),
+            e.contains("line 3, column 4 (score)") && e.contains("'abc'") && e.contains("expected a number"),
             "{e}"
         );
         let e = err("item,draw,candidate,score\n0,0,0,1\n0,0,1,NaN\n");
         assert!(
-            e.contains("line 3, column 4 (score)")
-                && e.contains("score [0][0][1]")
-                && e.contains("finite"),
+            e.contains("line 3, column 4 (score)") && e.contains("score [0][0][1]") && e.contains("finite"),
             "{e}"
         );
         let e = err("item,draw,candidate,score\n0,0,0,inf\n");
         assert!(e.contains("finite"), "{e}");
         let e = err("item,draw,candidate,score\n-1,0,0,1\n");
-        assert!(
-            e.contains("line 2, column 1 (item)") && e.contains("non-negative integer"),
-            "{e}"
-        );
+        assert!(e.contains("line 2, column 1 (item)") && e.contains("non-negative integer"), "{e}");
         let e = err("item,draw,candidate,score,label\n0,0,0,1,2\n0,0,1,1,2\n");
-        assert!(
-            e.contains("column 5 (label)") && e.contains("out of range") && e.contains("K = 2"),
-            "{e}"
-        );
+        assert!(e.contains("column 5 (label)") && e.contains("out of range") && e.contains("K = 2"), "{e}");
         let e = err("item,draw,candidate,score,label\n0,0,0,1,0\n0,0,1,1,1\n");
         assert!(
             e.contains("line 3, column 5 (label)") && e.contains("differs") && e.contains("line 2"),
             "{e}"
         );
         let e = err("item,draw,candidate,score,label\n0,0,0,1,\n");
-        assert!(
-            e.contains("line 2, column 5 (label)") && e.contains("integer label"),
-            "{e}"
-        );
+        assert!(e.contains("line 2, column 5 (label)") && e.contains("integer label"), "{e}");
         let e = err("item,draw,candidate,score,label\n0,0,0,1,-1\n");
         assert!(e.contains("out of range"), "{e}");
         let e = err("item,draw,candidate,score\n");
@@ -387,15 +330,10 @@ mod tests {
         let e = err("");
         assert!(e.contains("line 1") && e.contains("empty"), "{e}");
         let e = err("item,draw,candidate,score\n100000,100000,0,1\n");
-        assert!(
-            e.contains("limit") && e.contains(&MAX_ELEMENTS.to_string()),
-            "{e}"
-        );
+        assert!(e.contains("limit") && e.contains(&MAX_ELEMENTS.to_string()), "{e}");
         let e = err("item,item,draw,candidate,score\n");
         assert!(e.contains("twice"), "{e}");
-        let e = parse_long_csv("b.csv", b"item,draw\xff")
-            .unwrap_err()
-            .to_string();
+        let e = parse_long_csv("b.csv", b"item,draw\xff").unwrap_err().to_string();
         assert!(e.contains("b.csv: byte 9") && e.contains("UTF-8"), "{e}");
     }
 }

@@ -8,9 +8,7 @@ mod csv;
 mod npy;
 mod npz;
 
-pub use npy::{
-    parse_npy, write_npy_bool, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC,
-};
+pub use npy::{parse_npy, write_npy_bool, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC};
 pub use npz::{parse_npz, ZIP_MAGIC};
 
 use crate::tensor::ScoreTensor;
@@ -64,11 +62,7 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
         Format::Npy => {
             let (a, layout) = npy::parse_npy_with(file, "", bytes)?;
             let (scores, single_draw) = scores_from_array(file, "", &a, &layout)?;
-            Ok(Dataset {
-                scores,
-                labels: None,
-                single_draw,
-            })
+            Ok(Dataset { scores, labels: None, single_draw })
         }
         Format::Zip => {
             let entries = npz::entries(file, bytes)?;
@@ -93,29 +87,14 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
                 Some(le) => {
                     let lctx = format!("member '{}'", le.name);
                     let (a, layout) = npz::member_array(file, bytes, le)?;
-                    Some(labels_from_array(
-                        file,
-                        &lctx,
-                        &a,
-                        &layout,
-                        scores.n(),
-                        scores.k(),
-                    )?)
+                    Some(labels_from_array(file, &lctx, &a, &layout, scores.n(), scores.k())?)
                 }
             };
-            Ok(Dataset {
-                scores,
-                labels,
-                single_draw,
-            })
+            Ok(Dataset { scores, labels, single_draw })
         }
         Format::Text => {
             let c = csv::parse_long_csv(file, bytes)?;
-            Ok(Dataset {
-                scores: c.scores,
-                labels: c.labels,
-                single_draw: false,
-            })
+            Ok(Dataset { scores: c.scores, labels: c.labels, single_draw: false })
         }
     }
 }
@@ -134,10 +113,7 @@ pub fn read_mask(file: &str, bytes: &[u8], n: usize) -> Result<Vec<bool>> {
     let bad = |i: usize, v: String| {
         Error::parse(
             file,
-            place(
-                &ctx,
-                &format!("byte {}", layout.byte_of(&a.shape, false, i)),
-            ),
+            place(&ctx, &format!("byte {}", layout.byte_of(&a.shape, false, i))),
             format!("mask [{i}] is {v}; expected 0 or 1 (or bool), 1 = calibration"),
         )
     };
@@ -157,10 +133,7 @@ pub fn read_mask(file: &str, bytes: &[u8], n: usize) -> Result<Vec<bool>> {
     }
 }
 
-fn floats_to_mask(
-    v: impl Iterator<Item = f64>,
-    bad: impl Fn(usize, String) -> Error,
-) -> Result<Vec<bool>> {
+fn floats_to_mask(v: impl Iterator<Item = f64>, bad: impl Fn(usize, String) -> Error) -> Result<Vec<bool>> {
     v.enumerate()
         .map(|(i, x)| {
             if x == 0.0 {
@@ -183,37 +156,25 @@ fn one_array(file: &str, bytes: &[u8], member: &str) -> Result<(String, NpyArray
         }
         Format::Zip => {
             let entries = npz::entries(file, bytes)?;
-            let e = entries
-                .iter()
-                .find(|e| npz::member_key(&e.name) == member)
-                .ok_or_else(|| {
-                    Error::parse(
-                        file,
-                        "archive",
-                        format!("no member '{member}' in the .npz; expected a .npy or an .npz with '{member}'"),
-                    )
-                })?;
+            let e = entries.iter().find(|e| npz::member_key(&e.name) == member).ok_or_else(|| {
+                Error::parse(
+                    file,
+                    "archive",
+                    format!("no member '{member}' in the .npz; expected a .npy or an .npz with '{member}'"),
+                )
+            })?;
             let (a, l) = npz::member_array(file, bytes, e)?;
             Ok((format!("member '{}'", e.name), a, l))
         }
         Format::Text => Err(Error::parse(
             file,
             "byte 0",
-            format!(
-                "not a .npy file (no \\x93NUMPY magic); expected the {member} saved with np.save"
-            ),
+            format!("not a .npy file (no \\x93NUMPY magic); expected the {member} saved with np.save"),
         )),
     }
 }
 
-fn check_vector_shape(
-    file: &str,
-    ctx: &str,
-    a: &NpyArray,
-    n: usize,
-    what: &str,
-    why: &str,
-) -> Result<()> {
+fn check_vector_shape(file: &str, ctx: &str, a: &NpyArray, n: usize, what: &str, why: &str) -> Result<()> {
     if a.shape.as_slice() != [n] {
         return Err(Error::parse(
             file,
@@ -241,7 +202,9 @@ fn labels_from_array(
         Error::parse(
             file,
             at(i),
-            format!("label [{i}] is {v}, out of range; expected 0 <= label < K = {k} (the number of candidates)"),
+            format!(
+                "label [{i}] is {v}, out of range; expected 0 <= label < K = {k} (the number of candidates)"
+            ),
         )
     };
     let check_int = |i: usize, x: i64| -> Result<usize> {
@@ -265,36 +228,17 @@ fn labels_from_array(
         Ok(x as usize)
     };
     match &a.data {
-        NpyData::Int(v) => v
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| check_int(i, x))
-            .collect(),
-        NpyData::F64(v) => v
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| check_float(i, x))
-            .collect(),
-        NpyData::F32(v) => v
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| check_float(i, f64::from(x)))
-            .collect(),
-        NpyData::Bool(_) => Err(Error::parse(
-            file,
-            place(ctx, "header"),
-            "labels are bool; expected integer class indices",
-        )),
+        NpyData::Int(v) => v.iter().enumerate().map(|(i, &x)| check_int(i, x)).collect(),
+        NpyData::F64(v) => v.iter().enumerate().map(|(i, &x)| check_float(i, x)).collect(),
+        NpyData::F32(v) => v.iter().enumerate().map(|(i, &x)| check_float(i, f64::from(x))).collect(),
+        NpyData::Bool(_) => {
+            Err(Error::parse(file, place(ctx, "header"), "labels are bool; expected integer class indices"))
+        }
     }
 }
 
 /// Builds the score tensor from an `[N, M, K]` or `[N, K]` array; the flag says it was `[N, K]`.
-fn scores_from_array(
-    file: &str,
-    ctx: &str,
-    a: &NpyArray,
-    layout: &Layout,
-) -> Result<(ScoreTensor, bool)> {
+fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Result<(ScoreTensor, bool)> {
     let (n, m, k, single) = match a.shape.as_slice() {
         &[n, m, k] => (n, m, k, false),
         &[n, k] => (n, 1, k, true),
@@ -342,15 +286,12 @@ fn scores_from_array(
         };
         return Err(Error::parse(
             file,
-            place(
-                ctx,
-                &format!("byte {}", layout.byte_of(&a.shape, a.fortran_order, i)),
-            ),
+            place(ctx, &format!("byte {}", layout.byte_of(&a.shape, a.fortran_order, i))),
             format!("score {idx} is {}; expected a finite number", data[i]),
         ));
     }
-    let scores = ScoreTensor::new(n, m, k, data)
-        .map_err(|e| Error::parse(file, place(ctx, "data"), e.to_string()))?;
+    let scores =
+        ScoreTensor::new(n, m, k, data).map_err(|e| Error::parse(file, place(ctx, "data"), e.to_string()))?;
     Ok((scores, single))
 }
 
@@ -398,11 +339,7 @@ mod tests {
 
         let d = read_scores("f3.npy", &fixture("scores_fortran3.npy")).unwrap();
         check_fixture_scores(&d.scores, &[0, 1, 2]);
-        assert!(
-            parse_npy("f", &fixture("scores_fortran3.npy"))
-                .unwrap()
-                .fortran_order
-        );
+        assert!(parse_npy("f", &fixture("scores_fortran3.npy")).unwrap().fortran_order);
 
         let d = read_scores("nk.npy", &fixture("scores_nk_fortran.npy")).unwrap();
         check_fixture_scores(&d.scores, &[0]);
@@ -419,23 +356,11 @@ mod tests {
         assert_eq!(names, ["scores", "labels"]);
         // The class-name member is a string array: whole-archive parsing says so, read_scores skips it.
         let e = err(parse_npz("data.npz", &fixture("data.npz")));
-        assert!(
-            e.contains("data.npz: member 'classes.npy'") && e.contains("unicode"),
-            "{e}"
-        );
+        assert!(e.contains("data.npz: member 'classes.npy'") && e.contains("unicode"), "{e}");
 
-        assert_eq!(
-            read_labels("l.npy", &fixture("labels_i4.npy"), 6, 4).unwrap(),
-            labels
-        );
-        assert_eq!(
-            read_labels("l.npy", &fixture("labels_f8.npy"), 6, 4).unwrap(),
-            labels
-        );
-        assert_eq!(
-            read_labels("d.npz", &fixture("data.npz"), 6, 4).unwrap(),
-            labels
-        );
+        assert_eq!(read_labels("l.npy", &fixture("labels_i4.npy"), 6, 4).unwrap(), labels);
+        assert_eq!(read_labels("l.npy", &fixture("labels_f8.npy"), 6, 4).unwrap(), labels);
+        assert_eq!(read_labels("d.npz", &fixture("data.npz"), 6, 4).unwrap(), labels);
         let mask = read_mask("m.npy", &fixture("mask_bool.npy"), 6).unwrap();
         assert_eq!(mask, [true, false, true, false, true, false]);
     }
@@ -462,37 +387,17 @@ mod tests {
         let s = write_npy_f64(&[2, 1, 3], &[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]);
         let l = write_npy_i64(&[2], &[2, 0]);
         let zip = build_zip(&[
-            Member {
-                name: "labels.npy",
-                data: &l,
-                deflate: true,
-                zip64_central: false,
-            },
-            Member {
-                name: "scores.npy",
-                data: &s,
-                deflate: false,
-                zip64_central: false,
-            },
+            Member { name: "labels.npy", data: &l, deflate: true, zip64_central: false },
+            Member { name: "scores.npy", data: &s, deflate: false, zip64_central: false },
         ]);
         let d = read_scores("h.npz", &zip).unwrap();
         assert_eq!(d.labels, Some(vec![2, 0]));
         assert_eq!(d.scores.get(1, 0, 2), 0.6);
 
-        let zip = build_zip(&[Member {
-            name: "scores.npy",
-            data: &s,
-            deflate: true,
-            zip64_central: true,
-        }]);
+        let zip = build_zip(&[Member { name: "scores.npy", data: &s, deflate: true, zip64_central: true }]);
         assert_eq!(read_scores("h.npz", &zip).unwrap().labels, None);
 
-        let zip = build_zip(&[Member {
-            name: "x.npy",
-            data: &s,
-            deflate: false,
-            zip64_central: false,
-        }]);
+        let zip = build_zip(&[Member { name: "x.npy", data: &s, deflate: false, zip64_central: false }]);
         let e = err(read_scores("h.npz", &zip));
         assert!(
             e.contains("h.npz: archive") && e.contains("no member 'scores'") && e.contains("x.npy"),
@@ -501,18 +406,8 @@ mod tests {
 
         let bad = write_npy_i64(&[3], &[0, 1, 2]);
         let zip = build_zip(&[
-            Member {
-                name: "scores.npy",
-                data: &s,
-                deflate: false,
-                zip64_central: false,
-            },
-            Member {
-                name: "labels.npy",
-                data: &bad,
-                deflate: true,
-                zip64_central: false,
-            },
+            Member { name: "scores.npy", data: &s, deflate: false, zip64_central: false },
+            Member { name: "labels.npy", data: &bad, deflate: true, zip64_central: false },
         ]);
         let e = err(read_scores("h.npz", &zip));
         assert!(
@@ -530,20 +425,14 @@ mod tests {
         let bytes = write_npy_f64(&[2, 3, 4], &v);
         let off = bytes.len() - v.len() * 8;
         let e = err(read_scores("nan.npy", &bytes));
-        assert!(
-            e.contains("nan.npy") && e.contains("score [1][2][1] is NaN") && e.contains("finite"),
-            "{e}"
-        );
+        assert!(e.contains("nan.npy") && e.contains("score [1][2][1] is NaN") && e.contains("finite"), "{e}");
         assert!(e.contains(&format!("byte {}", off + 21 * 8)), "{e}");
         let bytes = write_npy_f64(&[2, 2], &[0.0, 1.0, f64::INFINITY, 0.0]);
         let e = err(read_scores("inf.npy", &bytes));
         assert!(e.contains("score [1][0] is inf"), "{e}");
         // Fortran order: the byte named is where the value really sits in the file.
         let h = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }";
-        let raw: Vec<u8> = [0.0f32, f32::NAN, 0.0, 0.0]
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
+        let raw: Vec<u8> = [0.0f32, f32::NAN, 0.0, 0.0].iter().flat_map(|x| x.to_le_bytes()).collect();
         let e = err(read_scores("f.npy", &npy_raw(1, h, &raw)));
         assert!(
             e.contains("score [1][0] is NaN") && e.contains(&format!("byte {}", 10 + h.len() + 4)),
@@ -555,24 +444,16 @@ mod tests {
     fn score_shape_and_dtype_errors() {
         let e = err(read_scores("s.npy", &write_npy_f64(&[4], &[0.0; 4])));
         assert!(
-            e.contains("s.npy: header")
-                && e.contains("shape [4]")
-                && e.contains("expected [N, M, K]"),
+            e.contains("s.npy: header") && e.contains("shape [4]") && e.contains("expected [N, M, K]"),
             "{e}"
         );
         let e = err(read_scores("s.npy", &write_npy_f64(&[0, 2], &[])));
         assert!(e.contains("empty axis"), "{e}");
-        let e = err(read_scores(
-            "s.npy",
-            &write_npy_bool(&[1, 2], &[true, false]),
-        ));
+        let e = err(read_scores("s.npy", &write_npy_bool(&[1, 2], &[true, false])));
         assert!(e.contains("bool") && e.contains("expected float"), "{e}");
         let h = "{'descr': '<U5', 'fortran_order': False, 'shape': (1, 1), }";
         let e = err(read_scores("u.npy", &npy_raw(1, h, &[0; 20])));
-        assert!(
-            e.contains("u.npy: byte 10 (header)") && e.contains("'<U5'"),
-            "{e}"
-        );
+        assert!(e.contains("u.npy: byte 10 (header)") && e.contains("'<U5'"), "{e}");
         let e = err(read_scores("t.npy", b"\x93NUMPY\x01"));
         assert!(e.contains("t.npy: byte 0"), "{e}");
     }
@@ -580,77 +461,31 @@ mod tests {
     #[test]
     fn labels_are_checked() {
         let e = err(read_labels("l.npy", &write_npy_i64(&[3], &[0, 5, 1]), 3, 5));
-        assert!(
-            e.contains("l.npy: byte ") && e.contains("label [1] is 5") && e.contains("K = 5"),
-            "{e}"
-        );
-        let e = err(read_labels(
-            "l.npy",
-            &write_npy_i64(&[3], &[0, 1, -2]),
-            3,
-            5,
-        ));
-        assert!(
-            e.contains("label [2] is -2") && e.contains("out of range"),
-            "{e}"
-        );
+        assert!(e.contains("l.npy: byte ") && e.contains("label [1] is 5") && e.contains("K = 5"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_i64(&[3], &[0, 1, -2]), 3, 5));
+        assert!(e.contains("label [2] is -2") && e.contains("out of range"), "{e}");
         let e = err(read_labels("l.npy", &write_npy_i64(&[4], &[0; 4]), 3, 5));
-        assert!(
-            e.contains("l.npy: header") && e.contains("shape [4]") && e.contains("expected [3]"),
-            "{e}"
-        );
+        assert!(e.contains("l.npy: header") && e.contains("shape [4]") && e.contains("expected [3]"), "{e}");
         let e = err(read_labels("l.npy", &write_npy_i64(&[3, 1], &[0; 3]), 3, 5));
         assert!(e.contains("shape [3, 1]"), "{e}");
-        let e = err(read_labels(
-            "l.npy",
-            &write_npy_f64(&[2], &[1.0, 2.5]),
-            2,
-            5,
-        ));
-        assert!(
-            e.contains("label [1] is 2.5") && e.contains("integer"),
-            "{e}"
-        );
-        let e = err(read_labels(
-            "l.npy",
-            &write_npy_f64(&[2], &[1.0, 7.0]),
-            2,
-            5,
-        ));
-        assert!(
-            e.contains("label [1] is 7") && e.contains("out of range"),
-            "{e}"
-        );
-        let e = err(read_labels(
-            "l.npy",
-            &write_npy_bool(&[2], &[true, false]),
-            2,
-            5,
-        ));
+        let e = err(read_labels("l.npy", &write_npy_f64(&[2], &[1.0, 2.5]), 2, 5));
+        assert!(e.contains("label [1] is 2.5") && e.contains("integer"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_f64(&[2], &[1.0, 7.0]), 2, 5));
+        assert!(e.contains("label [1] is 7") && e.contains("out of range"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_bool(&[2], &[true, false]), 2, 5));
         assert!(e.contains("bool"), "{e}");
         let e = err(read_labels("l.txt", b"0\n1\n", 2, 5));
         assert!(e.contains("l.txt: byte 0") && e.contains("np.save"), "{e}");
-        assert_eq!(
-            read_labels("l.npy", &write_npy_f64(&[2], &[4.0, 0.0]), 2, 5).unwrap(),
-            [4, 0]
-        );
+        assert_eq!(read_labels("l.npy", &write_npy_f64(&[2], &[4.0, 0.0]), 2, 5).unwrap(), [4, 0]);
     }
 
     #[test]
     fn masks_are_checked() {
-        assert_eq!(
-            read_mask("m.npy", &write_npy_i64(&[3], &[1, 0, 1]), 3).unwrap(),
-            [true, false, true]
-        );
-        assert_eq!(
-            read_mask("m.npy", &write_npy_f64(&[2], &[0.0, 1.0]), 2).unwrap(),
-            [false, true]
-        );
+        assert_eq!(read_mask("m.npy", &write_npy_i64(&[3], &[1, 0, 1]), 3).unwrap(), [true, false, true]);
+        assert_eq!(read_mask("m.npy", &write_npy_f64(&[2], &[0.0, 1.0]), 2).unwrap(), [false, true]);
         let e = err(read_mask("m.npy", &write_npy_i64(&[3], &[1, 2, 1]), 3));
         assert!(
-            e.contains("m.npy: byte ")
-                && e.contains("mask [1] is 2")
-                && e.contains("expected 0 or 1"),
+            e.contains("m.npy: byte ") && e.contains("mask [1] is 2") && e.contains("expected 0 or 1"),
             "{e}"
         );
         let e = err(read_mask("m.npy", &write_npy_bool(&[2], &[true, false]), 3));
@@ -659,13 +494,9 @@ mod tests {
 
     #[test]
     fn corrupted_fixtures_never_panic() {
-        for name in [
-            "scores_f4.npy",
-            "scores_fortran3.npy",
-            "data.npz",
-            "data_compressed.npz",
-            "data_stream.npz",
-        ] {
+        for name in
+            ["scores_f4.npy", "scores_fortran3.npy", "data.npz", "data_compressed.npz", "data_stream.npz"]
+        {
             let good = fixture(name);
             for i in 0..good.len() {
                 for flip in [0x01u8, 0x80, 0xFF] {
@@ -686,9 +517,7 @@ mod tests {
     fn large_float32_file_is_fast() {
         let (n, m, k) = (2000usize, 31usize, 100usize);
         let h = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {m}, {k}), }}");
-        let raw: Vec<u8> = (0..n * m * k)
-            .flat_map(|i| ((i % 1000) as f32 * 0.01).to_le_bytes())
-            .collect();
+        let raw: Vec<u8> = (0..n * m * k).flat_map(|i| ((i % 1000) as f32 * 0.01).to_le_bytes()).collect();
         let bytes = npy_raw(1, &h, &raw);
         let t = std::time::Instant::now();
         let d = read_scores("cifar.npy", &bytes).unwrap();

@@ -87,8 +87,7 @@ impl Layout {
         } else {
             c_index
         };
-        self.data_offset
-            .saturating_add(lin.saturating_mul(self.itemsize))
+        self.data_offset.saturating_add(lin.saturating_mul(self.itemsize))
     }
 }
 
@@ -146,8 +145,8 @@ fn parse_descr(descr: &str) -> std::result::Result<Kind, String> {
         "b1" => Kind::B1,
         "f2" | "e" => {
             return Err(format!(
-                "unsupported dtype '{descr}' (float16); save as float32 (arr.astype('<f4')); {EXPECTED_DTYPES}"
-            ))
+            "unsupported dtype '{descr}' (float16); save as float32 (arr.astype('<f4')); {EXPECTED_DTYPES}"
+        ))
         }
         _ => {
             let what = match body.chars().next() {
@@ -179,11 +178,7 @@ fn parse_descr(descr: &str) -> std::result::Result<Kind, String> {
                 ))
             }
             '|' if descr.starts_with('|') => {}
-            '|' => {
-                return Err(format!(
-                    "dtype '{descr}' has no byte order; expected '<{body}'"
-                ))
-            }
+            '|' => return Err(format!("dtype '{descr}' has no byte order; expected '<{body}'")),
             _ => {}
         }
     }
@@ -275,10 +270,7 @@ impl LitParser<'_> {
             if !b.is_ascii_digit() {
                 break;
             }
-            v = match v
-                .checked_mul(10)
-                .and_then(|v| v.checked_add(u64::from(b - b'0')))
-            {
+            v = match v.checked_mul(10).and_then(|v| v.checked_add(u64::from(b - b'0'))) {
                 Some(v) => v,
                 None => return self.err("number in header is too large"),
             };
@@ -293,11 +285,7 @@ impl LitParser<'_> {
 
     fn word(&mut self) -> PResult<Lit> {
         let start = self.i;
-        while self
-            .s
-            .get(self.i)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        {
+        while self.s.get(self.i).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
             self.i += 1;
         }
         match &self.s[start..self.i] {
@@ -306,9 +294,7 @@ impl LitParser<'_> {
             b"None" => Ok(Lit::None),
             _ => {
                 self.i = start;
-                self.err(
-                    "unexpected text in header; expected a string, number, True/False or tuple",
-                )
+                self.err("unexpected text in header; expected a string, number, True/False or tuple")
             }
         }
     }
@@ -385,24 +371,16 @@ pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(Npy
     let (major, minor) = (bytes[6], bytes[7]);
     let (header_len, header_start) = match major {
         1 => (read_u16(bytes, 8).map(usize::from), 10usize),
-        2 | 3 => (
-            read_u32(bytes, 8).and_then(|v| usize::try_from(v).ok()),
-            12usize,
-        ),
+        2 | 3 => (read_u32(bytes, 8).and_then(|v| usize::try_from(v).ok()), 12usize),
         _ => {
             return Err(perr(
                 "byte 6".into(),
-                format!(
-                    "unsupported .npy format version {major}.{minor}; expected 1.0, 2.0 or 3.0"
-                ),
+                format!("unsupported .npy format version {major}.{minor}; expected 1.0, 2.0 or 3.0"),
             ))
         }
     };
     let header_len = header_len.ok_or_else(|| {
-        perr(
-            "byte 8".into(),
-            "file ends inside the header length; expected a complete .npy header".into(),
-        )
+        perr("byte 8".into(), "file ends inside the header length; expected a complete .npy header".into())
     })?;
     let data_offset = header_start
         .checked_add(header_len)
@@ -424,33 +402,19 @@ pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(Npy
             "header is not ASCII/UTF-8 text; expected a Python dict literal".into(),
         )
     })?;
-    let mut p = LitParser {
-        s: header.as_bytes(),
-        i: 0,
-    };
-    let dict = p
-        .value(0)
-        .map_err(|(pos, msg)| perr(header_place(pos), msg))?;
+    let mut p = LitParser { s: header.as_bytes(), i: 0 };
+    let dict = p.value(0).map_err(|(pos, msg)| perr(header_place(pos), msg))?;
     p.ws();
     if p.i != p.s.len() {
-        return Err(perr(
-            header_place(p.i),
-            "unexpected text after the header dictionary".into(),
-        ));
+        return Err(perr(header_place(p.i), "unexpected text after the header dictionary".into()));
     }
     let Lit::Dict(items) = dict else {
         return Err(perr(
             header_place(0),
-            "header is not a dictionary; expected {'descr': …, 'fortran_order': …, 'shape': …}"
-                .into(),
+            "header is not a dictionary; expected {'descr': …, 'fortran_order': …, 'shape': …}".into(),
         ));
     };
-    let get = |key: &str| {
-        items
-            .iter()
-            .find(|(k, _)| *k == Lit::Str(key.to_string()))
-            .map(|(_, v)| v)
-    };
+    let get = |key: &str| items.iter().find(|(k, _)| *k == Lit::Str(key.to_string())).map(|(_, v)| v);
     let missing = |key: &str| {
         perr(
             header_place(0),
@@ -474,12 +438,7 @@ pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(Npy
     };
     let fortran_order = match get("fortran_order").ok_or_else(|| missing("fortran_order"))? {
         Lit::Bool(b) => *b,
-        _ => {
-            return Err(perr(
-                header_place(0),
-                "'fortran_order' is not True or False".into(),
-            ))
-        }
+        _ => return Err(perr(header_place(0), "'fortran_order' is not True or False".into())),
     };
     let shape: Vec<usize> = match get("shape").ok_or_else(|| missing("shape"))? {
         Lit::Seq(dims) => {
@@ -487,42 +446,30 @@ pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(Npy
             for d in dims {
                 match d {
                     Lit::Int(v) => shape.push(usize::try_from(*v).map_err(|_| {
-                        perr(
-                            header_place(0),
-                            format!("shape dimension {v} is too large for this platform"),
-                        )
+                        perr(header_place(0), format!("shape dimension {v} is too large for this platform"))
                     })?),
                     _ => {
                         return Err(perr(
                             header_place(0),
-                            "'shape' holds a non-integer; expected a tuple such as (100, 10)"
-                                .into(),
+                            "'shape' holds a non-integer; expected a tuple such as (100, 10)".into(),
                         ))
                     }
                 }
             }
             shape
         }
-        _ => {
-            return Err(perr(
-                header_place(0),
-                "'shape' is not a tuple; expected e.g. (100, 10)".into(),
-            ))
-        }
+        _ => return Err(perr(header_place(0), "'shape' is not a tuple; expected e.g. (100, 10)".into())),
     };
     let shape_txt = format_shape(&shape);
-    let count = shape
-        .iter()
-        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| {
-            perr(
-                header_place(0),
-                format!(
-                    "shape {shape_txt} has too many elements (the count overflows); the limit is \
+    let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
+        perr(
+            header_place(0),
+            format!(
+                "shape {shape_txt} has too many elements (the count overflows); the limit is \
                      {MAX_ELEMENTS} elements"
-                ),
-            )
-        })?;
+            ),
+        )
+    })?;
     if count > MAX_ELEMENTS {
         return Err(perr(
             header_place(0),
@@ -534,18 +481,12 @@ pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(Npy
     }
     let itemsize = kind.size();
     let nbytes = count.checked_mul(itemsize).ok_or_else(|| {
-        perr(
-            header_place(0),
-            format!("shape {shape_txt} is too large (byte size overflows)"),
-        )
+        perr(header_place(0), format!("shape {shape_txt} is too large (byte size overflows)"))
     })?;
     let have = bytes.len() - data_offset;
     if have != nbytes {
-        let what = if have < nbytes {
-            "truncated data"
-        } else {
-            "oversized data (trailing bytes after the array)"
-        };
+        let what =
+            if have < nbytes { "truncated data" } else { "oversized data (trailing bytes after the array)" };
         return Err(perr(
             format!("byte {data_offset}"),
             format!(
@@ -556,8 +497,8 @@ pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(Npy
         ));
     }
     let raw = &bytes[data_offset..];
-    let data = decode(kind, raw)
-        .map_err(|(i, msg)| perr(format!("byte {}", data_offset + i * itemsize), msg))?;
+    let data =
+        decode(kind, raw).map_err(|(i, msg)| perr(format!("byte {}", data_offset + i * itemsize), msg))?;
     let data = if fortran_order {
         match data {
             NpyData::F32(v) => NpyData::F32(fortran_to_c(v, &shape)),
@@ -568,17 +509,7 @@ pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(Npy
     } else {
         data
     };
-    Ok((
-        NpyArray {
-            shape,
-            fortran_order,
-            data,
-        },
-        Layout {
-            data_offset,
-            itemsize,
-        },
-    ))
+    Ok((NpyArray { shape, fortran_order, data }, Layout { data_offset, itemsize }))
 }
 
 fn dtype_label(kind: Kind) -> &'static str {
@@ -618,11 +549,9 @@ fn decode(kind: Kind, raw: &[u8]) -> std::result::Result<NpyData, (usize, String
         )
     }
     Ok(match kind {
-        Kind::F4 => NpyData::F32(
-            raw.chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        ),
+        Kind::F4 => {
+            NpyData::F32(raw.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+        }
         Kind::F8 => NpyData::F64(
             raw.chunks_exact(8)
                 .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
@@ -661,12 +590,7 @@ fn decode(kind: Kind, raw: &[u8]) -> std::result::Result<NpyData, (usize, String
                 match b {
                     0 => out.push(false),
                     1 => out.push(true),
-                    _ => {
-                        return Err((
-                            i,
-                            format!("bool element {i} has byte value {b}; expected 0 or 1"),
-                        ))
-                    }
+                    _ => return Err((i, format!("bool element {i} has byte value {b}; expected 0 or 1"))),
                 }
             }
             NpyData::Bool(out)
@@ -716,11 +640,8 @@ fn header_bytes(descr: &str, shape: &[usize]) -> Vec<u8> {
     };
     let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_txt}, }}");
     // Version 1.0 has a 2-byte length; a header beyond that needs version 2.0.
-    let (version, prefix) = if dict.len() + 1 + 10 + 64 <= usize::from(u16::MAX) {
-        (1u8, 10usize)
-    } else {
-        (2u8, 12usize)
-    };
+    let (version, prefix) =
+        if dict.len() + 1 + 10 + 64 <= usize::from(u16::MAX) { (1u8, 10usize) } else { (2u8, 12usize) };
     let unpadded = prefix + dict.len() + 1;
     let total = unpadded.div_ceil(64) * 64;
     let hlen = total - prefix;
@@ -836,11 +757,8 @@ pub(crate) mod tests {
         let a = parse_npy("s.npy", &npy_raw(1, h, &f64_bytes(&[4.0]))).unwrap();
         assert!(a.shape.is_empty());
         let h = "{'descr': '<i8', 'fortran_order': False, 'shape': (1L, 2L)}";
-        let a = parse_npy(
-            "py2.npy",
-            &npy_raw(1, h, &[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]),
-        )
-        .unwrap();
+        let a =
+            parse_npy("py2.npy", &npy_raw(1, h, &[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0])).unwrap();
         assert_eq!(a.data, NpyData::Int(vec![1, 2]));
     }
 
@@ -848,11 +766,7 @@ pub(crate) mod tests {
     fn fortran_order_is_transposed_to_c() {
         // C array [[0,1,2],[3,4,5]] stored in Fortran order: 0,3,1,4,2,5.
         let h = "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }";
-        let a = parse_npy(
-            "f.npy",
-            &npy_raw(1, h, &f64_bytes(&[0., 3., 1., 4., 2., 5.])),
-        )
-        .unwrap();
+        let a = parse_npy("f.npy", &npy_raw(1, h, &f64_bytes(&[0., 3., 1., 4., 2., 5.]))).unwrap();
         assert!(a.fortran_order);
         assert_eq!(a.data, NpyData::F64(vec![0., 1., 2., 3., 4., 5.]));
         // Rank 3: element [i][j][k] = 100i + 10j + k, shape (2,3,4), Fortran order.
@@ -869,25 +783,17 @@ pub(crate) mod tests {
         let h = "{'descr': '<i8', 'fortran_order': True, 'shape': (2, 3, 4), }";
         let a = parse_npy("f3.npy", &npy_raw(1, h, &raw)).unwrap();
         let want: Vec<i64> = (0..n)
-            .flat_map(|i| {
-                (0..m).flat_map(move |j| (0..k).map(move |kk| (100 * i + 10 * j + kk) as i64))
-            })
+            .flat_map(|i| (0..m).flat_map(move |j| (0..k).map(move |kk| (100 * i + 10 * j + kk) as i64)))
             .collect();
         assert_eq!(a.data, NpyData::Int(want));
         // The byte offset of C index 1 ([0][0][1]) in Fortran order is element n*m = 6.
-        let l = Layout {
-            data_offset: 64,
-            itemsize: 8,
-        };
+        let l = Layout { data_offset: 64, itemsize: 8 };
         assert_eq!(l.byte_of(&[2, 3, 4], true, 1), 64 + 6 * 8);
     }
 
     #[test]
     fn float32_and_integer_kinds() {
-        let raw: Vec<u8> = [1.5f32, -2.0, 3.25]
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
+        let raw: Vec<u8> = [1.5f32, -2.0, 3.25].iter().flat_map(|x| x.to_le_bytes()).collect();
         let h = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
         let a = parse_npy("f4.npy", &npy_raw(1, h, &raw)).unwrap();
         assert_eq!(a.data, NpyData::F32(vec![1.5, -2.0, 3.25]));
@@ -896,21 +802,9 @@ pub(crate) mod tests {
             ("|u1", vec![0xff, 2], vec![255, 2]),
             ("<i2", vec![0xff, 0xff, 2, 0], vec![-1, 2]),
             ("<u2", vec![0xff, 0xff, 2, 0], vec![65535, 2]),
-            (
-                "<i4",
-                [-7i32, 9].iter().flat_map(|x| x.to_le_bytes()).collect(),
-                vec![-7, 9],
-            ),
-            (
-                "<u4",
-                [u32::MAX, 9].iter().flat_map(|x| x.to_le_bytes()).collect(),
-                vec![u32::MAX as i64, 9],
-            ),
-            (
-                "<u8",
-                [5u64, 9].iter().flat_map(|x| x.to_le_bytes()).collect(),
-                vec![5, 9],
-            ),
+            ("<i4", [-7i32, 9].iter().flat_map(|x| x.to_le_bytes()).collect(), vec![-7, 9]),
+            ("<u4", [u32::MAX, 9].iter().flat_map(|x| x.to_le_bytes()).collect(), vec![u32::MAX as i64, 9]),
+            ("<u8", [5u64, 9].iter().flat_map(|x| x.to_le_bytes()).collect(), vec![5, 9]),
         ];
         for (descr, raw, want) in cases {
             let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (2,), }}");
@@ -921,27 +815,17 @@ pub(crate) mod tests {
 
     #[test]
     fn refuses_bad_dtypes() {
-        for (descr, word) in [
-            ("<U5", "unicode"),
-            ("<c16", "complex"),
-            ("|O", "object"),
-            ("<f2", "float16"),
-            ("|S3", "string"),
-        ] {
+        for (descr, word) in
+            [("<U5", "unicode"), ("<c16", "complex"), ("|O", "object"), ("<f2", "float16"), ("|S3", "string")]
+        {
             let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1,), }}");
             let e = err_text(parse_npy("x.npy", &npy_raw(1, &h, &[0; 16])));
-            assert!(
-                e.contains("x.npy") && e.contains("header") && e.contains(word),
-                "{e}"
-            );
+            assert!(e.contains("x.npy") && e.contains("header") && e.contains(word), "{e}");
             assert!(e.contains("expected float32/float64"), "{e}");
         }
         let h = "{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }";
         let e = err_text(parse_npy("be.npy", &npy_raw(1, h, &[0; 8])));
-        assert!(
-            e.contains("big-endian") && e.contains("be.npy") && e.contains("byte 10"),
-            "{e}"
-        );
+        assert!(e.contains("big-endian") && e.contains("be.npy") && e.contains("byte 10"), "{e}");
         let h = "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,), }";
         let e = err_text(parse_npy("rec.npy", &npy_raw(1, h, &[0; 8])));
         assert!(e.contains("structured"), "{e}");
@@ -952,10 +836,7 @@ pub(crate) mod tests {
         assert!(e.contains("u.npy: byte ") && e.contains("int64"), "{e}");
         let h = "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }";
         let e = err_text(parse_npy("b.npy", &npy_raw(1, h, &[1, 7])));
-        assert!(
-            e.contains(&format!("byte {}", 10 + h.len() + 1)) && e.contains("expected 0 or 1"),
-            "{e}"
-        );
+        assert!(e.contains(&format!("byte {}", 10 + h.len() + 1)) && e.contains("expected 0 or 1"), "{e}");
     }
 
     #[test]
@@ -967,18 +848,13 @@ pub(crate) mod tests {
         let e = err_text(parse_npy("t.npy", &bytes));
         assert!(e.contains("t.npy") && e.contains("truncated"), "{e}");
         assert!(
-            e.contains(&format!("byte {data_offset}"))
-                && e.contains("32 bytes")
-                && e.contains("29 bytes"),
+            e.contains(&format!("byte {data_offset}")) && e.contains("32 bytes") && e.contains("29 bytes"),
             "{e}"
         );
         let mut more = full.clone();
         more.extend_from_slice(&[0; 8]);
         let e = err_text(parse_npy("o.npy", &more));
-        assert!(
-            e.contains("oversized") && e.contains("32 bytes") && e.contains("40 bytes"),
-            "{e}"
-        );
+        assert!(e.contains("oversized") && e.contains("32 bytes") && e.contains("40 bytes"), "{e}");
         // Every prefix of a valid file is refused without panicking.
         for cut in 0..full.len() {
             assert!(parse_npy("p.npy", &full[..cut]).is_err());
@@ -993,10 +869,7 @@ pub(crate) mod tests {
     fn refuses_huge_claims_before_allocating() {
         let h = "{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }";
         let e = err_text(parse_npy("big.npy", &npy_raw(1, h, &[])));
-        assert!(
-            e.contains("limit") && e.contains(&MAX_ELEMENTS.to_string()),
-            "{e}"
-        );
+        assert!(e.contains("limit") && e.contains(&MAX_ELEMENTS.to_string()), "{e}");
         let h = "{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551615, 18446744073709551615), }";
         let e = err_text(parse_npy("ovf.npy", &npy_raw(1, h, &[])));
         assert!(e.contains("overflow") && e.contains("limit"), "{e}");
@@ -1014,27 +887,12 @@ pub(crate) mod tests {
     fn refuses_malformed_headers() {
         for (h, word) in [
             ("{'descr': '<f8', 'shape': (1,), }", "fortran_order"),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (1,) ",
-                "header",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': Maybe, 'shape': (1,), }",
-                "unexpected text",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (-1,), }",
-                "negative",
-            ),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': ('a',), }",
-                "non-integer",
-            ),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (1,) ", "header"),
+            ("{'descr': '<f8', 'fortran_order': Maybe, 'shape': (1,), }", "unexpected text"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (-1,), }", "negative"),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': ('a',), }", "non-integer"),
             ("['descr']", "not a dictionary"),
-            (
-                "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), } x",
-                "after the header",
-            ),
+            ("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), } x", "after the header"),
             ("{'descr': '<f8", "unterminated"),
             ("((((((((((((((((((((((((((((((", "deeply"),
         ] {

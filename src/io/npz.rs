@@ -93,8 +93,7 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
     let eocd = eocd.ok_or_else(|| {
         perr(
             bytes.len(),
-            "no zip end-of-central-directory record: the .npz is truncated or not a zip archive"
-                .into(),
+            "no zip end-of-central-directory record: the .npz is truncated or not a zip archive".into(),
         )
     })?;
     let rd16 = |at| u16_at(bytes, at).unwrap_or(0);
@@ -104,18 +103,13 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
     let mut cd_offset = u64::from(rd32(eocd + 16));
     if count == 0xFFFF || cd_size == 0xFFFF_FFFF || cd_offset == 0xFFFF_FFFF {
         // Zip64: the locator just before the EOCD points at the zip64 EOCD record.
-        let loc = eocd
-            .checked_sub(20)
-            .filter(|&l| u32_at(bytes, l) == Some(SIG_ZIP64_LOCATOR));
+        let loc = eocd.checked_sub(20).filter(|&l| u32_at(bytes, l) == Some(SIG_ZIP64_LOCATOR));
         if let Some(loc) = loc {
             let z = u64_at(bytes, loc + 8)
                 .and_then(|v| usize::try_from(v).ok())
                 .filter(|&z| u32_at(bytes, z) == Some(SIG_ZIP64_EOCD))
                 .ok_or_else(|| {
-                    perr(
-                        loc,
-                        "zip64 locator points to no zip64 end-of-directory record".into(),
-                    )
+                    perr(loc, "zip64 locator points to no zip64 end-of-directory record".into())
                 })?;
             let get = |at: usize| {
                 u64_at(bytes, z + at)
@@ -134,10 +128,10 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
             return Err(perr(
                 eocd,
                 format!(
-                "central directory at byte {cd_offset} of {cd_size} bytes lies outside the file \
+                    "central directory at byte {cd_offset} of {cd_size} bytes lies outside the file \
                      ({} bytes): the archive is truncated or corrupt",
-                bytes.len()
-            ),
+                    bytes.len()
+                ),
             ))
         }
     };
@@ -147,10 +141,7 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
         if u32_at(bytes, at) != Some(SIG_CENTRAL) || at + 46 > cd_end {
             return Err(perr(
                 at,
-                format!(
-                    "expected central directory entry {} of {count}; the archive is corrupt",
-                    i + 1
-                ),
+                format!("expected central directory entry {} of {count}; the archive is corrupt", i + 1),
             ));
         }
         let flags = rd16(at + 8);
@@ -196,15 +187,7 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
             }
             x += 4 + len;
         }
-        out.push(Entry {
-            name,
-            method,
-            flags,
-            crc,
-            csize,
-            usize_,
-            local_offset,
-        });
+        out.push(Entry { name, method, flags, crc, csize, usize_, local_offset });
         at = next;
     }
     Ok(out)
@@ -215,10 +198,7 @@ pub(crate) fn extract<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<Cow<
     let ctx = format!("member '{}'", e.name);
     let perr = |at: u64, msg: String| Error::parse(file, place(&ctx, &format!("byte {at}")), msg);
     if e.flags & 1 != 0 {
-        return Err(perr(
-            e.local_offset,
-            "member is encrypted; expected a plain np.savez archive".into(),
-        ));
+        return Err(perr(e.local_offset, "member is encrypted; expected a plain np.savez archive".into()));
     }
     if e.usize_ > MAX_MEMBER_BYTES {
         return Err(perr(
@@ -230,9 +210,7 @@ pub(crate) fn extract<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<Cow<
             ),
         ));
     }
-    let lo = usize::try_from(e.local_offset)
-        .ok()
-        .filter(|&lo| u32_at(bytes, lo) == Some(SIG_LOCAL));
+    let lo = usize::try_from(e.local_offset).ok().filter(|&lo| u32_at(bytes, lo) == Some(SIG_LOCAL));
     let lo = lo.ok_or_else(|| {
         perr(
             e.local_offset,
@@ -245,9 +223,7 @@ pub(crate) fn extract<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<Cow<
     let name_len = usize::from(u16_at(bytes, lo + 26).unwrap_or(0));
     let extra_len = usize::from(u16_at(bytes, lo + 28).unwrap_or(0));
     let start = lo + 30 + name_len + extra_len;
-    let end = usize::try_from(e.csize)
-        .ok()
-        .and_then(|c| start.checked_add(c));
+    let end = usize::try_from(e.csize).ok().and_then(|c| start.checked_add(c));
     let data = match end {
         Some(end) if end <= bytes.len() => &bytes[start..end],
         _ => {
@@ -290,11 +266,7 @@ pub(crate) fn extract<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<Cow<
     if out.len() as u64 != e.usize_ {
         return Err(perr(
             start as u64,
-            format!(
-                "member has {} bytes uncompressed, the directory says {}",
-                out.len(),
-                e.usize_
-            ),
+            format!("member has {} bytes uncompressed, the directory says {}", out.len(), e.usize_),
         ));
     }
     let crc = crc32(&out);
@@ -317,11 +289,7 @@ const CRC_TABLE: [u32; 256] = {
         let mut c = i as u32;
         let mut j = 0;
         while j < 8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
+            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
             j += 1;
         }
         t[i] = c;
@@ -358,11 +326,8 @@ pub(crate) mod tests {
         let mut out = Vec::new();
         let mut central = Vec::new();
         for m in members {
-            let payload = if m.deflate {
-                miniz_oxide::deflate::compress_to_vec(m.data, 6)
-            } else {
-                m.data.to_vec()
-            };
+            let payload =
+                if m.deflate { miniz_oxide::deflate::compress_to_vec(m.data, 6) } else { m.data.to_vec() };
             let method: u16 = if m.deflate { 8 } else { 0 };
             let crc = crc32(m.data);
             let offset = out.len() as u32;
@@ -422,10 +387,7 @@ pub(crate) mod tests {
 
     fn sample() -> (Vec<u8>, Vec<u8>) {
         let scores: Vec<f64> = (0..12).map(|i| i as f64 / 4.0).collect();
-        (
-            write_npy_f64(&[2, 3, 2], &scores),
-            write_npy_i64(&[2], &[1, 0]),
-        )
+        (write_npy_f64(&[2, 3, 2], &scores), write_npy_i64(&[2], &[1, 0]))
     }
 
     #[test]
@@ -439,18 +401,8 @@ pub(crate) mod tests {
         let (s, l) = sample();
         for zip64_central in [false, true] {
             let zip = build_zip(&[
-                Member {
-                    name: "scores.npy",
-                    data: &s,
-                    deflate: false,
-                    zip64_central,
-                },
-                Member {
-                    name: "labels.npy",
-                    data: &l,
-                    deflate: true,
-                    zip64_central,
-                },
+                Member { name: "scores.npy", data: &s, deflate: false, zip64_central },
+                Member { name: "labels.npy", data: &l, deflate: true, zip64_central },
             ]);
             let got = parse_npz("a.npz", &zip).unwrap();
             assert_eq!(got.len(), 2);
@@ -465,38 +417,20 @@ pub(crate) mod tests {
     fn refuses_corrupt_archives_without_panicking() {
         let (s, l) = sample();
         let zip = build_zip(&[
-            Member {
-                name: "scores.npy",
-                data: &s,
-                deflate: true,
-                zip64_central: false,
-            },
-            Member {
-                name: "labels.npy",
-                data: &l,
-                deflate: false,
-                zip64_central: false,
-            },
+            Member { name: "scores.npy", data: &s, deflate: true, zip64_central: false },
+            Member { name: "labels.npy", data: &l, deflate: false, zip64_central: false },
         ]);
         for cut in 0..zip.len() {
             assert!(parse_npz("c.npz", &zip[..cut]).is_err());
         }
-        let e = parse_npz("c.npz", &zip[..zip.len() - 1])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("c.npz") && e.contains("end-of-central-directory"),
-            "{e}"
-        );
+        let e = parse_npz("c.npz", &zip[..zip.len() - 1]).unwrap_err().to_string();
+        assert!(e.contains("c.npz") && e.contains("end-of-central-directory"), "{e}");
         // Flip one byte in the stored member's data: the CRC catches it.
         let mut bad = zip.clone();
         let at = bad.windows(6).rposition(|w| w == b"\x93NUMPY").unwrap() + 100;
         bad[at] ^= 0x55;
         let e = parse_npz("c.npz", &bad).unwrap_err().to_string();
-        assert!(
-            e.contains("CRC") && e.contains("member 'labels.npy'"),
-            "{e}"
-        );
+        assert!(e.contains("CRC") && e.contains("member 'labels.npy'"), "{e}");
         // Every single-byte corruption is an error or a parse, never a panic.
         for i in 0..zip.len() {
             let mut z = zip.clone();
@@ -508,28 +442,15 @@ pub(crate) mod tests {
     #[test]
     fn refuses_unsupported_method_and_huge_claims() {
         let (s, _) = sample();
-        let mut zip = build_zip(&[Member {
-            name: "scores.npy",
-            data: &s,
-            deflate: false,
-            zip64_central: false,
-        }]);
-        let cd = zip
-            .windows(4)
-            .position(|w| w == SIG_CENTRAL.to_le_bytes())
-            .unwrap();
+        let mut zip =
+            build_zip(&[Member { name: "scores.npy", data: &s, deflate: false, zip64_central: false }]);
+        let cd = zip.windows(4).position(|w| w == SIG_CENTRAL.to_le_bytes()).unwrap();
         let mut m = zip.clone();
         m[cd + 10] = 12; // bzip2
         let e = parse_npz("m.npz", &m).unwrap_err().to_string();
-        assert!(
-            e.contains("method 12") && e.contains("expected stored (0) or deflated (8)"),
-            "{e}"
-        );
+        assert!(e.contains("method 12") && e.contains("expected stored (0) or deflated (8)"), "{e}");
         zip[cd + 24..cd + 28].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
         let e = parse_npz("h.npz", &zip).unwrap_err().to_string();
-        assert!(
-            e.contains("h.npz: member 'scores.npy', byte 0") && e.contains("limit"),
-            "{e}"
-        );
+        assert!(e.contains("h.npz: member 'scores.npy', byte 0") && e.contains("limit"), "{e}");
     }
 }

@@ -1,14 +1,7 @@
 //! Brent's root finder (zeroin), for the exact r-value's one-dimensional crossings.
 
 /// A root of `f` in `[a, b]` where `f(a)` and `f(b)` differ in sign, to within `tol` in `x`.
-pub fn zeroin(
-    mut a: f64,
-    mut b: f64,
-    mut fa: f64,
-    mut fb: f64,
-    tol: f64,
-    f: impl Fn(f64) -> f64,
-) -> f64 {
+pub fn zeroin(mut a: f64, mut b: f64, mut fa: f64, mut fb: f64, tol: f64, f: impl Fn(f64) -> f64) -> f64 {
     if fa == 0.0 {
         return a;
     }

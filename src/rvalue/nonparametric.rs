@@ -13,10 +13,7 @@ pub fn sort_desc(scores: &[f64], out: &mut [u16]) {
         *o = i as u16;
     }
     out.sort_unstable_by(|&a, &b| {
-        scores[b as usize]
-            .partial_cmp(&scores[a as usize])
-            .unwrap_or(Ordering::Equal)
-            .then(a.cmp(&b))
+        scores[b as usize].partial_cmp(&scores[a as usize]).unwrap_or(Ordering::Equal).then(a.cmp(&b))
     });
 }
 

@@ -58,10 +58,61 @@ struct Units {
     sd: Vec<f64>,
     /// Standardised noise variances `s'_i`.
     ss: Vec<f64>,
+    /// `τ² = 0`: the r-value is its limit as `τ² → 0⁺`, a function of `w_i = (x_i − μ)/s_i`.
+    limit: Option<Limit>,
+}
+
+/// The `τ² → 0⁺` limit. There `V_β(i) = β + φ(q_β) τ w_i + O(τ²)`: every unit ties at first
+/// order, and the next order ranks by `w_i = (x_i − μ)/s_i`. Under the model rule
+/// `z_β = q_β − τ e(β) + O(τ²)` with `(1/U) Σ_j 1 − Φ(e √s_j) = β`, so unit `i` is selected iff
+/// `w_i ≥ e(β)`, giving the closed form `r_i = E(w_i) = (1/U) Σ_j 1 − Φ(w_i √s_j)`.
+struct Limit {
+    w: Vec<f64>,
+    s: Vec<f64>,
+}
+
+impl Limit {
+    /// `E(w) = (1/U) Σ_j 1 − Φ(w √s_j)`, decreasing in `w`.
+    fn e(&self, w: f64) -> f64 {
+        self.s
+            .iter()
+            .map(|&sj| {
+                let a = w * sj.sqrt();
+                // A noise-free unit (s_j = 0) meets an infinite w: count it as a coin flip.
+                if a.is_nan() {
+                    0.5
+                } else {
+                    normal::sf(a)
+                }
+            })
+            .sum::<f64>()
+            / self.s.len() as f64
+    }
 }
 
 impl Units {
     fn new(x: &[f64], s: &[f64], h: Hyper) -> Self {
+        if h.tau2 == 0.0 {
+            let w = x
+                .iter()
+                .zip(s)
+                .map(|(&xi, &si)| {
+                    let w = (xi - h.mu) / si;
+                    if w.is_nan() {
+                        0.0
+                    } else {
+                        w
+                    }
+                })
+                .collect();
+            let n = x.len();
+            return Units {
+                m: vec![0.0; n],
+                sd: vec![0.0; n],
+                ss: vec![f64::INFINITY; n],
+                limit: Some(Limit { w, s: s.to_vec() }),
+            };
+        }
         let tau = h.tau2.sqrt();
         let ss: Vec<f64> = s.iter().map(|v| v / h.tau2).collect();
         let (m, sd) = x
@@ -72,12 +123,16 @@ impl Units {
                 (m, v.sqrt())
             })
             .unzip();
-        Units { m, sd, ss }
+        Units { m, sd, ss, limit: None }
     }
 
     /// `L_i(q) = (q − m_i)/√v_i`, the argument of `V_β`'s tail; `∓∞` for a noise-free unit.
+    /// In the `τ² → 0` limit only the order of lines matters, and it is that of `−w_i`.
     #[inline]
     fn line(&self, i: usize, q: f64) -> f64 {
+        if let Some(l) = &self.limit {
+            return -l.w[i];
+        }
         let sd = self.sd[i];
         if sd > 0.0 {
             (q - self.m[i]) / sd
@@ -91,10 +146,10 @@ impl Units {
 
 /// Parametric r-values of units with estimates `x` and noise variances `s` (SPEC §2).
 ///
-/// With `τ² = 0` the prior has no spread, every posterior is the prior and `V_β(i) = β` for all
-/// units: no unit can be placed in any top fraction ahead of another. Exact then gives every unit
-/// `r = 1`, grid its last grid point (as its strict `V > λ` never holds); posterior means are `μ`
-/// and sds `0`.
+/// With `τ² = 0` the prior has no spread and every posterior is the point mass at `μ`
+/// (posterior means `μ`, sds `0`); the r-value is then defined as its limit as `τ² → 0⁺`
+/// (see [`Limit`]): units are ranked by `w_i = (x_i − μ)/s_i`, a signal-to-noise ratio in which
+/// an unstable candidate stays penalised.
 pub fn parametric(
     x: &[f64],
     s: &[f64],
@@ -107,19 +162,6 @@ pub fn parametric(
         HyperChoice::Estimate => eb::estimate(x, s)?,
         HyperChoice::Fixed(h) => Hyper::fixed(h.mu, h.tau2)?,
     };
-    let u = x.len();
-    if hyper.tau2 == 0.0 {
-        let r = match algorithm {
-            Algorithm::Exact => 1.0,
-            Algorithm::Grid => *log_grid(u).last().unwrap_or(&1.0),
-        };
-        return Ok(Parametric {
-            hyper,
-            post_mean: vec![hyper.mu; u],
-            post_sd: vec![0.0; u],
-            rvalue: vec![r; u],
-        });
-    }
     let units = Units::new(x, s, hyper);
     let tau = hyper.tau2.sqrt();
     let rvalue = match (algorithm, rule) {
@@ -129,6 +171,7 @@ pub fn parametric(
     };
     Ok(Parametric {
         hyper,
+        // τ = 0 leaves m_i = sd_i = 0: the posterior is the point mass at μ.
         post_mean: units.m.iter().map(|m| hyper.mu + tau * m).collect(),
         post_sd: units.sd.iter().map(|sd| tau * sd).collect(),
         rvalue,
@@ -154,14 +197,15 @@ const Q_FAR: f64 = 37.5;
 /// `g_i(q) = F(L_i(q); q) − β(q) ≤ 0` with `F` the model's selected fraction. A scan over `q`
 /// with `z` tabulated brackets the first selection; Brent on `g_i` polishes it.
 fn exact_model(u: &Units) -> Vec<f64> {
+    if let Some(l) = &u.limit {
+        return l.w.iter().map(|&w| l.e(w)).collect();
+    }
     let n = u.m.len();
     if u.ss.iter().all(|&s| s == 0.0) {
         // Every V_β is a step: selected iff m ≥ q_β, i.e. β ≥ 1 − Φ(m).
         return u.m.iter().map(|&m| normal::sf(m)).collect();
     }
-    let qs: Vec<f64> = (0..=Q_STEPS)
-        .map(|j| Q_HI - (Q_HI - Q_LO) * j as f64 / Q_STEPS as f64)
-        .collect();
+    let qs: Vec<f64> = (0..=Q_STEPS).map(|j| Q_HI - (Q_HI - Q_LO) * j as f64 / Q_STEPS as f64).collect();
     let mut zs = Vec::with_capacity(qs.len());
     let mut guess = 0.0;
     for &q in &qs {
@@ -216,9 +260,7 @@ fn exact_model(u: &Units) -> Vec<f64> {
 /// infimum exactly, in `O(U log U)` per unit.
 fn exact_empirical(u: &Units) -> Vec<f64> {
     let n = u.m.len();
-    let kq: Vec<f64> = (1..n)
-        .map(|k| normal::upper_quantile(k as f64 / n as f64))
-        .collect();
+    let kq: Vec<f64> = (1..n).map(|k| normal::upper_quantile(k as f64 / n as f64)).collect();
     (0..n).map(|i| exact_empirical_unit(u, i, &kq)).collect()
 }
 
@@ -242,10 +284,7 @@ fn exact_empirical_unit(u: &Units, i: usize, kq: &[f64]) -> f64 {
     let above = |j: usize, q: f64| u.line(j, q) < u.line(i, q);
     // Relations are constant between events: probe each interval at its midpoint.
     let probe = |a: usize| -> f64 {
-        match (
-            a.checked_sub(1).map(|p| events[p].q),
-            events.get(a).map(|e| e.q),
-        ) {
+        match (a.checked_sub(1).map(|p| events[p].q), events.get(a).map(|e| e.q)) {
             (None, Some(b)) => b + 1.0,
             (Some(a), None) => a - 1.0,
             (Some(a), Some(b)) => 0.5 * (a + b),
@@ -294,6 +333,9 @@ fn exact_empirical_unit(u: &Units, i: usize, kq: &[f64]) -> f64 {
 
 /// The `q` values where unit `j` may pass unit `i`'s line (at most two).
 fn crossings(u: &Units, i: usize, j: usize) -> Vec<f64> {
+    if u.limit.is_some() {
+        return Vec::new();
+    }
     let (si, sj) = (u.sd[i], u.sd[j]);
     match (si > 0.0, sj > 0.0) {
         (true, true) => {
@@ -362,6 +404,17 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
     let mut lines = vec![0.0; n];
     let mut select = OrderStat::new();
     let mut zguess = 0.0;
+    if let (Some(l), LambdaRule::Model) = (&u.limit, rule) {
+        // V > λ ⇔ w_i > e(β) ⇔ E(w_i) < β.
+        return l
+            .w
+            .iter()
+            .map(|&w| {
+                let e = l.e(w);
+                betas.iter().copied().find(|&b| e < b).unwrap_or(last)
+            })
+            .collect();
+    }
     for &beta in &betas {
         if open.is_empty() {
             break;
@@ -389,8 +442,7 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
         let saturated = !(-8.0..=37.0).contains(&t);
         open.retain(|&i| {
             let l = u.line(i, q);
-            let above = l < t
-                && (!saturated && (t - l) > 1e-9 * (1.0 + t.abs()) || v_as_r(u, i, q) > lambda);
+            let above = l < t && (!saturated && (t - l) > 1e-9 * (1.0 + t.abs()) || v_as_r(u, i, q) > lambda);
             if above {
                 r[i] = beta;
             }
@@ -417,12 +469,7 @@ struct OrderStat {
 
 impl OrderStat {
     fn new() -> Self {
-        OrderStat {
-            center: f64::NAN,
-            width: 0.5,
-            window: Vec::new(),
-            scratch: Vec::new(),
-        }
+        OrderStat { center: f64::NAN, width: 0.5, window: Vec::new(), scratch: Vec::new() }
     }
 
     /// The `k`-th smallest (1-based) of `values`, by `total_cmp` order.
@@ -443,9 +490,7 @@ impl OrderStat {
         }
         if below < k && k <= below + self.window.len() {
             let idx = k - below - 1;
-            let (_, kth, _) = self
-                .window
-                .select_nth_unstable_by(idx, |a, b| a.total_cmp(b));
+            let (_, kth, _) = self.window.select_nth_unstable_by(idx, |a, b| a.total_cmp(b));
             let kth = *kth;
             // Aim for a few hundred values in the window next time.
             if self.window.len() > 2048 {
@@ -462,9 +507,7 @@ impl OrderStat {
     fn full(&mut self, values: &[f64], k: usize) -> f64 {
         self.scratch.clear();
         self.scratch.extend_from_slice(values);
-        let (_, kth, _) = self
-            .scratch
-            .select_nth_unstable_by(k - 1, |a, b| a.total_cmp(b));
+        let (_, kth, _) = self.scratch.select_nth_unstable_by(k - 1, |a, b| a.total_cmp(b));
         self.center = *kth;
         *kth
     }

@@ -48,9 +48,7 @@ impl PooledItem {
     /// The prediction set `{k : r_k ≤ b}` in candidate order.
     pub fn set(&self, alpha: f64) -> Vec<usize> {
         let b = self.boundary_step(alpha);
-        (0..self.cand_step.len())
-            .filter(|&c| self.cand_step[c] <= b)
-            .collect()
+        (0..self.cand_step.len()).filter(|&c| self.cand_step[c] <= b).collect()
     }
 }
 
@@ -69,24 +67,13 @@ pub struct PooledSplit {
 
 fn check_items(t: &ScoreTensor, labels: &[usize], cal_items: &[usize]) -> Result<()> {
     if labels.len() != t.n() {
-        return Err(Error::shape(format!(
-            "{} labels for {} items",
-            labels.len(),
-            t.n()
-        )));
+        return Err(Error::shape(format!("{} labels for {} items", labels.len(), t.n())));
     }
     if cal_items.is_empty() {
-        return Err(Error::invalid(
-            "pooled r-values need at least one calibration item",
-        ));
+        return Err(Error::invalid("pooled r-values need at least one calibration item"));
     }
-    if let Some(&i) = cal_items
-        .iter()
-        .find(|&&i| i >= t.n() || labels[i] >= t.k())
-    {
-        return Err(Error::invalid(format!(
-            "calibration item {i} or its label is out of range"
-        )));
+    if let Some(&i) = cal_items.iter().find(|&&i| i >= t.n() || labels[i] >= t.k()) {
+        return Err(Error::invalid(format!("calibration item {i} or its label is out of range")));
     }
     Ok(())
 }
@@ -107,21 +94,12 @@ impl PooledSplit {
             idx.clear();
             idx.extend(0..n as u32);
             idx.sort_unstable_by(|&a, &b| {
-                score(b)
-                    .partial_cmp(&score(a))
-                    .unwrap_or(Ordering::Equal)
-                    .then(a.cmp(&b))
+                score(b).partial_cmp(&score(a)).unwrap_or(Ordering::Equal).then(a.cmp(&b))
             });
             cal_scores.extend(idx.iter().map(|&j| score(j)));
             cal_units.extend_from_slice(&idx);
         }
-        Ok(PooledSplit {
-            n,
-            m,
-            k,
-            cal_scores,
-            cal_units,
-        })
+        Ok(PooledSplit { n, m, k, cal_scores, cal_units })
     }
 
     pub fn n_cal(&self) -> usize {
@@ -184,11 +162,7 @@ impl PooledSplit {
                 cand_step[x - n] = j as u32 + 1;
             }
         }
-        PooledItem {
-            units: u as u32,
-            cand_step,
-            cal_steps,
-        }
+        PooledItem { units: u as u32, cand_step, cal_steps }
     }
 }
 
@@ -298,12 +272,7 @@ pub fn pooled_item_oracle(
                 t.get(item, d, x - n)
             }
         };
-        idx.sort_by(|&a, &b| {
-            score(b)
-                .partial_cmp(&score(a))
-                .unwrap_or(Ordering::Equal)
-                .then(a.cmp(&b))
-        });
+        idx.sort_by(|&a, &b| score(b).partial_cmp(&score(a)).unwrap_or(Ordering::Equal).then(a.cmp(&b)));
         for (rank, &x) in idx.iter().enumerate() {
             count[x * u + rank] += 1;
         }

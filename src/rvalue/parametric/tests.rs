@@ -22,35 +22,13 @@ fn grid_reproduces_the_rvalues_package() {
     assert_eq!(rows.len(), 12);
     let x: Vec<f64> = rows.iter().map(|r| r[0]).collect();
     let s: Vec<f64> = rows.iter().map(|r| r[1] * r[1]).collect();
-    let p = parametric(
-        &x,
-        &s,
-        HyperChoice::Estimate,
-        Algorithm::Grid,
-        LambdaRule::Empirical,
-    )
-    .unwrap();
+    let p = parametric(&x, &s, HyperChoice::Estimate, Algorithm::Grid, LambdaRule::Empirical).unwrap();
     assert!((p.hyper.mu - 0.437422856392).abs() < 1e-11);
     assert!((p.hyper.tau2 - 0.656859149352).abs() < 1e-9);
     for (i, row) in rows.iter().enumerate() {
-        assert!(
-            (p.post_mean[i] - row[2]).abs() < 1e-9,
-            "post_mean {i}: {} vs {}",
-            p.post_mean[i],
-            row[2]
-        );
-        assert!(
-            (p.post_sd[i] - row[3]).abs() < 1e-9,
-            "post_sd {i}: {} vs {}",
-            p.post_sd[i],
-            row[3]
-        );
-        assert!(
-            (p.rvalue[i] - row[4]).abs() < 1e-11,
-            "rvalue {i}: {} vs {}",
-            p.rvalue[i],
-            row[4]
-        );
+        assert!((p.post_mean[i] - row[2]).abs() < 1e-9, "post_mean {i}: {} vs {}", p.post_mean[i], row[2]);
+        assert!((p.post_sd[i] - row[3]).abs() < 1e-9, "post_sd {i}: {} vs {}", p.post_sd[i], row[3]);
+        assert!((p.rvalue[i] - row[4]).abs() < 1e-11, "rvalue {i}: {} vs {}", p.rvalue[i], row[4]);
     }
 }
 
@@ -69,29 +47,42 @@ fn grid_size_and_points_follow_rvalues() {
 }
 
 #[test]
-fn tau2_zero_gives_no_ranking() {
-    let x = [0.1, -0.1, 0.05];
-    let s = [4.0; 3];
-    let p = parametric(
-        &x,
-        &s,
-        HyperChoice::Estimate,
-        Algorithm::Exact,
-        LambdaRule::Model,
-    )
-    .unwrap();
+fn tau2_zero_is_the_limit_of_small_tau2() {
+    let x = [0.1, -0.1, 0.05, 0.3];
+    let s = [4.0, 1.0, 9.0, 30.0];
+    let p = parametric(&x, &s, HyperChoice::Estimate, Algorithm::Exact, LambdaRule::Model).unwrap();
     assert_eq!(p.hyper.tau2, 0.0);
-    assert_eq!(p.rvalue, vec![1.0; 3]);
-    assert_eq!(p.post_sd, vec![0.0; 3]);
-    let g = parametric(
-        &x,
-        &s,
-        HyperChoice::Estimate,
-        Algorithm::Grid,
-        LambdaRule::Empirical,
-    )
-    .unwrap();
-    assert_eq!(g.rvalue, vec![*log_grid(3).last().unwrap(); 3]);
+    assert_eq!(p.post_sd, vec![0.0; 4]);
+    assert!(p.post_mean.iter().all(|&m| m == p.hyper.mu));
+    // Closed form E(w_i) = mean_j 1 − Φ(w_i √s_j), w_i = (x_i − μ)/s_i ...
+    let mu = p.hyper.mu;
+    for i in 0..4 {
+        let w = (x[i] - mu) / s[i];
+        let e = s.iter().map(|sj| normal::sf(w * sj.sqrt())).sum::<f64>() / 4.0;
+        assert!((p.rvalue[i] - e).abs() < 1e-15);
+    }
+    // ... which is where the exact r-value goes as τ² → 0⁺.
+    let tiny = Hyper { mu, tau2: 1e-10 };
+    let q = parametric(&x, &s, HyperChoice::Fixed(tiny), Algorithm::Exact, LambdaRule::Model).unwrap();
+    for i in 0..4 {
+        assert!((p.rvalue[i] - q.rvalue[i]).abs() < 1e-4, "{i}: {} vs {}", p.rvalue[i], q.rvalue[i]);
+    }
+    // The empirical rule ranks by w too: the largest w is ahead of all others.
+    let e = parametric(&x, &s, HyperChoice::Estimate, Algorithm::Exact, LambdaRule::Empirical).unwrap();
+    let g = parametric(&x, &s, HyperChoice::Estimate, Algorithm::Grid, LambdaRule::Empirical).unwrap();
+    let w: Vec<f64> = (0..4).map(|i| (x[i] - mu) / s[i]).collect();
+    for i in 0..4 {
+        for j in 0..4 {
+            if w[i] > w[j] {
+                assert!(
+                    e.rvalue[i] < e.rvalue[j] && g.rvalue[i] <= g.rvalue[j],
+                    "{:?} {:?}",
+                    e.rvalue,
+                    g.rvalue
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -99,14 +90,7 @@ fn noise_free_units_get_their_upper_tail() {
     // s = 0: V_β is a step at m = x', so r = 1 − Φ(x') under either rule's exact algorithm.
     let x = [1.0, 2.0, -0.5, 0.3];
     let h = Hyper { mu: 0.5, tau2: 2.0 };
-    let p = parametric(
-        &x,
-        &[0.0; 4],
-        HyperChoice::Fixed(h),
-        Algorithm::Exact,
-        LambdaRule::Model,
-    )
-    .unwrap();
+    let p = parametric(&x, &[0.0; 4], HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
     for (i, &xi) in x.iter().enumerate() {
         let want = normal::sf((xi - 0.5) / 2f64.sqrt());
         assert!((p.rvalue[i] - want).abs() < 1e-15);
@@ -138,19 +122,11 @@ fn exact_model_matches_a_fine_brute_force_scan() {
     let x: Vec<f64> = rows.iter().map(|r| r[0]).collect();
     let s: Vec<f64> = rows.iter().map(|r| r[1] * r[1]).collect();
     let h = eb::estimate(&x, &s).unwrap();
-    let exact = parametric(
-        &x,
-        &s,
-        HyperChoice::Fixed(h),
-        Algorithm::Exact,
-        LambdaRule::Model,
-    )
-    .unwrap();
+    let exact = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
     let brute = brute_model(&x, &s, h, 20_000);
     for i in 0..x.len() {
         assert!(
-            exact.rvalue[i] <= brute[i] + 1e-9
-                && brute[i] - exact.rvalue[i] <= 1.0 / 20_000.0 + 1e-9,
+            exact.rvalue[i] <= brute[i] + 1e-9 && brute[i] - exact.rvalue[i] <= 1.0 / 20_000.0 + 1e-9,
             "unit {i}: exact {} brute {}",
             exact.rvalue[i],
             brute[i]
@@ -166,9 +142,7 @@ fn grid_on(x: &[f64], s: &[f64], h: Hyper, rule: LambdaRule, betas: &[f64]) -> V
     let mut done = vec![false; n];
     for &beta in betas {
         let q = normal::upper_quantile(beta);
-        let v: Vec<f64> = (0..n)
-            .map(|i| eb::v_beta(q, units.m[i], units.sd[i] * units.sd[i]))
-            .collect();
+        let v: Vec<f64> = (0..n).map(|i| eb::v_beta(q, units.m[i], units.sd[i] * units.sd[i])).collect();
         let lambda = match rule {
             LambdaRule::Empirical => eb::lambda_empirical(&mut v.clone(), beta),
             LambdaRule::Model => eb::lambda_model(beta, &units.ss).unwrap(),
@@ -185,10 +159,7 @@ fn grid_on(x: &[f64], s: &[f64], h: Hyper, rule: LambdaRule, betas: &[f64]) -> V
 
 fn units_strategy() -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
     (3usize..14).prop_flat_map(|n| {
-        (
-            proptest::collection::vec(-3.0f64..3.0, n),
-            proptest::collection::vec(0.01f64..4.0, n),
-        )
+        (proptest::collection::vec(-3.0f64..3.0, n), proptest::collection::vec(0.01f64..4.0, n))
     })
 }
 
@@ -259,24 +230,10 @@ fn exact_empirical_sees_the_widest_posterior_on_top_as_beta_vanishes() {
     let x = [0.0, 0.0, 2.3083458821438425];
     let s = [3.6238484207865125, 0.01, 2.3584488331883877];
     let h = Hyper { mu: 0.0, tau2: 1.5 };
-    let exact = parametric(
-        &x,
-        &s,
-        HyperChoice::Fixed(h),
-        Algorithm::Exact,
-        LambdaRule::Empirical,
-    )
-    .unwrap();
+    let exact = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Empirical).unwrap();
     assert_eq!(exact.rvalue[0], 0.0);
     assert!((exact.rvalue[1] - 0.5).abs() < 1e-12);
     assert!(exact.rvalue[2] > 0.0 && exact.rvalue[2] < 1e-20);
-    let grid = parametric(
-        &x,
-        &s,
-        HyperChoice::Fixed(h),
-        Algorithm::Grid,
-        LambdaRule::Empirical,
-    )
-    .unwrap();
+    let grid = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Grid, LambdaRule::Empirical).unwrap();
     assert!(grid.rvalue[0] > 0.3);
 }

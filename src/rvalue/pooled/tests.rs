@@ -6,11 +6,8 @@ const TINY: &str = include_str!("../../../tests/data/reference/pooled_tiny.json"
 fn tiny() -> (ScoreTensor, Vec<usize>, Vec<bool>, f64, serde_json::Value) {
     let v: serde_json::Value = serde_json::from_str(TINY).unwrap();
     let scores = v["scores"].as_array().unwrap();
-    let (n, m, k) = (
-        scores.len(),
-        scores[0].as_array().unwrap().len(),
-        scores[0][0].as_array().unwrap().len(),
-    );
+    let (n, m, k) =
+        (scores.len(), scores[0].as_array().unwrap().len(), scores[0][0].as_array().unwrap().len());
     let data: Vec<f64> = scores
         .iter()
         .flat_map(|i| i.as_array().unwrap().iter())
@@ -18,18 +15,8 @@ fn tiny() -> (ScoreTensor, Vec<usize>, Vec<bool>, f64, serde_json::Value) {
         .map(|x| x.as_f64().unwrap())
         .collect();
     let t = ScoreTensor::new(n, m, k, data).unwrap();
-    let labels = v["labels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap() as usize)
-        .collect();
-    let cal = v["calibration"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_bool().unwrap())
-        .collect();
+    let labels = v["labels"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect();
+    let cal = v["calibration"].as_array().unwrap().iter().map(|x| x.as_bool().unwrap()).collect();
     let alpha = v["alpha"].as_f64().unwrap();
     (t, labels, cal, alpha, v["test_items"].clone())
 }
@@ -43,18 +30,9 @@ fn reproduces_the_pooled_reference_case() {
     let mut work = Workspace::default();
     for e in expected.as_array().unwrap() {
         let item = e["item"].as_u64().unwrap() as usize;
-        let want_r: Vec<f64> = e["rvalues"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap())
-            .collect();
-        let want_set: Vec<usize> = e["set"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap() as usize)
-            .collect();
+        let want_r: Vec<f64> = e["rvalues"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+        let want_set: Vec<usize> =
+            e["set"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect();
         for got in [
             split.item(&t, item, Some(&order), &mut work),
             split.item(&t, item, None, &mut work),
@@ -82,11 +60,7 @@ fn boundary_is_one_when_k_star_exceeds_n() {
 
 fn tensor_with_ties() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
     (2usize..12, 1usize..7, 2usize..6).prop_flat_map(|(n, m, k)| {
-        (
-            proptest::collection::vec(0i32..4, n * m * k),
-            proptest::collection::vec(0usize..k, n),
-            1usize..n,
-        )
+        (proptest::collection::vec(0i32..4, n * m * k), proptest::collection::vec(0usize..k, n), 1usize..n)
             .prop_map(move |(v, labels, n_cal)| {
                 let t = ScoreTensor::new(n, m, k, v.into_iter().map(f64::from).collect()).unwrap();
                 (t, labels, n_cal)
