@@ -14,6 +14,7 @@ pub mod rng;
 pub mod rvalue;
 pub mod tensor;
 pub mod toy;
+pub mod workload;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -5,16 +5,30 @@
 
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
-use std::cmp::Ordering;
 
 /// Sorts candidate indices by score, descending, ties to the lower index (SPEC §3's rank).
 pub fn sort_desc(scores: &[f64], out: &mut [u16]) {
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = i as u16;
+    sort_desc_with(scores, out, &mut Vec::new());
+}
+
+/// A `u64` whose unsigned order is the descending order of finite scores (`−0` ties `+0`).
+#[inline]
+fn desc_key(x: f64) -> u64 {
+    let x = if x == 0.0 { 0.0 } else { x };
+    let b = x.to_bits();
+    let ascending = if b >> 63 == 1 { !b } else { b | (1 << 63) };
+    !ascending
+}
+
+/// [`sort_desc`] with a reusable buffer: one integer sort of `(key, index)` packed in a `u128`,
+/// several times faster than comparing floats through a closure.
+pub fn sort_desc_with(scores: &[f64], out: &mut [u16], keys: &mut Vec<u128>) {
+    keys.clear();
+    keys.extend(scores.iter().enumerate().map(|(i, &x)| (desc_key(x) as u128) << 32 | i as u128));
+    keys.sort_unstable();
+    for (o, &key) in out.iter_mut().zip(keys.iter()) {
+        *o = key as u16;
     }
-    out.sort_unstable_by(|&a, &b| {
-        scores[b as usize].partial_cmp(&scores[a as usize]).unwrap_or(Ordering::Equal).then(a.cmp(&b))
-    });
 }
 
 /// Every draw's candidate order, computed once per tensor and shared by the nonparametric and
@@ -38,8 +52,9 @@ impl DrawOrder {
             )));
         }
         let mut order = vec![0u16; n * m * k];
+        let mut keys = Vec::with_capacity(k);
         for (row, out) in order.chunks_exact_mut(k).enumerate() {
-            sort_desc(t.draw(row / m, row % m), out);
+            sort_desc_with(t.draw(row / m, row % m), out, &mut keys);
         }
         Ok(DrawOrder { m, k, order })
     }
@@ -127,6 +142,16 @@ mod tests {
         assert_eq!(out, [1, 2, 0, 3]);
         sort_desc(&[0.0, -0.0, 0.0, 0.0], &mut out);
         assert_eq!(out, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn keyed_sort_matches_a_comparison_sort() {
+        let scores = [0.5, -1.0, f64::MAX, -0.0, 0.0, -f64::MAX, 0.5, 1e-300, -1e-300, 3.0];
+        let mut out = [0u16; 10];
+        sort_desc(&scores, &mut out);
+        let mut want: Vec<u16> = (0..10).collect();
+        want.sort_by(|&a, &b| scores[b as usize].partial_cmp(&scores[a as usize]).unwrap().then(a.cmp(&b)));
+        assert_eq!(out.to_vec(), want);
     }
 
     #[test]

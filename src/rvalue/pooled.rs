@@ -4,7 +4,8 @@
 //! the test item's `K` candidates (`U = n + K`); every draw ranks all `U` units and the nested
 //! greedy of §3 runs over them. The calibration units are the same for every test item, so their
 //! per-draw order is sorted once per split; a test item then only merges its `K` candidates into
-//! it and runs the greedy with a bucket queue, `O(M·U)` per item instead of `O(U²)`.
+//! it and runs the greedy on counts with a blocked maximum: `O(M·U)` count updates and cheap
+//! picks per item instead of the `O(U²)` of counting every rank.
 
 use super::nonparametric::{nested_greedy, sort_desc, DrawOrder};
 use crate::conformal::k_star;
@@ -52,6 +53,9 @@ impl PooledItem {
     }
 }
 
+/// Counts are `i16` (with one offset), so that the greedy's maxima vectorise everywhere.
+pub const MAX_DRAWS: usize = i16::MAX as usize;
+
 /// A calibration set prepared for pooled r-values: per draw, the calibration units sorted by
 /// their true-label score (descending, ties to the lower unit index).
 #[derive(Debug, Clone)]
@@ -86,6 +90,12 @@ impl PooledSplit {
         if n + k > u32::MAX as usize {
             return Err(Error::invalid("too many units"));
         }
+        if m >= MAX_DRAWS {
+            return Err(Error::invalid(format!(
+                "pooled r-values support at most {} draws (M = {m})",
+                MAX_DRAWS - 1
+            )));
+        }
         let mut cal_scores = Vec::with_capacity(n * m);
         let mut cal_units = Vec::with_capacity(n * m);
         let mut idx: Vec<u32> = Vec::with_capacity(n);
@@ -117,7 +127,6 @@ impl PooledSplit {
         let (n, m, k) = (self.n, self.m, self.k);
         let u = n + k;
         work.reset(u, m);
-        // Merge each draw's candidates into the calibration order: `merged[pos·M + draw]`.
         let mut own = vec![0u16; if order.is_some() { 0 } else { k }];
         for d in 0..m {
             let scores = t.draw(item, d);
@@ -128,32 +137,15 @@ impl PooledSplit {
                     &own
                 }
             };
-            let cal_s = &self.cal_scores[d * n..(d + 1) * n];
-            let cal_u = &self.cal_units[d * n..(d + 1) * n];
-            let mut ci = 0;
-            let mut pos = 0;
-            for &c in ord {
-                // Calibration units have lower indices, so they win ties.
-                let ge = ci + cal_s[ci..].partition_point(|&s| s >= scores[c as usize]);
-                for &cu in &cal_u[ci..ge] {
-                    work.merged[pos * m + d] = cu;
-                    pos += 1;
-                }
-                ci = ge;
-                work.merged[pos * m + d] = (n + c as usize) as u32;
-                pos += 1;
-            }
-            for &cu in &cal_u[ci..] {
-                work.merged[pos * m + d] = cu;
-                pos += 1;
-            }
+            self.merge_draw(d, scores, ord, &mut work.merged[d * u..(d + 1) * u]);
         }
         let mut cand_step = vec![0u32; k];
         let mut cal_steps = Vec::with_capacity(n);
         for j in 0..u {
+            // Step j: every draw's unit at position j enters that draw's top j.
             for d in 0..m {
-                let x = work.merged[j * m + d];
-                work.bump(x as usize);
+                let x = work.merged[d * u + j] as usize;
+                work.bump(x);
             }
             let x = work.pop_best();
             if x < n {
@@ -164,90 +156,75 @@ impl PooledSplit {
         }
         PooledItem { units: u as u32, cand_step, cal_steps }
     }
+
+    /// Draw `d`'s ranking of all units: the calibration order with the item's candidates (best
+    /// first in `ord`) merged in. Calibration units have the lower indices, so they win ties.
+    fn merge_draw(&self, d: usize, scores: &[f64], ord: &[u16], out: &mut [u32]) {
+        let n = self.n;
+        let cal_s = &self.cal_scores[d * n..(d + 1) * n];
+        let cal_u = &self.cal_units[d * n..(d + 1) * n];
+        let (mut ci, mut pos) = (0, 0);
+        for &c in ord {
+            let score = scores[c as usize];
+            let mut ge = ci;
+            while ge < n && cal_s[ge] >= score {
+                ge += 1;
+            }
+            out[pos..pos + ge - ci].copy_from_slice(&cal_u[ci..ge]);
+            pos += ge - ci;
+            out[pos] = (n + c as usize) as u32;
+            pos += 1;
+            ci = ge;
+        }
+        out[pos..].copy_from_slice(&cal_u[ci..]);
+    }
 }
+
+/// Units per block of the greedy's max structure.
+const BLOCK: usize = 64;
 
 /// Scratch memory for [`PooledSplit::item`], reused across test items.
 ///
 /// The greedy needs, at each step, the unchosen unit with the largest count (ties to the lower
-/// index) while counts only grow by one: units sit in one bitset per count value, with a summary
-/// word per 64 words, so a move is two bit flips and a pick is two `trailing_zeros`.
+/// index) while counts grow by one. Counts live in a flat array (`count + 1` for unchosen units,
+/// `0` for chosen ones, so an increment needs no branch) with a running maximum per block of 64
+/// units: an update is two stores, a pick scans the block maxima and one block.
 #[derive(Debug, Default)]
 pub struct Workspace {
+    /// `[draw][position]` unit indices.
     merged: Vec<u32>,
-    count: Vec<u32>,
-    chosen: Vec<bool>,
-    words: usize,
-    sum_words: usize,
-    buckets: Vec<u64>,
-    summary: Vec<u64>,
-    top: usize,
+    count: Vec<i16>,
+    block_max: Vec<i16>,
 }
 
 impl Workspace {
     fn reset(&mut self, u: usize, m: usize) {
         self.merged.resize(u * m, 0);
         self.count.clear();
-        self.count.resize(u, 0);
-        self.chosen.clear();
-        self.chosen.resize(u, false);
-        self.words = u.div_ceil(64);
-        self.sum_words = self.words.div_ceil(64);
-        self.buckets.clear();
-        self.buckets.resize((m + 1) * self.words, 0);
-        self.summary.clear();
-        self.summary.resize((m + 1) * self.sum_words, 0);
-        for x in 0..u {
-            self.buckets[x / 64] |= 1 << (x % 64);
-        }
-        for w in 0..self.words {
-            self.summary[w / 64] |= 1 << (w % 64);
-        }
-        self.top = 0;
+        self.count.resize(u, 1);
+        self.block_max.clear();
+        self.block_max.resize(u.div_ceil(BLOCK), 1);
     }
 
     #[inline]
     fn bump(&mut self, x: usize) {
-        if self.chosen[x] {
-            return;
-        }
-        let c = self.count[x] as usize;
-        self.count[x] += 1;
-        self.remove(c, x);
-        let (w, bit) = (x / 64, 1u64 << (x % 64));
-        let b = (c + 1) * self.words + w;
-        if self.buckets[b] == 0 {
-            self.summary[(c + 1) * self.sum_words + w / 64] |= 1 << (w % 64);
-        }
-        self.buckets[b] |= bit;
-        self.top = self.top.max(c + 1);
+        let c = self.count[x];
+        let c = c + i16::from(c != 0);
+        self.count[x] = c;
+        let b = &mut self.block_max[x / BLOCK];
+        *b = (*b).max(c);
     }
 
-    #[inline]
-    fn remove(&mut self, c: usize, x: usize) {
-        let (w, bit) = (x / 64, 1u64 << (x % 64));
-        let b = c * self.words + w;
-        self.buckets[b] &= !bit;
-        if self.buckets[b] == 0 {
-            self.summary[c * self.sum_words + w / 64] &= !(1 << (w % 64));
-        }
-    }
-
+    /// Takes the unchosen unit with the largest count, lowest index among ties.
     fn pop_best(&mut self) -> usize {
-        loop {
-            let sums = &self.summary[self.top * self.sum_words..(self.top + 1) * self.sum_words];
-            if let Some((sw, &s)) = sums.iter().enumerate().find(|(_, &s)| s != 0) {
-                let w = sw * 64 + s.trailing_zeros() as usize;
-                let x = w * 64 + self.buckets[self.top * self.words + w].trailing_zeros() as usize;
-                self.remove(self.top, x);
-                self.chosen[x] = true;
-                return x;
-            }
-            // Unreachable while units remain: the caller pops exactly U times.
-            if self.top == 0 {
-                return usize::MAX;
-            }
-            self.top -= 1;
-        }
+        let best = self.block_max.iter().copied().max().unwrap_or(0);
+        let block = self.block_max.iter().position(|&b| b == best).unwrap_or(0);
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.count.len());
+        let x = start + self.count[start..end].iter().position(|&c| c == best).unwrap_or(0);
+        self.count[x] = 0;
+        self.block_max[block] = self.count[start..end].iter().copied().max().unwrap_or(0);
+        x
     }
 }
 
