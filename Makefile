@@ -10,13 +10,17 @@ SHELL := bash
 # CHROMEDRIVER, then whatever is on PATH: unset the others so it is always Chromium.
 # Browser flags live in webdriver.json (chromedriver gives each session a fresh temp profile).
 # The timeout is generous because a cold Chromium on a busy 2-core machine is slow.
+# The runner stops chromedriver without ending the session, so each run leaves its ~9 MB temp
+# profile behind: point TMPDIR at a directory under target/ that test-wasm wipes first.
+WASM_TEST_TMP := $(CURDIR)/target/wasm-test-tmp
 WASM_TEST_ENV := env \
 	-u GECKODRIVER -u SAFARIDRIVER -u MSEDGEDRIVER \
 	-u GECKODRIVER_REMOTE -u SAFARIDRIVER_REMOTE -u CHROMEDRIVER_REMOTE -u MSEDGEDRIVER_REMOTE \
 	-u NO_HEADLESS -u WASM_BINDGEN_TEST_ADDRESS \
 	CHROMEDRIVER=/usr/bin/chromedriver \
 	WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/webdriver.json \
-	WASM_BINDGEN_TEST_TIMEOUT=300
+	WASM_BINDGEN_TEST_TIMEOUT=300 \
+	TMPDIR=$(WASM_TEST_TMP)
 
 .PHONY: setup serve test test-native test-wasm test-page build bench fmt clippy
 
@@ -36,6 +40,7 @@ test-native:
 	cargo test
 
 test-wasm:
+	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
 	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown --lib --tests
 
 test-page:
