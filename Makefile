@@ -1,0 +1,62 @@
+# rvalue-explorer: `make serve` to try it in a browser, `make test` to check everything.
+# Each target that needs tools runs scripts/setup.sh first; it skips what is installed.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := test
+
+# The wasm tests run in headless Chromium, driven by wasm-bindgen-test-runner via chromedriver.
+# The runner picks the first driver named by *_REMOTE, then GECKODRIVER / SAFARIDRIVER /
+# CHROMEDRIVER, then whatever is on PATH: unset the others so it is always Chromium.
+# Browser flags live in webdriver.json (chromedriver gives each session a fresh temp profile).
+# The timeout is generous because a cold Chromium on a busy 2-core machine is slow.
+# The runner stops chromedriver without ending the session, so each run leaves its ~9 MB temp
+# profile behind: point TMPDIR at a directory under target/ that test-wasm wipes first.
+WASM_TEST_TMP := $(CURDIR)/target/wasm-test-tmp
+WASM_TEST_ENV := env \
+	-u GECKODRIVER -u SAFARIDRIVER -u MSEDGEDRIVER \
+	-u GECKODRIVER_REMOTE -u SAFARIDRIVER_REMOTE -u CHROMEDRIVER_REMOTE -u MSEDGEDRIVER_REMOTE \
+	-u NO_HEADLESS -u WASM_BINDGEN_TEST_ADDRESS \
+	CHROMEDRIVER=/usr/bin/chromedriver \
+	WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/webdriver.json \
+	WASM_BINDGEN_TEST_TIMEOUT=300 \
+	TMPDIR=$(WASM_TEST_TMP)
+
+.PHONY: setup serve test test-native test-wasm test-page build bench fmt clippy
+
+setup:
+	./scripts/setup.sh
+
+# Builds the page and serves it on http://127.0.0.1:8080/, rebuilding on changes (Trunk.toml).
+serve: setup
+	trunk serve
+
+# Native tests (lib, bins, integration tests, doc tests), the same tests compiled to wasm in
+# headless Chromium, then a dev build of the page to prove it still builds.
+test: setup
+	$(MAKE) --no-print-directory test-native test-wasm test-page
+
+test-native:
+	cargo test
+
+test-wasm:
+	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
+	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown --lib --tests
+
+test-page:
+	trunk build
+
+# Optimised page in dist/ (wasm-opt runs in release builds).
+build: setup
+	trunk build --release
+
+bench:
+	cargo bench --bench core
+
+fmt:
+	cargo fmt --all
+
+# Both targets: the bins and tests have wasm-only code paths.
+clippy:
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
