@@ -277,6 +277,8 @@ pub fn threshold_shape(theta: f64, z: f64) -> ThresholdShape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const R_X: [f64; 12] = [
         0.0932413072,

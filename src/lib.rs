@@ -20,3 +20,6 @@ pub mod workload;
 pub mod cli;
 
 pub use error::{Error, Result};
+
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -97,6 +97,8 @@ pub fn quantile(p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn known_values() {

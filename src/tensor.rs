@@ -135,6 +135,8 @@ impl Summaries {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn summaries_mean_and_sample_variance() {

@@ -233,6 +233,8 @@ pub fn inclusion_probability_std(threshold: f64, mu0: f64, sigma2: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// Φ by the Taylor series of erf, independent of libm; fine for the small |x| tested here.
     fn phi_series(x: f64) -> f64 {

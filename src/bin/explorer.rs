@@ -7,12 +7,8 @@
 fn main() {
     use rvalue_explorer::tensor::{ScoreTensor, Summaries};
 
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .expect("explorer: no document");
-    let app = document
-        .get_element_by_id("app")
-        .expect("explorer: index.html has no #app");
+    let document = web_sys::window().and_then(|w| w.document()).expect("explorer: no document");
+    let app = document.get_element_by_id("app").expect("explorer: index.html has no #app");
 
     // One item, four draws, one candidate: mean 2.5, sample variance 5/3.
     let tensor = ScoreTensor::new(1, 4, 1, vec![1.0, 2.0, 3.0, 4.0]).expect("valid tensor");
@@ -23,10 +19,7 @@ fn main() {
     let check = document.create_element("p").expect("p");
     // A stable id so browser tests can find the number.
     check.set_id("core-check");
-    check.set_text_content(Some(&format!(
-        "core check: mean of [1, 2, 3, 4] = {}",
-        summaries.mean[0]
-    )));
+    check.set_text_content(Some(&format!("core check: mean of [1, 2, 3, 4] = {}", summaries.mean[0])));
     app.append_child(&heading).expect("append h1");
     app.append_child(&check).expect("append p");
 }

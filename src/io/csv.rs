@@ -246,6 +246,8 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn err(text: &str) -> String {
         match parse_long_csv("s.csv", text.as_bytes()) {

@@ -690,6 +690,8 @@ pub fn write_npy_bool(shape: &[usize], data: &[bool]) -> Vec<u8> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// Builds a `.npy` by hand with any version, header text and raw data.
     pub(crate) fn npy_raw(major: u8, header: &str, data: &[u8]) -> Vec<u8> {
@@ -872,7 +874,11 @@ pub(crate) mod tests {
         assert!(e.contains("limit") && e.contains(&MAX_ELEMENTS.to_string()), "{e}");
         let h = "{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551615, 18446744073709551615), }";
         let e = err_text(parse_npy("ovf.npy", &npy_raw(1, h, &[])));
-        assert!(e.contains("overflow") && e.contains("limit"), "{e}");
+        // With a 32-bit usize (wasm) a single dimension already does not fit.
+        assert!(
+            e.contains("overflow") && e.contains("limit") || e.contains("too large for this platform"),
+            "{e}"
+        );
         let h = "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999999,), }";
         let e = err_text(parse_npy("long.npy", &npy_raw(1, h, &[])));
         assert!(e.contains("too large"), "{e}");
@@ -880,7 +886,7 @@ pub(crate) mod tests {
         let mut b = NPY_MAGIC.to_vec();
         b.extend_from_slice(&[2, 0, 0xff, 0xff, 0xff, 0xff, b'{']);
         let e = err_text(parse_npy("h.npy", &b));
-        assert!(e.contains("truncated header"), "{e}");
+        assert!(e.contains("truncated header") || e.contains("header length overflows"), "{e}");
     }
 
     #[test]

@@ -311,6 +311,8 @@ pub(crate) fn crc32(data: &[u8]) -> u32 {
 pub(crate) mod tests {
     use super::*;
     use crate::io::npy::{write_npy_f64, write_npy_i64, NpyData};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// One member of a hand-built zip.
     pub(crate) struct Member<'a> {

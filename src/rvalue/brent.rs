@@ -69,6 +69,8 @@ pub fn zeroin(mut a: f64, mut b: f64, mut fa: f64, mut fb: f64, tol: f64, f: imp
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     #[test]
     fn finds_roots() {
         let f = |x: f64| x * x * x - 2.0;

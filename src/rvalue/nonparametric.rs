@@ -134,6 +134,8 @@ fn steps_to_r(steps: &[u32]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn ranks_break_ties_to_the_lower_index() {

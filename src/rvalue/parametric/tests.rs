@@ -1,5 +1,8 @@
 use super::*;
+#[cfg(not(target_arch = "wasm32"))]
 use proptest::prelude::*;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 /// `../shared/reference/rvalues_R_12_units.csv`: the rvalues 0.7.1 output on 12 units.
 const R_OUT: &str = include_str!("../../../tests/data/reference/rvalues_R_12_units.csv");
@@ -157,12 +160,14 @@ fn grid_on(x: &[f64], s: &[f64], h: Hyper, rule: LambdaRule, betas: &[f64]) -> V
     r
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn units_strategy() -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
     (3usize..14).prop_flat_map(|n| {
         (proptest::collection::vec(-3.0f64..3.0, n), proptest::collection::vec(0.01f64..4.0, n))
     })
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 

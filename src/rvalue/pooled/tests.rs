@@ -1,5 +1,8 @@
 use super::*;
+#[cfg(not(target_arch = "wasm32"))]
 use proptest::prelude::*;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 const TINY: &str = include_str!("../../../tests/data/reference/pooled_tiny.json");
 
@@ -58,6 +61,7 @@ fn boundary_is_one_when_k_star_exceeds_n() {
     assert_eq!(it.set(0.1), vec![0, 1, 2, 3]);
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn tensor_with_ties() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
     (2usize..12, 1usize..7, 2usize..6).prop_flat_map(|(n, m, k)| {
         (proptest::collection::vec(0i32..4, n * m * k), proptest::collection::vec(0usize..k, n), 1usize..n)
@@ -68,6 +72,7 @@ fn tensor_with_ties() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)>
     })
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
