@@ -341,7 +341,13 @@ fn clap_error(e: clap::Error) -> i32 {
             2
         }
         _ => {
-            eprintln!("rvalue: {} (see --help)", clap_message(&e.render().to_string()));
+            // Point at the help of the subcommand in use, if any.
+            let sub = std::env::args()
+                .skip(1)
+                .find(|a| ["rank", "conformal", "sets", "toy"].contains(&a.as_str()))
+                .map(|s| format!(" {s}"))
+                .unwrap_or_default();
+            eprintln!("rvalue: {} (see rvalue{sub} --help)", clap_message(&e.render().to_string()));
             2
         }
     }
@@ -495,17 +501,17 @@ fn for_each_split(
     mut each: impl FnMut(Calibrated),
 ) -> CliResult<()> {
     let label = format!("{}: splits", method.name());
-    progress.show(&format!("{}: scoring", method.name()), 0, 1);
+    progress.show(&format!("{}: scoring…", method.name()));
     let fixed = conformal::item_scores(prep.t, &prep.summaries, prep.order.as_ref(), method, opts)?;
     for (r, split) in splits.iter().enumerate() {
-        progress.show(&label, r, splits.len());
+        progress.count(&label, r, splits.len());
         let c = match &fixed {
             Some(scores) => Calibrated::fixed(scores, prep.t.k(), prep.labels, split),
             None => Calibrated::pooled(prep.t, prep.labels, prep.order.as_ref(), split)?,
         };
         each(c);
     }
-    progress.show(&label, splits.len(), splits.len());
+    progress.count(&label, splits.len(), splits.len());
     Ok(())
 }
 
@@ -607,7 +613,7 @@ fn run_toy(a: &ToyArgs) -> CliResult<()> {
     let mut sizes: Vec<Vec<Vec<usize>>> = vec![Vec::new(); methods.len()];
     let mut progress = Progress::new();
     for r in 0..params.repeats {
-        progress.show("toy: repeats", r, params.repeats);
+        progress.count("toy: repeats", r, params.repeats);
         let (t, labels) = toy::simulate(&params, r)?;
         let prep = Prepared::new(&t, &labels, need_order(&methods, &opts))?;
         for (j, &method) in methods.iter().enumerate() {

@@ -72,16 +72,24 @@ impl Progress {
         Progress { enabled: std::io::stderr().is_terminal(), width: 0 }
     }
 
-    pub fn show(&mut self, label: &str, done: usize, total: usize) {
+    /// Replaces the progress line by `text`.
+    pub fn show(&mut self, text: &str) {
         if !self.enabled {
             return;
         }
-        let text = format!("{label} {done}/{total}");
-        let pad = self.width.saturating_sub(text.chars().count());
-        self.width = self.width.max(text.chars().count());
+        let len = text.chars().count();
+        let pad = self.width.saturating_sub(len);
+        self.width = self.width.max(len);
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r{text}{}", " ".repeat(pad));
         let _ = err.flush();
+    }
+
+    /// `label done/total`.
+    pub fn count(&mut self, label: &str, done: usize, total: usize) {
+        if self.enabled {
+            self.show(&format!("{label} {done}/{total}"));
+        }
     }
 
     /// Erases the line, so that what follows starts clean.
