@@ -490,8 +490,7 @@ fn warn_single_draw(m: usize, methods: &[Method]) {
     }
 }
 
-/// Calls `each` with the calibrated scores of `method` on every split in turn (the same as
-/// [`Prepared::calibrate`], one split at a time so that memory stays flat and progress shows).
+/// Calls `each` with the calibrated scores of `method` on every split in turn, with progress.
 fn for_each_split(
     prep: &Prepared<'_>,
     method: Method,
@@ -502,15 +501,10 @@ fn for_each_split(
 ) -> CliResult<()> {
     let label = format!("{}: splits", method.name());
     progress.show(&format!("{}: scoring…", method.name()));
-    let fixed = conformal::item_scores(prep.t, &prep.summaries, prep.order.as_ref(), method, opts)?;
-    for (r, split) in splits.iter().enumerate() {
-        progress.count(&label, r, splits.len());
-        let c = match &fixed {
-            Some(scores) => Calibrated::fixed(scores, prep.t.k(), prep.labels, split),
-            None => Calibrated::pooled(prep.t, prep.labels, prep.order.as_ref(), split)?,
-        };
+    prep.calibrate_each(method, opts, splits, |r, c| {
+        progress.count(&label, r + 1, splits.len());
         each(c);
-    }
+    })?;
     progress.count(&label, splits.len(), splits.len());
     Ok(())
 }

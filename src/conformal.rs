@@ -553,16 +553,30 @@ impl<'a> Prepared<'a> {
         opts: &ScoreOptions,
         splits: &[Split],
     ) -> Result<Vec<Calibrated>> {
+        let mut out = Vec::with_capacity(splits.len());
+        self.calibrate_each(method, opts, splits, |_, c| out.push(c))?;
+        Ok(out)
+    }
+
+    /// Calls `each(index, calibrated)` for every split in turn: split-independent scores are
+    /// computed once, and only one split's pooled r-values are held at a time.
+    pub fn calibrate_each(
+        &self,
+        method: Method,
+        opts: &ScoreOptions,
+        splits: &[Split],
+        mut each: impl FnMut(usize, Calibrated),
+    ) -> Result<()> {
         let k = self.t.k();
-        match item_scores(self.t, &self.summaries, self.order.as_ref(), method, opts)? {
-            Some(scores) => {
-                Ok(splits.iter().map(|s| Calibrated::fixed(&scores, k, self.labels, s)).collect())
-            }
-            None => splits
-                .iter()
-                .map(|s| Calibrated::pooled(self.t, self.labels, self.order.as_ref(), s))
-                .collect(),
+        let fixed = item_scores(self.t, &self.summaries, self.order.as_ref(), method, opts)?;
+        for (r, split) in splits.iter().enumerate() {
+            let c = match &fixed {
+                Some(scores) => Calibrated::fixed(scores, k, self.labels, split),
+                None => Calibrated::pooled(self.t, self.labels, self.order.as_ref(), split)?,
+            };
+            each(r, c);
         }
+        Ok(())
     }
 }
 

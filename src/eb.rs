@@ -80,7 +80,7 @@ pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
         return Ok(Hyper { mu, tau2: 0.0 });
     }
     // τ² = 0 is only admissible when no unit is noise-free (else the likelihood is degenerate).
-    let lo = if s.iter().any(|&v| v == 0.0) { dmax * 1e-15 } else { 0.0 };
+    let lo = if s.contains(&0.0) { dmax * 1e-15 } else { 0.0 };
     const GRID: usize = 64;
     let point = |j: usize| -> f64 {
         if j == 0 {
@@ -179,7 +179,7 @@ pub fn z_model(beta: f64, ss: &[f64]) -> Option<f64> {
 
 /// [`z_model`] with `q_β` given and a starting guess (callers sweeping β warm-start it).
 pub fn z_model_from(beta: f64, q: f64, ss: &[f64], guess: f64) -> Option<f64> {
-    if !ss.iter().any(|&s| s > 0.0) || !(beta > 0.0 && beta < 1.0) {
+    if !(ss.iter().any(|&s| s > 0.0) && beta > 0.0 && beta < 1.0) {
         return None;
     }
     let f = |z: f64| model_fraction(q, z, ss) - beta;

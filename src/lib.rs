@@ -5,6 +5,9 @@
 //! file or simulator → [`tensor::ScoreTensor`] → [`tensor::Summaries`] → [`rvalue`] →
 //! [`conformal`] (calibration, sets, metrics). See `ARCHITECTURE.md`.
 
+// Index loops read closest to the formulas in numerical code.
+#![allow(clippy::needless_range_loop)]
+
 pub mod conformal;
 pub mod eb;
 pub mod error;

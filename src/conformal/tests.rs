@@ -186,7 +186,8 @@ fn cp_r_shrinks_sets_in_the_toy_setting() {
     let prepared = Prepared::new(&t, &labels, false).unwrap();
     let split = Split::from_mask(&(0..t.n()).map(|i| i < 200).collect::<Vec<_>>()).unwrap();
     let opts = ScoreOptions { prior: Prior::Pooled, ..ScoreOptions::default() };
-    let size = |m| prepared.calibrate(m, &opts, &[split.clone()]).unwrap()[0].metrics(0.1, false).size;
+    let size =
+        |m| prepared.calibrate(m, &opts, std::slice::from_ref(&split)).unwrap()[0].metrics(0.1, false).size;
     let (cp, cpr) = (size(Method::Cp), size(Method::CpR));
     assert!(cpr < cp, "CP_r {cpr} vs CP {cp}");
 }

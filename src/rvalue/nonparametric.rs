@@ -161,7 +161,7 @@ mod tests {
         // 3 draws × 3 candidates.
         // draw 0: c0 > c1 > c2; draw 1: c1 > c0 > c2; draw 2: c2 > c0 > c1.
         let s = [3.0, 2.0, 1.0, 2.0, 3.0, 1.0, 2.0, 1.0, 3.0];
-        let mut order = vec![0u16; 9];
+        let mut order = [0u16; 9];
         for d in 0..3 {
             sort_desc(&s[d * 3..d * 3 + 3], &mut order[d * 3..d * 3 + 3]);
         }
