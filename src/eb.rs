@@ -51,7 +51,7 @@ pub fn neg_log_lik(tau2: f64, d: &[f64], s: &[f64]) -> f64 {
         .zip(s)
         .map(|(&di, &si)| {
             let v = tau2 + si;
-            v.ln() + di * di / v
+            libm::log(v) + di * di / v
         })
         .sum::<f64>()
 }
@@ -69,8 +69,9 @@ fn nll_derivatives(tau2: f64, d: &[f64], s: &[f64]) -> (f64, f64) {
 }
 
 /// Estimates `μ = mean(x)` and the `τ²` maximising the marginal likelihood over `τ² ≥ 0`, as the
-/// rvalues R package does, but globally: a log grid over `[0, max dᵢ²]` (the gradient is positive
-/// beyond it) finds the best basin, then safeguarded Newton polishes it to machine precision.
+/// rvalues R package does, but globally: the gradient's sign on a log grid over `[0, max dᵢ²]`
+/// (it is positive beyond) brackets every local minimum, safeguarded Newton polishes each to
+/// machine precision, and the likelihood picks among them.
 pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
     check_units(x, s)?;
     let mu = x.iter().sum::<f64>() / x.len() as f64;
@@ -82,38 +83,35 @@ pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
     // τ² = 0 is only admissible when no unit is noise-free (else the likelihood is degenerate).
     let lo = if s.contains(&0.0) { dmax * 1e-15 } else { 0.0 };
     const GRID: usize = 64;
-    let point = |j: usize| -> f64 {
-        if j == 0 {
-            lo
-        } else {
-            dmax * 10f64.powf(-12.0 * (GRID - j) as f64 / (GRID - 1) as f64).max(lo / dmax)
-        }
-    };
-    let (mut best, mut best_nll) = (0, f64::INFINITY);
-    for j in 0..=GRID {
-        let nll = neg_log_lik(point(j), &d, s);
-        if nll < best_nll {
-            best = j;
-            best_nll = nll;
+    let points: Vec<f64> = (0..=GRID)
+        .map(|j| match j {
+            0 => lo,
+            GRID => dmax,
+            j => (dmax * libm::pow(10.0, -12.0 * (GRID - j) as f64 / (GRID - 1) as f64)).max(lo),
+        })
+        .collect();
+    let grads: Vec<f64> = points.iter().map(|&t| nll_derivatives(t, &d, s).0).collect();
+    let mut candidates = Vec::new();
+    if grads[0] >= 0.0 {
+        candidates.push(lo);
+    }
+    for j in 1..=GRID {
+        if grads[j - 1] < 0.0 && grads[j] >= 0.0 {
+            candidates.push(polish_minimum(points[j - 1], points[j], &d, s));
         }
     }
-    let a = if best == 0 { lo } else { point(best - 1) };
-    let b = if best == GRID { dmax } else { point(best + 1) };
-    let tau2 = polish_minimum(a, b, point(best), &d, s);
+    let tau2 = candidates
+        .into_iter()
+        .map(|t| (neg_log_lik(t, &d, s), t))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(dmax, |(_, t)| t);
     Ok(Hyper { mu, tau2 })
 }
 
-/// Minimises the likelihood on `[a, b]` from `t`: Newton on the gradient where it is
-/// well-behaved, bisection on the gradient's sign otherwise.
-fn polish_minimum(mut a: f64, mut b: f64, mut t: f64, d: &[f64], s: &[f64]) -> f64 {
-    let (ga, _) = nll_derivatives(a, d, s);
-    if ga >= 0.0 && (a == 0.0 || a == t) {
-        // Increasing from the left end: the boundary is the minimum.
-        let (gt, _) = nll_derivatives(t, d, s);
-        if gt >= 0.0 {
-            return if neg_log_lik(a, d, s) <= neg_log_lik(t, d, s) { a } else { t };
-        }
-    }
+/// The minimum of the likelihood in `[a, b]`, where the gradient goes from negative to
+/// non-negative: Newton on the gradient where it stays inside the bracket, bisection otherwise.
+fn polish_minimum(mut a: f64, mut b: f64, d: &[f64], s: &[f64]) -> f64 {
+    let mut t = 0.5 * (a + b);
     for _ in 0..200 {
         let (g, h) = nll_derivatives(t, d, s);
         if g == 0.0 {

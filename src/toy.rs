@@ -150,7 +150,7 @@ pub fn standard_normal(seed: u64, item: u32, draw: u32, cand: u32) -> f64 {
     let w = philox4x32_10([item, draw, cand, 0], key_of(seed));
     let u1 = open01(w[0]);
     let u2 = open01(w[1]);
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    (-2.0 * libm::log(u1)).sqrt() * libm::cos(std::f64::consts::TAU * u2)
 }
 
 /// Whether false candidate `cand` has the high variance σ² (the first `round(h·(K−1))` of 1..K).

@@ -186,16 +186,107 @@ pub fn validate(x: &[f64], s: &[f64]) -> Result<()> {
 // ---------------------------------------------------------------------------------------------
 // Exact, model rule.
 
-/// `q` range scanned before polishing; beyond it `β < 1e-17` or `β` rounds to 1.
-const Q_HI: f64 = 8.5;
+/// `q` range tabulated before polishing: `β` from about 3e-7 to where it rounds to 1. Units
+/// selected already at the top are found by Brent above it.
+const Q_HI: f64 = 5.0;
 const Q_LO: f64 = -8.5;
-const Q_STEPS: usize = 68;
+const Q_STEP: f64 = 0.25;
 /// Far enough that `β = 1 − Φ(q)` is below the smallest normal double.
 const Q_FAR: f64 = 37.5;
 
+/// `z(q)` of the model rule tabulated on a `q` grid with its derivative, for cubic Hermite
+/// interpolation: cheap first guesses of where each unit's line crosses it.
+struct ZTable {
+    q: Vec<f64>,
+    z: Vec<f64>,
+    dz: Vec<f64>,
+}
+
+/// The model rule's sums at `(q, z)`: `F = (1/U) Σ 1 − Φ(A_j)`, `∂F/∂q`, `∂F/∂z`, with
+/// `A_j = q a_j − z b_j`, `a_j = √(1 + s'_j)`, `b_j = √s'_j`.
+fn model_sums(q: f64, z: f64, a: &[f64], b: &[f64]) -> (f64, f64, f64) {
+    let (mut f, mut fq, mut fz) = (0.0, 0.0, 0.0);
+    for (&aj, &bj) in a.iter().zip(b) {
+        let x = q * aj - z * bj;
+        let (sf, p) = normal::sf_pdf_fast(x);
+        f += sf;
+        fq -= aj * p;
+        fz += bj * p;
+    }
+    let n = a.len() as f64;
+    (f / n, fq / n, fz / n)
+}
+
+impl ZTable {
+    fn new() -> Self {
+        ZTable { q: Vec::new(), z: Vec::new(), dz: Vec::new() }
+    }
+
+    /// Number of grid points down to `Q_LO`.
+    fn len() -> usize {
+        ((Q_HI - Q_LO) / Q_STEP).round() as usize + 1
+    }
+
+    /// Tabulates down to point `j` (points are computed only as far as some unit needs them).
+    fn ensure(&mut self, j: usize, ss: &[f64], a: &[f64], b: &[f64]) {
+        while self.q.len() <= j {
+            let k = self.q.len();
+            let qk = Q_HI - Q_STEP * k as f64;
+            let beta = normal::sf(qk);
+            // Warm start by Adams–Bashforth from the previous points, then Newton. The table
+            // only seeds brackets and first guesses: a step below 1e-6 leaves ~1e-12 (Newton is
+            // quadratic), and the sums of that step give the derivative too.
+            let zc = if k == 0 { 0.0 } else { self.z[k - 1] };
+            let mut zk = match k {
+                0 => 0.0,
+                1 => zc - Q_STEP * self.dz[0],
+                _ => zc - Q_STEP * (1.5 * self.dz[k - 1] - 0.5 * self.dz[k - 2]),
+            };
+            let mut sums = None;
+            for _ in 0..8 {
+                let (f, fq, fz) = model_sums(qk, zk, a, b);
+                if !(fz > 0.0) {
+                    break;
+                }
+                let step = (f - beta) / fz;
+                zk -= step;
+                if step.abs() <= 1e-6 * (1.0 + zk.abs()) {
+                    sums = Some((fq, fz));
+                    break;
+                }
+            }
+            let (fq, fz) = match sums {
+                Some(s) if zk.is_finite() => s,
+                _ => {
+                    zk = eb::z_model_from(beta, qk, ss, zc).unwrap_or(f64::NAN);
+                    let (_, fq, fz) = model_sums(qk, zk, a, b);
+                    (fq, fz)
+                }
+            };
+            // Implicit derivative of F(q, z(q)) = 1 − Φ(q).
+            self.dz.push((-normal::pdf(qk) - fq) / fz);
+            self.q.push(qk);
+            self.z.push(zk);
+        }
+    }
+
+    /// Cubic Hermite value of `z` at `x` in the cell `[q[j], q[j − 1]]`.
+    fn interpolate(&self, j: usize, x: f64) -> f64 {
+        let (x0, x1) = (self.q[j], self.q[j - 1]);
+        let h = x1 - x0;
+        let t = (x - x0) / h;
+        let (t2, t3) = (t * t, t * t * t);
+        (2.0 * t3 - 3.0 * t2 + 1.0) * self.z[j]
+            + (t3 - 2.0 * t2 + t) * h * self.dz[j]
+            + (-2.0 * t3 + 3.0 * t2) * self.z[j - 1]
+            + (t3 - t2) * h * self.dz[j - 1]
+    }
+}
+
 /// Model rule: unit `i` is selected at `q` iff `L_i(q) ≤ z(q)`, i.e. iff
-/// `g_i(q) = F(L_i(q); q) − β(q) ≤ 0` with `F` the model's selected fraction. A scan over `q`
-/// with `z` tabulated brackets the first selection; Brent on `g_i` polishes it.
+/// `g_i(q) = F(L_i(q); q) − β(q) ≤ 0` with `F` the model's selected fraction. The tabulated `z`
+/// brackets the first selection and its interpolant gives a first guess; Newton on `g_i` (with
+/// its exact derivative) polishes it, and Brent takes over if Newton misbehaves.
 fn exact_model(u: &Units) -> Vec<f64> {
     if let Some(l) = &u.limit {
         return l.w.iter().map(|&w| l.e(w)).collect();
@@ -205,50 +296,101 @@ fn exact_model(u: &Units) -> Vec<f64> {
         // Every V_β is a step: selected iff m ≥ q_β, i.e. β ≥ 1 − Φ(m).
         return u.m.iter().map(|&m| normal::sf(m)).collect();
     }
-    let qs: Vec<f64> = (0..=Q_STEPS).map(|j| Q_HI - (Q_HI - Q_LO) * j as f64 / Q_STEPS as f64).collect();
-    let mut zs = Vec::with_capacity(qs.len());
-    let mut guess = 0.0;
-    for &q in &qs {
-        let z = eb::z_model_from(normal::sf(q), q, &u.ss, guess).unwrap_or(f64::NAN);
-        guess = z;
-        zs.push(z);
-    }
-    let g = |i: usize, q: f64| eb::model_fraction(q, u.line(i, q), &u.ss) - normal::sf(q);
+    let a: Vec<f64> = u.ss.iter().map(|s| (1.0 + s).sqrt()).collect();
+    let b: Vec<f64> = u.ss.iter().map(|s| s.sqrt()).collect();
+    let mut table = ZTable::new();
     (0..n)
         .map(|i| {
             if u.sd[i] == 0.0 {
                 return normal::sf(u.m[i]);
             }
-            let first = (0..qs.len()).find(|&j| u.line(i, qs[j]) <= zs[j]);
-            let (mut lo, mut hi) = match first {
+            let first = (0..ZTable::len()).find(|&j| {
+                table.ensure(j, &u.ss, &a, &b);
+                u.line(i, table.q[j]) <= table.z[j]
+            });
+            let q = match first {
                 None => return 1.0,
-                Some(0) => (qs[0], Q_FAR),
-                Some(j) => (qs[j], qs[j - 1]),
+                Some(0) => crossing_by_brent(u, i, &a, &b, Q_HI, Q_FAR),
+                Some(j) => {
+                    let (lo, hi) = (table.q[j], table.q[j - 1]);
+                    let h = |x: f64| u.line(i, x) - table.interpolate(j, x);
+                    let guess = zeroin(lo, hi, h(lo), h(hi), 1e-13, h);
+                    newton_crossing(u, i, &a, &b, guess, lo, hi)
+                        .unwrap_or_else(|| crossing_by_brent(u, i, &a, &b, lo, hi))
+                }
             };
-            // lo is selected (g ≤ 0), hi is not; re-check with g itself and widen on disagreement.
-            let (mut glo, mut ghi) = (g(i, lo), g(i, hi));
-            while glo > 0.0 && lo > Q_LO {
-                hi = lo;
-                ghi = glo;
-                lo = (lo - 0.25).max(Q_LO);
-                glo = g(i, lo);
+            if q.is_nan() {
+                1.0
+            } else {
+                normal::sf(q)
             }
-            if glo > 0.0 {
-                return 1.0;
-            }
-            while ghi <= 0.0 && hi < Q_FAR {
-                lo = hi;
-                glo = ghi;
-                hi = (hi + 0.25).min(Q_FAR);
-                ghi = g(i, hi);
-            }
-            if ghi <= 0.0 {
-                return 0.0;
-            }
-            let q = zeroin(lo, hi, glo, ghi, 1e-12, |q| g(i, q));
-            normal::sf(q)
         })
         .collect()
+}
+
+/// `g_i(q)` and `g_i'(q)` in one pass over the units.
+fn g_and_slope(u: &Units, i: usize, a: &[f64], b: &[f64], q: f64) -> (f64, f64) {
+    let l = u.line(i, q);
+    let dl = 1.0 / u.sd[i];
+    let (mut f, mut df) = (0.0, 0.0);
+    for (&aj, &bj) in a.iter().zip(b) {
+        let x = q * aj - l * bj;
+        let (sf, p) = normal::sf_pdf_fast(x);
+        f += sf;
+        df -= p * (aj - bj * dl);
+    }
+    let n = a.len() as f64;
+    (f / n - normal::sf(q), df / n + normal::pdf(q))
+}
+
+/// Newton on `g_i` from `q`, kept inside `[lo, hi]`; `None` if it does not settle quickly.
+fn newton_crossing(u: &Units, i: usize, a: &[f64], b: &[f64], mut q: f64, lo: f64, hi: f64) -> Option<f64> {
+    // Quadratic convergence: after a step of size d the error is about (g''/2g')·d², so a step
+    // below 3e-6 leaves ~1e-11 in q, well inside the 1e-9 promised in β.
+    for _ in 0..8 {
+        let (g, dg) = g_and_slope(u, i, a, b, q);
+        if g == 0.0 {
+            return Some(q);
+        }
+        if !(dg.abs() > 0.0) {
+            return None;
+        }
+        let step = g / dg;
+        let next = q - step;
+        if !(next >= lo - 1e-9 && next <= hi + 1e-9) {
+            return None;
+        }
+        q = next;
+        if step.abs() < 3e-6 {
+            return Some(q);
+        }
+    }
+    None
+}
+
+/// The robust fallback: Brent on `g_i` over `[lo, hi]`, widened until `g_i` changes sign.
+fn crossing_by_brent(u: &Units, i: usize, a: &[f64], b: &[f64], mut lo: f64, mut hi: f64) -> f64 {
+    let g = |q: f64| g_and_slope(u, i, a, b, q).0;
+    let (mut glo, mut ghi) = (g(lo), g(hi));
+    while glo > 0.0 && lo > Q_LO {
+        hi = lo;
+        ghi = glo;
+        lo = (lo - Q_STEP).max(Q_LO);
+        glo = g(lo);
+    }
+    if glo > 0.0 {
+        return f64::NAN;
+    }
+    while ghi <= 0.0 && hi < Q_FAR {
+        lo = hi;
+        glo = ghi;
+        hi = (hi + Q_STEP).min(Q_FAR);
+        ghi = g(hi);
+    }
+    if ghi <= 0.0 {
+        return f64::INFINITY;
+    }
+    zeroin(lo, hi, glo, ghi, 1e-12, g)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -364,18 +506,18 @@ pub fn grid_size(u: usize) -> usize {
         u
     } else {
         let e = (u - 1000) as f64;
-        1000 + ((5.0 * e.powf(0.2) * e.ln()).ceil() as usize).min(4000)
+        1000 + ((5.0 * libm::pow(e, 0.2) * libm::log(e)).ceil() as usize).min(4000)
     }
 }
 
 /// `exp(seq(log(1/U), log(1 − 1/U), length.out = G))` exactly as R's `seq` computes it.
 pub fn log_grid(u: usize) -> Vec<f64> {
     let g = grid_size(u);
-    let from = (1.0 / u as f64).ln();
-    let to = (1.0 - 1.0 / u as f64).ln();
+    let from = libm::log(1.0 / u as f64);
+    let to = libm::log(1.0 - 1.0 / u as f64);
     match g {
         0 => Vec::new(),
-        1 => vec![from.exp()],
+        1 => vec![libm::exp(from)],
         _ => {
             let n1 = (g - 1) as f64;
             let by = (to - from) / n1;
@@ -385,7 +527,7 @@ pub fn log_grid(u: usize) -> Vec<f64> {
                     j if j == g - 1 => to,
                     j => from + j as f64 * by,
                 })
-                .map(f64::exp)
+                .map(libm::exp)
                 .collect()
         }
     }

@@ -197,6 +197,30 @@ proptest! {
     }
 
     #[test]
+    fn exact_model_is_within_1e_9_of_a_bisection_on_beta((x, s) in units_strategy()) {
+        // Independent of the table, the interpolation and Newton: bisect β on
+        // "L_i(q_β) ≤ z_β" with z_β from the accurate bracketing solver.
+        let h = Hyper { mu: 0.2, tau2: 1.3 };
+        let exact = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
+        let units = Units::new(&x, &s, h);
+        for i in 0..x.len() {
+            let selected = |beta: f64| {
+                let q = normal::upper_quantile(beta);
+                units.line(i, q) <= eb::z_model(beta, &units.ss).unwrap()
+            };
+            let (mut lo, mut hi) = (1e-15, 1.0 - 1e-12);
+            if selected(lo) || !selected(hi) {
+                continue;
+            }
+            while hi - lo > 1e-13 {
+                let mid = 0.5 * (lo + hi);
+                if selected(mid) { hi = mid } else { lo = mid }
+            }
+            prop_assert!((exact.rvalue[i] - hi).abs() < 1e-9, "unit {i}: exact {} vs bisection {hi}", exact.rvalue[i]);
+        }
+    }
+
+    #[test]
     fn with_equal_noise_a_larger_estimate_never_ranks_worse(
         x in proptest::collection::vec(-5.0f64..5.0, 2..30), s in 0.01f64..10.0
     ) {

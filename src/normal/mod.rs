@@ -2,6 +2,11 @@
 //!
 //! Upper tails go through `erfc`, never `1 − Φ`: r-values are decided by the first grid points,
 //! where `V_β` is a tail probability far below machine epsilon.
+//!
+//! All transcendental functions in the core come from the `libm` crate (FreeBSD's msun in
+//! Rust), not the platform's C library, so native and wasm builds give the same bits.
+
+mod fast;
 
 use libm::erfc;
 use std::f64::consts::FRAC_1_SQRT_2;
@@ -20,10 +25,22 @@ pub fn sf(x: f64) -> f64 {
     0.5 * erfc(x * FRAC_1_SQRT_2)
 }
 
+/// `1 − Φ(x)` to about 1e-14 relative, twice as fast as [`sf`]: for root finders only.
+#[inline]
+pub fn sf_fast(x: f64) -> f64 {
+    0.5 * fast::erfc_fast(x * FRAC_1_SQRT_2)
+}
+
+/// `(1 − Φ(x), φ(x))` together with one exponential, to about 1e-14 relative: root finders only.
+#[inline]
+pub fn sf_pdf_fast(x: f64) -> (f64, f64) {
+    fast::sf_pdf_fast(x)
+}
+
 /// The density `φ(x)`.
 #[inline]
 pub fn pdf(x: f64) -> f64 {
-    FRAC_1_SQRT_2PI * (-0.5 * x * x).exp()
+    FRAC_1_SQRT_2PI * libm::exp(-0.5 * x * x)
 }
 
 /// `Φ⁻¹(1 − β)`, the standardised `θ_β`; accurate for β near 0 (no `1 − β` rounding).
@@ -77,14 +94,14 @@ fn acklam(p: f64) -> f64 {
             / ((((D[0] * r + D[1]) * r + D[2]) * r + D[3]) * r + 1.0)
     };
     if p < 0.02425 {
-        tail((-2.0 * p.ln()).sqrt())
+        tail((-2.0 * libm::log(p)).sqrt())
     } else if p <= 1.0 - 0.02425 {
         let q = p - 0.5;
         let r = q * q;
         (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
             / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
     } else {
-        -tail((-2.0 * (1.0 - p).ln()).sqrt())
+        -tail((-2.0 * libm::log(1.0 - p)).sqrt())
     }
 }
 

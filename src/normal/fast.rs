@@ -1,0 +1,196 @@
+//! A faster `1 − Φ` for the inner loops of the exact r-value's root finders.
+//!
+//! Adapted from FreeBSD's `s_erf.c` (via the `libm` crate), whose notice follows. The change: the
+//! tail uses one `exp(−t² − 0.5625 + R/S)` instead of msun's two-exponential split, which
+//! halves the cost at a relative error of about `t² · 2⁻⁵³` (under 1e-14 where `Φ` is above
+//! the smallest double). Only root finders use it; reported probabilities use [`super::sf`].
+//!
+//! ====================================================
+//! Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved.
+//!
+//! Developed at SunPro, a Sun Microsystems, Inc. business.
+//! Permission to use, copy, modify, and distribute this
+//! software is freely granted, provided that this notice
+//! is preserved.
+//! ====================================================
+
+#![allow(clippy::excessive_precision, clippy::unreadable_literal)]
+
+const ERX: f64 = 8.45062911510467529297e-01;
+const PP0: f64 = 1.28379167095512558561e-01;
+const PP1: f64 = -3.25042107247001499370e-01;
+const PP2: f64 = -2.84817495755985104766e-02;
+const PP3: f64 = -5.77027029648944159157e-03;
+const PP4: f64 = -2.37630166566501626084e-05;
+const QQ1: f64 = 3.97917223959155352819e-01;
+const QQ2: f64 = 6.50222499887672944485e-02;
+const QQ3: f64 = 5.08130628187576562776e-03;
+const QQ4: f64 = 1.32494738004321644526e-04;
+const QQ5: f64 = -3.96022827877536812320e-06;
+const PA0: f64 = -2.36211856075265944077e-03;
+const PA1: f64 = 4.14856118683748331666e-01;
+const PA2: f64 = -3.72207876035701323847e-01;
+const PA3: f64 = 3.18346619901161753674e-01;
+const PA4: f64 = -1.10894694282396677476e-01;
+const PA5: f64 = 3.54783043256182359371e-02;
+const PA6: f64 = -2.16637559486879084300e-03;
+const QA1: f64 = 1.06420880400844228286e-01;
+const QA2: f64 = 5.40397917702171048937e-01;
+const QA3: f64 = 7.18286544141962662868e-02;
+const QA4: f64 = 1.26171219808761642112e-01;
+const QA5: f64 = 1.36370839120290507362e-02;
+const QA6: f64 = 1.19844998467991074170e-02;
+const RA0: f64 = -9.86494403484714822705e-03;
+const RA1: f64 = -6.93858572707181764372e-01;
+const RA2: f64 = -1.05586262253232909814e+01;
+const RA3: f64 = -6.23753324503260060396e+01;
+const RA4: f64 = -1.62396669462573470355e+02;
+const RA5: f64 = -1.84605092906711035994e+02;
+const RA6: f64 = -8.12874355063065934246e+01;
+const RA7: f64 = -9.81432934416914548592e+00;
+const SA1: f64 = 1.96512716674392571292e+01;
+const SA2: f64 = 1.37657754143519042600e+02;
+const SA3: f64 = 4.34565877475229228821e+02;
+const SA4: f64 = 6.45387271733267880336e+02;
+const SA5: f64 = 4.29008140027567833386e+02;
+const SA6: f64 = 1.08635005541779435134e+02;
+const SA7: f64 = 6.57024977031928170135e+00;
+const SA8: f64 = -6.04244152148580987438e-02;
+const RB0: f64 = -9.86494292470009928597e-03;
+const RB1: f64 = -7.99283237680523006574e-01;
+const RB2: f64 = -1.77579549177547519889e+01;
+const RB3: f64 = -1.60636384855821916062e+02;
+const RB4: f64 = -6.37566443368389627722e+02;
+const RB5: f64 = -1.02509513161107724954e+03;
+const RB6: f64 = -4.83519191608651397019e+02;
+const SB1: f64 = 3.03380607434824582924e+01;
+const SB2: f64 = 3.25792512996573918826e+02;
+const SB3: f64 = 1.53672958608443695994e+03;
+const SB4: f64 = 3.19985821950859553908e+03;
+const SB5: f64 = 2.55305040643316442583e+03;
+const SB6: f64 = 4.74528541206955367215e+02;
+const SB7: f64 = -2.24409524465858183362e+01;
+
+/// `e^{c0}` for the Taylor expansion in [`sf_pdf_fast`].
+const EXP_C0: f64 = 0.509_156_420_607_549_2;
+const C0: f64 = -0.675;
+
+/// `exp(c)` for `c ∈ [−0.78, −0.57]` (the range of msun's `−0.5625 + R/S`): Taylor to degree 10
+/// about `−0.675`, truncation below `4e-19` relative.
+#[inline]
+fn exp_near_c0(c: f64) -> f64 {
+    // Horner on Σ dᵏ/k! with the reciprocal factorials as constants (no divisions).
+    const INV_FACT: [f64; 11] = [
+        1.0,
+        1.0,
+        1.0 / 2.0,
+        1.0 / 6.0,
+        1.0 / 24.0,
+        1.0 / 120.0,
+        1.0 / 720.0,
+        1.0 / 5040.0,
+        1.0 / 40320.0,
+        1.0 / 362880.0,
+        1.0 / 3628800.0,
+    ];
+    let d = c - C0;
+    let mut sum = INV_FACT[10];
+    for k in (0..10).rev() {
+        sum = sum * d + INV_FACT[k];
+    }
+    EXP_C0 * sum
+}
+
+/// `(1 − Φ(x), φ(x))` with one exponential: `φ` needs `exp(−x²/2)` anyway, and msun's tail is
+/// that times `exp(−0.5625 + R/S)`, whose argument stays in a narrow range.
+#[inline]
+pub fn sf_pdf_fast(x: f64) -> (f64, f64) {
+    const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
+    let t = x * std::f64::consts::FRAC_1_SQRT_2;
+    let at = t.abs();
+    if !(1.25..28.0).contains(&at) {
+        let e = libm::exp(-0.5 * x * x);
+        return (0.5 * erfc_fast(t), FRAC_1_SQRT_2PI * e);
+    }
+    let s = 1.0 / (at * at);
+    let (r, big_s) = if at < 1.0 / 0.35 {
+        (
+            RA0 + s * (RA1 + s * (RA2 + s * (RA3 + s * (RA4 + s * (RA5 + s * (RA6 + s * RA7)))))),
+            1.0 + s * (SA1 + s * (SA2 + s * (SA3 + s * (SA4 + s * (SA5 + s * (SA6 + s * (SA7 + s * SA8))))))),
+        )
+    } else {
+        (
+            RB0 + s * (RB1 + s * (RB2 + s * (RB3 + s * (RB4 + s * (RB5 + s * RB6))))),
+            1.0 + s * (SB1 + s * (SB2 + s * (SB3 + s * (SB4 + s * (SB5 + s * (SB6 + s * SB7)))))),
+        )
+    };
+    let e = libm::exp(-at * at);
+    let tail = 0.5 * e * exp_near_c0(-0.5625 + r / big_s) / at;
+    (if t < 0.0 { 1.0 - tail } else { tail }, FRAC_1_SQRT_2PI * e)
+}
+
+/// `erfc(x)`, see the module notes on accuracy.
+pub fn erfc_fast(x: f64) -> f64 {
+    let ax = x.abs();
+    let neg = x < 0.0;
+    let tail = if ax < 0.84375 {
+        let z = x * x;
+        let r = PP0 + z * (PP1 + z * (PP2 + z * (PP3 + z * PP4)));
+        let s = 1.0 + z * (QQ1 + z * (QQ2 + z * (QQ3 + z * (QQ4 + z * QQ5))));
+        let y = r / s;
+        return if neg || ax < 0.25 { 1.0 - (x + x * y) } else { 0.5 - (x - 0.5 + x * y) };
+    } else if ax < 1.25 {
+        let s = ax - 1.0;
+        let p = PA0 + s * (PA1 + s * (PA2 + s * (PA3 + s * (PA4 + s * (PA5 + s * PA6)))));
+        let q = 1.0 + s * (QA1 + s * (QA2 + s * (QA3 + s * (QA4 + s * (QA5 + s * QA6)))));
+        1.0 - ERX - p / q
+    } else if ax < 28.0 {
+        let s = 1.0 / (ax * ax);
+        let (r, big_s) = if ax < 1.0 / 0.35 {
+            (
+                RA0 + s * (RA1 + s * (RA2 + s * (RA3 + s * (RA4 + s * (RA5 + s * (RA6 + s * RA7)))))),
+                1.0 + s
+                    * (SA1 + s * (SA2 + s * (SA3 + s * (SA4 + s * (SA5 + s * (SA6 + s * (SA7 + s * SA8))))))),
+            )
+        } else {
+            (
+                RB0 + s * (RB1 + s * (RB2 + s * (RB3 + s * (RB4 + s * (RB5 + s * RB6))))),
+                1.0 + s * (SB1 + s * (SB2 + s * (SB3 + s * (SB4 + s * (SB5 + s * (SB6 + s * SB7)))))),
+            )
+        };
+        libm::exp(-ax * ax - 0.5625 + r / big_s) / ax
+    } else if x.is_nan() {
+        return x;
+    } else {
+        0.0
+    };
+    if neg {
+        2.0 - tail
+    } else {
+        tail
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn close_to_libm() {
+        for i in -4000..4000 {
+            let x = i as f64 * 0.0071;
+            let (a, b) = (super::erfc_fast(x), libm::erfc(x));
+            assert!((a - b).abs() <= (1e-15 + 4e-16 * x * x) * b, "x {x}: {a} vs {b}");
+        }
+        assert_eq!(super::erfc_fast(30.0), 0.0);
+        for i in -5000..5000 {
+            let x = i as f64 * 0.0074;
+            let (sf, pdf) = super::sf_pdf_fast(x);
+            let (a, b) = (crate::normal::sf(x), crate::normal::pdf(x));
+            assert!((sf - a).abs() <= (1e-15 + 4e-16 * x * x) * a, "sf x {x}: {sf} vs {a}");
+            assert!((pdf - b).abs() <= (1e-15 + 4e-16 * x * x) * b, "pdf x {x}: {pdf} vs {b}");
+        }
+        assert_eq!(super::erfc_fast(-30.0), 2.0);
+    }
+}
