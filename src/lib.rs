@@ -7,6 +7,8 @@
 
 // Index loops read closest to the formulas in numerical code.
 #![allow(clippy::needless_range_loop)]
+// `!(x > 0.0)` is deliberate where NaN must take the fallback branch.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod conformal;
 pub mod eb;

@@ -537,15 +537,11 @@ pub fn log_grid(u: usize) -> Vec<f64> {
 /// the last. Per grid point one pass over the lines finds `λ_j`'s line `T` (an order statistic
 /// for the empirical rule, `z_β` for the model rule); `V > λ` is then `L < T`, confirmed on the
 /// tail probabilities themselves where they could round to equality (so ties behave as in R).
+/// Memory is `O(U)`: the `U × G` matrix of `V` that rvalues builds is never formed.
 fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
     let n = u.m.len();
     let betas = log_grid(n);
     let last = *betas.last().unwrap_or(&1.0);
-    let mut r = vec![last; n];
-    let mut open: Vec<usize> = (0..n).collect();
-    let mut lines = vec![0.0; n];
-    let mut select = OrderStat::new();
-    let mut zguess = 0.0;
     if let (Some(l), LambdaRule::Model) = (&u.limit, rule) {
         // V > λ ⇔ w_i > e(β) ⇔ E(w_i) < β.
         return l
@@ -557,102 +553,270 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
             })
             .collect();
     }
+    if let Some(l) = &u.limit {
+        return grid_limit_empirical(&l.w, &betas);
+    }
+    let mut r = vec![last; n];
+    // One bit per unit keeps the pass's working set (m, 1/sd: 16 bytes a unit) in L2.
+    let mut done = vec![0u64; n.div_ceil(64)];
+    let inv: Vec<f64> = u.sd.iter().map(|&sd| if sd > 0.0 { 1.0 / sd } else { 0.0 }).collect();
+    // Noise-free units have a step for V and ±∞ for a line: handled apart, and marked done for
+    // the main pass.
+    let noise_free: Vec<usize> = (0..n).filter(|&i| u.sd[i] == 0.0).collect();
+    let mut noise_free_done = vec![false; noise_free.len()];
+    for &i in &noise_free {
+        done[i / 64] |= 1 << (i % 64);
+    }
+    let mut lines = Vec::new();
+    let mut candidates = vec![0u32; n + 1];
+    let mut window = Window::new();
+    let mut zguess = 0.0;
+    // The previous grid point's threshold is applied inside the next point's pass (its line
+    // recomputed from its q), so each grid point costs one pass over the units.
+    let mut pending: Option<Pending> = None;
     for &beta in &betas {
-        if open.is_empty() {
-            break;
-        }
         let q = normal::upper_quantile(beta);
-        let t = match rule {
-            LambdaRule::Empirical => {
-                for (i, l) in lines.iter_mut().enumerate() {
-                    *l = u.line(i, q);
+        let (lo, hi) = window.bounds(q);
+        let (q_prev, t_prev) = pending.as_ref().map_or((q, f64::NEG_INFINITY), |p| (p.q, p.t));
+        let (nc, ni, mut below) =
+            scan(&u.m, &inv, &done, [q_prev, t_prev, q, lo, hi], &mut candidates, window.buffer(n));
+        window.len = ni;
+        if let Some(p) = &pending {
+            for &i in &candidates[..nc] {
+                let i = i as usize;
+                if p.above(u, i, (q_prev - u.m[i]) * inv[i]) {
+                    r[i] = p.beta;
+                    done[i / 64] |= 1 << (i % 64);
                 }
-                // λ is the k-th smallest V, i.e. the line of rank U − k + 1 from below.
-                let k = eb::type1_rank(n, 1.0 - beta);
-                select.kth_smallest(&lines, n - k + 1)
+            }
+        }
+        for (j, &i) in noise_free.iter().enumerate() {
+            if let Some(p) = &pending {
+                if !noise_free_done[j] && p.above(u, i, u.line(i, p.q)) {
+                    r[i] = p.beta;
+                    noise_free_done[j] = true;
+                }
+            }
+            // Take back what the formula counted (a line of 0) and count the real ±∞.
+            if 0.0 < lo {
+                below -= 1;
+            } else if 0.0 <= hi {
+                window.remove(i);
+            }
+            below += usize::from(u.line(i, q) < lo);
+        }
+        let (t, lambda) = match rule {
+            LambdaRule::Empirical => {
+                // λ is the k-th smallest V, i.e. the line of rank U − k + 1 from below; λ itself
+                // is that unit's V computed as R does.
+                let k = n - eb::type1_rank(n, 1.0 - beta) + 1;
+                let (t, unit) = window.kth(below, k, || {
+                    lines.clear();
+                    lines.extend((0..n).map(|i| u.line(i, q)));
+                    &lines
+                });
+                window.follow(t, q, inv[unit]);
+                (t, v_as_r(u, unit, q))
             }
             LambdaRule::Model => match eb::z_model_from(beta, q, &u.ss, zguess) {
                 Some(z) => {
                     zguess = z;
-                    z
+                    (z, normal::sf(z))
                 }
                 // No noisy unit: V ∈ {0, 1} and the threshold is q itself (λ = 0 selects V = 1).
-                None => f64::INFINITY,
+                None => (f64::INFINITY, 0.0),
             },
         };
-        let lambda = normal::sf(t);
-        let saturated = !(-8.0..=37.0).contains(&t);
-        open.retain(|&i| {
-            let l = u.line(i, q);
-            let above = l < t && (!saturated && (t - l) > 1e-9 * (1.0 + t.abs()) || v_as_r(u, i, q) > lambda);
-            if above {
-                r[i] = beta;
+        let clear = (-8.0..=37.0).contains(&t);
+        pending = Some(Pending { beta, q, t, lambda, clear });
+    }
+    if let Some(p) = &pending {
+        for i in 0..n {
+            let line = u.line(i, p.q);
+            let open = if u.sd[i] == 0.0 {
+                noise_free.iter().position(|&j| j == i).is_some_and(|j| !noise_free_done[j])
+            } else {
+                done[i / 64] >> (i % 64) & 1 == 0
+            };
+            if open && line < p.t && p.above(u, i, line) {
+                r[i] = p.beta;
             }
-            !above
-        });
+        }
     }
     r
+}
+
+/// One pass of the grid algorithm over the units, kept out of line so that its few values
+/// stay in registers: collects the still-open units whose previous line `(q_prev − m)/sd` is
+/// below the previous threshold, keeps the new lines `(q − m)/sd` that fall in `[lo, hi]`, and
+/// returns how many of each there are and how many lines fall below `lo`. The buffers have room
+/// for every unit (allocated once).
+#[inline(never)]
+fn scan(
+    m: &[f64],
+    inv: &[f64],
+    done: &[u64],
+    [q_prev, t_prev, q, lo, hi]: [f64; 5],
+    candidates: &mut [u32],
+    inside: &mut [(f64, u32)],
+) -> (usize, usize, usize) {
+    let (mut nc, mut ni, mut below) = (0usize, 0usize, 0usize);
+    // 64 units at a time: the tests become bit masks in a branch-free loop, and only the few set
+    // bits are visited.
+    for (c, (mc, ic)) in m.chunks(64).zip(inv.chunks(64)).enumerate() {
+        let (mut cand, mut win) = (0u64, 0u64);
+        for (b, (&mi, &inv_i)) in mc.iter().zip(ic).enumerate() {
+            let old = (q_prev - mi) * inv_i;
+            let l = (q - mi) * inv_i;
+            cand |= u64::from(old < t_prev) << b;
+            below += usize::from(l < lo);
+            win |= (u64::from(l >= lo) & u64::from(l <= hi)) << b;
+        }
+        cand &= !done[c];
+        while cand != 0 {
+            let i = c * 64 + cand.trailing_zeros() as usize;
+            candidates[nc] = i as u32;
+            nc += 1;
+            cand &= cand - 1;
+        }
+        while win != 0 {
+            let i = c * 64 + win.trailing_zeros() as usize;
+            inside[ni] = ((q - m[i]) * inv[i], i as u32);
+            ni += 1;
+            win &= win - 1;
+        }
+    }
+    (nc, ni, below)
+}
+
+/// The grid algorithm in the `τ² → 0` limit with the empirical rule: the lines are the constants
+/// `−w_i`, so the order statistic per grid point comes from one sort, and `r_i` is the first
+/// grid point whose threshold lies strictly above `−w_i`.
+fn grid_limit_empirical(w: &[f64], betas: &[f64]) -> Vec<f64> {
+    let n = w.len();
+    let mut sorted: Vec<f64> = w.iter().map(|x| -x).collect();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let last = *betas.last().unwrap_or(&1.0);
+    w.iter()
+        .map(|&wi| {
+            betas
+                .iter()
+                .copied()
+                .find(|&beta| {
+                    let k = n - eb::type1_rank(n, 1.0 - beta) + 1;
+                    -wi < sorted[k - 1]
+                })
+                .unwrap_or(last)
+        })
+        .collect()
+}
+
+/// A grid point whose threshold is known but not yet applied.
+struct Pending {
+    beta: f64,
+    q: f64,
+    t: f64,
+    lambda: f64,
+    /// Off the saturated tails, where a gap in the lines is a gap in V.
+    clear: bool,
+}
+
+impl Pending {
+    /// `V(i) > λ` given `L_i < T`: a clear gap decides; near a tie or where V rounds to 0 or 1,
+    /// compare the probabilities R would compare.
+    #[cold]
+    fn above(&self, u: &Units, i: usize, line: f64) -> bool {
+        if self.clear {
+            (self.t - line) > 1e-9 * (1.0 + self.t.abs()) || v_as_r(u, i, self.q) > self.lambda
+        } else {
+            // λ = 1 (the threshold's V rounded to 1): no V is larger, skip the tail probability.
+            self.lambda < 1.0 && v_as_r(u, i, self.q) > self.lambda
+        }
+    }
+}
+
+/// The k-th smallest line per grid point, fast because lines move little between points: the
+/// pass over the units counts those below a window around the predicted answer and keeps those
+/// inside; a selection among those few finds it, a full selection only when the window misses.
+struct Window {
+    center: f64,
+    width: f64,
+    /// Where the last answer's unit moves per unit of `q` (its `1/sd`), and at which `q`.
+    slope: f64,
+    q: f64,
+    /// Room for every unit; the first `len` are the lines inside the window.
+    inside: Vec<(f64, u32)>,
+    len: usize,
+}
+
+impl Window {
+    fn new() -> Self {
+        Window { center: f64::NAN, width: 0.25, slope: 0.0, q: 0.0, inside: Vec::new(), len: 0 }
+    }
+
+    /// The window for the grid point at `q`, centred where the last answer's unit has moved.
+    fn bounds(&self, q: f64) -> (f64, f64) {
+        if self.center.is_finite() {
+            let c = self.center + (q - self.q) * self.slope;
+            (c - self.width, c + self.width)
+        } else {
+            (f64::INFINITY, f64::NEG_INFINITY)
+        }
+    }
+
+    /// The buffer for a pass over `n` units.
+    fn buffer(&mut self, n: usize) -> &mut [(f64, u32)] {
+        if self.inside.len() < n + 1 {
+            self.inside.resize(n + 1, (0.0, 0));
+        }
+        &mut self.inside
+    }
+
+    fn remove(&mut self, i: usize) {
+        if let Some(p) = self.inside[..self.len].iter().position(|&(_, j)| j as usize == i) {
+            self.inside.swap(p, self.len - 1);
+            self.len -= 1;
+        }
+    }
+
+    /// The k-th smallest (1-based) line and its unit, given `below` lines under the window;
+    /// `lines` gives them all when the window missed.
+    fn kth<'a>(&mut self, below: usize, k: usize, lines: impl FnOnce() -> &'a [f64]) -> (f64, usize) {
+        if below < k && k <= below + self.len {
+            if self.len > 2048 {
+                self.width *= 0.5;
+            }
+            return pick(&mut self.inside[..self.len], k - below - 1);
+        }
+        if self.center.is_finite() {
+            self.width *= 4.0;
+        }
+        let all = lines();
+        let buf = self.buffer(all.len());
+        for (i, (slot, &v)) in buf.iter_mut().zip(all).enumerate() {
+            *slot = (v, i as u32);
+        }
+        pick(&mut buf[..all.len()], k - 1)
+    }
+
+    /// Remembers the answer `t` at `q`, whose unit moves by `slope` per unit of `q`.
+    fn follow(&mut self, t: f64, q: f64, slope: f64) {
+        self.center = t;
+        self.q = q;
+        self.slope = slope;
+    }
+}
+
+/// The `idx`-th smallest of `(value, unit)` pairs (ties by unit), and its unit.
+fn pick(pairs: &mut [(f64, u32)], idx: usize) -> (f64, usize) {
+    let (_, &mut (v, i), _) =
+        pairs.select_nth_unstable_by(idx, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    (v, i as usize)
 }
 
 /// `V_β(i)` computed as the rvalues package does, `1 − Φ((q − m)/sd)`.
 fn v_as_r(u: &Units, i: usize, q: f64) -> f64 {
     eb::v_beta(q, u.m[i], u.sd[i] * u.sd[i])
-}
-
-/// The k-th smallest of many values, fast when asked repeatedly about slowly moving values:
-/// one counting pass around the previous answer's neighbourhood, then a sort of the few values
-/// inside it; a full selection only when the window misses.
-struct OrderStat {
-    center: f64,
-    width: f64,
-    window: Vec<f64>,
-    scratch: Vec<f64>,
-}
-
-impl OrderStat {
-    fn new() -> Self {
-        OrderStat { center: f64::NAN, width: 0.5, window: Vec::new(), scratch: Vec::new() }
-    }
-
-    /// The `k`-th smallest (1-based) of `values`, by `total_cmp` order.
-    fn kth_smallest(&mut self, values: &[f64], k: usize) -> f64 {
-        let n = values.len();
-        if n <= 4096 || !self.center.is_finite() {
-            return self.full(values, k);
-        }
-        let (lo, hi) = (self.center - self.width, self.center + self.width);
-        self.window.clear();
-        let mut below = 0usize;
-        for &v in values {
-            if v < lo {
-                below += 1;
-            } else if v <= hi {
-                self.window.push(v);
-            }
-        }
-        if below < k && k <= below + self.window.len() {
-            let idx = k - below - 1;
-            let (_, kth, _) = self.window.select_nth_unstable_by(idx, |a, b| a.total_cmp(b));
-            let kth = *kth;
-            // Aim for a few hundred values in the window next time.
-            if self.window.len() > 2048 {
-                self.width *= 0.5;
-            }
-            self.center = kth;
-            kth
-        } else {
-            self.width *= 4.0;
-            self.full(values, k)
-        }
-    }
-
-    fn full(&mut self, values: &[f64], k: usize) -> f64 {
-        self.scratch.clear();
-        self.scratch.extend_from_slice(values);
-        let (_, kth, _) = self.scratch.select_nth_unstable_by(k - 1, |a, b| a.total_cmp(b));
-        self.center = *kth;
-        *kth
-    }
 }
 
 #[cfg(test)]

@@ -137,7 +137,8 @@ fn exact_model_matches_a_fine_brute_force_scan() {
     }
 }
 
-/// The grid algorithm on a custom grid (for convergence checks).
+/// The grid algorithm on a custom grid (for convergence checks), in exact arithmetic on the
+/// lines: `V_β(i) ≥ λ_β` is `L_i ≤ T` (no rounding of tail probabilities to 0 or 1).
 fn grid_on(x: &[f64], s: &[f64], h: Hyper, rule: LambdaRule, betas: &[f64]) -> Vec<f64> {
     let units = Units::new(x, s, h);
     let n = x.len();
@@ -145,13 +146,18 @@ fn grid_on(x: &[f64], s: &[f64], h: Hyper, rule: LambdaRule, betas: &[f64]) -> V
     let mut done = vec![false; n];
     for &beta in betas {
         let q = normal::upper_quantile(beta);
-        let v: Vec<f64> = (0..n).map(|i| eb::v_beta(q, units.m[i], units.sd[i] * units.sd[i])).collect();
-        let lambda = match rule {
-            LambdaRule::Empirical => eb::lambda_empirical(&mut v.clone(), beta),
-            LambdaRule::Model => eb::lambda_model(beta, &units.ss).unwrap(),
+        let lines: Vec<f64> = (0..n).map(|i| units.line(i, q)).collect();
+        let t = match rule {
+            LambdaRule::Empirical => {
+                let k = n - eb::type1_rank(n, 1.0 - beta) + 1;
+                let mut sorted = lines.clone();
+                sorted.sort_by(f64::total_cmp);
+                sorted[k - 1]
+            }
+            LambdaRule::Model => eb::z_model(beta, &units.ss).unwrap(),
         };
         for i in 0..n {
-            if !done[i] && v[i] >= lambda {
+            if !done[i] && lines[i] <= t {
                 done[i] = true;
                 r[i] = beta;
             }
