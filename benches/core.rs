@@ -1,11 +1,9 @@
-//! Speed of the core on seeded CIFAR-shaped inputs (issue 2's targets). `cargo bench --bench core`
-//! prints one line per workload: the median of several runs, single-threaded.
+//! Speed of the core on seeded CIFAR-shaped inputs (issue 2's targets). `cargo bench --bench core
+//! [filter]` prints one line per workload: the median of several runs, single-threaded, and the
+//! peak heap growth of the first run. `tests/wasm_bench.rs` runs the same workloads as wasm.
 
-use rvalue_explorer::conformal::{self, Calibrated, Method, Prepared, RvalueKind, ScoreOptions, Split};
-use rvalue_explorer::rvalue::nonparametric::nonparametric_from_order;
-use rvalue_explorer::rvalue::{self, pooled_item_oracle, Algorithm, DrawOrder, HyperChoice, LambdaRule};
-use rvalue_explorer::tensor::{Summaries, VarianceKind};
-use rvalue_explorer::workload;
+use rvalue_explorer::rvalue::pooled_item_oracle;
+use rvalue_explorer::workload::Suite;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -51,34 +49,32 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64) {
     (ms[ms.len() / 2], peak_mb)
 }
 
-fn report(name: &str, target: &str, (ms, mb): (f64, f64)) {
-    println!("{name:58} {ms:10.2} ms  {mb:8.1} MB   (target {target})");
-}
-
 fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let run = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
-    let (t, labels) = workload::cifar_like(1);
-    let split = Split::random(t.n(), 0.5, 1, 0).expect("2000 items split");
-    println!("CIFAR-shaped tensor {}×{}×{}, {} calibration items", t.n(), t.m(), t.k(), split.cal.len());
-
-    let order = DrawOrder::of(&t).expect("K ≤ 65536");
+    let s = Suite::new();
+    println!(
+        "CIFAR-shaped tensor {}×{}×{}, {} calibration items; median of 5 runs (3 for the slow ones)",
+        s.tensor.n(),
+        s.tensor.m(),
+        s.tensor.k(),
+        s.split.cal.len()
+    );
+    let report = |name: &str, target: &str, (ms, mb): (f64, f64)| {
+        println!("{name:56} {ms:9.2} ms {mb:7.1} MB   (target {target})");
+    };
     if run("draw-order") {
-        report("draw orders (once per tensor)", "-", time(3, || DrawOrder::of(&t)));
+        report("draw orders, 2000×31 sorts of 100 (once per data set)", "-", time(5, || s.draw_orders()));
     }
     if run("pooled") {
-        report(
-            "pooled CP_r, one split (1000 test items)",
-            "≤ 100 ms",
-            time(3, || Calibrated::pooled(&t, &labels, Some(&order), &split)),
-        );
+        report("pooled CP_r, one split (1000 test items)", "≤ 100 ms", time(5, || s.pooled_split()));
         let (ms, _) = time(1, || {
-            for &i in &split.test[..10] {
-                black_box(pooled_item_oracle(&t, &labels, &split.cal, i).ok());
+            for &i in &s.split.test[..10] {
+                black_box(pooled_item_oracle(&s.tensor, &s.labels, &s.split.cal, i).ok());
             }
         });
         println!(
-            "{:58} {:10.2} ms  (extrapolated from 10 test items)",
+            "{:56} {:9.2} ms            (extrapolated from 10 test items)",
             "pooled O(U²) oracle, one split",
             ms * 100.0
         );
@@ -87,59 +83,25 @@ fn main() {
         report(
             "per-item nonparametric r-values (incl. draw orders)",
             "≤ 100 ms",
-            time(3, || {
-                let order = DrawOrder::of(&t).expect("K ≤ 65536");
-                (0..t.n()).map(|i| nonparametric_from_order(&order, i)).collect::<Vec<_>>()
-            }),
+            time(5, || s.nonparametric()),
         );
     }
-    let summaries = Summaries::of(&t);
     if run("parametric-exact") {
         report(
             "per-item parametric exact r-values (model rule)",
             "≤ 1000 ms",
-            time(1, || {
-                (0..t.n())
-                    .map(|i| {
-                        let s: Vec<f64> =
-                            (0..t.k()).map(|c| summaries.s(i, c, VarianceKind::PerDraw)).collect();
-                        rvalue::parametric(
-                            summaries.mean_row(i),
-                            &s,
-                            HyperChoice::Estimate,
-                            Algorithm::Exact,
-                            LambdaRule::Model,
-                        )
-                    })
-                    .collect::<Vec<_>>()
-            }),
+            time(3, || s.parametric_exact()),
         );
     }
     if run("sweep") {
-        let prepared = Prepared::new(&t, &labels, true).expect("valid");
-        let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
-        let cal = prepared.calibrate(Method::CpR, &opts, std::slice::from_ref(&split)).expect("valid");
-        let alphas = conformal::alpha_grid(0.005, 0.5, 100);
-        report(
-            "α sweep, 100 values, pooled CP_r, one split",
-            "≤ 10 ms",
-            time(5, || conformal::sweep(&cal, &alphas, false)),
-        );
-        let cal = prepared.calibrate(Method::CpAvg, &opts, std::slice::from_ref(&split)).expect("valid");
-        report(
-            "α sweep, 100 values, CP_avg, one split",
-            "≤ 10 ms",
-            time(5, || conformal::sweep(&cal, &alphas, false)),
-        );
+        report("α sweep, 100 values, pooled CP_r, one split", "≤ 10 ms", time(5, || s.sweep_pooled()));
+        report("α sweep, 100 values, CP_avg, one split", "≤ 10 ms", time(5, || s.sweep_avg()));
     }
     if run("grid") {
-        let (x, s) = workload::units(100_000, 1);
         report(
             "parametric grid r-values, 100,000 units (rvalues 0.7.1)",
             "≤ 500 ms, ≤ 100 MB",
-            time(3, || {
-                rvalue::parametric(&x, &s, HyperChoice::Estimate, Algorithm::Grid, LambdaRule::Empirical)
-            }),
+            time(3, || s.grid_100k()),
         );
     }
 }

@@ -3,6 +3,7 @@
 //! Every random number is addressable by (seed, item, draw, candidate) through one Philox block
 //! (SPEC §7), so a GPU kernel can regenerate the same data without shipping it.
 
+use crate::eb::Hyper;
 use crate::normal;
 use crate::rng::{key_of, open01, philox4x32_10};
 use crate::tensor::ScoreTensor;
@@ -230,6 +231,17 @@ pub fn inclusion_probability_std(threshold: f64, mu0: f64, sigma2: f64) -> f64 {
     phi_upper((threshold - mu0) / sigma2.sqrt())
 }
 
+/// Theorem 3's CP_r inclusion probability `1 − Φ((t_{r*}(σ²) − μ0)/σ)` of a false candidate.
+///
+/// `t_{r*}` is the threshold at `β = r*` (the calibration quantile of the r-values) on the
+/// original scale, `μ + τ t_β(σ²/τ²)` with the given `z_β`; a candidate is included when its
+/// score clears it. With `0 < z_β τ < q_β` the threshold grows like σ², faster than the
+/// score's spread σ, so the curve tends to 0 where CP's tends to 1/2.
+pub fn inclusion_probability_r(hyper: Hyper, r_star: f64, z: f64, mu0: f64, sigma2: f64) -> f64 {
+    let t = crate::eb::threshold_original(hyper, normal::upper_quantile(r_star), z, sigma2);
+    inclusion_probability_std(t, mu0, sigma2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +314,22 @@ mod tests {
         assert_ne!((got * 10_000.0).round() / 100.0, PAPER_PRINTED_PERCENT);
         assert_eq!(prob_q_exceeds_p(1.0, 0.0, 2.0, 0.0), 1.0);
         assert_eq!(prob_q_exceeds_p(1.0, 0.0, 1.0, 0.0), 0.0);
+    }
+
+    #[test]
+    fn theorem_3_curves_part_ways_as_sigma2_grows() {
+        let h = Hyper { mu: 0.0, tau2: 1.0 };
+        let (r_star, mu0, t_std) = (0.1, 0.0, 1.5);
+        let q = normal::upper_quantile(r_star);
+        let z = 0.5 * q;
+        let p_r = |s2: f64| inclusion_probability_r(h, r_star, z, mu0, s2);
+        let p_std = |s2: f64| inclusion_probability_std(t_std, mu0, s2);
+        // At σ² = 0 both thresholds are fixed points: t_β(0) = q_β.
+        assert_eq!(p_r(0.0), if mu0 >= q { 1.0 } else { 0.0 });
+        assert!((p_std(1e8) - 0.5).abs() < 1e-3);
+        assert!(p_r(1e4) < 1e-12);
+        // CP_r's curve falls from some σ² on while CP's keeps rising towards 1/2.
+        assert!(p_r(50.0) < p_r(2.0) && p_std(50.0) > p_std(2.0));
     }
 
     #[test]

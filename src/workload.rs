@@ -51,3 +51,106 @@ pub fn units(u: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
         .collect();
     (x, s)
 }
+
+/// The benchmark workloads of issue 2, on seeded data built once; each method runs one workload
+/// and returns something to keep the optimiser honest. Shared by `benches/core.rs` (native) and
+/// `tests/wasm_bench.rs` (wasm in Chromium), so both time exactly the same work.
+pub struct Suite {
+    pub tensor: ScoreTensor,
+    pub labels: Vec<usize>,
+    pub split: crate::conformal::Split,
+    pub order: crate::rvalue::DrawOrder,
+    pub summaries: crate::tensor::Summaries,
+    pub units_x: Vec<f64>,
+    pub units_s: Vec<f64>,
+    pooled: Vec<crate::conformal::Calibrated>,
+    avg: Vec<crate::conformal::Calibrated>,
+}
+
+impl Suite {
+    /// Builds the CIFAR-shaped tensor, one half/half split and 100,000 units (seed 1).
+    pub fn new() -> Self {
+        use crate::conformal::{Method, Prepared, RvalueKind, ScoreOptions, Split};
+        let (tensor, labels) = cifar_like(1);
+        let split = Split::random(tensor.n(), 0.5, 1, 0).expect("2000 items split in two");
+        let order = crate::rvalue::DrawOrder::of(&tensor).expect("K ≤ 65536");
+        let summaries = crate::tensor::Summaries::of(&tensor);
+        let (units_x, units_s) = units(100_000, 1);
+        let prepared = Prepared::new(&tensor, &labels, true).expect("valid data");
+        let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
+        let one = std::slice::from_ref(&split);
+        let pooled = prepared.calibrate(Method::CpR, &opts, one).expect("valid data");
+        let avg = prepared.calibrate(Method::CpAvg, &opts, one).expect("valid data");
+        Suite { tensor, labels, split, order, summaries, units_x, units_s, pooled, avg }
+    }
+
+    /// Per-draw candidate orders of the whole tensor (once per data set).
+    pub fn draw_orders(&self) -> usize {
+        crate::rvalue::DrawOrder::of(&self.tensor).map_or(0, |o| o.k())
+    }
+
+    /// Pooled CP_r for one split: the greedy for each of the 1000 test items.
+    pub fn pooled_split(&self) -> usize {
+        crate::conformal::Calibrated::pooled(&self.tensor, &self.labels, Some(&self.order), &self.split)
+            .map_or(0, |c| c.test.len())
+    }
+
+    /// Per-item nonparametric r-values of all 2000 items, draw orders included.
+    pub fn nonparametric(&self) -> f64 {
+        let Ok(order) = crate::rvalue::DrawOrder::of(&self.tensor) else { return 0.0 };
+        (0..self.tensor.n())
+            .map(|i| crate::rvalue::nonparametric::nonparametric_from_order(&order, i)[0])
+            .sum()
+    }
+
+    /// Per-item parametric exact r-values (model rule) of all 2000 items.
+    pub fn parametric_exact(&self) -> f64 {
+        use crate::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
+        use crate::tensor::VarianceKind;
+        let k = self.tensor.k();
+        (0..self.tensor.n())
+            .map(|i| {
+                let s: Vec<f64> = (0..k).map(|c| self.summaries.s(i, c, VarianceKind::PerDraw)).collect();
+                parametric(
+                    self.summaries.mean_row(i),
+                    &s,
+                    HyperChoice::Estimate,
+                    Algorithm::Exact,
+                    LambdaRule::Model,
+                )
+                .map_or(0.0, |p| p.rvalue[0])
+            })
+            .sum()
+    }
+
+    /// Coverage and size at 100 α values from stored pooled CP_r scores.
+    pub fn sweep_pooled(&self) -> f64 {
+        let alphas = crate::conformal::alpha_grid(0.005, 0.5, 100);
+        crate::conformal::sweep(&self.pooled, &alphas, false).iter().map(|p| p.1).sum()
+    }
+
+    /// The same for CP_avg (one global threshold per α).
+    pub fn sweep_avg(&self) -> f64 {
+        let alphas = crate::conformal::alpha_grid(0.005, 0.5, 100);
+        crate::conformal::sweep(&self.avg, &alphas, false).iter().map(|p| p.1).sum()
+    }
+
+    /// rvalues-0.7.1 grid r-values of 100,000 units.
+    pub fn grid_100k(&self) -> f64 {
+        use crate::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
+        parametric(
+            &self.units_x,
+            &self.units_s,
+            HyperChoice::Estimate,
+            Algorithm::Grid,
+            LambdaRule::Empirical,
+        )
+        .map_or(0.0, |p| p.rvalue.iter().sum())
+    }
+}
+
+impl Default for Suite {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,44 @@
+//! The native benchmark's workloads (`workload::Suite`) timed as wasm in headless Chromium.
+//! Only built with `--cfg rvalue_bench` (`make bench-wasm`): a release build that prints its
+//! figures, not a test of anything.
+#![cfg(all(target_arch = "wasm32", rvalue_bench))]
+
+use rvalue_explorer::workload::Suite;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// Median of `runs` timings in ms.
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
+    std::hint::black_box(f());
+    let mut ms: Vec<f64> = (0..runs)
+        .map(|_| {
+            let t = now();
+            std::hint::black_box(f());
+            now() - t
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    ms[ms.len() / 2]
+}
+
+#[wasm_bindgen_test]
+fn wasm_benchmarks() {
+    let s = Suite::new();
+    let lines = [
+        ("draw orders (once per data set)", time(5, || s.draw_orders())),
+        ("pooled CP_r, one split (1000 test items)", time(5, || s.pooled_split())),
+        ("per-item nonparametric r-values (incl. draw orders)", time(5, || s.nonparametric())),
+        ("per-item parametric exact r-values (model rule)", time(3, || s.parametric_exact())),
+        ("α sweep, 100 values, pooled CP_r, one split", time(5, || s.sweep_pooled())),
+        ("α sweep, 100 values, CP_avg, one split", time(5, || s.sweep_avg())),
+        ("parametric grid r-values, 100,000 units", time(3, || s.grid_100k())),
+    ];
+    for (name, ms) in lines {
+        console_log!("wasm-bench {name:56} {ms:9.2} ms");
+    }
+}
