@@ -22,7 +22,7 @@ WASM_TEST_ENV := env \
 	WASM_BINDGEN_TEST_TIMEOUT=300 \
 	TMPDIR=$(WASM_TEST_TMP)
 
-.PHONY: setup serve test test-native test-wasm test-page build bench fmt clippy
+.PHONY: setup serve test test-native test-wasm test-page build bench bench-wasm fmt clippy
 
 setup:
 	./scripts/setup.sh
@@ -50,8 +50,15 @@ test-page:
 build: setup
 	trunk build --release
 
-bench:
+# Native benchmarks, then the same workloads as optimised wasm in headless Chromium.
+bench: setup
 	cargo bench --bench core
+	$(MAKE) --no-print-directory bench-wasm
+
+bench-wasm:
+	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
+	$(WASM_TEST_ENV) RUSTFLAGS='--cfg rvalue_bench' CARGO_TARGET_DIR=target/bench-wasm \
+		cargo test --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
 
 fmt:
 	cargo fmt --all
