@@ -6,7 +6,8 @@ use crate::toy::standard_normal;
 
 /// A CIFAR-100-shaped logit tensor: `n` items × `m` draws × `k` classes, label `item mod k`.
 /// Each class has a latent logit (the true one higher) and its own draw-to-draw spread, so
-/// stable and unstable candidates mix as in a weighted-bootstrap ensemble.
+/// stable and unstable candidates mix as in a weighted-bootstrap ensemble. Logits are rounded
+/// to `f32`, as a model's outputs are.
 pub fn logits(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usize>) {
     let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
     let mut data = Vec::with_capacity(n * m * k);
@@ -28,7 +29,7 @@ pub fn logits(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usiz
         for d in 0..m {
             for c in 0..k {
                 let z = standard_normal(seed, i as u32, d as u32, c as u32);
-                data.push(latent[i * k + c] + spread[i * k + c] * z);
+                data.push((latent[i * k + c] + spread[i * k + c] * z) as f32 as f64);
             }
         }
     }
