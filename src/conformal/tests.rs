@@ -85,6 +85,7 @@ fn pooled_calibration_reproduces_the_reference_sets() {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn small_toy(seed: u64) -> ToyParams {
     ToyParams {
         k: 5,

@@ -139,6 +139,7 @@ fn exact_model_matches_a_fine_brute_force_scan() {
 
 /// The grid algorithm on a custom grid (for convergence checks), in exact arithmetic on the
 /// lines: `V_β(i) ≥ λ_β` is `L_i ≤ T` (no rounding of tail probabilities to 0 or 1).
+#[cfg(not(target_arch = "wasm32"))]
 fn grid_on(x: &[f64], s: &[f64], h: Hyper, rule: LambdaRule, betas: &[f64]) -> Vec<f64> {
     let units = Units::new(x, s, h);
     let n = x.len();
