@@ -8,7 +8,14 @@ use crate::{Error, Result};
 
 /// Sorts candidate indices by score, descending, ties to the lower index (SPEC §3's rank).
 pub fn sort_desc(scores: &[f64], out: &mut [u16]) {
-    sort_desc_with(scores, out, &mut Vec::new());
+    sort_desc_with(scores, out, &mut SortScratch::default());
+}
+
+/// Reusable buffers for [`sort_desc_with`].
+#[derive(Debug, Default)]
+pub struct SortScratch {
+    wide: Vec<u128>,
+    packed: Vec<u64>,
 }
 
 /// A `u64` whose unsigned order is the descending order of finite scores (`−0` ties `+0`).
@@ -25,21 +32,18 @@ fn desc_key(x: f64) -> u64 {
 /// bits are zero (all scores that came from `f32`, as model outputs do) the index fits in those
 /// bits of a `u64` instead, which sorts twice as fast again and is just as exact: keys then
 /// differ in their high bits or not at all.
-pub fn sort_desc_with(scores: &[f64], out: &mut [u16], keys: &mut Vec<u128>) {
+pub fn sort_desc_with(scores: &[f64], out: &mut [u16], scratch: &mut SortScratch) {
     if scores.len() <= 1 << 16 && scores.iter().all(|x| x.to_bits() & 0xffff == 0) {
-        let mut packed = [0u64; 128];
-        if scores.len() <= packed.len() {
-            let packed = &mut packed[..scores.len()];
-            for (i, (p, &x)) in packed.iter_mut().zip(scores).enumerate() {
-                *p = (desc_key(x) & !0xffff) | i as u64;
-            }
-            packed.sort_unstable();
-            for (o, &key) in out.iter_mut().zip(packed.iter()) {
-                *o = key as u16;
-            }
-            return;
+        let packed = &mut scratch.packed;
+        packed.clear();
+        packed.extend(scores.iter().enumerate().map(|(i, &x)| (desc_key(x) & !0xffff) | i as u64));
+        packed.sort_unstable();
+        for (o, &key) in out.iter_mut().zip(packed.iter()) {
+            *o = key as u16;
         }
+        return;
     }
+    let keys = &mut scratch.wide;
     keys.clear();
     keys.extend(scores.iter().enumerate().map(|(i, &x)| (desc_key(x) as u128) << 32 | i as u128));
     keys.sort_unstable();
@@ -69,9 +73,9 @@ impl DrawOrder {
             )));
         }
         let mut order = vec![0u16; n * m * k];
-        let mut keys = Vec::with_capacity(k);
+        let mut scratch = SortScratch::default();
         for (row, out) in order.chunks_exact_mut(k).enumerate() {
-            sort_desc_with(t.draw(row / m, row % m), out, &mut keys);
+            sort_desc_with(t.draw(row / m, row % m), out, &mut scratch);
         }
         Ok(DrawOrder { m, k, order })
     }
