@@ -122,12 +122,19 @@ struct RankArgs {
     hyper: HyperChoice,
 }
 
-/// How the candidates are scored: shared by `conformal`, `sets` and `toy`.
+/// α and how the candidates are scored: shared by `conformal` and `sets`.
 #[derive(Args, Debug)]
 struct ScoreArgs {
     /// Miscoverage level α in (0, 1); sets aim at coverage 1 − α
     #[arg(long, value_name = "A", value_parser = parse_alpha)]
     alpha: f64,
+    #[command(flatten)]
+    method: MethodArgs,
+}
+
+/// Which methods, and how CP and CP_r score: shared by `conformal`, `sets` and `toy`.
+#[derive(Args, Debug)]
+struct MethodArgs {
     /// Methods, comma-separated, rows in this order [default: cp,cp-avg,cp-r]
     #[arg(long = "method", value_name = "METHODS", value_delimiter = ',', value_parser = parse_method)]
     methods: Vec<Method>,
@@ -240,21 +247,8 @@ struct ToyArgs {
     /// Miscoverage level α in (0, 1)
     #[arg(long, value_name = "A", default_value_t = 0.1, value_parser = parse_alpha)]
     alpha: f64,
-    /// Methods, comma-separated, rows in this order [default: cp,cp-avg,cp-r]
-    #[arg(long = "method", value_name = "METHODS", value_delimiter = ',', value_parser = parse_method)]
-    methods: Vec<Method>,
-    /// CP_r's r-value: parametric, nonparametric or pooled
-    #[arg(long, value_enum, default_value = "parametric")]
-    rvalue: RvalueArg,
-    /// Variance in the parametric r-value: per-draw (s = v) or of-mean (s = v/M)
-    #[arg(long, value_enum, default_value = "per-draw")]
-    variance: VarianceArg,
-    /// Prior of the parametric r-value: per-item or pooled
-    #[arg(long, value_enum, default_value = "per-item")]
-    prior: PriorArg,
-    /// Add the best candidate to an empty set
-    #[arg(long)]
-    never_empty: bool,
+    #[command(flatten)]
+    method: MethodArgs,
 }
 
 /// A one-line message for the user; `main` prints it as `rvalue: <message>` and exits 2.
@@ -445,37 +439,26 @@ fn methods_of(given: &[Method]) -> CliResult<Vec<Method>> {
     Ok(given.to_vec())
 }
 
-fn score_options(
-    rvalue: RvalueArg,
-    variance: VarianceArg,
-    prior: PriorArg,
-    algorithm: AlgorithmArg,
-    lambda: LambdaArg,
-    cp_draw: usize,
-) -> ScoreOptions {
-    ScoreOptions {
-        kind: match rvalue {
-            RvalueArg::Parametric => RvalueKind::Parametric,
-            RvalueArg::Nonparametric => RvalueKind::Nonparametric,
-            RvalueArg::Pooled => RvalueKind::Pooled,
-        },
-        variance: match variance {
-            VarianceArg::PerDraw => VarianceKind::PerDraw,
-            VarianceArg::OfMean => VarianceKind::OfMean,
-        },
-        prior: match prior {
-            PriorArg::PerItem => Prior::PerItem,
-            PriorArg::Pooled => Prior::Pooled,
-        },
-        algorithm: algorithm.into(),
-        lambda: lambda.into(),
-        cp_draw,
-    }
-}
-
-impl ScoreArgs {
+impl MethodArgs {
     fn options(&self) -> ScoreOptions {
-        score_options(self.rvalue, self.variance, self.prior, self.algorithm, self.lambda, self.cp_draw)
+        ScoreOptions {
+            kind: match self.rvalue {
+                RvalueArg::Parametric => RvalueKind::Parametric,
+                RvalueArg::Nonparametric => RvalueKind::Nonparametric,
+                RvalueArg::Pooled => RvalueKind::Pooled,
+            },
+            variance: match self.variance {
+                VarianceArg::PerDraw => VarianceKind::PerDraw,
+                VarianceArg::OfMean => VarianceKind::OfMean,
+            },
+            prior: match self.prior {
+                PriorArg::PerItem => Prior::PerItem,
+                PriorArg::Pooled => Prior::Pooled,
+            },
+            algorithm: self.algorithm.into(),
+            lambda: self.lambda.into(),
+            cp_draw: self.cp_draw,
+        }
     }
 }
 
@@ -510,8 +493,8 @@ fn for_each_split(
 }
 
 fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
-    let methods = methods_of(&a.score.methods)?;
-    let opts = a.score.options();
+    let methods = methods_of(&a.score.method.methods)?;
+    let opts = a.score.method.options();
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
     warn_single_draw(t.m(), &methods);
@@ -526,8 +509,8 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     for &method in &methods {
         let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
         for_each_split(&prep, method, &opts, &splits, &mut progress, |c| {
-            metrics.push(c.metrics(a.score.alpha, a.score.never_empty));
-            sizes.push(c.sizes(a.score.alpha, a.score.never_empty));
+            metrics.push(c.metrics(a.score.alpha, a.score.method.never_empty));
+            sizes.push(c.sizes(a.score.alpha, a.score.method.never_empty));
         })?;
         rows.push(conformal::summarize(method, a.score.alpha, &metrics, &sizes, t.k()));
     }
@@ -539,8 +522,8 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
 }
 
 fn run_sets(a: &SetsArgs) -> CliResult<()> {
-    let methods = methods_of(&a.score.methods)?;
-    let opts = a.score.options();
+    let methods = methods_of(&a.score.method.methods)?;
+    let opts = a.score.method.options();
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
     warn_single_draw(t.m(), &methods);
@@ -551,7 +534,7 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     for &method in &methods {
         for_each_split(&prep, method, &opts, std::slice::from_ref(&split), &mut progress, |c| {
             for pos in 0..c.test.len() {
-                let set = c.set(pos, a.score.alpha, a.score.never_empty);
+                let set = c.set(pos, a.score.alpha, a.score.method.never_empty);
                 for (position, (cand, score)) in set.members.iter().enumerate() {
                     out.push_str(&format!("{},{},{cand},{score},{position}\n", method.name(), set.item));
                 }
@@ -566,7 +549,7 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
 // toy
 
 fn run_toy(a: &ToyArgs) -> CliResult<()> {
-    let methods = methods_of(&a.methods)?;
+    let methods = methods_of(&a.method.methods)?;
     let params = ToyParams {
         k: a.k,
         m: a.m,
@@ -581,7 +564,7 @@ fn run_toy(a: &ToyArgs) -> CliResult<()> {
         seed: a.seed,
     };
     params.validate()?;
-    let opts = score_options(a.rvalue, a.variance, a.prior, AlgorithmArg::Exact, LambdaArg::Model, 0);
+    let opts = a.method.options();
     warn_single_draw(a.m, &methods);
 
     let p = toy::prob_q_exceeds_p(a.mu_p, a.sigma2_p, a.mu_q, a.sigma2);
@@ -612,8 +595,8 @@ fn run_toy(a: &ToyArgs) -> CliResult<()> {
         let prep = Prepared::new(&t, &labels, need_order(&methods, &opts))?;
         for (j, &method) in methods.iter().enumerate() {
             for c in prep.calibrate(method, &opts, std::slice::from_ref(&split))? {
-                metrics[j].push(c.metrics(a.alpha, a.never_empty));
-                sizes[j].push(c.sizes(a.alpha, a.never_empty));
+                metrics[j].push(c.metrics(a.alpha, a.method.never_empty));
+                sizes[j].push(c.sizes(a.alpha, a.method.never_empty));
             }
         }
     }

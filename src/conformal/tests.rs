@@ -56,27 +56,12 @@ fn set_rule_uses_less_or_equal() {
 
 #[test]
 fn pooled_calibration_reproduces_the_reference_sets() {
-    let v: serde_json::Value =
-        serde_json::from_str(include_str!("../../tests/data/reference/pooled_tiny.json")).unwrap();
-    let scores = v["scores"].as_array().unwrap();
-    let (n, m, k) =
-        (scores.len(), scores[0].as_array().unwrap().len(), scores[0][0].as_array().unwrap().len());
-    let data: Vec<f64> = scores
-        .iter()
-        .flat_map(|i| i.as_array().unwrap().iter())
-        .flat_map(|d| d.as_array().unwrap().iter())
-        .map(|x| x.as_f64().unwrap())
-        .collect();
-    let t = ScoreTensor::new(n, m, k, data).unwrap();
-    let labels: Vec<usize> =
-        v["labels"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect();
-    let mask: Vec<bool> = v["calibration"].as_array().unwrap().iter().map(|x| x.as_bool().unwrap()).collect();
-    let alpha = v["alpha"].as_f64().unwrap();
+    let (t, labels, mask, alpha, expected) = crate::rvalue::pooled::tests::tiny();
     let split = Split::from_mask(&mask).unwrap();
     let prepared = Prepared::new(&t, &labels, true).unwrap();
     let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
     let cal = prepared.calibrate(Method::CpR, &opts, &[split]).unwrap();
-    for (pos, e) in v["test_items"].as_array().unwrap().iter().enumerate() {
+    for (pos, e) in expected.as_array().unwrap().iter().enumerate() {
         let want: Vec<usize> =
             e["set"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect();
         let mut got: Vec<usize> = cal[0].set(pos, alpha, false).members.iter().map(|m| m.0).collect();

@@ -112,8 +112,16 @@ pub fn sf_pdf_fast(x: f64) -> (f64, f64) {
         let e = libm::exp(-0.5 * x * x);
         return (0.5 * erfc_fast(t), FRAC_1_SQRT_2PI * e);
     }
-    let s = 1.0 / (at * at);
-    let (r, big_s) = if at < 1.0 / 0.35 {
+    let e = libm::exp(-at * at);
+    let tail = 0.5 * e * exp_near_c0(-0.5625 + tail_ratio(at)) / at;
+    (if t < 0.0 { 1.0 - tail } else { tail }, FRAC_1_SQRT_2PI * e)
+}
+
+/// msun's `R/S` for `1.25 ≤ |x| < 28`: `erfc(x) = exp(−x² − 0.5625 + R/S)/x`.
+#[inline]
+fn tail_ratio(ax: f64) -> f64 {
+    let s = 1.0 / (ax * ax);
+    let (r, big_s) = if ax < 1.0 / 0.35 {
         (
             RA0 + s * (RA1 + s * (RA2 + s * (RA3 + s * (RA4 + s * (RA5 + s * (RA6 + s * RA7)))))),
             1.0 + s * (SA1 + s * (SA2 + s * (SA3 + s * (SA4 + s * (SA5 + s * (SA6 + s * (SA7 + s * SA8))))))),
@@ -124,9 +132,7 @@ pub fn sf_pdf_fast(x: f64) -> (f64, f64) {
             1.0 + s * (SB1 + s * (SB2 + s * (SB3 + s * (SB4 + s * (SB5 + s * (SB6 + s * SB7)))))),
         )
     };
-    let e = libm::exp(-at * at);
-    let tail = 0.5 * e * exp_near_c0(-0.5625 + r / big_s) / at;
-    (if t < 0.0 { 1.0 - tail } else { tail }, FRAC_1_SQRT_2PI * e)
+    r / big_s
 }
 
 /// `erfc(x)`, see the module notes on accuracy.
@@ -145,20 +151,7 @@ pub fn erfc_fast(x: f64) -> f64 {
         let q = 1.0 + s * (QA1 + s * (QA2 + s * (QA3 + s * (QA4 + s * (QA5 + s * QA6)))));
         1.0 - ERX - p / q
     } else if ax < 28.0 {
-        let s = 1.0 / (ax * ax);
-        let (r, big_s) = if ax < 1.0 / 0.35 {
-            (
-                RA0 + s * (RA1 + s * (RA2 + s * (RA3 + s * (RA4 + s * (RA5 + s * (RA6 + s * RA7)))))),
-                1.0 + s
-                    * (SA1 + s * (SA2 + s * (SA3 + s * (SA4 + s * (SA5 + s * (SA6 + s * (SA7 + s * SA8))))))),
-            )
-        } else {
-            (
-                RB0 + s * (RB1 + s * (RB2 + s * (RB3 + s * (RB4 + s * (RB5 + s * RB6))))),
-                1.0 + s * (SB1 + s * (SB2 + s * (SB3 + s * (SB4 + s * (SB5 + s * (SB6 + s * SB7)))))),
-            )
-        };
-        libm::exp(-ax * ax - 0.5625 + r / big_s) / ax
+        libm::exp(-ax * ax - 0.5625 + tail_ratio(ax)) / ax
     } else if x.is_nan() {
         return x;
     } else {

@@ -270,4 +270,4 @@ pub fn pooled_item_oracle(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -6,7 +6,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 const TINY: &str = include_str!("../../../tests/data/reference/pooled_tiny.json");
 
-fn tiny() -> (ScoreTensor, Vec<usize>, Vec<bool>, f64, serde_json::Value) {
+/// `../shared/reference/pooled_tiny.json`: scores, labels, calibration mask, α and the expected
+/// r-values and sets per test item. Shared with the conformal tests.
+pub(crate) fn tiny() -> (ScoreTensor, Vec<usize>, Vec<bool>, f64, serde_json::Value) {
     let v: serde_json::Value = serde_json::from_str(TINY).unwrap();
     let scores = v["scores"].as_array().unwrap();
     let (n, m, k) =
