@@ -1,0 +1,171 @@
+// Shared pieces of the browser end-to-end tests: a static server for dist/, headless Chromium
+// with the project's flags, a page that records console errors and every request, screenshots.
+//
+// A test file calls useExplorer() once at top level; it starts the server and the browser
+// before the tests and closes both after them, even when a test fails.
+
+import { after, afterEach, before } from 'node:test';
+import { createServer } from 'node:http';
+import { existsSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = join(ROOT, 'dist');
+export const SCREENSHOTS = join(ROOT, 'test-output', 'e2e');
+
+// Debian's Chromium (scripts/setup.sh installs it): the network is closed to browser downloads,
+// so playwright never fetches its own build.
+const CHROMIUM = '/usr/bin/chromium';
+// The same flags as webdriver.json: no sandbox (we run as root), and no traffic of Chromium's
+// own (QUIC, component updates, sync, background fetches) so only the page talks to the network.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+// A cold Chromium and a cold wasm compile on a busy 2-core machine can take tens of seconds.
+export const TIMEOUT_MS = 90_000;
+
+// trunk emits .wasm and .js; the browser refuses streaming wasm compilation and module scripts
+// served with the wrong type, so these two must be exact.
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.csv': 'text/csv',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+// Serves `root` on 127.0.0.1 at a free port the OS picks (tests may run beside `make serve`).
+export async function startServer(root = DIST) {
+  if (!existsSync(join(root, 'index.html'))) {
+    throw new Error(`${root}/index.html is missing: build the page first (make test-e2e runs trunk build)`);
+  }
+  const server = createServer(async (req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+    let file = resolve(root, '.' + path);
+    if (path.endsWith('/')) file = join(file, 'index.html');
+    // Never serve anything outside root (e.g. /../Cargo.toml).
+    if (file !== root && !file.startsWith(root + sep)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        // Each test sees the dist/ of this build, never a cached one.
+        'cache-control': 'no-store',
+      });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  await new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', ok);
+  });
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  return {
+    url,
+    close: () =>
+      new Promise((ok) => {
+        // Chromium keeps connections alive; close() alone would wait for them.
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  };
+}
+
+// playwright's launch() gives each browser a fresh temporary profile and deletes it on close.
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    timeout: TIMEOUT_MS,
+  });
+}
+
+// A new context (no shared cookies or storage between tests) with one page that records:
+// errors: console errors, uncaught page errors, failed requests and HTTP errors, as strings;
+// requests: the URL of every request the page or its workers made.
+// Requests that would leave the machine are recorded, then aborted: the network is closed
+// anyway, and aborting fails the test at once instead of after a connection timeout.
+export async function openPage(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(TIMEOUT_MS);
+  const errors = [];
+  const requests = [];
+  context.on('request', (r) => requests.push(r.url()));
+  await context.route('**/*', (route) =>
+    isLocal(route.request().url()) ? route.continue() : route.abort('blockedbyclient'),
+  );
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.stack ?? e}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  return { context, page, errors, requests };
+}
+
+// Only plain HTTP to 127.0.0.1 stays on the machine; data: and blob: URLs never reach a network.
+export function isLocal(url) {
+  const u = new URL(url);
+  if (u.protocol === 'data:' || u.protocol === 'blob:') return true;
+  return u.protocol === 'http:' && u.hostname === '127.0.0.1';
+}
+
+// Saves a full-page screenshot as test-output/e2e/<test name>.png and returns its path.
+export async function screenshot(page, name) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name.replace(/[^A-Za-z0-9._-]+/g, '-')}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+// Registers hooks that start the server and the browser once per file and close them after it,
+// and close each test's context after the test. Returns { url, open() } for the tests, where
+// open(path) loads the page at `path` and returns openPage()'s record plus the response.
+export function useExplorer() {
+  const env = { server: null, browser: null, contexts: [] };
+  before(async () => {
+    env.server = await startServer();
+    env.browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    await Promise.all(env.contexts.splice(0).map((c) => c.close().catch(() => {})));
+  });
+  // Each closes on its own: a failed browser launch must not leave the server listening.
+  after(async () => {
+    await env.browser?.close().catch(() => {});
+    await env.server?.close();
+  });
+  return {
+    get url() {
+      return env.server.url;
+    },
+    async open(path = '') {
+      const opened = await openPage(env.browser);
+      env.contexts.push(opened.context);
+      const response = await opened.page.goto(new URL(path, env.server.url).href, { waitUntil: 'load' });
+      return { ...opened, response };
+    },
+  };
+}
