@@ -22,7 +22,7 @@ WASM_TEST_ENV := env \
 	WASM_BINDGEN_TEST_TIMEOUT=300 \
 	TMPDIR=$(WASM_TEST_TMP)
 
-.PHONY: setup serve test test-native test-wasm test-page build bench bench-wasm fmt clippy
+.PHONY: setup serve test test-native test-wasm test-page test-e2e build bench bench-wasm fmt clippy
 
 setup:
 	./scripts/setup.sh
@@ -32,9 +32,9 @@ serve: setup
 	trunk serve
 
 # Native tests (lib, bins, integration tests, doc tests), the same tests compiled to wasm in
-# headless Chromium, then a dev build of the page to prove it still builds.
+# headless Chromium, then a dev build of the page and the browser tests on it.
 test: setup
-	$(MAKE) --no-print-directory test-native test-wasm test-page
+	$(MAKE) --no-print-directory test-native test-wasm test-e2e
 
 test-native:
 	cargo test
@@ -43,8 +43,18 @@ test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
 	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown --lib --tests
 
+# A dev build of the page into dist/.
 test-page:
 	trunk build
+
+# Browser end-to-end tests (e2e/*.test.mjs): node's test runner drives Debian's Chromium through
+# playwright-core (scripts/setup.sh installs it) against the dist/ that test-page just built.
+# The TAP reporter, whatever stdout is, so the log always ends with `# pass N` / `# fail N`;
+# node exits non-zero when a test fails, and so does make. The shell glob (not a directory
+# argument) works with node 20 and newer alike.
+test-e2e: test-page
+	@[[ -d e2e/node_modules/playwright-core ]] || { echo 'test-e2e: run make setup first (npm ci in e2e/)' >&2; exit 1; }
+	node --test --test-reporter=tap e2e/*.test.mjs
 
 # Optimised page in dist/ (wasm-opt runs in release builds).
 build: setup
