@@ -53,7 +53,13 @@ export async function startServer(root = DIST) {
     throw new Error(`${root}/index.html is missing: build the page first (make test-e2e runs trunk build)`);
   }
   const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+    let path;
+    try {
+      path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+    } catch {
+      res.writeHead(400).end(); // a malformed URL must not crash the server mid-test
+      return;
+    }
     let file = resolve(root, '.' + path);
     if (path.endsWith('/')) file = join(file, 'index.html');
     // Never serve anything outside root (e.g. /../Cargo.toml).
