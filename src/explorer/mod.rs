@@ -20,6 +20,9 @@ mod analysis;
 mod curves;
 mod summary;
 
+#[cfg(test)]
+mod tests;
+
 pub use analysis::{
     AlphaView, Analysis, AnalysisJob, ItemView, MethodRanking, Progress, RankedCandidate, Source, SummaryRow,
     SweepCurves, DEFAULT_STEP_BUDGET, SWEEP_POINTS,
