@@ -116,7 +116,7 @@ pub enum Progress {
 enum Phase {
     Load,
     Scores { method: usize, next: usize },
-    Calibrate { next: usize },
+    Calibrate { next: usize, method: usize },
     Sweep { next: usize },
     Done,
 }
@@ -165,6 +165,8 @@ pub struct AnalysisJob {
     label_info: [Vec<Option<LabelInfo>>; 3],
     sweeps: [SweepCurves; 2],
     single_draw: bool,
+    /// The pooled prior of the current part (parametric CP_r with `Prior::Pooled`).
+    part_hyper: Option<Hyper>,
 }
 
 fn method_index(m: Method) -> usize {
@@ -229,6 +231,7 @@ impl AnalysisJob {
             label_info: Default::default(),
             sweeps: [SweepCurves::zero(never_empty), SweepCurves::zero(!never_empty)],
             single_draw,
+            part_hyper: None,
         })
     }
 
@@ -248,7 +251,9 @@ impl AnalysisJob {
                 let n = p.labels.len().max(1) as f64;
                 0.1 + 0.6 * (method as f64 + next as f64 / n) / 3.0
             }
-            (Phase::Calibrate { next }, Some(p)) => 0.7 + 0.3 * next as f64 / p.splits.len().max(1) as f64,
+            (Phase::Calibrate { next, method }, Some(p)) => {
+                0.7 + 0.3 * (next as f64 + method as f64 / 3.0) / p.splits.len().max(1) as f64
+            }
             _ => 0.0,
         };
         let f = match self.phase {
@@ -259,13 +264,34 @@ impl AnalysisJob {
         f.clamp(0.0, 1.0)
     }
 
+    /// What the next step does, for the progress bar ("repeat 3/50: r-values", …).
+    pub fn describe(&self) -> String {
+        let what = match self.phase {
+            Phase::Load => match self.source {
+                Source::Toy(_) => "simulating",
+                Source::Data(_) => "summarising",
+            },
+            Phase::Scores { method, .. } => match Method::ALL[method] {
+                Method::CpR => "r-values",
+                _ => "scores",
+            },
+            Phase::Calibrate { .. } => "calibrating",
+            Phase::Sweep { .. } => return "coverage against α".to_string(),
+            Phase::Done => return "done".to_string(),
+        };
+        match self.source {
+            Source::Toy(_) => format!("repeat {}/{}: {what}", self.part_index + 1, self.parts_total),
+            Source::Data(_) => what.to_string(),
+        }
+    }
+
     /// Does a bounded slice of work: loading or simulating one data set, one chunk of r-values,
     /// the calibration of one split or one split of the α sweep. Errors end the job.
     pub fn step(&mut self) -> Result<Progress> {
         match self.phase {
             Phase::Load => self.load()?,
             Phase::Scores { method, next } => self.scores(method, next)?,
-            Phase::Calibrate { next } => self.calibrate(next)?,
+            Phase::Calibrate { next, method } => self.calibrate(next, method)?,
             Phase::Sweep { next } => self.sweep(next),
             Phase::Done => {}
         }
@@ -310,7 +336,7 @@ impl AnalysisJob {
             if method + 1 < 3 {
                 Phase::Scores { method: method + 1, next: 0 }
             } else {
-                Phase::Calibrate { next: 0 }
+                Phase::Calibrate { next: 0, method: 0 }
             }
         };
         if m != Method::CpR || self.opts.kind == RvalueKind::Pooled {
@@ -336,7 +362,10 @@ impl AnalysisJob {
                 // As `conformal::item_scores`, one chunk of items at a time.
                 let hyper = match self.opts.prior {
                     Prior::PerItem => HyperChoice::Estimate,
-                    Prior::Pooled => HyperChoice::Fixed(pooled_hyper(&part.summaries, self.opts.variance)?),
+                    Prior::Pooled => HyperChoice::Fixed(match self.part_hyper {
+                        Some(h) if next > 0 => h,
+                        _ => *self.part_hyper.insert(pooled_hyper(&part.summaries, self.opts.variance)?),
+                    }),
                 };
                 let variance = self.opts.variance;
                 let summaries = &part.summaries;
@@ -357,25 +386,25 @@ impl AnalysisJob {
         Ok(())
     }
 
-    /// Calibrates every method on one split.
-    fn calibrate(&mut self, next: usize) -> Result<()> {
+    /// Calibrates one method on one split.
+    fn calibrate(&mut self, next: usize, mi: usize) -> Result<()> {
         let part = self.part.as_ref().expect("a part is loaded in the calibration phase");
         let t = part.tensor.get();
         let k = t.k();
         let split = &part.splits[next];
-        for (mi, scores) in part.scores.iter().enumerate() {
-            let (c, info) = match scores {
-                Some(s) => (
-                    Calibrated::fixed(s, k, &part.labels, split),
-                    Some(LabelInfo::of(s, k, &part.labels, &split.test)),
-                ),
-                None => (Calibrated::pooled(t, &part.labels, part.order.as_ref(), split)?, None),
-            };
-            self.calibrated[mi].push(c);
-            self.label_info[mi].push(info);
-        }
-        if next + 1 < part.splits.len() {
-            self.phase = Phase::Calibrate { next: next + 1 };
+        let (c, info) = match &part.scores[mi] {
+            Some(s) => (
+                Calibrated::fixed(s, k, &part.labels, split),
+                Some(LabelInfo::of(s, k, &part.labels, &split.test)),
+            ),
+            None => (Calibrated::pooled(t, &part.labels, part.order.as_ref(), split)?, None),
+        };
+        self.calibrated[mi].push(c);
+        self.label_info[mi].push(info);
+        if mi + 1 < 3 {
+            self.phase = Phase::Calibrate { next, method: mi + 1 };
+        } else if next + 1 < part.splits.len() {
+            self.phase = Phase::Calibrate { next: next + 1, method: 0 };
         } else {
             let done = self.part.take();
             if self.part_index == 0 {
@@ -423,6 +452,11 @@ impl AnalysisJob {
         let t = first.tensor.get();
         let (n, m, k) = (t.n(), t.m(), t.k());
         let hyper = pooled_hyper(&first.summaries, self.controls.variance).ok();
+        let pooled_first = if first.scores[2].is_none() {
+            Some(PooledSplit::new(t, &first.labels, &first.splits[0].cal)?)
+        } else {
+            None
+        };
         let [s0, s1] = self.sweeps;
         let sweeps = if s0.never_empty { [s1, s0] } else { [s0, s1] };
         Ok(Analysis {
@@ -440,6 +474,7 @@ impl AnalysisJob {
             sweeps,
             first,
             hyper,
+            pooled_first,
         })
     }
 }
@@ -524,6 +559,8 @@ pub struct Analysis {
     sweeps: [SweepCurves; 2],
     first: Part,
     hyper: Option<Hyper>,
+    /// Pooled CP_r: the first split's calibration units, for the inspector's r-values.
+    pooled_first: Option<PooledSplit>,
 }
 
 fn finite(x: f64) -> Option<f64> {
@@ -672,8 +709,8 @@ impl Analysis {
             let scores: Vec<f64> = match &part.scores[mi] {
                 Some(s) => s[item * k..(item + 1) * k].to_vec(),
                 None => {
-                    // Pooled CP_r: one test item's greedy again (the stored split keeps only sets).
-                    let ps = PooledSplit::new(part.tensor(), &part.labels, &part.splits[0].cal)?;
+                    // Pooled CP_r: this item's greedy again (`Calibrated` keeps no r-values).
+                    let ps = self.pooled_first.as_ref().expect("kept for pooled CP_r");
                     let mut work = Workspace::default();
                     ps.item(part.tensor(), item, part.order.as_ref(), &mut work).rvalues()
                 }

@@ -97,6 +97,7 @@ fn stepped_job_equals_one_shot_build() {
             let once = Analysis::build(src.clone(), &c).unwrap();
             let mut job = AnalysisJob::new(src, &c).unwrap().with_budget(7);
             let (mut steps, mut last) = (0, 0.0);
+            assert!(!job.describe().is_empty());
             while let Progress::Working(f) = job.step().unwrap() {
                 assert!((last..1.0).contains(&f), "fraction {f} after {last}");
                 assert_eq!(job.fraction_done(), f);
@@ -104,6 +105,7 @@ fn stepped_job_equals_one_shot_build() {
                 steps += 1;
             }
             assert_eq!(job.fraction_done(), 1.0);
+            assert_eq!(job.describe(), "done");
             assert!(steps > 10, "{steps} steps");
             let stepped = job.finish().unwrap();
             for m in Method::ALL {
@@ -405,4 +407,67 @@ fn theorem_3_curves_part_ways() {
     let a = AnalysisJob::new(Source::Data(toy_dataset(&c.toy_params())), &dc).unwrap().run().unwrap();
     let inputs = a.inclusion_inputs(0.1, 0.1).unwrap();
     assert_eq!(inputs.t_std, Some(-a.calibrated(Method::Cp)[0].threshold(0, 0.1)));
+}
+
+/// Timings at the paper's toy defaults (native, `--ignored --nocapture`); never assertions.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+#[ignore]
+fn measure_steps_at_defaults() {
+    use std::time::Instant;
+    for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
+        let c = Controls { kind, ..Controls::default() };
+        let start = Instant::now();
+        let mut job = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap();
+        let (mut steps, mut worst, mut worst_what) = (0, 0.0f64, String::new());
+        loop {
+            let t = Instant::now();
+            let what = job.describe();
+            let p = job.step().unwrap();
+            let dt = t.elapsed().as_secs_f64();
+            if dt > worst {
+                (worst, worst_what) = (dt, what);
+            }
+            steps += 1;
+            if p == Progress::Done {
+                break;
+            }
+        }
+        let a = job.finish().unwrap();
+        let total = start.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let reps = 20;
+        for j in 0..reps {
+            a.at_alpha(0.05 + 0.01 * j as f64, false).unwrap();
+        }
+        let at_alpha = t.elapsed().as_secs_f64() / reps as f64;
+        let t = Instant::now();
+        for j in 0..reps {
+            evaluate(a.calibrated(Method::Cp), Method::Cp, 0.05 + 0.01 * j as f64, false).unwrap();
+        }
+        let evaluate_one = t.elapsed().as_secs_f64() / reps as f64;
+        let t = Instant::now();
+        a.inspect(0, 0.1, false).unwrap();
+        let inspect = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let grid = crate::conformal::alpha_grid(0.0, 5000.0, 200);
+        threshold_curves(a.hyper(), &a.variances(), &[0.01, 0.05, 0.1, 0.2], &grid, 1000.0).unwrap();
+        let curves = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let (h, s) = toy_design(&c.toy_params()).unwrap();
+        threshold_curves(Some(h), &s, &[0.01, 0.05, 0.1, 0.2], &grid, 1000.0).unwrap();
+        inclusion_curves(&InclusionInputs::toy(&c.toy_params(), 0.1, 0.1).unwrap(), &grid).unwrap();
+        let toy_curves = t.elapsed().as_secs_f64();
+        println!(
+            "{kind:?}: {steps} steps, worst {:.1} ms ({worst_what}), total {:.2} s; at_alpha {:.2} ms (evaluate of CP alone \
+             {:.2} ms); inspect {:.2} ms; threshold curves from data {:.2} ms; toy curves {:.3} ms",
+            worst * 1e3,
+            total,
+            at_alpha * 1e3,
+            evaluate_one * 1e3,
+            inspect * 1e3,
+            curves * 1e3,
+            toy_curves * 1e3
+        );
+    }
 }
