@@ -182,11 +182,11 @@ impl AnalysisJob {
     pub fn new(source: Source, controls: &Controls) -> Result<Self> {
         let mut controls = controls.clone();
         controls.validate()?;
-        let (parts_total, n, k, test_per_split, splits, single_draw) = match &source {
+        let (parts_total, k, test_per_split, splits, single_draw) = match &source {
             Source::Toy(p) => {
                 p.validate()?;
                 controls.mode = Mode::Toy;
-                (p.repeats, p.n(), p.k, p.n_test, p.repeats, p.m == 1)
+                (p.repeats, p.k, p.n_test, p.repeats, p.m == 1)
             }
             Source::Data(d) => {
                 controls.mode = Mode::Scores;
@@ -197,7 +197,7 @@ impl AnalysisJob {
                 // Validates the split sizes now rather than after the r-values.
                 Split::random(n, controls.cal_fraction, controls.seed, 0)?;
                 let n_test = n - (n as f64 * controls.cal_fraction).round() as usize;
-                (1, n, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1)
+                (1, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1)
             }
         };
         let m = match &source {
@@ -215,7 +215,6 @@ impl AnalysisJob {
                 bytes / MAX_STORED_BYTES
             )));
         }
-        let _ = n;
         let never_empty = controls.never_empty;
         Ok(AnalysisJob {
             opts: controls.score_options(),

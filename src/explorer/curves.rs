@@ -2,6 +2,7 @@
 //! Cheap enough to recompute on every slider event.
 
 use super::analysis::Analysis;
+use super::{Controls, Mode};
 use crate::conformal::{check_alpha, Method};
 use crate::eb::{self, Hyper, ThresholdShape};
 use crate::normal;
@@ -161,6 +162,33 @@ pub fn threshold_curves(
     Ok(ThresholdCurves { hyper, sigma2: sigma2_grid.to_vec(), series })
 }
 
+/// The σ² axis of panels 2 and 5: `count` points evenly spaced on [`super::SIGMA2_RANGE`].
+pub fn sigma2_grid(count: usize) -> Vec<f64> {
+    crate::conformal::alpha_grid(super::SIGMA2_RANGE.0, super::SIGMA2_RANGE.1, count)
+}
+
+/// The β values of panel 2: the current β first, then 0.01, 0.05, 0.2 unless equal to it.
+pub fn panel_betas(beta: f64) -> Vec<f64> {
+    let mut out = vec![beta];
+    out.extend([0.01, 0.05, 0.2].into_iter().filter(|&b| (b - beta).abs() > 1e-12));
+    out
+}
+
+/// The prior and variances panel 2 draws with: in toy mode the toy design at the current
+/// controls ([`toy_design`]; live while a re-simulation runs), for score files the analysis's
+/// pooled estimate and its candidates' variances (`None` before an analysis exists or when no
+/// prior can be estimated).
+pub fn threshold_inputs(controls: &Controls, analysis: Option<&Analysis>) -> Result<(Hyper, Vec<f64>)> {
+    match controls.mode {
+        Mode::Toy => toy_design(&controls.toy_params()),
+        Mode::Scores => {
+            let a = analysis.ok_or_else(|| Error::invalid("no analysis of the score file yet"))?;
+            let h = a.hyper().ok_or_else(|| Error::invalid("no prior could be estimated from the data"))?;
+            Ok((h, a.variances()))
+        }
+    }
+}
+
 /// Inputs of Theorem 3's inclusion curves (panel 5).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct InclusionInputs {
@@ -188,8 +216,8 @@ pub struct InclusionCurves {
     pub inputs: InclusionInputs,
 }
 
-/// Theorem 3's curves for given inputs (see [`InclusionInputs::toy`] and
-/// [`Analysis::inclusion_inputs`] for the page's choice).
+/// Theorem 3's curves for given inputs (the UI passes [`sigma2_grid`] and
+/// [`InclusionInputs::toy`] or [`Analysis::inclusion_inputs`]).
 pub fn inclusion_curves(inputs: &InclusionInputs, sigma2_grid: &[f64]) -> Result<InclusionCurves> {
     check_nonneg("σ²", sigma2_grid)?;
     let h = Hyper::fixed(inputs.hyper.mu, inputs.hyper.tau2)?;

@@ -28,9 +28,9 @@ pub use analysis::{
     SweepCurves, DEFAULT_STEP_BUDGET, SWEEP_POINTS,
 };
 pub use curves::{
-    data_points, default_score_xs, inclusion_curves, score_densities, threshold_curves, toy_design,
-    DataPoint, InclusionCurves, InclusionInputs, Marker, ScoreDensities, ThresholdCurves, ThresholdSeries,
-    MAX_DATA_POINTS,
+    data_points, default_score_xs, inclusion_curves, panel_betas, score_densities, sigma2_grid,
+    threshold_curves, threshold_inputs, toy_design, DataPoint, InclusionCurves, InclusionInputs, Marker,
+    ScoreDensities, ThresholdCurves, ThresholdSeries, MAX_DATA_POINTS,
 };
 pub use summary::{DataSummary, VarianceDistribution};
 

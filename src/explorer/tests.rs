@@ -401,10 +401,15 @@ fn theorem_3_curves_part_ways() {
         InclusionInputs::toy(&c.toy_params(), 0.2, 0.3).unwrap()
     );
     assert!(a.inclusion_inputs(0.2, 1.0).is_err());
+    assert_eq!(threshold_inputs(&c, None).unwrap(), toy_design(&c.toy_params()).unwrap());
+    assert_eq!(panel_betas(0.05), vec![0.05, 0.01, 0.2]);
+    assert_eq!(sigma2_grid(3), vec![0.0, 2500.0, 5000.0]);
     // Score files: T from CP's calibration quantile.
     let mut dc = c.clone();
     dc.mode = Mode::Scores;
     let a = AnalysisJob::new(Source::Data(toy_dataset(&c.toy_params())), &dc).unwrap().run().unwrap();
+    assert!(threshold_inputs(&dc, None).is_err());
+    assert_eq!(threshold_inputs(&dc, Some(&a)).unwrap().1, a.variances());
     let inputs = a.inclusion_inputs(0.1, 0.1).unwrap();
     assert_eq!(inputs.t_std, Some(-a.calibrated(Method::Cp)[0].threshold(0, 0.1)));
 }
