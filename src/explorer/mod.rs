@@ -15,6 +15,37 @@
 //!   the scores: build a new [`AnalysisJob`] and step it across animation frames; the previous
 //!   [`Analysis`] stays valid until the job finishes, and dropping the job cancels it.
 //!   [`Controls::impact`] tells which of these a change of settings needs.
+//!
+//! A page's loop, in short:
+//!
+//! ```
+//! use rvalue_explorer::explorer::*;
+//! use rvalue_explorer::toy::ToyParams;
+//!
+//! let controls = Controls {
+//!     toy: ToyParams { n_cal: 40, n_test: 40, repeats: 2, ..ToyParams::default() },
+//!     ..Controls::default()
+//! };
+//! // Panels 1, 2 and 5 need no analysis.
+//! let p = controls.toy_params();
+//! let densities = score_densities(&p, &default_score_xs(&p, 200))?;
+//! let (prior, variances) = threshold_inputs(&controls, None)?;
+//! let curves = threshold_curves(Some(prior), &variances, &panel_betas(controls.beta),
+//!                               &sigma2_grid(200), controls.sigma2)?;
+//! let theorem3 = inclusion_curves(&InclusionInputs::toy(&p, controls.alpha, controls.beta)?,
+//!                                 &sigma2_grid(200))?;
+//! // The analysis runs a step per slice of an animation frame; dropping the job cancels it.
+//! let mut job = AnalysisJob::new(Source::from_controls(&controls, None)?, &controls)?;
+//! while let Progress::Working(_fraction) = job.step()? {}
+//! let analysis = job.finish()?;
+//! // α moves: no r-value is recomputed.
+//! let table = analysis.at_alpha(0.05, controls.never_empty)?;
+//! let item = analysis.inspect(0, 0.05, controls.never_empty)?;
+//! let curves_3_4 = analysis.sweep(controls.never_empty);
+//! # assert!(densities.prob_q_exceeds_p > 0.48 && curves.series.len() == 4 && theorem3.cp.len() == 200);
+//! # assert!(table.rows.len() == 3 && item.methods.len() == 3 && curves_3_4.alphas.len() == 100);
+//! # Ok::<(), rvalue_explorer::Error>(())
+//! ```
 
 mod analysis;
 mod curves;
