@@ -476,3 +476,65 @@ fn measure_steps_at_defaults() {
         );
     }
 }
+
+/// Timings on the bundled digits file (`assets/digits_wbb.npz`), 100 splits.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+#[ignore]
+fn measure_steps_on_bundled_digits() {
+    use std::time::Instant;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/digits_wbb.npz");
+    let d = Arc::new(crate::io::read_scores(path, &std::fs::read(path).unwrap()).unwrap());
+    let t = Instant::now();
+    let s = DataSummary::of(&d, VarianceKind::PerDraw, 30).unwrap();
+    println!(
+        "N={} M={} K={} accuracy {:?}; data summary {:.1} ms",
+        s.n,
+        s.m,
+        s.k,
+        s.accuracy,
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
+        let c = Controls { mode: Mode::Scores, kind, ..Controls::default() };
+        let start = Instant::now();
+        let mut job = AnalysisJob::new(Source::Data(d.clone()), &c).unwrap();
+        let (mut steps, mut worst, mut worst_what) = (0, 0.0f64, String::new());
+        loop {
+            let t = Instant::now();
+            let what = job.describe();
+            let p = job.step().unwrap();
+            let dt = t.elapsed().as_secs_f64();
+            if dt > worst {
+                (worst, worst_what) = (dt, what);
+            }
+            steps += 1;
+            if p == Progress::Done {
+                break;
+            }
+        }
+        let a = job.finish().unwrap();
+        let total = start.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let v = a.at_alpha(0.1, false).unwrap();
+        let at_alpha = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        a.inspect(0, 0.1, false).unwrap();
+        let inspect = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let pts = a.data_points();
+        let points = t.elapsed().as_secs_f64();
+        println!(
+            "{kind:?}: {steps} steps, worst {:.1} ms ({worst_what}), total {:.2} s; at_alpha {:.2} ms; inspect \
+             {:.2} ms; {} data points {:.2} ms; sizes {:?}, reduction vs CP {:?} %",
+            worst * 1e3,
+            total,
+            at_alpha * 1e3,
+            inspect * 1e3,
+            pts.len(),
+            points * 1e3,
+            v.rows.iter().map(|r| (r.size_mean * 1000.0).round() / 1000.0).collect::<Vec<_>>(),
+            v.reduction_vs_cp.map(|x| (x * 10.0).round() / 10.0),
+        );
+    }
+}
