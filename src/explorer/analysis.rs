@@ -180,16 +180,20 @@ fn method_index(m: Method) -> usize {
 impl AnalysisJob {
     /// Checks the settings and the data; no heavy work happens here.
     pub fn new(source: Source, controls: &Controls) -> Result<Self> {
+        // The controls describe what is analysed: the source decides the mode (and the toy).
         let mut controls = controls.clone();
+        match &source {
+            Source::Toy(p) => {
+                controls.mode = Mode::Toy;
+                controls.toy = p.clone();
+                controls.sigma2 = p.sigma2;
+            }
+            Source::Data(_) => controls.mode = Mode::Scores,
+        }
         controls.validate()?;
         let (parts_total, k, test_per_split, splits, single_draw) = match &source {
-            Source::Toy(p) => {
-                p.validate()?;
-                controls.mode = Mode::Toy;
-                (p.repeats, p.k, p.n_test, p.repeats, p.m == 1)
-            }
+            Source::Toy(p) => (p.repeats, p.k, p.n_test, p.repeats, p.m == 1),
             Source::Data(d) => {
-                controls.mode = Mode::Scores;
                 let labels =
                     d.labels.as_ref().ok_or_else(|| Error::invalid("the score file has no labels"))?;
                 conformal::check_data(&d.scores, labels)?;

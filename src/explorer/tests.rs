@@ -374,7 +374,15 @@ fn controls_defaults_ranges_and_impact() {
     let unlabeled = Arc::new(Dataset { labels: None, ..(*d).clone() });
     assert!(AnalysisJob::new(Source::Data(unlabeled), &sc).is_err());
     assert!(AnalysisJob::new(Source::Data(d.clone()), &Controls { cp_draw: 2, ..sc.clone() }).is_err());
-    assert!(AnalysisJob::new(Source::Data(d), &sc).is_ok());
+    assert!(AnalysisJob::new(Source::Data(d.clone()), &sc).is_ok());
+    // The source decides the mode: bad toy settings do not block a score file, and the
+    // analysis's controls are those of what it analysed.
+    let bad_toy = Controls { toy: ToyParams { k: 1, ..ToyParams::default() }, ..c.clone() };
+    assert!(AnalysisJob::new(Source::Data(d), &bad_toy).is_ok());
+    let p = ToyParams { n_cal: 5, n_test: 5, repeats: 1, sigma2: 7.0, ..ToyParams::default() };
+    let a = AnalysisJob::new(Source::Toy(p.clone()), &sc).unwrap().run().unwrap();
+    assert_eq!((a.controls.mode, a.controls.toy_params()), (Mode::Toy, p));
+    assert!(AnalysisJob::new(Source::Toy(ToyParams { sigma2: 6000.0, ..ToyParams::default() }), &c).is_err());
 }
 
 #[test]
