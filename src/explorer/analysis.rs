@@ -1,0 +1,760 @@
+//! The analysis behind panels 3, 4, 6 and 7: calibrated scores of every method on every split
+//! (score files) or repeat (toy), built in bounded steps by [`AnalysisJob`].
+
+use std::sync::Arc;
+
+use super::{Controls, Mode};
+use crate::conformal::{
+    self, alpha_grid, check_alpha, item_scores, pooled_hyper, Calibrated, Method, Prior, RvalueKind,
+    ScoreOptions, Split, SplitMetrics, Summary,
+};
+use crate::eb::Hyper;
+use crate::io::Dataset;
+use crate::rvalue::nonparametric::nonparametric_from_order;
+use crate::rvalue::{self, DrawOrder, HyperChoice, PooledSplit, Workspace};
+use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
+use crate::toy::{self, ToyParams};
+use crate::{Error, Result};
+
+/// Number of α values of the coverage and size curves (panels 3 and 4).
+pub const SWEEP_POINTS: usize = 100;
+
+/// Default work per step, in candidate-units (items × K, weighted by the r-value's cost): about
+/// 100 ms or less of r-values in a release wasm build on a laptop.
+pub const DEFAULT_STEP_BUDGET: usize = 20_000;
+
+/// Largest memory the stored calibrated scores may take (wasm32 has 4 GiB in all).
+const MAX_STORED_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// The data an analysis runs on.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Simulate `repeats` toy data sets; repeat `r` calibrates on its first `n_cal` items.
+    Toy(ToyParams),
+    /// A score file with labels, split `Controls::splits` times at random.
+    Data(Arc<Dataset>),
+}
+
+impl Source {
+    /// The source the controls select: the toy (with the σ² slider) or `data`.
+    pub fn from_controls(controls: &Controls, data: Option<Arc<Dataset>>) -> Result<Self> {
+        match controls.mode {
+            Mode::Toy => Ok(Source::Toy(controls.toy_params())),
+            Mode::Scores => data.map(Source::Data).ok_or_else(|| Error::invalid("no score file is loaded")),
+        }
+    }
+}
+
+/// The tensor of one part: simulated (owned) or the shared file.
+#[derive(Debug, Clone)]
+enum Tensor {
+    Owned(ScoreTensor),
+    Shared(Arc<Dataset>),
+}
+
+impl Tensor {
+    fn get(&self) -> &ScoreTensor {
+        match self {
+            Tensor::Owned(t) => t,
+            Tensor::Shared(d) => &d.scores,
+        }
+    }
+}
+
+/// One data set being analysed: a toy repeat, or the file with all its splits.
+#[derive(Debug, Clone)]
+pub(super) struct Part {
+    tensor: Tensor,
+    pub(super) labels: Vec<usize>,
+    pub(super) summaries: Summaries,
+    order: Option<DrawOrder>,
+    splits: Vec<Split>,
+    /// Split-independent item scores `[N][K]` per method (`None`: pooled CP_r, or not yet made).
+    scores: [Option<Vec<f64>>; 3],
+}
+
+impl Part {
+    pub(super) fn tensor(&self) -> &ScoreTensor {
+        self.tensor.get()
+    }
+}
+
+/// α-independent facts of each test item of one split, for metrics in `O(log K)` per item.
+#[derive(Debug, Clone)]
+struct LabelInfo {
+    /// The true label's score.
+    score: Vec<f64>,
+    /// Its 0-based position in the method's order (score, then candidate index).
+    pos: Vec<u32>,
+}
+
+impl LabelInfo {
+    fn of(scores: &[f64], k: usize, labels: &[usize], test: &[usize]) -> Self {
+        let mut score = Vec::with_capacity(test.len());
+        let mut pos = Vec::with_capacity(test.len());
+        for &i in test {
+            let row = &scores[i * k..(i + 1) * k];
+            let y = labels[i];
+            let s = row[y];
+            score.push(s);
+            pos.push((0..k).filter(|&c| row[c] < s || (row[c] == s && c < y)).count() as u32);
+        }
+        LabelInfo { score, pos }
+    }
+}
+
+/// Result of one [`AnalysisJob::step`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Progress {
+    /// More steps are needed; the fraction done so far, in `[0, 1)`.
+    Working(f64),
+    /// Call [`AnalysisJob::finish`].
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Phase {
+    Load,
+    Scores { method: usize, next: usize },
+    Calibrate { next: usize, method: usize },
+    Sweep { next: usize },
+    Done,
+}
+
+/// Coverage and mean set size against α for each method (panels 3 and 4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepCurves {
+    /// [`SWEEP_POINTS`] values evenly spaced on the α slider's range.
+    pub alphas: Vec<f64>,
+    /// `1 − α`, the target line.
+    pub target: Vec<f64>,
+    /// `coverage[method][j]`, methods in [`Method::ALL`] order.
+    pub coverage: [Vec<f64>; 3],
+    /// `size[method][j]`.
+    pub size: [Vec<f64>; 3],
+    pub never_empty: bool,
+}
+
+impl SweepCurves {
+    fn zero(never_empty: bool) -> Self {
+        let alphas = alpha_grid(super::ALPHA_RANGE.0, super::ALPHA_RANGE.1, SWEEP_POINTS);
+        let zero = || vec![0.0; SWEEP_POINTS];
+        SweepCurves {
+            target: alphas.iter().map(|a| 1.0 - a).collect(),
+            alphas,
+            coverage: [zero(), zero(), zero()],
+            size: [zero(), zero(), zero()],
+            never_empty,
+        }
+    }
+}
+
+/// Builds an [`Analysis`] in bounded steps. Dropping it cancels the work.
+#[derive(Debug)]
+pub struct AnalysisJob {
+    source: Source,
+    controls: Controls,
+    opts: ScoreOptions,
+    parts_total: usize,
+    part_index: usize,
+    part: Option<Part>,
+    first_part: Option<Part>,
+    phase: Phase,
+    budget: usize,
+    calibrated: [Vec<Calibrated>; 3],
+    label_info: [Vec<Option<LabelInfo>>; 3],
+    sweeps: [SweepCurves; 2],
+    single_draw: bool,
+    /// The pooled prior of the current part (parametric CP_r with `Prior::Pooled`).
+    part_hyper: Option<Hyper>,
+}
+
+fn method_index(m: Method) -> usize {
+    match m {
+        Method::Cp => 0,
+        Method::CpAvg => 1,
+        Method::CpR => 2,
+    }
+}
+
+impl AnalysisJob {
+    /// Checks the settings and the data; no heavy work happens here.
+    pub fn new(source: Source, controls: &Controls) -> Result<Self> {
+        // The controls describe what is analysed: the source decides the mode (and the toy).
+        let mut controls = controls.clone();
+        match &source {
+            Source::Toy(p) => {
+                controls.mode = Mode::Toy;
+                controls.toy = p.clone();
+                controls.sigma2 = p.sigma2;
+            }
+            Source::Data(_) => controls.mode = Mode::Scores,
+        }
+        controls.validate()?;
+        let (parts_total, k, test_per_split, splits, single_draw) = match &source {
+            Source::Toy(p) => (p.repeats, p.k, p.n_test, p.repeats, p.m == 1),
+            Source::Data(d) => {
+                let labels =
+                    d.labels.as_ref().ok_or_else(|| Error::invalid("the score file has no labels"))?;
+                conformal::check_data(&d.scores, labels)?;
+                let n = d.scores.n();
+                // Validates the split sizes now rather than after the r-values.
+                Split::random(n, controls.cal_fraction, controls.seed, 0)?;
+                let n_test = n - (n as f64 * controls.cal_fraction).round() as usize;
+                (1, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1)
+            }
+        };
+        let m = match &source {
+            Source::Toy(p) => p.m,
+            Source::Data(d) => d.scores.m(),
+        };
+        if controls.cp_draw >= m {
+            return Err(Error::invalid(format!("CP's draw {} does not exist (M = {m})", controls.cp_draw)));
+        }
+        let bytes = 3.0 * 16.0 * splits as f64 * test_per_split as f64 * k as f64;
+        if bytes > MAX_STORED_BYTES {
+            return Err(Error::invalid(format!(
+                "{splits} splits × {test_per_split} test items × K = {k} need {:.1} GiB of stored scores; \
+                 use fewer splits",
+                bytes / MAX_STORED_BYTES
+            )));
+        }
+        let never_empty = controls.never_empty;
+        Ok(AnalysisJob {
+            opts: controls.score_options(),
+            source,
+            controls,
+            parts_total,
+            part_index: 0,
+            part: None,
+            first_part: None,
+            phase: Phase::Load,
+            budget: DEFAULT_STEP_BUDGET,
+            calibrated: Default::default(),
+            label_info: Default::default(),
+            sweeps: [SweepCurves::zero(never_empty), SweepCurves::zero(!never_empty)],
+            single_draw,
+            part_hyper: None,
+        })
+    }
+
+    /// Sets the work per step (candidate-units, at least 1).
+    pub fn with_budget(mut self, budget: usize) -> Self {
+        self.budget = budget.max(1);
+        self
+    }
+
+    /// The fraction of the work done, in `[0, 1]`.
+    pub fn fraction_done(&self) -> f64 {
+        let parts = self.parts_total as f64;
+        // Weights: the parts (load, scores, calibration) 90 %, the α sweep 10 %.
+        let within = match (self.phase, &self.part) {
+            (Phase::Load, _) => 0.0,
+            (Phase::Scores { method, next }, Some(p)) => {
+                let n = p.labels.len().max(1) as f64;
+                0.1 + 0.6 * (method as f64 + next as f64 / n) / 3.0
+            }
+            (Phase::Calibrate { next, method }, Some(p)) => {
+                0.7 + 0.3 * (next as f64 + method as f64 / 3.0) / p.splits.len().max(1) as f64
+            }
+            _ => 0.0,
+        };
+        let f = match self.phase {
+            Phase::Sweep { next } => 0.9 + 0.1 * next as f64 / self.calibrated[0].len().max(1) as f64,
+            Phase::Done => 1.0,
+            _ => 0.9 * (self.part_index as f64 + within) / parts,
+        };
+        f.clamp(0.0, 1.0)
+    }
+
+    /// What the next step does, for the progress bar ("repeat 3/50: r-values", …).
+    pub fn describe(&self) -> String {
+        let what = match self.phase {
+            Phase::Load => match self.source {
+                Source::Toy(_) => "simulating",
+                Source::Data(_) => "summarising",
+            },
+            Phase::Scores { method, .. } => match Method::ALL[method] {
+                Method::CpR => "r-values",
+                _ => "scores",
+            },
+            Phase::Calibrate { .. } => "calibrating",
+            Phase::Sweep { .. } => return "coverage against α".to_string(),
+            Phase::Done => return "done".to_string(),
+        };
+        match self.source {
+            Source::Toy(_) => format!("repeat {}/{}: {what}", self.part_index + 1, self.parts_total),
+            Source::Data(_) => what.to_string(),
+        }
+    }
+
+    /// Does a bounded slice of work: loading or simulating one data set, one chunk of r-values,
+    /// the calibration of one split or one split of the α sweep. Errors end the job.
+    pub fn step(&mut self) -> Result<Progress> {
+        match self.phase {
+            Phase::Load => self.load()?,
+            Phase::Scores { method, next } => self.scores(method, next)?,
+            Phase::Calibrate { next, method } => self.calibrate(next, method)?,
+            Phase::Sweep { next } => self.sweep(next),
+            Phase::Done => {}
+        }
+        Ok(if self.phase == Phase::Done { Progress::Done } else { Progress::Working(self.fraction_done()) })
+    }
+
+    /// Runs every remaining step.
+    pub fn run(mut self) -> Result<Analysis> {
+        while self.step()? != Progress::Done {}
+        self.finish()
+    }
+
+    fn load(&mut self) -> Result<()> {
+        let need_order = self.opts.kind != RvalueKind::Parametric;
+        let (tensor, labels, splits) = match &self.source {
+            Source::Toy(p) => {
+                let (t, y) = toy::simulate(p, self.part_index)?;
+                let split = Split { cal: (0..p.n_cal).collect(), test: (p.n_cal..p.n()).collect() };
+                (Tensor::Owned(t), y, vec![split])
+            }
+            Source::Data(d) => {
+                let labels = d.labels.clone().unwrap_or_default();
+                let splits = self.controls.split_plan().splits(d.scores.n())?;
+                (Tensor::Shared(d.clone()), labels, splits)
+            }
+        };
+        let t = tensor.get();
+        let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
+        let summaries = Summaries::of(t);
+        self.part = Some(Part { tensor, labels, summaries, order, splits, scores: [None, None, None] });
+        self.phase = Phase::Scores { method: 0, next: 0 };
+        Ok(())
+    }
+
+    /// Item scores: CP and CP_avg in one step each, CP_r's r-values in chunks of items.
+    fn scores(&mut self, method: usize, next: usize) -> Result<()> {
+        let part = self.part.as_mut().expect("a part is loaded in the scores phase");
+        let t = part.tensor.get();
+        let (n, k) = (t.n(), t.k());
+        let m = Method::ALL[method];
+        let advance = |method: usize| {
+            if method + 1 < 3 {
+                Phase::Scores { method: method + 1, next: 0 }
+            } else {
+                Phase::Calibrate { next: 0, method: 0 }
+            }
+        };
+        if m != Method::CpR || self.opts.kind == RvalueKind::Pooled {
+            part.scores[method] = item_scores(t, &part.summaries, part.order.as_ref(), m, &self.opts)?;
+            self.phase = advance(method);
+            return Ok(());
+        }
+        let cost = match self.opts.kind {
+            RvalueKind::Nonparametric => k * (1 + t.m() / 16),
+            _ => k,
+        }
+        .max(1);
+        let end = (next + (self.budget / cost).max(1)).min(n);
+        let out = part.scores[method].get_or_insert_with(|| Vec::with_capacity(n * k));
+        match self.opts.kind {
+            RvalueKind::Nonparametric => {
+                let order = part.order.as_ref().expect("draw orders exist for rank-based r-values");
+                for i in next..end {
+                    out.extend(nonparametric_from_order(order, i));
+                }
+            }
+            _ => {
+                // As `conformal::item_scores`, one chunk of items at a time.
+                let hyper = match self.opts.prior {
+                    Prior::PerItem => HyperChoice::Estimate,
+                    Prior::Pooled => HyperChoice::Fixed(match self.part_hyper {
+                        Some(h) if next > 0 => h,
+                        _ => *self.part_hyper.insert(pooled_hyper(&part.summaries, self.opts.variance)?),
+                    }),
+                };
+                let variance = self.opts.variance;
+                let summaries = &part.summaries;
+                for i in next..end {
+                    let s: Vec<f64> = (0..k).map(|c| summaries.s(i, c, variance)).collect();
+                    let p = rvalue::parametric(
+                        summaries.mean_row(i),
+                        &s,
+                        hyper,
+                        self.opts.algorithm,
+                        self.opts.lambda,
+                    )?;
+                    out.extend(p.rvalue);
+                }
+            }
+        }
+        self.phase = if end < n { Phase::Scores { method, next: end } } else { advance(method) };
+        Ok(())
+    }
+
+    /// Calibrates one method on one split.
+    fn calibrate(&mut self, next: usize, mi: usize) -> Result<()> {
+        let part = self.part.as_ref().expect("a part is loaded in the calibration phase");
+        let t = part.tensor.get();
+        let k = t.k();
+        let split = &part.splits[next];
+        let (c, info) = match &part.scores[mi] {
+            Some(s) => (
+                Calibrated::fixed(s, k, &part.labels, split),
+                Some(LabelInfo::of(s, k, &part.labels, &split.test)),
+            ),
+            None => (Calibrated::pooled(t, &part.labels, part.order.as_ref(), split)?, None),
+        };
+        self.calibrated[mi].push(c);
+        self.label_info[mi].push(info);
+        if mi + 1 < 3 {
+            self.phase = Phase::Calibrate { next, method: mi + 1 };
+        } else if next + 1 < part.splits.len() {
+            self.phase = Phase::Calibrate { next: next + 1, method: 0 };
+        } else {
+            let done = self.part.take();
+            if self.part_index == 0 {
+                self.first_part = done;
+            }
+            self.part_index += 1;
+            self.phase =
+                if self.part_index < self.parts_total { Phase::Load } else { Phase::Sweep { next: 0 } };
+        }
+        Ok(())
+    }
+
+    /// Adds one split to the coverage and size curves (both never-empty settings), summing in
+    /// split order exactly as `conformal::sweep` does.
+    fn sweep(&mut self, next: usize) {
+        let total = self.calibrated[0].len();
+        for sw in self.sweeps.iter_mut() {
+            for mi in 0..3 {
+                let per = self.calibrated[mi][next].sweep(&sw.alphas, sw.never_empty);
+                for (j, (cov, size)) in per.into_iter().enumerate() {
+                    sw.coverage[mi][j] += cov;
+                    sw.size[mi][j] += size;
+                }
+            }
+        }
+        if next + 1 < total {
+            self.phase = Phase::Sweep { next: next + 1 };
+        } else {
+            let r = total.max(1) as f64;
+            for sw in self.sweeps.iter_mut() {
+                for v in sw.coverage.iter_mut().chain(sw.size.iter_mut()).flatten() {
+                    *v /= r;
+                }
+            }
+            self.phase = Phase::Done;
+        }
+    }
+
+    /// The finished analysis; an error if steps remain.
+    pub fn finish(self) -> Result<Analysis> {
+        if self.phase != Phase::Done {
+            return Err(Error::invalid("the analysis is not finished: call step() until it reports Done"));
+        }
+        let first = self.first_part.expect("the first part is kept");
+        let t = first.tensor.get();
+        let (n, m, k) = (t.n(), t.m(), t.k());
+        let hyper = pooled_hyper(&first.summaries, self.controls.variance).ok();
+        let pooled_first = if first.scores[2].is_none() {
+            Some(PooledSplit::new(t, &first.labels, &first.splits[0].cal)?)
+        } else {
+            None
+        };
+        let [s0, s1] = self.sweeps;
+        let sweeps = if s0.never_empty { [s1, s0] } else { [s0, s1] };
+        Ok(Analysis {
+            controls: self.controls,
+            toy: match self.source {
+                Source::Toy(p) => Some(p),
+                Source::Data(_) => None,
+            },
+            n,
+            m,
+            k,
+            single_draw: self.single_draw,
+            calibrated: self.calibrated,
+            label_info: self.label_info,
+            sweeps,
+            first,
+            hyper,
+            pooled_first,
+        })
+    }
+}
+
+/// One row of the summary table (panel 6) at one α.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRow {
+    pub method: Method,
+    pub coverage_mean: f64,
+    pub coverage_sd: f64,
+    pub size_mean: f64,
+    pub size_sd: f64,
+    /// Mean 0-based position of the true label in its set; `None` when no set holds it.
+    pub position_mean: Option<f64>,
+    pub empty_rate: f64,
+    pub splits: usize,
+    /// `histogram[s]` = number of test sets of size `s`, over all splits.
+    pub size_histogram: Vec<u64>,
+}
+
+/// Everything that depends on α (panels 3/4 markers, 6).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlphaView {
+    pub alpha: f64,
+    pub never_empty: bool,
+    /// CP, CP_avg, CP_r.
+    pub rows: Vec<SummaryRow>,
+    /// `100 (size_CP − size_CPr) / size_CP` in %; `None` when CP's mean size is 0.
+    pub reduction_vs_cp: Option<f64>,
+    /// The same against CP_avg.
+    pub reduction_vs_cp_avg: Option<f64>,
+}
+
+/// One candidate of an inspected item, in a method's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedCandidate {
+    pub candidate: usize,
+    /// The method's nonconformity score (CP: `−S[m0]`, CP_avg: `−X`, CP_r: the r-value).
+    pub score: f64,
+    pub in_set: bool,
+    pub is_true: bool,
+}
+
+/// One method's view of an inspected item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodRanking {
+    pub method: Method,
+    /// `q̂` at α for this item; `None` when it is ±∞ (every or no candidate passes).
+    pub threshold: Option<f64>,
+    /// All K candidates by score (ties to the lower candidate), the set's members first.
+    pub ranked: Vec<RankedCandidate>,
+}
+
+/// The item inspector (panel 7): test item `t` of the first split (or repeat).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemView {
+    /// Position among the first split's test items.
+    pub test_index: usize,
+    /// The item's index in the data set.
+    pub item: usize,
+    pub label: usize,
+    /// CP, CP_avg, CP_r.
+    pub methods: Vec<MethodRanking>,
+}
+
+/// A finished analysis: answers any α without recomputing a score.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The settings it was built with (α, β and σ² may have moved since).
+    pub controls: Controls,
+    /// The toy parameters (toy mode).
+    pub toy: Option<ToyParams>,
+    /// Shape of the (first) data set.
+    pub n: usize,
+    pub m: usize,
+    pub k: usize,
+    /// `M = 1`: only CP and CP_avg are meaningful (SPEC §8).
+    pub single_draw: bool,
+    calibrated: [Vec<Calibrated>; 3],
+    label_info: [Vec<Option<LabelInfo>>; 3],
+    /// `[never_empty = false, never_empty = true]`.
+    sweeps: [SweepCurves; 2],
+    first: Part,
+    hyper: Option<Hyper>,
+    /// Pooled CP_r: the first split's calibration units, for the inspector's r-values.
+    pooled_first: Option<PooledSplit>,
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+impl Analysis {
+    /// Builds in one go with the core's `Prepared::calibrate` and `conformal::sweep` (the
+    /// reference the stepped [`AnalysisJob`] is tested against); blocks, so not for the page.
+    pub fn build(source: Source, controls: &Controls) -> Result<Self> {
+        let mut job = AnalysisJob::new(source.clone(), controls)?;
+        let opts = job.opts;
+        let need_order = opts.kind != RvalueKind::Parametric;
+        let mut calibrated: [Vec<Calibrated>; 3] = Default::default();
+        let mut label_info: [Vec<Option<LabelInfo>>; 3] = Default::default();
+        let mut first = None;
+        for r in 0..job.parts_total {
+            job.part_index = r;
+            job.load()?;
+            let mut part = job.part.take().expect("loaded");
+            let prepared = conformal::Prepared::new(part.tensor.get(), &part.labels, need_order)?;
+            for (mi, &m) in Method::ALL.iter().enumerate() {
+                let scores = item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
+                for (c, split) in prepared.calibrate(m, &opts, &part.splits)?.into_iter().zip(&part.splits) {
+                    calibrated[mi].push(c);
+                    let k = prepared.t.k();
+                    label_info[mi]
+                        .push(scores.as_ref().map(|s| LabelInfo::of(s, k, &part.labels, &split.test)));
+                }
+                part.scores[mi] = scores;
+            }
+            if r == 0 {
+                first = Some(part);
+            }
+        }
+        for sw in job.sweeps.iter_mut() {
+            for mi in 0..3 {
+                let curve = conformal::sweep(&calibrated[mi], &sw.alphas, sw.never_empty);
+                sw.coverage[mi] = curve.iter().map(|c| c.0).collect();
+                sw.size[mi] = curve.iter().map(|c| c.1).collect();
+            }
+        }
+        job.calibrated = calibrated;
+        job.label_info = label_info;
+        job.first_part = first;
+        job.phase = Phase::Done;
+        job.finish()
+    }
+
+    /// The stored calibrated scores of a method, one per split (or repeat).
+    pub fn calibrated(&self, method: Method) -> &[Calibrated] {
+        &self.calibrated[method_index(method)]
+    }
+
+    /// Coverage and size against α (panels 3 and 4), computed once per analysis.
+    pub fn sweep(&self, never_empty: bool) -> &SweepCurves {
+        &self.sweeps[usize::from(never_empty)]
+    }
+
+    /// The core's [`Summary`] of a method at α: equal to `conformal::evaluate` on
+    /// [`Analysis::calibrated`], in `O(log K)` per test item for split-independent scores.
+    pub fn summary(&self, method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
+        check_alpha(alpha)?;
+        let mi = method_index(method);
+        let cals = &self.calibrated[mi];
+        let mut per_split = Vec::with_capacity(cals.len());
+        let mut sizes = Vec::with_capacity(cals.len());
+        for (c, info) in cals.iter().zip(&self.label_info[mi]) {
+            let sz = c.sizes(alpha, never_empty);
+            let metrics = match info {
+                None => c.metrics(alpha, never_empty),
+                Some(info) => {
+                    let q = c.threshold(0, alpha);
+                    let (mut covered, mut pos_sum, mut empty, mut size) = (0usize, 0usize, 0usize, 0usize);
+                    for (t, &s) in sz.iter().enumerate() {
+                        size += s;
+                        empty += usize::from(s == 0);
+                        let p = info.pos[t];
+                        if info.score[t] <= q || (never_empty && p == 0) {
+                            covered += 1;
+                            pos_sum += p as usize;
+                        }
+                    }
+                    let nt = sz.len() as f64;
+                    SplitMetrics {
+                        coverage: covered as f64 / nt,
+                        size: size as f64 / nt,
+                        position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
+                        empty_rate: empty as f64 / nt,
+                    }
+                }
+            };
+            per_split.push(metrics);
+            sizes.push(sz);
+        }
+        Ok(conformal::summarize(method, alpha, &per_split, &sizes, self.k))
+    }
+
+    /// The summary table at α (panel 6).
+    pub fn at_alpha(&self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
+        let mut rows = Vec::with_capacity(3);
+        for m in Method::ALL {
+            let s = self.summary(m, alpha, never_empty)?;
+            rows.push(SummaryRow {
+                method: m,
+                coverage_mean: s.coverage_mean,
+                coverage_sd: s.coverage_sd,
+                size_mean: s.size_mean,
+                size_sd: s.size_sd,
+                position_mean: finite(s.position_mean),
+                empty_rate: s.empty_rate,
+                splits: s.splits,
+                size_histogram: s.size_histogram,
+            });
+        }
+        let reduction = |base: f64, r: f64| if base > 0.0 { finite(100.0 * (base - r) / base) } else { None };
+        let size_r = rows[2].size_mean;
+        Ok(AlphaView {
+            alpha,
+            never_empty,
+            reduction_vs_cp: reduction(rows[0].size_mean, size_r),
+            reduction_vs_cp_avg: reduction(rows[1].size_mean, size_r),
+            rows,
+        })
+    }
+
+    /// Number of test items of the first split (the inspector's range).
+    pub fn n_inspectable(&self) -> usize {
+        self.calibrated[0].first().map_or(0, |c| c.test.len())
+    }
+
+    /// The item inspector (panel 7) for test item `t` of the first split at α.
+    pub fn inspect(&self, t: usize, alpha: f64, never_empty: bool) -> Result<ItemView> {
+        check_alpha(alpha)?;
+        let nt = self.n_inspectable();
+        if t >= nt {
+            return Err(Error::invalid(format!("test item {t} does not exist (the split has {nt})")));
+        }
+        let part = &self.first;
+        let item = self.calibrated[0][0].test[t];
+        let label = part.labels[item];
+        let k = self.k;
+        let mut methods = Vec::with_capacity(3);
+        for (mi, &m) in Method::ALL.iter().enumerate() {
+            let cal = &self.calibrated[mi][0];
+            let scores: Vec<f64> = match &part.scores[mi] {
+                Some(s) => s[item * k..(item + 1) * k].to_vec(),
+                None => {
+                    // Pooled CP_r: this item's greedy again (`Calibrated` keeps no r-values).
+                    let ps = self.pooled_first.as_ref().expect("kept for pooled CP_r");
+                    let mut work = Workspace::default();
+                    ps.item(part.tensor(), item, part.order.as_ref(), &mut work).rvalues()
+                }
+            };
+            let set = cal.set(t, alpha, never_empty);
+            let mut order: Vec<usize> = (0..k).collect();
+            order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
+            let in_set = |c: usize| set.members.iter().any(|&(s, _)| s == c);
+            // Members first (a never-empty fallback is the best candidate, already first).
+            order.sort_by_key(|&c| !in_set(c));
+            let ranked = order
+                .into_iter()
+                .map(|c| RankedCandidate {
+                    candidate: c,
+                    score: scores[c],
+                    in_set: in_set(c),
+                    is_true: c == label,
+                })
+                .collect();
+            methods.push(MethodRanking { method: m, threshold: finite(cal.threshold(t, alpha)), ranked });
+        }
+        Ok(ItemView { test_index: t, item, label, methods })
+    }
+
+    /// Pooled prior of the first data set (for the threshold curves); `None` if it cannot be
+    /// estimated.
+    pub fn hyper(&self) -> Option<Hyper> {
+        self.hyper
+    }
+
+    /// The first data set's per-candidate variances `s` (the controls' variance choice).
+    pub fn variances(&self) -> Vec<f64> {
+        self.variances_of(self.controls.variance)
+    }
+
+    pub(super) fn variances_of(&self, kind: VarianceKind) -> Vec<f64> {
+        let s = &self.first.summaries;
+        (0..s.n).flat_map(|i| (0..s.k).map(move |c| s.s(i, c, kind))).collect()
+    }
+
+    pub(super) fn first_part(&self) -> &Part {
+        &self.first
+    }
+}

@@ -1,0 +1,379 @@
+//! Closed-form curves of panels 1, 2 and 5, and the data's candidates as points for panel 2.
+//! Cheap enough to recompute on every slider event.
+
+use super::analysis::Analysis;
+use super::{Controls, Mode};
+use crate::conformal::{check_alpha, Method};
+use crate::eb::{self, Hyper, ThresholdShape};
+use crate::normal;
+use crate::tensor::{Summaries, VarianceKind};
+use crate::toy::{self, ToyParams};
+use crate::{Error, Result};
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+/// Panel 1: the single-draw densities of `p ~ N(μp, σp²)` and `q ~ N(μq, σ²)`, and `P(q > p)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreDensities {
+    pub xs: Vec<f64>,
+    /// The pdf of `p` at each x; `None` for a zero variance (a point mass).
+    pub p: Vec<Option<f64>>,
+    /// The pdf of `q`.
+    pub q: Vec<Option<f64>>,
+    /// `P(q > p) = Φ((μq − μp)/√(σp² + σ²))`; 0.48739… at the defaults.
+    pub prob_q_exceeds_p: f64,
+    /// What the paper prints (48.47 %) and why the page shows another number.
+    pub paper_printed_percent: f64,
+    pub note: &'static str,
+}
+
+fn normal_pdf(mu: f64, var: f64, x: f64) -> Option<f64> {
+    if var > 0.0 {
+        let sd = var.sqrt();
+        finite(normal::pdf((x - mu) / sd) / sd)
+    } else {
+        None
+    }
+}
+
+/// `count` points covering both densities (±4 sd around each mean).
+pub fn default_score_xs(params: &ToyParams, count: usize) -> Vec<f64> {
+    let (sp, sq) = (params.sigma2_p.max(0.0).sqrt(), params.sigma2.max(0.0).sqrt());
+    let mut lo = (params.mu_p - 4.0 * sp).min(params.mu_q - 4.0 * sq);
+    let mut hi = (params.mu_p + 4.0 * sp).max(params.mu_q + 4.0 * sq);
+    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+        let c = if params.mu_p.is_finite() { params.mu_p } else { 0.0 };
+        lo = c - 1.0;
+        hi = c + 1.0;
+    }
+    crate::conformal::alpha_grid(lo, hi, count)
+}
+
+/// Panel 1 at the given x values (σ² of `q` is `params.sigma2`).
+pub fn score_densities(params: &ToyParams, xs: &[f64]) -> Result<ScoreDensities> {
+    params.validate()?;
+    if let Some(x) = xs.iter().find(|x| !x.is_finite()) {
+        return Err(Error::invalid(format!("density abscissa {x} is not finite")));
+    }
+    Ok(ScoreDensities {
+        xs: xs.to_vec(),
+        p: xs.iter().map(|&x| normal_pdf(params.mu_p, params.sigma2_p, x)).collect(),
+        q: xs.iter().map(|&x| normal_pdf(params.mu_q, params.sigma2, x)).collect(),
+        prob_q_exceeds_p: toy::prob_q_exceeds_p(params.mu_p, params.sigma2_p, params.mu_q, params.sigma2),
+        paper_printed_percent: toy::PAPER_PRINTED_PERCENT,
+        note: toy::NOTE_ON_PAPER,
+    })
+}
+
+/// A marked point `(σ², t)` of a curve.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Marker {
+    pub sigma2: f64,
+    pub t: f64,
+}
+
+/// `t_β*(σ²)` for one β.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThresholdSeries {
+    pub beta: f64,
+    /// `q_β = Φ⁻¹(1 − β)` (standardised).
+    pub q: f64,
+    /// The model rule's `z_β`; `None` when every variance is 0.
+    pub z: Option<f64>,
+    /// The threshold at each σ² of the grid (original scale when a prior is given).
+    pub t: Vec<Option<f64>>,
+    /// Proposition 1's minimum `s*` (when the curve dips: `0 < z < q`).
+    pub s_star: Option<Marker>,
+    /// Where the curve is back at `t(0)`: `s0`.
+    pub s0: Option<Marker>,
+    /// The σ² slider's value on this curve.
+    pub slider: Option<Marker>,
+}
+
+/// Panel 2's curves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThresholdCurves {
+    /// The prior of the original scale; `None`: standardised (`μ = 0`, `τ² = 1`).
+    pub hyper: Option<Hyper>,
+    pub sigma2: Vec<f64>,
+    pub series: Vec<ThresholdSeries>,
+}
+
+fn check_nonneg(name: &str, xs: &[f64]) -> Result<()> {
+    match xs.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+        Some(x) => Err(Error::invalid(format!("{name} {x} is not a finite value ≥ 0"))),
+        None => Ok(()),
+    }
+}
+
+/// Threshold curves `t_β(σ²)` under the model rule for each β (panel 2).
+///
+/// `hyper = None` works on the standardised scale (`variances` are then `s'`); with a prior the
+/// curve is `μ + τ t_β(σ²/τ²)`, the variances are original `s` and the markers `s*`, `s0` are
+/// moved to the original σ² axis (`τ² s*`, `τ² s0`). `z_β` solves the model rule over the
+/// empirical distribution of `variances` (standardised). A prior with `τ² = 0` has no curve: all
+/// values are `None`.
+pub fn threshold_curves(
+    hyper: Option<Hyper>,
+    variances: &[f64],
+    betas: &[f64],
+    sigma2_grid: &[f64],
+    slider: f64,
+) -> Result<ThresholdCurves> {
+    check_nonneg("variance", variances)?;
+    check_nonneg("σ²", sigma2_grid)?;
+    check_nonneg("σ² slider", &[slider])?;
+    if let Some(b) = betas.iter().find(|b| !(**b > 0.0 && **b < 1.0)) {
+        return Err(Error::invalid(format!("β = {b} is not in (0, 1)")));
+    }
+    if let Some(h) = hyper {
+        Hyper::fixed(h.mu, h.tau2)?;
+    }
+    let (mu, tau2) = hyper.map_or((0.0, 1.0), |h| (h.mu, h.tau2));
+    let tau = tau2.sqrt();
+    let ss: Vec<f64> = variances.iter().map(|s| s / tau2).collect();
+    let series = betas
+        .iter()
+        .map(|&beta| {
+            let q = normal::upper_quantile(beta);
+            let z = if tau2 > 0.0 { eb::z_model(beta, &ss).filter(|z| z.is_finite()) } else { None };
+            let t_at = |s: f64| -> Option<f64> {
+                let z = z?;
+                finite(mu + tau * eb::threshold(q, z, s / tau2))
+            };
+            let marker = |s: f64| finite(s).and_then(|s| t_at(s).map(|t| Marker { sigma2: s, t }));
+            let (s_star, s0) = match z.map(|z| eb::threshold_shape(q, z)) {
+                Some(ThresholdShape::Dip { s_star, s0 }) => (marker(tau2 * s_star), marker(tau2 * s0)),
+                _ => (None, None),
+            };
+            ThresholdSeries {
+                beta,
+                q,
+                z,
+                t: sigma2_grid.iter().map(|&s| t_at(s)).collect(),
+                s_star,
+                s0,
+                slider: marker(slider),
+            }
+        })
+        .collect();
+    Ok(ThresholdCurves { hyper, sigma2: sigma2_grid.to_vec(), series })
+}
+
+/// The σ² axis of panels 2 and 5: `count` points evenly spaced on [`super::SIGMA2_RANGE`].
+pub fn sigma2_grid(count: usize) -> Vec<f64> {
+    crate::conformal::alpha_grid(super::SIGMA2_RANGE.0, super::SIGMA2_RANGE.1, count)
+}
+
+/// The β values of panel 2: the current β first, then 0.01, 0.05, 0.2 unless equal to it.
+pub fn panel_betas(beta: f64) -> Vec<f64> {
+    let mut out = vec![beta];
+    out.extend([0.01, 0.05, 0.2].into_iter().filter(|&b| (b - beta).abs() > 1e-12));
+    out
+}
+
+/// The prior and variances panel 2 draws with: in toy mode the toy design at the current
+/// controls ([`toy_design`]; live while a re-simulation runs), for score files the analysis's
+/// pooled estimate and its candidates' variances (`None` before an analysis exists or when no
+/// prior can be estimated).
+pub fn threshold_inputs(controls: &Controls, analysis: Option<&Analysis>) -> Result<(Hyper, Vec<f64>)> {
+    match controls.mode {
+        Mode::Toy => toy_design(&controls.toy_params()),
+        Mode::Scores => {
+            let a = analysis.ok_or_else(|| Error::invalid("no analysis of the score file yet"))?;
+            let h = a.hyper().ok_or_else(|| Error::invalid("no prior could be estimated from the data"))?;
+            Ok((h, a.variances()))
+        }
+    }
+}
+
+/// Inputs of Theorem 3's inclusion curves (panel 5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InclusionInputs {
+    /// The prior of CP_r's threshold.
+    pub hyper: Hyper,
+    /// CP's score threshold `T` on the original scale (a candidate is in CP's set when its
+    /// score is at least `T`); `None` when every candidate is in (`q̂ = +∞`).
+    pub t_std: Option<f64>,
+    /// `r*`, the level of CP_r's threshold `t_{r*}`; `None` when not in `(0, 1)`.
+    pub r_star: Option<f64>,
+    /// `z` at `β = r*` (the model rule); `None` when undefined.
+    pub z: Option<f64>,
+    /// The false candidate's latent mean `μ0`.
+    pub mu0: f64,
+}
+
+/// Theorem 3: a false candidate's inclusion probability against σ² (panel 5).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InclusionCurves {
+    pub sigma2: Vec<f64>,
+    /// `1 − Φ((T − μ0)/σ)`, tends to 1/2.
+    pub cp: Vec<Option<f64>>,
+    /// `1 − Φ((t_{r*}(σ²) − μ0)/σ)`, tends to 0.
+    pub cp_r: Vec<Option<f64>>,
+    pub inputs: InclusionInputs,
+}
+
+/// Theorem 3's curves for given inputs (the UI passes [`sigma2_grid`] and
+/// [`InclusionInputs::toy`] or [`Analysis::inclusion_inputs`]).
+pub fn inclusion_curves(inputs: &InclusionInputs, sigma2_grid: &[f64]) -> Result<InclusionCurves> {
+    check_nonneg("σ²", sigma2_grid)?;
+    let h = Hyper::fixed(inputs.hyper.mu, inputs.hyper.tau2)?;
+    if !inputs.mu0.is_finite() {
+        return Err(Error::invalid(format!("μ0 = {} is not finite", inputs.mu0)));
+    }
+    let cp = sigma2_grid
+        .iter()
+        .map(|&s| match inputs.t_std {
+            Some(t) => finite(toy::inclusion_probability_std(t, inputs.mu0, s)),
+            None => Some(1.0),
+        })
+        .collect();
+    let cp_r = sigma2_grid
+        .iter()
+        .map(|&s| match (inputs.r_star, inputs.z) {
+            (Some(r), Some(z)) if h.tau2 > 0.0 => {
+                finite(toy::inclusion_probability_r(h, r, z, inputs.mu0, s))
+            }
+            _ => None,
+        })
+        .collect();
+    Ok(InclusionCurves { sigma2: sigma2_grid.to_vec(), cp, cp_r, inputs: *inputs })
+}
+
+/// The toy design as the theorem sees it: the prior of the latent candidate means and the K
+/// candidates' single-draw variances.
+///
+/// Latent means are `μp` (one true candidate) and `μq` (K − 1 false ones), so the prior is their
+/// mean `μ = (μp + (K−1)μq)/K` and variance `τ² = (K−1)(μp − μq)²/K²` (the oracle prior, not
+/// an estimate); variances are `σp²` for the true and low-variance false candidates and σ² for
+/// the `round(h(K−1))` high-variance ones. `τ² = 0` when `μp = μq`.
+pub fn toy_design(params: &ToyParams) -> Result<(Hyper, Vec<f64>)> {
+    params.validate()?;
+    let k = params.k as f64;
+    let mu = (params.mu_p + (k - 1.0) * params.mu_q) / k;
+    let d = params.mu_p - params.mu_q;
+    let tau2 = (k - 1.0) * d * d / (k * k);
+    let hyper = Hyper::fixed(mu, tau2)?;
+    let s =
+        (0..params.k).map(|c| if toy::is_high_variance(params, c) { params.sigma2 } else { params.sigma2_p });
+    Ok((hyper, s.collect()))
+}
+
+impl InclusionInputs {
+    /// Closed forms for the toy (the page's choice in toy mode, live on every α, β or σ² move
+    /// without waiting for a re-simulation):
+    ///
+    /// - `T = μp + σp Φ⁻¹(α)`: CP's population threshold, the α-quantile of the true
+    ///   candidate's single draw, so that CP covers exactly `1 − α`.
+    /// - `r* = β`, the β slider, so that panel 5 shows the threshold curve of panel 2 at work.
+    ///   (The analysis's own calibration quantile of CP_r's r-values is not used: with the
+    ///   per-item prior in the paper's toy it sits near 1, where the theorem says nothing.)
+    /// - The prior and `z = z_{r*}` (model rule) from [`toy_design`] at the σ² slider.
+    /// - `μ0 = μq`.
+    pub fn toy(params: &ToyParams, alpha: f64, beta: f64) -> Result<Self> {
+        check_alpha(alpha)?;
+        check_alpha(beta).map_err(|_| Error::invalid(format!("β = {beta} is not in (0, 1)")))?;
+        let (hyper, s) = toy_design(params)?;
+        let t_std = finite(params.mu_p + params.sigma2_p.sqrt() * normal::quantile(alpha));
+        let z = if hyper.tau2 > 0.0 {
+            let ss: Vec<f64> = s.iter().map(|v| v / hyper.tau2).collect();
+            eb::z_model(beta, &ss).filter(|z| z.is_finite())
+        } else {
+            None
+        };
+        Ok(InclusionInputs { hyper, t_std, r_star: Some(beta), z, mu0: params.mu_q })
+    }
+}
+
+impl Analysis {
+    /// Theorem 3's inputs at α and β. Toy mode: [`InclusionInputs::toy`] of the analysed toy.
+    /// Score files, from the first split:
+    ///
+    /// - `T = −q̂_CP(α)`: CP's score is `−S`, so a candidate is in CP's set when its single
+    ///   draw is at least `−q̂` (`None` when `q̂ = +∞`).
+    /// - `r* = β` as in the toy.
+    /// - The pooled prior estimate over the data's candidates ([`Analysis::hyper`]) and
+    ///   `z = z_{r*}` of the model rule over their variances (the controls' choice); with the
+    ///   per-item prior it stands for the items' priors in the theorem's one-prior statement.
+    ///   The curve is the parametric threshold whatever r-value the analysis uses.
+    /// - `μ0` = the mean of the false candidates' mean scores.
+    pub fn inclusion_inputs(&self, alpha: f64, beta: f64) -> Result<InclusionInputs> {
+        if let Some(p) = &self.toy {
+            return InclusionInputs::toy(p, alpha, beta);
+        }
+        check_alpha(alpha)?;
+        check_alpha(beta).map_err(|_| Error::invalid(format!("β = {beta} is not in (0, 1)")))?;
+        let hyper =
+            self.hyper().ok_or_else(|| Error::invalid("no prior could be estimated from the data"))?;
+        let cp = &self.calibrated(Method::Cp)[0];
+        let t_std = finite(-cp.threshold(0, alpha));
+        let z = if hyper.tau2 > 0.0 {
+            let ss: Vec<f64> = self.variances().iter().map(|s| s / hyper.tau2).collect();
+            eb::z_model(beta, &ss).filter(|z| z.is_finite())
+        } else {
+            None
+        };
+        let part = self.first_part();
+        let s = &part.summaries;
+        let (sum, count) = (0..s.n)
+            .flat_map(|i| (0..s.k).filter(move |&c| c != part.labels[i]).map(move |c| s.mean[i * s.k + c]))
+            .fold((0.0, 0usize), |(a, n), x| (a + x, n + 1));
+        let mu0 = if count == 0 { 0.0 } else { sum / count as f64 };
+        Ok(InclusionInputs { hyper, t_std, r_star: Some(beta), z, mu0 })
+    }
+
+    /// Panel 2's points for the first data set (see [`data_points`]).
+    pub fn data_points(&self) -> Vec<DataPoint> {
+        let part = self.first_part();
+        data_points(&part.summaries, &part.labels, self.controls.variance)
+    }
+}
+
+/// At most this many points go to panel 2.
+pub const MAX_DATA_POINTS: usize = 2000;
+
+/// One candidate as a point of panel 2.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DataPoint {
+    /// Its variance `s` (the variance choice).
+    pub sigma2: f64,
+    /// Its mean score `X`.
+    pub score: f64,
+    pub is_true: bool,
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Every candidate as `(σ², X, is_true)`, or a deterministic subsample of
+/// [`MAX_DATA_POINTS`]: unit `(j · step) mod (N·K)` for `j < 2000`, with `step` the first
+/// number coprime to `N·K` from `N·K / φ` on, so the sample spreads over items and candidates
+/// without aliasing with K.
+pub fn data_points(summaries: &Summaries, labels: &[usize], variance: VarianceKind) -> Vec<DataPoint> {
+    let k = summaries.k;
+    let total = summaries.n * k;
+    let point = |u: usize| {
+        let (i, c) = (u / k, u % k);
+        DataPoint {
+            sigma2: summaries.s(i, c, variance),
+            score: summaries.mean[u],
+            is_true: labels.get(i) == Some(&c),
+        }
+    };
+    if total <= MAX_DATA_POINTS {
+        return (0..total).map(point).collect();
+    }
+    let t = total as u64;
+    let mut step = ((total as f64) * 0.618_033_988_749_895).round() as u64;
+    while gcd(step, t) != 1 {
+        step += 1;
+    }
+    (0..MAX_DATA_POINTS as u64).map(|j| point(((j as u128 * step as u128) % t as u128) as usize)).collect()
+}

@@ -1,0 +1,100 @@
+//! Panel 8: what an uploaded score file holds.
+
+use crate::eb::type1_quantile;
+use crate::io::Dataset;
+use crate::tensor::{Summaries, VarianceKind};
+use crate::{Error, Result};
+
+/// The distribution of per-candidate variances `s` of one group of candidates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarianceDistribution {
+    pub count: usize,
+    pub mean: f64,
+    /// Type-1 quantiles at 0, 0.1, 0.25, 0.5, 0.75, 0.9 and 1.
+    pub quantiles: [f64; 7],
+    /// Counts over [`DataSummary::bin_edges`].
+    pub histogram: Vec<u64>,
+}
+
+/// The probabilities of [`VarianceDistribution::quantiles`].
+pub const QUANTILE_PROBS: [f64; 7] = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0];
+
+/// Summary of a data set (panel 8).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DataSummary {
+    pub n: usize,
+    pub m: usize,
+    pub k: usize,
+    /// Read as `M = 1` from an `[N, K]` array: only CP and CP_avg are meaningful.
+    pub single_draw: bool,
+    /// Fraction of items whose best mean score (ties to the lower index) is the label.
+    pub accuracy: Option<f64>,
+    /// Shared histogram edges (`bins + 1` values on `[0, max s]`).
+    pub bin_edges: Vec<f64>,
+    /// All candidates.
+    pub all: VarianceDistribution,
+    /// True candidates (needs labels).
+    pub true_candidates: Option<VarianceDistribution>,
+    /// False candidates (needs labels and K ≥ 2).
+    pub false_candidates: Option<VarianceDistribution>,
+}
+
+fn distribution(mut s: Vec<f64>, edges: &[f64]) -> Option<VarianceDistribution> {
+    if s.is_empty() {
+        return None;
+    }
+    let count = s.len();
+    let mean = s.iter().sum::<f64>() / count as f64;
+    let bins = edges.len() - 1;
+    let (lo, hi) = (edges[0], edges[bins]);
+    let mut histogram = vec![0u64; bins];
+    for &x in &s {
+        let b = if hi > lo { (((x - lo) / (hi - lo)) * bins as f64) as usize } else { 0 };
+        histogram[b.min(bins - 1)] += 1;
+    }
+    let quantiles = QUANTILE_PROBS.map(|p| type1_quantile(&mut s, p));
+    Some(VarianceDistribution { count, mean, quantiles, histogram })
+}
+
+impl DataSummary {
+    /// Summarises a data set with `bins` histogram bins (at least 1) of the variance choice.
+    pub fn of(data: &Dataset, variance: VarianceKind, bins: usize) -> Result<Self> {
+        let t = &data.scores;
+        if let Some(y) = &data.labels {
+            crate::conformal::check_data(t, y)?;
+        }
+        if bins == 0 {
+            return Err(Error::invalid("the variance histogram needs at least one bin"));
+        }
+        let sm = Summaries::of(t);
+        let (n, k) = (t.n(), t.k());
+        let s_all: Vec<f64> = (0..n * k).map(|u| sm.s(u / k, u % k, variance)).collect();
+        let max = s_all.iter().copied().fold(0.0, f64::max);
+        let bin_edges = crate::conformal::alpha_grid(0.0, max, bins + 1);
+        let labels = data.labels.as_deref();
+        let pick = |want_true: bool| -> Vec<f64> {
+            let y = labels.unwrap_or(&[]);
+            (0..n * k).filter(|&u| (y[u / k] == u % k) == want_true).map(|u| s_all[u]).collect()
+        };
+        let accuracy = labels.map(|y| {
+            let hits = (0..n)
+                .filter(|&i| {
+                    let row = sm.mean_row(i);
+                    (0..k).fold(0, |b, c| if row[c] > row[b] { c } else { b }) == y[i]
+                })
+                .count();
+            hits as f64 / n as f64
+        });
+        Ok(DataSummary {
+            n,
+            m: t.m(),
+            k,
+            single_draw: data.single_draw || t.m() == 1,
+            accuracy,
+            true_candidates: labels.and_then(|_| distribution(pick(true), &bin_edges)),
+            false_candidates: labels.and_then(|_| distribution(pick(false), &bin_edges)),
+            all: distribution(s_all, &bin_edges).expect("a tensor has at least one candidate"),
+            bin_edges,
+        })
+    }
+}

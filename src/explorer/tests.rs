@@ -1,0 +1,548 @@
+use std::sync::Arc;
+
+use super::*;
+use crate::conformal::{evaluate, sweep, Method, Prior, RvalueKind};
+use crate::eb::Hyper;
+use crate::io::Dataset;
+use crate::tensor::VarianceKind;
+use crate::toy::{self, ToyParams};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+const ALPHAS: [f64; 6] = [0.005, 0.03, 0.1, 0.2, 0.37, 0.5];
+
+fn small_controls() -> Controls {
+    Controls {
+        toy: ToyParams { k: 4, m: 6, n_cal: 25, n_test: 30, repeats: 3, ..ToyParams::default() },
+        sigma2: 50.0,
+        splits: 4,
+        ..Controls::default()
+    }
+}
+
+fn toy_dataset(p: &ToyParams) -> Arc<Dataset> {
+    let (scores, labels) = toy::simulate(p, 0).unwrap();
+    // Shuffle labels' meaning a little: relabel so that the true candidate is not always 0.
+    let (n, m, k) = (scores.n(), scores.m(), scores.k());
+    let mut data = Vec::with_capacity(n * m * k);
+    let mut y = Vec::with_capacity(n);
+    for i in 0..n {
+        let shift = i % k;
+        for d in 0..m {
+            let row = scores.draw(i, d);
+            data.extend((0..k).map(|c| row[(c + k - shift) % k]));
+        }
+        y.push((labels[i] + shift) % k);
+    }
+    let scores = crate::tensor::ScoreTensor::new(n, m, k, data).unwrap();
+    Arc::new(Dataset { scores, labels: Some(y), single_draw: m == 1 })
+}
+
+fn sources(c: &Controls) -> Vec<(Source, Controls)> {
+    let mut data = c.clone();
+    data.mode = Mode::Scores;
+    vec![(Source::Toy(c.toy_params()), c.clone()), (Source::Data(toy_dataset(&c.toy_params())), data)]
+}
+
+fn all_kinds() -> Vec<Controls> {
+    let base = small_controls();
+    vec![
+        base.clone(),
+        Controls { kind: RvalueKind::Nonparametric, ..base.clone() },
+        Controls { kind: RvalueKind::Pooled, ..base.clone() },
+        Controls { prior: Prior::Pooled, variance: VarianceKind::OfMean, cp_draw: 2, ..base.clone() },
+    ]
+}
+
+/// Debug output prints every f64 exactly (shortest round trip), and NaN equals NaN.
+fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
+
+#[test]
+fn alpha_answers_equal_a_fresh_evaluate() {
+    for c in all_kinds() {
+        for (src, c) in sources(&c) {
+            let a = AnalysisJob::new(src, &c).unwrap().run().unwrap();
+            for ne in [false, true] {
+                for alpha in ALPHAS {
+                    for m in Method::ALL {
+                        let fresh = evaluate(a.calibrated(m), m, alpha, ne).unwrap();
+                        let ours = a.summary(m, alpha, ne).unwrap();
+                        assert!(same(&fresh, &ours), "{:?} {m:?} α={alpha} ne={ne}", c.kind);
+                    }
+                    let view = a.at_alpha(alpha, ne).unwrap();
+                    assert_eq!(view.rows.len(), 3);
+                    assert_eq!(
+                        view.rows[2].size_mean,
+                        evaluate(a.calibrated(Method::CpR), Method::CpR, alpha, ne).unwrap().size_mean
+                    );
+                }
+                let sw = a.sweep(ne);
+                assert_eq!(sw.never_empty, ne);
+                for (mi, m) in Method::ALL.into_iter().enumerate() {
+                    let fresh = sweep(a.calibrated(m), &sw.alphas, ne);
+                    assert_eq!(fresh.iter().map(|x| x.0).collect::<Vec<_>>(), sw.coverage[mi]);
+                    assert_eq!(fresh.iter().map(|x| x.1).collect::<Vec<_>>(), sw.size[mi]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn stepped_job_equals_one_shot_build() {
+    for c in all_kinds() {
+        for (src, c) in sources(&c) {
+            let once = Analysis::build(src.clone(), &c).unwrap();
+            let mut job = AnalysisJob::new(src, &c).unwrap().with_budget(7);
+            let (mut steps, mut last) = (0, 0.0);
+            assert!(!job.describe().is_empty());
+            while let Progress::Working(f) = job.step().unwrap() {
+                assert!((last..1.0).contains(&f), "fraction {f} after {last}");
+                assert_eq!(job.fraction_done(), f);
+                last = f;
+                steps += 1;
+            }
+            assert_eq!(job.fraction_done(), 1.0);
+            assert_eq!(job.describe(), "done");
+            assert!(steps > 10, "{steps} steps");
+            let stepped = job.finish().unwrap();
+            for m in Method::ALL {
+                assert!(same(&once.calibrated(m), &stepped.calibrated(m)), "{:?} {m:?}", c.kind);
+            }
+            for ne in [false, true] {
+                assert_eq!(once.sweep(ne), stepped.sweep(ne));
+                assert!(same(&once.at_alpha(0.1, ne).unwrap(), &stepped.at_alpha(0.1, ne).unwrap()));
+            }
+            assert!(same(&once.inspect(3, 0.2, false).unwrap(), &stepped.inspect(3, 0.2, false).unwrap()));
+        }
+    }
+}
+
+#[test]
+fn unfinished_job_refuses_to_finish_and_dropping_cancels() {
+    let c = small_controls();
+    let mut job = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap();
+    assert_eq!(job.fraction_done(), 0.0);
+    job.step().unwrap();
+    assert!(job.finish().is_err());
+    let mut job = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap();
+    job.step().unwrap();
+    drop(job);
+}
+
+#[test]
+fn prob_q_exceeds_p_at_defaults() {
+    let p = Controls::default().toy_params();
+    let xs = default_score_xs(&p, 201);
+    let d = score_densities(&p, &xs).unwrap();
+    assert!((d.prob_q_exceeds_p - 0.487_39).abs() < 1e-5, "{}", d.prob_q_exceeds_p);
+    assert_eq!((d.prob_q_exceeds_p * 10_000.0).round() / 100.0, 48.74);
+    assert_eq!(d.paper_printed_percent, 48.47);
+    // p's density peaks at μp with 1/√(2π).
+    let at = |x: f64| score_densities(&p, &[x]).unwrap().p[0].unwrap();
+    assert!((at(1.0) - 0.398_942_280_401_432_7).abs() < 1e-15);
+    assert!(d.p.iter().chain(&d.q).all(|v| v.is_some_and(f64::is_finite)));
+}
+
+#[test]
+fn threshold_curve_passes_through_q_beta_at_zero_and_s0() {
+    // Variances around 1 give 0 < z < q at small β: the curve dips.
+    let ss: Vec<f64> = (0..50).map(|i| 0.1 + 0.05 * i as f64).collect();
+    for beta in [0.01, 0.05, 0.1] {
+        let q = crate::normal::upper_quantile(beta);
+        let z = crate::eb::z_model(beta, &ss).unwrap();
+        let shape = crate::eb::threshold_shape(q, z);
+        let crate::eb::ThresholdShape::Dip { s0, s_star } = shape else { panic!("{shape:?} at β={beta}") };
+        let grid = [0.0, s_star, s0, 3.0];
+        let c = threshold_curves(None, &ss, &[beta], &grid, s0).unwrap();
+        let s = &c.series[0];
+        assert_eq!(s.t[0], Some(q));
+        assert!((s.t[2].unwrap() - q).abs() < 1e-12 * q.abs().max(1.0));
+        assert!(s.t[1].unwrap() < q);
+        let m0 = s.s0.unwrap();
+        assert!((m0.sigma2 - s0).abs() < 1e-15 && (m0.t - q).abs() < 1e-12);
+        assert_eq!(s.slider.unwrap().sigma2, s0);
+        assert!(s.s_star.unwrap().t <= s.t[2].unwrap());
+        // On the original scale: μ + τ q at 0 and at τ² s0.
+        let h = Hyper { mu: 2.0, tau2: 4.0 };
+        let orig: Vec<f64> = ss.iter().map(|s| s * h.tau2).collect();
+        let c = threshold_curves(Some(h), &orig, &[beta], &[0.0, h.tau2 * s0], 0.0).unwrap();
+        let want = h.mu + 2.0 * q;
+        for t in &c.series[0].t {
+            assert!((t.unwrap() - want).abs() < 1e-12 * want.abs(), "{t:?} vs {want}");
+        }
+        assert!((c.series[0].s0.unwrap().sigma2 - h.tau2 * s0).abs() < 1e-12);
+    }
+    assert!(threshold_curves(None, &[1.0], &[0.0], &[0.0], 0.0).is_err());
+    assert!(threshold_curves(None, &[-1.0], &[0.1], &[0.0], 0.0).is_err());
+    // τ² = 0 and all-zero variances: explicit None, never NaN.
+    let c = threshold_curves(Some(Hyper { mu: 0.0, tau2: 0.0 }), &[1.0], &[0.1], &[0.0, 1.0], 0.5).unwrap();
+    assert!(c.series[0].t.iter().all(Option::is_none) && c.series[0].slider.is_none());
+    let c = threshold_curves(None, &[0.0, 0.0], &[0.1], &[0.0, 1.0], 0.5).unwrap();
+    assert!(c.series[0].z.is_none() && c.series[0].t.iter().all(Option::is_none));
+}
+
+#[test]
+fn inspector_flags_agree_with_calibrated_set() {
+    for c in all_kinds() {
+        for (src, c) in sources(&c) {
+            let a = AnalysisJob::new(src, &c).unwrap().run().unwrap();
+            assert_eq!(a.n_inspectable(), 30.min(a.calibrated(Method::Cp)[0].test.len()));
+            for t in [0, 7, a.n_inspectable() - 1] {
+                for alpha in [0.005, 0.1, 0.5] {
+                    for ne in [false, true] {
+                        let v = a.inspect(t, alpha, ne).unwrap();
+                        for (mi, m) in Method::ALL.into_iter().enumerate() {
+                            let set = a.calibrated(m)[0].set(t, alpha, ne);
+                            assert_eq!(set.item, v.item);
+                            let r = &v.methods[mi];
+                            assert_eq!(r.ranked.len(), a.k);
+                            let members: Vec<(usize, f64)> = r
+                                .ranked
+                                .iter()
+                                .filter(|x| x.in_set)
+                                .map(|x| (x.candidate, x.score))
+                                .collect();
+                            assert_eq!(members, set.members, "{:?} {m:?} t={t} α={alpha}", c.kind);
+                            assert_eq!(r.ranked.iter().filter(|x| x.is_true).count(), 1);
+                            assert!(r.ranked.iter().all(|x| x.is_true == (x.candidate == v.label)));
+                        }
+                    }
+                }
+            }
+            assert!(a.inspect(a.n_inspectable(), 0.1, false).is_err());
+        }
+    }
+}
+
+fn assert_finite(what: &str, xs: impl IntoIterator<Item = f64>) {
+    for x in xs {
+        assert!(x.is_finite(), "{what}: {x}");
+    }
+}
+
+fn check_everything_finite(a: &Analysis, c: &Controls) {
+    for ne in [false, true] {
+        let sw = a.sweep(ne);
+        assert_finite(
+            "sweep",
+            sw.coverage.iter().chain(&sw.size).flatten().copied().chain(sw.target.clone()),
+        );
+        for alpha in [0.005, 0.1, 0.5] {
+            let v = a.at_alpha(alpha, ne).unwrap();
+            for r in &v.rows {
+                assert_finite(
+                    "row",
+                    [r.coverage_mean, r.coverage_sd, r.size_mean, r.size_sd, r.empty_rate]
+                        .into_iter()
+                        .chain(r.position_mean),
+                );
+            }
+            assert_finite("reduction", v.reduction_vs_cp.into_iter().chain(v.reduction_vs_cp_avg));
+            let item = a.inspect(0, alpha, ne).unwrap();
+            for m in &item.methods {
+                assert_finite("inspector", m.ranked.iter().map(|x| x.score).chain(m.threshold));
+            }
+            if let Ok(inputs) = a.inclusion_inputs(alpha, c.beta) {
+                let grid = crate::conformal::alpha_grid(0.0, 5000.0, 21);
+                let ic = inclusion_curves(&inputs, &grid).unwrap();
+                assert_finite("inclusion", ic.cp.iter().chain(&ic.cp_r).flatten().copied());
+                assert!(ic.cp.iter().chain(&ic.cp_r).flatten().all(|p| (0.0..=1.0).contains(p)));
+            }
+        }
+    }
+    let grid = crate::conformal::alpha_grid(0.0, 5000.0, 11);
+    let tc =
+        threshold_curves(a.hyper(), &a.variances(), &[0.001, c.beta, 0.5, 0.999], &grid, c.sigma2).unwrap();
+    for s in &tc.series {
+        assert_finite("threshold", s.t.iter().flatten().copied().chain(s.z).chain([s.q]));
+        assert_finite(
+            "markers",
+            [s.s_star, s.s0, s.slider].into_iter().flatten().flat_map(|m| [m.sigma2, m.t]),
+        );
+    }
+    assert_finite("points", a.data_points().iter().flat_map(|p| [p.sigma2, p.score]));
+    let p = c.toy_params();
+    let d = score_densities(&p, &default_score_xs(&p, 50)).unwrap();
+    assert_finite("densities", d.p.iter().chain(&d.q).flatten().copied().chain(d.xs.clone()));
+    assert!(d.prob_q_exceeds_p.is_finite());
+}
+
+#[test]
+fn no_nan_at_edge_settings() {
+    let edge = ToyParams { k: 2, m: 1, n_cal: 6, n_test: 5, repeats: 2, ..ToyParams::default() };
+    for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
+        for (m, sigma2) in [(1, 0.0), (1, 5000.0), (3, 0.0), (2, 1000.0)] {
+            for alpha in [0.005, 0.5] {
+                let c = Controls {
+                    toy: ToyParams { m, ..edge.clone() },
+                    sigma2,
+                    alpha,
+                    beta: 0.999,
+                    kind,
+                    splits: 2,
+                    ..Controls::default()
+                };
+                for (src, c) in sources(&c) {
+                    let a = AnalysisJob::new(src, &c)
+                        .unwrap_or_else(|e| panic!("{kind:?} M={m} σ²={sigma2}: {e}"))
+                        .run()
+                        .unwrap_or_else(|e| panic!("{kind:?} M={m} σ²={sigma2}: {e}"));
+                    assert_eq!(a.single_draw, m == 1);
+                    check_everything_finite(&a, &c);
+                }
+            }
+        }
+    }
+    let d = toy_dataset(&ToyParams { m: 1, ..edge.clone() });
+    let s = DataSummary::of(&d, VarianceKind::PerDraw, 10).unwrap();
+    assert!(s.single_draw);
+    assert_finite("summary", s.all.quantiles.into_iter().chain([s.all.mean]).chain(s.bin_edges.clone()));
+}
+
+#[test]
+fn data_summary_counts_and_accuracy() {
+    let p =
+        ToyParams { k: 5, m: 8, n_cal: 40, n_test: 40, repeats: 1, sigma2: 100.0, ..ToyParams::default() };
+    let d = toy_dataset(&p);
+    let s = DataSummary::of(&d, VarianceKind::PerDraw, 20).unwrap();
+    assert_eq!((s.n, s.m, s.k, s.single_draw), (80, 8, 5, false));
+    let (t, f) = (s.true_candidates.unwrap(), s.false_candidates.unwrap());
+    assert_eq!((t.count, f.count, s.all.count), (80, 320, 400));
+    assert_eq!(s.all.histogram.iter().sum::<u64>(), 400);
+    assert_eq!(s.bin_edges.len(), 21);
+    // True candidates have variance ≈ 1, false ones ≈ 100.
+    assert!(t.quantiles[3] < 3.0 && f.quantiles[3] > 30.0);
+    let acc = s.accuracy.unwrap();
+    assert!((0.0..=1.0).contains(&acc));
+    let unlabeled = Dataset { labels: None, ..(*d).clone() };
+    let s = DataSummary::of(&unlabeled, VarianceKind::OfMean, 5).unwrap();
+    assert!(s.accuracy.is_none() && s.true_candidates.is_none());
+    assert!(DataSummary::of(&d, VarianceKind::PerDraw, 0).is_err());
+}
+
+#[test]
+fn data_points_subsample_deterministically() {
+    let p = ToyParams { k: 10, m: 3, n_cal: 150, n_test: 150, repeats: 1, ..ToyParams::default() };
+    let d = toy_dataset(&p);
+    let sm = crate::tensor::Summaries::of(&d.scores);
+    let y = d.labels.as_ref().unwrap();
+    let pts = data_points(&sm, y, VarianceKind::PerDraw);
+    assert_eq!(pts.len(), MAX_DATA_POINTS);
+    assert_eq!(pts, data_points(&sm, y, VarianceKind::PerDraw));
+    let n_true = pts.iter().filter(|p| p.is_true).count();
+    // About 1/K of the points are true candidates: no aliasing with K.
+    assert!((150..250).contains(&n_true), "{n_true}");
+    let small = ToyParams { n_cal: 10, n_test: 10, ..p };
+    let d = toy_dataset(&small);
+    let sm = crate::tensor::Summaries::of(&d.scores);
+    let pts = data_points(&sm, d.labels.as_ref().unwrap(), VarianceKind::OfMean);
+    assert_eq!(pts.len(), 200);
+    assert_eq!(pts.iter().filter(|p| p.is_true).count(), 20);
+}
+
+#[test]
+fn controls_defaults_ranges_and_impact() {
+    let c = Controls::default();
+    assert_eq!(c.toy_params(), ToyParams::default());
+    assert_eq!((c.alpha, c.beta, c.sigma2, c.splits, c.cal_fraction), (0.1, 0.1, 1000.0, 100, 0.5));
+    assert!(c.validate().is_ok());
+    for bad in [
+        Controls { alpha: 0.6, ..c.clone() },
+        Controls { alpha: f64::NAN, ..c.clone() },
+        Controls { beta: 0.0, ..c.clone() },
+        Controls { sigma2: 5001.0, ..c.clone() },
+        Controls { toy: ToyParams { k: 1, ..ToyParams::default() }, ..c.clone() },
+    ] {
+        assert!(bad.validate().is_err(), "{bad:?}");
+    }
+    let i = c.impact(&Controls { alpha: 0.2, ..c.clone() });
+    assert_eq!(i, Impact { reanalyse: false, alpha: true, curves: true });
+    let i = c.impact(&Controls { beta: 0.2, ..c.clone() });
+    assert_eq!(i, Impact { reanalyse: false, alpha: false, curves: true });
+    let i = c.impact(&Controls { never_empty: true, ..c.clone() });
+    assert_eq!(i, Impact { reanalyse: false, alpha: true, curves: false });
+    assert!(c.impact(&Controls { sigma2: 10.0, ..c.clone() }).reanalyse);
+    assert!(!c.impact(&Controls { splits: 3, ..c.clone() }).reanalyse);
+    assert!(c.impact(&Controls { kind: RvalueKind::Pooled, ..c.clone() }).reanalyse);
+    // Score files need labels and a usable split; CP's draw must exist.
+    let d = toy_dataset(&ToyParams { n_cal: 3, n_test: 3, m: 2, k: 3, repeats: 1, ..ToyParams::default() });
+    let sc = Controls { mode: Mode::Scores, ..c.clone() };
+    assert!(Source::from_controls(&sc, None).is_err());
+    let unlabeled = Arc::new(Dataset { labels: None, ..(*d).clone() });
+    assert!(AnalysisJob::new(Source::Data(unlabeled), &sc).is_err());
+    assert!(AnalysisJob::new(Source::Data(d.clone()), &Controls { cp_draw: 2, ..sc.clone() }).is_err());
+    assert!(AnalysisJob::new(Source::Data(d.clone()), &sc).is_ok());
+    // The source decides the mode: bad toy settings do not block a score file, and the
+    // analysis's controls are those of what it analysed.
+    let bad_toy = Controls { toy: ToyParams { k: 1, ..ToyParams::default() }, ..c.clone() };
+    assert!(AnalysisJob::new(Source::Data(d), &bad_toy).is_ok());
+    let p = ToyParams { n_cal: 5, n_test: 5, repeats: 1, sigma2: 7.0, ..ToyParams::default() };
+    let a = AnalysisJob::new(Source::Toy(p.clone()), &sc).unwrap().run().unwrap();
+    assert_eq!((a.controls.mode, a.controls.toy_params()), (Mode::Toy, p));
+    assert!(AnalysisJob::new(Source::Toy(ToyParams { sigma2: 6000.0, ..ToyParams::default() }), &c).is_err());
+}
+
+#[test]
+fn theorem_3_curves_part_ways() {
+    let p = Controls::default().toy_params();
+    let (h, s) = toy_design(&p).unwrap();
+    assert!((h.mu - 0.1).abs() < 1e-15 && (h.tau2 - 0.09).abs() < 1e-15);
+    assert_eq!(s, [vec![1.0], vec![1000.0; 9]].concat());
+    let inputs = InclusionInputs::toy(&p, 0.1, 0.1).unwrap();
+    assert!((inputs.t_std.unwrap() - (1.0 - 1.281_551_565_544_6)).abs() < 1e-9);
+    assert!(inputs.z.is_some());
+    let grid = [0.0, 1.0, 100.0, 1000.0, 5000.0];
+    let ic = inclusion_curves(&inputs, &grid).unwrap();
+    let cp: Vec<f64> = ic.cp.iter().map(|x| x.unwrap()).collect();
+    let cp_r: Vec<f64> = ic.cp_r.iter().map(|x| x.unwrap()).collect();
+    // CP's curve tends to 1/2 (from above here: T < μ0); CP_r's falls towards 0 beyond s0.
+    assert!(cp[0] == 1.0 && cp.windows(2).all(|w| w[0] >= w[1]) && (cp[4] - 0.5).abs() < 0.01, "{cp:?}");
+    assert!(cp_r[4] < 1e-3 && cp_r[4] < cp_r[2], "{cp_r:?}");
+    // The analysis gives the same inputs in toy mode.
+    let c = small_controls();
+    let a = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap().run().unwrap();
+    assert_eq!(
+        a.inclusion_inputs(0.2, 0.3).unwrap(),
+        InclusionInputs::toy(&c.toy_params(), 0.2, 0.3).unwrap()
+    );
+    assert!(a.inclusion_inputs(0.2, 1.0).is_err());
+    assert_eq!(threshold_inputs(&c, None).unwrap(), toy_design(&c.toy_params()).unwrap());
+    assert_eq!(panel_betas(0.05), vec![0.05, 0.01, 0.2]);
+    assert_eq!(sigma2_grid(3), vec![0.0, 2500.0, 5000.0]);
+    // Score files: T from CP's calibration quantile.
+    let mut dc = c.clone();
+    dc.mode = Mode::Scores;
+    let a = AnalysisJob::new(Source::Data(toy_dataset(&c.toy_params())), &dc).unwrap().run().unwrap();
+    assert!(threshold_inputs(&dc, None).is_err());
+    assert_eq!(threshold_inputs(&dc, Some(&a)).unwrap().1, a.variances());
+    let inputs = a.inclusion_inputs(0.1, 0.1).unwrap();
+    assert_eq!(inputs.t_std, Some(-a.calibrated(Method::Cp)[0].threshold(0, 0.1)));
+}
+
+/// Timings at the paper's toy defaults (native, `--ignored --nocapture`); never assertions.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+#[ignore]
+fn measure_steps_at_defaults() {
+    use std::time::Instant;
+    for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
+        let c = Controls { kind, ..Controls::default() };
+        let start = Instant::now();
+        let mut job = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap();
+        let (mut steps, mut worst, mut worst_what) = (0, 0.0f64, String::new());
+        loop {
+            let t = Instant::now();
+            let what = job.describe();
+            let p = job.step().unwrap();
+            let dt = t.elapsed().as_secs_f64();
+            if dt > worst {
+                (worst, worst_what) = (dt, what);
+            }
+            steps += 1;
+            if p == Progress::Done {
+                break;
+            }
+        }
+        let a = job.finish().unwrap();
+        let total = start.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let reps = 20;
+        for j in 0..reps {
+            a.at_alpha(0.05 + 0.01 * j as f64, false).unwrap();
+        }
+        let at_alpha = t.elapsed().as_secs_f64() / reps as f64;
+        let t = Instant::now();
+        for j in 0..reps {
+            evaluate(a.calibrated(Method::Cp), Method::Cp, 0.05 + 0.01 * j as f64, false).unwrap();
+        }
+        let evaluate_one = t.elapsed().as_secs_f64() / reps as f64;
+        let t = Instant::now();
+        a.inspect(0, 0.1, false).unwrap();
+        let inspect = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let grid = crate::conformal::alpha_grid(0.0, 5000.0, 200);
+        threshold_curves(a.hyper(), &a.variances(), &[0.01, 0.05, 0.1, 0.2], &grid, 1000.0).unwrap();
+        let curves = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let (h, s) = toy_design(&c.toy_params()).unwrap();
+        threshold_curves(Some(h), &s, &[0.01, 0.05, 0.1, 0.2], &grid, 1000.0).unwrap();
+        inclusion_curves(&InclusionInputs::toy(&c.toy_params(), 0.1, 0.1).unwrap(), &grid).unwrap();
+        let toy_curves = t.elapsed().as_secs_f64();
+        println!(
+            "{kind:?}: {steps} steps, worst {:.1} ms ({worst_what}), total {:.2} s; at_alpha {:.2} ms (evaluate of CP alone \
+             {:.2} ms); inspect {:.2} ms; threshold curves from data {:.2} ms; toy curves {:.3} ms",
+            worst * 1e3,
+            total,
+            at_alpha * 1e3,
+            evaluate_one * 1e3,
+            inspect * 1e3,
+            curves * 1e3,
+            toy_curves * 1e3
+        );
+    }
+}
+
+/// Timings on the bundled digits file (`assets/digits_wbb.npz`), 100 splits.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+#[ignore]
+fn measure_steps_on_bundled_digits() {
+    use std::time::Instant;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/digits_wbb.npz");
+    let d = Arc::new(crate::io::read_scores(path, &std::fs::read(path).unwrap()).unwrap());
+    let t = Instant::now();
+    let s = DataSummary::of(&d, VarianceKind::PerDraw, 30).unwrap();
+    println!(
+        "N={} M={} K={} accuracy {:?}; data summary {:.1} ms",
+        s.n,
+        s.m,
+        s.k,
+        s.accuracy,
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
+        let c = Controls { mode: Mode::Scores, kind, ..Controls::default() };
+        let start = Instant::now();
+        let mut job = AnalysisJob::new(Source::Data(d.clone()), &c).unwrap();
+        let (mut steps, mut worst, mut worst_what) = (0, 0.0f64, String::new());
+        loop {
+            let t = Instant::now();
+            let what = job.describe();
+            let p = job.step().unwrap();
+            let dt = t.elapsed().as_secs_f64();
+            if dt > worst {
+                (worst, worst_what) = (dt, what);
+            }
+            steps += 1;
+            if p == Progress::Done {
+                break;
+            }
+        }
+        let a = job.finish().unwrap();
+        let total = start.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let v = a.at_alpha(0.1, false).unwrap();
+        let at_alpha = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        a.inspect(0, 0.1, false).unwrap();
+        let inspect = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let pts = a.data_points();
+        let points = t.elapsed().as_secs_f64();
+        println!(
+            "{kind:?}: {steps} steps, worst {:.1} ms ({worst_what}), total {:.2} s; at_alpha {:.2} ms; inspect \
+             {:.2} ms; {} data points {:.2} ms; sizes {:?}, reduction vs CP {:?} %",
+            worst * 1e3,
+            total,
+            at_alpha * 1e3,
+            inspect * 1e3,
+            pts.len(),
+            points * 1e3,
+            v.rows.iter().map(|r| (r.size_mean * 1000.0).round() / 1000.0).collect::<Vec<_>>(),
+            v.reduction_vs_cp.map(|x| (x * 10.0).round() / 10.0),
+        );
+    }
+}
