@@ -63,6 +63,7 @@ build: setup
 # Native benchmarks, then the same workloads as optimised wasm in headless Chromium.
 bench: setup
 	cargo bench --bench core
+	cargo bench --bench explorer
 	$(MAKE) --no-print-directory bench-wasm
 
 bench-wasm:
