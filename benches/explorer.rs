@@ -2,7 +2,7 @@
 //! 100 ms"): steps, the slowest step, the total, and the cost of answering a new α, at the toy
 //! defaults and on the bundled digits file. `cargo bench --bench explorer`.
 
-use rvalue_explorer::conformal::RvalueKind;
+use rvalue_explorer::conformal::{RvalueKind, ScoreOptions};
 use rvalue_explorer::explorer::{AnalysisJob, Controls, Mode, Progress, Source};
 use std::sync::Arc;
 use std::time::Instant;
@@ -45,7 +45,7 @@ fn run(label: &str, source: Source, c: &Controls) {
 
 fn main() {
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
-        let c = Controls { kind, ..Controls::default() };
+        let c = Controls { score: ScoreOptions { kind, ..ScoreOptions::default() }, ..Controls::default() };
         run(&format!("toy defaults, {}", kind.name()), Source::Toy(c.toy_params()), &c);
     }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/digits_wbb.npz");
@@ -53,7 +53,11 @@ fn main() {
     let Ok(d) = rvalue_explorer::io::read_scores(path, &bytes) else { return println!("{path}: unreadable") };
     let d = Arc::new(d);
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
-        let c = Controls { mode: Mode::Scores, kind, ..Controls::default() };
+        let c = Controls {
+            mode: Mode::Scores,
+            score: ScoreOptions { kind, ..ScoreOptions::default() },
+            ..Controls::default()
+        };
         run(&format!("digits, 100 splits, {}", kind.name()), Source::Data(d.clone()), &c);
     }
 }

@@ -208,8 +208,11 @@ impl AnalysisJob {
             Source::Toy(p) => p.m,
             Source::Data(d) => d.scores.m(),
         };
-        if controls.cp_draw >= m {
-            return Err(Error::invalid(format!("CP's draw {} does not exist (M = {m})", controls.cp_draw)));
+        if controls.score.cp_draw >= m {
+            return Err(Error::invalid(format!(
+                "CP's draw {} does not exist (M = {m})",
+                controls.score.cp_draw
+            )));
         }
         let bytes = 3.0 * 16.0 * splits as f64 * test_per_split as f64 * k as f64;
         if bytes > MAX_STORED_BYTES {
@@ -454,7 +457,7 @@ impl AnalysisJob {
         let first = self.first_part.expect("the first part is kept");
         let t = first.tensor.get();
         let (n, m, k) = (t.n(), t.m(), t.k());
-        let hyper = pooled_hyper(&first.summaries, self.controls.variance).ok();
+        let hyper = pooled_hyper(&first.summaries, self.controls.score.variance).ok();
         let pooled_first = if first.scores[2].is_none() {
             Some(PooledSplit::new(t, &first.labels, &first.splits[0].cal)?)
         } else {
@@ -746,7 +749,7 @@ impl Analysis {
 
     /// The first data set's per-candidate variances `s` (the controls' variance choice).
     pub fn variances(&self) -> Vec<f64> {
-        self.variances_of(self.controls.variance)
+        self.variances_of(self.controls.score.variance)
     }
 
     pub(super) fn variances_of(&self, kind: VarianceKind) -> Vec<f64> {

@@ -65,9 +65,7 @@ pub use curves::{
 };
 pub use summary::{DataSummary, VarianceDistribution};
 
-use crate::conformal::{Prior, RvalueKind, ScoreOptions, SplitPlan};
-use crate::rvalue::{Algorithm, LambdaRule};
-use crate::tensor::VarianceKind;
+use crate::conformal::{ScoreOptions, SplitPlan};
 use crate::toy::ToyParams;
 use crate::{Error, Result};
 
@@ -102,13 +100,9 @@ pub struct Controls {
     pub beta: f64,
     /// The σ² slider, in [`SIGMA2_RANGE`]. Default 1000 (SPEC §6).
     pub sigma2: f64,
-    pub kind: RvalueKind,
-    pub variance: VarianceKind,
-    pub prior: Prior,
-    pub algorithm: Algorithm,
-    pub lambda: LambdaRule,
-    /// CP's draw `m0` (default 0).
-    pub cp_draw: usize,
+    /// How CP and CP_r score (r-value kind, variance, prior, algorithm, λ rule, CP's draw);
+    /// defaults as in the core.
+    pub score: ScoreOptions,
     /// Add the best candidate to an empty set (default off).
     pub never_empty: bool,
     /// Score files: number of random splits (SPEC §5 default 100).
@@ -128,12 +122,7 @@ impl Default for Controls {
             toy,
             alpha: 0.1,
             beta: 0.1,
-            kind: RvalueKind::Parametric,
-            variance: VarianceKind::PerDraw,
-            prior: Prior::PerItem,
-            algorithm: Algorithm::Exact,
-            lambda: LambdaRule::Model,
-            cp_draw: 0,
+            score: ScoreOptions::default(),
             never_empty: false,
             splits: 100,
             cal_fraction: 0.5,
@@ -190,14 +179,7 @@ impl Controls {
 
     /// The score options of the core.
     pub fn score_options(&self) -> ScoreOptions {
-        ScoreOptions {
-            kind: self.kind,
-            variance: self.variance,
-            prior: self.prior,
-            algorithm: self.algorithm,
-            lambda: self.lambda,
-            cp_draw: self.cp_draw,
-        }
+        self.score
     }
 
     /// The split plan for score files (toy repeats carry their own split).

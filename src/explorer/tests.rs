@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::conformal::{evaluate, sweep, Method, Prior, RvalueKind};
+use crate::conformal::{evaluate, sweep, Method, Prior, RvalueKind, ScoreOptions};
 use crate::eb::Hyper;
 use crate::io::Dataset;
 use crate::tensor::VarianceKind;
@@ -48,9 +48,17 @@ fn all_kinds() -> Vec<Controls> {
     let base = small_controls();
     vec![
         base.clone(),
-        Controls { kind: RvalueKind::Nonparametric, ..base.clone() },
-        Controls { kind: RvalueKind::Pooled, ..base.clone() },
-        Controls { prior: Prior::Pooled, variance: VarianceKind::OfMean, cp_draw: 2, ..base.clone() },
+        Controls { score: ScoreOptions { kind: RvalueKind::Nonparametric, ..base.score }, ..base.clone() },
+        Controls { score: ScoreOptions { kind: RvalueKind::Pooled, ..base.score }, ..base.clone() },
+        Controls {
+            score: ScoreOptions {
+                prior: Prior::Pooled,
+                variance: VarianceKind::OfMean,
+                cp_draw: 2,
+                ..base.score
+            },
+            ..base.clone()
+        },
     ]
 }
 
@@ -69,7 +77,7 @@ fn alpha_answers_equal_a_fresh_evaluate() {
                     for m in Method::ALL {
                         let fresh = evaluate(a.calibrated(m), m, alpha, ne).unwrap();
                         let ours = a.summary(m, alpha, ne).unwrap();
-                        assert!(same(&fresh, &ours), "{:?} {m:?} α={alpha} ne={ne}", c.kind);
+                        assert!(same(&fresh, &ours), "{:?} {m:?} α={alpha} ne={ne}", c.score.kind);
                     }
                     let view = a.at_alpha(alpha, ne).unwrap();
                     assert_eq!(view.rows.len(), 3);
@@ -109,7 +117,7 @@ fn stepped_job_equals_one_shot_build() {
             assert!(steps > 10, "{steps} steps");
             let stepped = job.finish().unwrap();
             for m in Method::ALL {
-                assert!(same(&once.calibrated(m), &stepped.calibrated(m)), "{:?} {m:?}", c.kind);
+                assert!(same(&once.calibrated(m), &stepped.calibrated(m)), "{:?} {m:?}", c.score.kind);
             }
             for ne in [false, true] {
                 assert_eq!(once.sweep(ne), stepped.sweep(ne));
@@ -205,7 +213,7 @@ fn inspector_flags_agree_with_calibrated_set() {
                                 .filter(|x| x.in_set)
                                 .map(|x| (x.candidate, x.score))
                                 .collect();
-                            assert_eq!(members, set.members, "{:?} {m:?} t={t} α={alpha}", c.kind);
+                            assert_eq!(members, set.members, "{:?} {m:?} t={t} α={alpha}", c.score.kind);
                             assert_eq!(r.ranked.iter().filter(|x| x.is_true).count(), 1);
                             assert!(r.ranked.iter().all(|x| x.is_true == (x.candidate == v.label)));
                         }
@@ -281,7 +289,7 @@ fn no_nan_at_edge_settings() {
                     sigma2,
                     alpha,
                     beta: 0.999,
-                    kind,
+                    score: ScoreOptions { kind, ..ScoreOptions::default() },
                     splits: 2,
                     ..Controls::default()
                 };
@@ -366,14 +374,21 @@ fn controls_defaults_ranges_and_impact() {
     assert_eq!(i, Impact { reanalyse: false, alpha: true, curves: false });
     assert!(c.impact(&Controls { sigma2: 10.0, ..c.clone() }).reanalyse);
     assert!(!c.impact(&Controls { splits: 3, ..c.clone() }).reanalyse);
-    assert!(c.impact(&Controls { kind: RvalueKind::Pooled, ..c.clone() }).reanalyse);
+    assert!(
+        c.impact(&Controls { score: ScoreOptions { kind: RvalueKind::Pooled, ..c.score }, ..c.clone() })
+            .reanalyse
+    );
     // Score files need labels and a usable split; CP's draw must exist.
     let d = toy_dataset(&ToyParams { n_cal: 3, n_test: 3, m: 2, k: 3, repeats: 1, ..ToyParams::default() });
     let sc = Controls { mode: Mode::Scores, ..c.clone() };
     assert!(Source::from_controls(&sc, None).is_err());
     let unlabeled = Arc::new(Dataset { labels: None, ..(*d).clone() });
     assert!(AnalysisJob::new(Source::Data(unlabeled), &sc).is_err());
-    assert!(AnalysisJob::new(Source::Data(d.clone()), &Controls { cp_draw: 2, ..sc.clone() }).is_err());
+    assert!(AnalysisJob::new(
+        Source::Data(d.clone()),
+        &Controls { score: ScoreOptions { cp_draw: 2, ..sc.score }, ..sc.clone() }
+    )
+    .is_err());
     assert!(AnalysisJob::new(Source::Data(d.clone()), &sc).is_ok());
     // The source decides the mode: bad toy settings do not block a score file, and the
     // analysis's controls are those of what it analysed.
