@@ -25,12 +25,6 @@ pub fn sf(x: f64) -> f64 {
     0.5 * erfc(x * FRAC_1_SQRT_2)
 }
 
-/// `1 − Φ(x)` to about 1e-14 relative, twice as fast as [`sf`]: for root finders only.
-#[inline]
-pub fn sf_fast(x: f64) -> f64 {
-    0.5 * fast::erfc_fast(x * FRAC_1_SQRT_2)
-}
-
 /// `(1 − Φ(x), φ(x))` together with one exponential, to about 1e-14 relative: root finders only.
 #[inline]
 pub fn sf_pdf_fast(x: f64) -> (f64, f64) {

@@ -9,7 +9,7 @@
 use super::brent::zeroin;
 use crate::eb::{self, Hyper};
 use crate::normal;
-use crate::{Error, Result};
+use crate::Result;
 
 /// How the infimum over β is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -176,11 +176,6 @@ pub fn parametric(
         post_sd: units.sd.iter().map(|sd| tau * sd).collect(),
         rvalue,
     })
-}
-
-/// Checks a set of units before [`parametric`] is asked to do anything expensive.
-pub fn validate(x: &[f64], s: &[f64]) -> Result<()> {
-    eb::check_units(x, s).map_err(|e| Error::invalid(e.to_string()))
 }
 
 // ---------------------------------------------------------------------------------------------
