@@ -395,6 +395,24 @@ mod tests {
     }
 
     #[test]
+    fn both_lambda_rules_on_hand_cases() {
+        // Equal noise s' for every unit: the model constraint reads
+        // 1 − Φ(q√(1+s') − z√s') = β, i.e. z = q(√(1+s') − 1)/√s'.
+        for &(beta, s) in &[(0.05, 0.3f64), (0.2, 2.0), (0.7, 0.01)] {
+            let q = normal::upper_quantile(beta);
+            let z = q * ((1.0 + s).sqrt() - 1.0) / s.sqrt();
+            let lambda = lambda_model(beta, &[s; 6]).unwrap();
+            assert!((lambda / normal::sf(z) - 1.0).abs() < 1e-10, "β {beta} s' {s}: {lambda}");
+        }
+        assert_eq!(lambda_model(0.1, &[0.0; 3]), None);
+        // Empirical: the ⌈U(1 − β)⌉-th smallest V; U = 5, β = 0.3 → the 4th smallest.
+        let mut v = [0.9, 0.1, 0.5, 0.7, 0.3];
+        assert_eq!(lambda_empirical(&mut v, 0.3), 0.7);
+        // β below 1/U asks for the largest V.
+        assert_eq!(lambda_empirical(&mut v, 0.1), 0.9);
+    }
+
+    #[test]
     fn type1_quantile_is_r_type_1() {
         // R: quantile(c(5, 1, 4, 2, 3), c(0, .2, .21, .5, .99, 1), type = 1) = 1 1 2 3 5 5
         let x = [5.0, 1.0, 4.0, 2.0, 3.0];
