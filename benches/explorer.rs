@@ -45,7 +45,7 @@ fn run(label: &str, source: Source, c: &Controls) {
 
 fn main() {
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
-        let c = Controls { score: ScoreOptions { kind, ..ScoreOptions::default() }, ..Controls::default() };
+        let c = Controls { score: ScoreOptions { kind, ..Controls::default().score }, ..Controls::default() };
         run(&format!("toy defaults, {}", kind.name()), Source::Toy(c.toy_params()), &c);
     }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/digits_wbb.npz");
@@ -55,7 +55,7 @@ fn main() {
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
         let c = Controls {
             mode: Mode::Scores,
-            score: ScoreOptions { kind, ..ScoreOptions::default() },
+            score: ScoreOptions { kind, ..Controls::default().score },
             ..Controls::default()
         };
         run(&format!("digits, 100 splits, {}", kind.name()), Source::Data(d.clone()), &c);

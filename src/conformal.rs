@@ -285,6 +285,69 @@ pub struct ItemSet {
     pub members: Vec<(usize, f64)>,
 }
 
+/// Pooled CP_r on one split, built a chunk of test items at a time so that a page can spread
+/// the greedy over several frames; [`Calibrated::pooled`] is one `step` over all items.
+#[derive(Debug)]
+pub struct PooledBuilder {
+    ps: PooledSplit,
+    work: Workspace,
+    k: usize,
+    scores: Vec<f64>,
+    cal: Vec<f64>,
+    next: usize,
+}
+
+impl PooledBuilder {
+    pub fn new(t: &ScoreTensor, labels: &[usize], split: &Split) -> Result<Self> {
+        Ok(PooledBuilder {
+            ps: PooledSplit::new(t, labels, &split.cal)?,
+            work: Workspace::default(),
+            k: t.k(),
+            scores: vec![0.0; t.n() * t.k()],
+            cal: Vec::with_capacity(split.test.len() * split.cal.len()),
+            next: 0,
+        })
+    }
+
+    /// Work of one test item in draw-unit updates, `M·(n + K)`, for sizing chunks.
+    pub fn item_cost(t: &ScoreTensor, split: &Split) -> usize {
+        t.m() * (split.cal.len() + t.k())
+    }
+
+    /// Runs the greedy for up to `items` more test items (`t`, `order` and `split` as in
+    /// [`PooledBuilder::new`]); true when every test item is done.
+    pub fn step(&mut self, t: &ScoreTensor, order: Option<&DrawOrder>, split: &Split, items: usize) -> bool {
+        let end = self.next.saturating_add(items.max(1)).min(split.test.len());
+        for &i in &split.test[self.next..end] {
+            let it = self.ps.item(t, i, order, &mut self.work);
+            let u = it.units as f64;
+            for (c, &s) in it.cand_step.iter().enumerate() {
+                self.scores[i * self.k + c] = s as f64 / u;
+            }
+            self.cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
+        }
+        self.next = end;
+        end == split.test.len()
+    }
+
+    /// Test items done so far.
+    pub fn done(&self) -> usize {
+        self.next
+    }
+
+    /// The calibrated split; call after `step` has returned true.
+    pub fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
+        let n = split.cal.len();
+        Calibrated::with_threshold(
+            &self.scores,
+            self.k,
+            labels,
+            &split.test,
+            Threshold::PerItem { n, cal: self.cal },
+        )
+    }
+}
+
 impl Calibrated {
     /// From split-independent scores `[N][K]`.
     pub fn fixed(scores: &[f64], k: usize, labels: &[usize], split: &Split) -> Self {
@@ -300,20 +363,9 @@ impl Calibrated {
         order: Option<&DrawOrder>,
         split: &Split,
     ) -> Result<Self> {
-        let ps = PooledSplit::new(t, labels, &split.cal)?;
-        let (k, n) = (t.k(), split.cal.len());
-        let mut work = Workspace::default();
-        let mut scores = vec![0.0; t.n() * k];
-        let mut cal = Vec::with_capacity(split.test.len() * n);
-        for &i in &split.test {
-            let it = ps.item(t, i, order, &mut work);
-            let u = it.units as f64;
-            for (c, &s) in it.cand_step.iter().enumerate() {
-                scores[i * k + c] = s as f64 / u;
-            }
-            cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
-        }
-        Ok(Self::with_threshold(&scores, k, labels, &split.test, Threshold::PerItem { n, cal }))
+        let mut b = PooledBuilder::new(t, labels, split)?;
+        b.step(t, order, split, usize::MAX);
+        Ok(b.finish(labels, split))
     }
 
     fn with_threshold(all: &[f64], k: usize, labels: &[usize], test: &[usize], threshold: Threshold) -> Self {

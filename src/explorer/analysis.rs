@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::{Controls, Mode};
 use crate::conformal::{
-    self, alpha_grid, check_alpha, item_scores, pooled_hyper, Calibrated, Method, Prior, RvalueKind,
-    ScoreOptions, Split, SplitMetrics, Summary,
+    self, alpha_grid, check_alpha, item_scores, pooled_hyper, Calibrated, Method, PooledBuilder, Prior,
+    RvalueKind, ScoreOptions, Split, SplitMetrics, Summary,
 };
 use crate::eb::Hyper;
 use crate::io::Dataset;
@@ -20,8 +20,12 @@ use crate::{Error, Result};
 pub const SWEEP_POINTS: usize = 100;
 
 /// Default work per step, in candidate-units (items × K, weighted by the r-value's cost): about
-/// 100 ms or less of r-values in a release wasm build on a laptop.
-pub const DEFAULT_STEP_BUDGET: usize = 20_000;
+/// 25 ms of parametric r-values natively on this project's test machine, 50 ms as wasm.
+pub const DEFAULT_STEP_BUDGET: usize = 8_000;
+
+/// Pooled CP_r's draw-unit updates per candidate-unit of budget (measured: one parametric
+/// r-value costs about as much as 400 updates of the pooled greedy).
+const POOLED_UNITS_PER_BUDGET: usize = 400;
 
 /// Largest memory the stored calibrated scores may take (wasm32 has 4 GiB in all).
 const MAX_STORED_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
@@ -117,7 +121,6 @@ enum Phase {
     Load,
     Scores { method: usize, next: usize },
     Calibrate { next: usize, method: usize },
-    Sweep { next: usize },
     Done,
 }
 
@@ -136,6 +139,13 @@ pub struct SweepCurves {
 }
 
 impl SweepCurves {
+    fn mean_over(&mut self, splits: usize) {
+        let r = splits.max(1) as f64;
+        for v in self.coverage.iter_mut().chain(self.size.iter_mut()).flatten() {
+            *v /= r;
+        }
+    }
+
     fn zero(never_empty: bool) -> Self {
         let alphas = alpha_grid(super::ALPHA_RANGE.0, super::ALPHA_RANGE.1, SWEEP_POINTS);
         let zero = || vec![0.0; SWEEP_POINTS];
@@ -167,6 +177,8 @@ pub struct AnalysisJob {
     single_draw: bool,
     /// The pooled prior of the current part (parametric CP_r with `Prior::Pooled`).
     part_hyper: Option<Hyper>,
+    /// Pooled CP_r of the split being calibrated.
+    pooled: Option<PooledBuilder>,
 }
 
 fn method_index(m: Method) -> usize {
@@ -238,6 +250,7 @@ impl AnalysisJob {
             sweeps: [SweepCurves::zero(never_empty), SweepCurves::zero(!never_empty)],
             single_draw,
             part_hyper: None,
+            pooled: None,
         })
     }
 
@@ -251,6 +264,7 @@ impl AnalysisJob {
     pub fn fraction_done(&self) -> f64 {
         let parts = self.parts_total as f64;
         // Weights: the parts (load, scores, calibration) 90 %, the α sweep 10 %.
+        // Weights within a part: loading 10 %, scores 60 %, calibration and its α sweep 30 %.
         let within = match (self.phase, &self.part) {
             (Phase::Load, _) => 0.0,
             (Phase::Scores { method, next }, Some(p)) => {
@@ -258,14 +272,18 @@ impl AnalysisJob {
                 0.1 + 0.6 * (method as f64 + next as f64 / n) / 3.0
             }
             (Phase::Calibrate { next, method }, Some(p)) => {
-                0.7 + 0.3 * (next as f64 + method as f64 / 3.0) / p.splits.len().max(1) as f64
+                let within_method = self
+                    .pooled
+                    .as_ref()
+                    .map_or(0.0, |b| b.done() as f64 / p.splits[next].test.len().max(1) as f64);
+                0.7 + 0.3 * (next as f64 + (method as f64 + within_method) / 3.0)
+                    / p.splits.len().max(1) as f64
             }
             _ => 0.0,
         };
         let f = match self.phase {
-            Phase::Sweep { next } => 0.9 + 0.1 * next as f64 / self.calibrated[0].len().max(1) as f64,
             Phase::Done => 1.0,
-            _ => 0.9 * (self.part_index as f64 + within) / parts,
+            _ => (self.part_index as f64 + within) / parts,
         };
         f.clamp(0.0, 1.0)
     }
@@ -282,7 +300,6 @@ impl AnalysisJob {
                 _ => "scores",
             },
             Phase::Calibrate { .. } => "calibrating",
-            Phase::Sweep { .. } => return "coverage against α".to_string(),
             Phase::Done => return "done".to_string(),
         };
         match self.source {
@@ -292,13 +309,13 @@ impl AnalysisJob {
     }
 
     /// Does a bounded slice of work: loading or simulating one data set, one chunk of r-values,
-    /// the calibration of one split or one split of the α sweep. Errors end the job.
+    /// or the calibration of one method on one split (with its share of the α sweep). Errors end
+    /// the job.
     pub fn step(&mut self) -> Result<Progress> {
         match self.phase {
             Phase::Load => self.load()?,
             Phase::Scores { method, next } => self.scores(method, next)?,
             Phase::Calibrate { next, method } => self.calibrate(next, method)?,
-            Phase::Sweep { next } => self.sweep(next),
             Phase::Done => {}
         }
         Ok(if self.phase == Phase::Done { Progress::Done } else { Progress::Working(self.fraction_done()) })
@@ -350,9 +367,11 @@ impl AnalysisJob {
             self.phase = advance(method);
             return Ok(());
         }
+        // Relative costs per candidate, measured with the explorer bench (parametric exact with
+        // the model rule ≈ 4 µs per candidate natively).
         let cost = match self.opts.kind {
             RvalueKind::Nonparametric => k * (1 + t.m() / 16),
-            _ => k,
+            _ => 4 * k,
         }
         .max(1);
         let end = (next + (self.budget / cost).max(1)).min(n);
@@ -392,7 +411,7 @@ impl AnalysisJob {
         Ok(())
     }
 
-    /// Calibrates one method on one split.
+    /// Calibrates one method on one split and adds the split to that method's α sweep.
     fn calibrate(&mut self, next: usize, mi: usize) -> Result<()> {
         let part = self.part.as_ref().expect("a part is loaded in the calibration phase");
         let t = part.tensor.get();
@@ -403,8 +422,22 @@ impl AnalysisJob {
                 Calibrated::fixed(s, k, &part.labels, split),
                 Some(LabelInfo::of(s, k, &part.labels, &split.test)),
             ),
-            None => (Calibrated::pooled(t, &part.labels, part.order.as_ref(), split)?, None),
+            None => {
+                // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.
+                let b = match self.pooled.as_mut() {
+                    Some(b) => b,
+                    None => self.pooled.insert(PooledBuilder::new(t, &part.labels, split)?),
+                };
+                let items = self.budget.saturating_mul(POOLED_UNITS_PER_BUDGET)
+                    / PooledBuilder::item_cost(t, split).max(1);
+                if !b.step(t, part.order.as_ref(), split, items) {
+                    return Ok(());
+                }
+                let b = self.pooled.take().expect("the builder just finished");
+                (b.finish(&part.labels, split), None)
+            }
         };
+        Self::add_to_sweeps(&mut self.sweeps, mi, &c);
         self.calibrated[mi].push(c);
         self.label_info[mi].push(info);
         if mi + 1 < 3 {
@@ -417,36 +450,69 @@ impl AnalysisJob {
                 self.first_part = done;
             }
             self.part_index += 1;
-            self.phase =
-                if self.part_index < self.parts_total { Phase::Load } else { Phase::Sweep { next: 0 } };
+            if self.part_index < self.parts_total {
+                self.phase = Phase::Load;
+            } else {
+                let splits = self.calibrated[0].len();
+                for sw in self.sweeps.iter_mut() {
+                    sw.mean_over(splits);
+                }
+                self.phase = Phase::Done;
+            }
         }
         Ok(())
     }
 
-    /// Adds one split to the coverage and size curves (both never-empty settings), summing in
-    /// split order exactly as `conformal::sweep` does.
-    fn sweep(&mut self, next: usize) {
-        let total = self.calibrated[0].len();
-        for sw in self.sweeps.iter_mut() {
-            for mi in 0..3 {
-                let per = self.calibrated[mi][next].sweep(&sw.alphas, sw.never_empty);
-                for (j, (cov, size)) in per.into_iter().enumerate() {
-                    sw.coverage[mi][j] += cov;
-                    sw.size[mi][j] += size;
-                }
+    /// Adds one split of one method to the coverage and size sums (both never-empty settings),
+    /// in split order exactly as `conformal::sweep` sums them.
+    fn add_to_sweeps(sweeps: &mut [SweepCurves; 2], mi: usize, c: &Calibrated) {
+        for sw in sweeps.iter_mut() {
+            let per = c.sweep(&sw.alphas, sw.never_empty);
+            for (j, (cov, size)) in per.into_iter().enumerate() {
+                sw.coverage[mi][j] += cov;
+                sw.size[mi][j] += size;
             }
         }
-        if next + 1 < total {
-            self.phase = Phase::Sweep { next: next + 1 };
-        } else {
-            let r = total.max(1) as f64;
-            for sw in self.sweeps.iter_mut() {
-                for v in sw.coverage.iter_mut().chain(sw.size.iter_mut()).flatten() {
-                    *v /= r;
-                }
-            }
-            self.phase = Phase::Done;
+    }
+
+    /// Data sets (toy repeats) finished so far, and in all.
+    pub fn parts(&self) -> (usize, usize) {
+        (self.part_index, self.parts_total)
+    }
+
+    /// The analysis of the toy repeats finished so far, to show while the rest is computed.
+    /// Available between repeats (`None` before the first is done, while a repeat is in progress,
+    /// and for score files, which are one data set); equal to the finished analysis of that many
+    /// repeats.
+    pub fn partial(&self) -> Option<Analysis> {
+        let first = self.first_part.as_ref()?;
+        let done = self.calibrated[0].len();
+        // Between parts every method holds the same splits and the sums match them.
+        if done == 0 || self.phase != Phase::Load || self.calibrated.iter().any(|c| c.len() != done) {
+            return None;
         }
+        let take = |v: &[Vec<Calibrated>; 3]| -> [Vec<Calibrated>; 3] {
+            std::array::from_fn(|mi| v[mi][..done].to_vec())
+        };
+        let calibrated = take(&self.calibrated);
+        let label_info = std::array::from_fn(|mi| self.label_info[mi][..done].to_vec());
+        let [s0, s1] = self.sweeps.clone().map(|mut sw| {
+            sw.mean_over(done);
+            sw
+        });
+        let sweeps = if s0.never_empty { [s1, s0] } else { [s0, s1] };
+        let mut controls = self.controls.clone();
+        controls.toy.repeats = done;
+        Analysis::assemble(
+            controls,
+            &self.source,
+            first.clone(),
+            self.single_draw,
+            calibrated,
+            label_info,
+            sweeps,
+        )
+        .ok()
     }
 
     /// The finished analysis; an error if steps remain.
@@ -455,33 +521,17 @@ impl AnalysisJob {
             return Err(Error::invalid("the analysis is not finished: call step() until it reports Done"));
         }
         let first = self.first_part.expect("the first part is kept");
-        let t = first.tensor.get();
-        let (n, m, k) = (t.n(), t.m(), t.k());
-        let hyper = pooled_hyper(&first.summaries, self.controls.score.variance).ok();
-        let pooled_first = if first.scores[2].is_none() {
-            Some(PooledSplit::new(t, &first.labels, &first.splits[0].cal)?)
-        } else {
-            None
-        };
         let [s0, s1] = self.sweeps;
         let sweeps = if s0.never_empty { [s1, s0] } else { [s0, s1] };
-        Ok(Analysis {
-            controls: self.controls,
-            toy: match self.source {
-                Source::Toy(p) => Some(p),
-                Source::Data(_) => None,
-            },
-            n,
-            m,
-            k,
-            single_draw: self.single_draw,
-            calibrated: self.calibrated,
-            label_info: self.label_info,
-            sweeps,
+        Analysis::assemble(
+            self.controls,
+            &self.source,
             first,
-            hyper,
-            pooled_first,
-        })
+            self.single_draw,
+            self.calibrated,
+            self.label_info,
+            sweeps,
+        )
     }
 }
 
@@ -614,6 +664,44 @@ impl Analysis {
         job.first_part = first;
         job.phase = Phase::Done;
         job.finish()
+    }
+
+    /// An analysis of `first` (the first data set) and the calibrated splits; `sweeps` is
+    /// `[never_empty = false, true]`.
+    fn assemble(
+        controls: Controls,
+        source: &Source,
+        first: Part,
+        single_draw: bool,
+        calibrated: [Vec<Calibrated>; 3],
+        label_info: [Vec<Option<LabelInfo>>; 3],
+        sweeps: [SweepCurves; 2],
+    ) -> Result<Self> {
+        let t = first.tensor.get();
+        let (n, m, k) = (t.n(), t.m(), t.k());
+        let hyper = pooled_hyper(&first.summaries, controls.score.variance).ok();
+        let pooled_first = if first.scores[2].is_none() {
+            Some(PooledSplit::new(t, &first.labels, &first.splits[0].cal)?)
+        } else {
+            None
+        };
+        Ok(Analysis {
+            toy: match source {
+                Source::Toy(_) => Some(controls.toy.clone()),
+                Source::Data(_) => None,
+            },
+            controls,
+            n,
+            m,
+            k,
+            single_draw,
+            calibrated,
+            label_info,
+            sweeps,
+            first,
+            hyper,
+            pooled_first,
+        })
     }
 
     /// The stored calibrated scores of a method, one per split (or repeat).

@@ -52,7 +52,8 @@ fn all_kinds() -> Vec<Controls> {
         Controls { score: ScoreOptions { kind: RvalueKind::Pooled, ..base.score }, ..base.clone() },
         Controls {
             score: ScoreOptions {
-                prior: Prior::Pooled,
+                // The page's default prior is pooled; keep the core's per-item prior covered.
+                prior: Prior::PerItem,
                 variance: VarianceKind::OfMean,
                 cp_draw: 2,
                 ..base.score
@@ -125,6 +126,37 @@ fn stepped_job_equals_one_shot_build() {
             }
             assert!(same(&once.inspect(3, 0.2, false).unwrap(), &stepped.inspect(3, 0.2, false).unwrap()));
         }
+    }
+}
+
+#[test]
+fn partial_analysis_equals_a_finished_one_of_fewer_repeats() {
+    for c in all_kinds() {
+        let mut job = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap();
+        assert!(job.partial().is_none());
+        let mut seen = Vec::new();
+        while job.step().unwrap() != Progress::Done {
+            if let Some(p) = job.partial() {
+                let done = job.parts().0;
+                assert_eq!(p.controls.toy.repeats, done);
+                let fewer = Controls { toy: ToyParams { repeats: done, ..c.toy.clone() }, ..c.clone() };
+                let once = Analysis::build(Source::Toy(fewer.toy_params()), &fewer).unwrap();
+                for ne in [false, true] {
+                    assert_eq!(once.sweep(ne), p.sweep(ne));
+                    assert!(same(&once.at_alpha(0.1, ne).unwrap(), &p.at_alpha(0.1, ne).unwrap()));
+                }
+                assert!(same(&once.inspect(2, 0.2, false).unwrap(), &p.inspect(2, 0.2, false).unwrap()));
+                seen.push(done);
+            }
+        }
+        // Offered once between repeats, not after the last (that is `finish`).
+        assert_eq!(seen, vec![1, 2], "{:?}", c.score.kind);
+    }
+    let c = small_controls();
+    let d = toy_dataset(&c.toy_params());
+    let mut job = AnalysisJob::new(Source::Data(d), &Controls { mode: Mode::Scores, ..c }).unwrap();
+    while job.step().unwrap() != Progress::Done {
+        assert!(job.partial().is_none(), "a score file is one data set");
     }
 }
 

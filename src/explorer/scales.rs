@@ -1,0 +1,156 @@
+//! The sliders' scales and the page's number formats.
+//!
+//! A range input moves in integer positions; these functions map positions to the values the
+//! core sees and back. Values are rounded to three significant digits so that a position always
+//! gives the same short, exactly representable-as-typed number (the σ² default 1000 is a
+//! position, not 999.99…), and `position(value(p)) == p` for every position.
+
+/// The α slider: 0.005 to 0.5 in steps of 0.005 (positions 1 to 100).
+pub const ALPHA_POSITIONS: (u32, u32) = (1, 100);
+/// The β slider: positions 0 to 200 on a log scale from 0.001 to 0.999 (finer near 0).
+pub const BETA_POSITIONS: (u32, u32) = (0, 200);
+/// The σ² slider: position 0 is σ² = 0; positions 1 to 189 run over 0.1 to 5000 at 40 per decade.
+pub const SIGMA2_POSITIONS: (u32, u32) = (0, 189);
+
+const SIGMA2_PER_DECADE: f64 = 40.0;
+
+/// Rounds to three significant digits through the decimal form, so the result is the double
+/// nearest the short decimal (0.3, not 0.30000000000000004).
+pub fn round3(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    format!("{x:.2e}").parse().unwrap_or(x)
+}
+
+fn clamp(p: u32, (lo, hi): (u32, u32)) -> u32 {
+    p.clamp(lo, hi)
+}
+
+pub fn alpha_at(p: u32) -> f64 {
+    round3(0.005 * clamp(p, ALPHA_POSITIONS) as f64)
+}
+
+pub fn alpha_position(alpha: f64) -> u32 {
+    nearest(alpha, ALPHA_POSITIONS, alpha_at)
+}
+
+pub fn beta_at(p: u32) -> f64 {
+    let (lo, hi) = BETA_POSITIONS;
+    let f = (clamp(p, BETA_POSITIONS) - lo) as f64 / (hi - lo) as f64;
+    round3(0.001 * 999f64.powf(f))
+}
+
+pub fn beta_position(beta: f64) -> u32 {
+    nearest(beta, BETA_POSITIONS, beta_at)
+}
+
+pub fn sigma2_at(p: u32) -> f64 {
+    match clamp(p, SIGMA2_POSITIONS) {
+        0 => 0.0,
+        p => round3(10f64.powf(-1.0 + (p - 1) as f64 / SIGMA2_PER_DECADE)).min(super::SIGMA2_RANGE.1),
+    }
+}
+
+pub fn sigma2_position(sigma2: f64) -> u32 {
+    nearest(sigma2, SIGMA2_POSITIONS, sigma2_at)
+}
+
+/// The position whose value is nearest `v` (the scales are increasing; ties to the lower).
+fn nearest(v: f64, (lo, hi): (u32, u32), at: fn(u32) -> f64) -> u32 {
+    if !v.is_finite() {
+        return lo;
+    }
+    let (mut a, mut b) = (lo, hi);
+    while a < b {
+        let mid = a + (b - a) / 2;
+        if at(mid) < v {
+            a = mid + 1;
+        } else {
+            b = mid;
+        }
+    }
+    if a > lo && (v - at(a - 1)).abs() <= (at(a) - v).abs() {
+        a - 1
+    } else {
+        a
+    }
+}
+
+/// A number for the page: `digits` decimals, or "–" when it is not finite.
+pub fn fixed(x: f64, digits: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.digits$}")
+    } else {
+        "–".to_string()
+    }
+}
+
+/// A slider value as typed: up to three significant digits, no trailing zeros ("0.05", "1000").
+pub fn short(x: f64) -> String {
+    if !x.is_finite() {
+        return "–".to_string();
+    }
+    let s = format!("{}", round3(x));
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn every(range: (u32, u32)) -> impl Iterator<Item = u32> {
+        range.0..=range.1
+    }
+
+    #[test]
+    fn ends_and_defaults_are_positions() {
+        assert_eq!((alpha_at(1), alpha_at(100)), (0.005, 0.5));
+        assert_eq!(alpha_at(alpha_position(0.1)), 0.1);
+        assert_eq!(alpha_at(alpha_position(0.05)), 0.05);
+        assert_eq!((beta_at(0), beta_at(200)), (0.001, 0.999));
+        assert_eq!(sigma2_at(0), 0.0);
+        assert_eq!(sigma2_at(1), 0.1);
+        assert_eq!(sigma2_at(189), 5000.0);
+        assert_eq!(sigma2_at(sigma2_position(1000.0)), 1000.0);
+        assert_eq!(sigma2_at(sigma2_position(1.0)), 1.0);
+    }
+
+    #[test]
+    fn scales_increase_and_round_trip() {
+        for (range, at, pos) in [
+            (ALPHA_POSITIONS, alpha_at as fn(u32) -> f64, alpha_position as fn(f64) -> u32),
+            (BETA_POSITIONS, beta_at, beta_position),
+            (SIGMA2_POSITIONS, sigma2_at, sigma2_position),
+        ] {
+            for p in every(range) {
+                assert_eq!(pos(at(p)), p, "position {p}");
+                if p > range.0 {
+                    assert!(at(p) > at(p - 1), "{} ≤ {} at {p}", at(p), at(p - 1));
+                }
+            }
+            // Out of range and non-finite inputs land on the ends.
+            assert_eq!(pos(f64::NAN), range.0);
+            assert_eq!(pos(-1.0), range.0);
+            assert_eq!(pos(1e9), range.1);
+        }
+    }
+
+    #[test]
+    fn beta_is_finer_near_zero() {
+        let step = |p: u32| beta_at(p + 1) - beta_at(p);
+        assert!(step(0) < 1e-4 && step(199) > 0.02);
+    }
+
+    #[test]
+    fn formats() {
+        assert_eq!(short(0.1), "0.1");
+        assert_eq!(short(1000.0), "1000");
+        assert_eq!(short(0.00123456), "0.00123");
+        assert_eq!(fixed(0.91234, 3), "0.912");
+        assert_eq!(fixed(f64::NAN, 3), "–");
+        assert_eq!(round3(0.1 + 0.2), 0.3);
+    }
+}
