@@ -43,9 +43,10 @@ test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
 	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown --lib --tests
 
-# A dev build of the page into dist/.
+# An optimised build of the page into dist/ (the browser tests run the default toy analysis,
+# which a debug build makes ten times slower).
 test-page:
-	trunk build
+	trunk build --release
 
 # Browser end-to-end tests (e2e/*.test.mjs): node's test runner drives Debian's Chromium through
 # playwright-core (scripts/setup.sh installs it) against the dist/ that test-page just built.

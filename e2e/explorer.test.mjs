@@ -1,32 +1,231 @@
-// End-to-end tests of the page trunk built into dist/ (make test-e2e builds it first).
-// Run: make test-e2e, or `node --test e2e/*.test.mjs` after `trunk build`.
+// End-to-end tests of the explorer page that trunk built into dist/ (make test-e2e builds it).
+// Run: make test-e2e, or `node --test e2e/*.test.mjs` after `trunk build --release`.
+// Every test saves a screenshot to test-output/e2e/, also when it fails.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { TIMEOUT_MS, isLocal, screenshot, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, isLocal, screenshot, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
+// The default toy analysis (50 repeats) takes several seconds of wasm on this machine.
+const LONG = { timeout: TIMEOUT_MS * 3 };
 
-test('placeholder page loads and runs the wasm core', { timeout: TIMEOUT_MS * 2 }, async (t) => {
-  const { page, errors, requests, response } = await explorer.open();
-  assert.equal(response.status(), 200);
+// Waits until the page shows a finished analysis (not the partial one of a running job).
+async function ready(page) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#status')?.textContent ?? '';
+    return s.startsWith('Showing') && !s.includes('so far') && document.querySelector('#cancel').disabled;
+  }, null, { timeout: TIMEOUT_MS * 2 });
+}
 
-  // The wasm main writes the heading and #core-check (src/bin/explorer.rs); wait until it has
-  // run, so errors thrown while it loads are in `errors` before we look.
-  // The screenshot is taken even when the wait times out: it shows what the page did instead.
+// Runs `body`, then saves a screenshot whatever happened.
+async function shot(t, page, body) {
   try {
-    await page.locator('#core-check').waitFor();
+    await body();
   } finally {
     await screenshot(page, t.name);
   }
+}
 
-  assert.deepEqual(errors, [], 'console errors or page errors while loading');
-  assert.equal(await page.locator('h1').textContent(), 'rvalue-explorer');
-  // ScoreTensor [1, 2, 3, 4] has mean 2.5 (src/bin/explorer.rs).
-  assert.equal(await page.locator('#core-check').textContent(), 'core check: mean of [1, 2, 3, 4] = 2.5');
+const text = (page, sel) => page.locator(sel).textContent();
 
-  // Privacy: data never leaves the machine, so the page may only talk to our server.
+// A canvas' pixels, to see that a figure was redrawn differently.
+const pixels = (page, id) => page.evaluate((id) => document.getElementById(id).toDataURL(), id);
+
+// Φ by the Maclaurin series of erf, to full double precision for the |x| < 1 used here: the
+// page shows P(q > p) to 0.01 %, and Φ(−1/√2) = 0.2397500611 sits next to a rounding boundary.
+function Phi(x) {
+  const z = x / Math.SQRT2;
+  assert.ok(Math.abs(z) < 2, 'the series is only used near 0');
+  let term = z;
+  let sum = z;
+  for (let n = 1; n < 60; n++) {
+    term *= (-z * z) / n;
+    sum += term / (2 * n + 1);
+  }
+  return 0.5 * (1 + (2 / Math.sqrt(Math.PI)) * sum);
+}
+
+test('the page loads, computes the toy defaults and asks nothing of the network', LONG, async (t) => {
+  const { page, errors, requests, response } = await explorer.open();
+  assert.equal(response.status(), 200);
+  await shot(t, page, async () => {
+    await ready(page);
+    assert.deepEqual(errors, [], 'console errors or page errors while loading');
+    assert.equal(await text(page, 'h1'), 'rvalue-explorer');
+    // SPEC §6 at the defaults: P(q > p) = Φ(−1/√1001) = 48.74 %.
+    assert.equal(await text(page, '#pqp'), '48.74 %');
+    assert.match(await text(page, '#pqp-note'), /48\.47/);
+    // Three methods in the table, and the reduction line.
+    assert.equal(await page.locator('#summary-table tbody tr').count(), 3);
+    assert.match(await text(page, '#reduction'), /CP_r's sets are smaller by \d/);
+    // The inspector shows the three rankings with the true label marked in each.
+    assert.equal(await page.locator('#inspector .ranking').count(), 3);
+    assert.equal(await page.locator('#inspector li.true').count(), 3);
+    assert.match(await text(page, '#status'), /^Showing toy, 50 repeats/);
+    // MathML formulas are in the page (no network, no CDN).
+    assert.ok((await page.locator('#formulas math').count()) >= 4);
+  });
   assert.ok(requests.length > 0, 'no requests recorded');
   assert.deepEqual(requests.filter((u) => !isLocal(u)), [], 'requests that left 127.0.0.1');
-  t.diagnostic(`requests: ${requests.map((u) => new URL(u).pathname).join(' ')}`);
+});
+
+test('moving α changes the coverage and size numbers and the α markers', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
+    const before = {
+      coverage: await text(page, '#coverage-readout'),
+      size: await text(page, '#size-readout'),
+      table: await text(page, '#summary-table tbody'),
+      plot: await pixels(page, 'plot-coverage'),
+      sizePlot: await pixels(page, 'plot-size'),
+    };
+    assert.match(before.coverage, /^α = 0\.1: CP 0\.\d{3}, CP_avg 0\.\d{3}, CP_r 0\.\d{3}$/);
+    // 0.05 is position 10 of the slider (α = 0.005 · position).
+    await page.locator('#alpha').fill('10');
+    await page.waitForFunction(() => document.querySelector('#coverage-readout').textContent.startsWith('α = 0.05'));
+    assert.equal(await text(page, '#alpha-value'), '0.05');
+    assert.notEqual(await text(page, '#coverage-readout'), before.coverage);
+    assert.notEqual(await text(page, '#size-readout'), before.size);
+    assert.notEqual(await text(page, '#summary-table tbody'), before.table);
+    assert.equal(await page.locator('#plot-coverage').getAttribute('data-alpha'), '0.05');
+    assert.equal(await page.locator('#plot-size').getAttribute('data-alpha'), '0.05');
+    assert.notEqual(await pixels(page, 'plot-coverage'), before.plot, 'coverage marker did not move');
+    assert.notEqual(await pixels(page, 'plot-size'), before.sizePlot, 'size marker did not move');
+    // Lower α, larger sets: every method's mean size grows.
+    const sizes = (s) => [...s.matchAll(/(CP\S*) (\d+\.\d+)/g)].map((m) => Number(m[2]));
+    const [a, b] = [sizes(before.size), sizes(await text(page, '#size-readout'))];
+    assert.equal(a.length, 3);
+    b.forEach((v, i) => assert.ok(v >= a[i], `size ${i}: ${v} < ${a[i]}`));
+    // α moves recompute nothing: no job ran.
+    assert.ok(await page.locator('#cancel').isDisabled());
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('moving σ² sets P(q > p) to the closed form', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await page.locator('#pqp').filter({ hasText: '%' }).waitFor();
+    const slider = page.locator('#sigma2');
+    for (const position of ['0', '41', '81', '121', '189']) {
+      await slider.fill(position);
+      const sigma2 = Number(await text(page, '#sigma2-value'));
+      // Toy defaults: μp = 1, σp² = 1, μq = 0.
+      const expected = `${(100 * Phi((0 - 1) / Math.sqrt(1 + sigma2))).toFixed(2)} %`;
+      await page.waitForFunction((e) => document.querySelector('#pqp').textContent === e, expected, { timeout: 5000 }).catch(async (e) => { throw new Error(`σ² = ${sigma2}: expected ${expected}, page shows ${await text(page, '#pqp')}`); });
+    }
+    assert.equal(await text(page, '#sigma2-value'), '5000');
+    assert.equal(await text(page, '#pqp'), `${(100 * Phi(-1 / Math.sqrt(5001))).toFixed(2)} %`);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('the bundled real-model sample shows its N, M and K', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await page.locator('#mode-scores').check();
+    await page.locator('button.sample[data-file="digits_wbb.npz"]').click();
+    await page.locator('#stat-n').waitFor();
+    assert.equal(await text(page, '#stat-n'), '1079');
+    assert.equal(await text(page, '#stat-m'), '30');
+    assert.equal(await text(page, '#stat-k'), '10');
+    assert.equal(await text(page, '#stat-accuracy'), '92.22 %');
+    assert.ok(await page.locator('#panel-data').isVisible());
+    // Uploads default to the pooled r-value, as in the paper's experiments.
+    assert.equal(await page.locator('#kind').inputValue(), 'pooled');
+    await ready(page);
+    assert.match(await text(page, '#status'), /^Showing digits_wbb\.npz, 100 splits/);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('a malformed upload names the problem and keeps the previous results', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
+    const before = await text(page, '#coverage-readout');
+    await page.locator('#mode-scores').check();
+    // A truncated .npy: the magic and a header that promises data that is not there.
+    const good = await readFile(join(ROOT, 'assets', 'digits_wbb_scores.npy'));
+    await page.locator('#file').setInputFiles({ name: 'broken.npy', mimeType: 'application/octet-stream', buffer: good.subarray(0, 200) });
+    const banner = page.locator('#error');
+    await banner.waitFor();
+    const msg = await banner.textContent();
+    assert.match(msg, /broken\.npy/, msg);
+    assert.match(msg, /results shown are unchanged/, msg);
+    // Not a number soup: the message says what is wrong with the file.
+    assert.match(msg, /(truncated|short|expected|bytes)/i, msg);
+    assert.equal(await text(page, '#coverage-readout'), before);
+    // Text in a CSV number field.
+    await page.locator('#file').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('item,draw,candidate,score,label\n0,0,0,abc,0\n') });
+    await page.waitForFunction(() => document.querySelector('#error').textContent.includes('bad.csv'));
+    assert.match(await text(page, '#error'), /abc/);
+    assert.equal(await text(page, '#coverage-readout'), before);
+    // The page still answers: α still moves the stored results.
+    await page.locator('#alpha').fill('30');
+    await page.waitForFunction(() => document.querySelector('#coverage-readout').textContent.startsWith('α = 0.15'));
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('the keyboard alone reaches and moves every slider', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await page.locator('#pqp').filter({ hasText: '%' }).waitFor();
+    const sliders = ['alpha', 'beta', 'sigma2'];
+    const reached = new Set();
+    for (let i = 0; i < 60 && reached.size < sliders.length; i++) {
+      await page.keyboard.press('Tab');
+      const id = await page.evaluate(() => document.activeElement?.id);
+      if (!sliders.includes(id) || reached.has(id)) continue;
+      reached.add(id);
+      const shown = await text(page, `#${id}-value`);
+      const value = await page.locator(`#${id}`).inputValue();
+      await page.keyboard.press('ArrowRight');
+      assert.equal(await page.locator(`#${id}`).inputValue(), String(Number(value) + 1), `${id} did not move`);
+      await page.waitForFunction(([id, shown]) => document.querySelector(`#${id}-value`).textContent !== shown, [id, shown]);
+      // Its label names it for a screen reader.
+      assert.ok((await page.locator(`label[for="${id}"]`).textContent()).length > 3);
+    }
+    assert.deepEqual([...reached].sort(), [...sliders].sort(), 'sliders not reached by Tab');
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('cancel stops a running analysis and keeps the previous results', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
+    const before = await text(page, '#coverage-readout');
+    await page.locator('#toy-seed').fill('7');
+    await page.locator('#toy-seed').dispatchEvent('change');
+    await page.locator('#cancel:enabled').waitFor();
+    await page.locator('#cancel').click();
+    await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Cancelled'));
+    assert.equal(await page.locator('#toy-seed').inputValue(), '1', 'the seed of the shown results is back');
+    assert.equal(await text(page, '#coverage-readout'), before);
+    assert.ok(await page.locator('#cancel').isDisabled());
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('a phone-sized screen shows everything without sideways scrolling, large text too', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await page.setViewportSize({ width: 375, height: 740 });
+  await shot(t, page, async () => {
+    await ready(page);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok((await overflow()) <= 0, `page is ${await overflow()} px wider than the screen`);
+    await page.locator('#large-text').check();
+    assert.ok(await page.evaluate(() => document.body.classList.contains('large')));
+    assert.ok((await overflow()) <= 0, `large text: page is ${await overflow()} px wider than the screen`);
+    // Figures fit the column.
+    const w = await page.locator('#plot-threshold').evaluate((c) => c.getBoundingClientRect().width);
+    assert.ok(w > 200 && w <= 375, `canvas width ${w}`);
+    assert.deepEqual(errors, []);
+  });
 });

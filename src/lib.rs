@@ -20,6 +20,8 @@ pub mod rng;
 pub mod rvalue;
 pub mod tensor;
 pub mod toy;
+#[cfg(target_arch = "wasm32")]
+pub mod ui;
 pub mod workload;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,0 +1,757 @@
+//! The page's state and its loop: controls in, one analysis job stepped across animation
+//! frames, panels out. All maths is the core's ([`crate::explorer`]); this file decides what to
+//! recompute when a control moves (via [`Controls::impact`]) and what to redraw.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{Document, HtmlCanvasElement, HtmlProgressElement};
+
+use super::dom::{
+    self, by_id, checked, esc, number, select, set_checked, set_hidden, set_html, set_text, set_value,
+};
+use super::figure::Figure;
+use super::panels;
+use crate::conformal::{Prior, RvalueKind};
+use crate::explorer::scales::{self, short};
+use crate::explorer::{
+    default_score_xs, inclusion_curves, panel_betas, score_densities, threshold_curves, threshold_inputs,
+    AlphaView, Analysis, AnalysisJob, Controls, DataSummary, InclusionInputs, Mode, Progress, Source,
+};
+use crate::io::{self, Dataset};
+use crate::tensor::VarianceKind;
+use crate::{Error, Result};
+
+/// Work per animation frame: the page stays responsive between slices.
+const FRAME_BUDGET_MS: f64 = 30.0;
+/// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
+const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
+/// Histogram bins of panel 8.
+const VARIANCE_BINS: usize = 40;
+/// Points per curve of panels 1, 2 and 5.
+const CURVE_POINTS: usize = 200;
+
+struct Loaded {
+    name: String,
+    data: Arc<Dataset>,
+    summary: DataSummary,
+}
+
+struct Running {
+    job: AnalysisJob,
+    started: f64,
+    what: String,
+    /// Toy repeats shown so far as a partial analysis, and when.
+    shown_parts: usize,
+    shown_at: f64,
+}
+
+/// How often a running toy analysis refreshes the panels with the repeats done so far.
+const PARTIAL_EVERY_MS: f64 = 400.0;
+
+#[derive(Default, Clone, Copy)]
+struct Dirty {
+    curves: bool,
+    alpha: bool,
+    data: bool,
+}
+
+impl Dirty {
+    const ALL: Dirty = Dirty { curves: true, alpha: true, data: true };
+}
+
+pub struct App {
+    doc: Document,
+    controls: Controls,
+    data: Option<Loaded>,
+    analysis: Option<Analysis>,
+    /// What the shown analysis is of, for the status line.
+    analysis_what: String,
+    /// The last finished analysis while a partial one is shown (what cancelling brings back).
+    previous: Option<(Analysis, String)>,
+    view: Option<AlphaView>,
+    running: Option<Running>,
+    item: usize,
+    dirty: Dirty,
+    frame_requested: bool,
+    large_text: bool,
+    status: String,
+}
+
+pub type Shared = Rc<RefCell<App>>;
+
+/// Starts the explorer on the current page.
+pub fn start() -> Result<Shared> {
+    install_panic_hook();
+    let doc = dom::document()?;
+    let app = Rc::new(RefCell::new(App {
+        doc: doc.clone(),
+        controls: Controls::default(),
+        data: None,
+        analysis: None,
+        analysis_what: String::new(),
+        previous: None,
+        view: None,
+        running: None,
+        item: 0,
+        dirty: Dirty::ALL,
+        frame_requested: false,
+        large_text: false,
+        status: String::new(),
+    }));
+    {
+        let mut a = app.borrow_mut();
+        a.write_controls();
+        a.show_mode();
+        a.start_job();
+    }
+    wire(&app)?;
+    request_frame(&app);
+    Ok(app)
+}
+
+/// A panic shows a banner instead of leaving a dead page.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info.to_string();
+        web_sys::console::error_1(&format!("rvalue-explorer panicked: {msg}").into());
+        if let Ok(doc) = dom::document() {
+            set_text(
+                &doc,
+                "panic",
+                &format!(
+                    "The explorer hit an internal error and stopped ({msg}). Reload the page to start again; \
+                     no data left this page."
+                ),
+            );
+            set_hidden(&doc, "panic", false);
+        }
+    }));
+}
+
+fn kind_value(k: RvalueKind) -> &'static str {
+    k.name()
+}
+
+fn parse_kind(s: &str) -> Result<RvalueKind> {
+    match s {
+        "parametric" => Ok(RvalueKind::Parametric),
+        "nonparametric" => Ok(RvalueKind::Nonparametric),
+        "pooled" => Ok(RvalueKind::Pooled),
+        other => Err(Error::invalid(format!("unknown r-value kind '{other}'"))),
+    }
+}
+
+impl App {
+    /// The controls as the inputs show them.
+    fn read_controls(&self) -> Result<Controls> {
+        let d = &self.doc;
+        let mut c = self.controls.clone();
+        c.alpha = scales::alpha_at(number(d, "alpha", "α")?);
+        c.beta = scales::beta_at(number(d, "beta", "β")?);
+        c.sigma2 = scales::sigma2_at(number(d, "sigma2", "σ²")?);
+        c.score.kind = parse_kind(&select(d, "kind")?.value())?;
+        c.score.prior =
+            if select(d, "prior")?.value() == "per-item" { Prior::PerItem } else { Prior::Pooled };
+        c.score.variance = if select(d, "variance")?.value() == "of-mean" {
+            VarianceKind::OfMean
+        } else {
+            VarianceKind::PerDraw
+        };
+        c.score.cp_draw = number(d, "cp-draw", "CP's draw")?;
+        c.never_empty = checked(d, "never-empty")?;
+        c.toy.k = number(d, "toy-k", "K")?;
+        c.toy.m = number(d, "toy-m", "M")?;
+        c.toy.n_cal = number(d, "toy-ncal", "n_cal")?;
+        c.toy.n_test = number(d, "toy-ntest", "n_test")?;
+        c.toy.repeats = number(d, "toy-repeats", "repeats")?;
+        c.toy.mu_p = number(d, "toy-mup", "μp")?;
+        c.toy.sigma2_p = number(d, "toy-sigma2p", "σp²")?;
+        c.toy.mu_q = number(d, "toy-muq", "μq")?;
+        c.toy.high_var_fraction = number(d, "toy-frac", "high-variance fraction")?;
+        c.toy.seed = number(d, "toy-seed", "seed")?;
+        c.splits = number(d, "splits", "random splits")?;
+        c.cal_fraction = number(d, "cal-fraction", "calibration fraction")?;
+        c.seed = number(d, "split-seed", "split seed")?;
+        Ok(c)
+    }
+
+    /// Shows `self.controls` in the inputs.
+    fn write_controls(&self) {
+        let (d, c) = (&self.doc, &self.controls);
+        set_value(d, "alpha", &scales::alpha_position(c.alpha).to_string());
+        set_value(d, "beta", &scales::beta_position(c.beta).to_string());
+        set_value(d, "sigma2", &scales::sigma2_position(c.sigma2).to_string());
+        set_value(d, "kind", kind_value(c.score.kind));
+        set_value(d, "prior", if c.score.prior == Prior::PerItem { "per-item" } else { "pooled" });
+        set_value(
+            d,
+            "variance",
+            if c.score.variance == VarianceKind::OfMean { "of-mean" } else { "per-draw" },
+        );
+        set_value(d, "cp-draw", &c.score.cp_draw.to_string());
+        set_checked(d, "never-empty", c.never_empty);
+        let t = &c.toy;
+        for (id, v) in [
+            ("toy-k", t.k.to_string()),
+            ("toy-m", t.m.to_string()),
+            ("toy-ncal", t.n_cal.to_string()),
+            ("toy-ntest", t.n_test.to_string()),
+            ("toy-repeats", t.repeats.to_string()),
+            ("toy-mup", t.mu_p.to_string()),
+            ("toy-sigma2p", t.sigma2_p.to_string()),
+            ("toy-muq", t.mu_q.to_string()),
+            ("toy-frac", t.high_var_fraction.to_string()),
+            ("toy-seed", t.seed.to_string()),
+            ("splits", c.splits.to_string()),
+            ("cal-fraction", c.cal_fraction.to_string()),
+            ("split-seed", c.seed.to_string()),
+        ] {
+            set_value(d, id, &v);
+        }
+        set_checked(d, "mode-toy", c.mode == Mode::Toy);
+        set_checked(d, "mode-scores", c.mode == Mode::Scores);
+        self.write_slider_values();
+    }
+
+    fn write_slider_values(&self) {
+        let (d, c) = (&self.doc, &self.controls);
+        set_text(d, "alpha-value", &short(c.alpha));
+        set_text(d, "beta-value", &short(c.beta));
+        set_text(d, "sigma2-value", &short(c.sigma2));
+        for (id, v) in [("alpha", c.alpha), ("beta", c.beta), ("sigma2", c.sigma2)] {
+            if let Ok(i) = dom::input(d, id) {
+                let _ = i.set_attribute("aria-valuetext", &short(v));
+            }
+        }
+    }
+
+    fn show_mode(&self) {
+        let toy = self.controls.mode == Mode::Toy;
+        set_hidden(&self.doc, "toy-params", !toy);
+        set_hidden(&self.doc, "scores-params", toy);
+        set_hidden(&self.doc, "panel-scores", !toy);
+        set_hidden(&self.doc, "panel-data", toy || self.data.is_none());
+        let label =
+            if toy { "σ², false candidates' variance" } else { "σ², marked on the threshold curve" };
+        if let Some(l) = self.doc.query_selector("label[for=sigma2]").ok().flatten() {
+            l.set_text_content(Some(label));
+        }
+    }
+
+    fn show_error(&self, msg: Option<&str>) {
+        match msg {
+            Some(m) => {
+                set_text(&self.doc, "error", m);
+                set_hidden(&self.doc, "error", false);
+            }
+            None => set_hidden(&self.doc, "error", true),
+        }
+    }
+
+    /// Applies the inputs' settings: recompute what they change, redraw what depends on them.
+    fn controls_changed(&mut self) {
+        let new = match self.read_controls().and_then(|c| c.validate().map(|()| c)) {
+            Ok(c) => c,
+            Err(e) => {
+                return self
+                    .show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
+            }
+        };
+        self.show_error(None);
+        let impact = self.controls.impact(&new);
+        self.controls = new;
+        self.write_slider_values();
+        if impact.reanalyse {
+            self.start_job();
+        }
+        self.dirty.curves |= impact.curves;
+        self.dirty.alpha |= impact.alpha;
+    }
+
+    fn set_mode(&mut self, mode: Mode) {
+        self.controls = self.controls.for_mode(mode);
+        self.write_controls();
+        self.show_mode();
+        self.start_job();
+        self.dirty = Dirty::ALL;
+    }
+
+    /// Starts (or restarts) the analysis for the current controls; the shown one stays until
+    /// it finishes. A job already running is dropped, which cancels it.
+    fn start_job(&mut self) {
+        self.running = None;
+        let data = self.data.as_ref().map(|l| l.data.clone());
+        if self.controls.mode == Mode::Scores && data.is_none() {
+            self.status =
+                "Load a score file: drop one on the page, choose one, or pick a sample.".to_string();
+            return;
+        }
+        let what = match self.controls.mode {
+            Mode::Toy => format!("toy, {} repeats", self.controls.toy.repeats),
+            Mode::Scores => format!(
+                "{}, {} splits",
+                self.data.as_ref().map_or("", |l| l.name.as_str()),
+                self.controls.splits
+            ),
+        };
+        match Source::from_controls(&self.controls, data).and_then(|s| AnalysisJob::new(s, &self.controls)) {
+            Ok(job) => {
+                self.running =
+                    Some(Running { job, started: dom::now_ms(), what, shown_parts: 0, shown_at: 0.0 })
+            }
+            Err(e) => {
+                self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
+            }
+        }
+    }
+
+    /// Stops the running job and puts back the settings of the results on show.
+    fn cancel(&mut self) {
+        if self.running.take().is_none() {
+            return;
+        }
+        if let Some((a, what)) = self.previous.take() {
+            self.analysis = Some(a);
+            self.analysis_what = what;
+        }
+        if let Some(a) = &self.analysis {
+            let (alpha, beta) = (self.controls.alpha, self.controls.beta);
+            let sigma2 = if a.controls.mode == Mode::Toy { a.controls.sigma2 } else { self.controls.sigma2 };
+            self.controls = Controls { alpha, beta, sigma2, ..a.controls.clone() };
+            self.write_controls();
+            self.show_mode();
+            self.dirty = Dirty::ALL;
+        }
+        self.status = format!("Cancelled. Showing {}.", self.analysis_what);
+    }
+
+    /// Steps the job for up to one frame's budget.
+    fn advance(&mut self) {
+        let Some(run) = self.running.as_mut() else { return };
+        let t0 = dom::now_ms();
+        loop {
+            match run.job.step() {
+                Ok(Progress::Working(_)) => {
+                    let now = dom::now_ms();
+                    let (done, total) = run.job.parts();
+                    if done > run.shown_parts
+                        && (run.shown_parts == 0 || now - run.shown_at > PARTIAL_EVERY_MS)
+                    {
+                        if let Some(p) = run.job.partial() {
+                            // The first partial result replaces a finished one: keep that for Cancel.
+                            if let Some(old) = self.analysis.replace(p) {
+                                if self.previous.is_none() && run.shown_parts == 0 {
+                                    self.previous = Some((old, std::mem::take(&mut self.analysis_what)));
+                                }
+                            }
+                            (run.shown_parts, run.shown_at) = (done, now);
+                            self.analysis_what = format!("toy, {done} of {total} repeats so far");
+                            self.dirty = Dirty::ALL;
+                        }
+                    }
+                    if now - t0 < FRAME_BUDGET_MS && !self.dirty.alpha {
+                        continue;
+                    }
+                    self.status = format!(
+                        "{} – {:.0} %. Showing {}.",
+                        run.job.describe(),
+                        100.0 * run.job.fraction_done(),
+                        self.analysis_what
+                    );
+                    return;
+                }
+                Ok(Progress::Done) => break,
+                Err(e) => {
+                    let what = run.what.clone();
+                    self.running = None;
+                    self.status = format!("Showing {}.", self.analysis_what);
+                    return self.show_error(Some(&format!(
+                        "{what}: {e}. The results shown are for the previous settings."
+                    )));
+                }
+            }
+        }
+        let Some(run) = self.running.take() else { return };
+        let secs = (dom::now_ms() - run.started) / 1000.0;
+        match run.job.finish() {
+            Ok(a) => {
+                self.item = self.item.min(a.n_inspectable().saturating_sub(1));
+                self.analysis = Some(a);
+                self.previous = None;
+                self.analysis_what = run.what;
+                self.status = format!("Showing {} (computed in {secs:.2} s).", self.analysis_what);
+                self.dirty = Dirty::ALL;
+            }
+            Err(e) => self.show_error(Some(&e.to_string())),
+        }
+    }
+
+    fn show_progress(&self) {
+        let d = &self.doc;
+        if let Ok(p) = by_id::<HtmlProgressElement>(d, "progress") {
+            p.set_value(
+                self.running
+                    .as_ref()
+                    .map_or(if self.analysis.is_some() { 1.0 } else { 0.0 }, |r| r.job.fraction_done()),
+            );
+        }
+        if let Ok(b) = by_id::<web_sys::HtmlButtonElement>(d, "cancel") {
+            b.set_disabled(self.running.is_none());
+        }
+        set_text(d, "status", &self.status);
+    }
+
+    fn render(&mut self) {
+        let dirty = std::mem::take(&mut self.dirty);
+        if dirty.curves {
+            self.render_curves();
+        }
+        if dirty.alpha {
+            self.render_alpha();
+        }
+        if dirty.data {
+            self.render_data();
+        }
+        self.show_progress();
+    }
+
+    fn font(&self) -> f64 {
+        if self.large_text {
+            19.0
+        } else {
+            13.0
+        }
+    }
+
+    fn draw(&self, id: &str, fig: &Figure) {
+        if let Err(e) = draw_canvas(&self.doc, id, fig, self.font()) {
+            web_sys::console::warn_1(&format!("#{id}: {e}").into());
+        }
+    }
+
+    /// Panels 1, 2 and 5: closed forms of the controls (and the analysis' data points).
+    fn render_curves(&self) {
+        let c = &self.controls;
+        let d = &self.doc;
+        if c.mode == Mode::Toy {
+            let p = c.toy_params();
+            match score_densities(&p, &default_score_xs(&p, CURVE_POINTS)) {
+                Ok(s) => {
+                    set_text(d, "pqp", &format!("{} %", scales::fixed(100.0 * s.prob_q_exceeds_p, 2)));
+                    set_text(d, "pqp-note", s.note);
+                    self.draw("plot-scores", &panels::scores(&s));
+                }
+                Err(e) => set_text(d, "pqp-note", &e.to_string()),
+            }
+        }
+        let grid = panels::sigma2_axis(CURVE_POINTS);
+        let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
+        let points = analysis.map(|a| a.data_points()).unwrap_or_default();
+        let curves = threshold_inputs(c, analysis)
+            .and_then(|(h, s)| threshold_curves(Some(h), &s, &panel_betas(c.beta), &grid, c.sigma2));
+        match curves {
+            Ok(t) => {
+                let note = match (t.hyper, t.series.first()) {
+                    (Some(h), Some(s)) => format!(
+                        "Prior μ = {}, τ² = {}; β = {}: s* = {}, s0 = {}.",
+                        scales::fixed(h.mu, 3),
+                        scales::fixed(h.tau2, 4),
+                        short(s.beta),
+                        s.s_star.map_or("none (the curve only rises)".to_string(), |m| short(m.sigma2)),
+                        s.s0.map_or("none".to_string(), |m| short(m.sigma2)),
+                    ),
+                    _ => String::new(),
+                };
+                set_text(d, "threshold-note", &note);
+                self.draw("plot-threshold", &panels::threshold(&t, &points, c.sigma2));
+            }
+            Err(e) => set_text(d, "threshold-note", &format!("No threshold curve: {e}.")),
+        }
+        let inputs = match (c.mode, analysis) {
+            (Mode::Toy, _) => InclusionInputs::toy(&c.toy_params(), c.alpha, c.beta),
+            (Mode::Scores, Some(a)) => a.inclusion_inputs(c.alpha, c.beta),
+            (Mode::Scores, None) => Err(Error::invalid("no analysis of the score file yet")),
+        };
+        match inputs.and_then(|i| inclusion_curves(&i, &grid)) {
+            Ok(inc) => {
+                set_text(
+                    d,
+                    "theorem3-note",
+                    &format!(
+                        "α = {}, β = {}; σ² = {} marked.",
+                        short(c.alpha),
+                        short(c.beta),
+                        short(c.sigma2)
+                    ),
+                );
+                self.draw("plot-theorem3", &panels::theorem3(&inc, c.sigma2));
+            }
+            Err(e) => set_text(d, "theorem3-note", &format!("No curves: {e}.")),
+        }
+    }
+
+    /// Panels 3, 4, 6 and 7 from the stored analysis.
+    fn render_alpha(&mut self) {
+        let Some(a) = &self.analysis else { return };
+        let (alpha, never_empty) = (self.controls.alpha, self.controls.never_empty);
+        let d = &self.doc;
+        self.view = match a.at_alpha(alpha, never_empty) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.show_error(Some(&e.to_string()));
+                None
+            }
+        };
+        let sweep = a.sweep(never_empty);
+        let view = self.view.as_ref();
+        self.draw("plot-coverage", &panels::against_alpha(sweep, view, alpha, true));
+        self.draw("plot-size", &panels::against_alpha(sweep, view, alpha, false));
+        for id in ["plot-coverage", "plot-size"] {
+            if let Some(e) = d.get_element_by_id(id) {
+                let _ = e.set_attribute("data-alpha", &short(alpha));
+            }
+        }
+        if let Some(v) = view {
+            set_text(d, "coverage-readout", &panels::readout(v, true));
+            set_text(d, "size-readout", &panels::readout(v, false));
+            if let Some(body) = d.query_selector("#summary-table tbody").ok().flatten() {
+                body.set_inner_html(&panels::summary_rows(v));
+            }
+            set_text(d, "reduction", &panels::reduction_text(v));
+        }
+        self.render_item();
+    }
+
+    fn render_item(&self) {
+        let Some(a) = &self.analysis else { return };
+        let d = &self.doc;
+        let n = a.n_inspectable();
+        set_value(d, "item-index", &self.item.to_string());
+        if let Ok(i) = dom::input(d, "item-index") {
+            i.set_max(&n.saturating_sub(1).to_string());
+        }
+        match a.inspect(self.item, self.controls.alpha, self.controls.never_empty) {
+            Ok(v) => {
+                set_text(
+                    d,
+                    "item-info",
+                    &format!(
+                        "of {n}: data item {}, true label #{} (α = {})",
+                        v.item,
+                        v.label,
+                        short(self.controls.alpha)
+                    ),
+                );
+                set_html(d, "inspector", &panels::inspector(&v, a.single_draw));
+            }
+            Err(e) => set_html(d, "inspector", &format!("<p class=\"muted\">{}</p>", esc(&e.to_string()))),
+        }
+    }
+
+    fn render_data(&self) {
+        let d = &self.doc;
+        let Some(l) = &self.data else { return };
+        set_html(d, "data-stats", &panels::data_stats(&l.name, &l.summary));
+        set_hidden(d, "panel-data", self.controls.mode != Mode::Scores);
+        self.draw("plot-variance", &panels::variances(&l.summary));
+    }
+
+    fn step_item(&mut self, to: ItemMove) {
+        let n = self.analysis.as_ref().map_or(0, |a| a.n_inspectable());
+        if n == 0 {
+            return;
+        }
+        self.item = match to {
+            ItemMove::Prev => (self.item + n - 1) % n,
+            ItemMove::Next => (self.item + 1) % n,
+            ItemMove::Random => ((js_sys::Math::random() * n as f64) as usize).min(n - 1),
+            ItemMove::To(i) => i.min(n - 1),
+        };
+        self.render_item();
+    }
+
+    /// A score file's bytes arrived (from a drop, the picker or a sample); `labels` is a
+    /// separate labels file when two were dropped.
+    fn loaded(&mut self, name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) {
+        let result = io::read_scores(&name, bytes).and_then(|mut d| {
+            if let Some((lname, lbytes)) = &labels {
+                d.labels = Some(io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
+            }
+            if d.labels.is_none() {
+                return Err(Error::invalid(format!(
+                    "{name} has no labels: conformal prediction needs the true label of every item \
+                     (an .npz member 'labels', a CSV column 'label', or a second .npy named *labels*)"
+                )));
+            }
+            let summary = DataSummary::of(&d, self.controls.score.variance, VARIANCE_BINS)?;
+            Ok((d, summary))
+        });
+        match result {
+            Ok((d, summary)) => {
+                self.show_error(None);
+                let name = match labels {
+                    Some((l, _)) => format!("{name} + {l}"),
+                    None => name,
+                };
+                set_text(&self.doc, "data-name", &format!("Loaded {name}: the data stays in this page."));
+                self.data = Some(Loaded { name, data: Arc::new(d), summary });
+                self.item = 0;
+                if self.controls.mode == Mode::Scores {
+                    self.start_job();
+                    self.dirty = Dirty::ALL;
+                } else {
+                    self.set_mode(Mode::Scores);
+                }
+            }
+            Err(e) => self.show_error(Some(&format!("{e}. The results shown are unchanged."))),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum ItemMove {
+    Prev,
+    Next,
+    Random,
+    To(usize),
+}
+
+/// Sizes the canvas to its box (times the device pixel ratio) and draws `fig` on it.
+fn draw_canvas(doc: &Document, id: &str, fig: &Figure, font_css: f64) -> Result<()> {
+    let canvas: HtmlCanvasElement = by_id(doc, id)?;
+    let (cw, ch) = (canvas.client_width(), canvas.client_height());
+    if cw <= 0 || ch <= 0 {
+        return Ok(()); // hidden: drawn when shown
+    }
+    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
+    let (w, h) = ((cw as f64 * dpr).round() as u32, (ch as f64 * dpr).round() as u32);
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    let backend = CanvasBackend::with_canvas_object(canvas)
+        .ok_or_else(|| Error::invalid(format!("#{id} has no 2D context")))?;
+    fig.draw(&backend.into_drawing_area(), (font_css * dpr).round() as u32)
+}
+
+fn request_frame(app: &Shared) {
+    {
+        let mut a = app.borrow_mut();
+        if a.frame_requested {
+            return;
+        }
+        a.frame_requested = true;
+    }
+    let app2 = app.clone();
+    let cb = Closure::once_into_js(move || on_frame(&app2));
+    if let Some(w) = web_sys::window() {
+        let _ = w.request_animation_frame(cb.unchecked_ref());
+    }
+}
+
+fn on_frame(app: &Shared) {
+    let more = {
+        let mut a = app.borrow_mut();
+        a.frame_requested = false;
+        a.advance();
+        a.render();
+        a.running.is_some()
+    };
+    if more {
+        request_frame(app);
+    }
+}
+
+/// Runs `f` on the app, then schedules a frame to show the result.
+fn with(app: &Shared, f: impl FnOnce(&mut App)) {
+    f(&mut app.borrow_mut());
+    request_frame(app);
+}
+
+fn wire(app: &Shared) -> Result<()> {
+    let doc = app.borrow().doc.clone();
+    // Sliders follow the pointer ("input"); other inputs apply when committed ("change").
+    for id in ["alpha", "beta", "sigma2"] {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "input", move |_| with(&a, App::controls_changed))?;
+    }
+    for id in [
+        "kind",
+        "prior",
+        "variance",
+        "cp-draw",
+        "never-empty",
+        "toy-k",
+        "toy-m",
+        "toy-ncal",
+        "toy-ntest",
+        "toy-repeats",
+        "toy-mup",
+        "toy-sigma2p",
+        "toy-muq",
+        "toy-frac",
+        "toy-seed",
+        "splits",
+        "cal-fraction",
+        "split-seed",
+    ] {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "change", move |_| with(&a, App::controls_changed))?;
+    }
+    for (id, mode) in [("mode-toy", Mode::Toy), ("mode-scores", Mode::Scores)] {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "change", move |_| with(&a, |app| app.set_mode(mode)))?;
+    }
+    let a = app.clone();
+    dom::listen_id(&doc, "cancel", "click", move |_| with(&a, App::cancel))?;
+    let a = app.clone();
+    dom::listen_id(&doc, "large-text", "change", move |_| {
+        with(&a, |app| {
+            app.large_text = checked(&app.doc, "large-text").unwrap_or(false);
+            if let Some(b) = app.doc.body() {
+                let _ = b.class_list().toggle_with_force("large", app.large_text);
+            }
+            app.dirty = Dirty::ALL;
+        })
+    })?;
+    for (id, to) in
+        [("item-prev", ItemMove::Prev), ("item-next", ItemMove::Next), ("item-random", ItemMove::Random)]
+    {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "click", move |_| with(&a, |app| app.step_item(to)))?;
+    }
+    let a = app.clone();
+    dom::listen_id(&doc, "item-index", "change", move |_| {
+        with(&a, |app| match number::<usize>(&app.doc, "item-index", "test item") {
+            Ok(i) => app.step_item(ItemMove::To(i)),
+            Err(e) => app.show_error(Some(&e.to_string())),
+        })
+    })?;
+    if let Some(w) = web_sys::window() {
+        let a = app.clone();
+        dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
+    }
+    super::files::wire(app, &doc)?;
+    Ok(())
+}
+
+/// Entry points for [`super::files`].
+pub(super) fn file_loaded(app: &Shared, name: String, bytes: Vec<u8>, labels: Option<(String, Vec<u8>)>) {
+    with(app, |a| a.loaded(name, &bytes, labels));
+}
+
+pub(super) fn file_failed(app: &Shared, msg: String) {
+    with(app, |a| a.show_error(Some(&format!("{msg}. The results shown are unchanged."))));
+}
+
+pub(super) fn max_file_bytes() -> f64 {
+    MAX_FILE_BYTES
+}

@@ -1,0 +1,115 @@
+//! Getting bytes into the page: the file picker, drag and drop anywhere on the page, and the
+//! bundled samples (fetched from the app's own `assets/`). Nothing is sent anywhere.
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::{Document, File, FileList, HtmlInputElement, Response};
+
+use super::app::{file_failed, file_loaded, max_file_bytes, Shared};
+use super::dom;
+use crate::Result;
+
+fn js_err(v: wasm_bindgen::JsValue) -> String {
+    v.as_string()
+        .or_else(|| v.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .unwrap_or_else(|| "unknown error".to_string())
+}
+
+async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
+    if f.size() > max_file_bytes() {
+        return Err(format!(
+            "{}: {:.1} GiB is larger than the page reads (2 GiB); use the rvalue command line",
+            f.name(),
+            f.size() / 1024f64.powi(3)
+        ));
+    }
+    let buf = JsFuture::from(f.array_buffer()).await.map_err(|e| format!("{}: {}", f.name(), js_err(e)))?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// One file, or a scores file and a labels file (the one whose name holds "label").
+async fn load_list(app: Shared, all: Vec<File>) {
+    let result = async {
+        match all.as_slice() {
+            [] => Err("no file was given".to_string()),
+            [f] => Ok((f.name(), read_file(f).await?, None)),
+            [a, b] => {
+                let (scores, labels) =
+                    if a.name().to_lowercase().contains("label") { (b, a) } else { (a, b) };
+                let s = read_file(scores).await?;
+                let l = read_file(labels).await?;
+                Ok((scores.name(), s, Some((labels.name(), l))))
+            }
+            _ => Err(format!(
+                "{} files were given: load one file, or a scores file and a labels file",
+                all.len()
+            )),
+        }
+    }
+    .await;
+    match result {
+        Ok((name, bytes, labels)) => file_loaded(&app, name, bytes, labels),
+        Err(e) => file_failed(&app, e),
+    }
+}
+
+async fn load_sample(app: Shared, name: String) {
+    let result = async {
+        let w = web_sys::window().ok_or("no window")?;
+        // Relative, so the page works from any sub-path of a static server.
+        let resp = JsFuture::from(w.fetch_with_str(&format!("assets/{name}"))).await.map_err(js_err)?;
+        let resp: Response = resp.dyn_into().map_err(|_| "not a response".to_string())?;
+        if !resp.ok() {
+            return Err(format!("HTTP {}", resp.status()));
+        }
+        let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?).await.map_err(js_err)?;
+        Ok::<_, String>(js_sys::Uint8Array::new(&buf).to_vec())
+    }
+    .await;
+    match result {
+        Ok(bytes) => file_loaded(&app, name, bytes, None),
+        Err(e) => file_failed(&app, format!("sample {name} could not be fetched: {e}")),
+    }
+}
+
+fn files_of(list: &FileList) -> Vec<File> {
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
+pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
+    let a = app.clone();
+    dom::listen_id(doc, "file", "change", move |e| {
+        let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
+        if let Some(files) = input.files() {
+            // The FileList is live: take the files before the input is cleared below.
+            spawn_local(load_list(a.clone(), files_of(&files)));
+        }
+        // Choosing the same file again must fire "change" again.
+        input.set_value("");
+    })?;
+    // Drop anywhere on the page; dragover must be cancelled for drop to fire.
+    dom::listen(doc, "dragover", |e| e.prevent_default());
+    let a = app.clone();
+    let d = doc.clone();
+    dom::listen(doc, "drop", move |e| {
+        e.prevent_default();
+        let files = e.dyn_ref::<web_sys::DragEvent>().and_then(|d| d.data_transfer()).and_then(|t| t.files());
+        if let Some(files) = files {
+            spawn_local(load_list(a.clone(), files_of(&files)));
+        }
+        dom::set_text(&d, "status", "Reading the dropped file…");
+    });
+    let buttons =
+        doc.query_selector_all("button.sample").map_err(|_| crate::Error::invalid("no sample buttons"))?;
+    for i in 0..buttons.length() {
+        let Some(b) = buttons.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else { continue };
+        let Some(name) = b.get_attribute("data-file") else { continue };
+        let a = app.clone();
+        let d = doc.clone();
+        dom::listen(&b, "click", move |_| {
+            dom::set_text(&d, "status", &format!("Fetching {name}…"));
+            spawn_local(load_sample(a.clone(), name.clone()));
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,16 @@
+//! The web page (wasm only): reads the controls, runs the explorer's analysis in slices across
+//! animation frames, and draws the panels with plotters on `<canvas>`.
+//!
+//! - [`app`]: the state, the frame loop and what each control change recomputes;
+//! - [`panels`]: what each panel shows (figures and HTML) from the explorer's results;
+//! - [`figure`]: one plotters drawing routine for every line figure;
+//! - [`files`]: file picker, drag and drop, bundled samples;
+//! - [`dom`]: typed `web-sys` helpers.
+
+pub mod app;
+pub mod dom;
+pub mod figure;
+mod files;
+pub mod panels;
+
+pub use app::start;

@@ -1,0 +1,307 @@
+//! What each figure shows: turns the explorer's curves and analysis into [`Figure`]s, and the
+//! table, inspector and data summary into HTML. No maths here beyond choosing axis ranges.
+
+use super::dom::esc;
+use super::figure::*;
+use crate::conformal::Method;
+use crate::explorer::scales::{fixed, short};
+use crate::explorer::{
+    AlphaView, DataPoint, DataSummary, InclusionCurves, ItemView, ScoreDensities, SweepCurves,
+    ThresholdCurves,
+};
+
+/// The σ² axis of panels 2 and 5: log-spaced from 0.001 to the slider's top (σ² = 0 sits on the
+/// left edge).
+pub fn sigma2_axis(count: usize) -> Vec<f64> {
+    let (lo, hi) = (1e-3f64.log10(), crate::explorer::SIGMA2_RANGE.1.log10());
+    (0..count).map(|j| 10f64.powf(lo + (hi - lo) * j as f64 / (count - 1) as f64)).collect()
+}
+
+const SIGMA2_LO: f64 = 1e-3;
+
+pub fn method_label(m: Method) -> &'static str {
+    match m {
+        Method::Cp => "CP",
+        Method::CpAvg => "CP_avg",
+        Method::CpR => "CP_r",
+    }
+}
+
+fn method_html(m: Method) -> &'static str {
+    match m {
+        Method::Cp => "CP",
+        Method::CpAvg => "CP<sub>avg</sub>",
+        Method::CpR => "CP<sub>r</sub>",
+    }
+}
+
+/// Panel 1: densities of p and q.
+pub fn scores(d: &ScoreDensities) -> Figure {
+    let x = (d.xs.first().copied().unwrap_or(-1.0), d.xs.last().copied().unwrap_or(1.0));
+    let y = y_range(d.p.iter().chain(&d.q).flatten().copied().chain([0.0]), (0.0, 1.0));
+    let mut f = Figure::new("score", "density", x, (0.0, y.1));
+    f.lines.push(Line::new("p: true candidate", BLUE, &d.xs, &d.p));
+    f.lines.push(Line::new("q: false candidate", VERMILLION, &d.xs, &d.q).dashed());
+    f
+}
+
+/// Panel 2: threshold curves, their `s*` and `s0`, the slider's σ², the data's candidates.
+pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64) -> Figure {
+    let main = c.series.first();
+    // The current β's curve sets the range; the faint ones for other β may leave it.
+    let curve_values = main.into_iter().flat_map(|s| s.t.iter().flatten().copied());
+    // The data can spread far beyond the curve; keep the central 98 % in view.
+    let mut scores: Vec<f64> = points.iter().map(|p| p.score).filter(|v| v.is_finite()).collect();
+    scores.sort_by(f64::total_cmp);
+    let central = if scores.len() > 50 {
+        vec![scores[scores.len() / 100], scores[scores.len() - 1 - scores.len() / 100]]
+    } else {
+        scores
+    };
+    let y = y_range(curve_values.chain(central), (-1.0, 1.0));
+    let mut f = Figure::new(
+        "σ² (log scale)",
+        "mean score threshold",
+        (SIGMA2_LO, c.sigma2.last().copied().unwrap_or(5000.0)),
+        y,
+    );
+    f.x_axis = Axis::Log;
+    f.legend = Legend::UpperLeft;
+    let (truth, other): (Vec<_>, Vec<_>) = points.iter().partition(|p| p.is_true);
+    let dots = |label: &str, colour, pts: Vec<&DataPoint>, filled| Dots {
+        label: Some(label.to_string()),
+        colour,
+        radius: 3,
+        filled,
+        opacity: 0.45,
+        points: pts.iter().map(|p| (p.sigma2, p.score)).collect(),
+    };
+    if !other.is_empty() {
+        f.dots.push(dots("false candidates", VERMILLION, other, false));
+    }
+    if !truth.is_empty() {
+        f.dots.push(dots("true candidates", BLUE, truth, true));
+    }
+    for s in c.series.iter().skip(1) {
+        f.lines.push(Line { label: None, ..Line::new("", GREY, &c.sigma2, &s.t).faint() });
+    }
+    if let Some(s) = main {
+        f.lines.push(Line::new(format!("t*(σ²), β = {}", short(s.beta)), INK, &c.sigma2, &s.t));
+        let mut marks = Vec::new();
+        marks.extend(s.s_star.map(|m| (m.sigma2, m.t)));
+        marks.extend(s.s0.map(|m| (m.sigma2, m.t)));
+        if !marks.is_empty() {
+            f.dots.push(Dots {
+                label: Some("s* (lowest), s0".to_string()),
+                colour: PURPLE,
+                radius: 6,
+                filled: true,
+                opacity: 1.0,
+                points: marks,
+            });
+        }
+        if let Some(m) = s.slider {
+            f.dots.push(Dots {
+                label: Some(format!("σ² = {}", short(sigma2))),
+                colour: GREEN,
+                radius: 7,
+                filled: true,
+                opacity: 1.0,
+                points: vec![(m.sigma2, m.t)],
+            });
+        }
+    }
+    f.vlines.push((sigma2.max(SIGMA2_LO), GREEN));
+    f
+}
+
+/// Panels 3 and 4: a quantity against α for the three methods, the current α marked.
+pub fn against_alpha(sweep: &SweepCurves, view: Option<&AlphaView>, alpha: f64, coverage: bool) -> Figure {
+    let x = (sweep.alphas[0], sweep.alphas[sweep.alphas.len() - 1]);
+    let data = if coverage { &sweep.coverage } else { &sweep.size };
+    let values = data.iter().flatten().copied();
+    let y = if coverage {
+        let (lo, _) = y_range(values.chain(sweep.target.iter().copied()), (0.0, 1.0));
+        (lo.max(0.0), 1.0)
+    } else {
+        let (_, hi) = y_range(values, (0.0, 1.0));
+        (0.0, hi)
+    };
+    let mut f = Figure::new("α", if coverage { "coverage" } else { "mean set size" }, x, y);
+    f.legend = if coverage { Legend::LowerLeft } else { Legend::UpperRight };
+    if coverage {
+        f.lines.push(Line::of("1 − α", GREY, &sweep.alphas, &sweep.target).dashed());
+    }
+    for (mi, m) in Method::ALL.iter().enumerate() {
+        f.lines.push(Line::of(method_label(*m), METHOD_COLOURS[mi], &sweep.alphas, &data[mi]));
+    }
+    f.vlines.push((alpha, INK));
+    if let Some(v) = view {
+        for (mi, row) in v.rows.iter().enumerate() {
+            let y = if coverage { row.coverage_mean } else { row.size_mean };
+            f.dots.push(Dots {
+                label: None,
+                colour: METHOD_COLOURS[mi],
+                radius: 6,
+                filled: true,
+                opacity: 1.0,
+                points: vec![(alpha, y)],
+            });
+        }
+    }
+    f
+}
+
+/// Panel 5: Theorem 3's inclusion probabilities.
+pub fn theorem3(c: &InclusionCurves, sigma2: f64) -> Figure {
+    let mut f = Figure::new(
+        "σ² of the false candidate (log scale)",
+        "P(in the set)",
+        (SIGMA2_LO, c.sigma2.last().copied().unwrap_or(5000.0)),
+        (0.0, 1.02),
+    );
+    f.x_axis = Axis::Log;
+    f.legend = Legend::UpperLeft;
+    f.lines.push(Line::new("CP", METHOD_COLOURS[0], &c.sigma2, &c.cp));
+    f.lines.push(Line::new("CP_r", METHOD_COLOURS[2], &c.sigma2, &c.cp_r));
+    f.vlines.push((sigma2.max(SIGMA2_LO), GREEN));
+    f
+}
+
+/// Panel 8: distribution of the per-candidate variance, true against false candidates.
+pub fn variances(s: &DataSummary) -> Figure {
+    let edges = &s.bin_edges;
+    let mids: Vec<f64> = edges.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
+    let share = |h: &[u64]| -> Vec<f64> {
+        let total = h.iter().sum::<u64>().max(1) as f64;
+        h.iter().map(|&c| c as f64 / total).collect()
+    };
+    let mut groups = Vec::new();
+    match (&s.true_candidates, &s.false_candidates) {
+        (Some(t), Some(fc)) => {
+            groups.push(("true candidates", BLUE, share(&t.histogram), false));
+            groups.push(("false candidates", VERMILLION, share(&fc.histogram), true));
+        }
+        _ => groups.push(("all candidates", INK, share(&s.all.histogram), false)),
+    }
+    let y = y_range(groups.iter().flat_map(|g| g.2.iter().copied()).chain([0.0]), (0.0, 1.0));
+    let x = (edges.first().copied().unwrap_or(0.0), edges.last().copied().unwrap_or(1.0));
+    let mut f = Figure::new("variance s of a candidate", "share of candidates", x, (0.0, y.1));
+    for (label, colour, ys, dashed) in groups {
+        let line = Line::of(label, colour, &mids, &ys);
+        f.lines.push(if dashed { line.dashed() } else { line });
+    }
+    f
+}
+
+/// Panel 6's rows.
+pub fn summary_rows(v: &AlphaView) -> String {
+    let mut html = String::new();
+    for (mi, r) in v.rows.iter().enumerate() {
+        let pos = r.position_mean.map_or("–".to_string(), |p| fixed(p, 2));
+        html += &format!(
+            "<tr><th scope=\"row\"><span class=\"swatch m{mi}\"></span>{}</th><td>{} ± {}</td><td>{} ± {}</td><td>{pos}</td><td>{}</td></tr>",
+            method_html(r.method),
+            fixed(r.coverage_mean, 3),
+            fixed(r.coverage_sd, 3),
+            fixed(r.size_mean, 2),
+            fixed(r.size_sd, 2),
+            fixed(100.0 * r.empty_rate, 1) + " %",
+        );
+    }
+    html
+}
+
+pub fn reduction_text(v: &AlphaView) -> String {
+    let pct = |r: Option<f64>| {
+        r.map_or("undefined (empty baseline sets)".to_string(), |r| format!("{} %", fixed(r, 1)))
+    };
+    format!(
+        "CP_r's sets are smaller by {} against CP and {} against CP_avg (α = {}, {} splits).",
+        pct(v.reduction_vs_cp),
+        pct(v.reduction_vs_cp_avg),
+        short(v.alpha),
+        v.rows.first().map_or(0, |r| r.splits)
+    )
+}
+
+/// Panel 7: one column per method, candidates in its order, the set above the line.
+pub fn inspector(v: &ItemView, single_draw: bool) -> String {
+    let mut html = String::new();
+    for (mi, m) in v.methods.iter().enumerate() {
+        let what = match m.method {
+            Method::Cp => "score −S (one draw)",
+            Method::CpAvg => "score −X (mean)",
+            Method::CpR => "r-value",
+        };
+        let q = m.threshold.map_or("±∞".to_string(), |q| fixed(q, 4));
+        html += &format!(
+            "<div class=\"ranking\"><h3><span class=\"swatch m{mi}\"></span>{} <small>{what}; q̂ = {q}</small></h3>",
+            method_html(m.method)
+        );
+        if single_draw && m.method == Method::CpR {
+            html += "<p class=\"muted\">One draw per candidate: no r-value.</p></div>";
+            continue;
+        }
+        html += "<ol>";
+        let mut line_drawn = false;
+        for (rank, c) in m.ranked.iter().enumerate() {
+            if !c.in_set && !line_drawn {
+                html += "<li class=\"cut\" aria-label=\"end of the set\"></li>";
+                line_drawn = true;
+            }
+            let class = match (c.in_set, c.is_true) {
+                (true, true) => "in true",
+                (true, false) => "in",
+                (false, true) => "out true",
+                (false, false) => "out",
+            };
+            let mark = if c.is_true { " <b>✓ true</b>" } else { "" };
+            html += &format!(
+                "<li class=\"{class}\" value=\"{}\"><span class=\"cand\">#{}</span> <span class=\"num\">{}</span>{mark}</li>",
+                rank + 1,
+                c.candidate,
+                fixed(c.score, 4)
+            );
+        }
+        html += "</ol></div>";
+    }
+    html
+}
+
+/// Panel 8's numbers.
+pub fn data_stats(name: &str, s: &DataSummary) -> String {
+    let mut rows = vec![
+        ("file", "File", esc(name)),
+        ("n", "N items", s.n.to_string()),
+        ("m", "M draws", s.m.to_string()),
+        ("k", "K candidates", s.k.to_string()),
+        (
+            "accuracy",
+            "Mean-score accuracy",
+            s.accuracy.map_or("– (no labels)".to_string(), |a| format!("{} %", fixed(100.0 * a, 2))),
+        ),
+    ];
+    let median = |d: &crate::explorer::VarianceDistribution| fixed(d.quantiles[3], 4);
+    if let (Some(t), Some(f)) = (&s.true_candidates, &s.false_candidates) {
+        rows.push(("median-true", "Median variance, true", median(t)));
+        rows.push(("median-false", "Median variance, false", median(f)));
+    }
+    if s.single_draw {
+        rows.push(("note", "Note", "one draw per candidate: only CP and CP_avg are meaningful".to_string()));
+    }
+    rows.iter().map(|(id, k, v)| format!("<div><dt>{k}</dt><dd id=\"stat-{id}\">{v}</dd></div>")).collect()
+}
+
+/// One line per method for the readouts of panels 3 and 4 (what the markers show).
+pub fn readout(v: &AlphaView, coverage: bool) -> String {
+    let parts: Vec<String> = v
+        .rows
+        .iter()
+        .map(|r| {
+            let value = if coverage { fixed(r.coverage_mean, 3) } else { fixed(r.size_mean, 2) };
+            format!("{} {value}", method_label(r.method))
+        })
+        .collect();
+    format!("α = {}: {}", short(v.alpha), parts.join(", "))
+}
