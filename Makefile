@@ -22,7 +22,7 @@ WASM_TEST_ENV := env \
 	WASM_BINDGEN_TEST_TIMEOUT=300 \
 	TMPDIR=$(WASM_TEST_TMP)
 
-.PHONY: setup serve test test-native test-wasm test-page test-e2e build bench bench-wasm fmt clippy
+.PHONY: setup serve test test-native test-wasm test-page test-e2e build bench bench-wasm bench-page fmt clippy
 
 setup:
 	./scripts/setup.sh
@@ -61,16 +61,27 @@ test-e2e: test-page
 build: setup
 	trunk build --release
 
-# Native benchmarks, then the same workloads as optimised wasm in headless Chromium.
+# Native benchmarks, then the same workloads as optimised wasm in headless Chromium, then the
+# page's own speed in headless Chromium.
 bench: setup
 	cargo bench --bench core
 	cargo bench --bench explorer
 	$(MAKE) --no-print-directory bench-wasm
+	$(MAKE) --no-print-directory bench-page
 
 bench-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
 	$(WASM_TEST_ENV) RUSTFLAGS='--cfg rvalue_bench' CARGO_TARGET_DIR=target/bench-wasm \
 		cargo test --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
+
+# Speed figures of the optimised page in dist/ (e2e/bench.mjs, Debian's Chromium through
+# playwright-core): α slider input-to-painted-frame on the synthetic CIFAR-100-shaped pooled
+# results and the toy defaults, toy re-analysis after a parameter change, sample load times.
+# It prints figures and asserts none; it fails on page errors or a step that never finishes.
+# About three minutes.
+bench-page: test-page
+	@[[ -d e2e/node_modules/playwright-core ]] || { echo 'bench-page: run make setup first (npm ci in e2e/)' >&2; exit 1; }
+	node e2e/bench.mjs
 
 fmt:
 	cargo fmt --all

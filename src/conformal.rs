@@ -404,8 +404,19 @@ impl Calibrated {
         }
     }
 
-    fn row(&self, t: usize) -> &[f64] {
+    /// Test item `t`'s K scores (by position in `test`).
+    pub fn row(&self, t: usize) -> &[f64] {
         &self.scores[t * self.k..(t + 1) * self.k]
+    }
+
+    /// Test item `t`'s true label.
+    pub fn label(&self, t: usize) -> usize {
+        self.labels[t]
+    }
+
+    /// Whether each test item has its own threshold (pooled CP_r) rather than one per split.
+    pub fn per_item_threshold(&self) -> bool {
+        matches!(self.threshold, Threshold::PerItem { .. })
     }
 
     /// The best candidate (lowest score, lowest index among ties).

@@ -93,12 +93,13 @@ struct LabelInfo {
 }
 
 impl LabelInfo {
-    fn of(scores: &[f64], k: usize, labels: &[usize], test: &[usize]) -> Self {
-        let mut score = Vec::with_capacity(test.len());
-        let mut pos = Vec::with_capacity(test.len());
-        for &i in test {
-            let row = &scores[i * k..(i + 1) * k];
-            let y = labels[i];
+    fn of(c: &Calibrated) -> Self {
+        let (n, k) = (c.test.len(), c.k);
+        let mut score = Vec::with_capacity(n);
+        let mut pos = Vec::with_capacity(n);
+        for t in 0..n {
+            let row = c.row(t);
+            let y = c.label(t);
             let s = row[y];
             score.push(s);
             pos.push((0..k).filter(|&c| row[c] < s || (row[c] == s && c < y)).count() as u32);
@@ -172,7 +173,7 @@ pub struct AnalysisJob {
     phase: Phase,
     budget: usize,
     calibrated: [Vec<Calibrated>; 3],
-    label_info: [Vec<Option<LabelInfo>>; 3],
+    label_info: [Vec<LabelInfo>; 3],
     sweeps: [SweepCurves; 2],
     single_draw: bool,
     /// The pooled prior of the current part (parametric CP_r with `Prior::Pooled`).
@@ -417,11 +418,8 @@ impl AnalysisJob {
         let t = part.tensor.get();
         let k = t.k();
         let split = &part.splits[next];
-        let (c, info) = match &part.scores[mi] {
-            Some(s) => (
-                Calibrated::fixed(s, k, &part.labels, split),
-                Some(LabelInfo::of(s, k, &part.labels, &split.test)),
-            ),
+        let c = match &part.scores[mi] {
+            Some(s) => Calibrated::fixed(s, k, &part.labels, split),
             None => {
                 // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.
                 let b = match self.pooled.as_mut() {
@@ -434,9 +432,10 @@ impl AnalysisJob {
                     return Ok(());
                 }
                 let b = self.pooled.take().expect("the builder just finished");
-                (b.finish(&part.labels, split), None)
+                b.finish(&part.labels, split)
             }
         };
+        let info = LabelInfo::of(&c);
         Self::add_to_sweeps(&mut self.sweeps, mi, &c);
         self.calibrated[mi].push(c);
         self.label_info[mi].push(info);
@@ -610,7 +609,7 @@ pub struct Analysis {
     /// `M = 1`: only CP and CP_avg are meaningful (SPEC §8).
     pub single_draw: bool,
     calibrated: [Vec<Calibrated>; 3],
-    label_info: [Vec<Option<LabelInfo>>; 3],
+    label_info: [Vec<LabelInfo>; 3],
     /// `[never_empty = false, never_empty = true]`.
     sweeps: [SweepCurves; 2],
     first: Part,
@@ -631,7 +630,7 @@ impl Analysis {
         let opts = job.opts;
         let need_order = opts.kind != RvalueKind::Parametric;
         let mut calibrated: [Vec<Calibrated>; 3] = Default::default();
-        let mut label_info: [Vec<Option<LabelInfo>>; 3] = Default::default();
+        let mut label_info: [Vec<LabelInfo>; 3] = Default::default();
         let mut first = None;
         for r in 0..job.parts_total {
             job.part_index = r;
@@ -640,11 +639,9 @@ impl Analysis {
             let prepared = conformal::Prepared::new(part.tensor.get(), &part.labels, need_order)?;
             for (mi, &m) in Method::ALL.iter().enumerate() {
                 let scores = item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
-                for (c, split) in prepared.calibrate(m, &opts, &part.splits)?.into_iter().zip(&part.splits) {
+                for c in prepared.calibrate(m, &opts, &part.splits)? {
+                    label_info[mi].push(LabelInfo::of(&c));
                     calibrated[mi].push(c);
-                    let k = prepared.t.k();
-                    label_info[mi]
-                        .push(scores.as_ref().map(|s| LabelInfo::of(s, k, &part.labels, &split.test)));
                 }
                 part.scores[mi] = scores;
             }
@@ -674,7 +671,7 @@ impl Analysis {
         first: Part,
         single_draw: bool,
         calibrated: [Vec<Calibrated>; 3],
-        label_info: [Vec<Option<LabelInfo>>; 3],
+        label_info: [Vec<LabelInfo>; 3],
         sweeps: [SweepCurves; 2],
     ) -> Result<Self> {
         let t = first.tensor.get();
@@ -715,7 +712,8 @@ impl Analysis {
     }
 
     /// The core's [`Summary`] of a method at α: equal to `conformal::evaluate` on
-    /// [`Analysis::calibrated`], in `O(log K)` per test item for split-independent scores.
+    /// [`Analysis::calibrated`], in `O(log K)` per test item (the true label's score and
+    /// position are α-independent and stored).
     pub fn summary(&self, method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
         check_alpha(alpha)?;
         let mi = method_index(method);
@@ -724,28 +722,25 @@ impl Analysis {
         let mut sizes = Vec::with_capacity(cals.len());
         for (c, info) in cals.iter().zip(&self.label_info[mi]) {
             let sz = c.sizes(alpha, never_empty);
-            let metrics = match info {
-                None => c.metrics(alpha, never_empty),
-                Some(info) => {
-                    let q = c.threshold(0, alpha);
-                    let (mut covered, mut pos_sum, mut empty, mut size) = (0usize, 0usize, 0usize, 0usize);
-                    for (t, &s) in sz.iter().enumerate() {
-                        size += s;
-                        empty += usize::from(s == 0);
-                        let p = info.pos[t];
-                        if info.score[t] <= q || (never_empty && p == 0) {
-                            covered += 1;
-                            pos_sum += p as usize;
-                        }
-                    }
-                    let nt = sz.len() as f64;
-                    SplitMetrics {
-                        coverage: covered as f64 / nt,
-                        size: size as f64 / nt,
-                        position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
-                        empty_rate: empty as f64 / nt,
-                    }
+            let per_item = c.per_item_threshold();
+            let q0 = c.threshold(0, alpha);
+            let (mut covered, mut pos_sum, mut empty, mut size) = (0usize, 0usize, 0usize, 0usize);
+            for (t, &s) in sz.iter().enumerate() {
+                size += s;
+                empty += usize::from(s == 0);
+                let q = if per_item { c.threshold(t, alpha) } else { q0 };
+                let p = info.pos[t];
+                if info.score[t] <= q || (never_empty && p == 0) {
+                    covered += 1;
+                    pos_sum += p as usize;
                 }
+            }
+            let nt = sz.len() as f64;
+            let metrics = SplitMetrics {
+                coverage: covered as f64 / nt,
+                size: size as f64 / nt,
+                position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
+                empty_rate: empty as f64 / nt,
             };
             per_split.push(metrics);
             sizes.push(sz);

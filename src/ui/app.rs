@@ -81,17 +81,25 @@ pub struct App {
     frame_requested: bool,
     large_text: bool,
     status: String,
+    /// Counts the analyses shown, so a caller can tell whether one was replaced.
+    generation: u64,
 }
 
 pub type Shared = Rc<RefCell<App>>;
 
-/// Starts the explorer on the current page.
+/// Starts the explorer on the current page with the default settings.
 pub fn start() -> Result<Shared> {
+    start_with(Controls::default())
+}
+
+/// Starts the explorer on the current page with `controls` (checked first).
+pub fn start_with(controls: Controls) -> Result<Shared> {
+    controls.validate()?;
     install_panic_hook();
     let doc = dom::document()?;
     let app = Rc::new(RefCell::new(App {
         doc: doc.clone(),
-        controls: Controls::default(),
+        controls,
         data: None,
         analysis: None,
         analysis_what: String::new(),
@@ -103,6 +111,7 @@ pub fn start() -> Result<Shared> {
         frame_requested: false,
         large_text: false,
         status: String::new(),
+        generation: 0,
     }));
     {
         let mut a = app.borrow_mut();
@@ -115,23 +124,27 @@ pub fn start() -> Result<Shared> {
     Ok(app)
 }
 
-/// A panic shows a banner instead of leaving a dead page.
+/// A panic shows a banner instead of leaving a dead page. Installed once: `set_hook` itself
+/// panics when called after a panic.
 fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        let msg = info.to_string();
-        web_sys::console::error_1(&format!("rvalue-explorer panicked: {msg}").into());
-        if let Ok(doc) = dom::document() {
-            set_text(
-                &doc,
-                "panic",
-                &format!(
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let msg = info.to_string();
+            web_sys::console::error_1(&format!("rvalue-explorer panicked: {msg}").into());
+            if let Ok(doc) = dom::document() {
+                set_text(
+                    &doc,
+                    "panic",
+                    &format!(
                     "The explorer hit an internal error and stopped ({msg}). Reload the page to start again; \
                      no data left this page."
                 ),
-            );
-            set_hidden(&doc, "panic", false);
-        }
-    }));
+                );
+                set_hidden(&doc, "panic", false);
+            }
+        }))
+    });
 }
 
 fn kind_value(k: RvalueKind) -> &'static str {
@@ -148,6 +161,29 @@ fn parse_kind(s: &str) -> Result<RvalueKind> {
 }
 
 impl App {
+    pub fn controls(&self) -> &Controls {
+        &self.controls
+    }
+
+    /// The analysis on show (possibly a partial one of a running toy job).
+    pub fn analysis(&self) -> Option<&Analysis> {
+        self.analysis.as_ref()
+    }
+
+    /// Changes whenever another analysis is put on show.
+    pub fn analysis_id(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Whether a frame is scheduled (something still to draw).
+    pub fn frame_pending(&self) -> bool {
+        self.frame_requested
+    }
+
     /// The controls as the inputs show them.
     fn read_controls(&self) -> Result<Controls> {
         let d = &self.doc;
@@ -318,6 +354,7 @@ impl App {
         }
         if let Some((a, what)) = self.previous.take() {
             self.analysis = Some(a);
+            self.generation += 1;
             self.analysis_what = what;
         }
         if let Some(a) = &self.analysis {
@@ -345,6 +382,7 @@ impl App {
                     {
                         if let Some(p) = run.job.partial() {
                             // The first partial result replaces a finished one: keep that for Cancel.
+                            self.generation += 1;
                             if let Some(old) = self.analysis.replace(p) {
                                 if self.previous.is_none() && run.shown_parts == 0 {
                                     self.previous = Some((old, std::mem::take(&mut self.analysis_what)));
@@ -383,6 +421,7 @@ impl App {
             Ok(a) => {
                 self.item = self.item.min(a.n_inspectable().saturating_sub(1));
                 self.analysis = Some(a);
+                self.generation += 1;
                 self.previous = None;
                 self.analysis_what = run.what;
                 self.status = format!("Showing {} (computed in {secs:.2} s).", self.analysis_what);
@@ -579,10 +618,22 @@ impl App {
     /// A score file's bytes arrived (from a drop, the picker or a sample); `labels` is a
     /// separate labels file when two were dropped.
     fn loaded(&mut self, name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) {
-        let result = io::read_scores(&name, bytes).and_then(|mut d| {
+        let data = io::read_scores(&name, bytes).and_then(|mut d| {
             if let Some((lname, lbytes)) = &labels {
                 d.labels = Some(io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
             }
+            Ok(d)
+        });
+        let name = match &labels {
+            Some((l, _)) => format!("{name} + {l}"),
+            None => name,
+        };
+        self.install(name, data);
+    }
+
+    /// Shows a data set read from a file or generated in the page, or why it cannot be used.
+    fn install(&mut self, name: String, data: Result<Dataset>) {
+        let result = data.and_then(|d| {
             if d.labels.is_none() {
                 return Err(Error::invalid(format!(
                     "{name} has no labels: conformal prediction needs the true label of every item \
@@ -595,10 +646,6 @@ impl App {
         match result {
             Ok((d, summary)) => {
                 self.show_error(None);
-                let name = match labels {
-                    Some((l, _)) => format!("{name} + {l}"),
-                    None => name,
-                };
                 set_text(&self.doc, "data-name", &format!("Loaded {name}: the data stays in this page."));
                 self.data = Some(Loaded { name, data: Arc::new(d), summary });
                 self.item = 0;
@@ -746,6 +793,10 @@ fn wire(app: &Shared) -> Result<()> {
 /// Entry points for [`super::files`].
 pub(super) fn file_loaded(app: &Shared, name: String, bytes: Vec<u8>, labels: Option<(String, Vec<u8>)>) {
     with(app, |a| a.loaded(name, &bytes, labels));
+}
+
+pub(super) fn dataset_ready(app: &Shared, name: String, data: Result<Dataset>) {
+    with(app, |a| a.install(name, data));
 }
 
 pub(super) fn file_failed(app: &Shared, msg: String) {

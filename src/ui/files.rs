@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
-use super::app::{file_failed, file_loaded, max_file_bytes, Shared};
+use super::app::{dataset_ready, file_failed, file_loaded, max_file_bytes, Shared};
 use super::dom;
 use crate::Result;
 
@@ -111,5 +111,32 @@ pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
             spawn_local(load_sample(a.clone(), name.clone()));
         });
     }
+    if let Some(b) = doc.query_selector("button.sample[data-synthetic=cifar]").ok().flatten() {
+        let a = app.clone();
+        let d = doc.clone();
+        dom::listen(&b, "click", move |_| {
+            dom::set_text(&d, "status", "Generating a CIFAR-100-shaped tensor (2000 × 31 × 100)…");
+            spawn_local(synthetic(a.clone()));
+        });
+    }
     Ok(())
+}
+
+/// Lets the browser paint (the status line) before a long synchronous piece of work.
+async fn next_paint() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// The benchmarks' seeded CIFAR-100-shaped logits ([`crate::workload::cifar_like`]), made in the
+/// page: a large input to try without a download.
+async fn synthetic(app: Shared) {
+    next_paint().await;
+    let (scores, labels) = crate::workload::cifar_like(1);
+    let data = crate::io::Dataset { scores, labels: Some(labels), single_draw: false };
+    dataset_ready(&app, "synthetic CIFAR-100 shape (seed 1)".to_string(), Ok(data));
 }

@@ -13,4 +13,7 @@ pub mod figure;
 mod files;
 pub mod panels;
 
-pub use app::start;
+pub use app::{start, start_with};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,198 @@
+//! The glue between the page and the core, tested in headless Chromium (wasm-bindgen-test):
+//! the real index.html markup, the real event listeners and animation frames, and the numbers
+//! on the page compared with the core's answers for the same settings.
+
+use std::time::Duration;
+
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::wasm_bindgen_test as test;
+use web_sys::{Event, HtmlInputElement};
+
+use super::app::{self, Shared};
+use super::dom;
+use super::panels;
+use crate::conformal::RvalueKind;
+use crate::explorer::scales::short;
+use crate::explorer::{Controls, Mode};
+use crate::toy::{self, ToyParams};
+
+const PAGE: &str = include_str!("../../index.html");
+
+/// Puts index.html's body into the test document (a fresh copy for each test), inside a
+/// container of its own: the test runner reports through its own elements in the body.
+fn mount() -> web_sys::Document {
+    let doc = dom::document().expect("a document");
+    let body =
+        PAGE.split("<body>").nth(1).and_then(|b| b.split("</body>").next()).expect("index.html has a body");
+    let root = match doc.get_element_by_id("ui-test-root") {
+        Some(r) => r,
+        None => {
+            let r = doc.create_element("div").unwrap();
+            r.set_id("ui-test-root");
+            doc.body().expect("a body").append_child(&r).unwrap();
+            r
+        }
+    };
+    root.set_inner_html(body);
+    doc
+}
+
+fn small() -> Controls {
+    Controls {
+        toy: ToyParams { k: 5, m: 8, n_cal: 60, n_test: 40, repeats: 3, ..ToyParams::default() },
+        ..Controls::default()
+    }
+}
+
+async fn sleep(d: Duration) {
+    let ms = d.as_millis() as i32;
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let _ =
+            web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+/// Waits (up to a minute) until the app has no job and has drawn its frame.
+async fn idle(app: &Shared) {
+    for _ in 0..3000 {
+        {
+            let a = app.borrow();
+            if !a.is_running() && !a.frame_pending() {
+                return;
+            }
+        }
+        sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the analysis did not finish within a minute");
+}
+
+fn text(doc: &web_sys::Document, id: &str) -> String {
+    doc.get_element_by_id(id).and_then(|e| e.text_content()).unwrap_or_default()
+}
+
+fn fire(doc: &web_sys::Document, id: &str, value: &str, event: &str) {
+    dom::set_value(doc, id, value);
+    let target = doc.get_element_by_id(id).unwrap();
+    target.dispatch_event(&Event::new(event).unwrap()).unwrap();
+}
+
+#[test]
+async fn the_page_shows_the_cores_numbers() {
+    let doc = mount();
+    let app = app::start_with(small()).unwrap();
+    idle(&app).await;
+    let a = app.borrow();
+    let analysis = a.analysis().expect("finished");
+    let view = analysis.at_alpha(0.1, false).unwrap();
+    assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
+    assert_eq!(text(&doc, "size-readout"), panels::readout(&view, false));
+    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view));
+    let p = a.controls().toy_params();
+    let pqp = toy::prob_q_exceeds_p(p.mu_p, p.sigma2_p, p.mu_q, p.sigma2);
+    assert_eq!(text(&doc, "pqp"), format!("{:.2} %", 100.0 * pqp));
+    assert_eq!(doc.query_selector_all("#summary-table tbody tr").unwrap().length(), 3);
+    assert!(text(&doc, "status").starts_with("Showing toy, 3 repeats"), "{}", text(&doc, "status"));
+    // Every canvas that is shown was drawn at its box size.
+    for id in ["plot-scores", "plot-threshold", "plot-coverage", "plot-size", "plot-theorem3"] {
+        let c: web_sys::HtmlCanvasElement = dom::by_id(&doc, id).unwrap();
+        assert!(c.width() > 0 && c.client_width() > 0, "{id}");
+    }
+}
+
+#[test]
+async fn alpha_moves_answer_from_stored_scores() {
+    let doc = mount();
+    let app = app::start_with(small()).unwrap();
+    idle(&app).await;
+    let before = app.borrow().analysis_id();
+    fire(&doc, "alpha", "10", "input");
+    idle(&app).await;
+    let a = app.borrow();
+    assert_eq!(a.controls().alpha, 0.05);
+    assert_eq!(text(&doc, "alpha-value"), "0.05");
+    // Same analysis object: nothing was recomputed.
+    assert_eq!(a.analysis_id(), before);
+    let view = a.analysis().unwrap().at_alpha(0.05, false).unwrap();
+    assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
+    assert_eq!(
+        dom::by_id::<web_sys::Element>(&doc, "plot-coverage").unwrap().get_attribute("data-alpha").unwrap(),
+        "0.05"
+    );
+}
+
+#[test]
+async fn score_options_restart_the_analysis_with_them() {
+    let doc = mount();
+    let app = app::start_with(small()).unwrap();
+    idle(&app).await;
+    fire(&doc, "kind", "nonparametric", "change");
+    assert!(app.borrow().is_running(), "a change of r-value kind recomputes");
+    idle(&app).await;
+    let a = app.borrow();
+    assert_eq!(a.controls().score.kind, RvalueKind::Nonparametric);
+    assert_eq!(a.analysis().unwrap().controls.score.kind, RvalueKind::Nonparametric);
+}
+
+#[test]
+async fn a_bad_toy_parameter_is_named_and_changes_nothing() {
+    let doc = mount();
+    let app = app::start_with(small()).unwrap();
+    idle(&app).await;
+    let before = text(&doc, "coverage-readout");
+    fire(&doc, "toy-ncal", "-3", "change");
+    idle(&app).await;
+    let err = text(&doc, "error");
+    assert!(err.contains("n_cal") && err.contains("'-3'"), "{err}");
+    assert!(!dom::by_id::<web_sys::HtmlElement>(&doc, "error").unwrap().hidden());
+    assert_eq!(app.borrow().controls().toy.n_cal, 60);
+    assert_eq!(text(&doc, "coverage-readout"), before);
+    // Fixing it clears the banner.
+    fire(&doc, "toy-ncal", "61", "change");
+    idle(&app).await;
+    assert!(dom::by_id::<web_sys::HtmlElement>(&doc, "error").unwrap().hidden());
+    assert_eq!(app.borrow().analysis().unwrap().controls.toy.n_cal, 61);
+}
+
+#[test]
+async fn sliders_map_positions_to_values_and_back() {
+    let doc = mount();
+    let start = Controls { alpha: 0.05, beta: 0.2, sigma2: 10.0, ..small() };
+    let app = app::start_with(start).unwrap();
+    // The inputs show the starting values.
+    assert_eq!(text(&doc, "alpha-value"), "0.05");
+    assert_eq!(text(&doc, "beta-value"), "0.2");
+    assert_eq!(text(&doc, "sigma2-value"), "10");
+    fire(&doc, "sigma2", "0", "input");
+    fire(&doc, "beta", "0", "input");
+    let a = app.borrow();
+    assert_eq!((a.controls().sigma2, a.controls().beta), (0.0, 0.001));
+    assert_eq!(text(&doc, "sigma2-value"), "0");
+    let i: HtmlInputElement = dom::by_id(&doc, "beta").unwrap();
+    assert_eq!(i.get_attribute("aria-valuetext").unwrap(), short(0.001));
+}
+
+#[test]
+async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
+    let doc = mount();
+    let app = app::start_with(small()).unwrap();
+    idle(&app).await;
+    let radio: HtmlInputElement = dom::by_id(&doc, "mode-scores").unwrap();
+    radio.click();
+    assert_eq!(app.borrow().controls().mode, Mode::Scores);
+    assert_eq!(dom::select(&doc, "kind").unwrap().value(), "pooled");
+    idle(&app).await;
+    assert!(text(&doc, "status").starts_with("Load a score file"), "{}", text(&doc, "status"));
+    // A small file through the same path as a drop or the picker.
+    let bytes = include_bytes!("../../assets/small_long.csv");
+    fire(&doc, "splits", "3", "change");
+    app::file_loaded(&app, "small_long.csv".into(), bytes.to_vec(), None);
+    idle(&app).await;
+    let a = app.borrow();
+    let analysis = a.analysis().expect("analysed");
+    assert_eq!(text(&doc, "stat-n"), analysis.n.to_string());
+    assert_eq!(text(&doc, "stat-k"), analysis.k.to_string());
+    assert_eq!(analysis.calibrated(crate::conformal::Method::CpR).len(), 3);
+    assert!(!dom::by_id::<web_sys::HtmlElement>(&doc, "panel-data").unwrap().hidden());
+    assert!(dom::by_id::<web_sys::HtmlElement>(&doc, "panel-scores").unwrap().hidden());
+}
