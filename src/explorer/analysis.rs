@@ -616,6 +616,9 @@ pub struct Analysis {
     hyper: Option<Hyper>,
     /// Pooled CP_r: the first split's calibration units, for the inspector's r-values.
     pooled_first: Option<PooledSplit>,
+    /// `z_β` of the first data set by the model rule, per β (bits) asked so far: a root over all
+    /// N·K candidates, too slow to repeat on every redraw of a large file.
+    z_memo: std::cell::RefCell<Vec<(u64, Option<f64>)>>,
 }
 
 fn finite(x: f64) -> Option<f64> {
@@ -698,7 +701,28 @@ impl Analysis {
             first,
             hyper,
             pooled_first,
+            z_memo: Default::default(),
         })
+    }
+
+    /// `z_β` by the model rule over the first data set's candidates with the pooled prior
+    /// ([`Analysis::hyper`]); `None` without a prior with `τ² > 0` or a finite root. Remembered
+    /// per β.
+    pub fn z_model(&self, beta: f64) -> Option<f64> {
+        if let Some(&(_, z)) = self.z_memo.borrow().iter().find(|(b, _)| *b == beta.to_bits()) {
+            return z;
+        }
+        let z = self.hyper.filter(|h| h.tau2 > 0.0).and_then(|h| {
+            let ss: Vec<f64> = self.variances().iter().map(|s| s / h.tau2).collect();
+            crate::eb::z_model(beta, &ss).filter(|z| z.is_finite())
+        });
+        let mut memo = self.z_memo.borrow_mut();
+        // The slider visits at most a few hundred β; keep the most recent ones.
+        if memo.len() >= 256 {
+            memo.remove(0);
+        }
+        memo.push((beta.to_bits(), z));
+        z
     }
 
     /// The stored calibrated scores of a method, one per split (or repeat).

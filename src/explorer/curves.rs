@@ -123,6 +123,21 @@ pub fn threshold_curves(
     slider: f64,
 ) -> Result<ThresholdCurves> {
     check_nonneg("variance", variances)?;
+    let tau2 = hyper.map_or(1.0, |h| h.tau2);
+    let ss: Vec<f64> = variances.iter().map(|s| s / tau2).collect();
+    let z_of = |beta: f64| if tau2 > 0.0 { eb::z_model(beta, &ss).filter(|z| z.is_finite()) } else { None };
+    threshold_curves_with(hyper, z_of, betas, sigma2_grid, slider)
+}
+
+/// [`threshold_curves`] with `z_β` given by `z_of` (for a data set whose `z_β`, a root over all
+/// its candidates, is computed once per β: see [`Analysis::z_model`]).
+pub fn threshold_curves_with(
+    hyper: Option<Hyper>,
+    z_of: impl Fn(f64) -> Option<f64>,
+    betas: &[f64],
+    sigma2_grid: &[f64],
+    slider: f64,
+) -> Result<ThresholdCurves> {
     check_nonneg("σ²", sigma2_grid)?;
     check_nonneg("σ² slider", &[slider])?;
     if let Some(b) = betas.iter().find(|b| !(**b > 0.0 && **b < 1.0)) {
@@ -133,12 +148,11 @@ pub fn threshold_curves(
     }
     let (mu, tau2) = hyper.map_or((0.0, 1.0), |h| (h.mu, h.tau2));
     let tau = tau2.sqrt();
-    let ss: Vec<f64> = variances.iter().map(|s| s / tau2).collect();
     let series = betas
         .iter()
         .map(|&beta| {
             let q = normal::upper_quantile(beta);
-            let z = if tau2 > 0.0 { eb::z_model(beta, &ss).filter(|z| z.is_finite()) } else { None };
+            let z = if tau2 > 0.0 { z_of(beta) } else { None };
             let t_at = |s: f64| -> Option<f64> {
                 let z = z?;
                 finite(mu + tau * eb::threshold(q, z, s / tau2))
@@ -310,12 +324,7 @@ impl Analysis {
             self.hyper().ok_or_else(|| Error::invalid("no prior could be estimated from the data"))?;
         let cp = &self.calibrated(Method::Cp)[0];
         let t_std = finite(-cp.threshold(0, alpha));
-        let z = if hyper.tau2 > 0.0 {
-            let ss: Vec<f64> = self.variances().iter().map(|s| s / hyper.tau2).collect();
-            eb::z_model(beta, &ss).filter(|z| z.is_finite())
-        } else {
-            None
-        };
+        let z = self.z_model(beta);
         let part = self.first_part();
         let s = &part.summaries;
         let (sum, count) = (0..s.n)

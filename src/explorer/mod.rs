@@ -61,8 +61,8 @@ pub use analysis::{
 };
 pub use curves::{
     data_points, default_score_xs, inclusion_curves, panel_betas, score_densities, sigma2_grid,
-    threshold_curves, threshold_inputs, toy_design, DataPoint, InclusionCurves, InclusionInputs, Marker,
-    ScoreDensities, ThresholdCurves, ThresholdSeries, MAX_DATA_POINTS,
+    threshold_curves, threshold_curves_with, threshold_inputs, toy_design, DataPoint, InclusionCurves,
+    InclusionInputs, Marker, ScoreDensities, ThresholdCurves, ThresholdSeries, MAX_DATA_POINTS,
 };
 pub use summary::{DataSummary, VarianceDistribution};
 

@@ -468,3 +468,19 @@ fn theorem_3_curves_part_ways() {
     let inputs = a.inclusion_inputs(0.1, 0.1).unwrap();
     assert_eq!(inputs.t_std, Some(-a.calibrated(Method::Cp)[0].threshold(0, 0.1)));
 }
+
+#[test]
+fn remembered_z_gives_the_same_threshold_curves() {
+    let c = small_controls();
+    let data = Controls { mode: Mode::Scores, ..c.clone() };
+    let a = AnalysisJob::new(Source::Data(toy_dataset(&c.toy_params())), &data).unwrap().run().unwrap();
+    let (h, s) = threshold_inputs(&data, Some(&a)).unwrap();
+    let grid = sigma2_grid(50);
+    let betas = panel_betas(0.1);
+    let direct = threshold_curves(Some(h), &s, &betas, &grid, 3.0).unwrap();
+    for _ in 0..2 {
+        // Second time round, from the memo.
+        let memo = threshold_curves_with(Some(h), |b| a.z_model(b), &betas, &grid, 3.0).unwrap();
+        assert_eq!(direct, memo);
+    }
+}

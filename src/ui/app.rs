@@ -20,8 +20,9 @@ use super::panels;
 use crate::conformal::{Prior, RvalueKind};
 use crate::explorer::scales::{self, short};
 use crate::explorer::{
-    default_score_xs, inclusion_curves, panel_betas, score_densities, threshold_curves, threshold_inputs,
-    AlphaView, Analysis, AnalysisJob, Controls, DataSummary, InclusionInputs, Mode, Progress, Source,
+    default_score_xs, inclusion_curves, panel_betas, score_densities, threshold_curves,
+    threshold_curves_with, threshold_inputs, AlphaView, Analysis, AnalysisJob, Controls, DataSummary,
+    InclusionInputs, Mode, Progress, Source,
 };
 use crate::io::{self, Dataset};
 use crate::tensor::VarianceKind;
@@ -56,13 +57,16 @@ const PARTIAL_EVERY_MS: f64 = 400.0;
 
 #[derive(Default, Clone, Copy)]
 struct Dirty {
+    /// Panels 1 and 2 (toy parameters, β, σ², the analysis' data).
     curves: bool,
+    /// Panel 5 (also α).
+    theorem3: bool,
     alpha: bool,
     data: bool,
 }
 
 impl Dirty {
-    const ALL: Dirty = Dirty { curves: true, alpha: true, data: true };
+    const ALL: Dirty = Dirty { curves: true, theorem3: true, alpha: true, data: true };
 }
 
 pub struct App {
@@ -301,12 +305,17 @@ impl App {
         };
         self.show_error(None);
         let impact = self.controls.impact(&new);
+        // α moves only panel 5 among the closed forms: panel 2's z_β is a root over every
+        // candidate of a score file, too slow to redo under the α slider.
+        let curves = impact.curves
+            && (impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2);
         self.controls = new;
         self.write_slider_values();
         if impact.reanalyse {
             self.start_job();
         }
-        self.dirty.curves |= impact.curves;
+        self.dirty.curves |= curves;
+        self.dirty.theorem3 |= impact.curves;
         self.dirty.alpha |= impact.alpha;
     }
 
@@ -451,6 +460,9 @@ impl App {
         if dirty.curves {
             self.render_curves();
         }
+        if dirty.theorem3 {
+            self.render_theorem3();
+        }
         if dirty.alpha {
             self.render_alpha();
         }
@@ -474,7 +486,7 @@ impl App {
         }
     }
 
-    /// Panels 1, 2 and 5: closed forms of the controls (and the analysis' data points).
+    /// Panels 1 and 2: closed forms of the controls (and the analysis' data points).
     fn render_curves(&self) {
         let c = &self.controls;
         let d = &self.doc;
@@ -492,8 +504,15 @@ impl App {
         let grid = panels::sigma2_axis(CURVE_POINTS);
         let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
         let points = analysis.map(|a| a.data_points()).unwrap_or_default();
-        let curves = threshold_inputs(c, analysis)
-            .and_then(|(h, s)| threshold_curves(Some(h), &s, &panel_betas(c.beta), &grid, c.sigma2));
+        let betas = panel_betas(c.beta);
+        let curves = match (c.mode, analysis) {
+            (Mode::Scores, Some(a)) => a
+                .hyper()
+                .ok_or_else(|| Error::invalid("no prior could be estimated from the data"))
+                .and_then(|h| threshold_curves_with(Some(h), |b| a.z_model(b), &betas, &grid, c.sigma2)),
+            _ => threshold_inputs(c, analysis)
+                .and_then(|(h, s)| threshold_curves(Some(h), &s, &betas, &grid, c.sigma2)),
+        };
         match curves {
             Ok(t) => {
                 let note = match (t.hyper, t.series.first()) {
@@ -512,6 +531,13 @@ impl App {
             }
             Err(e) => set_text(d, "threshold-note", &format!("No threshold curve: {e}.")),
         }
+    }
+
+    /// Panel 5: Theorem 3's curves at the current α and β.
+    fn render_theorem3(&self) {
+        let (c, d) = (&self.controls, &self.doc);
+        let grid = panels::sigma2_axis(CURVE_POINTS);
+        let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
         let inputs = match (c.mode, analysis) {
             (Mode::Toy, _) => InclusionInputs::toy(&c.toy_params(), c.alpha, c.beta),
             (Mode::Scores, Some(a)) => a.inclusion_inputs(c.alpha, c.beta),
