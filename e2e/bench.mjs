@@ -221,7 +221,16 @@ function frameInterval(page, frames = 60) {
 // How the page prints α: 3 significant digits, no trailing zeros (scales::short).
 const alphaLabel = (position) => `α = ${Number((0.005 * position).toPrecision(3))}:`;
 
+// The page fills a table per α slider position in idle frames after an analysis (src/ui/app.rs);
+// α moves are measured once that is done, and the time it took is reported.
+async function alphaTablesReady(page) {
+  const t0 = Date.now();
+  await page.waitForFunction(() => document.body.dataset.alphaTables === 'ready', null, { timeout: 600_000 });
+  return Date.now() - t0;
+}
+
 async function alphaMoves(page, moves) {
+  const warmup = await alphaTablesReady(page);
   let current = Number(await page.locator('#alpha').inputValue());
   const parts = { total: [], wait: [], render: [], paint: [] };
   let mismatches = 0;
@@ -234,7 +243,7 @@ async function alphaMoves(page, moves) {
     current = position;
     i++;
   }
-  return { ...parts, mismatches };
+  return { ...parts, mismatches, warmup };
 }
 
 // Peak and current resident memory of Chromium's renderer processes (the page's wasm memory
@@ -263,7 +272,8 @@ const alphaLine = (name, r) =>
   `${name}: median ${ms(median(r.total))}, p90 ${ms(percentile(r.total, 90))}, max ${ms(Math.max(...r.total))}, ` +
   `n = ${r.total.length} (target: median ≤ ${ALPHA_TARGET_MS} ms; readout mismatches: ${r.mismatches})\n` +
   `  medians of its parts: wait for the frame ${ms(median(r.wait))}, app render ${ms(median(r.render))}, ` +
-  `browser paint after it ${ms(median(r.paint))}`;
+  `browser paint after it ${ms(median(r.paint))}; measured after the page's α tables were ready ` +
+  `(${(r.warmup / 1000).toFixed(1)} s after the analysis; before that a first visit of an α costs a summary over every split)`;
 
 const computedIn = (status) => status.match(/computed in ([\d.]+) s/)?.[1] ?? '?';
 

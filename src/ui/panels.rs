@@ -225,6 +225,9 @@ pub fn reduction_text(v: &AlphaView) -> String {
     )
 }
 
+/// Candidates listed per method in the inspector (the true label is listed in any case).
+const INSPECTOR_ROWS: usize = 20;
+
 /// Panel 7: one column per method, candidates in its order, the set above the line.
 pub fn inspector(v: &ItemView, single_draw: bool) -> String {
     let mut html = String::new();
@@ -245,7 +248,13 @@ pub fn inspector(v: &ItemView, single_draw: bool) -> String {
         }
         html += "<ol>";
         let mut line_drawn = false;
+        let mut hidden = 0;
         for (rank, c) in m.ranked.iter().enumerate() {
+            // A long list costs layout on every α move; the true label is always shown.
+            if rank >= INSPECTOR_ROWS && !c.is_true {
+                hidden += 1;
+                continue;
+            }
             if !c.in_set && !line_drawn {
                 html += "<li class=\"cut\" aria-label=\"end of the set\"></li>";
                 line_drawn = true;
@@ -263,6 +272,9 @@ pub fn inspector(v: &ItemView, single_draw: bool) -> String {
                 c.candidate,
                 fixed(c.score, 4)
             );
+        }
+        if hidden > 0 {
+            html += &format!("<li class=\"more\">… and {hidden} more candidates</li>");
         }
         html += "</ol></div>";
     }
