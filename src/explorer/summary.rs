@@ -29,7 +29,8 @@ pub struct DataSummary {
     pub single_draw: bool,
     /// Fraction of items whose best mean score (ties to the lower index) is the label.
     pub accuracy: Option<f64>,
-    /// Shared histogram edges (`bins + 1` values on `[0, max s]`).
+    /// Shared histogram edges: `bins + 1` values, log-spaced from the smallest positive `s` to
+    /// the largest (linear on `[0, max s]` when fewer than two distinct positive values).
     pub bin_edges: Vec<f64>,
     /// All candidates.
     pub all: VarianceDistribution,
@@ -46,14 +47,32 @@ fn distribution(mut s: Vec<f64>, edges: &[f64]) -> Option<VarianceDistribution> 
     let count = s.len();
     let mean = s.iter().sum::<f64>() / count as f64;
     let bins = edges.len() - 1;
-    let (lo, hi) = (edges[0], edges[bins]);
     let mut histogram = vec![0u64; bins];
     for &x in &s {
-        let b = if hi > lo { (((x - lo) / (hi - lo)) * bins as f64) as usize } else { 0 };
+        // Bin b holds edges[b] ≤ x < edges[b + 1]; the ends take everything beyond them.
+        let b = edges.partition_point(|&e| e <= x).saturating_sub(1);
         histogram[b.min(bins - 1)] += 1;
     }
     let quantiles = QUANTILE_PROBS.map(|p| type1_quantile(&mut s, p));
     Some(VarianceDistribution { count, mean, quantiles, histogram })
+}
+
+/// `bins + 1` log-spaced edges from the smallest positive variance to the largest (variances of
+/// model scores spread over decades: linear bins put nearly all candidates in the first one).
+/// Zero variances fall in the first bin; all zero gives the edges of `[0, 1]`.
+fn log_edges(s: &[f64], bins: usize) -> Vec<f64> {
+    let max = s.iter().copied().fold(0.0, f64::max);
+    let min_pos = s.iter().copied().filter(|&x| x > 0.0).fold(f64::INFINITY, f64::min);
+    if !(max > 0.0) || !(min_pos < max) {
+        let hi = if max > 0.0 { max } else { 1.0 };
+        return crate::conformal::alpha_grid(0.0, hi, bins + 1);
+    }
+    let (a, b) = (min_pos.ln(), max.ln());
+    let mut edges: Vec<f64> = (0..=bins).map(|j| (a + (b - a) * j as f64 / bins as f64).exp()).collect();
+    // Exactly the data's ends, whatever exp(ln x) rounds to.
+    edges[0] = min_pos;
+    edges[bins] = max;
+    edges
 }
 
 impl DataSummary {
@@ -69,8 +88,7 @@ impl DataSummary {
         let sm = Summaries::of(t);
         let (n, k) = (t.n(), t.k());
         let s_all: Vec<f64> = (0..n * k).map(|u| sm.s(u / k, u % k, variance)).collect();
-        let max = s_all.iter().copied().fold(0.0, f64::max);
-        let bin_edges = crate::conformal::alpha_grid(0.0, max, bins + 1);
+        let bin_edges = log_edges(&s_all, bins);
         let labels = data.labels.as_deref();
         let pick = |want_true: bool| -> Vec<f64> {
             let y = labels.unwrap_or(&[]);

@@ -4,7 +4,7 @@ use super::*;
 use crate::conformal::{evaluate, sweep, Method, Prior, RvalueKind, ScoreOptions};
 use crate::eb::Hyper;
 use crate::io::Dataset;
-use crate::tensor::VarianceKind;
+use crate::tensor::{ScoreTensor, VarianceKind};
 use crate::toy::{self, ToyParams};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -483,4 +483,28 @@ fn remembered_z_gives_the_same_threshold_curves() {
         let memo = threshold_curves_with(Some(h), |b| a.z_model(b), &betas, &grid, 3.0).unwrap();
         assert_eq!(direct, memo);
     }
+}
+
+#[test]
+fn variance_histogram_bins_are_log_spaced_and_hold_every_candidate() {
+    let p =
+        ToyParams { k: 5, m: 8, n_cal: 40, n_test: 40, repeats: 1, sigma2: 100.0, ..ToyParams::default() };
+    let s = DataSummary::of(&toy_dataset(&p), VarianceKind::PerDraw, 20).unwrap();
+    let e = &s.bin_edges;
+    assert!(e[0] > 0.0 && e.windows(2).all(|w| w[0] < w[1]));
+    // Equal ratios: log-spaced.
+    let r0 = e[1] / e[0];
+    assert!(e.windows(2).all(|w| (w[1] / w[0] / r0 - 1.0).abs() < 1e-9));
+    assert_eq!((e[0], e[20]), (s.all.quantiles[0], s.all.quantiles[6]));
+    // The largest value lands in the last bin, the smallest in the first.
+    assert!(s.all.histogram[0] >= 1 && s.all.histogram[19] >= 1);
+    // All variances zero: one bin on [0, 1] holds everything.
+    let flat = Dataset {
+        scores: ScoreTensor::new(3, 2, 2, vec![1.0; 12]).unwrap(),
+        labels: None,
+        single_draw: false,
+    };
+    let s = DataSummary::of(&flat, VarianceKind::PerDraw, 4).unwrap();
+    assert_eq!(s.bin_edges, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    assert_eq!(s.all.histogram, vec![6, 0, 0, 0]);
 }

@@ -171,7 +171,9 @@ pub fn theorem3(c: &InclusionCurves, sigma2: f64) -> Figure {
 /// Panel 8: distribution of the per-candidate variance, true against false candidates.
 pub fn variances(s: &DataSummary) -> Figure {
     let edges = &s.bin_edges;
-    let mids: Vec<f64> = edges.windows(2).map(|w| 0.5 * (w[0] + w[1])).collect();
+    let log = edges.first().is_some_and(|&e| e > 0.0);
+    let mids: Vec<f64> =
+        edges.windows(2).map(|w| if log { (w[0] * w[1]).sqrt() } else { 0.5 * (w[0] + w[1]) }).collect();
     let share = |h: &[u64]| -> Vec<f64> {
         let total = h.iter().sum::<u64>().max(1) as f64;
         h.iter().map(|&c| c as f64 / total).collect()
@@ -186,7 +188,15 @@ pub fn variances(s: &DataSummary) -> Figure {
     }
     let y = y_range(groups.iter().flat_map(|g| g.2.iter().copied()).chain([0.0]), (0.0, 1.0));
     let x = (edges.first().copied().unwrap_or(0.0), edges.last().copied().unwrap_or(1.0));
-    let mut f = Figure::new("variance s of a candidate", "share of candidates", x, (0.0, y.1));
+    let mut f = Figure::new(
+        if log { "variance s of a candidate (log scale)" } else { "variance s of a candidate" },
+        "share of candidates",
+        x,
+        (0.0, y.1),
+    );
+    if log {
+        f.x_axis = Axis::Log;
+    }
     for (label, colour, ys, dashed) in groups {
         let line = Line::of(label, colour, &mids, &ys);
         f.lines.push(if dashed { line.dashed() } else { line });
