@@ -63,12 +63,23 @@ pub enum RvalueKind {
 }
 
 impl RvalueKind {
+    pub const ALL: [RvalueKind; 3] = [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled];
+
     pub fn name(self) -> &'static str {
         match self {
             RvalueKind::Parametric => "parametric",
             RvalueKind::Nonparametric => "nonparametric",
             RvalueKind::Pooled => "pooled",
         }
+    }
+
+    /// The inverse of [`RvalueKind::name`].
+    pub fn parse(s: &str) -> Result<Self> {
+        RvalueKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            Error::invalid(format!(
+                "unknown r-value kind '{s}' (expected parametric, nonparametric or pooled)"
+            ))
+        })
     }
 }
 

@@ -177,3 +177,11 @@ fn cp_r_shrinks_sets_in_the_toy_setting() {
     let (cp, cpr) = (size(Method::Cp), size(Method::CpR));
     assert!(cpr < cp, "CP_r {cpr} vs CP {cp}");
 }
+
+#[test]
+fn rvalue_kind_names_parse_back() {
+    for k in RvalueKind::ALL {
+        assert_eq!(RvalueKind::parse(k.name()).unwrap(), k);
+    }
+    assert!(RvalueKind::parse("grid").unwrap_err().to_string().contains("'grid'"));
+}

@@ -174,6 +174,7 @@ pub struct AnalysisJob {
     budget: usize,
     calibrated: [Vec<Calibrated>; 3],
     label_info: [Vec<LabelInfo>; 3],
+    /// `[never_empty = false, true]`.
     sweeps: [SweepCurves; 2],
     single_draw: bool,
     /// The pooled prior of the current part (parametric CP_r with `Prior::Pooled`).
@@ -235,7 +236,6 @@ impl AnalysisJob {
                 bytes / MAX_STORED_BYTES
             )));
         }
-        let never_empty = controls.never_empty;
         Ok(AnalysisJob {
             opts: controls.score_options(),
             source,
@@ -248,7 +248,7 @@ impl AnalysisJob {
             budget: DEFAULT_STEP_BUDGET,
             calibrated: Default::default(),
             label_info: Default::default(),
-            sweeps: [SweepCurves::zero(never_empty), SweepCurves::zero(!never_empty)],
+            sweeps: [SweepCurves::zero(false), SweepCurves::zero(true)],
             single_draw,
             part_hyper: None,
             pooled: None,
@@ -495,11 +495,10 @@ impl AnalysisJob {
         };
         let calibrated = take(&self.calibrated);
         let label_info = std::array::from_fn(|mi| self.label_info[mi][..done].to_vec());
-        let [s0, s1] = self.sweeps.clone().map(|mut sw| {
+        let sweeps = self.sweeps.clone().map(|mut sw| {
             sw.mean_over(done);
             sw
         });
-        let sweeps = if s0.never_empty { [s1, s0] } else { [s0, s1] };
         let mut controls = self.controls.clone();
         controls.toy.repeats = done;
         Analysis::assemble(
@@ -520,8 +519,6 @@ impl AnalysisJob {
             return Err(Error::invalid("the analysis is not finished: call step() until it reports Done"));
         }
         let first = self.first_part.expect("the first part is kept");
-        let [s0, s1] = self.sweeps;
-        let sweeps = if s0.never_empty { [s1, s0] } else { [s0, s1] };
         Analysis::assemble(
             self.controls,
             &self.source,
@@ -529,7 +526,7 @@ impl AnalysisJob {
             self.single_draw,
             self.calibrated,
             self.label_info,
-            sweeps,
+            self.sweeps,
         )
     }
 }
@@ -619,6 +616,10 @@ pub struct Analysis {
     /// `z_β` of the first data set by the model rule, per β (bits) asked so far: a root over all
     /// N·K candidates, too slow to repeat on every redraw of a large file.
     z_memo: std::cell::RefCell<Vec<(u64, Option<f64>)>>,
+    /// Mean of the first data set's false candidates' mean scores (Theorem 3's μ0 for files).
+    false_mean: f64,
+    /// Pooled CP_r: the r-values of the test item inspected last (α moves re-inspect it).
+    inspected: std::cell::RefCell<Option<(usize, Vec<f64>)>>,
 }
 
 fn finite(x: f64) -> Option<f64> {
@@ -680,6 +681,11 @@ impl Analysis {
         let t = first.tensor.get();
         let (n, m, k) = (t.n(), t.m(), t.k());
         let hyper = pooled_hyper(&first.summaries, controls.score.variance).ok();
+        let (labels, means) = (&first.labels, &first.summaries.mean);
+        let (sum, count) = (0..n)
+            .flat_map(|i| (0..k).filter(move |&c| c != labels[i]).map(move |c| i * k + c))
+            .fold((0.0, 0usize), |(a, n), u| (a + means[u], n + 1));
+        let false_mean = if count == 0 { 0.0 } else { sum / count as f64 };
         let pooled_first = if first.scores[2].is_none() {
             Some(PooledSplit::new(t, &first.labels, &first.splits[0].cal)?)
         } else {
@@ -702,7 +708,14 @@ impl Analysis {
             hyper,
             pooled_first,
             z_memo: Default::default(),
+            false_mean,
+            inspected: Default::default(),
         })
+    }
+
+    /// Mean of the first data set's false candidates' mean scores (0 when there are none).
+    pub fn false_mean(&self) -> f64 {
+        self.false_mean
     }
 
     /// `z_β` by the model rule over the first data set's candidates with the pooled prior
@@ -822,10 +835,19 @@ impl Analysis {
             let scores: Vec<f64> = match &part.scores[mi] {
                 Some(s) => s[item * k..(item + 1) * k].to_vec(),
                 None => {
-                    // Pooled CP_r: this item's greedy again (`Calibrated` keeps no r-values).
-                    let ps = self.pooled_first.as_ref().expect("kept for pooled CP_r");
-                    let mut work = Workspace::default();
-                    ps.item(part.tensor(), item, part.order.as_ref(), &mut work).rvalues()
+                    // Pooled CP_r: `Calibrated` keeps no r-values, so this item's greedy runs
+                    // again, once per item (an α move re-inspects the same item).
+                    let mut memo = self.inspected.borrow_mut();
+                    match memo.as_ref() {
+                        Some((i, r)) if *i == item => r.clone(),
+                        _ => {
+                            let ps = self.pooled_first.as_ref().expect("kept for pooled CP_r");
+                            let mut work = Workspace::default();
+                            let r = ps.item(part.tensor(), item, part.order.as_ref(), &mut work).rvalues();
+                            *memo = Some((item, r.clone()));
+                            r
+                        }
+                    }
                 }
             };
             let set = cal.set(t, alpha, never_empty);

@@ -325,12 +325,7 @@ impl Analysis {
         let cp = &self.calibrated(Method::Cp)[0];
         let t_std = finite(-cp.threshold(0, alpha));
         let z = self.z_model(beta);
-        let part = self.first_part();
-        let s = &part.summaries;
-        let (sum, count) = (0..s.n)
-            .flat_map(|i| (0..s.k).filter(move |&c| c != part.labels[i]).map(move |c| s.mean[i * s.k + c]))
-            .fold((0.0, 0usize), |(a, n), x| (a + x, n + 1));
-        let mu0 = if count == 0 { 0.0 } else { sum / count as f64 };
+        let mu0 = self.false_mean();
         Ok(InclusionInputs { hyper, t_std, r_star: Some(beta), z, mu0 })
     }
 

@@ -508,3 +508,15 @@ fn variance_histogram_bins_are_log_spaced_and_hold_every_candidate() {
     assert_eq!(s.bin_edges, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
     assert_eq!(s.all.histogram, vec![6, 0, 0, 0]);
 }
+
+#[test]
+fn reinspecting_an_item_at_another_alpha_equals_a_fresh_inspection() {
+    let base = small_controls();
+    let c = Controls { score: ScoreOptions { kind: RvalueKind::Pooled, ..base.score }, ..base };
+    let a = Analysis::build(Source::Toy(c.toy_params()), &c).unwrap();
+    let fresh = Analysis::build(Source::Toy(c.toy_params()), &c).unwrap();
+    for (t, alpha) in [(2, 0.1), (2, 0.3), (5, 0.3), (2, 0.05)] {
+        // `a` answers from its remembered r-values after the first visit of an item.
+        assert!(same(&a.inspect(t, alpha, false).unwrap(), &fresh.clone().inspect(t, alpha, false).unwrap()));
+    }
+}

@@ -31,7 +31,7 @@ use crate::{Error, Result};
 /// Work per animation frame: the page stays responsive between slices.
 const FRAME_BUDGET_MS: f64 = 30.0;
 /// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
-const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
+pub(super) const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 /// Histogram bins of panel 8.
 const VARIANCE_BINS: usize = 40;
 /// Points per curve of panels 1, 2 and 5.
@@ -78,7 +78,6 @@ pub struct App {
     analysis_what: String,
     /// The last finished analysis while a partial one is shown (what cancelling brings back).
     previous: Option<(Analysis, String)>,
-    view: Option<AlphaView>,
     running: Option<Running>,
     item: usize,
     dirty: Dirty,
@@ -87,9 +86,14 @@ pub struct App {
     status: String,
     /// Counts the analyses shown, so a caller can tell whether one was replaced.
     generation: u64,
-    /// The table at each α slider position (`[never_empty][position − 1]`) for the analysis of
-    /// generation `.0`: filled in idle frames, so that moving α is a lookup.
-    alpha_views: (u64, [Vec<Option<AlphaView>>; 2]),
+    /// The table at each α slider position (`[never_empty][position − 1]`) for the analysis on
+    /// show: filled in idle frames, so that moving α is a lookup.
+    alpha_views: [Vec<Option<AlphaView>>; 2],
+}
+
+fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {
+    let n = (scales::ALPHA_POSITIONS.1 - scales::ALPHA_POSITIONS.0 + 1) as usize;
+    [vec![None; n], vec![None; n]]
 }
 
 pub type Shared = Rc<RefCell<App>>;
@@ -111,7 +115,6 @@ pub fn start_with(controls: Controls) -> Result<Shared> {
         analysis: None,
         analysis_what: String::new(),
         previous: None,
-        view: None,
         running: None,
         item: 0,
         dirty: Dirty::ALL,
@@ -119,7 +122,7 @@ pub fn start_with(controls: Controls) -> Result<Shared> {
         large_text: false,
         status: String::new(),
         generation: 0,
-        alpha_views: (0, Default::default()),
+        alpha_views: empty_alpha_views(),
     }));
     {
         let mut a = app.borrow_mut();
@@ -155,19 +158,6 @@ fn install_panic_hook() {
     });
 }
 
-fn kind_value(k: RvalueKind) -> &'static str {
-    k.name()
-}
-
-fn parse_kind(s: &str) -> Result<RvalueKind> {
-    match s {
-        "parametric" => Ok(RvalueKind::Parametric),
-        "nonparametric" => Ok(RvalueKind::Nonparametric),
-        "pooled" => Ok(RvalueKind::Pooled),
-        other => Err(Error::invalid(format!("unknown r-value kind '{other}'"))),
-    }
-}
-
 impl App {
     pub fn controls(&self) -> &Controls {
         &self.controls
@@ -199,7 +189,7 @@ impl App {
         c.alpha = scales::alpha_at(number(d, "alpha", "α")?);
         c.beta = scales::beta_at(number(d, "beta", "β")?);
         c.sigma2 = scales::sigma2_at(number(d, "sigma2", "σ²")?);
-        c.score.kind = parse_kind(&select(d, "kind")?.value())?;
+        c.score.kind = RvalueKind::parse(&select(d, "kind")?.value())?;
         c.score.prior =
             if select(d, "prior")?.value() == "per-item" { Prior::PerItem } else { Prior::Pooled };
         c.score.variance = if select(d, "variance")?.value() == "of-mean" {
@@ -231,7 +221,7 @@ impl App {
         set_value(d, "alpha", &scales::alpha_position(c.alpha).to_string());
         set_value(d, "beta", &scales::beta_position(c.beta).to_string());
         set_value(d, "sigma2", &scales::sigma2_position(c.sigma2).to_string());
-        set_value(d, "kind", kind_value(c.score.kind));
+        set_value(d, "kind", c.score.kind.name());
         set_value(d, "prior", if c.score.prior == Prior::PerItem { "per-item" } else { "pooled" });
         set_value(
             d,
@@ -366,9 +356,7 @@ impl App {
             return;
         }
         if let Some((a, what)) = self.previous.take() {
-            self.analysis = Some(a);
-            self.generation += 1;
-            self.analysis_what = what;
+            self.show_analysis(a, what);
         }
         if let Some(a) = &self.analysis {
             let (alpha, beta) = (self.controls.alpha, self.controls.beta);
@@ -381,31 +369,40 @@ impl App {
         self.status = format!("Cancelled. Showing {}.", self.analysis_what);
     }
 
+    /// Puts `a` on show; returns what was shown before.
+    fn show_analysis(&mut self, a: Analysis, what: String) -> Option<(Analysis, String)> {
+        self.generation += 1;
+        self.alpha_views = empty_alpha_views();
+        self.dirty = Dirty::ALL;
+        let old_what = std::mem::replace(&mut self.analysis_what, what);
+        self.analysis.replace(a).map(|old| (old, old_what))
+    }
+
+    /// Shows the toy repeats done so far, at most every [`PARTIAL_EVERY_MS`].
+    fn show_partial(&mut self, now: f64) {
+        let Some(run) = self.running.as_mut() else { return };
+        let (done, total) = run.job.parts();
+        let due = done > run.shown_parts && (run.shown_parts == 0 || now - run.shown_at > PARTIAL_EVERY_MS);
+        let Some(p) = due.then(|| run.job.partial()).flatten() else { return };
+        let first = run.shown_parts == 0;
+        (run.shown_parts, run.shown_at) = (done, now);
+        let old = self.show_analysis(p, format!("toy, {done} of {total} repeats so far"));
+        // The first partial result replaces a finished one: keep that for Cancel.
+        if first && self.previous.is_none() {
+            self.previous = old;
+        }
+    }
+
     /// Steps the job for up to one frame's budget.
     fn advance(&mut self) {
-        let Some(run) = self.running.as_mut() else { return };
         let t0 = dom::now_ms();
         loop {
+            let Some(run) = self.running.as_mut() else { return };
             match run.job.step() {
                 Ok(Progress::Working(_)) => {
                     let now = dom::now_ms();
-                    let (done, total) = run.job.parts();
-                    if done > run.shown_parts
-                        && (run.shown_parts == 0 || now - run.shown_at > PARTIAL_EVERY_MS)
-                    {
-                        if let Some(p) = run.job.partial() {
-                            // The first partial result replaces a finished one: keep that for Cancel.
-                            self.generation += 1;
-                            if let Some(old) = self.analysis.replace(p) {
-                                if self.previous.is_none() && run.shown_parts == 0 {
-                                    self.previous = Some((old, std::mem::take(&mut self.analysis_what)));
-                                }
-                            }
-                            (run.shown_parts, run.shown_at) = (done, now);
-                            self.analysis_what = format!("toy, {done} of {total} repeats so far");
-                            self.dirty = Dirty::ALL;
-                        }
-                    }
+                    self.show_partial(now);
+                    let Some(run) = self.running.as_ref() else { return };
                     if now - t0 < FRAME_BUDGET_MS && !self.dirty.alpha {
                         continue;
                     }
@@ -433,12 +430,9 @@ impl App {
         match run.job.finish() {
             Ok(a) => {
                 self.item = self.item.min(a.n_inspectable().saturating_sub(1));
-                self.analysis = Some(a);
-                self.generation += 1;
+                self.show_analysis(a, run.what);
                 self.previous = None;
-                self.analysis_what = run.what;
                 self.status = format!("Showing {} (computed in {secs:.2} s).", self.analysis_what);
-                self.dirty = Dirty::ALL;
             }
             Err(e) => self.show_error(Some(&e.to_string())),
         }
@@ -565,16 +559,21 @@ impl App {
         }
     }
 
-    /// Where the table at `alpha` is kept, if `alpha` is a slider position; empties the store
-    /// when the analysis on show has changed.
-    fn alpha_view_slot(&mut self, alpha: f64, never_empty: bool) -> Option<(usize, usize)> {
-        if self.alpha_views.0 != self.generation {
-            let n = (scales::ALPHA_POSITIONS.1 - scales::ALPHA_POSITIONS.0 + 1) as usize;
-            self.alpha_views = (self.generation, [vec![None; n], vec![None; n]]);
-        }
+    /// The table at α: from the store when α is a slider position (computed and kept on a
+    /// first visit), else computed.
+    fn alpha_view(&mut self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
         let p = scales::alpha_position(alpha);
-        (scales::alpha_at(p) == alpha)
-            .then(|| (usize::from(never_empty), (p - scales::ALPHA_POSITIONS.0) as usize))
+        let slot = (scales::alpha_at(p) == alpha).then(|| (p - scales::ALPHA_POSITIONS.0) as usize);
+        let ne = usize::from(never_empty);
+        if let Some(v) = slot.and_then(|p| self.alpha_views[ne][p].clone()) {
+            return Ok(v);
+        }
+        let a = self.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+        let v = a.at_alpha(alpha, never_empty)?;
+        if let Some(p) = slot {
+            self.alpha_views[ne][p] = Some(v.clone());
+        }
+        Ok(v)
     }
 
     /// While idle, computes the table at one more α slider position; true if one was computed.
@@ -583,18 +582,10 @@ impl App {
             return false;
         }
         let ne = self.controls.never_empty;
-        let _ = self.alpha_view_slot(self.controls.alpha, ne);
-        let Some(p) = self.alpha_views.1[usize::from(ne)].iter().position(Option::is_none) else {
+        let Some(p) = self.alpha_views[usize::from(ne)].iter().position(Option::is_none) else {
             return false;
         };
-        let alpha = scales::alpha_at(p as u32 + scales::ALPHA_POSITIONS.0);
-        match self.analysis.as_ref().map(|a| a.at_alpha(alpha, ne)) {
-            Some(Ok(v)) => {
-                self.alpha_views.1[usize::from(ne)][p] = Some(v);
-                true
-            }
-            _ => false,
-        }
+        self.alpha_view(scales::alpha_at(p as u32 + scales::ALPHA_POSITIONS.0), ne).is_ok()
     }
 
     /// Panels 3, 4, 6 and 7 from the stored analysis.
@@ -603,22 +594,8 @@ impl App {
             return;
         }
         let (alpha, never_empty) = (self.controls.alpha, self.controls.never_empty);
-        let slot = self.alpha_view_slot(alpha, never_empty);
-        let cached = slot.and_then(|(ne, p)| self.alpha_views.1[ne][p].clone());
-        let view = match cached {
-            Some(v) => Ok(v),
-            None => self
-                .analysis
-                .as_ref()
-                .map_or(Err(Error::invalid("no analysis")), |a| a.at_alpha(alpha, never_empty)),
-        };
-        self.view = match view {
-            Ok(v) => {
-                if let Some((ne, p)) = slot {
-                    self.alpha_views.1[ne][p] = Some(v.clone());
-                }
-                Some(v)
-            }
+        let view = match self.alpha_view(alpha, never_empty) {
+            Ok(v) => Some(v),
             Err(e) => {
                 self.show_error(Some(&e.to_string()));
                 None
@@ -627,7 +604,7 @@ impl App {
         let d = &self.doc;
         let Some(a) = &self.analysis else { return };
         let sweep = a.sweep(never_empty);
-        let view = self.view.as_ref();
+        let view = view.as_ref();
         self.draw("plot-coverage", &panels::against_alpha(sweep, view, alpha, true));
         self.draw("plot-size", &panels::against_alpha(sweep, view, alpha, false));
         for id in ["plot-coverage", "plot-size"] {
@@ -893,8 +870,4 @@ pub(super) fn dataset_ready(app: &Shared, name: String, data: Result<Dataset>) {
 
 pub(super) fn file_failed(app: &Shared, msg: String) {
     with(app, |a| a.show_error(Some(&format!("{msg}. The results shown are unchanged."))));
-}
-
-pub(super) fn max_file_bytes() -> f64 {
-    MAX_FILE_BYTES
 }

@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
-use super::app::{dataset_ready, file_failed, file_loaded, max_file_bytes, Shared};
+use super::app::{dataset_ready, file_failed, file_loaded, Shared, MAX_FILE_BYTES};
 use super::dom;
 use crate::Result;
 
@@ -16,7 +16,7 @@ fn js_err(v: wasm_bindgen::JsValue) -> String {
 }
 
 async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
-    if f.size() > max_file_bytes() {
+    if f.size() > MAX_FILE_BYTES {
         return Err(format!(
             "{}: {:.1} GiB is larger than the page reads (2 GiB); use the rvalue command line",
             f.name(),
