@@ -71,7 +71,7 @@ bench: setup
 
 bench-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
-	$(WASM_TEST_ENV) RUSTFLAGS='--cfg rvalue_bench' CARGO_TARGET_DIR=target/bench-wasm \
+	$(WASM_TEST_ENV) RUSTFLAGS='--cfg rvalue_bench -C target-feature=+simd128' CARGO_TARGET_DIR=target/bench-wasm \
 		cargo test --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
 
 # Speed figures of the optimised page in dist/ (e2e/bench.mjs, Debian's Chromium through

@@ -53,7 +53,7 @@ impl PooledItem {
     }
 }
 
-/// Counts are `i16` (with one offset), so that the greedy's maxima vectorise everywhere.
+/// Counts are `i16`, so that the greedy's maxima and compares take eight lanes at a time.
 pub const MAX_DRAWS: usize = i16::MAX as usize;
 
 /// A calibration set prepared for pooled r-values: per draw, the calibration units sorted by
@@ -65,8 +65,82 @@ pub struct PooledSplit {
     k: usize,
     /// `[draw][rank]` scores, descending.
     cal_scores: Vec<f64>,
-    /// `[draw][rank]` calibration unit indices.
+    /// `[draw][rank]` calibration unit indices, then `WILD` spare entries.
     cal_units: Vec<u32>,
+    /// Per draw, where candidates' scores enter its calibration order.
+    entry: Vec<EntryTable>,
+}
+
+/// Where a score enters one draw's descending calibration scores: the number of them `≥` it.
+/// A table over equal-width score buckets gives a start within a unit or two of the answer (a
+/// test item's candidates mostly land inside the calibration range, so a merge or a binary
+/// search would cost a dozen comparisons each); a scan from there makes the answer exact
+/// whatever the rounding of the bucket arithmetic.
+#[derive(Debug, Clone)]
+struct EntryTable {
+    top: f64,
+    /// Buckets per unit of score; 0 when all scores are equal (one bucket).
+    scale: f64,
+    /// The last bucket's index, as a float for the range test.
+    last: f64,
+    /// `start[b]`: the entry point of the score at the top of bucket `b`.
+    start: Vec<u32>,
+}
+
+impl EntryTable {
+    /// Two buckets per calibration unit keep the expected scan short where scores crowd.
+    fn new(cal_s: &[f64]) -> Self {
+        let (top, bottom) = (cal_s[0], cal_s[cal_s.len() - 1]);
+        let buckets = 2 * cal_s.len();
+        let scale = buckets as f64 / (top - bottom);
+        // Equal scores, or a range so wide or narrow that the scale is not finite: one bucket.
+        let scale = if top > bottom && scale.is_finite() { scale } else { 0.0 };
+        let mut start = Vec::with_capacity(buckets + 1);
+        let mut i = 0;
+        for b in 0..=buckets {
+            let edge = if scale > 0.0 { top - b as f64 / scale } else { top };
+            while i < cal_s.len() && cal_s[i] >= edge {
+                i += 1;
+            }
+            start.push(i as u32);
+        }
+        EntryTable { top, scale, last: buckets as f64, start }
+    }
+
+    /// Where each of `scores` (descending) enters `cal_s` (this table's draw, descending):
+    /// `entries[i]` = the number of calibration scores `≥ scores[i]`.
+    fn entries(&self, cal_s: &[f64], scores: impl Iterator<Item = f64>, entries: &mut [u32]) {
+        let (n, top, scale, last) = (cal_s.len(), self.top, self.scale, self.last);
+        let (start, bottom) = (&self.start[..], cal_s[n - 1]);
+        let mut from = 0;
+        for (e, score) in entries.iter_mut().zip(scores) {
+            // At or below every calibration score: after all of them (they win ties).
+            if score > bottom {
+                let x = (top - score) * scale;
+                let bucket = if x >= 0.0 && x < last {
+                    // SAFETY: `x` is finite and in `[0, last)`, so it truncates to a valid i64
+                    // (an `as` cast adds a dozen instructions of saturation).
+                    unsafe { x.to_int_unchecked::<i64>() as usize }
+                } else if x >= last {
+                    start.len() - 1
+                } else {
+                    0
+                };
+                // Table entries are at most `n`.
+                let mut i = (start[bucket] as usize).max(from);
+                while i > from && cal_s[i - 1] < score {
+                    i -= 1;
+                }
+                while i < n && cal_s[i] >= score {
+                    i += 1;
+                }
+                from = i;
+            } else {
+                from = n;
+            }
+            *e = from as u32;
+        }
+    }
 }
 
 fn check_items(t: &ScoreTensor, labels: &[usize], cal_items: &[usize]) -> Result<()> {
@@ -109,7 +183,9 @@ impl PooledSplit {
             cal_scores.extend(idx.iter().map(|&j| score(j)));
             cal_units.extend_from_slice(&idx);
         }
-        Ok(PooledSplit { n, m, k, cal_scores, cal_units })
+        let entry = cal_scores.chunks_exact(n).map(EntryTable::new).collect();
+        cal_units.resize(n * m + WILD, 0);
+        Ok(PooledSplit { n, m, k, cal_scores, cal_units, entry })
     }
 
     pub fn n_cal(&self) -> usize {
@@ -126,7 +202,7 @@ impl PooledSplit {
     ) -> PooledItem {
         let (n, m, k) = (self.n, self.m, self.k);
         let u = n + k;
-        work.reset(u, m);
+        work.reset(u, m, k);
         let mut own = vec![0u16; if order.is_some() { 0 } else { k }];
         for d in 0..m {
             let scores = t.draw(item, d);
@@ -137,17 +213,14 @@ impl PooledSplit {
                     &own
                 }
             };
-            self.merge_draw(d, scores, ord, &mut work.merged[d * u..(d + 1) * u]);
+            self.merge_draw(d, scores, ord, &mut work.merged, d * u, &mut work.entries[..k]);
         }
         let mut cand_step = vec![0u32; k];
         let mut cal_steps = Vec::with_capacity(n);
         for j in 0..u {
             // Step j: every draw's unit at position j enters that draw's top j.
-            for d in 0..m {
-                let x = work.merged[d * u + j] as usize;
-                work.bump(x);
-            }
-            let x = work.pop_best();
+            work.counts.bump_column(&work.merged, j, u, m);
+            let x = work.counts.pop_best();
             if x < n {
                 cal_steps.push(j as u32 + 1);
             } else {
@@ -157,74 +230,280 @@ impl PooledSplit {
         PooledItem { units: u as u32, cand_step, cal_steps }
     }
 
-    /// Draw `d`'s ranking of all units: the calibration order with the item's candidates (best
-    /// first in `ord`) merged in. Calibration units have the lower indices, so they win ties.
-    fn merge_draw(&self, d: usize, scores: &[f64], ord: &[u16], out: &mut [u32]) {
-        let n = self.n;
+    /// Draw `d`'s ranking of all units into `merged[base..base + U]`: the calibration order
+    /// with the item's candidates (best first in `ord`) merged in. Calibration units have the
+    /// lower indices, so they win ties. Two passes, so that neither keeps the other's state in
+    /// registers: where each candidate enters, then the row, copied in runs.
+    fn merge_draw(
+        &self,
+        d: usize,
+        scores: &[f64],
+        ord: &[u16],
+        merged: &mut [u32],
+        base: usize,
+        entries: &mut [u32],
+    ) {
+        let (n, k) = (self.n, self.k);
         let cal_s = &self.cal_scores[d * n..(d + 1) * n];
-        let cal_u = &self.cal_units[d * n..(d + 1) * n];
-        let (mut ci, mut pos) = (0, 0);
-        for &c in ord {
-            let score = scores[c as usize];
-            let mut ge = ci;
-            while ge < n && cal_s[ge] >= score {
-                ge += 1;
-            }
-            out[pos..pos + ge - ci].copy_from_slice(&cal_u[ci..ge]);
-            pos += ge - ci;
-            out[pos] = (n + c as usize) as u32;
+        self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
+        let cal = d * n;
+        assert!(ord.len() == k && entries.len() == k);
+        assert!(base + n + k + WILD <= merged.len() && cal + n + WILD <= self.cal_units.len());
+        let (src, dst) = (self.cal_units.as_ptr(), merged.as_mut_ptr());
+        let (mut ci, mut pos) = (0, base);
+        for (&c, &e) in ord.iter().zip(entries.iter()) {
+            // Entries are nondecreasing and at most `n`; `max` keeps the runs safe regardless.
+            let e = (e as usize).max(ci).min(n);
+            // SAFETY: runs cover `ci..e ⊆ 0..n` of this draw's `n` units, written to `pos..`,
+            // which advances once per unit and per candidate: at most `base + n + k`; the
+            // asserts leave `WILD` spare entries after both.
+            unsafe { wild_copy(dst.add(pos), src.add(cal + ci), e - ci) };
+            pos += e - ci;
+            merged[pos] = (n + c as usize) as u32;
             pos += 1;
-            ci = ge;
+            ci = e;
         }
-        out[pos..].copy_from_slice(&cal_u[ci..]);
+        // SAFETY: as above, for the run `ci..n`.
+        unsafe { wild_copy(dst.add(pos), src.add(cal + ci), n - ci) };
     }
 }
 
-/// Units per block of the greedy's max structure.
-const BLOCK: usize = 64;
+/// Spare entries at the end of `cal_units` and of the merged rows, for [`wild_copy`].
+const WILD: usize = 8;
+
+/// Copies `len` entries from `src` to `dst` in fixed runs of [`WILD`], so that the many short
+/// runs of a merge cost a few moves each rather than a `memcpy` call. It reads and writes up to
+/// `WILD − 1` entries past the run: rows are written front to back, so what spills is
+/// overwritten next, or lands in the next row before that is written, or in the spare tail.
+///
+/// # Safety
+/// `src` and `dst` must be valid for `len` rounded up to a multiple of `WILD` entries.
+#[inline(always)]
+unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
+    let mut k = 0;
+    while k < len {
+        // SAFETY: the caller's bound; runs of one row never overlap their source.
+        unsafe { std::ptr::copy_nonoverlapping(src.add(k), dst.add(k), WILD) };
+        k += WILD;
+    }
+}
 
 /// Scratch memory for [`PooledSplit::item`], reused across test items.
-///
-/// The greedy needs, at each step, the unchosen unit with the largest count (ties to the lower
-/// index) while counts grow by one. Counts live in a flat array (`count + 1` for unchosen units,
-/// `0` for chosen ones, so an increment needs no branch) with a running maximum per block of 64
-/// units: an update is two stores, a pick scans the block maxima and one block.
 #[derive(Debug, Default)]
 pub struct Workspace {
-    /// `[draw][position]` unit indices.
+    /// `[draw][position]` unit indices, then `WILD` spare entries.
     merged: Vec<u32>,
+    /// One draw's entry points of the candidates into the calibration order.
+    entries: Vec<u32>,
+    counts: Counts,
+}
+
+impl Workspace {
+    fn reset(&mut self, u: usize, m: usize, k: usize) {
+        self.merged.resize(u * m + WILD, 0);
+        self.entries.resize(k, 0);
+        self.counts.reset(u);
+    }
+}
+
+/// Units per block of the greedy's max structure: eight 128-bit vectors of `i16`.
+const BLOCK: usize = 64;
+
+/// A chosen unit's count: so far below zero that `m < MAX_DRAWS` increments keep it negative,
+/// so it never wins a maximum and an increment needs no test for it.
+const CHOSEN: i16 = i16::MIN;
+
+/// The greedy's counts with the query it needs at each step: the unchosen unit with the largest
+/// count, the lowest index among ties, while counts grow by one. Counts live in a flat array
+/// padded to whole blocks (padding holds `CHOSEN`) with a running maximum per block of 64 units:
+/// an increment is a load, an add, a store and a max; a pick compares block maxima and one block
+/// eight lanes at a time ([`first_equal`]).
+#[derive(Debug, Default)]
+struct Counts {
     count: Vec<i16>,
     block_max: Vec<i16>,
 }
 
-impl Workspace {
-    fn reset(&mut self, u: usize, m: usize) {
-        self.merged.resize(u * m, 0);
+impl Counts {
+    fn reset(&mut self, u: usize) {
+        let blocks = u.div_ceil(BLOCK);
         self.count.clear();
-        self.count.resize(u, 1);
+        self.count.resize(blocks * BLOCK, CHOSEN);
+        self.count[..u].fill(0);
+        // Padded to whole vectors with blocks that hold no unit.
         self.block_max.clear();
-        self.block_max.resize(u.div_ceil(BLOCK), 1);
+        self.block_max.resize(blocks.next_multiple_of(LANES), CHOSEN);
+        self.block_max[..blocks].fill(0);
     }
 
-    #[inline]
-    fn bump(&mut self, x: usize) {
-        let c = self.count[x];
-        let c = c + i16::from(c != 0);
-        self.count[x] = c;
-        let b = &mut self.block_max[x / BLOCK];
-        *b = (*b).max(c);
+    /// Adds one to the count of each unit `merged[j + d·u]`, `d < m`: the `M` units that enter
+    /// the draws' tops at step `j`. This loop is the whole cost of the pooled r-value (`M·U`
+    /// runs per test item), so it indexes unchecked: bounds checks would add a third to it.
+    #[inline(always)]
+    fn bump_column(&mut self, merged: &[u32], j: usize, u: usize, m: usize) {
+        assert!(j < u && (m == 0 || (m - 1) * u + j < merged.len()) && u <= self.count.len());
+        let count = self.count.as_mut_ptr();
+        let block_max = self.block_max.as_mut_ptr();
+        // SAFETY: the assert bounds every `d·u + j` by `merged.len()`; `merged` holds unit ids
+        // below `u` (written only by `merge_draw`), `count` has at least `u` entries and
+        // `block_max` one per `BLOCK` of them.
+        let bump = |p: usize| unsafe {
+            let x = *merged.get_unchecked(p) as usize;
+            debug_assert!(x < u);
+            let c = (*count.add(x)).wrapping_add(1);
+            *count.add(x) = c;
+            let b = block_max.add(x / BLOCK);
+            *b = (*b).max(c);
+        };
+        // Four draws per turn: the loop's own bookkeeping was a quarter of the instructions.
+        let mut p = j;
+        for _ in 0..m / 4 {
+            bump(p);
+            bump(p + u);
+            bump(p + 2 * u);
+            bump(p + 3 * u);
+            p += 4 * u;
+        }
+        for _ in 0..m % 4 {
+            bump(p);
+            p += u;
+        }
     }
 
-    /// Takes the unchosen unit with the largest count, lowest index among ties.
+    /// Takes the unchosen unit with the largest count, lowest index among ties. There is one:
+    /// the greedy makes exactly `U` picks of `U` units.
     fn pop_best(&mut self) -> usize {
-        let best = self.block_max.iter().copied().max().unwrap_or(0);
-        let block = self.block_max.iter().position(|&b| b == best).unwrap_or(0);
+        let best = max_of(&self.block_max);
+        let block = first_equal(&self.block_max, best);
         let start = block * BLOCK;
-        let end = (start + BLOCK).min(self.count.len());
-        let x = start + self.count[start..end].iter().position(|&c| c == best).unwrap_or(0);
-        self.count[x] = 0;
-        self.block_max[block] = self.count[start..end].iter().copied().max().unwrap_or(0);
-        x
+        let counts = &mut self.count[start..start + BLOCK];
+        let x = first_equal(counts, best);
+        counts[x] = CHOSEN;
+        self.block_max[block] = max_of(counts);
+        start + x
+    }
+}
+
+/// `i16` lanes per vector.
+const LANES: usize = 8;
+
+/// The largest element of `a`, whose length is a multiple of [`LANES`] (`CHOSEN` if empty).
+#[inline]
+fn max_of(a: &[i16]) -> i16 {
+    let mut acc = [CHOSEN; LANES];
+    for chunk in a.chunks_exact(LANES) {
+        acc = simd::max8(&acc, chunk.try_into().expect("whole vectors"));
+    }
+    simd::hmax8(&acc)
+}
+
+/// The index of the first element of `a` equal to `v`; `a`'s length is a multiple of
+/// [`LANES`]. `a.len()` if there is none.
+#[inline]
+fn first_equal(a: &[i16], v: i16) -> usize {
+    for (i, chunk) in a.chunks_exact(LANES).enumerate() {
+        let mask = simd::eq_mask8(chunk.try_into().expect("whole vectors"), v);
+        if mask != 0 {
+            return i * LANES + mask.trailing_zeros() as usize;
+        }
+    }
+    a.len()
+}
+
+/// Eight `i16` lanes at a time, for the greedy's picks: `eq_mask8(c, v)` has bit `i` set iff
+/// `c[i] == v`; `max8` is the lane-wise maximum, `hmax8` the largest lane. SSE2 on x86_64,
+/// simd128 on wasm when enabled, plain loops elsewhere; all give the same answers.
+mod simd {
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn eq_mask8(c: &[i16; 8], v: i16) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of x86_64; the unaligned load reads exactly the 16 bytes of `c`.
+        unsafe {
+            let lanes = _mm_loadu_si128(c.as_ptr().cast());
+            let eq = _mm_cmpeq_epi16(lanes, _mm_set1_epi16(v));
+            // Saturating pack keeps 0 and -1 per lane as one byte each: one mask bit per lane.
+            (_mm_movemask_epi8(_mm_packs_epi16(eq, eq)) & 0xff) as u32
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn max8(a: &[i16; 8], b: &[i16; 8]) -> [i16; 8] {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of x86_64; loads and the store touch exactly 16 bytes each.
+        unsafe {
+            let m = _mm_max_epi16(_mm_loadu_si128(a.as_ptr().cast()), _mm_loadu_si128(b.as_ptr().cast()));
+            let mut out = [0i16; 8];
+            _mm_storeu_si128(out.as_mut_ptr().cast(), m);
+            out
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn hmax8(a: &[i16; 8]) -> i16 {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of x86_64; the load reads exactly the 16 bytes of `a`.
+        unsafe {
+            let mut m = _mm_loadu_si128(a.as_ptr().cast());
+            m = _mm_max_epi16(m, _mm_srli_si128::<8>(m));
+            m = _mm_max_epi16(m, _mm_srli_si128::<4>(m));
+            m = _mm_max_epi16(m, _mm_srli_si128::<2>(m));
+            _mm_cvtsi128_si32(m) as i16
+        }
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    pub fn hmax8(a: &[i16; 8]) -> i16 {
+        use std::arch::wasm32::*;
+        // SAFETY: the load reads exactly the 16 bytes of `a`.
+        let mut m = unsafe { v128_load(a.as_ptr().cast()) };
+        m = i16x8_max(m, i16x8_shuffle::<4, 5, 6, 7, 0, 1, 2, 3>(m, m));
+        m = i16x8_max(m, i16x8_shuffle::<2, 3, 0, 1, 2, 3, 0, 1>(m, m));
+        m = i16x8_max(m, i16x8_shuffle::<1, 0, 1, 0, 1, 0, 1, 0>(m, m));
+        i16x8_extract_lane::<0>(m)
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+    #[inline(always)]
+    pub fn hmax8(a: &[i16; 8]) -> i16 {
+        a.iter().copied().fold(i16::MIN, i16::max)
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    pub fn max8(a: &[i16; 8], b: &[i16; 8]) -> [i16; 8] {
+        use std::arch::wasm32::*;
+        // SAFETY: loads and the store touch exactly 16 bytes each.
+        unsafe {
+            let m = i16x8_max(v128_load(a.as_ptr().cast()), v128_load(b.as_ptr().cast()));
+            let mut out = [0i16; 8];
+            v128_store(out.as_mut_ptr().cast(), m);
+            out
+        }
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+    #[inline(always)]
+    pub fn max8(a: &[i16; 8], b: &[i16; 8]) -> [i16; 8] {
+        std::array::from_fn(|i| a[i].max(b[i]))
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    pub fn eq_mask8(c: &[i16; 8], v: i16) -> u32 {
+        use std::arch::wasm32::*;
+        // SAFETY: the load reads exactly the 16 bytes of `c` (wasm loads need no alignment).
+        let lanes = unsafe { v128_load(c.as_ptr().cast()) };
+        i16x8_bitmask(i16x8_eq(lanes, i16x8_splat(v))) as u32
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+    #[inline(always)]
+    pub fn eq_mask8(c: &[i16; 8], v: i16) -> u32 {
+        c.iter().enumerate().fold(0, |m, (i, &x)| m | (u32::from(x == v) << i))
     }
 }
 

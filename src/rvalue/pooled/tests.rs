@@ -91,3 +91,48 @@ proptest! {
         }
     }
 }
+
+/// Scores at the ends of the f64 range and a step of one subnormal: the entry tables' scale is
+/// not finite or their buckets collapse, and the exact scan must still place every candidate.
+#[test]
+fn extreme_scores_equal_the_oracle() {
+    let (n, m, k) = (40, 3, 5);
+    let pick = [f64::MAX, -f64::MAX, 0.0, 5e-324, -5e-324, 1e300, -1e300, 1.0];
+    let data: Vec<f64> = (0..n * m * k).map(|i| pick[(i * 7 + i / 3) % pick.len()]).collect();
+    let t = ScoreTensor::new(n, m, k, data).unwrap();
+    let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+    let cal_items: Vec<usize> = (0..30).collect();
+    let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+    let mut work = Workspace::default();
+    for item in 30..n {
+        let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
+        assert_eq!(split.item(&t, item, None, &mut work), oracle, "item {item}");
+    }
+}
+
+/// Several blocks of units, runs of every length between candidates, ties and distinct scores.
+#[cfg(not(target_arch = "wasm32"))]
+fn larger_tensor() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
+    (70usize..260, 1usize..9, 2usize..40, any::<bool>()).prop_flat_map(|(n, m, k, ties)| {
+        let value = if ties { (0i32..6).prop_map(f64::from).boxed() } else { (-3.0f64..3.0).boxed() };
+        (proptest::collection::vec(value, n * m * k), proptest::collection::vec(0usize..k, n), 60usize..n)
+            .prop_map(move |(v, labels, n_cal)| (ScoreTensor::new(n, m, k, v).unwrap(), labels, n_cal))
+    })
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fast_path_equals_the_oracle_on_many_units((t, labels, n_cal) in larger_tensor()) {
+        let cal_items: Vec<usize> = (0..n_cal).collect();
+        let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+        let order = DrawOrder::of(&t).unwrap();
+        let mut work = Workspace::default();
+        for item in (n_cal..t.n()).step_by(3) {
+            let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
+            prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
+        }
+    }
+}
