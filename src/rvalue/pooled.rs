@@ -74,8 +74,10 @@ pub struct PooledSplit {
 /// Where a score enters one draw's descending calibration scores: the number of them `≥` it.
 /// A table over equal-width score buckets gives a start within a unit or two of the answer (a
 /// test item's candidates mostly land inside the calibration range, so a merge or a binary
-/// search would cost a dozen comparisons each); a scan from there makes the answer exact
-/// whatever the rounding of the bucket arithmetic.
+/// search would cost a dozen comparisons each); a forward scan from there makes it exact.
+/// The table is built with the lookup's own [`EntryTable::bucket`], which is monotone (a
+/// rounded subtraction, and a rounded product with a positive scale, keep order), so a start
+/// never passes the true entry point, whatever the rounding.
 #[derive(Debug, Clone)]
 struct EntryTable {
     top: f64,
@@ -83,7 +85,7 @@ struct EntryTable {
     scale: f64,
     /// The last bucket's index, as a float for the range test.
     last: f64,
-    /// `start[b]`: the entry point of the score at the top of bucket `b`.
+    /// `start[b]`: the number of calibration scores in buckets before `b`.
     start: Vec<u32>,
 }
 
@@ -95,42 +97,46 @@ impl EntryTable {
         let scale = buckets as f64 / (top - bottom);
         // Equal scores, or a range so wide or narrow that the scale is not finite: one bucket.
         let scale = if top > bottom && scale.is_finite() { scale } else { 0.0 };
-        let mut start = Vec::with_capacity(buckets + 1);
+        let mut table =
+            EntryTable { top, scale, last: buckets as f64, start: Vec::with_capacity(buckets + 1) };
         let mut i = 0;
         for b in 0..=buckets {
-            let edge = if scale > 0.0 { top - b as f64 / scale } else { top };
-            while i < cal_s.len() && cal_s[i] >= edge {
+            while i < cal_s.len() && table.bucket(cal_s[i]) < b {
                 i += 1;
             }
-            start.push(i as u32);
+            table.start.push(i as u32);
         }
-        EntryTable { top, scale, last: buckets as f64, start }
+        table
+    }
+
+    /// `⌊(top − score)·scale⌋` within `0..=buckets`; nondecreasing as `score` falls.
+    #[inline(always)]
+    fn bucket(&self, score: f64) -> usize {
+        let x = (self.top - score) * self.scale;
+        if x >= 0.0 && x < self.last {
+            // SAFETY: `x` is finite and in `[0, last)`, so it truncates to a valid i64 (an
+            // `as` cast adds a dozen instructions of saturation).
+            unsafe { x.to_int_unchecked::<i64>() as usize }
+        } else if x >= self.last {
+            self.last as usize
+        } else {
+            // Below zero, or NaN (an infinite difference times a zero scale): the first bucket,
+            // as for every score when the scale is zero.
+            0
+        }
     }
 
     /// Where each of `scores` (descending) enters `cal_s` (this table's draw, descending):
     /// `entries[i]` = the number of calibration scores `≥ scores[i]`.
     fn entries(&self, cal_s: &[f64], scores: impl Iterator<Item = f64>, entries: &mut [u32]) {
-        let (n, top, scale, last) = (cal_s.len(), self.top, self.scale, self.last);
-        let (start, bottom) = (&self.start[..], cal_s[n - 1]);
+        let (n, bottom) = (cal_s.len(), cal_s[cal_s.len() - 1]);
         let mut from = 0;
         for (e, score) in entries.iter_mut().zip(scores) {
             // At or below every calibration score: after all of them (they win ties).
             if score > bottom {
-                let x = (top - score) * scale;
-                let bucket = if x >= 0.0 && x < last {
-                    // SAFETY: `x` is finite and in `[0, last)`, so it truncates to a valid i64
-                    // (an `as` cast adds a dozen instructions of saturation).
-                    unsafe { x.to_int_unchecked::<i64>() as usize }
-                } else if x >= last {
-                    start.len() - 1
-                } else {
-                    0
-                };
-                // Table entries are at most `n`.
-                let mut i = (start[bucket] as usize).max(from);
-                while i > from && cal_s[i - 1] < score {
-                    i -= 1;
-                }
+                // Both bounds are at most the entry point: the previous (higher) candidate's,
+                // and the bucket's start (see the type's note).
+                let mut i = (self.start[self.bucket(score)] as usize).max(from);
                 while i < n && cal_s[i] >= score {
                     i += 1;
                 }
