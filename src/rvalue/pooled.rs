@@ -130,21 +130,26 @@ impl EntryTable {
     /// `entries[i]` = the number of calibration scores `≥ scores[i]`.
     fn entries(&self, cal_s: &[f64], scores: impl Iterator<Item = f64>, entries: &mut [u32]) {
         let (n, bottom) = (cal_s.len(), cal_s[cal_s.len() - 1]);
-        let mut from = 0;
         for (e, score) in entries.iter_mut().zip(scores) {
             // At or below every calibration score: after all of them (they win ties).
-            if score > bottom {
-                // Both bounds are at most the entry point: the previous (higher) candidate's,
-                // and the bucket's start (see the type's note).
-                let mut i = (self.start[self.bucket(score)] as usize).max(from);
+            *e = if score > bottom {
+                // The bucket's start is at most the entry point (see the type's note). Starting
+                // from it alone, rather than from the previous candidate's entry too, keeps the
+                // candidates independent, so their table and score loads overlap.
+                let mut i = self.start[self.bucket(score)] as usize;
+                // The start is usually zero to two scores short: three steps without a branch
+                // (a loop's exit would be mispredicted about once per candidate), then a loop
+                // that is seldom entered.
+                for _ in 0..3 {
+                    i += usize::from(i < n && cal_s[i.min(n - 1)] >= score);
+                }
                 while i < n && cal_s[i] >= score {
                     i += 1;
                 }
-                from = i;
+                i as u32
             } else {
-                from = n;
-            }
-            *e = from as u32;
+                n as u32
+            };
         }
     }
 }
@@ -199,6 +204,10 @@ impl PooledSplit {
     }
 
     /// Runs the greedy for one test item. `order` (from [`DrawOrder::of`]) saves re-sorting.
+    ///
+    /// First where each candidate enters each draw's calibration order; then, [`CHUNK`] steps at
+    /// a time, every draw's ranking of those positions (small enough to stay in L1) and the
+    /// greedy's steps over them.
     pub fn item(
         &self,
         t: &ScoreTensor,
@@ -209,70 +218,77 @@ impl PooledSplit {
         let (n, m, k) = (self.n, self.m, self.k);
         let u = n + k;
         work.reset(u, m, k);
-        let mut own = vec![0u16; if order.is_some() { 0 } else { k }];
         for d in 0..m {
             let scores = t.draw(item, d);
-            let ord: &[u16] = match order {
-                Some(o) => o.get(item, d),
-                None => {
-                    sort_desc(scores, &mut own);
-                    &own
-                }
-            };
-            self.merge_draw(d, scores, ord, &mut work.merged, d * u, &mut work.entries[..k]);
+            let ord = &mut work.ord[d * k..(d + 1) * k];
+            match order {
+                Some(o) => ord.copy_from_slice(o.get(item, d)),
+                None => sort_desc(scores, ord),
+            }
+            let cal_s = &self.cal_scores[d * n..(d + 1) * n];
+            let entries = &mut work.entries[d * k..(d + 1) * k];
+            self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
         }
         let mut cand_step = vec![0u32; k];
         let mut cal_steps = Vec::with_capacity(n);
-        for j in 0..u {
-            // Step j: every draw's unit at position j enters that draw's top j.
-            work.counts.bump_column(&work.merged, j, u, m);
-            let x = work.counts.pop_best();
-            if x < n {
-                cal_steps.push(j as u32 + 1);
-            } else {
-                cand_step[x - n] = j as u32 + 1;
+        let stride = CHUNK + WILD;
+        for j0 in (0..u).step_by(CHUNK) {
+            let j1 = (j0 + CHUNK).min(u);
+            for d in 0..m {
+                self.fill_row(d, j0, j1, work, d * stride);
+            }
+            for j in j0..j1 {
+                // Step j: every draw's unit at position j enters that draw's top j.
+                work.counts.bump_column(&work.chunk, j - j0, stride, m);
+                let x = work.counts.pop_best();
+                if x < n {
+                    cal_steps.push(j as u32 + 1);
+                } else {
+                    cand_step[x - n] = j as u32 + 1;
+                }
             }
         }
         PooledItem { units: u as u32, cand_step, cal_steps }
     }
 
-    /// Draw `d`'s ranking of all units into `merged[base..base + U]`: the calibration order
-    /// with the item's candidates (best first in `ord`) merged in. Calibration units have the
-    /// lower indices, so they win ties. Two passes, so that neither keeps the other's state in
-    /// registers: where each candidate enters, then the row, copied in runs.
-    fn merge_draw(
-        &self,
-        d: usize,
-        scores: &[f64],
-        ord: &[u16],
-        merged: &mut [u32],
-        base: usize,
-        entries: &mut [u32],
-    ) {
+    /// Draw `d`'s ranking at positions `j0..j1` into `work.chunk[base..]`, carrying on from where
+    /// the previous chunk stopped (`work.cursor[d]`: calibration units and candidates placed):
+    /// the calibration order with the candidates (in `work.ord`, best first) at their entry
+    /// points. Calibration units have the lower indices, so they win ties.
+    fn fill_row(&self, d: usize, j0: usize, j1: usize, work: &mut Workspace, base: usize) {
         let (n, k) = (self.n, self.k);
-        let cal_s = &self.cal_scores[d * n..(d + 1) * n];
-        self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
-        let cal = d * n;
-        assert!(ord.len() == k && entries.len() == k);
-        assert!(base + n + k + WILD <= merged.len() && cal + n + WILD <= self.cal_units.len());
-        let (src, dst) = (self.cal_units.as_ptr(), merged.as_mut_ptr());
-        let (mut ci, mut pos) = (0, base);
-        for (&c, &e) in ord.iter().zip(entries.iter()) {
-            // Entries are nondecreasing and at most `n`; `max` keeps the runs safe regardless.
-            let e = (e as usize).max(ci).min(n);
-            // SAFETY: runs cover `ci..e ⊆ 0..n` of this draw's `n` units, written to `pos..`,
-            // which advances once per unit and per candidate: at most `base + n + k`; the
-            // asserts leave `WILD` spare entries after both.
-            unsafe { wild_copy(dst.add(pos), src.add(cal + ci), e - ci) };
-            pos += e - ci;
-            merged[pos] = (n + c as usize) as u32;
-            pos += 1;
-            ci = e;
+        let (ord, entries) = (&work.ord[d * k..(d + 1) * k], &work.entries[d * k..(d + 1) * k]);
+        let (mut ci, mut ki) = work.cursor[d];
+        assert!(j1 - j0 <= CHUNK && base + CHUNK + WILD <= work.chunk.len());
+        assert!(d * n + n + WILD <= self.cal_units.len());
+        let (src, dst) = (self.cal_units.as_ptr(), work.chunk.as_mut_ptr());
+        let mut pos = j0;
+        while pos < j1 {
+            // Candidate `ki` stands after `entries[ki]` calibration units and `ki` candidates;
+            // entries are nondecreasing and at most `n`, and the clamp keeps runs safe anyway.
+            let next = if ki < k { (entries[ki] as usize).clamp(ci, n) + ki } else { usize::MAX };
+            if next == pos {
+                work.chunk[base + pos - j0] = (n + ord[ki] as usize) as u32;
+                ki += 1;
+                pos += 1;
+                continue;
+            }
+            let run = next.min(j1) - pos;
+            // SAFETY: `pos = ci + ki`, so the run `ci..ci + run` stays within the draw's `n`
+            // units (up to the next entry point, or to `j1 ≤ n + k` once all candidates are
+            // placed); it is written at `pos − j0 + run ≤ CHUNK`; the asserts leave `WILD` spare
+            // entries after both.
+            unsafe { wild_copy(dst.add(base + pos - j0), src.add(d * n + ci), run) };
+            ci += run;
+            pos += run;
         }
-        // SAFETY: as above, for the run `ci..n`.
-        unsafe { wild_copy(dst.add(pos), src.add(cal + ci), n - ci) };
+        work.cursor[d] = (ci, ki);
     }
 }
+
+/// Steps per chunk of the merged rankings: `M` rows of them (about 16 KB for `M = 31`) stay in
+/// the L1 cache between being written and being read by the greedy.
+const CHUNK: usize = 128;
 
 /// Spare entries at the end of `cal_units` and of the merged rows, for [`wild_copy`].
 const WILD: usize = 8;
@@ -297,17 +313,24 @@ unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
 /// Scratch memory for [`PooledSplit::item`], reused across test items.
 #[derive(Debug, Default)]
 pub struct Workspace {
-    /// `[draw][position]` unit indices, then `WILD` spare entries.
-    merged: Vec<u32>,
-    /// One draw's entry points of the candidates into the calibration order.
+    /// `[draw][K]` the item's candidates, best first.
+    ord: Vec<u16>,
+    /// `[draw][K]` where each of them enters the draw's calibration order.
     entries: Vec<u32>,
+    /// Per draw, the calibration units and candidates placed in earlier chunks.
+    cursor: Vec<(usize, usize)>,
+    /// `[draw][CHUNK + WILD]` unit indices at the chunk's positions, then spare entries.
+    chunk: Vec<u32>,
     counts: Counts,
 }
 
 impl Workspace {
     fn reset(&mut self, u: usize, m: usize, k: usize) {
-        self.merged.resize(u * m + WILD, 0);
-        self.entries.resize(k, 0);
+        self.ord.resize(m * k, 0);
+        self.entries.resize(m * k, 0);
+        self.cursor.clear();
+        self.cursor.resize(m, (0, 0));
+        self.chunk.resize(m * (CHUNK + WILD), 0);
         self.counts.reset(u);
     }
 }
@@ -342,37 +365,38 @@ impl Counts {
         self.block_max[..blocks].fill(0);
     }
 
-    /// Adds one to the count of each unit `merged[j + d·u]`, `d < m`: the `M` units that enter
-    /// the draws' tops at step `j`. This loop is the whole cost of the pooled r-value (`M·U`
-    /// runs per test item), so it indexes unchecked: bounds checks would add a third to it.
+    /// Adds one to the count of each unit `rows[col + d·stride]`, `d < m`: the `M` units that
+    /// enter the draws' tops at this step. This loop is the whole cost of the pooled r-value
+    /// (`M·U` runs per test item), so it indexes unchecked: bounds checks would add a third.
     #[inline(always)]
-    fn bump_column(&mut self, merged: &[u32], j: usize, u: usize, m: usize) {
-        assert!(j < u && (m == 0 || (m - 1) * u + j < merged.len()) && u <= self.count.len());
+    fn bump_column(&mut self, rows: &[u32], col: usize, stride: usize, m: usize) {
+        assert!(col < stride && (m == 0 || (m - 1) * stride + col < rows.len()));
+        let units = self.count.len();
         let count = self.count.as_mut_ptr();
         let block_max = self.block_max.as_mut_ptr();
-        // SAFETY: the assert bounds every `d·u + j` by `merged.len()`; `merged` holds unit ids
-        // below `u` (written only by `merge_draw`), `count` has at least `u` entries and
+        // SAFETY: the assert bounds every `d·stride + col` by `rows.len()`; `rows` holds unit
+        // ids below `U` (written only by `fill_row`), `count` has at least `U` entries and
         // `block_max` one per `BLOCK` of them.
         let bump = |p: usize| unsafe {
-            let x = *merged.get_unchecked(p) as usize;
-            debug_assert!(x < u);
+            let x = *rows.get_unchecked(p) as usize;
+            debug_assert!(x < units);
             let c = (*count.add(x)).wrapping_add(1);
             *count.add(x) = c;
             let b = block_max.add(x / BLOCK);
             *b = (*b).max(c);
         };
         // Four draws per turn: the loop's own bookkeeping was a quarter of the instructions.
-        let mut p = j;
+        let mut p = col;
         for _ in 0..m / 4 {
             bump(p);
-            bump(p + u);
-            bump(p + 2 * u);
-            bump(p + 3 * u);
-            p += 4 * u;
+            bump(p + stride);
+            bump(p + 2 * stride);
+            bump(p + 3 * stride);
+            p += 4 * stride;
         }
         for _ in 0..m % 4 {
             bump(p);
-            p += u;
+            p += stride;
         }
     }
 
@@ -383,7 +407,7 @@ impl Counts {
         let block = first_equal(&self.block_max, best);
         let start = block * BLOCK;
         let counts = &mut self.count[start..start + BLOCK];
-        let x = first_equal(counts, best);
+        let x = first_equal_in_block((&*counts).try_into().expect("whole blocks"), best);
         counts[x] = CHOSEN;
         self.block_max[block] = max_of(counts);
         start + x
@@ -401,6 +425,17 @@ fn max_of(a: &[i16]) -> i16 {
         acc = simd::max8(&acc, chunk.try_into().expect("whole vectors"));
     }
     simd::hmax8(&acc)
+}
+
+/// The index of the first element of a block equal to `v` (`BLOCK` if none): one mask over all
+/// eight vectors, so that no branch depends on where the element is.
+#[inline]
+fn first_equal_in_block(a: &[i16; BLOCK], v: i16) -> usize {
+    let mut mask = 0u64;
+    for (i, chunk) in a.chunks_exact(LANES).enumerate() {
+        mask |= u64::from(simd::eq_mask8(chunk.try_into().expect("whole vectors"), v)) << (i * LANES);
+    }
+    mask.trailing_zeros() as usize
 }
 
 /// The index of the first element of `a` equal to `v`; `a`'s length is a multiple of
