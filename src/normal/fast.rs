@@ -71,6 +71,49 @@ const SB5: f64 = 2.55305040643316442583e+03;
 const SB6: f64 = 4.74528541206955367215e+02;
 const SB7: f64 = -2.24409524465858183362e+01;
 
+// msun's `e_exp.c` constants (via the `libm` crate), for [`exp_nonpositive`].
+const LN2HI: f64 = 6.93147180369123816490e-01;
+const LN2LO: f64 = 1.90821492927058770002e-10;
+const INVLN2: f64 = 1.44269504088896338700e+00;
+const P1: f64 = 1.66666666666666019037e-01;
+const P2: f64 = -2.77777777770155933842e-03;
+const P3: f64 = 6.61375632143793436117e-05;
+const P4: f64 = -1.65339022054652515390e-06;
+const P5: f64 = 4.13813679705723846039e-08;
+
+/// Below this `exp` leaves the normal range and `libm::exp` scales in two steps.
+const EXP_NORMAL_MIN: f64 = -708.39641853226410622;
+
+/// `libm::exp(x)` for `x ≤ 0`, bit for bit: the `libm` crate's own steps (msun's reduction,
+/// rational kernel and scaling by `2^k`) without its checks for arguments the root finders never
+/// pass, inlined into their loops. Other arguments go to `libm::exp` itself.
+#[inline]
+pub fn exp_nonpositive(x: f64) -> f64 {
+    if !(x <= 0.0 && x >= EXP_NORMAL_MIN) {
+        return libm::exp(x);
+    }
+    let hx = (x.to_bits() >> 32) as u32 & 0x7fff_ffff;
+    let (k, hi, lo) = if hx > 0x3fd6_2e42 {
+        // |x| > ln2/2: x = k ln2 + r with |r| ≤ ln2/2 (k ln2hi is exact).
+        let k = if hx >= 0x3ff0_a2b2 { (INVLN2 * x - 0.5) as i32 } else { -1 };
+        (k, x - k as f64 * LN2HI, k as f64 * LN2LO)
+    } else if hx > 0x3e30_0000 {
+        (0, x, 0.0)
+    } else {
+        return 1.0 + x;
+    };
+    let r = hi - lo;
+    let rr = r * r;
+    let c = r - rr * (P1 + rr * (P2 + rr * (P3 + rr * (P4 + rr * P5))));
+    let y = 1.0 + (r * c / (2.0 - c) - lo + hi);
+    if k == 0 {
+        y
+    } else {
+        // libm's scalbn for −1022 ≤ k: one multiplication by 2^k.
+        y * f64::from_bits(((k + 1023) as u64) << 52)
+    }
+}
+
 /// `e^{c0}` for the Taylor expansion in [`sf_pdf_fast`].
 const EXP_C0: f64 = 0.509_156_420_607_549_2;
 const C0: f64 = -0.675;
@@ -109,10 +152,10 @@ pub fn sf_pdf_fast(x: f64) -> (f64, f64) {
     let t = x * std::f64::consts::FRAC_1_SQRT_2;
     let at = t.abs();
     if !(1.25..28.0).contains(&at) {
-        let e = libm::exp(-0.5 * x * x);
+        let e = exp_nonpositive(-0.5 * x * x);
         return (0.5 * erfc_fast(t), FRAC_1_SQRT_2PI * e);
     }
-    let e = libm::exp(-at * at);
+    let e = exp_nonpositive(-at * at);
     let tail = 0.5 * e * exp_near_c0(-0.5625 + tail_ratio(at)) / at;
     (if t < 0.0 { 1.0 - tail } else { tail }, FRAC_1_SQRT_2PI * e)
 }
@@ -151,7 +194,7 @@ pub fn erfc_fast(x: f64) -> f64 {
         let q = 1.0 + s * (QA1 + s * (QA2 + s * (QA3 + s * (QA4 + s * (QA5 + s * QA6)))));
         1.0 - ERX - p / q
     } else if ax < 28.0 {
-        libm::exp(-ax * ax - 0.5625 + tail_ratio(ax)) / ax
+        exp_nonpositive(-ax * ax - 0.5625 + tail_ratio(ax)) / ax
     } else if x.is_nan() {
         return x;
     } else {
@@ -168,6 +211,22 @@ pub fn erfc_fast(x: f64) -> f64 {
 mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn exp_nonpositive_is_libm_exp_bit_for_bit() {
+        let mut x = 0.0f64;
+        // Every branch: tiny, |x| ≤ ln2/2, ≤ 1.5 ln2, beyond, the normal limit and past it.
+        while x > -760.0 {
+            for y in [x, -x, x * (1.0 + f64::EPSILON), -f64::MIN_POSITIVE, -1e-300, -3e-9] {
+                assert_eq!(super::exp_nonpositive(y).to_bits(), libm::exp(y).to_bits(), "x {y}");
+            }
+            x = if x > -1e-6 { x - 1.3e-10 * (1.0 - x * 1e9) } else { x * 1.0007 - 1e-4 };
+        }
+        for y in [-708.39641853226410622, -708.3964185322641, -708.39, -709.0, -745.2, f64::NEG_INFINITY] {
+            assert_eq!(super::exp_nonpositive(y).to_bits(), libm::exp(y).to_bits(), "x {y}");
+        }
+        assert!(super::exp_nonpositive(f64::NAN).is_nan());
+    }
 
     #[test]
     fn close_to_libm() {

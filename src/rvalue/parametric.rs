@@ -217,9 +217,9 @@ impl Coefs {
     }
 }
 
-/// The model rule's selected fraction `F(q, z) = (1/U) Σ 1 − Φ(A_j)`, `A_j = q a_j − z b_j`, and
-/// its first and second partial derivatives, all from one tail evaluation per unit (the second
-/// derivatives only need `A_j φ(A_j)`).
+/// The model rule's selected fraction `F(q, z) = (1/U) Σ 1 − Φ(A_j)`, `A_j = q a_j − z b_j`, its
+/// first and second partial derivatives, and the third ones with at least one `z`, all from one
+/// tail evaluation per unit (higher derivatives only need `φ(A_j)` times a polynomial in `A_j`).
 #[derive(Debug, Clone, Copy, Default)]
 struct ModelSums {
     f: f64,
@@ -228,6 +228,23 @@ struct ModelSums {
     fqq: f64,
     fqz: f64,
     fzz: f64,
+    fqqz: f64,
+    fqzz: f64,
+    fzzz: f64,
+}
+
+impl ModelSums {
+    /// The derivatives at `z + d` to first order in `d` (`f` itself is not moved).
+    fn moved(&self, d: f64) -> ModelSums {
+        ModelSums {
+            fq: self.fq + self.fqz * d,
+            fz: self.fz + self.fzz * d,
+            fqq: self.fqq + self.fqqz * d,
+            fqz: self.fqz + self.fqzz * d,
+            fzz: self.fzz + self.fzzz * d,
+            ..*self
+        }
+    }
 }
 
 fn model_sums(q: f64, z: f64, c: &Coefs) -> ModelSums {
@@ -236,15 +253,30 @@ fn model_sums(q: f64, z: f64, c: &Coefs) -> ModelSums {
         let x = q * aj - z * bj;
         let (sf, p) = normal::sf_pdf_fast(x);
         let xp = x * p;
+        // ∂/∂z (A φ(A)) = −b φ(A)(1 − A²).
+        let w = bj * p * (1.0 - x * x);
         s.f += sf;
         s.fq -= aj * p;
         s.fz += bj * p;
         s.fqq += aj * aj * xp;
         s.fqz -= aj * bj * xp;
         s.fzz += bj * bj * xp;
+        s.fqqz -= aj * aj * w;
+        s.fqzz += aj * bj * w;
+        s.fzzz -= bj * bj * w;
     }
     let n = c.a.len() as f64;
-    ModelSums { f: s.f / n, fq: s.fq / n, fz: s.fz / n, fqq: s.fqq / n, fqz: s.fqz / n, fzz: s.fzz / n }
+    ModelSums {
+        f: s.f / n,
+        fq: s.fq / n,
+        fz: s.fz / n,
+        fqq: s.fqq / n,
+        fqz: s.fqz / n,
+        fzz: s.fzz / n,
+        fqqz: s.fqqz / n,
+        fqzz: s.fqzz / n,
+        fzzz: s.fzzz / n,
+    }
 }
 
 /// `z(q)` of the model rule tabulated on a `q` grid with its first two derivatives, for quintic
@@ -280,7 +312,10 @@ impl ZTable {
                     self.z[k - 1] - h * self.dz[k - 1] + 0.5 * h * h * self.d2z[k - 1]
                 }
             };
-            let (zk, sums) = match solve_node(qk, beta, guess, c) {
+            // The first node starts far off (no previous node to extrapolate from): solve it
+            // tightly, so that its sums, moved along a last step of ~1e-6, are exact too.
+            let tol = if k == 0 { 1e-6 } else { 1e-3 };
+            let (zk, sums) = match solve_node(qk, beta, guess, c, tol) {
                 Some(found) => found,
                 None => {
                     let prev = if k == 0 { 0.0 } else { self.z[k - 1] };
@@ -324,7 +359,7 @@ impl ZTable {
 /// unequal noise it rises in steep steps) that bisection narrows where Halley leaves it. Returns
 /// the root and the sums at the last point evaluated; `None` if it does not settle (the caller
 /// falls back to the bracketing solver with accurate tails).
-fn solve_node(q: f64, beta: f64, mut z: f64, c: &Coefs) -> Option<(f64, ModelSums)> {
+fn solve_node(q: f64, beta: f64, mut z: f64, c: &Coefs, tol: f64) -> Option<(f64, ModelSums)> {
     let ln_beta = libm::log(beta);
     let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
     let mut width = 1.0;
@@ -340,14 +375,17 @@ fn solve_node(q: f64, beta: f64, mut z: f64, c: &Coefs) -> Option<(f64, ModelSum
         }
         // d/dz ln F = F_z/F, d²/dz² ln F = F_zz/F − (F_z/F)².
         let g1 = s.fz / s.f;
-        let step = halley_step(libm::log(s.f) - ln_beta, g1, s.fzz / s.f - g1 * g1);
+        let g2 = s.fzz / s.f - g1 * g1;
+        let step = halley_step(libm::log(s.f) - ln_beta, g1, g2);
         let next = z - step;
         if next > lo && next < hi {
             z = next;
-            // Halley converges cubically: a step below 1e-6 leaves far less than 1e-12; the
-            // sums (for the derivatives) are those just before it, off by ~1e-6 relative.
-            if step.abs() <= 1e-6 * (1.0 + z.abs()) {
-                return Some((z, s));
+            // Halley converges cubically: the error after a step d is about C·d³ with C of the
+            // order of (ln F)''/(ln F)' squared, so a step below 1e-3 on that scale leaves
+            // ~1e-9, plenty for a table that only seeds. The sums are those before the step,
+            // moved along it to first order for the node's z' and z''.
+            if step.abs() * (1.0 + (g2 / g1).abs()) <= tol {
+                return Some((z, s.moved(-step)));
             }
         } else if lo.is_finite() && hi.is_finite() {
             z = 0.5 * (lo + hi);
