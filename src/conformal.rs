@@ -474,8 +474,17 @@ impl Calibrated {
         }
     }
 
-    /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α.
+    /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α
+    /// with per-item thresholds, `O(log(nK))` per α with a global one.
     pub fn sweep(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
+        match &self.threshold {
+            Threshold::Global(_) => self.sweep_global(alphas, never_empty),
+            Threshold::PerItem { .. } => self.sweep_per_item(alphas, never_empty),
+        }
+    }
+
+    /// [`Calibrated::sweep`] item by item (any threshold).
+    fn sweep_per_item(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
         let nt = self.test.len();
         let best: Vec<usize> = if never_empty { (0..nt).map(|t| self.best(t)).collect() } else { Vec::new() };
         alphas
@@ -498,6 +507,46 @@ impl Calibrated {
                         size += count;
                         covered += usize::from(label_score <= q);
                     }
+                }
+                (covered as f64 / nt as f64, size as f64 / nt as f64)
+            })
+            .collect()
+    }
+
+    /// [`Calibrated::sweep`] with one threshold `q` for all test items. Then every count is a
+    /// count of sorted values at or below `q`: the set sizes add up to the test scores `≤ q`,
+    /// coverage counts the true labels' scores `≤ q`, and never-empty adds, per item whose best
+    /// score exceeds `q`, a set of one that covers when the best candidate is the true one. The
+    /// counts are the per-item loop's, so the fractions are the same bits.
+    fn sweep_global(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
+        let nt = self.test.len();
+        let sorted = |mut v: Vec<f64>| {
+            v.sort_unstable_by(f64::total_cmp);
+            v
+        };
+        let all = sorted(self.scores.clone());
+        let label_scores = sorted((0..nt).map(|t| self.row(t)[self.labels[t]]).collect());
+        // Each row's lowest score, for all items and for those whose best is the true label.
+        let (mut mins, mut mins_true) = (Vec::new(), Vec::new());
+        if never_empty {
+            for t in 0..nt {
+                let b = self.best(t);
+                mins.push(self.row(t)[b]);
+                if b == self.labels[t] {
+                    mins_true.push(self.row(t)[b]);
+                }
+            }
+        }
+        let (mins, mins_true) = (sorted(mins), sorted(mins_true));
+        let at_most = |v: &[f64], q: f64| v.partition_point(|&s| s <= q);
+        alphas
+            .iter()
+            .map(|&alpha| {
+                let q = self.threshold(0, alpha);
+                let (mut covered, mut size) = (at_most(&label_scores, q), at_most(&all, q));
+                if never_empty {
+                    size += mins.len() - at_most(&mins, q);
+                    covered += mins_true.len() - at_most(&mins_true, q);
                 }
                 (covered as f64 / nt as f64, size as f64 / nt as f64)
             })

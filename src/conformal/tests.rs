@@ -141,6 +141,25 @@ proptest! {
     }
 
     #[test]
+    fn global_sweep_equals_the_item_by_item_sweep(seed in 0u64..1_000_000, never_empty in any::<bool>()) {
+        // Nonparametric r-values tie a lot: the counts must agree exactly, ties included.
+        let p = ToyParams { repeats: 1, ..small_toy(seed) };
+        let (t, labels) = toy::simulate(&p, 0).unwrap();
+        let prepared = Prepared::new(&t, &labels, true).unwrap();
+        let splits = SplitPlan::Random { count: 2, cal_fraction: 0.5, seed }.splits(t.n()).unwrap();
+        let alphas = alpha_grid(0.001, 0.999, 200);
+        for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric] {
+            let opts = ScoreOptions { kind, ..ScoreOptions::default() };
+            for method in Method::ALL {
+                for c in prepared.calibrate(method, &opts, &splits).unwrap() {
+                    prop_assert!(!c.per_item_threshold());
+                    prop_assert_eq!(c.sweep_global(&alphas, never_empty), c.sweep_per_item(&alphas, never_empty));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn sweep_equals_pointwise_recomputation(seed in 0u64..1_000_000, never_empty in any::<bool>()) {
         let p = ToyParams { repeats: 1, ..small_toy(seed) };
         let (t, labels) = toy::simulate(&p, 0).unwrap();

@@ -34,7 +34,7 @@ pub fn sf_pdf_fast(x: f64) -> (f64, f64) {
 /// The density `φ(x)`.
 #[inline]
 pub fn pdf(x: f64) -> f64 {
-    FRAC_1_SQRT_2PI * libm::exp(-0.5 * x * x)
+    FRAC_1_SQRT_2PI * fast::exp_nonpositive(-0.5 * x * x)
 }
 
 /// `Φ⁻¹(1 − β)`, the standardised `θ_β`; accurate for β near 0 (no `1 − β` rounding).

@@ -185,103 +185,238 @@ pub fn parametric(
 /// selected already at the top are found by Brent above it.
 const Q_HI: f64 = 5.0;
 const Q_LO: f64 = -8.5;
+/// Node spacing of the `z(q)` table. Quintic Hermite interpolation (values, first and second
+/// derivatives, all from one pass over the units) is accurate to ~1e-7 at this spacing, so a
+/// unit's seed lands close enough for one Halley step.
+const TABLE_STEP: f64 = 0.5;
+/// How far Brent's fallback widens a bracket per step.
 const Q_STEP: f64 = 0.25;
 /// Far enough that `β = 1 − Φ(q)` is below the smallest normal double.
 const Q_FAR: f64 = 37.5;
 
-/// `z(q)` of the model rule tabulated on a `q` grid with its derivative, for cubic Hermite
-/// interpolation: cheap first guesses of where each unit's line crosses it.
+/// The per-unit constants of the model rule's sums: `a_j = √(1 + s'_j)`, `b_j = √s'_j`.
+struct Coefs {
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl Coefs {
+    fn new(ss: &[f64]) -> Self {
+        Coefs { a: ss.iter().map(|s| (1.0 + s).sqrt()).collect(), b: ss.iter().map(|s| s.sqrt()).collect() }
+    }
+
+    /// A first `z` at `q`: where the noisiest unit alone has `A = q` (the exact root when every
+    /// unit has the same noise), so that `F ≥ β/U` is far from underflow however noisy it is.
+    fn start(&self, q: f64) -> f64 {
+        let (j, &b) = self.b.iter().enumerate().max_by(|x, y| x.1.total_cmp(y.1)).expect("units exist");
+        if b > 0.0 {
+            q * (self.a[j] - 1.0) / b
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The model rule's selected fraction `F(q, z) = (1/U) Σ 1 − Φ(A_j)`, `A_j = q a_j − z b_j`, its
+/// first and second partial derivatives, and the third ones with at least one `z`, all from one
+/// tail evaluation per unit (higher derivatives only need `φ(A_j)` times a polynomial in `A_j`).
+#[derive(Debug, Clone, Copy, Default)]
+struct ModelSums {
+    f: f64,
+    fq: f64,
+    fz: f64,
+    fqq: f64,
+    fqz: f64,
+    fzz: f64,
+    fqqz: f64,
+    fqzz: f64,
+    fzzz: f64,
+}
+
+impl ModelSums {
+    /// The derivatives at `z + d` to first order in `d` (`f` itself is not moved).
+    fn moved(&self, d: f64) -> ModelSums {
+        ModelSums {
+            fq: self.fq + self.fqz * d,
+            fz: self.fz + self.fzz * d,
+            fqq: self.fqq + self.fqqz * d,
+            fqz: self.fqz + self.fqzz * d,
+            fzz: self.fzz + self.fzzz * d,
+            ..*self
+        }
+    }
+}
+
+fn model_sums(q: f64, z: f64, c: &Coefs) -> ModelSums {
+    let mut s = ModelSums::default();
+    for (&aj, &bj) in c.a.iter().zip(&c.b) {
+        let x = q * aj - z * bj;
+        let (sf, p) = normal::sf_pdf_fast(x);
+        let xp = x * p;
+        // ∂/∂z (A φ(A)) = −b φ(A)(1 − A²).
+        let w = bj * p * (1.0 - x * x);
+        s.f += sf;
+        s.fq -= aj * p;
+        s.fz += bj * p;
+        s.fqq += aj * aj * xp;
+        s.fqz -= aj * bj * xp;
+        s.fzz += bj * bj * xp;
+        s.fqqz -= aj * aj * w;
+        s.fqzz += aj * bj * w;
+        s.fzzz -= bj * bj * w;
+    }
+    let n = c.a.len() as f64;
+    ModelSums {
+        f: s.f / n,
+        fq: s.fq / n,
+        fz: s.fz / n,
+        fqq: s.fqq / n,
+        fqz: s.fqz / n,
+        fzz: s.fzz / n,
+        fqqz: s.fqqz / n,
+        fqzz: s.fqzz / n,
+        fzzz: s.fzzz / n,
+    }
+}
+
+/// `z(q)` of the model rule tabulated on a `q` grid with its first two derivatives, for quintic
+/// Hermite interpolation: cheap first guesses of where each unit's line crosses it.
 struct ZTable {
     q: Vec<f64>,
     z: Vec<f64>,
     dz: Vec<f64>,
-}
-
-/// The model rule's sums at `(q, z)`: `F = (1/U) Σ 1 − Φ(A_j)`, `∂F/∂q`, `∂F/∂z`, with
-/// `A_j = q a_j − z b_j`, `a_j = √(1 + s'_j)`, `b_j = √s'_j`.
-fn model_sums(q: f64, z: f64, a: &[f64], b: &[f64]) -> (f64, f64, f64) {
-    let (mut f, mut fq, mut fz) = (0.0, 0.0, 0.0);
-    for (&aj, &bj) in a.iter().zip(b) {
-        let x = q * aj - z * bj;
-        let (sf, p) = normal::sf_pdf_fast(x);
-        f += sf;
-        fq -= aj * p;
-        fz += bj * p;
-    }
-    let n = a.len() as f64;
-    (f / n, fq / n, fz / n)
+    d2z: Vec<f64>,
 }
 
 impl ZTable {
     fn new() -> Self {
-        ZTable { q: Vec::new(), z: Vec::new(), dz: Vec::new() }
+        ZTable { q: Vec::new(), z: Vec::new(), dz: Vec::new(), d2z: Vec::new() }
     }
 
     /// Number of grid points down to `Q_LO`.
     fn len() -> usize {
-        ((Q_HI - Q_LO) / Q_STEP).round() as usize + 1
+        ((Q_HI - Q_LO) / TABLE_STEP).round() as usize + 1
     }
 
     /// Tabulates down to point `j` (points are computed only as far as some unit needs them).
-    fn ensure(&mut self, j: usize, ss: &[f64], a: &[f64], b: &[f64]) {
+    fn ensure(&mut self, j: usize, ss: &[f64], c: &Coefs) {
         while self.q.len() <= j {
             let k = self.q.len();
-            let qk = Q_HI - Q_STEP * k as f64;
+            let qk = Q_HI - TABLE_STEP * k as f64;
             let beta = normal::sf(qk);
-            // Warm start by Adams–Bashforth from the previous points, then Newton. The table
-            // only seeds brackets and first guesses: a step below 1e-6 leaves ~1e-12 (Newton is
-            // quadratic), and the sums of that step give the derivative too.
-            let zc = if k == 0 { 0.0 } else { self.z[k - 1] };
-            let mut zk = match k {
-                0 => 0.0,
-                1 => zc - Q_STEP * self.dz[0],
-                _ => zc - Q_STEP * (1.5 * self.dz[k - 1] - 0.5 * self.dz[k - 2]),
-            };
-            let mut sums = None;
-            for _ in 0..8 {
-                let (f, fq, fz) = model_sums(qk, zk, a, b);
-                if !(fz > 0.0) {
-                    break;
-                }
-                let step = (f - beta) / fz;
-                zk -= step;
-                if step.abs() <= 1e-6 * (1.0 + zk.abs()) {
-                    sums = Some((fq, fz));
-                    break;
-                }
-            }
-            let (fq, fz) = match sums {
-                Some(s) if zk.is_finite() => s,
+            let guess = match k {
+                0 => c.start(qk),
+                // Taylor from the previous node (q decreases by one step).
                 _ => {
-                    zk = eb::z_model_from(beta, qk, ss, zc).unwrap_or(f64::NAN);
-                    let (_, fq, fz) = model_sums(qk, zk, a, b);
-                    (fq, fz)
+                    let h = TABLE_STEP;
+                    self.z[k - 1] - h * self.dz[k - 1] + 0.5 * h * h * self.d2z[k - 1]
                 }
             };
-            // Implicit derivative of F(q, z(q)) = 1 − Φ(q).
-            self.dz.push((-normal::pdf(qk) - fq) / fz);
+            // The first node starts far off (no previous node to extrapolate from): solve it
+            // tightly, so that its sums, moved along a last step of ~1e-6, are exact too.
+            let tol = if k == 0 { 1e-6 } else { 1e-3 };
+            let (zk, sums) = match solve_node(qk, beta, guess, c, tol) {
+                Some(found) => found,
+                None => {
+                    let prev = if k == 0 { 0.0 } else { self.z[k - 1] };
+                    let z = eb::z_model_from(beta, qk, ss, prev).unwrap_or(f64::NAN);
+                    (z, model_sums(qk, z, c))
+                }
+            };
+            // Implicit derivatives of F(q, z(q)) = 1 − Φ(q), once and twice.
+            let phi = normal::pdf(qk);
+            let dz = (-phi - sums.fq) / sums.fz;
+            let d2z = (qk * phi - sums.fqq - 2.0 * sums.fqz * dz - sums.fzz * dz * dz) / sums.fz;
             self.q.push(qk);
             self.z.push(zk);
+            self.dz.push(dz);
+            self.d2z.push(d2z);
         }
     }
 
-    /// Cubic Hermite value of `z` at `x` in the cell `[q[j], q[j − 1]]`.
+    /// Quintic Hermite value of `z` at `x` in the cell `[q[j], q[j − 1]]`.
     fn interpolate(&self, j: usize, x: f64) -> f64 {
         let (x0, x1) = (self.q[j], self.q[j - 1]);
         let h = x1 - x0;
         let t = (x - x0) / h;
         let (t2, t3) = (t * t, t * t * t);
-        (2.0 * t3 - 3.0 * t2 + 1.0) * self.z[j]
-            + (t3 - 2.0 * t2 + t) * h * self.dz[j]
-            + (-2.0 * t3 + 3.0 * t2) * self.z[j - 1]
-            + (t3 - t2) * h * self.dz[j - 1]
+        let (t4, t5) = (t3 * t, t3 * t2);
+        let h00 = 1.0 - 10.0 * t3 + 15.0 * t4 - 6.0 * t5;
+        let h10 = t - 6.0 * t3 + 8.0 * t4 - 3.0 * t5;
+        let h20 = 0.5 * (t2 - 3.0 * t3 + 3.0 * t4 - t5);
+        let h21 = 0.5 * (t3 - 2.0 * t4 + t5);
+        let h11 = -4.0 * t3 + 7.0 * t4 - 3.0 * t5;
+        let h01 = 10.0 * t3 - 15.0 * t4 + 6.0 * t5;
+        h00 * self.z[j]
+            + h * (h10 * self.dz[j] + h11 * self.dz[j - 1])
+            + h * h * (h20 * self.d2z[j] + h21 * self.d2z[j - 1])
+            + h01 * self.z[j - 1]
+    }
+}
+
+/// `z` with `F(q, z) = β` by Halley's method on `ln F − ln β` (nearly linear in the tails, where
+/// Newton on `F` itself crawls), safeguarded by a bracket (`F` increases in `z`; with very
+/// unequal noise it rises in steep steps) that bisection narrows where Halley leaves it. Returns
+/// the root and the sums at the last point evaluated; `None` if it does not settle (the caller
+/// falls back to the bracketing solver with accurate tails).
+fn solve_node(q: f64, beta: f64, mut z: f64, c: &Coefs, tol: f64) -> Option<(f64, ModelSums)> {
+    let ln_beta = libm::log(beta);
+    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+    let mut width = 1.0;
+    for _ in 0..64 {
+        let s = model_sums(q, z, c);
+        if !(s.f.is_finite() && s.fz.is_finite()) {
+            return None;
+        }
+        if s.f < beta {
+            lo = z;
+        } else {
+            hi = z;
+        }
+        // d/dz ln F = F_z/F, d²/dz² ln F = F_zz/F − (F_z/F)².
+        let g1 = s.fz / s.f;
+        let g2 = s.fzz / s.f - g1 * g1;
+        let step = halley_step(libm::log(s.f) - ln_beta, g1, g2);
+        let next = z - step;
+        if next > lo && next < hi {
+            z = next;
+            // Halley converges cubically: the error after a step d is about C·d³ with C of the
+            // order of (ln F)''/(ln F)' squared, so a step below 1e-3 on that scale leaves
+            // ~1e-9, plenty for a table that only seeds. The sums are those before the step,
+            // moved along it to first order for the node's z' and z''.
+            if step.abs() * (1.0 + (g2 / g1).abs()) <= tol {
+                return Some((z, s.moved(-step)));
+            }
+        } else if lo.is_finite() && hi.is_finite() {
+            z = 0.5 * (lo + hi);
+            if hi - lo <= 1e-12 * (1.0 + z.abs()) {
+                return Some((z, s));
+            }
+        } else {
+            // Not bracketed yet: step outwards, twice as far each time.
+            z = if lo.is_finite() { lo + width } else { hi - width };
+            width *= 2.0;
+        }
+    }
+    None
+}
+
+/// Halley's step `f/f' · 1/(1 − f f''/(2f'²))`, or Newton's where the correction is large.
+#[inline]
+fn halley_step(f: f64, f1: f64, f2: f64) -> f64 {
+    let newton = f / f1;
+    let denom = 1.0 - 0.5 * newton * f2 / f1;
+    if (0.5..=2.0).contains(&denom) {
+        newton / denom
+    } else {
+        newton
     }
 }
 
 /// Model rule: unit `i` is selected at `q` iff `L_i(q) ≤ z(q)`, i.e. iff
 /// `g_i(q) = F(L_i(q); q) − β(q) ≤ 0` with `F` the model's selected fraction. The tabulated `z`
-/// brackets the first selection and its interpolant gives a first guess; Newton on `g_i` (with
-/// its exact derivative) polishes it, and Brent takes over if Newton misbehaves.
+/// brackets the first selection and its interpolant gives a first guess; Halley on `g_i` (with
+/// its exact first and second derivatives) polishes it, and Brent takes over if Halley misbehaves.
 fn exact_model(u: &Units) -> Vec<f64> {
     if let Some(l) = &u.limit {
         return l.w.iter().map(|&w| l.e(w)).collect();
@@ -291,8 +426,7 @@ fn exact_model(u: &Units) -> Vec<f64> {
         // Every V_β is a step: selected iff m ≥ q_β, i.e. β ≥ 1 − Φ(m).
         return u.m.iter().map(|&m| normal::sf(m)).collect();
     }
-    let a: Vec<f64> = u.ss.iter().map(|s| (1.0 + s).sqrt()).collect();
-    let b: Vec<f64> = u.ss.iter().map(|s| s.sqrt()).collect();
+    let c = Coefs::new(&u.ss);
     let mut table = ZTable::new();
     (0..n)
         .map(|i| {
@@ -300,18 +434,18 @@ fn exact_model(u: &Units) -> Vec<f64> {
                 return normal::sf(u.m[i]);
             }
             let first = (0..ZTable::len()).find(|&j| {
-                table.ensure(j, &u.ss, &a, &b);
+                table.ensure(j, &u.ss, &c);
                 u.line(i, table.q[j]) <= table.z[j]
             });
             let q = match first {
                 None => return 1.0,
-                Some(0) => crossing_by_brent(u, i, &a, &b, Q_HI, Q_FAR),
+                Some(0) => crossing_by_brent(u, i, &c, Q_HI, Q_FAR),
                 Some(j) => {
                     let (lo, hi) = (table.q[j], table.q[j - 1]);
                     let h = |x: f64| u.line(i, x) - table.interpolate(j, x);
                     let guess = zeroin(lo, hi, h(lo), h(hi), 1e-13, h);
-                    newton_crossing(u, i, &a, &b, guess, lo, hi)
-                        .unwrap_or_else(|| crossing_by_brent(u, i, &a, &b, lo, hi))
+                    halley_crossing(u, i, &c, guess, lo, hi)
+                        .unwrap_or_else(|| crossing_by_brent(u, i, &c, lo, hi))
                 }
             };
             if q.is_nan() {
@@ -323,40 +457,46 @@ fn exact_model(u: &Units) -> Vec<f64> {
         .collect()
 }
 
-/// `g_i(q)` and `g_i'(q)` in one pass over the units.
-fn g_and_slope(u: &Units, i: usize, a: &[f64], b: &[f64], q: f64) -> (f64, f64) {
+/// `g_i(q)`, `g_i'(q)` and `g_i''(q)` in one pass over the units. `A_j = q a_j − L_i(q) b_j`
+/// is linear in `q` with slope `c_j = a_j − b_j/√v_i`, so the second derivative needs no further
+/// tail evaluation.
+fn g_derivatives(u: &Units, i: usize, c: &Coefs, q: f64) -> (f64, f64, f64) {
     let l = u.line(i, q);
     let dl = 1.0 / u.sd[i];
-    let (mut f, mut df) = (0.0, 0.0);
-    for (&aj, &bj) in a.iter().zip(b) {
+    let (mut f, mut df, mut d2f) = (0.0, 0.0, 0.0);
+    for (&aj, &bj) in c.a.iter().zip(&c.b) {
         let x = q * aj - l * bj;
+        let cj = aj - bj * dl;
         let (sf, p) = normal::sf_pdf_fast(x);
         f += sf;
-        df -= p * (aj - bj * dl);
+        df -= p * cj;
+        d2f += x * p * cj * cj;
     }
-    let n = a.len() as f64;
-    (f / n - normal::sf(q), df / n + normal::pdf(q))
+    let n = c.a.len() as f64;
+    let phi = normal::pdf(q);
+    (f / n - normal::sf(q), df / n + phi, d2f / n - q * phi)
 }
 
-/// Newton on `g_i` from `q`, kept inside `[lo, hi]`; `None` if it does not settle quickly.
-fn newton_crossing(u: &Units, i: usize, a: &[f64], b: &[f64], mut q: f64, lo: f64, hi: f64) -> Option<f64> {
-    // Quadratic convergence: after a step of size d the error is about (g''/2g')·d², so a step
-    // below 3e-6 leaves ~1e-11 in q, well inside the 1e-9 promised in β.
+/// Halley on `g_i` from `q`, kept inside `[lo, hi]`; `None` if it does not settle quickly.
+fn halley_crossing(u: &Units, i: usize, c: &Coefs, mut q: f64, lo: f64, hi: f64) -> Option<f64> {
     for _ in 0..8 {
-        let (g, dg) = g_and_slope(u, i, a, b, q);
+        let (g, dg, d2g) = g_derivatives(u, i, c, q);
         if g == 0.0 {
             return Some(q);
         }
         if !(dg.abs() > 0.0) {
             return None;
         }
-        let step = g / dg;
+        let step = halley_step(g, dg, d2g);
         let next = q - step;
         if !(next >= lo - 1e-9 && next <= hi + 1e-9) {
             return None;
         }
         q = next;
-        if step.abs() < 3e-6 {
+        // Cubic convergence: the error after a step d is about C·d³ with C ~ (g''/g')², so a
+        // step below 1e-4 on the scale of g''/g' leaves ~1e-12 in q, well inside the 1e-9 promised
+        // in β.
+        if step.abs() * (1.0 + (d2g / dg).abs()) < 1e-4 {
             return Some(q);
         }
     }
@@ -364,8 +504,8 @@ fn newton_crossing(u: &Units, i: usize, a: &[f64], b: &[f64], mut q: f64, lo: f6
 }
 
 /// The robust fallback: Brent on `g_i` over `[lo, hi]`, widened until `g_i` changes sign.
-fn crossing_by_brent(u: &Units, i: usize, a: &[f64], b: &[f64], mut lo: f64, mut hi: f64) -> f64 {
-    let g = |q: f64| g_and_slope(u, i, a, b, q).0;
+fn crossing_by_brent(u: &Units, i: usize, c: &Coefs, mut lo: f64, mut hi: f64) -> f64 {
+    let g = |q: f64| g_derivatives(u, i, c, q).0;
     let (mut glo, mut ghi) = (g(lo), g(hi));
     while glo > 0.0 && lo > Q_LO {
         hi = lo;

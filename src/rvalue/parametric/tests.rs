@@ -228,6 +228,59 @@ proptest! {
     }
 
     #[test]
+    fn exact_model_is_within_1e_9_of_a_bisection_with_very_unequal_noise(
+        (x, s) in (2usize..12).prop_flat_map(|n| {
+            (proptest::collection::vec(-3.0f64..3.0, n), proptest::collection::vec(-2.0f64..2.0, n))
+        }),
+        tau2 in 0.2f64..3.0,
+    ) {
+        // Noise spread over four decades: the model's fraction rises in steep steps, which the
+        // table's node solver must bracket. (With s' ≳ 1e3 next to precise units the selection
+        // set can hold windows narrower than the table's spacing, which the table misses: a known
+        // limit of the tabulated search, older than its quintic form.)
+        let s: Vec<f64> = s.iter().map(|e| libm::pow(10.0, *e)).collect();
+        let h = Hyper { mu: 0.0, tau2 };
+        let exact = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
+        let units = Units::new(&x, &s, h);
+        for i in 0..x.len() {
+            let selected = |beta: f64| {
+                let q = normal::upper_quantile(beta);
+                units.line(i, q) <= eb::z_model(beta, &units.ss).unwrap()
+            };
+            let (mut lo, mut hi) = (1e-15, 1.0 - 1e-12);
+            if selected(lo) || !selected(hi) {
+                continue;
+            }
+            while hi - lo > 1e-13 {
+                let mid = 0.5 * (lo + hi);
+                if selected(mid) { hi = mid } else { lo = mid }
+            }
+            prop_assert!((exact.rvalue[i] - hi).abs() < 1e-9, "unit {i}: exact {} vs bisection {hi}", exact.rvalue[i]);
+        }
+    }
+
+    #[test]
+    fn table_nodes_solve_the_model_constraint(
+        ss in proptest::collection::vec(-3.0f64..5.0, 1..12),
+    ) {
+        let ss: Vec<f64> = ss.iter().map(|e| libm::pow(10.0, *e)).collect();
+        let c = Coefs::new(&ss);
+        let mut table = ZTable::new();
+        table.ensure(ZTable::len() - 1, &ss, &c);
+        for j in 0..ZTable::len() {
+            let (q, z) = (table.q[j], table.z[j]);
+            let beta = normal::sf(q);
+            // Below q = −4 (β within 3e-5 of 1) z is ill-conditioned in double precision (F is
+            // near 1 and only its distance to 1 matters), and no r-value there needs it exactly.
+            if q < -4.0 {
+                continue;
+            }
+            let want = eb::z_model_from(beta, q, &ss, z).unwrap();
+            prop_assert!((z - want).abs() <= 1e-9 * (1.0 + want.abs()), "q {q}: z {z} vs {want}");
+        }
+    }
+
+    #[test]
     fn with_equal_noise_a_larger_estimate_never_ranks_worse(
         x in proptest::collection::vec(-5.0f64..5.0, 2..30), s in 0.01f64..10.0
     ) {
@@ -255,6 +308,45 @@ proptest! {
                 prop_assert!(p.rvalue.iter().all(|r| (0.0..=1.0).contains(r)));
             }
         }
+    }
+}
+
+#[test]
+fn table_derivatives_match_finite_differences() {
+    // A toy-like item: one stable candidate, nine noisy ones.
+    let ss = [43.5, 28826.2, 58036.8, 37606.8, 38280.4, 37892.6, 41835.3, 24284.4, 35527.3, 34083.4];
+    let c = Coefs::new(&ss);
+    let mut table = ZTable::new();
+    table.ensure(ZTable::len() - 1, &ss, &c);
+    let z_at = |q: f64| eb::z_model_from(normal::sf(q), q, &ss, 0.0).unwrap();
+    let d = 1e-4;
+    for j in 1..20 {
+        let q = table.q[j];
+        let (zp, z0, zm) = (z_at(q + d), z_at(q), z_at(q - d));
+        let (d1, d2) = ((zp - zm) / (2.0 * d), (zp - 2.0 * z0 + zm) / (d * d));
+        // Nodes only seed the polish: solved to ~1e-9 on the scale of ln F's curvature (here,
+        // with s' ~ 4e4, z moves F's noisy units by b ~ 200 per unit of z).
+        assert!((table.z[j] - z0).abs() < 1e-7, "q {q}: z {} vs {z0}", table.z[j]);
+        assert!((table.dz[j] - d1).abs() < 1e-5 * (1.0 + d1.abs()), "q {q}: z' {} vs {d1}", table.dz[j]);
+        assert!((table.d2z[j] - d2).abs() < 1e-2 * (1.0 + d2.abs()), "q {q}: z'' {} vs {d2}", table.d2z[j]);
+    }
+}
+
+#[test]
+fn the_interpolant_is_a_close_first_guess_for_moderate_noise() {
+    // CIFAR-like noise (s' within two decades): seeds within ~1e-6, so one Halley step lands.
+    let ss: Vec<f64> = (0..40).map(|j| 0.05 * libm::pow(1.12, j as f64)).collect();
+    let c = Coefs::new(&ss);
+    let mut table = ZTable::new();
+    table.ensure(ZTable::len() - 1, &ss, &c);
+    for j in 1..ZTable::len() {
+        let mid = table.q[j] + 0.5 * TABLE_STEP;
+        if mid < -4.0 {
+            continue;
+        }
+        let want = eb::z_model_from(normal::sf(mid), mid, &ss, table.z[j]).unwrap();
+        let got = table.interpolate(j, mid);
+        assert!((got - want).abs() < 1e-6, "q {mid}: {got} vs {want}");
     }
 }
 
