@@ -8,22 +8,31 @@
 // step cannot complete.
 //
 // All times are taken inside the page with performance.now(), so the CDP round trips of
-// playwright are not in them. "Painted" means: a requestAnimationFrame callback registered after
-// the app's own has run (so the app's render is done), then a setTimeout(0) from it has fired,
-// which the browser runs only after that frame's rendering update.
+// playwright are not in them. α moves are real input: a mouse click on the slider, sent by
+// Chromium's input pipeline (CDP Input.dispatchMouseEvent), so the page sees trusted pointer and
+// input events. A move's time runs from the pointerdown event's timeStamp (when the browser
+// received the click) to the frame that shows it: a requestAnimationFrame callback registered
+// after the app's input handler ran (so after any frame callback of the app's), then a
+// setTimeout(0) from it, which the browser runs only after that frame's style, layout, paint
+// and commit. At that moment the page must show the new α everywhere an α move changes it,
+// or the move counts as a mismatch. As a cross-check that does not rely on that rAF + task
+// idiom, the browser's own Event Timing API reports the pointerdowns whose time to the next
+// presented frame was 16 ms or more (it reports no shorter ones, and rounds to 8 ms).
 
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { DIST, launchBrowser, openPage, startServer } from './helpers.mjs';
 
-const USAGE = 'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N]';
+const USAGE = 'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 40 s on a
 // 2-core machine with the renderer at about 1.8 GB resident: affordable, so no smaller default.
 const DEFAULT_SPLITS = 100;
 const DEFAULT_ALPHA_MOVES = 60;
+const DEFAULT_COLD_LOADS = 5;
 // Seed changes of the toy analysis (seeds 2, 3, …; the page starts at seed 1).
 const SEED_CHANGES = 5;
 // Longest wait for any one step (the CIFAR analysis is the long one).
@@ -36,6 +45,7 @@ const ALPHA_POSITIONS = [10, 30, 2, 55, 20, 80, 7, 100, 41, 15, 64, 1, 25, 90, 3
 // The issue's targets, printed beside the figures.
 const ALPHA_TARGET_MS = 16;
 const PARAM_TARGET_MS = 150;
+const COLD_LOAD_TARGET_MS = 1000;
 
 // A wrong option ends the run with the usage line (exit 2), not a stack trace.
 function usageError(msg) {
@@ -56,6 +66,8 @@ function options() {
       options: {
         splits: { type: 'string' },
         'alpha-moves': { type: 'string' },
+        'cold-loads': { type: 'string' },
+        'only-toy': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -69,6 +81,9 @@ function options() {
   return {
     splits: positive('splits', values.splits, DEFAULT_SPLITS),
     alphaMoves: positive('alpha-moves', values['alpha-moves'], DEFAULT_ALPHA_MOVES),
+    coldLoads: positive('cold-loads', values['cold-loads'], DEFAULT_COLD_LOADS),
+    // For quick looks: cold loads and the toy figures only (no samples, no CIFAR).
+    onlyToy: Boolean(values['only-toy']),
   };
 }
 
@@ -166,38 +181,114 @@ function runAnalysis(page, action) {
 const CLICK = (selector) => ({ click: selector });
 const SET_NUMBER = (id, value) => ({ id, value });
 
-// One α move: input-to-painted-frame, its parts, and whether the frame showed the new α.
-// A rAF registered before the dispatch runs first in the frame and one registered after it
-// runs last (callbacks run in the order they were registered, and the app registers its own
-// during the dispatch), so the time splits into waiting for the frame to start, the app's
-// render in it, and the browser's style, layout, paint and commit after it.
-function moveAlpha(page, position) {
-  return page.evaluate(
-    (position) =>
-      new Promise((resolve) => {
-        const slider = document.getElementById('alpha');
-        let frameStart = null;
-        requestAnimationFrame(() => (frameStart = performance.now()));
-        const t0 = performance.now();
-        slider.value = String(position);
-        slider.dispatchEvent(new Event('input', { bubbles: true }));
-        requestAnimationFrame(() => {
-          const renderEnd = performance.now();
-          setTimeout(
-            () =>
-              resolve({
-                total: performance.now() - t0,
-                wait: frameStart - t0,
-                render: renderEnd - frameStart,
-                paint: performance.now() - renderEnd,
-                readout: document.getElementById('coverage-readout').textContent,
-              }),
-            0,
-          );
-        });
-      }),
-    position,
-  );
+// Installs (once per page) the listeners that time trusted α inputs; see the header. Each
+// result: the slider position reached and, in ms from the pointerdown's timeStamp, when the
+// app's input handler started (`delay`: the browser's input routing), how long it ran
+// (`handler`), the wait from its end to the next frame (`wait`), the frame's callbacks
+// (`frame`) and the style/layout/paint/commit after them (`paint`); `total` is their sum. `stale`
+// lists what the painted frame did not yet show for the new α.
+function installAlphaProbe(page) {
+  return page.evaluate(() => {
+    if (window.__alphaProbe) return;
+    const slider = document.getElementById('alpha');
+    const probe = { pending: null, results: [], presented: [] };
+    window.__alphaProbe = probe;
+    slider.addEventListener(
+      'pointerdown',
+      (e) => {
+        if (!e.isTrusted) return;
+        const p = { start: e.timeStamp, frameStart: null };
+        probe.pending = p;
+        // Registered before the input handler runs, so it is the frame's first callback.
+        requestAnimationFrame(() => (p.frameStart = performance.now()));
+      },
+      true,
+    );
+    // Capture on window: runs before the app's listener on the slider.
+    window.addEventListener(
+      'input',
+      (e) => {
+        if (e.target === slider && probe.pending) probe.pending.handlerStart = performance.now();
+      },
+      true,
+    );
+    // On the slider, registered after the app's: runs after it.
+    slider.addEventListener('input', (e) => {
+      const p = probe.pending;
+      if (!p || !e.isTrusted) return;
+      probe.pending = null;
+      p.handlerEnd = performance.now();
+      const position = Number(slider.value);
+      const alpha = String(Number((0.005 * position).toPrecision(3)));
+      requestAnimationFrame(() => {
+        const frameEnd = performance.now();
+        setTimeout(() => {
+          const painted = performance.now();
+          const text = (id) => document.getElementById(id)?.textContent ?? '';
+          const stale = [];
+          if (!text('coverage-readout').startsWith(`α = ${alpha}:`)) stale.push('coverage readout');
+          if (!text('size-readout').startsWith(`α = ${alpha}:`)) stale.push('size readout');
+          if (!text('reduction').includes(`(α = ${alpha},`)) stale.push('table');
+          if (!text('item-info').includes(`(α = ${alpha})`)) stale.push('inspector');
+          if (!text('theorem3-note').startsWith(`α = ${alpha},`)) stale.push('panel 5');
+          for (const id of ['plot-coverage-alpha', 'plot-size-alpha']) {
+            if (document.getElementById(id)?.dataset.alpha !== alpha) stale.push(id);
+          }
+          const frameStart = p.frameStart ?? frameEnd;
+          probe.results.push({
+            position,
+            total: painted - p.start,
+            delay: p.handlerStart - p.start,
+            handler: p.handlerEnd - p.handlerStart,
+            wait: frameStart - p.handlerEnd,
+            frame: frameEnd - frameStart,
+            paint: painted - frameEnd,
+            stale,
+          });
+        }, 0);
+      });
+    });
+    // The browser's own measure (Event Timing): pointerdown to the next presented frame.
+    try {
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          if (e.name === 'pointerdown' && e.target === slider) probe.presented.push(e.duration);
+        }
+      }).observe({ type: 'event', durationThreshold: 16, buffered: false });
+    } catch {
+      probe.presented = null;
+    }
+  });
+}
+
+// The page x of α slider position `position` (a click there moves the thumb to it): the thumb's
+// centre runs from half a thumb inside the left end to half a thumb inside the right end.
+async function sliderX(page, position) {
+  const box = await page.locator('#alpha').boundingBox();
+  const { min, max } = await page.evaluate(() => {
+    const s = document.getElementById('alpha');
+    return { min: Number(s.min), max: Number(s.max) };
+  });
+  const thumb = 16;
+  return {
+    x: box.x + thumb / 2 + ((position - min) / (max - min)) * (box.width - thumb),
+    y: box.y + box.height / 2,
+  };
+}
+
+// One α move by a click at `position`; resolves with the probe's result (or null when the
+// click did not change the value).
+async function moveAlpha(page, position) {
+  const before = await page.evaluate(() => ({
+    n: window.__alphaProbe.results.length,
+    value: Number(document.getElementById('alpha').value),
+  }));
+  const { x, y } = await sliderX(page, position);
+  await page.mouse.click(x, y);
+  const value = Number(await page.locator('#alpha').inputValue());
+  if (value === before.value) return null;
+  await page.waitForFunction((n) => window.__alphaProbe.results.length > n, before.n, { timeout: 30_000 });
+  return page.evaluate((n) => window.__alphaProbe.results[n], before.n);
 }
 
 // The browser's frame interval with nothing to do (rAF to rAF), the floor under which no
@@ -218,8 +309,6 @@ function frameInterval(page, frames = 60) {
   );
 }
 
-// How the page prints α: 3 significant digits, no trailing zeros (scales::short).
-const alphaLabel = (position) => `α = ${Number((0.005 * position).toPrecision(3))}:`;
 
 // The page fills a table per α slider position in idle frames after an analysis (src/ui/app.rs);
 // α moves are measured once that is done, and the time it took is reported.
@@ -231,19 +320,30 @@ async function alphaTablesReady(page) {
 
 async function alphaMoves(page, moves) {
   const warmup = await alphaTablesReady(page);
-  let current = Number(await page.locator('#alpha').inputValue());
-  const parts = { total: [], wait: [], render: [], paint: [] };
+  await installAlphaProbe(page);
+  await page.locator('#alpha').scrollIntoViewIfNeeded();
+  const parts = { total: [], delay: [], handler: [], wait: [], frame: [], paint: [] };
+  const stale = new Map();
   let mismatches = 0;
-  for (let i = 0, k = 0; i < moves; k++) {
+  let misses = 0;
+  for (let i = 0, k = 0; i < moves && misses < moves; k++) {
     const position = ALPHA_POSITIONS[k % ALPHA_POSITIONS.length];
-    if (position === current) continue; // an unchanged value is no move
     const r = await moveAlpha(page, position);
-    if (!r.readout.startsWith(alphaLabel(position))) mismatches++;
+    if (r === null) {
+      misses++; // already there
+      continue;
+    }
+    if (r.stale.length) mismatches++;
+    for (const what of r.stale) stale.set(what, (stale.get(what) ?? 0) + 1);
     for (const [name, list] of Object.entries(parts)) list.push(r[name]);
-    current = position;
     i++;
   }
-  return { ...parts, mismatches, warmup };
+  const presented = await page.evaluate(() => window.__alphaProbe.presented);
+  // The next run on this page counts only its own reports.
+  await page.evaluate(() => {
+    if (window.__alphaProbe.presented) window.__alphaProbe.presented = [];
+  });
+  return { ...parts, mismatches, stale, warmup, presented };
 }
 
 // Peak and current resident memory of Chromium's renderer processes (the page's wasm memory
@@ -267,13 +367,94 @@ async function rendererMemory(browser) {
   }
 }
 
-// One line of α move figures: the total with its spread, then the medians of its parts.
-const alphaLine = (name, r) =>
-  `${name}: median ${ms(median(r.total))}, p90 ${ms(percentile(r.total, 90))}, max ${ms(Math.max(...r.total))}, ` +
-  `n = ${r.total.length} (target: median ≤ ${ALPHA_TARGET_MS} ms; readout mismatches: ${r.mismatches})\n` +
-  `  medians of its parts: wait for the frame ${ms(median(r.wait))}, app render ${ms(median(r.render))}, ` +
-  `browser paint after it ${ms(median(r.paint))}; measured after the page's α tables were ready ` +
-  `(${(r.warmup / 1000).toFixed(1)} s after the analysis; before that a first visit of an α costs a summary over every split)`;
+// Lines of α move figures: the total with its spread, the medians of its parts, the browser's
+// own count of slow frames.
+const alphaLine = (name, r) => {
+  const n = r.total.length;
+  const slow = r.presented === null ? 'not available' : `${r.presented.length} of ${n}` +
+    (r.presented.length ? ` (${sorted(r.presented).map((d) => d.toFixed(0)).join(', ')} ms)` : '');
+  const stale = [...r.stale].map(([what, k]) => `${what} ${k}`).join(', ');
+  return (
+    `${name}: median ${ms(median(r.total))}, p90 ${ms(percentile(r.total, 90))}, max ${ms(Math.max(...r.total))}, ` +
+    `n = ${n} (target: median ≤ ${ALPHA_TARGET_MS} ms; frames not yet showing the new α: ${r.mismatches}` +
+    (stale ? ` [${stale}]` : '') + `)\n` +
+    `  medians of its parts: input routing ${ms(median(r.delay))}, app input handler ${ms(median(r.handler))}, ` +
+    `wait for the frame ${ms(median(r.wait))}, frame callbacks ${ms(median(r.frame))}, ` +
+    `style/layout/paint/commit ${ms(median(r.paint))}\n` +
+    `  Event Timing, pointerdown → presented frame ≥ 16 ms: ${slow}\n` +
+    `  measured after the page's α tables were ready (${(r.warmup / 1000).toFixed(1)} s after the analysis; ` +
+    `before that a first visit of an α costs a summary over every split)`
+  );
+};
+
+// Cold loads: a fresh browser context each (empty cache; the server also says no-store), from
+// navigation start to the first figure drawn by the app (its performance mark
+// `rvalue:first-panel`) and to the frame that shows it painted (a setTimeout(0) posted at the
+// mark, which is set in an animation-frame callback: it runs after that frame's paint). Also
+// the bytes the page fetched, raw and gzipped (zlib level 6, a server's usual setting).
+async function coldLoads(browser, url, runs) {
+  const results = [];
+  let files = null;
+  for (let i = 0; i < runs; i++) {
+    const { context, page, errors } = await openPage(browser);
+    const paths = new Set();
+    page.on('response', (r) => {
+      const u = new URL(r.url());
+      if (u.origin === new URL(url).origin) paths.add(decodeURIComponent(u.pathname));
+    });
+    await page.addInitScript(() => {
+      const mark = performance.mark.bind(performance);
+      performance.mark = (name, options) => {
+        const entry = mark(name, options);
+        if (name === 'rvalue:first-panel') setTimeout(() => (window.__firstPanelPainted = performance.now()), 0);
+        return entry;
+      };
+    });
+    await page.goto(url, { waitUntil: 'commit' });
+    await page.waitForFunction(() => window.__firstPanelPainted !== undefined, null, { timeout: 60_000 });
+    const r = await page.evaluate(() => {
+      const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+      const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm'));
+      return {
+        drawn: at('rvalue:first-panel'),
+        painted: window.__firstPanelPainted,
+        started: at('rvalue:start'),
+        wasmFetched: wasm ? wasm.responseEnd : null,
+      };
+    });
+    results.push(r);
+    if (errors.length) throw new Error(`cold load: ${errors.join('; ')}`);
+    files ??= [...paths];
+    await context.close();
+  }
+  const sizes = files.map((p) => {
+    const file = resolve(DIST, '.' + (p.endsWith('/') ? p + 'index.html' : p));
+    if (!file.startsWith(DIST + sep) || !existsSync(file)) return { path: p, raw: 0, gz: 0 };
+    const body = readFileSync(file);
+    return { path: p, raw: body.length, gz: gzipSync(body, { level: 6 }).length };
+  });
+  return { results, sizes };
+}
+
+const kB = (b) => `${(b / 1024).toFixed(0)} kB`;
+const range = (xs) => `${ms(Math.min(...xs))}–${ms(Math.max(...xs))}`;
+
+function coldLine({ results, sizes }) {
+  const pick = (k) => results.map((r) => r[k]).filter((x) => typeof x === 'number');
+  const raw = sizes.reduce((a, s) => a + s.raw, 0);
+  const gz = sizes.reduce((a, s) => a + s.gz, 0);
+  const biggest = [...sizes].sort((a, b) => b.gz - a.gz).slice(0, 4);
+  return (
+    `cold load → first panel drawn: median ${ms(median(pick('drawn')))} (${range(pick('drawn'))}), ` +
+    `painted: median ${ms(median(pick('painted')))} (${range(pick('painted'))}), n = ${results.length} ` +
+    `(target: ≤ ${COLD_LOAD_TARGET_MS} ms)\n` +
+    `  medians: wasm fetched ${ms(median(pick('wasmFetched')))}, app started ${ms(median(pick('started')))} ` +
+    `after navigation start\n` +
+    `  transfer: ${sizes.length} files, ${kB(raw)} raw, ${kB(gz)} gzipped (${biggest
+      .map((s) => `${s.path} ${kB(s.gz)}`)
+      .join(', ')})`
+  );
+}
 
 const computedIn = (status) => status.match(/computed in ([\d.]+) s/)?.[1] ?? '?';
 
@@ -300,6 +481,9 @@ async function main() {
     errors = opened.errors;
     out(`headless Chromium ${browser.version()}, dist/ built ${built}`);
 
+    log(`cold loads, ${opts.coldLoads}…`);
+    out(coldLine(await coldLoads(browser, server.url, opts.coldLoads)));
+
     // Load: the page starts the toy defaults analysis by itself.
     log('loading the page (toy defaults analysis)…');
     await page.goto(server.url, { waitUntil: 'load' });
@@ -312,6 +496,7 @@ async function main() {
     // A on the toy results, for comparison with the CIFAR ones.
     log(`α slider on the toy defaults, ${opts.alphaMoves} moves…`);
     out(alphaLine('alpha slider, toy defaults', await alphaMoves(page, opts.alphaMoves)));
+    if (opts.onlyToy) return;
 
     // B: seed changes re-simulate and recompute the toy analysis.
     log(`toy seed changes, ${SEED_CHANGES}…`);

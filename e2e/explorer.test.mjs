@@ -72,6 +72,27 @@ test('the page loads, computes the toy defaults and asks nothing of the network'
   assert.deepEqual(requests.filter((u) => !isLocal(u)), [], 'requests that left 127.0.0.1');
 });
 
+// Where a canvas is drawn: the count of pixels that are not blank (transparent or white), and
+// the median x of those in the upper half (for an α overlay: its dashed line's column).
+const ink = (page, id) =>
+  page.evaluate((id) => {
+    const c = document.getElementById(id);
+    const { data, width, height } = c.getContext('2d').getImageData(0, 0, c.width, c.height);
+    let count = 0;
+    const xs = [];
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = 4 * (y * width + x);
+        const blank = data[i + 3] === 0 || (data[i] > 250 && data[i + 1] > 250 && data[i + 2] > 250);
+        if (blank) continue;
+        count++;
+        if (y < height / 2) xs.push(x);
+      }
+    }
+    xs.sort((a, b) => a - b);
+    return { count, x: xs.length ? xs[xs.length >> 1] : null, width, height };
+  }, id);
+
 test('moving α changes the coverage and size numbers and the α markers', LONG, async (t) => {
   const { page, errors } = await explorer.open();
   await shot(t, page, async () => {
@@ -82,6 +103,8 @@ test('moving α changes the coverage and size numbers and the α markers', LONG,
       table: await text(page, '#summary-table tbody'),
       plot: await pixels(page, 'plot-coverage'),
       sizePlot: await pixels(page, 'plot-size'),
+      marker: await ink(page, 'plot-coverage-alpha'),
+      sizeMarker: await ink(page, 'plot-size-alpha'),
     };
     assert.match(before.coverage, /^α = 0\.1: CP 0\.\d{3}, CP_avg 0\.\d{3}, CP_r 0\.\d{3}$/);
     // 0.05 is position 10 of the slider (α = 0.005 · position).
@@ -91,10 +114,27 @@ test('moving α changes the coverage and size numbers and the α markers', LONG,
     assert.notEqual(await text(page, '#coverage-readout'), before.coverage);
     assert.notEqual(await text(page, '#size-readout'), before.size);
     assert.notEqual(await text(page, '#summary-table tbody'), before.table);
-    assert.equal(await page.locator('#plot-coverage').getAttribute('data-alpha'), '0.05');
-    assert.equal(await page.locator('#plot-size').getAttribute('data-alpha'), '0.05');
-    assert.notEqual(await pixels(page, 'plot-coverage'), before.plot, 'coverage marker did not move');
-    assert.notEqual(await pixels(page, 'plot-size'), before.sizePlot, 'size marker did not move');
+    // The α markers sit on overlays stacked over the figures: they moved left (α went down),
+    // and the figures under them are drawn and were not drawn again.
+    for (const [id, old] of [['plot-coverage-alpha', before.marker], ['plot-size-alpha', before.sizeMarker]]) {
+      assert.equal(await page.locator(`#${id}`).getAttribute('data-alpha'), '0.05');
+      const now = await ink(page, id);
+      assert.ok(now.count > 0 && old.count > 0, `${id}: no marker drawn`);
+      assert.ok(now.x < old.x, `${id}: the marker did not move left (${old.x} → ${now.x})`);
+      const base = await ink(page, id.replace('-alpha', ''));
+      assert.deepEqual([now.width, now.height], [base.width, base.height], `${id}: not the figure's size`);
+      assert.ok(base.count > 0.02 * base.width * base.height, `${id}: the figure underneath is blank`);
+    }
+    assert.equal(await pixels(page, 'plot-coverage'), before.plot, 'the coverage figure was redrawn');
+    assert.equal(await pixels(page, 'plot-size'), before.sizePlot, 'the size figure was redrawn');
+    // The overlay covers its figure exactly.
+    const boxes = await page.evaluate(() =>
+      ['plot-coverage', 'plot-coverage-alpha'].map((id) => {
+        const r = document.getElementById(id).getBoundingClientRect();
+        return [r.x, r.y, r.width, r.height].map(Math.round);
+      }),
+    );
+    assert.deepEqual(boxes[1], boxes[0]);
     // Lower α, larger sets: every method's mean size grows.
     const sizes = (s) => [...s.matchAll(/(CP\S*) (\d+\.\d+)/g)].map((m) => Number(m[2]));
     const [a, b] = [sizes(before.size), sizes(await text(page, '#size-readout'))];

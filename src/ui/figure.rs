@@ -4,7 +4,18 @@
 //!
 //! A log axis is drawn as a linear axis over `log10 x` with decade labels: one coordinate type
 //! for both kinds of axis, and `x = 0` can sit on the left edge instead of at −∞.
+//!
+//! The legend is laid out here rather than by plotters: plotters measures a legend's text with
+//! its font layer, which on the web appends a span to the page and reads its size (a forced
+//! layout of the whole page per label); here text is measured by the backend
+//! ([`DrawingBackend::estimate_text_size`], which the page's canvas backend answers with the
+//! canvas' own `measureText`).
+//!
+//! [`Figure::draw`] returns the figure's [`Frame`] (data to pixel mapping), so that a
+//! [`Marker`] can be drawn on a transparent canvas stacked over the figure without drawing the
+//! figure again.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -92,7 +103,7 @@ pub struct Figure {
     pub legend: Legend,
 }
 
-/// Where the legend sits (plotters' own position type is neither `Copy` nor `Clone`).
+/// Which corner of the plotting area the legend sits in.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Legend {
     UpperLeft,
@@ -101,15 +112,63 @@ pub enum Legend {
     LowerRight,
 }
 
-impl Legend {
-    fn position(self) -> SeriesLabelPosition {
-        match self {
-            Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
-            Legend::UpperRight => SeriesLabelPosition::UpperRight,
-            Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
-            Legend::LowerRight => SeriesLabelPosition::LowerRight,
-        }
+/// A figure's data-to-pixel mapping, as drawn: what an overlay needs to mark a point on it.
+#[derive(Clone)]
+pub struct Frame {
+    coord: Cartesian2d<RangedCoordf64, RangedCoordf64>,
+    x_axis: Axis,
+    x_lo: f64,
+    y: (f64, f64),
+    /// The backend's size in pixels when the figure was drawn.
+    pub size: (u32, u32),
+    /// Tick-label size in backend pixels (marker sizes scale with it).
+    pub font: u32,
+}
+
+impl Frame {
+    /// The backend pixel of a data point (a log axis clamps `x` to its lower end).
+    pub fn pixel(&self, x: f64, y: f64) -> (i32, i32) {
+        let x = match self.x_axis {
+            Axis::Linear => x,
+            Axis::Log => x.max(self.x_lo).log10(),
+        };
+        self.coord.translate(&(x, y))
     }
+
+    /// The data y range (bottom, top).
+    pub fn y_range(&self) -> (f64, f64) {
+        self.y
+    }
+}
+
+/// A current-value marker drawn over a figure: a dashed vertical line at `x` and dots on it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marker {
+    pub x: f64,
+    pub colour: RGBColor,
+    /// `(y, colour)`; non-finite values are left out.
+    pub dots: Vec<(f64, RGBColor)>,
+}
+
+impl Marker {
+    /// Dash and gap of the line in backend pixels, as the figure's own vertical markers.
+    pub const DASH: (u32, u32) = (6, 4);
+
+    /// Line width for tick labels of `font` backend pixels, as the figure's vertical markers.
+    pub fn line_width(font: u32) -> u32 {
+        font / 8 + 1
+    }
+
+    /// Dot radius, as the figure's radius-6 dots.
+    pub fn dot_radius(font: u32) -> u32 {
+        (6 * font / 14).max(2)
+    }
+}
+
+/// What a legend entry shows beside its label.
+enum Swatch {
+    Line(RGBColor),
+    Dot(RGBColor),
 }
 
 fn draw_err<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> Error {
@@ -153,7 +212,7 @@ impl Figure {
     }
 
     /// Draws the figure filling `area`; `font` is the tick-label size in backend pixels.
-    pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, font: u32) -> Result<()> {
+    pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, font: u32) -> Result<Frame> {
         area.fill(&WHITE).map_err(draw_err)?;
         let (x0, x1) = (self.tx(self.x.0), self.tx(self.x.1));
         let (y0, y1) = self.y;
@@ -191,20 +250,32 @@ impl Figure {
             mesh.x_labels(decades.min(8));
         }
         mesh.draw().map_err(draw_err)?;
+        let frame = Frame {
+            coord: chart.as_coord_spec().clone(),
+            x_axis: self.x_axis,
+            x_lo: self.x.0,
+            y: self.y,
+            size: area.dim_in_pixel(),
+            font,
+        };
+        let mut legend = Vec::new();
 
         for &(x, colour) in &self.vlines {
             let x = self.tx(x);
             chart
                 .draw_series(DashedLineSeries::new(
                     [(x, y0), (x, y1)],
-                    6,
-                    4,
-                    colour.stroke_width(font / 8 + 1),
+                    Marker::DASH.0,
+                    Marker::DASH.1,
+                    colour.stroke_width(Marker::line_width(font)),
                 ))
                 .map_err(draw_err)?;
         }
         for line in &self.lines {
             self.draw_line(&mut chart, line, font)?;
+            if let Some(label) = &line.label {
+                legend.push((label.as_str(), Swatch::Line(line.colour)));
+            }
         }
         for d in &self.dots {
             let style = if d.filled {
@@ -213,25 +284,18 @@ impl Figure {
                 d.colour.mix(d.opacity).stroke_width(2)
             };
             let r = d.radius * font / 14;
-            let series = chart
+            chart
                 .draw_series(d.points.iter().map(|&(x, y)| Circle::new((self.tx(x), y), r.max(2), style)))
                 .map_err(draw_err)?;
             if let Some(label) = &d.label {
-                let c = d.colour;
-                series.label(label.as_str()).legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
+                legend.push((label.as_str(), Swatch::Dot(d.colour)));
             }
         }
-        if self.lines.iter().any(|l| l.label.is_some()) || self.dots.iter().any(|d| d.label.is_some()) {
-            chart
-                .configure_series_labels()
-                .position(self.legend.position())
-                .label_font(label_font)
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(200, 200, 200))
-                .draw()
-                .map_err(draw_err)?;
+        if !legend.is_empty() {
+            draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, self.legend, &label_font)?;
         }
-        area.present().map_err(draw_err)
+        area.present().map_err(draw_err)?;
+        Ok(frame)
     }
 
     fn draw_line<DB: DrawingBackend>(
@@ -263,22 +327,59 @@ impl Figure {
                 }
             }
         }
-        let mut labelled = false;
         for seg in segments.into_iter().filter(|s| !s.is_empty()) {
-            let anno = if line.dashed {
-                chart.draw_series(DashedLineSeries::new(seg, 8, 5, style)).map_err(draw_err)?
+            if line.dashed {
+                chart.draw_series(DashedLineSeries::new(seg, 8, 5, style)).map_err(draw_err)?;
             } else {
-                chart.draw_series(LineSeries::new(seg, style)).map_err(draw_err)?
-            };
-            if !labelled {
-                if let Some(label) = &line.label {
-                    let c = line.colour;
-                    anno.label(label.as_str())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3)));
-                }
-                labelled = true;
+                chart.draw_series(LineSeries::new(seg, style)).map_err(draw_err)?;
             }
         }
         Ok(())
     }
+}
+
+/// The legend box in a corner of the plotting area `area`, laid out as plotters lays out its
+/// series labels (5 px from the corner, 10 px inside the box, 30 px for the swatch, lines
+/// 1.25 font sizes apart), but with the text measured by the backend.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(&str, Swatch)],
+    at: Legend,
+    font: &TextStyle,
+) -> Result<()> {
+    const MARGIN: i32 = 10;
+    const SWATCH: i32 = 30;
+    let sizes = entries
+        .iter()
+        .map(|(label, _)| area.estimate_text_size(label, font).map_err(draw_err))
+        .collect::<Result<Vec<_>>>()?;
+    let line = font.font.get_size() * 1.25;
+    let tops: Vec<i32> = (0..entries.len()).map(|i| (i as f64 * line).round() as i32).collect();
+    let text_w = sizes.iter().map(|s| s.0 as i32).max().unwrap_or(0);
+    let last_h = sizes.last().map_or(0, |s| s.1 as i32);
+    let (w, h) = (text_w + SWATCH + 2 * MARGIN, tops.last().copied().unwrap_or(0) + last_h + 2 * MARGIN);
+    let (aw, ah) = area.dim_in_pixel();
+    let (aw, ah) = (aw as i32, ah as i32);
+    let x = match at {
+        Legend::UpperLeft | Legend::LowerLeft => 5,
+        Legend::UpperRight | Legend::LowerRight => aw - w - 5,
+    };
+    let y = match at {
+        Legend::UpperLeft | Legend::UpperRight => 5,
+        Legend::LowerLeft | Legend::LowerRight => ah - h - 5,
+    };
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], WHITE.mix(0.85).filled())).map_err(draw_err)?;
+    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], RGBColor(200, 200, 200))).map_err(draw_err)?;
+    for ((&(label, ref swatch), &(_, th)), &top) in entries.iter().zip(&sizes).zip(&tops) {
+        let (tx, ty) = (x + MARGIN + SWATCH, y + MARGIN + top);
+        area.draw(&Text::new(label, (tx, ty), font.clone())).map_err(draw_err)?;
+        let (sx, sy) = (x + MARGIN, ty + th as i32 / 2);
+        match *swatch {
+            Swatch::Line(c) => area
+                .draw(&PathElement::new(vec![(sx, sy), (sx + 20, sy)], c.stroke_width(3)))
+                .map_err(draw_err)?,
+            Swatch::Dot(c) => area.draw(&Circle::new((sx + 10, sy), 4, c.filled())).map_err(draw_err)?,
+        }
+    }
+    Ok(())
 }

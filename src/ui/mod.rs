@@ -4,10 +4,13 @@
 //! - [`app`]: the state, the frame loop and what each control change recomputes;
 //! - [`panels`]: what each panel shows (figures and HTML) from the explorer's results;
 //! - [`figure`]: one plotters drawing routine for every line figure;
+//! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the
+//!   current-value markers drawn on overlay canvases;
 //! - [`files`]: file picker, drag and drop, bundled samples;
 //! - [`dom`]: typed `web-sys` helpers.
 
 pub mod app;
+pub mod canvas;
 pub mod dom;
 pub mod figure;
 mod files;

@@ -115,8 +115,9 @@ pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64) -> Figu
     f
 }
 
-/// Panels 3 and 4: a quantity against α for the three methods, the current α marked.
-pub fn against_alpha(sweep: &SweepCurves, view: Option<&AlphaView>, alpha: f64, coverage: bool) -> Figure {
+/// Panels 3 and 4: a quantity against α for the three methods. The current α is not in it:
+/// [`alpha_marker`] draws that over it, so an α move redraws no figure.
+pub fn against_alpha(sweep: &SweepCurves, coverage: bool) -> Figure {
     let x = (sweep.alphas[0], sweep.alphas[sweep.alphas.len() - 1]);
     let data = if coverage { &sweep.coverage } else { &sweep.size };
     let values = data.iter().flatten().copied();
@@ -135,21 +136,21 @@ pub fn against_alpha(sweep: &SweepCurves, view: Option<&AlphaView>, alpha: f64, 
     for (mi, m) in Method::ALL.iter().enumerate() {
         f.lines.push(Line::of(method_label(*m), METHOD_COLOURS[mi], &sweep.alphas, &data[mi]));
     }
-    f.vlines.push((alpha, INK));
-    if let Some(v) = view {
-        for (mi, row) in v.rows.iter().enumerate() {
-            let y = if coverage { row.coverage_mean } else { row.size_mean };
-            f.dots.push(Dots {
-                label: None,
-                colour: METHOD_COLOURS[mi],
-                radius: 6,
-                filled: true,
-                opacity: 1.0,
-                points: vec![(alpha, y)],
-            });
-        }
-    }
     f
+}
+
+/// The current α on panel 3 or 4: a line at α and each method's value there.
+pub fn alpha_marker(view: Option<&AlphaView>, alpha: f64, coverage: bool) -> Marker {
+    let dots = view
+        .map(|v| {
+            v.rows
+                .iter()
+                .enumerate()
+                .map(|(mi, r)| (if coverage { r.coverage_mean } else { r.size_mean }, METHOD_COLOURS[mi]))
+                .collect()
+        })
+        .unwrap_or_default();
+    Marker { x: alpha, colour: INK, dots }
 }
 
 /// Panel 5: Theorem 3's inclusion probabilities.
@@ -204,20 +205,33 @@ pub fn variances(s: &DataSummary) -> Figure {
     f
 }
 
-/// Panel 6's rows.
+/// Panel 6's cells after the row header, per method: coverage, set size, label position, empty.
+pub fn summary_cells(v: &AlphaView) -> Vec<[String; 4]> {
+    v.rows
+        .iter()
+        .map(|r| {
+            [
+                format!("{} ± {}", fixed(r.coverage_mean, 3), fixed(r.coverage_sd, 3)),
+                format!("{} ± {}", fixed(r.size_mean, 2), fixed(r.size_sd, 2)),
+                r.position_mean.map_or("–".to_string(), |p| fixed(p, 2)),
+                fixed(100.0 * r.empty_rate, 1) + " %",
+            ]
+        })
+        .collect()
+}
+
+/// Panel 6's rows (the cells of [`summary_cells`] with a header per method).
 pub fn summary_rows(v: &AlphaView) -> String {
     let mut html = String::new();
-    for (mi, r) in v.rows.iter().enumerate() {
-        let pos = r.position_mean.map_or("–".to_string(), |p| fixed(p, 2));
+    for ((mi, r), cells) in v.rows.iter().enumerate().zip(summary_cells(v)) {
         html += &format!(
-            "<tr><th scope=\"row\"><span class=\"swatch m{mi}\"></span>{}</th><td>{} ± {}</td><td>{} ± {}</td><td>{pos}</td><td>{}</td></tr>",
-            method_html(r.method),
-            fixed(r.coverage_mean, 3),
-            fixed(r.coverage_sd, 3),
-            fixed(r.size_mean, 2),
-            fixed(r.size_sd, 2),
-            fixed(100.0 * r.empty_rate, 1) + " %",
+            "<tr><th scope=\"row\"><span class=\"swatch m{mi}\"></span>{}</th>",
+            method_html(r.method)
         );
+        for c in cells {
+            html += &format!("<td>{}</td>", esc(&c));
+        }
+        html += "</tr>";
     }
     html
 }
@@ -238,57 +252,141 @@ pub fn reduction_text(v: &AlphaView) -> String {
 /// Candidates listed per method in the inspector (the true label is listed in any case).
 const INSPECTOR_ROWS: usize = 20;
 
-/// Panel 7: one column per method, candidates in its order, the set above the line.
-pub fn inspector(v: &ItemView, single_draw: bool) -> String {
-    let mut html = String::new();
+/// One column of panel 7, in parts that change at different times: the title (method), the
+/// threshold q̂ (moves with α) and the listed candidates. For one item the list's order does not
+/// depend on α (the set is a prefix of the order: members are the lowest scores, and a
+/// never-empty fallback is the best candidate, already first); α only moves the cut, i.e.
+/// which rows are `in_set`. So an α move can update a column in place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankingColumn {
+    pub title: String,
+    /// What the scores are.
+    pub what: &'static str,
+    pub threshold: String,
+    /// Shown instead of a list (one draw per candidate: no r-value).
+    pub note: Option<&'static str>,
+    pub rows: Vec<RankingRow>,
+    /// Candidates past [`INSPECTOR_ROWS`] that are not listed.
+    pub hidden: usize,
+}
+
+/// One listed candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankingRow {
+    /// 1-based position in the method's order.
+    pub rank: usize,
+    pub candidate: usize,
+    pub score: String,
+    pub in_set: bool,
+    pub is_true: bool,
+}
+
+impl RankingRow {
+    /// The row's class: in or out of the set, and the true label.
+    pub fn class(&self) -> &'static str {
+        match (self.in_set, self.is_true) {
+            (true, true) => "in true",
+            (true, false) => "in",
+            (false, true) => "out true",
+            (false, false) => "out",
+        }
+    }
+}
+
+impl RankingColumn {
+    /// Whether `other` lists the same candidates in the same order with the same scores (it
+    /// may cut the set elsewhere).
+    pub fn same_rows(&self, other: &RankingColumn) -> bool {
+        self.note == other.note
+            && self.hidden == other.hidden
+            && self.rows.len() == other.rows.len()
+            && self.rows.iter().zip(&other.rows).all(|(a, b)| {
+                (a.rank, a.candidate, &a.score, a.is_true) == (b.rank, b.candidate, &b.score, b.is_true)
+            })
+    }
+}
+
+/// The markup of the cut between the set and the rest.
+pub const CUT_HTML: &str = "<li class=\"cut\" aria-label=\"end of the set\"></li>";
+
+/// Panel 7's columns: one per method, candidates in its order, the set above the line.
+pub fn inspector_columns(v: &ItemView, single_draw: bool) -> Vec<RankingColumn> {
+    let mut columns = Vec::new();
     for (mi, m) in v.methods.iter().enumerate() {
         let what = match m.method {
             Method::Cp => "score −S (one draw)",
             Method::CpAvg => "score −X (mean)",
             Method::CpR => "r-value",
         };
-        let q = m.threshold.map_or("±∞".to_string(), |q| fixed(q, 4));
-        html += &format!(
-            "<div class=\"ranking\"><h3><span class=\"swatch m{mi}\"></span>{} <small>{what}; q̂ = {q}</small></h3>",
-            method_html(m.method)
-        );
+        let title = format!("<span class=\"swatch m{mi}\"></span>{}", method_html(m.method));
+        let threshold = m.threshold.map_or("±∞".to_string(), |q| fixed(q, 4));
+        let mut column = RankingColumn { title, what, threshold, note: None, rows: Vec::new(), hidden: 0 };
         if single_draw && m.method == Method::CpR {
-            html += "<p class=\"muted\">One draw per candidate: no r-value.</p></div>";
+            column.note = Some("One draw per candidate: no r-value.");
+            columns.push(column);
             continue;
         }
-        html += "<ol>";
-        let mut line_drawn = false;
-        let mut hidden = 0;
         for (rank, c) in m.ranked.iter().enumerate() {
-            // A long list costs layout on every α move; the true label is always shown.
+            // A long list costs layout; the true label is always shown.
             if rank >= INSPECTOR_ROWS && !c.is_true {
-                hidden += 1;
+                column.hidden += 1;
                 continue;
             }
-            if !c.in_set && !line_drawn {
-                html += "<li class=\"cut\" aria-label=\"end of the set\"></li>";
-                line_drawn = true;
-            }
-            let class = match (c.in_set, c.is_true) {
-                (true, true) => "in true",
-                (true, false) => "in",
-                (false, true) => "out true",
-                (false, false) => "out",
-            };
-            let mark = if c.is_true { " <b>✓ true</b>" } else { "" };
-            html += &format!(
-                "<li class=\"{class}\" value=\"{}\"><span class=\"cand\">#{}</span> <span class=\"num\">{}</span>{mark}</li>",
-                rank + 1,
-                c.candidate,
-                fixed(c.score, 4)
-            );
+            column.rows.push(RankingRow {
+                rank: rank + 1,
+                candidate: c.candidate,
+                score: fixed(c.score, 4),
+                in_set: c.in_set,
+                is_true: c.is_true,
+            });
         }
-        if hidden > 0 {
-            html += &format!("<li class=\"more\">… and {hidden} more candidates</li>");
-        }
-        html += "</ol></div>";
+        columns.push(column);
     }
-    html
+    columns
+}
+
+/// One column's list (or note), with the cut before the first candidate out of the set.
+pub fn ranking_list(c: &RankingColumn) -> String {
+    if let Some(note) = c.note {
+        return format!("<p class=\"muted\">{note}</p>");
+    }
+    let mut list = String::from("<ol>");
+    let mut cut = false;
+    for r in &c.rows {
+        if !r.in_set && !cut {
+            list += CUT_HTML;
+            cut = true;
+        }
+        let mark = if r.is_true { " <b>✓ true</b>" } else { "" };
+        list += &format!(
+            "<li class=\"{}\" value=\"{}\"><span class=\"cand\">#{}</span> <span class=\"num\">{}</span>{mark}</li>",
+            r.class(),
+            r.rank,
+            r.candidate,
+            r.score
+        );
+    }
+    if c.hidden > 0 {
+        list += &format!("<li class=\"more\">… and {} more candidates</li>", c.hidden);
+    }
+    list + "</ol>"
+}
+
+/// Panel 7's markup from its columns: `<div class="ranking">` per column with the threshold in
+/// `<span class="q">` and the list in `<div class="list">`.
+pub fn inspector(columns: &[RankingColumn]) -> String {
+    columns
+        .iter()
+        .map(|c| {
+            format!(
+                "<div class=\"ranking\"><h3>{} <small>{}; q̂ = <span class=\"q\">{}</span></small></h3><div class=\"list\">{}</div></div>",
+                c.title,
+                c.what,
+                c.threshold,
+                ranking_list(c)
+            )
+        })
+        .collect()
 }
 
 /// Panel 8's numbers.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test as test;
-use web_sys::{Event, HtmlInputElement};
+use web_sys::{Event, HtmlCanvasElement, HtmlInputElement};
 
 use super::app::{self, Shared};
 use super::dom;
@@ -115,10 +115,70 @@ async fn alpha_moves_answer_from_stored_scores() {
     assert_eq!(a.analysis_id(), before);
     let view = a.analysis().unwrap().at_alpha(0.05, false).unwrap();
     assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
-    assert_eq!(
-        dom::by_id::<web_sys::Element>(&doc, "plot-coverage").unwrap().get_attribute("data-alpha").unwrap(),
-        "0.05"
-    );
+    for id in ["plot-coverage-alpha", "plot-size-alpha"] {
+        assert_eq!(
+            dom::by_id::<web_sys::Element>(&doc, id).unwrap().get_attribute("data-alpha").unwrap(),
+            "0.05",
+            "{id}"
+        );
+    }
+}
+
+fn canvas(doc: &web_sys::Document, id: &str) -> HtmlCanvasElement {
+    dom::by_id(doc, id).unwrap()
+}
+
+fn pixels(doc: &web_sys::Document, id: &str) -> String {
+    canvas(doc, id).to_data_url().unwrap()
+}
+
+#[test]
+async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
+    let doc = mount();
+    let app = app::start_with(small()).unwrap();
+    idle(&app).await;
+    let figures = (pixels(&doc, "plot-coverage"), pixels(&doc, "plot-size"));
+    let overlays = (pixels(&doc, "plot-coverage-alpha"), pixels(&doc, "plot-size-alpha"));
+    // The overlays are drawn at their figure's pixel size.
+    for (figure, overlay) in [("plot-coverage", "plot-coverage-alpha"), ("plot-size", "plot-size-alpha")] {
+        let (f, o) = (canvas(&doc, figure), canvas(&doc, overlay));
+        assert!(f.width() > 0 && f.height() > 0, "{figure}");
+        assert_eq!((o.width(), o.height()), (f.width(), f.height()), "{overlay}");
+    }
+    let row = doc.query_selector("#summary-table tbody tr td").unwrap().unwrap();
+    let column = doc.query_selector("#inspector .ranking").unwrap().unwrap();
+    fire(&doc, "alpha", "40", "input");
+    // No frame yet: the input event itself showed the new α.
+    let a = app.borrow();
+    let view = a.analysis().unwrap().at_alpha(0.2, false).unwrap();
+    assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
+    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view));
+    assert!(text(&doc, "item-info").ends_with("(α = 0.2)"), "{}", text(&doc, "item-info"));
+    assert!(text(&doc, "theorem3-note").starts_with("α = 0.2,"), "{}", text(&doc, "theorem3-note"));
+    // The markers moved; the figures under them were not drawn again.
+    assert_ne!(pixels(&doc, "plot-coverage-alpha"), overlays.0);
+    assert_ne!(pixels(&doc, "plot-size-alpha"), overlays.1);
+    assert_eq!((pixels(&doc, "plot-coverage"), pixels(&doc, "plot-size")), figures);
+    // Panel 6's cells and panel 7's columns were updated in place, with the core's numbers.
+    let same = |a: &web_sys::Element, b: &web_sys::Element| a.is_same_node(Some(b));
+    assert!(same(&row, &doc.query_selector("#summary-table tbody tr td").unwrap().unwrap()));
+    assert!(same(&column, &doc.query_selector("#inspector .ranking").unwrap().unwrap()));
+    let cells: Vec<String> = (0..doc.query_selector_all("#summary-table tbody td").unwrap().length())
+        .map(|i| {
+            doc.query_selector_all("#summary-table tbody td")
+                .unwrap()
+                .item(i)
+                .unwrap()
+                .text_content()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(cells, panels::summary_cells(&view).concat());
+    let item = a.analysis().unwrap().inspect(0, 0.2, false).unwrap();
+    // As the browser serialises the markup of a fresh render.
+    let fresh = doc.create_element("div").unwrap();
+    fresh.set_inner_html(&panels::inspector(&panels::inspector_columns(&item, false)));
+    assert_eq!(doc.get_element_by_id("inspector").unwrap().inner_html(), fresh.inner_html());
 }
 
 #[test]
