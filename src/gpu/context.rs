@@ -95,13 +95,34 @@ fn instance() -> wgpu::Instance {
     wgpu::Instance::new(desc)
 }
 
-/// The first adapter, with its name and type, or a message saying why there is none.
-pub async fn probe() -> Result<wgpu::AdapterInfo> {
+/// What the page or the CLI says about the adapter the GPU path would use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Adapter {
+    pub name: String,
+    /// "vulkan", "webgpu", …
+    pub backend: String,
+    /// A software rasterizer (lavapipe, SwiftShader): correct, but slower than the CPU path.
+    pub software: bool,
+}
+
+impl Adapter {
+    fn of(info: &wgpu::AdapterInfo) -> Adapter {
+        Adapter {
+            name: if info.name.is_empty() { "unnamed adapter".into() } else { info.name.clone() },
+            backend: info.backend.to_str().to_string(),
+            software: info.device_type == wgpu::DeviceType::Cpu,
+        }
+    }
+}
+
+/// The first adapter, or `Error::Gpu` saying why there is none (in the browser: no WebGPU, or
+/// no adapter behind it). Cheap: opens no device and compiles nothing; [`Gpu::open`] does.
+pub async fn probe_adapter() -> Result<Adapter> {
     let adapter = instance()
         .request_adapter(&wgpu::RequestAdapterOptions::default())
         .await
         .map_err(|e| gpu_err(format!("no GPU adapter: {e}")))?;
-    Ok(adapter.get_info())
+    Ok(Adapter::of(&adapter.get_info()))
 }
 
 impl Gpu {
@@ -184,6 +205,11 @@ impl Gpu {
     /// The adapter's description.
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
         &self.info
+    }
+
+    /// The adapter as [`probe_adapter`] describes it.
+    pub fn adapter(&self) -> Adapter {
+        Adapter::of(&self.info)
     }
 
     /// Whether the adapter is a software rasterizer (lavapipe, SwiftShader).

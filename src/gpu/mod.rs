@@ -19,7 +19,9 @@ pub mod keys;
 #[cfg(feature = "gpu")]
 mod context;
 #[cfg(feature = "gpu")]
-pub use context::{block_on, probe, Caps, Gpu, Options, DRAWS_WGSL, RANK_WGSL, WORKGROUP};
+pub use context::{
+    block_on, probe_adapter, Adapter, Caps, Gpu, Options, DRAWS_WGSL, MAX_LOOP, RANK_WGSL, WORKGROUP,
+};
 
 use crate::conformal::{Calibrated, Split};
 use crate::rvalue::nonparametric::nested_greedy;
@@ -100,14 +102,15 @@ fn open_gpu() -> Result<Gpu> {
 }
 
 /// Items per host-side chunk of rank counts: at most 16 M counts (64 MB) held at once.
+#[cfg(feature = "gpu")]
 fn count_chunk(k: usize) -> usize {
     ((1usize << 24) / (k * k).max(1)).max(1)
 }
 
 /// Nonparametric r-values `[N][K]` of every item (SPEC §3), the counts from the GPU: equal to
 /// `conformal::item_scores` for CP_r with nonparametric r-values.
-#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
-pub fn nonparametric_rvalues(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<Vec<f64>> {
+#[cfg(feature = "gpu")]
+pub async fn nonparametric_rvalues_async(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<Vec<f64>> {
     let (n, m, k) = (t.n(), t.m(), t.k());
     let w = keys.words as usize;
     let mut out = Vec::with_capacity(n * k);
@@ -115,7 +118,7 @@ pub fn nonparametric_rvalues(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<
         let b = count_chunk(k).min(n - first);
         let part =
             Keys { words: keys.words, data: keys.data[first * m * k * w..(first + b) * m * k * w].to_vec() };
-        let counts = block_on(gpu.rank_counts(&part, m, k))??;
+        let counts = gpu.rank_counts(&part, m, k).await?;
         for item in counts.chunks_exact(k * k) {
             out.extend(nested_greedy(item, k).iter().map(|&s| s as f64 / k as f64));
         }
@@ -125,8 +128,8 @@ pub fn nonparametric_rvalues(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<
 
 /// Pooled r-values (SPEC §4) of the split's test items, positions from the GPU and the greedy
 /// on the CPU: equal to `rvalue::pooled::pooled_item_oracle` item by item.
-#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
-pub fn pooled_items(
+#[cfg(feature = "gpu")]
+pub async fn pooled_items_async(
     gpu: &Gpu,
     t: &ScoreTensor,
     keys: &Keys,
@@ -136,10 +139,31 @@ pub fn pooled_items(
     check_pooled(t, labels, &split.cal)?;
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-    let pos = block_on(gpu.pooled_positions(keys, &cal, &test))??;
-    let mk = t.m() * t.k();
+    let pos = gpu.pooled_positions(keys, &cal, &test).await?;
+    Ok(greedy_all(&pos, &cal))
+}
+
+/// [`nonparametric_rvalues_async`], natively blocking.
+#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
+pub fn nonparametric_rvalues(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<Vec<f64>> {
+    block_on(nonparametric_rvalues_async(gpu, t, keys))?
+}
+
+/// [`pooled_items_async`], natively blocking.
+#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
+pub fn pooled_items(
+    gpu: &Gpu,
+    t: &ScoreTensor,
+    keys: &Keys,
+    labels: &[usize],
+    split: &Split,
+) -> Result<Vec<PooledItem>> {
+    block_on(pooled_items_async(gpu, t, keys, labels, split))?
+}
+
+fn greedy_all(pos: &[u32], cal: &cpu::PooledCal) -> Vec<PooledItem> {
     let mut work = cpu::GreedyWork::default();
-    Ok(pos.chunks_exact(mk).map(|p| cpu::pooled_greedy(p, &cal, &mut work)).collect())
+    pos.chunks_exact(cal.m * cal.k).map(|p| cpu::pooled_greedy(p, cal, &mut work)).collect()
 }
 
 /// The CPU twin of [`pooled_items`] (the same positions from [`cpu::pooled_positions`]).
@@ -152,10 +176,7 @@ pub fn pooled_items_cpu(
     check_pooled(t, labels, &split.cal)?;
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-    let pos = cpu::pooled_positions(keys, &cal, &test);
-    let mk = t.m() * t.k();
-    let mut work = cpu::GreedyWork::default();
-    Ok(pos.chunks_exact(mk).map(|p| cpu::pooled_greedy(p, &cal, &mut work)).collect())
+    Ok(greedy_all(&cpu::pooled_positions(keys, &cal, &test), &cal))
 }
 
 /// Pooled CP_r on one split through the GPU: what `Calibrated::pooled` gives.
