@@ -23,8 +23,7 @@ pub use context::{
     block_on, probe_adapter, Adapter, Caps, Gpu, Options, DRAWS_WGSL, MAX_LOOP, RANK_WGSL, WORKGROUP,
 };
 
-use crate::conformal::{Calibrated, Split};
-use crate::rvalue::nonparametric::nested_greedy;
+use crate::conformal::Split;
 use crate::rvalue::pooled::PooledItem;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
@@ -101,6 +100,23 @@ fn open_gpu() -> Result<Gpu> {
     Err(Error::Gpu("this build has no GPU support (cargo feature `gpu`)".into()))
 }
 
+/// Without the `gpu` feature no `Gpu` exists, so these are never called.
+#[cfg(not(feature = "gpu"))]
+pub fn nonparametric_rvalues(gpu: &Gpu, _: &ScoreTensor, _: &Keys) -> Result<Vec<f64>> {
+    match *gpu {}
+}
+
+#[cfg(not(feature = "gpu"))]
+pub fn pooled_calibrated(
+    gpu: &Gpu,
+    _: &ScoreTensor,
+    _: &Keys,
+    _: &[usize],
+    _: &Split,
+) -> Result<crate::conformal::Calibrated> {
+    match *gpu {}
+}
+
 /// Items per host-side chunk of rank counts: at most 16 M counts (64 MB) held at once.
 #[cfg(feature = "gpu")]
 fn count_chunk(k: usize) -> usize {
@@ -120,7 +136,7 @@ pub async fn nonparametric_rvalues_async(gpu: &Gpu, t: &ScoreTensor, keys: &Keys
             Keys { words: keys.words, data: keys.data[first * m * k * w..(first + b) * m * k * w].to_vec() };
         let counts = gpu.rank_counts(&part, m, k).await?;
         for item in counts.chunks_exact(k * k) {
-            out.extend(nested_greedy(item, k).iter().map(|&s| s as f64 / k as f64));
+            out.extend(crate::rvalue::nested_greedy(item, k).iter().map(|&s| s as f64 / k as f64));
         }
     }
     Ok(out)
@@ -187,9 +203,9 @@ pub fn pooled_calibrated(
     keys: &Keys,
     labels: &[usize],
     split: &Split,
-) -> Result<Calibrated> {
+) -> Result<crate::conformal::Calibrated> {
     let items = pooled_items(gpu, t, keys, labels, split)?;
-    Ok(Calibrated::from_pooled_items(t.k(), labels, split, &items))
+    Ok(crate::conformal::Calibrated::from_pooled_items(t.k(), labels, split, &items))
 }
 
 fn check_pooled(t: &ScoreTensor, labels: &[usize], cal: &[usize]) -> Result<()> {
@@ -207,3 +223,6 @@ fn check_pooled(t: &ScoreTensor, labels: &[usize], cal: &[usize]) -> Result<()> 
 
 #[cfg(all(test, not(target_arch = "wasm32"), feature = "gpu"))]
 mod tests;
+
+#[cfg(all(test, target_arch = "wasm32", feature = "gpu"))]
+mod wasm_tests;

@@ -4,7 +4,7 @@
 //! (for machines without `mesa-vulkan-drivers`; `make test` installs it).
 
 use super::*;
-use crate::conformal::Split;
+use crate::conformal::{Calibrated, Split};
 use crate::rvalue::nonparametric::{rank_counts as cpu_counts_of_orders, sort_desc};
 use crate::rvalue::pooled_item_oracle;
 use proptest::prelude::*;
