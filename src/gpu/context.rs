@@ -270,8 +270,14 @@ impl Gpu {
         if k > MAX_LOOP {
             return Err(gpu_err(format!("K = {k} candidates; the GPU path ranks at most {MAX_LOOP}")));
         }
+        if m == 0 || k == 0 || !keys.len().is_multiple_of(m * k) {
+            return Err(Error::shape(format!(
+                "{} keys are not items of {m} draws × {k} candidates",
+                keys.len()
+            )));
+        }
         let w = keys.words as usize;
-        let items = keys.len() / (m * k).max(1);
+        let items = keys.len() / (m * k);
         let per = self.items_per_dispatch((m * k * w * 4) as u64, (k * k * 4) as u64, k as u64)?;
         // Draws per dispatch, so that no loop in an invocation runs more than MAX_LOOP times.
         let slice = (MAX_LOOP / k).max(1);
@@ -348,6 +354,11 @@ impl Gpu {
     /// Normals `[B][M][K]` for items `first..first + items`: the kernel twin of
     /// [`draws::normals`], bit for bit.
     pub async fn normals(&self, seed: u64, first: u32, items: u32, m: u32, k: u32) -> Result<Vec<f32>> {
+        if first.checked_add(items).is_none() {
+            return Err(Error::invalid(format!(
+                "items {first}.. + {items} exceed the 2^32 Philox item counter"
+            )));
+        }
         let (mk, items_us) = (m as usize * k as usize, items as usize);
         let per = self.items_per_dispatch(0, (mk * 4) as u64, mk as u64)?;
         let mut out = Vec::with_capacity(items_us * mk);

@@ -7,6 +7,7 @@
 use super::keys::Keys;
 use crate::rvalue::pooled::PooledItem;
 use crate::tensor::ScoreTensor;
+use crate::{Error, Result};
 
 /// Rank (0-based) of element `c` among `k` keys starting at `base`: descending score, ties to
 /// the lower index (SPEC §3), i.e. the number of keys below it or equal at a lower index.
@@ -112,7 +113,10 @@ pub fn pooled_positions(keys: &Keys, cal: &PooledCal, items: &[u32]) -> Vec<u32>
 /// step `j` the units at position `j` of each draw gain one count and the unchosen unit with the
 /// largest count (lowest index among ties) is chosen. A running maximum per block of 64 units
 /// keeps a pick at `O(U/64 + 64)`.
-pub fn pooled_greedy(pos: &[u32], cal: &PooledCal, work: &mut GreedyWork) -> PooledItem {
+///
+/// Positions that are out of range or collide (which only a faulty device could produce) are an
+/// `Error::Gpu` rather than a panic or a wrong answer.
+pub fn pooled_greedy(pos: &[u32], cal: &PooledCal, work: &mut GreedyWork) -> Result<PooledItem> {
     let (n, m, k) = (cal.n, cal.m, cal.k);
     let u = n + k;
     work.merged.clear();
@@ -120,7 +124,10 @@ pub fn pooled_greedy(pos: &[u32], cal: &PooledCal, work: &mut GreedyWork) -> Poo
     for d in 0..m {
         let row = &mut work.merged[d * u..(d + 1) * u];
         for c in 0..k {
-            row[pos[d * k + c] as usize] = (n + c) as u32;
+            match row.get_mut(pos[d * k + c] as usize) {
+                Some(slot) if *slot == u32::MAX => *slot = (n + c) as u32,
+                _ => return Err(Error::Gpu(format!("inconsistent unit positions in draw {d}"))),
+            }
         }
         let mut cal_units = cal.units[d * n..(d + 1) * n].iter();
         for slot in row.iter_mut().filter(|s| **s == u32::MAX) {
@@ -150,7 +157,7 @@ pub fn pooled_greedy(pos: &[u32], cal: &PooledCal, work: &mut GreedyWork) -> Poo
             cand_step[x - n] = j as u32 + 1;
         }
     }
-    PooledItem { units: u as u32, cand_step, cal_steps }
+    Ok(PooledItem { units: u as u32, cand_step, cal_steps })
 }
 
 const BLOCK: usize = 64;
@@ -198,6 +205,18 @@ mod tests {
             for (it, &i) in items.iter().zip(&split.test) {
                 assert_eq!(it, &pooled_item_oracle(&t, &labels, &split.cal, i).unwrap());
             }
+        }
+    }
+
+    #[test]
+    fn positions_that_collide_are_an_error() {
+        let t = ScoreTensor::new(3, 1, 2, vec![1.0, 0.0, 2.0, 0.5, 0.0, 3.0]).unwrap();
+        let keys = Keys::of(t.data());
+        let cal = PooledCal::new(&t, &keys, &[0, 0, 0], &[0, 1]);
+        let mut work = GreedyWork::default();
+        assert!(pooled_greedy(&[0, 3], &cal, &mut work).is_ok());
+        for bad in [[1, 1], [0, 4]] {
+            assert!(matches!(pooled_greedy(&bad, &cal, &mut work), Err(Error::Gpu(_))));
         }
     }
 }

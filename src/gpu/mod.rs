@@ -156,7 +156,7 @@ pub async fn pooled_items_async(
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
     let pos = gpu.pooled_positions(keys, &cal, &test).await?;
-    Ok(greedy_all(&pos, &cal))
+    greedy_all(&pos, &cal)
 }
 
 /// [`nonparametric_rvalues_async`], natively blocking.
@@ -177,7 +177,7 @@ pub fn pooled_items(
     block_on(pooled_items_async(gpu, t, keys, labels, split))?
 }
 
-fn greedy_all(pos: &[u32], cal: &cpu::PooledCal) -> Vec<PooledItem> {
+fn greedy_all(pos: &[u32], cal: &cpu::PooledCal) -> Result<Vec<PooledItem>> {
     let mut work = cpu::GreedyWork::default();
     pos.chunks_exact(cal.m * cal.k).map(|p| cpu::pooled_greedy(p, cal, &mut work)).collect()
 }
@@ -192,7 +192,7 @@ pub fn pooled_items_cpu(
     check_pooled(t, labels, &split.cal)?;
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-    Ok(greedy_all(&cpu::pooled_positions(keys, &cal, &test), &cal))
+    greedy_all(&cpu::pooled_positions(keys, &cal, &test), &cal)
 }
 
 /// Pooled CP_r on one split through the GPU: what `Calibrated::pooled` gives.
