@@ -17,8 +17,10 @@ use crate::conformal::{
     Summary,
 };
 use crate::eb::Hyper;
+use crate::gpu;
 use crate::io::{self, Dataset};
 use crate::rvalue::{self, Algorithm, HyperChoice, LambdaRule};
+use crate::tensor::ScoreTensor;
 use crate::tensor::VarianceKind;
 use crate::toy::{self, ToyParams};
 use output::Progress;
@@ -130,6 +132,17 @@ struct ScoreArgs {
     alpha: f64,
     #[command(flatten)]
     method: MethodArgs,
+    /// Where nonparametric and pooled r-values rank draws: cpu, gpu (fails without an adapter),
+    /// or auto (a hardware GPU if present, else the CPU); the output is the same on each
+    #[arg(long, value_enum, default_value = "auto")]
+    device: DeviceArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum DeviceArg {
+    Cpu,
+    Gpu,
+    Auto,
 }
 
 /// Which methods, and how CP and CP_r score: shared by `conformal`, `sets` and `toy`.
@@ -473,9 +486,89 @@ fn warn_single_draw(m: usize, methods: &[Method]) {
     }
 }
 
+/// The GPU that ranks draws for CP_r's rank-based r-values, if `--device` and the machine
+/// give one, with the tensor's sort keys. Results are the same as the CPU's (`gpu` module).
+struct Ranker {
+    gpu: Option<(gpu::Gpu, gpu::keys::Keys)>,
+    /// `--device gpu`: a GPU failure is an error; with `auto` the CPU takes over.
+    required: bool,
+}
+
+impl Ranker {
+    fn open(
+        device: DeviceArg,
+        methods: &[Method],
+        opts: &ScoreOptions,
+        t: &ScoreTensor,
+    ) -> CliResult<Ranker> {
+        let device = match device {
+            DeviceArg::Cpu => gpu::Device::Cpu,
+            DeviceArg::Gpu => gpu::Device::Gpu,
+            DeviceArg::Auto => gpu::Device::Auto,
+        };
+        if !need_order(methods, opts) {
+            return Ok(Ranker { gpu: None, required: false });
+        }
+        let (g, _why_cpu) = gpu::open(device)?;
+        Ok(Ranker {
+            gpu: g.map(|g| (g, gpu::keys::Keys::of(t.data()))),
+            required: device == gpu::Device::Gpu,
+        })
+    }
+
+    /// A GPU failure: an error under `--device gpu`, else a warning and the CPU from now on.
+    fn failed(&mut self, e: crate::Error) -> CliResult<()> {
+        if self.required {
+            return Err(e.into());
+        }
+        eprintln!("rvalue: warning: {e}; using the CPU");
+        self.gpu = None;
+        Ok(())
+    }
+
+    /// Calibrated scores of `method` on every split, on the GPU when there is one and the
+    /// method ranks draws; `None` when the CPU should do it.
+    fn calibrate_each(
+        &mut self,
+        prep: &Prepared<'_>,
+        method: Method,
+        opts: &ScoreOptions,
+        splits: &[Split],
+        each: &mut dyn FnMut(usize, Calibrated),
+    ) -> CliResult<Option<usize>> {
+        let Some((g, keys)) = &self.gpu else { return Ok(None) };
+        if method != Method::CpR {
+            return Ok(None);
+        }
+        let (t, labels) = (prep.t, prep.labels);
+        match opts.kind {
+            RvalueKind::Parametric => Ok(None),
+            RvalueKind::Nonparametric => match gpu::nonparametric_rvalues(g, t, keys) {
+                Ok(scores) => {
+                    for (r, split) in splits.iter().enumerate() {
+                        each(r, Calibrated::fixed(&scores, t.k(), labels, split));
+                    }
+                    Ok(Some(splits.len()))
+                }
+                Err(e) => self.failed(e).map(|()| Some(0)),
+            },
+            RvalueKind::Pooled => {
+                for (r, split) in splits.iter().enumerate() {
+                    match gpu::pooled_calibrated(g, t, keys, labels, split) {
+                        Ok(c) => each(r, c),
+                        Err(e) => return self.failed(e).map(|()| Some(r)),
+                    }
+                }
+                Ok(Some(splits.len()))
+            }
+        }
+    }
+}
+
 /// Calls `each` with the calibrated scores of `method` on every split in turn, with progress.
 fn for_each_split(
     prep: &Prepared<'_>,
+    ranker: &mut Ranker,
     method: Method,
     opts: &ScoreOptions,
     splits: &[Split],
@@ -484,10 +577,15 @@ fn for_each_split(
 ) -> CliResult<()> {
     let label = format!("{}: splits", method.name());
     progress.show(&format!("{}: scoring…", method.name()));
-    prep.calibrate_each(method, opts, splits, |r, c| {
+    let mut report = |r: usize, c: Calibrated| {
         progress.count(&label, r + 1, splits.len());
         each(c);
-    })?;
+    };
+    // The GPU does what it can; the CPU does the splits it did not get to.
+    let done = ranker.calibrate_each(prep, method, opts, splits, &mut report)?.unwrap_or(0);
+    if done < splits.len() {
+        prep.calibrate_each(method, opts, &splits[done..], |r, c| report(done + r, c))?;
+    }
     progress.count(&label, splits.len(), splits.len());
     Ok(())
 }
@@ -502,13 +600,14 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         Some(path) => SplitPlan::Fixed(read_split(path, t.n())?),
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
-    let prep = Prepared::new(t, &labels, need_order(&methods, &opts))?;
+    let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
+    let prep = Prepared::new(t, &labels, need_order(&methods, &opts) && ranker.gpu.is_none())?;
     let splits = plan.splits(t.n())?;
     let mut progress = Progress::new();
     let mut rows = Vec::with_capacity(methods.len());
     for &method in &methods {
         let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
-        for_each_split(&prep, method, &opts, &splits, &mut progress, |c| {
+        for_each_split(&prep, &mut ranker, method, &opts, &splits, &mut progress, |c| {
             metrics.push(c.metrics(a.score.alpha, a.score.method.never_empty));
             sizes.push(c.sizes(a.score.alpha, a.score.method.never_empty));
         })?;
@@ -528,18 +627,27 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let t = &data.scores;
     warn_single_draw(t.m(), &methods);
     let split = read_split(&a.split, t.n())?;
-    let prep = Prepared::new(t, &labels, need_order(&methods, &opts))?;
+    let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
+    let prep = Prepared::new(t, &labels, need_order(&methods, &opts) && ranker.gpu.is_none())?;
     let mut progress = Progress::new();
     let mut out = String::from("method,item,candidate,score,position\n");
     for &method in &methods {
-        for_each_split(&prep, method, &opts, std::slice::from_ref(&split), &mut progress, |c| {
-            for pos in 0..c.test.len() {
-                let set = c.set(pos, a.score.alpha, a.score.method.never_empty);
-                for (position, (cand, score)) in set.members.iter().enumerate() {
-                    out.push_str(&format!("{},{},{cand},{score},{position}\n", method.name(), set.item));
+        for_each_split(
+            &prep,
+            &mut ranker,
+            method,
+            &opts,
+            std::slice::from_ref(&split),
+            &mut progress,
+            |c| {
+                for pos in 0..c.test.len() {
+                    let set = c.set(pos, a.score.alpha, a.score.method.never_empty);
+                    for (position, (cand, score)) in set.members.iter().enumerate() {
+                        out.push_str(&format!("{},{},{cand},{score},{position}\n", method.name(), set.item));
+                    }
                 }
-            }
-        })?;
+            },
+        )?;
     }
     progress.clear();
     std::fs::write(&a.output, out).map_err(|e| CliError(format!("{}: cannot write: {e}", display(&a.output))))

@@ -379,6 +379,27 @@ impl Calibrated {
         Ok(b.finish(labels, split))
     }
 
+    /// Pooled CP_r from greedy results computed elsewhere (the GPU path, `gpu::pooled_items`),
+    /// one per test item in `split.test` order: the same value as [`Calibrated::pooled`].
+    pub fn from_pooled_items(
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        items: &[rvalue::PooledItem],
+    ) -> Self {
+        let mut scores = vec![0.0; labels.len() * k];
+        let mut cal = Vec::with_capacity(split.test.len() * split.cal.len());
+        for (&i, it) in split.test.iter().zip(items) {
+            let u = it.units as f64;
+            for (c, &s) in it.cand_step.iter().enumerate() {
+                scores[i * k + c] = s as f64 / u;
+            }
+            cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
+        }
+        let n = split.cal.len();
+        Self::with_threshold(&scores, k, labels, &split.test, Threshold::PerItem { n, cal })
+    }
+
     fn with_threshold(all: &[f64], k: usize, labels: &[usize], test: &[usize], threshold: Threshold) -> Self {
         let mut scores = Vec::with_capacity(test.len() * k);
         for &i in test {

@@ -14,6 +14,10 @@ pub enum Error {
     /// A parameter outside its domain (α not in (0,1), τ² < 0, empty input, …).
     #[error("invalid argument: {0}")]
     Invalid(String),
+    /// The GPU path failed (no adapter, shader compilation, device lost, out of memory); the
+    /// caller falls back to the CPU path, which gives the same results.
+    #[error("GPU: {0}")]
+    Gpu(String),
     /// An I/O failure (native only: the browser hands us bytes).
     #[error("{file}: {message}")]
     Io { file: String, message: String },

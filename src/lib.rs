@@ -14,6 +14,7 @@ pub mod conformal;
 pub mod eb;
 pub mod error;
 pub mod explorer;
+pub mod gpu;
 pub mod io;
 pub mod normal;
 pub mod rng;

@@ -600,3 +600,107 @@ fn help_everywhere_exits_0_on_stdout() {
     assert!(toy.contains("[default: 1000]") && toy.contains("[default: 0.1]"), "{toy}");
     assert_eq!(ok(&["help", "rank"]), ok(&["rank", "--help"]));
 }
+
+// ---------------------------------------------------------------------------------------------
+// --device: the GPU path (lavapipe here) gives the CPU path's output byte for byte.
+
+/// Runs with extra environment variables.
+fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(BIN).args(args).envs(env.iter().copied()).output().expect("the rvalue binary runs")
+}
+
+/// Whether GPU tests may be skipped for want of an adapter (`RVALUE_SKIP_GPU_TESTS=1`).
+fn may_skip_gpu() -> bool {
+    std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1")
+}
+
+#[test]
+fn device_gpu_gives_the_cpu_output() {
+    let dir = tmp_dir("device");
+    let mask = dir.join("mask.npy");
+    std::fs::write(&mask, write_npy_bool(&[1079], &digits_mask())).unwrap();
+    let mask = mask.to_str().unwrap();
+    let scores = digits_npz();
+    for kind in ["nonparametric", "pooled"] {
+        let conformal = |device: &str| {
+            let args = [
+                "conformal",
+                "--scores",
+                &scores,
+                "--alpha",
+                "0.1",
+                "--splits",
+                "3",
+                "--rvalue",
+                kind,
+                "--device",
+                device,
+            ];
+            let o = run_env(&args, &[]);
+            if o.status.code() != Some(0) && may_skip_gpu() && device == "gpu" {
+                return None;
+            }
+            assert_eq!(o.status.code(), Some(0), "{kind} on {device}: {}", stderr(&o));
+            Some(stdout(&o))
+        };
+        let cpu = conformal("cpu").unwrap();
+        if let Some(gpu) = conformal("gpu") {
+            assert_eq!(gpu, cpu, "{kind}: conformal");
+        }
+        assert_eq!(conformal("auto").unwrap(), cpu, "{kind}: auto");
+        let sets = |device: &str| {
+            let out = dir.join(format!("sets_{kind}_{device}.csv"));
+            let out_s = out.to_str().unwrap();
+            let args = [
+                "sets", "--scores", &scores, "--alpha", "0.1", "--split", mask, "--rvalue", kind, "--method",
+                "cp-r", "--device", device, "--output", out_s,
+            ];
+            let o = run_env(&args, &[]);
+            if o.status.code() != Some(0) && may_skip_gpu() && device == "gpu" {
+                return None;
+            }
+            assert_eq!(o.status.code(), Some(0), "{kind} sets on {device}: {}", stderr(&o));
+            Some(std::fs::read_to_string(out).unwrap())
+        };
+        let cpu = sets("cpu").unwrap();
+        assert!(cpu.lines().count() > 100, "sets has rows");
+        if let Some(gpu) = sets("gpu") {
+            assert_eq!(gpu, cpu, "{kind}: sets");
+        }
+    }
+}
+
+#[test]
+fn device_gpu_without_an_adapter_is_an_error_and_auto_falls_back() {
+    let scores = digits_npz();
+    let args = |device: &'static str| {
+        [
+            "conformal",
+            "--scores",
+            &scores,
+            "--alpha",
+            "0.1",
+            "--splits",
+            "2",
+            "--rvalue",
+            "pooled",
+            "--method",
+            "cp-r",
+            "--device",
+            device,
+        ]
+        .map(String::from)
+    };
+    let off = [("RVALUE_GPU", "off")];
+    let o = run_env(&args("gpu").each_ref().map(String::as_str), &off);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("rvalue: GPU: no GPU adapter"), "{err}");
+    let auto = run_env(&args("auto").each_ref().map(String::as_str), &off);
+    assert_eq!(auto.status.code(), Some(0), "{}", stderr(&auto));
+    assert_eq!(stdout(&auto), ok(&args("cpu")));
+    // The device is irrelevant where nothing ranks draws, and refused when it is not a device.
+    let bad_device = bad(&["conformal", "--scores", &scores, "--alpha", "0.1", "--device", "tpu"]);
+    assert!(bad_device.contains("tpu"), "{bad_device}");
+}

@@ -1,0 +1,222 @@
+//! The CPU twins of the kernels, and the parts of the pooled r-value that stay on the CPU.
+//!
+//! Each function here computes exactly what one kernel computes, from the same [`Keys`], so
+//! the tests can compare the two word for word; they also serve as the reference for the
+//! kernels' definitions.
+
+use super::keys::Keys;
+use crate::rvalue::pooled::PooledItem;
+use crate::tensor::ScoreTensor;
+use crate::{Error, Result};
+
+/// Rank (0-based) of element `c` among `k` keys starting at `base`: descending score, ties to
+/// the lower index (SPEC §3), i.e. the number of keys below it or equal at a lower index.
+#[inline]
+fn rank_in(keys: &Keys, base: usize, k: usize, c: usize) -> usize {
+    let kc = keys.get(base + c);
+    (0..c).filter(|&o| keys.get(base + o) <= kc).count()
+        + (c + 1..k).filter(|&o| keys.get(base + o) < kc).count()
+}
+
+/// Cumulative rank counts of `items` items of `m` draws × `k` candidates:
+/// `count[b][c][j] = #{draws : rank(c) ≤ j}` (0-based `j`), `items × k × k` values. The layout
+/// of `rvalue::nonparametric::rank_counts`, one item after another.
+pub fn rank_counts(keys: &Keys, items: usize, m: usize, k: usize) -> Vec<u32> {
+    let mut count = vec![0u32; items * k * k];
+    for b in 0..items {
+        let out = &mut count[b * k * k..(b + 1) * k * k];
+        for d in 0..m {
+            let base = (b * m + d) * k;
+            for c in 0..k {
+                out[c * k + rank_in(keys, base, k, c)] += 1;
+            }
+        }
+        for row in out.chunks_exact_mut(k) {
+            for j in 1..k {
+                row[j] += row[j - 1];
+            }
+        }
+    }
+    count
+}
+
+/// A calibration set as the pooled kernel needs it (SPEC §4): per draw, the calibration units'
+/// keys in ascending key order (descending score, ties to the lower unit) and their units.
+#[derive(Debug, Clone)]
+pub struct PooledCal {
+    pub n: usize,
+    pub m: usize,
+    pub k: usize,
+    /// `[draw][rank]` keys, `words` per key as in [`Keys`].
+    pub keys: Keys,
+    /// `[draw][rank]` calibration unit indices (unit `j` is the `j`-th calibration item).
+    pub units: Vec<u32>,
+}
+
+impl PooledCal {
+    /// From a tensor's keys (`keys` of `t.data()`), its labels and the calibration items.
+    pub fn new(t: &ScoreTensor, keys: &Keys, labels: &[usize], cal_items: &[usize]) -> PooledCal {
+        let (n, m, k) = (cal_items.len(), t.m(), t.k());
+        let key_of = |j: usize, d: usize| keys.get((cal_items[j] * m + d) * k + labels[cal_items[j]]);
+        let mut units = Vec::with_capacity(n * m);
+        let mut sorted = Vec::with_capacity(n * m);
+        let mut idx: Vec<u32> = Vec::with_capacity(n);
+        for d in 0..m {
+            idx.clear();
+            idx.extend(0..n as u32);
+            idx.sort_unstable_by_key(|&j| (key_of(j as usize, d), j));
+            units.extend_from_slice(&idx);
+            sorted.extend(idx.iter().map(|&j| key_of(j as usize, d)));
+        }
+        let data = if keys.words == 1 {
+            sorted.iter().map(|&x| x as u32).collect()
+        } else {
+            sorted.iter().flat_map(|&x| [(x >> 32) as u32, x as u32]).collect()
+        };
+        PooledCal { n, m, k, keys: Keys { words: keys.words, data }, units }
+    }
+}
+
+/// Positions (0-based) of test items' candidates among all `U = n + K` units of each draw,
+/// `[B][M][K]` for the items `items` (the pooled kernel's output). A candidate follows every
+/// calibration unit whose score is at least its own (those have the lower unit indices) and
+/// the item's candidates ranked before it.
+pub fn pooled_positions(keys: &Keys, cal: &PooledCal, items: &[u32]) -> Vec<u32> {
+    let (n, m, k) = (cal.n, cal.m, cal.k);
+    let mut out = Vec::with_capacity(items.len() * m * k);
+    for &i in items {
+        for d in 0..m {
+            let base = (i as usize * m + d) * k;
+            let cal_d = d * n;
+            for c in 0..k {
+                let kc = keys.get(base + c);
+                // Calibration keys ≤ kc: a partition point of the ascending keys.
+                let (mut lo, mut hi) = (0, n);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if cal.keys.get(cal_d + mid) <= kc {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                out.push((lo + rank_in(keys, base, k, c)) as u32);
+            }
+        }
+    }
+    out
+}
+
+/// The nested greedy of one test item from its candidates' positions `[M][K]` (SPEC §4), giving
+/// what `rvalue::pooled::pooled_item_oracle` gives. Every draw's full order of the `U` units is
+/// rebuilt (candidates at their positions, calibration units in their order around them); at
+/// step `j` the units at position `j` of each draw gain one count and the unchosen unit with the
+/// largest count (lowest index among ties) is chosen. A running maximum per block of 64 units
+/// keeps a pick at `O(U/64 + 64)`.
+///
+/// Positions that are out of range or collide (which only a faulty device could produce) are an
+/// `Error::Gpu` rather than a panic or a wrong answer.
+pub fn pooled_greedy(pos: &[u32], cal: &PooledCal, work: &mut GreedyWork) -> Result<PooledItem> {
+    let (n, m, k) = (cal.n, cal.m, cal.k);
+    let u = n + k;
+    work.merged.clear();
+    work.merged.resize(m * u, u32::MAX);
+    for d in 0..m {
+        let row = &mut work.merged[d * u..(d + 1) * u];
+        for c in 0..k {
+            match row.get_mut(pos[d * k + c] as usize) {
+                Some(slot) if *slot == u32::MAX => *slot = (n + c) as u32,
+                _ => return Err(Error::Gpu(format!("inconsistent unit positions in draw {d}"))),
+            }
+        }
+        let mut cal_units = cal.units[d * n..(d + 1) * n].iter();
+        for slot in row.iter_mut().filter(|s| **s == u32::MAX) {
+            *slot = *cal_units.next().unwrap_or(&0);
+        }
+    }
+    // Counts are stored + 1 for unchosen units and 0 for chosen ones: a bump needs no branch.
+    work.count.clear();
+    work.count.resize(u, 1);
+    work.block_max.clear();
+    work.block_max.resize(u.div_ceil(BLOCK), 1);
+    let mut cand_step = vec![0u32; k];
+    let mut cal_steps = Vec::with_capacity(n);
+    for j in 0..u {
+        for d in 0..m {
+            let x = work.merged[d * u + j] as usize;
+            let c = work.count[x];
+            let c = c + u32::from(c != 0);
+            work.count[x] = c;
+            let b = &mut work.block_max[x / BLOCK];
+            *b = (*b).max(c);
+        }
+        let x = work.pop_best();
+        if x < n {
+            cal_steps.push(j as u32 + 1);
+        } else {
+            cand_step[x - n] = j as u32 + 1;
+        }
+    }
+    Ok(PooledItem { units: u as u32, cand_step, cal_steps })
+}
+
+const BLOCK: usize = 64;
+
+/// Scratch memory of [`pooled_greedy`], reused across items.
+#[derive(Debug, Default)]
+pub struct GreedyWork {
+    merged: Vec<u32>,
+    count: Vec<u32>,
+    block_max: Vec<u32>,
+}
+
+impl GreedyWork {
+    fn pop_best(&mut self) -> usize {
+        let best = self.block_max.iter().copied().max().unwrap_or(0);
+        let block = self.block_max.iter().position(|&b| b == best).unwrap_or(0);
+        let start = block * BLOCK;
+        let end = (start + BLOCK).min(self.count.len());
+        let x = start + self.count[start..end].iter().position(|&c| c == best).unwrap_or(0);
+        self.count[x] = 0;
+        self.block_max[block] = self.count[start..end].iter().copied().max().unwrap_or(0);
+        x
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformal::Split;
+    use crate::rvalue::pooled_item_oracle;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn the_pooled_twin_equals_the_oracle() {
+        // Ties everywhere: scores from five values, f32 and (scaled by 0.1) not f32.
+        for scale in [1.0, 0.1] {
+            let (n, m, k) = (24, 5, 4);
+            let data: Vec<f64> = (0..n * m * k).map(|i| ((i * 7919) % 5) as f64 * scale).collect();
+            let t = ScoreTensor::new(n, m, k, data).unwrap();
+            let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+            let split = Split::random(n, 0.5, 3, 0).unwrap();
+            let keys = Keys::of(t.data());
+            let items = crate::gpu::pooled_items_cpu(&t, &keys, &labels, &split).unwrap();
+            for (it, &i) in items.iter().zip(&split.test) {
+                assert_eq!(it, &pooled_item_oracle(&t, &labels, &split.cal, i).unwrap());
+            }
+        }
+    }
+
+    #[test]
+    fn positions_that_collide_are_an_error() {
+        let t = ScoreTensor::new(3, 1, 2, vec![1.0, 0.0, 2.0, 0.5, 0.0, 3.0]).unwrap();
+        let keys = Keys::of(t.data());
+        let cal = PooledCal::new(&t, &keys, &[0, 0, 0], &[0, 1]);
+        let mut work = GreedyWork::default();
+        assert!(pooled_greedy(&[0, 3], &cal, &mut work).is_ok());
+        for bad in [[1, 1], [0, 4]] {
+            assert!(matches!(pooled_greedy(&bad, &cal, &mut work), Err(Error::Gpu(_))));
+        }
+    }
+}

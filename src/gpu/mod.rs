@@ -1,0 +1,228 @@
+//! Batched Monte Carlo ranking on the GPU (SPEC §7), with the CPU as the fallback that gives
+//! the same answers bit for bit.
+//!
+//! - [`keys`]: scores as integer sort keys (one u32 when every score is an f32, else two), so
+//!   the kernels rank exactly as the CPU does without comparing floats.
+//! - [`cpu`]: the kernels' CPU twins, and the pooled greedy that stays on the CPU.
+//! - [`draws`]: a normal generator in integer arithmetic (Philox4x32-10 + an integer inverse
+//!   CDF), identical in Rust and WGSL.
+//! - `context` (feature `gpu`): wgpu device, the kernels `rank.wgsl` / `draws.wgsl`, batching
+//!   within the adapter's limits, readback, errors as values.
+//!
+//! The functions below are what the CLI (and, later, the page) call: the same results as
+//! `conformal::item_scores` / `Calibrated::pooled` for the rank-based r-values.
+
+pub mod cpu;
+pub mod draws;
+pub mod keys;
+
+#[cfg(feature = "gpu")]
+mod context;
+#[cfg(feature = "gpu")]
+pub use context::{
+    block_on, probe_adapter, Adapter, Caps, Gpu, Options, DRAWS_WGSL, MAX_LOOP, RANK_WGSL, WORKGROUP,
+};
+
+use crate::conformal::Split;
+use crate::rvalue::pooled::PooledItem;
+use crate::tensor::ScoreTensor;
+use crate::{Error, Result};
+use keys::Keys;
+
+/// Where rank-based r-values are computed (`--device`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Device {
+    Cpu,
+    /// A GPU adapter, any kind; an error if there is none.
+    Gpu,
+    /// A hardware GPU if there is one, else the CPU. Software adapters (lavapipe, SwiftShader)
+    /// are passed over: they emulate a GPU on the CPU and are slower than the CPU path.
+    Auto,
+}
+
+impl Device {
+    pub fn parse(s: &str) -> Result<Device> {
+        match s {
+            "cpu" => Ok(Device::Cpu),
+            "gpu" => Ok(Device::Gpu),
+            "auto" => Ok(Device::Auto),
+            _ => Err(Error::invalid(format!("unknown device '{s}' (expected cpu, gpu or auto)"))),
+        }
+    }
+}
+
+/// Environment variable: `RVALUE_GPU=off` makes every adapter request fail, as on a machine
+/// without a GPU (for trying the fallback by hand and for the CLI's tests).
+pub const ENV_OFF: &str = "RVALUE_GPU";
+
+/// Opens the GPU `device` asks for: `Ok(None)` means the CPU path. `Gpu` fails without an
+/// adapter; `Auto` falls back quietly and says why in the second value.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open(device: Device) -> Result<(Option<Gpu>, Option<String>)> {
+    if device == Device::Cpu {
+        return Ok((None, None));
+    }
+    let opened = open_gpu();
+    match (device, opened) {
+        (Device::Gpu, Ok(g)) => Ok((Some(g), None)),
+        (Device::Gpu, Err(e)) => Err(e),
+        (_, Ok(g)) if g.is_software() => {
+            Ok((None, Some(format!("{} is a software adapter; using the CPU", g.adapter_name()))))
+        }
+        (_, Ok(g)) => Ok((Some(g), None)),
+        (_, Err(e)) => Ok((None, Some(e.to_string()))),
+    }
+}
+
+#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
+fn open_gpu() -> Result<Gpu> {
+    let off = std::env::var(ENV_OFF).is_ok_and(|v| v == "off");
+    Gpu::with_options(Options { no_adapter: off, ..Options::default() })
+}
+
+/// Without the `gpu` feature there is no GPU type; this one cannot be built.
+#[cfg(not(feature = "gpu"))]
+#[derive(Debug)]
+pub enum Gpu {}
+
+#[cfg(not(feature = "gpu"))]
+impl Gpu {
+    pub fn adapter_name(&self) -> &str {
+        match *self {}
+    }
+    pub fn is_software(&self) -> bool {
+        match *self {}
+    }
+}
+
+#[cfg(all(not(target_arch = "wasm32"), not(feature = "gpu")))]
+fn open_gpu() -> Result<Gpu> {
+    Err(Error::Gpu("this build has no GPU support (cargo feature `gpu`)".into()))
+}
+
+/// Without the `gpu` feature no `Gpu` exists, so these are never called.
+#[cfg(not(feature = "gpu"))]
+pub fn nonparametric_rvalues(gpu: &Gpu, _: &ScoreTensor, _: &Keys) -> Result<Vec<f64>> {
+    match *gpu {}
+}
+
+#[cfg(not(feature = "gpu"))]
+pub fn pooled_calibrated(
+    gpu: &Gpu,
+    _: &ScoreTensor,
+    _: &Keys,
+    _: &[usize],
+    _: &Split,
+) -> Result<crate::conformal::Calibrated> {
+    match *gpu {}
+}
+
+/// Items per host-side chunk of rank counts: at most 16 M counts (64 MB) held at once.
+#[cfg(feature = "gpu")]
+fn count_chunk(k: usize) -> usize {
+    ((1usize << 24) / (k * k).max(1)).max(1)
+}
+
+/// Nonparametric r-values `[N][K]` of every item (SPEC §3), the counts from the GPU: equal to
+/// `conformal::item_scores` for CP_r with nonparametric r-values.
+#[cfg(feature = "gpu")]
+pub async fn nonparametric_rvalues_async(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<Vec<f64>> {
+    let (n, m, k) = (t.n(), t.m(), t.k());
+    let w = keys.words as usize;
+    let mut out = Vec::with_capacity(n * k);
+    for first in (0..n).step_by(count_chunk(k)) {
+        let b = count_chunk(k).min(n - first);
+        let part =
+            Keys { words: keys.words, data: keys.data[first * m * k * w..(first + b) * m * k * w].to_vec() };
+        let counts = gpu.rank_counts(&part, m, k).await?;
+        for item in counts.chunks_exact(k * k) {
+            out.extend(crate::rvalue::nested_greedy(item, k).iter().map(|&s| s as f64 / k as f64));
+        }
+    }
+    Ok(out)
+}
+
+/// Pooled r-values (SPEC §4) of the split's test items, positions from the GPU and the greedy
+/// on the CPU: equal to `rvalue::pooled::pooled_item_oracle` item by item.
+#[cfg(feature = "gpu")]
+pub async fn pooled_items_async(
+    gpu: &Gpu,
+    t: &ScoreTensor,
+    keys: &Keys,
+    labels: &[usize],
+    split: &Split,
+) -> Result<Vec<PooledItem>> {
+    check_pooled(t, labels, &split.cal)?;
+    let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
+    let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
+    let pos = gpu.pooled_positions(keys, &cal, &test).await?;
+    greedy_all(&pos, &cal)
+}
+
+/// [`nonparametric_rvalues_async`], natively blocking.
+#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
+pub fn nonparametric_rvalues(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<Vec<f64>> {
+    block_on(nonparametric_rvalues_async(gpu, t, keys))?
+}
+
+/// [`pooled_items_async`], natively blocking.
+#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
+pub fn pooled_items(
+    gpu: &Gpu,
+    t: &ScoreTensor,
+    keys: &Keys,
+    labels: &[usize],
+    split: &Split,
+) -> Result<Vec<PooledItem>> {
+    block_on(pooled_items_async(gpu, t, keys, labels, split))?
+}
+
+fn greedy_all(pos: &[u32], cal: &cpu::PooledCal) -> Result<Vec<PooledItem>> {
+    let mut work = cpu::GreedyWork::default();
+    pos.chunks_exact(cal.m * cal.k).map(|p| cpu::pooled_greedy(p, cal, &mut work)).collect()
+}
+
+/// The CPU twin of [`pooled_items`] (the same positions from [`cpu::pooled_positions`]).
+pub fn pooled_items_cpu(
+    t: &ScoreTensor,
+    keys: &Keys,
+    labels: &[usize],
+    split: &Split,
+) -> Result<Vec<PooledItem>> {
+    check_pooled(t, labels, &split.cal)?;
+    let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
+    let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
+    greedy_all(&cpu::pooled_positions(keys, &cal, &test), &cal)
+}
+
+/// Pooled CP_r on one split through the GPU: what `Calibrated::pooled` gives.
+#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
+pub fn pooled_calibrated(
+    gpu: &Gpu,
+    t: &ScoreTensor,
+    keys: &Keys,
+    labels: &[usize],
+    split: &Split,
+) -> Result<crate::conformal::Calibrated> {
+    let items = pooled_items(gpu, t, keys, labels, split)?;
+    Ok(crate::conformal::Calibrated::from_pooled_items(t.k(), labels, split, &items))
+}
+
+fn check_pooled(t: &ScoreTensor, labels: &[usize], cal: &[usize]) -> Result<()> {
+    if labels.len() != t.n() {
+        return Err(Error::shape(format!("{} labels for {} items", labels.len(), t.n())));
+    }
+    if cal.is_empty() {
+        return Err(Error::invalid("pooled r-values need at least one calibration item"));
+    }
+    if let Some(&i) = cal.iter().find(|&&i| i >= t.n() || labels[i] >= t.k()) {
+        return Err(Error::invalid(format!("calibration item {i} or its label is out of range")));
+    }
+    Ok(())
+}
+
+#[cfg(all(test, not(target_arch = "wasm32"), feature = "gpu"))]
+mod tests;
+
+#[cfg(all(test, target_arch = "wasm32", feature = "gpu"))]
+mod wasm_tests;
