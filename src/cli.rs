@@ -756,4 +756,50 @@ mod tests {
         assert!(m.contains("'1.5'") && m.contains("(0, 1)"), "{m}");
         assert_eq!(CliError("a\n  b\r\n".into()).to_string(), "a b");
     }
+
+    /// A GPU that fails in the middle of a run (its device destroyed after opening): under
+    /// `auto` the CPU computes the splits instead and nothing changes; under `gpu` it is an
+    /// error. Needs an adapter (lavapipe), like the `gpu` module's tests.
+    #[cfg(feature = "gpu")]
+    #[test]
+    fn a_gpu_failing_mid_run_falls_back_to_the_cpu() {
+        let g = match gpu::Gpu::new() {
+            Ok(g) => g,
+            Err(_) if std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1") => return,
+            Err(e) => {
+                panic!("no GPU adapter ({e}); install mesa-vulkan-drivers or set RVALUE_SKIP_GPU_TESTS=1")
+            }
+        };
+        g.destroy_device();
+        let (t, labels) = crate::workload::logits(40, 6, 5, 3);
+        let splits = SplitPlan::Random { count: 3, cal_fraction: 0.5, seed: 1 }.splits(t.n()).unwrap();
+        let prep = Prepared::new(&t, &labels, false).unwrap();
+        let keys = gpu::keys::Keys::of(t.data());
+        let mut ranker = Ranker { gpu: Some((g, keys)), required: false };
+        for kind in [RvalueKind::Nonparametric, RvalueKind::Pooled] {
+            let opts = ScoreOptions { kind, ..ScoreOptions::default() };
+            let want: Vec<SplitMetrics> = prep
+                .calibrate(Method::CpR, &opts, &splits)
+                .unwrap()
+                .iter()
+                .map(|c| c.metrics(0.2, false))
+                .collect();
+            let mut got = Vec::new();
+            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, &mut Progress::new(), |c| {
+                got.push(c.metrics(0.2, false))
+            })
+            .unwrap();
+            assert_eq!(got, want, "{kind:?}");
+            assert!(ranker.gpu.is_none(), "the failed GPU is dropped");
+            // Put a failing GPU back for the next kind, this time required.
+            let g = gpu::Gpu::new().unwrap();
+            g.destroy_device();
+            ranker.gpu = Some((g, gpu::keys::Keys::of(t.data())));
+        }
+        ranker.required = true;
+        let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
+        let e = for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, &mut Progress::new(), |_| {})
+            .unwrap_err();
+        assert!(e.0.starts_with("GPU: "), "{}", e.0);
+    }
 }
