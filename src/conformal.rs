@@ -296,6 +296,9 @@ pub struct ItemSet {
     pub members: Vec<(usize, f64)>,
 }
 
+/// Test items whose entry points [`PooledSplit::items`] finds together.
+const POOLED_BATCH: usize = 16;
+
 /// Pooled CP_r on one split, built a chunk of test items at a time so that a page can spread
 /// the greedy over several frames; [`Calibrated::pooled`] is one `step` over all items.
 #[derive(Debug)]
@@ -329,13 +332,15 @@ impl PooledBuilder {
     /// [`PooledBuilder::new`]); true when every test item is done.
     pub fn step(&mut self, t: &ScoreTensor, order: Option<&DrawOrder>, split: &Split, items: usize) -> bool {
         let end = self.next.saturating_add(items.max(1)).min(split.test.len());
-        for &i in &split.test[self.next..end] {
-            let it = self.ps.item(t, i, order, &mut self.work);
-            let u = it.units as f64;
-            for (c, &s) in it.cand_step.iter().enumerate() {
-                self.scores[i * self.k + c] = s as f64 / u;
+        // Batches share each draw's calibration tables while their entry points are found.
+        for batch in split.test[self.next..end].chunks(POOLED_BATCH) {
+            for (&i, it) in batch.iter().zip(self.ps.items(t, batch, order, &mut self.work)) {
+                let u = it.units as f64;
+                for (c, &s) in it.cand_step.iter().enumerate() {
+                    self.scores[i * self.k + c] = s as f64 / u;
+                }
+                self.cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
             }
-            self.cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
         }
         self.next = end;
         end == split.test.len()

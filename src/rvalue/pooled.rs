@@ -204,10 +204,6 @@ impl PooledSplit {
     }
 
     /// Runs the greedy for one test item. `order` (from [`DrawOrder::of`]) saves re-sorting.
-    ///
-    /// First where each candidate enters each draw's calibration order; then, [`CHUNK`] steps at
-    /// a time, every draw's ranking of those positions (small enough to stay in L1) and the
-    /// greedy's steps over them.
     pub fn item(
         &self,
         t: &ScoreTensor,
@@ -215,27 +211,66 @@ impl PooledSplit {
         order: Option<&DrawOrder>,
         work: &mut Workspace,
     ) -> PooledItem {
+        self.entry_points(t, std::slice::from_ref(&item), order, work);
+        self.greedy(0, work)
+    }
+
+    /// [`PooledSplit::item`] for each of `items`, with the same results. The candidates' entry
+    /// points are found draw by draw across the batch, so that each draw's calibration scores
+    /// and entry table are fetched into the cache once per batch instead of once per item.
+    pub fn items(
+        &self,
+        t: &ScoreTensor,
+        items: &[usize],
+        order: Option<&DrawOrder>,
+        work: &mut Workspace,
+    ) -> Vec<PooledItem> {
+        self.entry_points(t, items, order, work);
+        (0..items.len()).map(|b| self.greedy(b, work)).collect()
+    }
+
+    /// For each of `items` and each draw, its candidates best first (`work.ord`) and where each
+    /// enters the draw's calibration order (`work.entries`), `[item][draw][K]`.
+    fn entry_points(
+        &self,
+        t: &ScoreTensor,
+        items: &[usize],
+        order: Option<&DrawOrder>,
+        work: &mut Workspace,
+    ) {
+        let (n, m, k) = (self.n, self.m, self.k);
+        work.ord.resize(items.len() * m * k, 0);
+        work.entries.resize(items.len() * m * k, 0);
+        for d in 0..m {
+            let cal_s = &self.cal_scores[d * n..(d + 1) * n];
+            for (b, &item) in items.iter().enumerate() {
+                let scores = t.draw(item, d);
+                let at = (b * m + d) * k;
+                let ord = &mut work.ord[at..at + k];
+                match order {
+                    Some(o) => ord.copy_from_slice(o.get(item, d)),
+                    None => sort_desc(scores, ord),
+                }
+                let entries = &mut work.entries[at..at + k];
+                self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
+            }
+        }
+    }
+
+    /// The greedy for the `b`-th item of the last [`PooledSplit::entry_points`]: [`CHUNK`]
+    /// steps at a time, every draw's ranking of those positions (small enough to stay in L1),
+    /// then the greedy's steps over them.
+    fn greedy(&self, b: usize, work: &mut Workspace) -> PooledItem {
         let (n, m, k) = (self.n, self.m, self.k);
         let u = n + k;
-        work.reset(u, m, k);
-        for d in 0..m {
-            let scores = t.draw(item, d);
-            let ord = &mut work.ord[d * k..(d + 1) * k];
-            match order {
-                Some(o) => ord.copy_from_slice(o.get(item, d)),
-                None => sort_desc(scores, ord),
-            }
-            let cal_s = &self.cal_scores[d * n..(d + 1) * n];
-            let entries = &mut work.entries[d * k..(d + 1) * k];
-            self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
-        }
+        work.reset(u, m);
         let mut cand_step = vec![0u32; k];
         let mut cal_steps = Vec::with_capacity(n);
         let stride = CHUNK + WILD;
         for j0 in (0..u).step_by(CHUNK) {
             let j1 = (j0 + CHUNK).min(u);
             for d in 0..m {
-                self.fill_row(d, j0, j1, work, d * stride);
+                self.fill_row(d, (b * m + d) * k, j0, j1, work, d * stride);
             }
             for j in j0..j1 {
                 // Step j: every draw's unit at position j enters that draw's top j.
@@ -253,11 +288,11 @@ impl PooledSplit {
 
     /// Draw `d`'s ranking at positions `j0..j1` into `work.chunk[base..]`, carrying on from where
     /// the previous chunk stopped (`work.cursor[d]`: calibration units and candidates placed):
-    /// the calibration order with the candidates (in `work.ord`, best first) at their entry
-    /// points. Calibration units have the lower indices, so they win ties.
-    fn fill_row(&self, d: usize, j0: usize, j1: usize, work: &mut Workspace, base: usize) {
+    /// the calibration order with the candidates (`work.ord[at..at + K]`, best first) at their
+    /// entry points (`work.entries[at..]`). Calibration units have the lower indices, so they win ties.
+    fn fill_row(&self, d: usize, at: usize, j0: usize, j1: usize, work: &mut Workspace, base: usize) {
         let (n, k) = (self.n, self.k);
-        let (ord, entries) = (&work.ord[d * k..(d + 1) * k], &work.entries[d * k..(d + 1) * k]);
+        let (ord, entries) = (&work.ord[at..at + k], &work.entries[at..at + k]);
         let (mut ci, mut ki) = work.cursor[d];
         assert!(j1 - j0 <= CHUNK && base + CHUNK + WILD <= work.chunk.len());
         assert!(d * n + n + WILD <= self.cal_units.len());
@@ -313,9 +348,9 @@ unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
 /// Scratch memory for [`PooledSplit::item`], reused across test items.
 #[derive(Debug, Default)]
 pub struct Workspace {
-    /// `[draw][K]` the item's candidates, best first.
+    /// `[item][draw][K]` the items' candidates, best first.
     ord: Vec<u16>,
-    /// `[draw][K]` where each of them enters the draw's calibration order.
+    /// `[item][draw][K]` where each of them enters the draw's calibration order.
     entries: Vec<u32>,
     /// Per draw, the calibration units and candidates placed in earlier chunks.
     cursor: Vec<(usize, usize)>,
@@ -325,9 +360,7 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    fn reset(&mut self, u: usize, m: usize, k: usize) {
-        self.ord.resize(m * k, 0);
-        self.entries.resize(m * k, 0);
+    fn reset(&mut self, u: usize, m: usize) {
         self.cursor.clear();
         self.cursor.resize(m, (0, 0));
         self.chunk.resize(m * (CHUNK + WILD), 0);

@@ -130,9 +130,12 @@ proptest! {
         let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
         let order = DrawOrder::of(&t).unwrap();
         let mut work = Workspace::default();
-        for item in (n_cal..t.n()).step_by(3) {
+        let batch: Vec<usize> = (n_cal..t.n()).step_by(3).collect();
+        let together = split.items(&t, &batch, None, &mut work);
+        for (&item, got) in batch.iter().zip(&together) {
             let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
             prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
+            prop_assert_eq!(got, &oracle);
         }
     }
 }
