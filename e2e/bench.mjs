@@ -231,7 +231,7 @@ function installAlphaProbe(page) {
           if (!text('reduction').includes(`(α = ${alpha},`)) stale.push('table');
           if (!text('item-info').includes(`(α = ${alpha})`)) stale.push('inspector');
           if (!text('theorem3-note').startsWith(`α = ${alpha},`)) stale.push('panel 5');
-          for (const id of ['plot-coverage-alpha', 'plot-size-alpha']) {
+          for (const id of ['plot-coverage-alpha', 'plot-size-alpha', 'plot-theorem3-alpha']) {
             if (document.getElementById(id)?.dataset.alpha !== alpha) stale.push(id);
           }
           const frameStart = p.frameStart ?? frameEnd;

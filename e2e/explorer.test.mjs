@@ -105,6 +105,8 @@ test('moving α changes the coverage and size numbers and the α markers', LONG,
       sizePlot: await pixels(page, 'plot-size'),
       marker: await ink(page, 'plot-coverage-alpha'),
       sizeMarker: await ink(page, 'plot-size-alpha'),
+      theorem3: await pixels(page, 'plot-theorem3'),
+      theorem3Front: await pixels(page, 'plot-theorem3-alpha'),
     };
     assert.match(before.coverage, /^α = 0\.1: CP 0\.\d{3}, CP_avg 0\.\d{3}, CP_r 0\.\d{3}$/);
     // 0.05 is position 10 of the slider (α = 0.005 · position).
@@ -127,6 +129,11 @@ test('moving α changes the coverage and size numbers and the α markers', LONG,
     }
     assert.equal(await pixels(page, 'plot-coverage'), before.plot, 'the coverage figure was redrawn');
     assert.equal(await pixels(page, 'plot-size'), before.sizePlot, 'the size figure was redrawn');
+    // Panel 5: CP's inclusion curve (it depends on α) is on its overlay, the rest stays.
+    assert.equal(await page.locator('#plot-theorem3-alpha').getAttribute('data-alpha'), '0.05');
+    assert.notEqual(await pixels(page, 'plot-theorem3-alpha'), before.theorem3Front, 'CP curve did not move');
+    assert.equal(await pixels(page, 'plot-theorem3'), before.theorem3, 'panel 5 figure was redrawn');
+    assert.match(await text(page, '#theorem3-note'), /^α = 0\.05, /);
     // The overlay covers its figure exactly.
     const boxes = await page.evaluate(() =>
       ['plot-coverage', 'plot-coverage-alpha'].map((id) => {

@@ -14,7 +14,7 @@ use super::canvas;
 use super::dom::{
     self, by_id, checked, esc, number, select, set_checked, set_hidden, set_html, set_text, set_value,
 };
-use super::figure::{Figure, Frame};
+use super::figure::{Figure, Frame, Layer};
 use super::panels::{self, RankingColumn};
 use crate::conformal::{Prior, RvalueKind};
 use crate::explorer::scales::{self, short};
@@ -58,27 +58,43 @@ const PARTIAL_EVERY_MS: f64 = 400.0;
 struct Dirty {
     /// Panels 1 and 2 (toy parameters, β, σ², the analysis' data).
     curves: bool,
-    /// Panel 5 (also α).
+    /// Panel 5's figure (β, σ², the analysis), and its front layer.
     theorem3: bool,
+    /// Panel 5's front layer: CP's curve, which moves with α.
+    theorem3_front: bool,
     /// The figures of panels 3 and 4 (the analysis' sweep, never-empty sets, size, font).
     sweep: bool,
     /// What α moves: the α markers over panels 3 and 4, panel 6's cells, panel 7.
     alpha: bool,
     data: bool,
+    /// The sliders' value readouts.
+    sliders: bool,
 }
 
 impl Dirty {
-    const ALL: Dirty = Dirty { curves: true, theorem3: true, sweep: true, alpha: true, data: true };
+    const ALL: Dirty = Dirty {
+        curves: true,
+        theorem3: true,
+        theorem3_front: true,
+        sweep: true,
+        alpha: true,
+        data: true,
+        sliders: true,
+    };
 
     fn any(self) -> bool {
-        self.curves || self.theorem3 || self.sweep || self.alpha || self.data
-    }
-
-    /// Whether a figure other than panel 5 is drawn afresh (then every canvas box is read).
-    fn figures(self) -> bool {
-        self.curves || self.sweep || self.data
+        self.curves
+            || self.theorem3
+            || self.theorem3_front
+            || self.sweep
+            || self.alpha
+            || self.data
+            || self.sliders
     }
 }
+
+/// Panel 5's overlay canvas (its figure's front layer).
+const THEOREM3_FRONT: &str = "plot-theorem3-alpha";
 
 /// Panels 3 and 4: the figure's canvas and the α overlay stacked on it.
 const ALPHA_PLOTS: [(&str, &str, bool); 2] =
@@ -106,6 +122,8 @@ pub struct App {
     alpha_views: [Vec<Option<AlphaView>>; 2],
     /// Panels 3 and 4's frames as last drawn (what their α overlays are drawn against).
     alpha_frames: [Option<Frame>; 2],
+    /// Panel 5's frame as last drawn.
+    theorem3_frame: Option<Frame>,
     /// Panel 7's columns as on the page, so an α move rewrites only what changed.
     inspector: Vec<RankingColumn>,
     /// Whether a figure has been drawn yet (the `rvalue:first-panel` performance mark).
@@ -151,6 +169,7 @@ pub fn start_with(controls: Controls) -> Result<Shared> {
         generation: 0,
         alpha_views: empty_alpha_views(),
         alpha_frames: [None, None],
+        theorem3_frame: None,
         inspector: Vec::new(),
         first_panel: std::cell::Cell::new(false),
         first_frame_done: false,
@@ -217,9 +236,14 @@ impl App {
     fn read_controls(&self) -> Result<Controls> {
         let d = &self.doc;
         let mut c = self.controls.clone();
-        c.alpha = scales::alpha_at(number(d, "alpha", "α")?);
-        c.beta = scales::beta_at(number(d, "beta", "β")?);
-        c.sigma2 = scales::sigma2_at(number(d, "sigma2", "σ²")?);
+        // A slider left where it is keeps its value: the value need not be one of its positions
+        // (β = 0.1 sits at the position of 0.0988), and moving α must not change β.
+        let slider = |id: &str, what: &str, value: f64, at: fn(u32) -> f64, position: fn(f64) -> u32| {
+            number(d, id, what).map(|p: u32| if p == position(value) { value } else { at(p) })
+        };
+        c.alpha = slider("alpha", "α", c.alpha, scales::alpha_at, scales::alpha_position)?;
+        c.beta = slider("beta", "β", c.beta, scales::beta_at, scales::beta_position)?;
+        c.sigma2 = slider("sigma2", "σ²", c.sigma2, scales::sigma2_at, scales::sigma2_position)?;
         c.score.kind = RvalueKind::parse(&select(d, "kind")?.value())?;
         c.score.prior =
             if select(d, "prior")?.value() == "per-item" { Prior::PerItem } else { Prior::Pooled };
@@ -339,12 +363,15 @@ impl App {
         let curves = impact.curves
             && (impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2);
         self.controls = new;
-        self.write_slider_values();
+        // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
+        // style, which would be recalculated first if the page had been written to.
+        self.dirty.sliders = true;
         if impact.reanalyse {
             self.start_job();
         }
         self.dirty.curves |= curves;
-        self.dirty.theorem3 |= impact.curves;
+        self.dirty.theorem3 |= curves;
+        self.dirty.theorem3_front |= impact.curves;
         self.dirty.alpha |= impact.alpha;
         self.dirty.sweep |= never_empty_changed;
     }
@@ -495,9 +522,8 @@ impl App {
     }
 
     /// Draws what is dirty. Figures first: drawing one afresh reads its canvas' box, which
-    /// forces a layout if the DOM was written before. An α move alone reads no layout: the
-    /// figures of panels 3 and 4 stay, their α overlays are redrawn, and panel 5 is redrawn at
-    /// its canvas' current size.
+    /// forces a layout if the DOM was written before. An α move alone draws no figure and reads
+    /// no layout: it redraws the overlays of panels 3, 4 and 5 and the text that changed.
     fn render(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
         if dirty.curves {
@@ -509,11 +535,14 @@ impl App {
         if dirty.data {
             self.render_data();
         }
-        if dirty.theorem3 {
-            self.render_theorem3(!dirty.figures());
+        if dirty.theorem3 || dirty.theorem3_front {
+            self.render_theorem3(dirty.theorem3);
         }
         if dirty.alpha {
             self.render_alpha();
+        }
+        if dirty.sliders {
+            self.write_slider_values();
         }
         self.show_progress();
     }
@@ -526,10 +555,9 @@ impl App {
         }
     }
 
-    /// Draws `fig` on the canvas `id` sized to its box; `keep_size` draws it at the canvas'
-    /// current size instead (no layout read), when it has one.
-    fn draw_sized(&self, id: &str, fig: &Figure, keep_size: bool) -> Option<Frame> {
-        match canvas::draw_figure(&self.doc, id, fig, self.font(), keep_size) {
+    /// Draws `fig` (or one layer of it) on the canvas `id` sized to its box; its frame.
+    fn draw_sized(&self, id: &str, fig: &Figure, layer: Layer) -> Option<Frame> {
+        match canvas::draw_figure(&self.doc, id, fig, layer, self.font()) {
             Ok(frame) => {
                 if frame.is_some() && !self.first_panel.replace(true) {
                     // For the benchmark's cold load: the first figure is on its canvas.
@@ -547,7 +575,7 @@ impl App {
     }
 
     fn draw(&self, id: &str, fig: &Figure) {
-        self.draw_sized(id, fig, false);
+        self.draw_sized(id, fig, Layer::Whole);
     }
 
     /// Panels 1 and 2: closed forms of the controls (and the analysis' data points).
@@ -598,7 +626,10 @@ impl App {
     }
 
     /// Panel 5: Theorem 3's curves at the current α and β.
-    fn render_theorem3(&self, keep_size: bool) {
+    /// Panel 5: Theorem 3's curves at the current α and β. `whole`: the figure (axes, CP_r's
+    /// curve, the σ² marker) and its front layer (CP's curve, which alone moves with α, and the
+    /// legend); else only the front layer, on the overlay canvas.
+    fn render_theorem3(&mut self, whole: bool) {
         let (c, d) = (&self.controls, &self.doc);
         let grid = panels::sigma2_axis(CURVE_POINTS);
         let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
@@ -607,20 +638,22 @@ impl App {
             (Mode::Scores, Some(a)) => a.inclusion_inputs(c.alpha, c.beta),
             (Mode::Scores, None) => Err(Error::invalid("no analysis of the score file yet")),
         };
+        let note = format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(c.beta), short(c.sigma2));
         match inputs.and_then(|i| inclusion_curves(&i, &grid)) {
             Ok(inc) => {
-                set_text(
-                    d,
-                    "theorem3-note",
-                    &format!(
-                        "α = {}, β = {}; σ² = {} marked.",
-                        short(c.alpha),
-                        short(c.beta),
-                        short(c.sigma2)
-                    ),
-                );
                 let fig = panels::theorem3(&inc, c.sigma2);
-                self.draw_sized("plot-theorem3", &fig, keep_size);
+                if whole || self.theorem3_frame.is_none() {
+                    self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
+                }
+                if let Some(frame) = &self.theorem3_frame {
+                    if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
+                        web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
+                    }
+                    if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
+                        let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
+                    }
+                }
+                set_text(&self.doc, "theorem3-note", &note);
             }
             Err(e) => set_text(d, "theorem3-note", &format!("No curves: {e}.")),
         }
@@ -661,7 +694,7 @@ impl App {
         for (i, (id, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
             let frame = self.analysis.as_ref().and_then(|a| {
                 let fig = panels::against_alpha(a.sweep(never_empty), coverage);
-                self.draw_sized(id, &fig, false)
+                self.draw_sized(id, &fig, Layer::Whole)
             });
             if frame.is_none() {
                 // Nothing drawn (no analysis, or hidden): no marker either.

@@ -8,19 +8,28 @@
 //! canvas' `measureText`, which touches no layout.
 
 use plotters::prelude::*;
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind};
+use plotters_backend::text_anchor::{HPos, VPos};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
+};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
 use super::dom::by_id;
-use super::figure::{Figure, Frame, Marker};
+use super::figure::{Figure, Frame, Layer, Marker};
 use crate::{Error, Result};
 
-/// plotters-canvas with text measured by the canvas.
+/// plotters-canvas with text measured by the canvas, and text drawn with the canvas' font set
+/// only when it changes: setting `font` parses it and resolves the canvas' style, i.e. forces a
+/// style recalculation when the page was written to. The context keeps its font between
+/// drawings (until the canvas is resized), so an overlay redrawn on every slider move sets it
+/// once.
 pub struct Canvas {
     inner: CanvasBackend,
     ctx: CanvasRenderingContext2d,
+    /// The font last set on the context through this backend.
+    font: std::cell::RefCell<String>,
 }
 
 type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
@@ -30,7 +39,29 @@ impl Canvas {
         let ctx = context(&canvas)?;
         let inner = CanvasBackend::with_canvas_object(canvas)
             .ok_or_else(|| Error::invalid("a canvas has no 2D context"))?;
-        Ok(Canvas { inner, ctx })
+        let font = std::cell::RefCell::new(ctx.font());
+        Ok(Canvas { inner, ctx, font })
+    }
+
+    /// Sets the context's font unless it is set.
+    fn set_font(&self, font: &str) {
+        let mut last = self.font.borrow_mut();
+        if *last != font {
+            self.ctx.set_font(font);
+            *last = font.to_string();
+        }
+    }
+}
+
+/// `style`'s font as the context serialises it (no `normal`), so that a context's own font
+/// compares equal.
+fn font_of<S: BackendTextStyle>(style: &S) -> String {
+    let (kind, family) = (style.style(), style.family());
+    let (kind, size, family) = (kind.as_str(), style.size(), family.as_str());
+    if kind == "normal" {
+        format!("{size}px {family}")
+    } else {
+        format!("{kind} {size}px {family}")
     }
 }
 
@@ -112,13 +143,53 @@ impl DrawingBackend for Canvas {
         self.inner.fill_polygon(vert, style)
     }
 
+    /// plotters-canvas' `draw_text`, with the font set only when it changes.
     fn draw_text<S: BackendTextStyle>(
         &mut self,
         text: &str,
         style: &S,
         pos: BackendCoord,
     ) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.draw_text(text, style, pos)
+        let colour = style.color();
+        if colour.alpha == 0.0 {
+            return Ok(());
+        }
+        let degrees = match style.transform() {
+            FontTransform::None => 0.0,
+            FontTransform::Rotate90 => 90.0,
+            FontTransform::Rotate180 => 180.0,
+            FontTransform::Rotate270 => 270.0,
+        };
+        let ctx = &self.ctx;
+        // Set before `save`: `restore` would otherwise put back another font than the one this
+        // backend remembers as set.
+        ctx.set_text_baseline(match style.anchor().v_pos {
+            VPos::Top => "top",
+            VPos::Center => "middle",
+            VPos::Bottom => "bottom",
+        });
+        ctx.set_text_align(match style.anchor().h_pos {
+            HPos::Left => "start",
+            HPos::Right => "end",
+            HPos::Center => "center",
+        });
+        let (r, g, b) = colour.rgb;
+        ctx.set_fill_style_str(&format!("rgba({r},{g},{b},{})", colour.alpha));
+        self.set_font(&font_of(style));
+        let (mut x, mut y) = (f64::from(pos.0), f64::from(pos.1));
+        if degrees != 0.0 {
+            ctx.save();
+            // Both only fail on non-finite arguments.
+            let _ = ctx.translate(x, y);
+            let _ = ctx.rotate(f64::to_radians(degrees));
+            (x, y) = (0.0, 0.0);
+        }
+        // fillText fails only on non-finite coordinates; the text is left out then.
+        let _ = ctx.fill_text(text, x, y);
+        if degrees != 0.0 {
+            ctx.restore();
+        }
+        Ok(())
     }
 
     /// The canvas' own measure, in the font plotters-canvas draws with. The height is the
@@ -128,17 +199,40 @@ impl DrawingBackend for Canvas {
         text: &str,
         style: &S,
     ) -> std::result::Result<(u32, u32), DrawingErrorKind<CanvasError>> {
-        let size = style.size();
-        self.ctx.set_font(&format!("{} {}px {}", style.style().as_str(), size, style.family().as_str()));
-        match self.ctx.measure_text(text) {
-            Ok(m) => Ok((
+        let key = (font_of(style), text.to_string());
+        if let Some(size) = MEASURED.with(|m| m.borrow().get(&key).copied()) {
+            return Ok(size);
+        }
+        self.set_font(&key.0);
+        let size = match self.ctx.measure_text(text) {
+            Ok(m) => (
                 m.width().ceil().max(0.0) as u32,
                 (m.font_bounding_box_ascent() + m.font_bounding_box_descent()).ceil().max(0.0) as u32,
-            )),
+            ),
             // Never seen; a rough size keeps the figure drawable.
-            Err(_) => Ok(((0.6 * size * text.chars().count() as f64) as u32, (1.2 * size) as u32)),
-        }
+            Err(_) => {
+                let px = style.size();
+                ((0.6 * px * text.chars().count() as f64) as u32, (1.2 * px) as u32)
+            }
+        };
+        MEASURED.with(|m| {
+            let mut m = m.borrow_mut();
+            // A bound on what a long session keeps (labels are few; numbers could be many).
+            if m.len() > 4096 {
+                m.clear();
+            }
+            m.insert(key, size);
+        });
+        Ok(size)
     }
+}
+
+thread_local! {
+    /// Text sizes by font and text: `measureText` resolves the canvas' style, which forces a
+    /// style recalculation when the page was written to; the legends of overlays are measured
+    /// on every slider move, always with the same few labels.
+    static MEASURED: std::cell::RefCell<std::collections::HashMap<(String, String), (u32, u32)>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 /// The device pixel ratio the canvases are drawn at (1–3).
@@ -146,40 +240,43 @@ pub fn pixel_ratio() -> f64 {
     web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0)
 }
 
-/// Draws `fig` on the canvas `id`, first sized to its box (times the device pixel ratio), or
-/// with `keep_size` at its current size when it has one (no layout read). The figure's frame,
-/// or `None` when the canvas is hidden (it is drawn when shown). Reading the box needs a fresh
-/// layout: draw figures before writing to the DOM in a frame.
+/// Draws `fig` (or one layer of it) on the canvas `id`, first sized to its box (times the
+/// device pixel ratio). The figure's frame, or `None` when the canvas is hidden (it is drawn
+/// when shown). Reading the box needs a fresh layout: draw figures before writing to the DOM
+/// in a frame.
 pub fn draw_figure(
     doc: &Document,
     id: &str,
     fig: &Figure,
+    layer: Layer,
     font_css: f64,
-    keep_size: bool,
 ) -> Result<Option<Frame>> {
     let canvas: HtmlCanvasElement = by_id(doc, id)?;
     let dpr = pixel_ratio();
-    if !(keep_size && canvas.width() > 0 && canvas.height() > 0) {
-        let (cw, ch) = (canvas.client_width(), canvas.client_height());
-        if cw <= 0 || ch <= 0 {
-            return Ok(None);
-        }
-        let (w, h) = ((cw as f64 * dpr).round() as u32, (ch as f64 * dpr).round() as u32);
-        if canvas.width() != w {
-            canvas.set_width(w);
-        }
-        if canvas.height() != h {
-            canvas.set_height(h);
-        }
+    let (cw, ch) = (canvas.client_width(), canvas.client_height());
+    if cw <= 0 || ch <= 0 {
+        return Ok(None);
+    }
+    let (w, h) = ((cw as f64 * dpr).round() as u32, (ch as f64 * dpr).round() as u32);
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
     }
     let backend = Canvas::new(canvas)?;
-    fig.draw(&backend.into_drawing_area(), (font_css * dpr).round() as u32).map(Some)
+    fig.draw_layer(&backend.into_drawing_area(), (font_css * dpr).round() as u32, layer).map(Some)
 }
 
-/// Draws `marker` on the overlay canvas `id` over a figure drawn with `frame`: sizes the overlay
-/// to the figure's pixels, clears it and draws the marker with plain canvas calls (no layout
-/// read, no text). `None` clears it.
-pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Marker>) -> Result<()> {
+/// Sizes the overlay canvas `id` to `frame` (the figure's back layer, drawn on the canvas under
+/// it), clears it and draws the figure's front layer on it.
+pub fn draw_front(doc: &Document, id: &str, fig: &Figure, frame: &Frame) -> Result<()> {
+    let backend = Canvas::new(overlay(doc, id, frame)?)?;
+    fig.draw_layer(&backend.into_drawing_area(), frame.font, Layer::Front).map(|_| ())
+}
+
+/// The overlay canvas `id` at `frame`'s pixel size, cleared.
+fn overlay(doc: &Document, id: &str, frame: &Frame) -> Result<HtmlCanvasElement> {
     let canvas: HtmlCanvasElement = by_id(doc, id)?;
     let (w, h) = frame.size;
     if canvas.width() != w {
@@ -188,8 +285,15 @@ pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Mark
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    let ctx = context(&canvas)?;
-    ctx.clear_rect(0.0, 0.0, w as f64, h as f64);
+    context(&canvas)?.clear_rect(0.0, 0.0, w as f64, h as f64);
+    Ok(canvas)
+}
+
+/// Draws `marker` on the overlay canvas `id` over a figure drawn with `frame`: sizes the overlay
+/// to the figure's pixels, clears it and draws the marker with plain canvas calls (no layout
+/// read, no text). `None` clears it.
+pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Marker>) -> Result<()> {
+    let ctx = context(&overlay(doc, id, frame)?)?;
     let Some(m) = marker else { return Ok(()) };
     let (y0, y1) = frame.y_range();
     let ((x, top), (_, bottom)) = (frame.pixel(m.x, y1), frame.pixel(m.x, y0));

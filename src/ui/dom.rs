@@ -48,7 +48,10 @@ pub fn set_html(doc: &Document, id: &str, html: &str) {
 
 pub fn set_hidden(doc: &Document, id: &str, hidden: bool) {
     if let Ok(e) = by_id::<HtmlElement>(doc, id) {
-        e.set_hidden(hidden);
+        // Unchanged, not written: a write invalidates style.
+        if e.hidden() != hidden {
+            e.set_hidden(hidden);
+        }
     }
 }
 

@@ -41,6 +41,9 @@ pub struct Line {
     pub width: u32,
     pub dashed: bool,
     pub opacity: f64,
+    /// Drawn on the front layer when the figure is drawn in two ([`Layer`]): a line that moves
+    /// with a slider the rest of the figure does not depend on.
+    pub front: bool,
     pub points: Vec<(f64, Option<f64>)>,
 }
 
@@ -52,6 +55,7 @@ impl Line {
             width: 2,
             dashed: false,
             opacity: 1.0,
+            front: false,
             points: xs.iter().copied().zip(ys.iter().copied()).collect(),
         }
     }
@@ -63,6 +67,11 @@ impl Line {
 
     pub fn dashed(mut self) -> Self {
         self.dashed = true;
+        self
+    }
+
+    pub fn in_front(mut self) -> Self {
+        self.front = true;
         self
     }
 
@@ -165,6 +174,17 @@ impl Marker {
     }
 }
 
+/// Which part of a figure to draw. A figure can be drawn whole on one canvas, or in two layers
+/// on two canvases stacked one over the other: the back (white background, axes, every line
+/// not marked `front`, dots) and the front (transparent: the `front` lines and the legend, so
+/// the legend stays over every line). The two layers have the same frame.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Layer {
+    Whole,
+    Back,
+    Front,
+}
+
 /// What a legend entry shows beside its label.
 enum Swatch {
     Line(RGBColor),
@@ -213,7 +233,21 @@ impl Figure {
 
     /// Draws the figure filling `area`; `font` is the tick-label size in backend pixels.
     pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, font: u32) -> Result<Frame> {
-        area.fill(&WHITE).map_err(draw_err)?;
+        self.draw_layer(area, font, Layer::Whole)
+    }
+
+    /// Draws one layer of the figure filling `area` (see [`Layer`]); the front layer draws on
+    /// whatever `area` holds (clear it first).
+    pub fn draw_layer<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        font: u32,
+        layer: Layer,
+    ) -> Result<Frame> {
+        let (back, front) = (layer != Layer::Front, layer != Layer::Back);
+        if back {
+            area.fill(&WHITE).map_err(draw_err)?;
+        }
         let (x0, x1) = (self.tx(self.x.0), self.tx(self.x.1));
         let (y0, y1) = self.y;
         let label_font = ("sans-serif", font).into_font().color(&INK);
@@ -249,7 +283,9 @@ impl Figure {
             let decades = (x1.floor() - x0.ceil()).max(1.0) as usize + 1;
             mesh.x_labels(decades.min(8));
         }
-        mesh.draw().map_err(draw_err)?;
+        if back {
+            mesh.draw().map_err(draw_err)?;
+        }
         let frame = Frame {
             coord: chart.as_coord_spec().clone(),
             x_axis: self.x_axis,
@@ -260,7 +296,7 @@ impl Figure {
         };
         let mut legend = Vec::new();
 
-        for &(x, colour) in &self.vlines {
+        for &(x, colour) in self.vlines.iter().filter(|_| back) {
             let x = self.tx(x);
             chart
                 .draw_series(DashedLineSeries::new(
@@ -272,7 +308,9 @@ impl Figure {
                 .map_err(draw_err)?;
         }
         for line in &self.lines {
-            self.draw_line(&mut chart, line, font)?;
+            if (line.front && front) || (!line.front && back) {
+                self.draw_line(&mut chart, line, font)?;
+            }
             if let Some(label) = &line.label {
                 legend.push((label.as_str(), Swatch::Line(line.colour)));
             }
@@ -284,14 +322,16 @@ impl Figure {
                 d.colour.mix(d.opacity).stroke_width(2)
             };
             let r = d.radius * font / 14;
-            chart
-                .draw_series(d.points.iter().map(|&(x, y)| Circle::new((self.tx(x), y), r.max(2), style)))
-                .map_err(draw_err)?;
+            if back {
+                chart
+                    .draw_series(d.points.iter().map(|&(x, y)| Circle::new((self.tx(x), y), r.max(2), style)))
+                    .map_err(draw_err)?;
+            }
             if let Some(label) = &d.label {
                 legend.push((label.as_str(), Swatch::Dot(d.colour)));
             }
         }
-        if !legend.is_empty() {
+        if front && !legend.is_empty() {
             draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, self.legend, &label_font)?;
         }
         area.present().map_err(draw_err)?;

@@ -163,7 +163,8 @@ pub fn theorem3(c: &InclusionCurves, sigma2: f64) -> Figure {
     );
     f.x_axis = Axis::Log;
     f.legend = Legend::UpperLeft;
-    f.lines.push(Line::new("CP", METHOD_COLOURS[0], &c.sigma2, &c.cp));
+    // CP's curve moves with α, CP_r's does not: CP's is drawn in front (an overlay canvas).
+    f.lines.push(Line::new("CP", METHOD_COLOURS[0], &c.sigma2, &c.cp).in_front());
     f.lines.push(Line::new("CP_r", METHOD_COLOURS[2], &c.sigma2, &c.cp_r));
     f.vlines.push((sigma2.max(SIGMA2_LO), GREEN));
     f

@@ -8,8 +8,13 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use web_sys::{Event, HtmlCanvasElement, HtmlInputElement};
 
+use plotters::prelude::IntoDrawingArea;
+use wasm_bindgen::JsCast;
+
 use super::app::{self, Shared};
+use super::canvas::Canvas;
 use super::dom;
+use super::figure::{Axis, Dots, Figure, Layer, Line, BLUE, GREEN, GREY, VERMILLION};
 use super::panels;
 use crate::conformal::RvalueKind;
 use crate::explorer::scales::short;
@@ -137,10 +142,13 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     let doc = mount();
     let app = app::start_with(small()).unwrap();
     idle(&app).await;
-    let figures = (pixels(&doc, "plot-coverage"), pixels(&doc, "plot-size"));
-    let overlays = (pixels(&doc, "plot-coverage-alpha"), pixels(&doc, "plot-size-alpha"));
+    const FIGURES: [&str; 3] = ["plot-coverage", "plot-size", "plot-theorem3"];
+    let overlay_of = |id: &str| format!("{id}-alpha");
+    let figures: Vec<String> = FIGURES.iter().map(|id| pixels(&doc, id)).collect();
+    let overlays: Vec<String> = FIGURES.iter().map(|id| pixels(&doc, &overlay_of(id))).collect();
     // The overlays are drawn at their figure's pixel size.
-    for (figure, overlay) in [("plot-coverage", "plot-coverage-alpha"), ("plot-size", "plot-size-alpha")] {
+    for figure in FIGURES {
+        let overlay = &overlay_of(figure);
         let (f, o) = (canvas(&doc, figure), canvas(&doc, overlay));
         assert!(f.width() > 0 && f.height() > 0, "{figure}");
         assert_eq!((o.width(), o.height()), (f.width(), f.height()), "{overlay}");
@@ -155,10 +163,11 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view));
     assert!(text(&doc, "item-info").ends_with("(α = 0.2)"), "{}", text(&doc, "item-info"));
     assert!(text(&doc, "theorem3-note").starts_with("α = 0.2,"), "{}", text(&doc, "theorem3-note"));
-    // The markers moved; the figures under them were not drawn again.
-    assert_ne!(pixels(&doc, "plot-coverage-alpha"), overlays.0);
-    assert_ne!(pixels(&doc, "plot-size-alpha"), overlays.1);
-    assert_eq!((pixels(&doc, "plot-coverage"), pixels(&doc, "plot-size")), figures);
+    // The markers (and panel 5's CP curve) moved; the figures under them were not drawn again.
+    for (i, figure) in FIGURES.iter().enumerate() {
+        assert_ne!(pixels(&doc, &overlay_of(figure)), overlays[i], "{figure}'s overlay");
+        assert_eq!(pixels(&doc, figure), figures[i], "{figure} was drawn again");
+    }
     // Panel 6's cells and panel 7's columns were updated in place, with the core's numbers.
     let same = |a: &web_sys::Element, b: &web_sys::Element| a.is_same_node(Some(b));
     assert!(same(&row, &doc.query_selector("#summary-table tbody tr td").unwrap().unwrap()));
@@ -255,4 +264,84 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     assert_eq!(analysis.calibrated(crate::conformal::Method::CpR).len(), 3);
     assert!(!dom::by_id::<web_sys::HtmlElement>(&doc, "panel-data").unwrap().hidden());
     assert!(dom::by_id::<web_sys::HtmlElement>(&doc, "panel-scores").unwrap().hidden());
+}
+
+/// A figure with every element except the legend (which plotters lays out itself).
+fn unlabelled_figure() -> Figure {
+    let xs: Vec<f64> = (0..50).map(|i| 0.01 * 1.2f64.powi(i)).collect();
+    let ys: Vec<Option<f64>> = xs.iter().map(|x| (x.ln() > -3.0).then(|| x.ln().sin())).collect();
+    let mut f = Figure::new("σ² (log scale)", "value", (0.01, 1000.0), (-1.2, 1.2));
+    f.x_axis = Axis::Log;
+    f.lines.push(Line { label: None, ..Line::new("", BLUE, &xs, &ys) });
+    f.lines.push(Line { label: None, ..Line::new("", GREY, &xs, &ys).dashed() });
+    f.vlines.push((3.0, GREEN));
+    f.dots.push(Dots {
+        label: None,
+        colour: VERMILLION,
+        radius: 4,
+        filled: true,
+        opacity: 0.5,
+        points: vec![(0.1, 0.5), (10.0, -0.5)],
+    });
+    f
+}
+
+fn new_canvas(doc: &web_sys::Document, w: u32, h: u32) -> HtmlCanvasElement {
+    let c: HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    c.set_width(w);
+    c.set_height(h);
+    doc.body().unwrap().append_child(&c).unwrap();
+    c
+}
+
+#[test]
+fn the_page_canvas_backend_draws_what_plotters_canvas_draws() {
+    let doc = mount();
+    let fig = unlabelled_figure();
+    let (ours, theirs) = (new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240));
+    let plain = plotters_canvas::CanvasBackend::with_canvas_object(theirs.clone()).unwrap();
+    fig.draw(&plain.into_drawing_area(), 13).unwrap();
+    // Twice: the second drawing starts from the font the first one left on the context.
+    for _ in 0..2 {
+        let backend = Canvas::new(ours.clone()).unwrap();
+        fig.draw(&backend.into_drawing_area(), 13).unwrap();
+        assert_eq!(ours.to_data_url().unwrap(), theirs.to_data_url().unwrap());
+    }
+    ours.remove();
+    theirs.remove();
+}
+
+#[test]
+fn a_figure_drawn_in_two_layers_looks_as_drawn_whole() {
+    let doc = mount();
+    let mut fig = unlabelled_figure();
+    fig.lines[0].front = true;
+    fig.lines[0].label = Some("front".into());
+    let (whole, back, front) =
+        (new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240));
+    let frame = fig.draw(&Canvas::new(whole.clone()).unwrap().into_drawing_area(), 13).unwrap();
+    fig.draw_layer(&Canvas::new(back.clone()).unwrap().into_drawing_area(), 13, Layer::Back).unwrap();
+    fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), 13, Layer::Front).unwrap();
+    // The front layer over the back one: composite them on the back canvas.
+    let ctx: web_sys::CanvasRenderingContext2d = back.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    ctx.draw_image_with_html_canvas_element(&front, 0.0, 0.0).unwrap();
+    // The same frame, and the same pixels except where the front line crosses what the whole
+    // figure drew over it (the dashed line and the dots are drawn after it there).
+    assert_eq!(
+        frame.pixel(1.0, 0.0),
+        fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), 13, Layer::Front)
+            .unwrap()
+            .pixel(1.0, 0.0)
+    );
+    let pixels = |c: &HtmlCanvasElement| {
+        let ctx: web_sys::CanvasRenderingContext2d =
+            c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+        ctx.get_image_data(0.0, 0.0, 420.0, 240.0).unwrap().data().0
+    };
+    let (a, b) = (pixels(&whole), pixels(&back));
+    let differing = a.chunks(4).zip(b.chunks(4)).filter(|(p, q)| p != q).count();
+    assert!(differing < 420 * 240 / 100, "{differing} pixels differ");
+    for c in [whole, back, front] {
+        c.remove();
+    }
 }
