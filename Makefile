@@ -61,11 +61,13 @@ test-e2e: test-page
 build: setup
 	trunk build --release
 
-# Native benchmarks, then the same workloads as optimised wasm in headless Chromium, then the
-# page's own speed in headless Chromium.
+# Native benchmarks (the core, the explorer's steps, the GPU kernels against their CPU twins),
+# then the same core workloads as optimised wasm in headless Chromium, then the page's own speed
+# in headless Chromium.
 bench: setup
 	cargo bench --bench core
 	cargo bench --bench explorer
+	cargo bench --bench gpu
 	$(MAKE) --no-print-directory bench-wasm
 	$(MAKE) --no-print-directory bench-page
 
@@ -75,8 +77,10 @@ bench-wasm:
 		cargo test --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
 
 # Speed figures of the optimised page in dist/ (e2e/bench.mjs, Debian's Chromium through
-# playwright-core): α slider input-to-painted-frame on the synthetic CIFAR-100-shaped pooled
-# results and the toy defaults, toy re-analysis after a parameter change, sample load times.
+# playwright-core): cold loads (first panel drawn and painted, gzipped transfer size), α slider
+# from a real click to the painted frame on the synthetic CIFAR-100-shaped pooled results and the
+# toy defaults (with Chromium's Event Timing as a cross-check), toy re-analysis after a parameter
+# change, sample load times.
 # It prints figures and asserts none; it fails on page errors or a step that never finishes.
 # About three minutes.
 bench-page: test-page
