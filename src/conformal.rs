@@ -500,13 +500,22 @@ impl Calibrated {
         }
     }
 
-    /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α
-    /// with per-item thresholds, `O(log(nK))` per α with a global one.
+    /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α,
+    /// or with a global threshold and few candidates `O(log(nK))` per α after one sort.
     pub fn sweep(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
         match &self.threshold {
-            Threshold::Global(_) => self.sweep_global(alphas, never_empty),
-            Threshold::PerItem { .. } => self.sweep_per_item(alphas, never_empty),
+            Threshold::Global(_) if self.global_sweep_pays(alphas.len()) => {
+                self.sweep_global(alphas, never_empty)
+            }
+            _ => self.sweep_per_item(alphas, never_empty),
         }
+    }
+
+    /// Whether sorting all `n·K` test scores once (`n·K·log(nK)`) costs less than a binary search
+    /// per item and α (`A·n·log K`): yes for the toy's ten candidates, no for a hundred classes.
+    fn global_sweep_pays(&self, alphas: usize) -> bool {
+        let all = (self.test.len() * self.k).max(2);
+        self.k * all.ilog2() as usize <= alphas * self.k.max(2).ilog2() as usize
     }
 
     /// [`Calibrated::sweep`] item by item (any threshold).

@@ -73,10 +73,10 @@ const SB5: f64 = 2.55305040643316442583e+03;
 const SB6: f64 = 4.74528541206955367215e+02;
 const SB7: f64 = -2.24409524465858183362e+01;
 
-// msun's `e_exp.c` constants (via the `libm` crate), for [`exp_nonpositive`].
+// msun's `e_exp.c` constants (via the `libm` crate), for [`exp_nonpositive`]; its `invln2` is
+// the bits of `LOG2_E`.
 const LN2HI: f64 = 6.93147180369123816490e-01;
 const LN2LO: f64 = 1.90821492927058770002e-10;
-const INVLN2: f64 = 1.44269504088896338700e+00;
 const P1: f64 = 1.66666666666666019037e-01;
 const P2: f64 = -2.77777777770155933842e-03;
 const P3: f64 = 6.61375632143793436117e-05;
@@ -91,13 +91,13 @@ const EXP_NORMAL_MIN: f64 = -708.39641853226410622;
 /// pass, inlined into their loops. Other arguments go to `libm::exp` itself.
 #[inline]
 pub fn exp_nonpositive(x: f64) -> f64 {
-    if !(x <= 0.0 && x >= EXP_NORMAL_MIN) {
+    if !(EXP_NORMAL_MIN..=0.0).contains(&x) {
         return libm::exp(x);
     }
     let hx = (x.to_bits() >> 32) as u32 & 0x7fff_ffff;
     let (k, hi, lo) = if hx > 0x3fd6_2e42 {
         // |x| > ln2/2: x = k ln2 + r with |r| ≤ ln2/2 (k ln2hi is exact).
-        let k = if hx >= 0x3ff0_a2b2 { (INVLN2 * x - 0.5) as i32 } else { -1 };
+        let k = if hx >= 0x3ff0_a2b2 { (std::f64::consts::LOG2_E * x - 0.5) as i32 } else { -1 };
         (k, x - k as f64 * LN2HI, k as f64 * LN2LO)
     } else if hx > 0x3e30_0000 {
         (0, x, 0.0)

@@ -198,11 +198,15 @@ const Q_FAR: f64 = 37.5;
 struct Coefs {
     a: Vec<f64>,
     b: Vec<f64>,
+    /// The largest `b_j`: `F` can change on a scale of `1/b_max` in `z`.
+    b_max: f64,
 }
 
 impl Coefs {
     fn new(ss: &[f64]) -> Self {
-        Coefs { a: ss.iter().map(|s| (1.0 + s).sqrt()).collect(), b: ss.iter().map(|s| s.sqrt()).collect() }
+        let b: Vec<f64> = ss.iter().map(|s| s.sqrt()).collect();
+        let b_max = b.iter().fold(0.0f64, |m, &x| m.max(x));
+        Coefs { a: ss.iter().map(|s| (1.0 + s).sqrt()).collect(), b, b_max }
     }
 
     /// A first `z` at `q`: where the noisiest unit alone has `A = q` (the exact root when every
@@ -380,11 +384,12 @@ fn solve_node(q: f64, beta: f64, mut z: f64, c: &Coefs, tol: f64) -> Option<(f64
         let next = z - step;
         if next > lo && next < hi {
             z = next;
-            // Halley converges cubically: the error after a step d is about C·d³ with C of the
-            // order of (ln F)''/(ln F)' squared, so a step below 1e-3 on that scale leaves
-            // ~1e-9, plenty for a table that only seeds. The sums are those before the step,
-            // moved along it to first order for the node's z' and z''.
-            if step.abs() * (1.0 + (g2 / g1).abs()) <= tol {
+            // Halley converges cubically: the error after a step d is about C·d³, with C of the
+            // order of the squared inverse scale on which ln F bends: (ln F)''/(ln F)', or up to
+            // b_max where a noisy unit's steep step sits near an inflection. A step below 1e-3
+            // on the larger of those scales leaves ~1e-11, plenty for a table that only seeds.
+            // The sums are those before the step, moved along it to first order for z' and z''.
+            if step.abs() * (1.0 + (g2 / g1).abs() + c.b_max) <= tol {
                 return Some((z, s.moved(-step)));
             }
         } else if lo.is_finite() && hi.is_finite() {
