@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::npy::{parse_npy_with, Layout, NpyArray};
-use super::{place, MAX_ELEMENTS};
+use super::{place, shown, MAX_ELEMENTS};
 use crate::{Error, Result};
 
 /// The four bytes a zip file (and so an `.npz`) starts with.
@@ -53,7 +53,7 @@ pub(crate) fn member_key(name: &str) -> &str {
 /// Extracts and parses one member, with places prefixed by the member name.
 pub(crate) fn member_array(file: &str, bytes: &[u8], e: &Entry) -> Result<(NpyArray, Layout)> {
     let data = extract(file, bytes, e)?;
-    parse_npy_with(file, &format!("member '{}'", e.name), &data)
+    parse_npy_with(file, &format!("member '{}'", shown(&e.name)), &data)
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
@@ -195,7 +195,7 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
 
 /// The uncompressed bytes of one member (borrowed when stored), size- and CRC-checked.
 pub(crate) fn extract<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<Cow<'a, [u8]>> {
-    let ctx = format!("member '{}'", e.name);
+    let ctx = format!("member '{}'", shown(&e.name));
     let perr = |at: u64, msg: String| Error::parse(file, place(&ctx, &format!("byte {at}")), msg);
     if e.flags & 1 != 0 {
         return Err(perr(e.local_offset, "member is encrypted; expected a plain np.savez archive".into()));
