@@ -419,6 +419,12 @@ fn run_rank(a: &RankArgs) -> CliResult<()> {
 fn load_data(d: &DataArgs) -> CliResult<(Dataset, Vec<usize>)> {
     let sfile = display(&d.scores);
     let mut data = io::read_scores(&sfile, &read_file(&d.scores)?)?;
+    let n = data.scores.n();
+    if n < 2 {
+        return fail(format!(
+            "{sfile}: {n} item; expected at least 2 items (a split needs one to calibrate and one to test)"
+        ));
+    }
     let labels = match (&d.labels, data.labels.take()) {
         (Some(path), _) => {
             io::read_labels(&display(path), &read_file(path)?, data.scores.n(), data.scores.k())?
@@ -431,6 +437,12 @@ fn load_data(d: &DataArgs) -> CliResult<(Dataset, Vec<usize>)> {
             ))
         }
     };
+    // After the labels, so that a refused labels file still gets a one-line message only.
+    if data.scores.k() == 1 {
+        eprintln!(
+            "rvalue: warning: K = 1: one candidate, so every prediction set is that candidate or empty"
+        );
+    }
     Ok((data, labels))
 }
 
