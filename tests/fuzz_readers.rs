@@ -454,9 +454,9 @@ fn mutate_npy(r: &mut Rng, b: &mut Vec<u8>) {
         }
     };
     match r.below(5) {
-        0 => replace(&mut h, "'shape':", *r.pick(SHAPES)),
-        1 => replace(&mut h, "'descr':", *r.pick(DTYPES)),
-        2 => replace(&mut h, "'fortran_order':", *r.pick(&["True", "False", "1", "None", "'yes'"])),
+        0 => replace(&mut h, "'shape':", r.pick::<&str>(SHAPES)),
+        1 => replace(&mut h, "'descr':", r.pick::<&str>(DTYPES)),
+        2 => replace(&mut h, "'fortran_order':", r.pick::<&str>(&["True", "False", "1", "None", "'yes'"])),
         3 => version = *r.pick(&[1u8, 2, 3, 0, 4, 255]),
         _ => {
             let i = r.below(h.len() + 1);
@@ -473,7 +473,9 @@ fn mutate_npy(r: &mut Rng, b: &mut Vec<u8>) {
 
 /// Sets one header field of a local, central or end record to an interesting value.
 fn mutate_zip(r: &mut Rng, b: &mut [u8]) {
-    let sigs: [(&[u8; 4], &[(usize, usize)]); 4] = [
+    // A record's signature and its fields as (offset, width).
+    type Record<'a> = (&'a [u8; 4], &'a [(usize, usize)]);
+    let sigs: [Record; 4] = [
         (b"PK\x03\x04", &[(4, 2), (6, 2), (8, 2), (14, 4), (18, 4), (22, 4), (26, 2), (28, 2)]),
         (b"PK\x01\x02", &[(8, 2), (10, 2), (16, 4), (20, 4), (24, 4), (28, 2), (30, 2), (32, 2), (42, 4)]),
         (b"PK\x05\x06", &[(8, 2), (10, 2), (12, 4), (16, 4), (20, 2)]),
@@ -559,13 +561,14 @@ fn check_error(entry: &str, file: &str, e: &Error) -> Result<(), String> {
 /// Message shape without numbers (decimal or hex), quoted or bracketed text, to tell new
 /// behaviour from old: the fuzzer keeps an input when it produces a shape never seen before.
 fn template(s: &str) -> String {
-    // What a message found is echoed file text (which may hold quotes itself): drop it.
-    let s = s.split(", found ").next().unwrap_or(s);
+    // Echoed file text (which may hold quotes itself) comes after these: drop it.
+    let s = [", found ", "dtype '", "members ["].iter().fold(s, |s, m| s.split(m).next().unwrap_or(s));
     let mut out = String::new();
     let mut word = String::new();
     let mut skip: Option<char> = None;
     let flush = |word: &mut String, out: &mut String| {
-        if word.chars().any(|c| c.is_ascii_digit()) {
+        let hex = word.len() >= 4 && word.chars().all(|c| c.is_ascii_hexdigit());
+        if hex || word.chars().any(|c| c.is_ascii_digit()) {
             out.push('#');
         } else {
             out.push_str(word);
@@ -612,7 +615,12 @@ fn check_all(file: &str, bytes: &[u8]) -> Result<Vec<String>, String> {
             Ok(s) => seen.push(format!("{entry} ok {s}")),
             Err(e) => {
                 check_error(entry, file, &e)?;
-                seen.push(format!("{entry} {}", template(&e.to_string())));
+                // The place's last part (byte, line, header) without the member name, which is
+                // file text too.
+                if let Error::Parse { place, message, .. } = &e {
+                    let at = place.rsplit(", ").next().unwrap_or(place);
+                    seen.push(format!("{entry} {}: {}", template(at), template(message)));
+                }
             }
         }
         Ok(())
@@ -790,6 +798,7 @@ fn fuzz(reader: Reader) {
     let mut failure_kinds: HashSet<String> = HashSet::new();
     let start = Instant::now();
     let mut execs = 0u64;
+    let mut saved = 0usize;
     while start.elapsed() < budget && failures.len() < 20 {
         let mut input = match r.below(8) {
             0 => match reader {
@@ -813,7 +822,8 @@ fn fuzz(reader: Reader) {
                     new |= templates.insert(t);
                 }
                 if new {
-                    if let Some(dir) = &save {
+                    saved += 1;
+                    if let Some(dir) = save.as_ref().filter(|_| saved <= 5000) {
                         let _ = std::fs::create_dir_all(dir);
                         let name = format!("{}-{:016x}", reader.name(), fnv(&input));
                         let _ = std::fs::write(dir.join(name), &input);

@@ -6,7 +6,7 @@
 pub fn npy(version: u8, header: &str, data: &[u8]) -> Vec<u8> {
     let start = if version == 1 { 10 } else { 12 };
     let mut h = header.as_bytes().to_vec();
-    while (start + h.len() + 1) % 64 != 0 {
+    while !(start + h.len() + 1).is_multiple_of(64) {
         h.push(b' ');
     }
     h.push(b'\n');
