@@ -437,12 +437,6 @@ fn load_data(d: &DataArgs) -> CliResult<(Dataset, Vec<usize>)> {
             ))
         }
     };
-    // After the labels, so that a refused labels file still gets a one-line message only.
-    if data.scores.k() == 1 {
-        eprintln!(
-            "rvalue: warning: K = 1: one candidate, so every prediction set is that candidate or empty"
-        );
-    }
     Ok((data, labels))
 }
 
@@ -490,6 +484,17 @@ impl MethodArgs {
 /// Whether the draw orders are needed (rank-based r-values).
 fn need_order(methods: &[Method], opts: &ScoreOptions) -> bool {
     methods.contains(&Method::CpR) && opts.kind != RvalueKind::Parametric
+}
+
+/// Notes on data that is accepted but limits what the results mean. Called once every input is
+/// read, so that a refused file still gets a message of one line only.
+fn warn_data(t: &ScoreTensor, methods: &[Method]) {
+    warn_single_draw(t.m(), methods);
+    if t.k() == 1 {
+        eprintln!(
+            "rvalue: warning: K = 1: one candidate, so every prediction set is that candidate or empty"
+        );
+    }
 }
 
 fn warn_single_draw(m: usize, methods: &[Method]) {
@@ -607,11 +612,11 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let opts = a.score.method.options();
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
-    warn_single_draw(t.m(), &methods);
     let plan = match &a.split {
         Some(path) => SplitPlan::Fixed(read_split(path, t.n())?),
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
+    warn_data(t, &methods);
     let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
     let prep = Prepared::new(t, &labels, need_order(&methods, &opts) && ranker.gpu.is_none())?;
     let splits = plan.splits(t.n())?;
@@ -637,8 +642,8 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let opts = a.score.method.options();
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
-    warn_single_draw(t.m(), &methods);
     let split = read_split(&a.split, t.n())?;
+    warn_data(t, &methods);
     let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
     let prep = Prepared::new(t, &labels, need_order(&methods, &opts) && ranker.gpu.is_none())?;
     let mut progress = Progress::new();
