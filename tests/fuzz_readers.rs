@@ -913,6 +913,22 @@ fn corpus_regressions() {
     assert!(problems.is_empty(), "{problems:#?}");
 }
 
+/// The bound holds for real files too, not only for the fuzzer's small inputs.
+#[test]
+fn samples_stay_within_the_allocation_bound() {
+    for name in [
+        "digits_wbb.npz",
+        "digits_wbb_scores.npy",
+        "digits_wbb_labels.npy",
+        "small_long.csv",
+        "toy_default.npz",
+    ] {
+        let bytes = std::fs::read(Path::new(ROOT).join("assets").join(name)).unwrap();
+        let seen = check_all(name, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(seen.iter().any(|s| s.contains(" ok ")), "{name}: {seen:?}");
+    }
+}
+
 /// The harness itself: a claim of 10¹² elements must be refused by the readers, and the counting
 /// allocator must see an allocation of that order if a reader made one.
 #[test]
