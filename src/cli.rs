@@ -419,6 +419,12 @@ fn run_rank(a: &RankArgs) -> CliResult<()> {
 fn load_data(d: &DataArgs) -> CliResult<(Dataset, Vec<usize>)> {
     let sfile = display(&d.scores);
     let mut data = io::read_scores(&sfile, &read_file(&d.scores)?)?;
+    let n = data.scores.n();
+    if n < 2 {
+        return fail(format!(
+            "{sfile}: {n} item; expected at least 2 items (a split needs one to calibrate and one to test)"
+        ));
+    }
     let labels = match (&d.labels, data.labels.take()) {
         (Some(path), _) => {
             io::read_labels(&display(path), &read_file(path)?, data.scores.n(), data.scores.k())?
@@ -478,6 +484,17 @@ impl MethodArgs {
 /// Whether the draw orders are needed (rank-based r-values).
 fn need_order(methods: &[Method], opts: &ScoreOptions) -> bool {
     methods.contains(&Method::CpR) && opts.kind != RvalueKind::Parametric
+}
+
+/// Notes on data that is accepted but limits what the results mean. Called once every input is
+/// read, so that a refused file still gets a message of one line only.
+fn warn_data(t: &ScoreTensor, methods: &[Method]) {
+    warn_single_draw(t.m(), methods);
+    if t.k() == 1 {
+        eprintln!(
+            "rvalue: warning: K = 1: one candidate, so every prediction set is that candidate or empty"
+        );
+    }
 }
 
 fn warn_single_draw(m: usize, methods: &[Method]) {
@@ -595,11 +612,11 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let opts = a.score.method.options();
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
-    warn_single_draw(t.m(), &methods);
     let plan = match &a.split {
         Some(path) => SplitPlan::Fixed(read_split(path, t.n())?),
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
+    warn_data(t, &methods);
     let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
     let prep = Prepared::new(t, &labels, need_order(&methods, &opts) && ranker.gpu.is_none())?;
     let splits = plan.splits(t.n())?;
@@ -625,8 +642,8 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let opts = a.score.method.options();
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
-    warn_single_draw(t.m(), &methods);
     let split = read_split(&a.split, t.n())?;
+    warn_data(t, &methods);
     let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
     let prep = Prepared::new(t, &labels, need_order(&methods, &opts) && ranker.gpu.is_none())?;
     let mut progress = Progress::new();

@@ -1,7 +1,7 @@
 //! Long-form CSV scores: one row per `(item, draw, candidate)` with an optional per-item label.
 //! No quoting rules beyond stripping a pair of surrounding double quotes: numbers never need them.
 
-use super::MAX_ELEMENTS;
+use super::{shown, MAX_ELEMENTS};
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 
@@ -76,7 +76,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
                 format!(
                     "missing column '{want}'; expected a header with columns \
                      item,draw,candidate,score and optionally label, found '{}'",
-                    header.trim()
+                    shown(header.trim())
                 ),
             )
         })?;
@@ -105,7 +105,7 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
                 Error::parse(
                     file,
                     col_place(line, c),
-                    format!("expected a non-negative integer index, found '{s}'"),
+                    format!("expected a non-negative integer index, found '{}'", shown(s)),
                 )
             })?;
             if v >= MAX_ELEMENTS {
@@ -120,13 +120,13 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
         let [item, draw, cand] = index;
         let s = fields[idx[3]];
         let score: f64 = s.parse().map_err(|_| {
-            Error::parse(file, col_place(line, idx[3]), format!("expected a number, found '{s}'"))
+            Error::parse(file, col_place(line, idx[3]), format!("expected a number, found '{}'", shown(s)))
         })?;
         if !score.is_finite() {
             return Err(Error::parse(
                 file,
                 col_place(line, idx[3]),
-                format!("score [{item}][{draw}][{cand}] is '{s}'; expected a finite number"),
+                format!("score [{item}][{draw}][{cand}] is '{}'; expected a finite number", shown(s)),
             ));
         }
         let label = match label_col {
@@ -138,8 +138,9 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
                         file,
                         col_place(line, c),
                         format!(
-                            "expected an integer label, found '{s}' (when the label column \
-                             exists every row needs one)"
+                            "expected an integer label, found '{}' (when the label column \
+                             exists every row needs one)",
+                            shown(s)
                         ),
                     )
                 })?

@@ -29,6 +29,25 @@ pub struct Dataset {
     pub single_draw: bool,
 }
 
+/// File text echoed in a message (a CSV field, a dtype, a member name): control characters
+/// escaped and long text cut, so that a hostile file still gets a short message on one line.
+pub(crate) fn shown(s: &str) -> String {
+    const MAX_CHARS: usize = 48;
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == MAX_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `ctx, at` or just `at`: npz members prefix their places with the member name.
 pub(crate) fn place(ctx: &str, at: &str) -> String {
     if ctx.is_empty() {
@@ -44,11 +63,14 @@ enum Format {
     Text,
 }
 
+/// An archive with no members is just its end record (`np.savez(f)` with nothing to save).
+const ZIP_EMPTY_MAGIC: &[u8; 4] = b"PK\x05\x06";
+
 /// Decides by content, not by extension, so a misnamed file still reads correctly.
 fn sniff(bytes: &[u8]) -> Format {
     if bytes.starts_with(NPY_MAGIC) {
         Format::Npy
-    } else if bytes.starts_with(ZIP_MAGIC) {
+    } else if bytes.starts_with(ZIP_MAGIC) || bytes.starts_with(ZIP_EMPTY_MAGIC) {
         Format::Zip
     } else {
         Format::Text
@@ -58,6 +80,14 @@ fn sniff(bytes: &[u8]) -> Format {
 /// Reads scores from a `.npy` (`[N, M, K]` or `[N, K]`), an `.npz` (`scores`, optional `labels`)
 /// or a long-form CSV, whatever the file is called.
 pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
+    if bytes.is_empty() {
+        // Said here, not by the CSV reader the sniffing falls back to, whatever the file is called.
+        return Err(Error::parse(
+            file,
+            "byte 0",
+            "the file is empty (0 bytes); expected a .npy, an .npz or a long-form CSV",
+        ));
+    }
     match sniff(bytes) {
         Format::Npy => {
             let (a, layout) = npy::parse_npy_with(file, "", bytes)?;
@@ -68,7 +98,7 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
             let entries = npz::entries(file, bytes)?;
             let find = |key: &str| entries.iter().find(|e| npz::member_key(&e.name) == key);
             let Some(se) = find("scores") else {
-                let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+                let names: Vec<String> = entries.iter().map(|e| shown(&e.name)).collect();
                 return Err(Error::parse(
                     file,
                     "archive",
@@ -79,13 +109,13 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
                     ),
                 ));
             };
-            let sctx = format!("member '{}'", se.name);
+            let sctx = format!("member '{}'", shown(&se.name));
             let (a, layout) = npz::member_array(file, bytes, se)?;
             let (scores, single_draw) = scores_from_array(file, &sctx, &a, &layout)?;
             let labels = match find("labels") {
                 None => None,
                 Some(le) => {
-                    let lctx = format!("member '{}'", le.name);
+                    let lctx = format!("member '{}'", shown(&le.name));
                     let (a, layout) = npz::member_array(file, bytes, le)?;
                     Some(labels_from_array(file, &lctx, &a, &layout, scores.n(), scores.k())?)
                 }
@@ -164,7 +194,7 @@ fn one_array(file: &str, bytes: &[u8], member: &str) -> Result<(String, NpyArray
                 )
             })?;
             let (a, l) = npz::member_array(file, bytes, e)?;
-            Ok((format!("member '{}'", e.name), a, l))
+            Ok((format!("member '{}'", shown(&e.name)), a, l))
         }
         Format::Text => Err(Error::parse(
             file,
@@ -529,6 +559,32 @@ mod tests {
                 let _ = read_scores(name, &good[..i]);
             }
         }
+    }
+
+    #[test]
+    fn echoed_file_text_stays_one_short_line() {
+        assert_eq!(shown("a\n\u{1b}[31m\0"), "a\\n\\u{1b}[31m\\u{0}");
+        assert_eq!(shown(&"x".repeat(100)), format!("{}…", "x".repeat(48)));
+        let s = write_npy_f64(&[1], &[0.0]);
+        let zip = build_zip(&[Member { name: "a\nb.npy", data: &s, deflate: false, zip64_central: false }]);
+        let e = err(read_scores("h.npz", &zip));
+        assert!(e.contains("found members [a\\nb.npy]") && !e.contains('\n'), "{e}");
+        let e = err(read_scores("c.csv", b"item,draw,candidate,score\n0,0,0,1\x07\n"));
+        assert!(e.contains("found '1\\u{7}'") && !e.chars().any(char::is_control), "{e}");
+        let e = err(read_scores("c.csv", format!("{}\n", "\u{1}".repeat(500)).as_bytes()));
+        assert!(e.len() < 400 && !e.chars().any(char::is_control), "{e}");
+    }
+
+    #[test]
+    fn empty_files_and_empty_archives() {
+        for name in ["e.npy", "e.csv", "e.npz"] {
+            let e = err(read_scores(name, b""));
+            assert!(e.contains(&format!("{name}: byte 0: the file is empty (0 bytes)")), "{e}");
+        }
+        let zip = build_zip(&[]);
+        assert!(zip.starts_with(b"PK\x05\x06"));
+        let e = err(read_scores("z.npz", &zip));
+        assert!(e.contains("z.npz: archive: no member 'scores'") && e.contains("found members []"), "{e}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The `.npy` format (versions 1.0, 2.0 and 3.0), read and written by hand so the same code runs
 //! natively and in wasm without a numpy dependency.
 
-use super::{place, MAX_ELEMENTS};
+use super::{place, shown, MAX_ELEMENTS};
 use crate::{Error, Result};
 
 /// The six bytes every `.npy` file starts with.
@@ -160,7 +160,7 @@ fn parse_descr(descr: &str) -> std::result::Result<Kind, String> {
                 Some('f') => "float of an unsupported width",
                 _ => "unknown",
             };
-            return Err(format!("unsupported dtype '{descr}' ({what}); {EXPECTED_DTYPES}"));
+            return Err(format!("unsupported dtype '{}' ({what}); {EXPECTED_DTYPES}", shown(descr)));
         }
     };
     if kind.size() > 1 {

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::npy::{parse_npy_with, Layout, NpyArray};
-use super::{place, MAX_ELEMENTS};
+use super::{place, shown, MAX_ELEMENTS};
 use crate::{Error, Result};
 
 /// The four bytes a zip file (and so an `.npz`) starts with.
@@ -18,6 +18,9 @@ const SIG_ZIP64_LOCATOR: u32 = 0x0706_4b50;
 
 /// The largest member we inflate: the largest allowed array plus generous room for its header.
 const MAX_MEMBER_BYTES: u64 = (MAX_ELEMENTS as u64) * 8 + (1 << 20);
+
+/// The most all members of one archive may inflate to, read together by `parse_npz`.
+const MAX_ARCHIVE_BYTES: u64 = 2 * MAX_MEMBER_BYTES;
 
 /// One member as described by the central directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +37,20 @@ pub(crate) struct Entry {
 /// Parses every `.npy` member; names lose their `.npy` suffix, directories are skipped.
 pub fn parse_npz(file: &str, bytes: &[u8]) -> Result<Vec<(String, NpyArray)>> {
     let entries = entries(file, bytes)?;
+    // Each member is bounded on its own, but many directory entries may point at one highly
+    // compressed member, and every array read here is kept: bound the sum as well.
+    let claimed =
+        entries.iter().filter(|e| !e.name.ends_with('/')).fold(0u64, |a, e| a.saturating_add(e.usize_));
+    if claimed > MAX_ARCHIVE_BYTES {
+        return Err(Error::parse(
+            file,
+            "archive",
+            format!(
+                "the members claim {claimed} bytes uncompressed in all, more than the \
+                 {MAX_ARCHIVE_BYTES} allowed (twice the largest member, {MAX_ELEMENTS} elements)"
+            ),
+        ));
+    }
     let mut out = Vec::new();
     for e in &entries {
         if e.name.ends_with('/') {
@@ -53,7 +70,7 @@ pub(crate) fn member_key(name: &str) -> &str {
 /// Extracts and parses one member, with places prefixed by the member name.
 pub(crate) fn member_array(file: &str, bytes: &[u8], e: &Entry) -> Result<(NpyArray, Layout)> {
     let data = extract(file, bytes, e)?;
-    parse_npy_with(file, &format!("member '{}'", e.name), &data)
+    parse_npy_with(file, &format!("member '{}'", shown(&e.name)), &data)
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
@@ -195,7 +212,7 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
 
 /// The uncompressed bytes of one member (borrowed when stored), size- and CRC-checked.
 pub(crate) fn extract<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<Cow<'a, [u8]>> {
-    let ctx = format!("member '{}'", e.name);
+    let ctx = format!("member '{}'", shown(&e.name));
     let perr = |at: u64, msg: String| Error::parse(file, place(&ctx, &format!("byte {at}")), msg);
     if e.flags & 1 != 0 {
         return Err(perr(e.local_offset, "member is encrypted; expected a plain np.savez archive".into()));
@@ -390,6 +407,24 @@ pub(crate) mod tests {
     fn sample() -> (Vec<u8>, Vec<u8>) {
         let scores: Vec<f64> = (0..12).map(|i| i as f64 / 4.0).collect();
         (write_npy_f64(&[2, 3, 2], &scores), write_npy_i64(&[2], &[1, 0]))
+    }
+
+    #[test]
+    fn many_entries_for_one_member_are_bounded_in_all() {
+        let (s, _) = sample();
+        let members: Vec<Member> = (0..3)
+            .map(|_| Member { name: "scores.npy", data: &s, deflate: true, zip64_central: false })
+            .collect();
+        let mut zip = build_zip(&members);
+        // Each entry claims 1.5 GB, under the member limit; together they are over the archive's.
+        let mut at = 0;
+        while let Some(p) = zip[at..].windows(4).position(|w| w == SIG_CENTRAL.to_le_bytes()) {
+            let c = at + p;
+            zip[c + 24..c + 28].copy_from_slice(&0x6000_0000u32.to_le_bytes());
+            at = c + 4;
+        }
+        let e = parse_npz("many.npz", &zip).unwrap_err().to_string();
+        assert!(e.contains("many.npz: archive: the members claim") && e.contains("in all"), "{e}");
     }
 
     #[test]
