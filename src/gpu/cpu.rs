@@ -1,13 +1,11 @@
-//! The CPU twins of the kernels, and the parts of the pooled r-value that stay on the CPU.
+//! The CPU twins of the kernels (the pooled greedy itself is the core's, `PooledSplit`).
 //!
 //! Each function here computes exactly what one kernel computes, from the same [`Keys`], so
 //! the tests can compare the two word for word; they also serve as the reference for the
 //! kernels' definitions.
 
 use super::keys::Keys;
-use crate::rvalue::pooled::PooledItem;
 use crate::tensor::ScoreTensor;
-use crate::{Error, Result};
 
 /// Rank (0-based) of element `c` among `k` keys starting at `base`: descending score, ties to
 /// the lower index (SPEC §3), i.e. the number of keys below it or equal at a lower index.
@@ -107,82 +105,6 @@ pub fn pooled_positions(keys: &Keys, cal: &PooledCal, items: &[u32]) -> Vec<u32>
     out
 }
 
-/// The nested greedy of one test item from its candidates' positions `[M][K]` (SPEC §4), giving
-/// what `rvalue::pooled::pooled_item_oracle` gives. Every draw's full order of the `U` units is
-/// rebuilt (candidates at their positions, calibration units in their order around them); at
-/// step `j` the units at position `j` of each draw gain one count and the unchosen unit with the
-/// largest count (lowest index among ties) is chosen. A running maximum per block of 64 units
-/// keeps a pick at `O(U/64 + 64)`.
-///
-/// Positions that are out of range or collide (which only a faulty device could produce) are an
-/// `Error::Gpu` rather than a panic or a wrong answer.
-pub fn pooled_greedy(pos: &[u32], cal: &PooledCal, work: &mut GreedyWork) -> Result<PooledItem> {
-    let (n, m, k) = (cal.n, cal.m, cal.k);
-    let u = n + k;
-    work.merged.clear();
-    work.merged.resize(m * u, u32::MAX);
-    for d in 0..m {
-        let row = &mut work.merged[d * u..(d + 1) * u];
-        for c in 0..k {
-            match row.get_mut(pos[d * k + c] as usize) {
-                Some(slot) if *slot == u32::MAX => *slot = (n + c) as u32,
-                _ => return Err(Error::Gpu(format!("inconsistent unit positions in draw {d}"))),
-            }
-        }
-        let mut cal_units = cal.units[d * n..(d + 1) * n].iter();
-        for slot in row.iter_mut().filter(|s| **s == u32::MAX) {
-            *slot = *cal_units.next().unwrap_or(&0);
-        }
-    }
-    // Counts are stored + 1 for unchosen units and 0 for chosen ones: a bump needs no branch.
-    work.count.clear();
-    work.count.resize(u, 1);
-    work.block_max.clear();
-    work.block_max.resize(u.div_ceil(BLOCK), 1);
-    let mut cand_step = vec![0u32; k];
-    let mut cal_steps = Vec::with_capacity(n);
-    for j in 0..u {
-        for d in 0..m {
-            let x = work.merged[d * u + j] as usize;
-            let c = work.count[x];
-            let c = c + u32::from(c != 0);
-            work.count[x] = c;
-            let b = &mut work.block_max[x / BLOCK];
-            *b = (*b).max(c);
-        }
-        let x = work.pop_best();
-        if x < n {
-            cal_steps.push(j as u32 + 1);
-        } else {
-            cand_step[x - n] = j as u32 + 1;
-        }
-    }
-    Ok(PooledItem { units: u as u32, cand_step, cal_steps })
-}
-
-const BLOCK: usize = 64;
-
-/// Scratch memory of [`pooled_greedy`], reused across items.
-#[derive(Debug, Default)]
-pub struct GreedyWork {
-    merged: Vec<u32>,
-    count: Vec<u32>,
-    block_max: Vec<u32>,
-}
-
-impl GreedyWork {
-    fn pop_best(&mut self) -> usize {
-        let best = self.block_max.iter().copied().max().unwrap_or(0);
-        let block = self.block_max.iter().position(|&b| b == best).unwrap_or(0);
-        let start = block * BLOCK;
-        let end = (start + BLOCK).min(self.count.len());
-        let x = start + self.count[start..end].iter().position(|&c| c == best).unwrap_or(0);
-        self.count[x] = 0;
-        self.block_max[block] = self.count[start..end].iter().copied().max().unwrap_or(0);
-        x
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,14 +131,13 @@ mod tests {
     }
 
     #[test]
-    fn positions_that_collide_are_an_error() {
+    fn positions_that_collide_are_a_gpu_error() {
+        use crate::rvalue::pooled::PooledSplit;
         let t = ScoreTensor::new(3, 1, 2, vec![1.0, 0.0, 2.0, 0.5, 0.0, 3.0]).unwrap();
-        let keys = Keys::of(t.data());
-        let cal = PooledCal::new(&t, &keys, &[0, 0, 0], &[0, 1]);
-        let mut work = GreedyWork::default();
-        assert!(pooled_greedy(&[0, 3], &cal, &mut work).is_ok());
+        let ps = PooledSplit::new(&t, &[0, 0, 0], &[0, 1]).unwrap();
+        assert!(crate::gpu::greedy_all(&[0, 3], &ps, &t).is_ok());
         for bad in [[1, 1], [0, 4]] {
-            assert!(matches!(pooled_greedy(&bad, &cal, &mut work), Err(Error::Gpu(_))));
+            assert!(matches!(crate::gpu::greedy_all(&bad, &ps, &t), Err(crate::Error::Gpu(_))));
         }
     }
 }

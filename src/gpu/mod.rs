@@ -24,7 +24,7 @@ pub use context::{
 };
 
 use crate::conformal::Split;
-use crate::rvalue::pooled::PooledItem;
+use crate::rvalue::pooled::{PooledItem, PooledSplit, Workspace};
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 use keys::Keys;
@@ -152,11 +152,12 @@ pub async fn pooled_items_async(
     labels: &[usize],
     split: &Split,
 ) -> Result<Vec<PooledItem>> {
-    check_pooled(t, labels, &split.cal)?;
+    // Checks the inputs before `PooledCal` indexes them.
+    let ps = PooledSplit::new(t, labels, &split.cal)?;
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
     let pos = gpu.pooled_positions(keys, &cal, &test).await?;
-    greedy_all(&pos, &cal)
+    greedy_all(&pos, &ps, t)
 }
 
 /// [`nonparametric_rvalues_async`], natively blocking.
@@ -177,9 +178,13 @@ pub fn pooled_items(
     block_on(pooled_items_async(gpu, t, keys, labels, split))?
 }
 
-fn greedy_all(pos: &[u32], cal: &cpu::PooledCal) -> Result<Vec<PooledItem>> {
-    let mut work = cpu::GreedyWork::default();
-    pos.chunks_exact(cal.m * cal.k).map(|p| cpu::pooled_greedy(p, cal, &mut work)).collect()
+/// The core's greedy on positions `[B][M][K]` from a kernel or its twin; positions a device
+/// got wrong are a GPU error.
+fn greedy_all(pos: &[u32], ps: &PooledSplit, t: &ScoreTensor) -> Result<Vec<PooledItem>> {
+    let mut work = Workspace::default();
+    pos.chunks_exact(t.m() * t.k())
+        .map(|p| ps.item_from_positions(p, &mut work).map_err(|e| Error::Gpu(e.to_string())))
+        .collect()
 }
 
 /// The CPU twin of [`pooled_items`] (the same positions from [`cpu::pooled_positions`]).
@@ -189,10 +194,10 @@ pub fn pooled_items_cpu(
     labels: &[usize],
     split: &Split,
 ) -> Result<Vec<PooledItem>> {
-    check_pooled(t, labels, &split.cal)?;
+    let ps = PooledSplit::new(t, labels, &split.cal)?;
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-    greedy_all(&cpu::pooled_positions(keys, &cal, &test), &cal)
+    greedy_all(&cpu::pooled_positions(keys, &cal, &test), &ps, t)
 }
 
 /// Pooled CP_r on one split through the GPU: what `Calibrated::pooled` gives.
@@ -206,19 +211,6 @@ pub fn pooled_calibrated(
 ) -> Result<crate::conformal::Calibrated> {
     let items = pooled_items(gpu, t, keys, labels, split)?;
     Ok(crate::conformal::Calibrated::from_pooled_items(t.k(), labels, split, &items))
-}
-
-fn check_pooled(t: &ScoreTensor, labels: &[usize], cal: &[usize]) -> Result<()> {
-    if labels.len() != t.n() {
-        return Err(Error::shape(format!("{} labels for {} items", labels.len(), t.n())));
-    }
-    if cal.is_empty() {
-        return Err(Error::invalid("pooled r-values need at least one calibration item"));
-    }
-    if let Some(&i) = cal.iter().find(|&&i| i >= t.n() || labels[i] >= t.k()) {
-        return Err(Error::invalid(format!("calibration item {i} or its label is out of range")));
-    }
-    Ok(())
 }
 
 #[cfg(all(test, not(target_arch = "wasm32"), feature = "gpu"))]

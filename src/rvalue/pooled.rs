@@ -229,6 +229,36 @@ impl PooledSplit {
         (0..items.len()).map(|b| self.greedy(b, work)).collect()
     }
 
+    /// [`PooledSplit::item`] for a test item whose candidates' positions among the `U` units of
+    /// each draw (`[M][K]`, 0-based, candidates in index order) were found elsewhere: the GPU
+    /// path. Sorted, the positions give the candidates' order, and a position less the number of
+    /// candidates before it is the entry point. Positions that collide or fall outside `0..U`,
+    /// which only a faulty device could produce, are an error rather than a wrong answer.
+    pub fn item_from_positions(&self, pos: &[u32], work: &mut Workspace) -> Result<PooledItem> {
+        let (n, m, k) = (self.n, self.m, self.k);
+        if pos.len() != m * k {
+            return Err(Error::shape(format!("{} positions for {m} draws × {k} candidates", pos.len())));
+        }
+        work.ord.resize(m * k, 0);
+        work.entries.resize(m * k, 0);
+        for (d, p) in pos.chunks_exact(k).enumerate() {
+            let ord = &mut work.ord[d * k..(d + 1) * k];
+            ord.iter_mut().enumerate().for_each(|(c, o)| *o = c as u16);
+            ord.sort_unstable_by_key(|&c| p[c as usize]);
+            let sorted = ord.iter().map(|&c| p[c as usize] as usize);
+            // Strictly increasing and below U, so every entry point is in `0..=n`, nondecreasing.
+            if sorted.clone().zip(sorted.clone().skip(1)).any(|(a, b)| a >= b)
+                || p.iter().any(|&x| x as usize >= n + k)
+            {
+                return Err(Error::invalid(format!("inconsistent unit positions in draw {d}")));
+            }
+            for (i, (e, at)) in work.entries[d * k..(d + 1) * k].iter_mut().zip(sorted).enumerate() {
+                *e = (at - i) as u32;
+            }
+        }
+        Ok(self.greedy(0, work))
+    }
+
     /// For each of `items` and each draw, its candidates best first (`work.ord`) and where each
     /// enters the draw's calibration order (`work.entries`), `[item][draw][K]`.
     fn entry_points(

@@ -52,6 +52,40 @@ fn reproduces_the_pooled_reference_case() {
     }
 }
 
+/// Positions found elsewhere (the GPU path) give what the item's own ranking gives; positions
+/// that collide or fall outside the units are an error.
+#[test]
+fn positions_give_the_same_item_and_bad_ones_are_refused() {
+    let (t, labels, cal, _, expected) = tiny();
+    let cal_items: Vec<usize> = (0..t.n()).filter(|&i| cal[i]).collect();
+    let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+    let mut work = Workspace::default();
+    let (n, m, k) = (cal_items.len(), t.m(), t.k());
+    for e in expected.as_array().unwrap() {
+        let item = e["item"].as_u64().unwrap() as usize;
+        // Each candidate's position: the calibration units at or above it, and the candidates
+        // ranked before it (SPEC §4's tie rule, as the oracle ranks).
+        let mut pos = vec![0u32; m * k];
+        for d in 0..m {
+            let s = t.draw(item, d);
+            for c in 0..k {
+                let cal_at_or_above = cal_items.iter().filter(|&&j| t.get(j, d, labels[j]) >= s[c]).count();
+                let cands_before = (0..k).filter(|&o| s[o] > s[c] || (s[o] == s[c] && o < c)).count();
+                pos[d * k + c] = (cal_at_or_above + cands_before) as u32;
+            }
+        }
+        let want = split.item(&t, item, None, &mut work);
+        assert_eq!(split.item_from_positions(&pos, &mut work).unwrap(), want, "item {item}");
+        let mut collide = pos.clone();
+        collide[1] = collide[0];
+        let mut outside = pos.clone();
+        outside[0] = (n + k) as u32;
+        for bad in [collide, outside, pos[1..].to_vec()] {
+            assert!(split.item_from_positions(&bad, &mut work).is_err());
+        }
+    }
+}
+
 #[test]
 fn boundary_is_one_when_k_star_exceeds_n() {
     let (t, labels, _, _, _) = tiny();
