@@ -305,10 +305,47 @@ const POOLED_BATCH: usize = 16;
 pub struct PooledBuilder {
     ps: PooledSplit,
     work: Workspace,
+    out: PooledScores,
+    next: usize,
+}
+
+/// Greedy results collected into a split's scores: each test item's candidates' r-values and
+/// its calibration r-values in selection order.
+#[derive(Debug)]
+struct PooledScores {
     k: usize,
     scores: Vec<f64>,
     cal: Vec<f64>,
-    next: usize,
+}
+
+impl PooledScores {
+    fn new(n: usize, k: usize, split: &Split) -> Self {
+        PooledScores {
+            k,
+            scores: vec![0.0; n * k],
+            cal: Vec::with_capacity(split.test.len() * split.cal.len()),
+        }
+    }
+
+    /// Test item `i`'s result; items come in `split.test` order.
+    fn record(&mut self, i: usize, it: &rvalue::PooledItem) {
+        let u = it.units as f64;
+        for (c, &s) in it.cand_step.iter().enumerate() {
+            self.scores[i * self.k + c] = s as f64 / u;
+        }
+        self.cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
+    }
+
+    fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
+        let n = split.cal.len();
+        Calibrated::with_threshold(
+            &self.scores,
+            self.k,
+            labels,
+            &split.test,
+            Threshold::PerItem { n, cal: self.cal },
+        )
+    }
 }
 
 impl PooledBuilder {
@@ -316,9 +353,7 @@ impl PooledBuilder {
         Ok(PooledBuilder {
             ps: PooledSplit::new(t, labels, &split.cal)?,
             work: Workspace::default(),
-            k: t.k(),
-            scores: vec![0.0; t.n() * t.k()],
-            cal: Vec::with_capacity(split.test.len() * split.cal.len()),
+            out: PooledScores::new(t.n(), t.k(), split),
             next: 0,
         })
     }
@@ -335,11 +370,7 @@ impl PooledBuilder {
         // Batches share each draw's calibration tables while their entry points are found.
         for batch in split.test[self.next..end].chunks(POOLED_BATCH) {
             for (&i, it) in batch.iter().zip(self.ps.items(t, batch, order, &mut self.work)) {
-                let u = it.units as f64;
-                for (c, &s) in it.cand_step.iter().enumerate() {
-                    self.scores[i * self.k + c] = s as f64 / u;
-                }
-                self.cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
+                self.out.record(i, &it);
             }
         }
         self.next = end;
@@ -353,14 +384,7 @@ impl PooledBuilder {
 
     /// The calibrated split; call after `step` has returned true.
     pub fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
-        let n = split.cal.len();
-        Calibrated::with_threshold(
-            &self.scores,
-            self.k,
-            labels,
-            &split.test,
-            Threshold::PerItem { n, cal: self.cal },
-        )
+        self.out.finish(labels, split)
     }
 }
 
@@ -392,17 +416,11 @@ impl Calibrated {
         split: &Split,
         items: &[rvalue::PooledItem],
     ) -> Self {
-        let mut scores = vec![0.0; labels.len() * k];
-        let mut cal = Vec::with_capacity(split.test.len() * split.cal.len());
+        let mut out = PooledScores::new(labels.len(), k, split);
         for (&i, it) in split.test.iter().zip(items) {
-            let u = it.units as f64;
-            for (c, &s) in it.cand_step.iter().enumerate() {
-                scores[i * k + c] = s as f64 / u;
-            }
-            cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
+            out.record(i, it);
         }
-        let n = split.cal.len();
-        Self::with_threshold(&scores, k, labels, &split.test, Threshold::PerItem { n, cal })
+        out.finish(labels, split)
     }
 
     fn with_threshold(all: &[f64], k: usize, labels: &[usize], test: &[usize], threshold: Threshold) -> Self {
