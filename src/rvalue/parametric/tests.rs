@@ -174,6 +174,38 @@ fn units_strategy() -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
     })
 }
 
+/// Exact model-rule r-values within 1e-9 of a bisection on β of "L_i(q_β) ≤ z_β", with z_β from
+/// the accurate bracketing solver: independent of the table, the interpolation and the polish.
+#[cfg(not(target_arch = "wasm32"))]
+fn exact_model_agrees_with_bisection(x: &[f64], s: &[f64], h: Hyper) -> std::result::Result<(), TestCaseError> {
+    let exact = parametric(x, s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
+    let units = Units::new(x, s, h);
+    for i in 0..x.len() {
+        let selected = |beta: f64| {
+            let q = normal::upper_quantile(beta);
+            units.line(i, q) <= eb::z_model(beta, &units.ss).unwrap()
+        };
+        let (mut lo, mut hi) = (1e-15, 1.0 - 1e-12);
+        if selected(lo) || !selected(hi) {
+            continue;
+        }
+        while hi - lo > 1e-13 {
+            let mid = 0.5 * (lo + hi);
+            if selected(mid) {
+                hi = mid
+            } else {
+                lo = mid
+            }
+        }
+        prop_assert!(
+            (exact.rvalue[i] - hi).abs() < 1e-9,
+            "unit {i}: exact {} vs bisection {hi}",
+            exact.rvalue[i]
+        );
+    }
+    Ok(())
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
@@ -205,26 +237,8 @@ proptest! {
 
     #[test]
     fn exact_model_is_within_1e_9_of_a_bisection_on_beta((x, s) in units_strategy()) {
-        // Independent of the table, the interpolation and Newton: bisect β on
-        // "L_i(q_β) ≤ z_β" with z_β from the accurate bracketing solver.
         let h = Hyper { mu: 0.2, tau2: 1.3 };
-        let exact = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
-        let units = Units::new(&x, &s, h);
-        for i in 0..x.len() {
-            let selected = |beta: f64| {
-                let q = normal::upper_quantile(beta);
-                units.line(i, q) <= eb::z_model(beta, &units.ss).unwrap()
-            };
-            let (mut lo, mut hi) = (1e-15, 1.0 - 1e-12);
-            if selected(lo) || !selected(hi) {
-                continue;
-            }
-            while hi - lo > 1e-13 {
-                let mid = 0.5 * (lo + hi);
-                if selected(mid) { hi = mid } else { lo = mid }
-            }
-            prop_assert!((exact.rvalue[i] - hi).abs() < 1e-9, "unit {i}: exact {} vs bisection {hi}", exact.rvalue[i]);
-        }
+        exact_model_agrees_with_bisection(&x, &s, h)?;
     }
 
     #[test]
@@ -240,23 +254,7 @@ proptest! {
         // limit of the tabulated search, older than its quintic form.)
         let s: Vec<f64> = s.iter().map(|e| libm::pow(10.0, *e)).collect();
         let h = Hyper { mu: 0.0, tau2 };
-        let exact = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
-        let units = Units::new(&x, &s, h);
-        for i in 0..x.len() {
-            let selected = |beta: f64| {
-                let q = normal::upper_quantile(beta);
-                units.line(i, q) <= eb::z_model(beta, &units.ss).unwrap()
-            };
-            let (mut lo, mut hi) = (1e-15, 1.0 - 1e-12);
-            if selected(lo) || !selected(hi) {
-                continue;
-            }
-            while hi - lo > 1e-13 {
-                let mid = 0.5 * (lo + hi);
-                if selected(mid) { hi = mid } else { lo = mid }
-            }
-            prop_assert!((exact.rvalue[i] - hi).abs() < 1e-9, "unit {i}: exact {} vs bisection {hi}", exact.rvalue[i]);
-        }
+        exact_model_agrees_with_bisection(&x, &s, h)?;
     }
 
     #[test]
