@@ -9,7 +9,7 @@ mod npy;
 mod npz;
 
 pub use npy::{parse_npy, write_npy_bool, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC};
-pub use npz::{parse_npz, ZIP_MAGIC};
+pub use npz::{crc32, parse_npz, ZIP_MAGIC};
 
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};

@@ -316,7 +316,7 @@ const CRC_TABLE: [u32; 256] = {
 };
 
 /// CRC-32 (IEEE), as zip uses.
-pub(crate) fn crc32(data: &[u8]) -> u32 {
+pub fn crc32(data: &[u8]) -> u32 {
     let mut c = !0u32;
     for &b in data {
         c = CRC_TABLE[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);

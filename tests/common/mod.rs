@@ -27,16 +27,7 @@ pub fn npy_header(descr: &str, shape: &str) -> String {
     format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}")
 }
 
-pub fn crc32(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c ^= u32::from(b);
-        for _ in 0..8 {
-            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
-        }
-    }
-    !c
-}
+pub use rvalue_explorer::io::crc32;
 
 /// One member of a zip written by [`zip`].
 pub struct ZipMember {

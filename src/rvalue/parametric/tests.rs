@@ -177,7 +177,11 @@ fn units_strategy() -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
 /// Exact model-rule r-values within 1e-9 of a bisection on β of "L_i(q_β) ≤ z_β", with z_β from
 /// the accurate bracketing solver: independent of the table, the interpolation and the polish.
 #[cfg(not(target_arch = "wasm32"))]
-fn exact_model_agrees_with_bisection(x: &[f64], s: &[f64], h: Hyper) -> std::result::Result<(), TestCaseError> {
+fn exact_model_agrees_with_bisection(
+    x: &[f64],
+    s: &[f64],
+    h: Hyper,
+) -> std::result::Result<(), TestCaseError> {
     let exact = parametric(x, s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
     let units = Units::new(x, s, h);
     for i in 0..x.len() {
