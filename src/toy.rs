@@ -1,11 +1,13 @@
 //! The toy setting of the paper's §2.2 (SPEC §6): closed forms and a seeded simulator.
 //!
-//! Every random number is addressable by (seed, item, draw, candidate) through one Philox block
-//! (SPEC §7), so a GPU kernel can regenerate the same data without shipping it.
+//! Every random number is addressable by (seed, item, draw, candidate): the draws come from the
+//! integer generator of [`crate::gpu::draws`] (Philox4x32-10 and an integer inverse CDF), which
+//! the GPU kernel reproduces bit for bit (SPEC §7), so a GPU can regenerate the same data without
+//! shipping it.
 
 use crate::eb::Hyper;
+use crate::gpu::draws;
 use crate::normal;
-use crate::rng::{key_of, open01, philox4x32_10};
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 
@@ -140,20 +142,6 @@ impl ToyParams {
     }
 }
 
-/// The standard normal for (seed, item, draw, candidate) from one Philox4x32-10 block.
-///
-/// Counter `[item, draw, cand, 0]`, key `key_of(seed)`, Box–Muller on the first two words:
-/// `z = √(−2 ln u1) · cos(2π u2)`, `u1 = open01(w0)`, `u2 = open01(w1)`. The GPU kernel (SPEC §7)
-/// reproduces exactly this recipe; words 2 and 3 are deliberately unused so that the mapping from
-/// address to number stays one-to-one and trivially portable.
-#[inline]
-pub fn standard_normal(seed: u64, item: u32, draw: u32, cand: u32) -> f64 {
-    let w = philox4x32_10([item, draw, cand, 0], key_of(seed));
-    let u1 = open01(w[0]);
-    let u2 = open01(w[1]);
-    (-2.0 * libm::log(u1)).sqrt() * libm::cos(std::f64::consts::TAU * u2)
-}
-
 /// Whether false candidate `cand` has the high variance σ² (the first `round(h·(K−1))` of 1..K).
 pub fn is_high_variance(p: &ToyParams, cand: usize) -> bool {
     cand >= 1 && cand <= p.n_high_variance()
@@ -163,8 +151,9 @@ pub fn is_high_variance(p: &ToyParams, cand: usize) -> bool {
 ///
 /// Items `0..n_cal` are that repeat's calibration items and `n_cal..N` its test items. Candidate 0
 /// is the true one, draws `N(μp, σp²)`; false candidates draw `N(μq, σ²)` if
-/// [`is_high_variance`], else `N(μq, σp²)`. Item `i` of repeat `r` uses Philox item index
-/// `r·N + i`, so repeats are independent and any score can be regenerated on its own.
+/// [`is_high_variance`], else `N(μq, σp²)`: score = mean + sd · z with `z` the f32 normal of
+/// [`draws::normal`]. Item `i` of repeat `r` uses item index `r·N + i`, so repeats are
+/// independent and any score can be regenerated on its own.
 /// `repeat` must be below `p.repeats`, which keeps every index inside the u32 counter word.
 pub fn simulate(p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>)> {
     p.validate()?;
@@ -175,9 +164,41 @@ pub fn simulate(p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>
         )));
     }
     let (n, m, k) = (p.n(), p.m, p.k);
+    // validate() bounds repeats·N by 2^32 and N·M·K by 2^28, so these casts cannot truncate.
+    let first = (repeat * n) as u32;
+    let mut data = Vec::with_capacity(n * m * k);
+    let (mean, sd) = candidate_laws(p);
+    let mut c = 0;
+    draws::for_each_normal(p.seed, first, n as u32, m as u32, k as u32, |z| {
+        data.push(mean[c] + sd[c] * f64::from(z));
+        c = if c + 1 == k { 0 } else { c + 1 };
+    });
+    let scores = ScoreTensor::new(n, m, k, data)?;
+    Ok((scores, vec![0; n]))
+}
+
+/// One repeat's data set from its standard normals `[N][M][K]` as [`draws::normals`] gives
+/// them (for instance from the GPU): exactly [`simulate`]'s scores when the normals are equal.
+pub fn from_normals(p: &ToyParams, normals: &[f32]) -> Result<(ScoreTensor, Vec<usize>)> {
+    p.validate()?;
+    let (n, m, k) = (p.n(), p.m, p.k);
+    if normals.len() != n * m * k {
+        return Err(Error::Shape(format!(
+            "{} normals for a repeat of {n} items × {m} draws × {k} candidates",
+            normals.len()
+        )));
+    }
+    let (mean, sd) = candidate_laws(p);
+    let data = normals.iter().enumerate().map(|(j, &z)| mean[j % k] + sd[j % k] * f64::from(z)).collect();
+    let scores = ScoreTensor::new(n, m, k, data)?;
+    Ok((scores, vec![0; n]))
+}
+
+/// Each candidate's draw mean and standard deviation.
+fn candidate_laws(p: &ToyParams) -> (Vec<f64>, Vec<f64>) {
     let sigma_p = p.sigma2_p.sqrt();
     let sigma_hi = p.sigma2.sqrt();
-    let (mean, sd): (Vec<f64>, Vec<f64>) = (0..k)
+    (0..p.k)
         .map(|c| {
             if c == 0 {
                 (p.mu_p, sigma_p)
@@ -187,21 +208,7 @@ pub fn simulate(p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>
                 (p.mu_q, sigma_p)
             }
         })
-        .unzip();
-    // validate() bounds repeats·N by 2^32 and N·M·K by 2^28, so these casts cannot truncate.
-    let base = (repeat * n) as u64;
-    let mut data = Vec::with_capacity(n * m * k);
-    for i in 0..n {
-        let item = (base + i as u64) as u32;
-        for d in 0..m {
-            for c in 0..k {
-                let z = standard_normal(p.seed, item, d as u32, c as u32);
-                data.push(mean[c] + sd[c] * z);
-            }
-        }
-    }
-    let scores = ScoreTensor::new(n, m, k, data)?;
-    Ok((scores, vec![0; n]))
+        .unzip()
 }
 
 use normal::{cdf as phi, sf as phi_upper};
@@ -359,8 +366,17 @@ mod tests {
         let (s4, _) = simulate(&ToyParams { seed: 2, ..p.clone() }, 0).unwrap();
         assert_ne!(s.data(), s4.data());
         // Addressability: a score is the documented function of (seed, repeat·N + item, draw, cand).
-        let z = standard_normal(p.seed, (50 + 7) as u32, 3, 2);
-        assert_eq!(s3.get(7, 3, 2), p.mu_q + p.sigma2.sqrt() * z);
+        let z = draws::normal(p.seed, (50 + 7) as u32, 3, 2);
+        assert_eq!(s3.get(7, 3, 2), p.mu_q + p.sigma2.sqrt() * f64::from(z));
+    }
+
+    #[test]
+    fn from_normals_is_simulate() {
+        // K = 6 does not fill the second Philox block of each draw: the partial block is handled.
+        let p = ToyParams { k: 6, ..small() };
+        let z = draws::normals(p.seed, p.n() as u32, p.n() as u32, p.m as u32, p.k as u32);
+        assert_eq!(from_normals(&p, &z).unwrap(), simulate(&p, 1).unwrap());
+        assert!(matches!(from_normals(&p, &z[1..]), Err(Error::Shape(_))));
     }
 
     #[test]
@@ -393,25 +409,5 @@ mod tests {
         let p = ToyParams::default();
         assert!(!is_high_variance(&p, 0));
         assert!((1..10).all(|c| is_high_variance(&p, c)));
-    }
-
-    #[test]
-    fn standard_normal_is_standard_normal() {
-        let n = 100_000u32;
-        let mut xs: Vec<f64> = (0..n).map(|i| standard_normal(42, i, i % 7, 3)).collect();
-        let (m, v) = mean_var(&xs);
-        assert!(m.abs() < 5.0 / (n as f64).sqrt(), "mean {m}");
-        assert!((v - 1.0).abs() < 5.0 * (2.0 / n as f64).sqrt(), "var {v}");
-        xs.sort_by(f64::total_cmp);
-        let nf = n as f64;
-        let ks = xs
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| {
-                let f = phi(x);
-                (f - i as f64 / nf).abs().max((f - (i + 1) as f64 / nf).abs())
-            })
-            .fold(0.0, f64::max);
-        assert!(ks < 0.01, "KS {ks}");
     }
 }

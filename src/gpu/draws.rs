@@ -1,14 +1,17 @@
 //! The GPU's normal generator and its CPU twin, bit for bit equal (SPEC §7).
 //!
-//! The toy simulator (`crate::toy`) draws with Box–Muller in f64 (`ln`, `cos`, `sqrt`), which
-//! WGSL cannot reproduce: it has no f64 and its transcendental functions are not correctly
-//! rounded. This generator uses integer operations only, so the shader and this file compute
-//! the same bits on any device:
+//! The toy simulator (`crate::toy`) draws its normals here. Box–Muller in f64 (`ln`, `cos`,
+//! `sqrt`) cannot be reproduced in WGSL: it has no f64 and its transcendental functions are not
+//! correctly rounded. This generator uses integer operations only, so the shader and this file
+//! compute the same bits on any device:
 //!
-//! 1. Philox4x32-10 keyed by the seed, counter `[item, draw, candidate, 1]` (word 3 = 1 keeps
-//!    these numbers apart from the toy's Box–Muller stream, which uses 0). In WGSL the 32×32→64
-//!    multiply is done on 16-bit halves (`draws.wgsl`, `mulhilo`).
-//! 2. An integer inverse CDF of the first word `x`: bit 31 is the sign; the other 31 bits give
+//! 1. Philox4x32-10 keyed by the seed, counter `[item, draw, candidate / 4, 1]`: candidate `c`
+//!    takes word `c mod 4` of its block, so one block serves four neighbouring candidates (the
+//!    CPU computes it once; a GPU invocation recomputes it, which costs nothing there). Word 3 of
+//!    the counter is 1, which keeps these numbers apart from the workloads' Box–Muller stream
+//!    (word 3 = 0). In WGSL the 32×32→64 multiply is done on 16-bit halves (`draws.wgsl`,
+//!    `mulhilo`).
+//! 2. An integer inverse CDF of that word `x`: bit 31 is the sign; the other 31 bits give
 //!    the odd integer `t = 2·(x mod 2³¹) + 1` and the upper-tail probability `q = t / 2³³` in
 //!    (0, ½). `q` falls in octave `e` (`2^(−2−e) ≤ q < 2^(−1−e)`, `e` = the leading zeros of `t`,
 //!    0..31); the octave is cut into 64 equal segments, and the table ([`table`]) holds
@@ -83,23 +86,32 @@ pub fn normal_from_bits(x: u32, table: &[u32]) -> f32 {
 /// The normal at (seed, item, draw, candidate).
 #[inline]
 pub fn normal(seed: u64, item: u32, draw: u32, cand: u32) -> f32 {
-    let w = philox4x32_10([item, draw, cand, 1], key_of(seed));
-    normal_from_bits(w[0], table())
+    let w = philox4x32_10([item, draw, cand >> 2, 1], key_of(seed));
+    normal_from_bits(w[(cand & 3) as usize], table())
 }
 
 /// Normals `[B][M][K]` for items `first..first + B` (the CPU twin of `Gpu::normals`).
 pub fn normals(seed: u64, first: u32, items: u32, m: u32, k: u32) -> Vec<f32> {
+    let mut out = Vec::with_capacity(items as usize * m as usize * k as usize);
+    for_each_normal(seed, first, items, m, k, |z| out.push(z));
+    out
+}
+
+/// Calls `f` with the normals of [`normals`] in the same order, without storing them.
+#[inline]
+pub fn for_each_normal(seed: u64, first: u32, items: u32, m: u32, k: u32, mut f: impl FnMut(f32)) {
     let table = table();
     let key = key_of(seed);
-    let mut out = Vec::with_capacity(items as usize * m as usize * k as usize);
     for i in first..first + items {
         for d in 0..m {
-            for c in 0..k {
-                out.push(normal_from_bits(philox4x32_10([i, d, c, 1], key)[0], table));
+            for c in (0..k).step_by(4) {
+                let w = philox4x32_10([i, d, c >> 2, 1], key);
+                for &x in w.iter().take((k - c).min(4) as usize) {
+                    f(normal_from_bits(x, table));
+                }
             }
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -179,5 +191,12 @@ mod tests {
         let block = normals(7, 100, 3, 4, 5);
         assert_eq!(block[(2 * 4 + 3) * 5 + 1].to_bits(), normal(7, 102, 3, 1).to_bits());
         assert_ne!(normal(7, 102, 3, 1), normal(8, 102, 3, 1));
+        // Candidates 0..4 share a block, one word each; candidate 4 starts the next block.
+        let w = philox4x32_10([102, 3, 0, 1], key_of(7));
+        for c in 0..4 {
+            assert_eq!(normal(7, 102, 3, c).to_bits(), normal_from_bits(w[c as usize], table()).to_bits());
+        }
+        let w = philox4x32_10([102, 3, 1, 1], key_of(7));
+        assert_eq!(normal(7, 102, 3, 4).to_bits(), normal_from_bits(w[0], table()).to_bits());
     }
 }

@@ -83,6 +83,7 @@ fn normals(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     let item = p.first + id / (p.m * p.k);
     let d = (id / p.k) % p.m;
     let c = id % p.k;
-    let w = philox4x32_10(vec4<u32>(item, d, c, 1u), vec2<u32>(p.seed_lo, p.seed_hi));
-    out[id] = normal_bits(w.x);
+    // Four neighbouring candidates share a block (draws.rs): candidate c takes word c mod 4.
+    let w = philox4x32_10(vec4<u32>(item, d, c >> 2u, 1u), vec2<u32>(p.seed_lo, p.seed_hi));
+    out[id] = normal_bits(w[c & 3u]);
 }

@@ -26,6 +26,7 @@ pub use context::{
 use crate::conformal::Split;
 use crate::rvalue::pooled::{PooledItem, PooledSplit, Workspace};
 use crate::tensor::ScoreTensor;
+use crate::toy::{self, ToyParams};
 use crate::{Error, Result};
 use keys::Keys;
 
@@ -158,6 +159,26 @@ pub async fn pooled_items_async(
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
     let pos = gpu.pooled_positions(keys, &cal, &test).await?;
     greedy_all(&pos, &ps, t)
+}
+
+/// One toy repeat (SPEC §6) with its normals drawn on the GPU: equal to `toy::simulate` bit for
+/// bit (both sides run [`draws`]' generator; the affine map to scores is the core's).
+#[cfg(feature = "gpu")]
+pub async fn toy_repeat_async(gpu: &Gpu, p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>)> {
+    p.validate()?;
+    if repeat >= p.repeats {
+        return Err(Error::invalid(format!("repeat {repeat} is out of range (the experiment has {} repeats)", p.repeats)));
+    }
+    // validate() keeps repeats·N below 2^32.
+    let n = p.n() as u32;
+    let z = gpu.normals(p.seed, repeat as u32 * n, n, p.m as u32, p.k as u32).await?;
+    toy::from_normals(p, &z)
+}
+
+/// [`toy_repeat_async`], natively blocking.
+#[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
+pub fn toy_repeat(gpu: &Gpu, p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>)> {
+    block_on(toy_repeat_async(gpu, p, repeat))?
 }
 
 /// [`nonparametric_rvalues_async`], natively blocking.

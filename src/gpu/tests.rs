@@ -194,6 +194,19 @@ fn draws_equal_the_cpu_twin_bit_for_bit() {
 }
 
 #[test]
+fn toy_repeats_equal_the_cpu_simulator_bit_for_bit() {
+    let Some(g) = gpu() else { return };
+    let p = ToyParams { n_cal: 40, n_test: 30, m: 7, k: 10, repeats: 3, ..ToyParams::default() };
+    for r in [0, 2] {
+        let (got, labels) = toy_repeat(g, &p, r).unwrap();
+        let (want, want_labels) = toy::simulate(&p, r).unwrap();
+        assert!(got.data().iter().zip(want.data()).all(|(a, b)| a.to_bits() == b.to_bits()), "repeat {r}");
+        assert_eq!((got.n(), got.m(), got.k(), labels), (want.n(), want.m(), want.k(), want_labels));
+    }
+    assert!(toy_repeat(g, &p, 3).is_err());
+}
+
+#[test]
 fn a_shader_that_fails_to_compile_is_an_error() {
     if gpu().is_none() {
         return;

@@ -32,4 +32,8 @@ async fn the_probe_answers_and_an_adapter_if_any_ranks_like_the_cpu() {
     let z = g.normals(3, 10, 2, 4, 5).await.unwrap();
     let want = draws::normals(3, 10, 2, 4, 5);
     assert!(z.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()));
+    let p = crate::toy::ToyParams { n_cal: 6, n_test: 5, m: 3, repeats: 2, ..Default::default() };
+    let (got, _) = toy_repeat_async(&g, &p, 1).await.unwrap();
+    let (want, _) = crate::toy::simulate(&p, 1).unwrap();
+    assert!(got.data().iter().zip(want.data()).all(|(a, b)| a.to_bits() == b.to_bits()));
 }
