@@ -312,3 +312,105 @@ fn variance_kinds_agree_at_m1() {
         assert!((0..10).all(|i| (0..3).all(|c| s.s(i, c, kind) == 0.0)));
     }
 }
+
+/// What the page shows at the sliders' ends, on a small toy at its own edges (K = 2, M = 1, three
+/// calibration items, σ² = 0 or 5000): every number handed to a plot or a table is finite or an
+/// explicit `None` (which the page shows as "–"), never NaN.
+#[test]
+fn page_numbers_at_the_slider_ends_are_finite_or_none() {
+    use rvalue_explorer::explorer::scales::{self, ALPHA_POSITIONS, BETA_POSITIONS, SIGMA2_POSITIONS};
+    use rvalue_explorer::explorer::*;
+    let finite = |what: &str, v: &[f64]| assert!(v.iter().all(|x| x.is_finite()), "{what}: {v:?}");
+    let finite_or_none =
+        |what: &str, v: &[Option<f64>]| assert!(v.iter().flatten().all(|x| x.is_finite()), "{what}");
+    for (k, m, n_cal, kind) in [
+        (2, 1, 3, RvalueKind::Parametric),
+        (2, 3, 3, RvalueKind::Pooled),
+        (3, 5, 4, RvalueKind::Nonparametric),
+    ] {
+        for sigma2_pos in [SIGMA2_POSITIONS.0, SIGMA2_POSITIONS.1] {
+            let controls = Controls {
+                toy: toy::ToyParams { k, m, n_cal, n_test: 3, repeats: 2, ..Default::default() },
+                sigma2: scales::sigma2_at(sigma2_pos),
+                score: ScoreOptions { kind, ..ScoreOptions::default() },
+                ..Controls::default()
+            };
+            let what = format!("K {k} M {m} n {n_cal} {kind:?} σ² {}", controls.sigma2);
+            let mut job =
+                AnalysisJob::new(Source::from_controls(&controls, None).unwrap(), &controls).unwrap();
+            while let Progress::Working(_) = job.step().unwrap() {}
+            let analysis = job.finish().unwrap();
+            let sweep = analysis.sweep(false);
+            for mi in 0..3 {
+                finite(&what, &sweep.coverage[mi]);
+                finite(&what, &sweep.size[mi]);
+            }
+            for alpha in [scales::alpha_at(ALPHA_POSITIONS.0), scales::alpha_at(ALPHA_POSITIONS.1)] {
+                let v = analysis.at_alpha(alpha, false).unwrap();
+                for r in &v.rows {
+                    finite(&what, &[r.coverage_mean, r.coverage_sd, r.size_mean, r.size_sd, r.empty_rate]);
+                }
+                finite_or_none(&what, &v.rows.iter().map(|r| r.position_mean).collect::<Vec<_>>());
+                finite_or_none(&what, &[v.reduction_vs_cp, v.reduction_vs_cp_avg]);
+                let item = analysis.inspect(0, alpha, false).unwrap();
+                for mr in &item.methods {
+                    finite_or_none(&what, &[mr.threshold]);
+                    finite(&what, &mr.ranked.iter().map(|c| c.score).collect::<Vec<_>>());
+                }
+                for beta in [scales::beta_at(BETA_POSITIONS.0), scales::beta_at(BETA_POSITIONS.1)] {
+                    let p = controls.toy_params();
+                    let d = score_densities(&p, &default_score_xs(&p, 50)).unwrap();
+                    finite_or_none(&what, &d.p);
+                    finite_or_none(&what, &d.q);
+                    let (prior, variances) = threshold_inputs(&controls, Some(&analysis)).unwrap();
+                    let c = threshold_curves(
+                        Some(prior),
+                        &variances,
+                        &panel_betas(beta),
+                        &sigma2_grid(50),
+                        controls.sigma2,
+                    )
+                    .unwrap();
+                    c.series.iter().for_each(|s| finite_or_none(&what, &s.t));
+                    let inc =
+                        inclusion_curves(&InclusionInputs::toy(&p, alpha, beta).unwrap(), &sigma2_grid(50))
+                            .unwrap();
+                    finite_or_none(&what, &inc.cp);
+                    finite_or_none(&what, &inc.cp_r);
+                }
+            }
+        }
+    }
+}
+
+/// The page's number formats show a non-finite value as "–", never "NaN" or "inf".
+#[test]
+fn formats_render_non_finite_values_as_a_dash() {
+    use rvalue_explorer::explorer::scales::{fixed, round3, short};
+    for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        assert_eq!(fixed(x, 3), "–");
+        assert_eq!(short(x), "–");
+        assert!(round3(x).is_nan() == x.is_nan() && (x.is_nan() || round3(x) == x));
+    }
+}
+
+/// Panel 8's summary of degenerate files (one draw, every score equal) has finite numbers.
+#[test]
+fn data_summary_of_degenerate_files_is_finite() {
+    use rvalue_explorer::explorer::DataSummary;
+    use rvalue_explorer::io::Dataset;
+    for (m, data) in [(1, (0..24).map(|i| i as f64).collect::<Vec<_>>()), (2, vec![3.0; 48])] {
+        let scores = ScoreTensor::new(6, m, 4, data[..6 * m * 4].to_vec()).unwrap();
+        let d = Dataset { scores, labels: Some(vec![0, 1, 2, 3, 0, 1]), single_draw: m == 1 };
+        let s = DataSummary::of(&d, VarianceKind::PerDraw, 10).unwrap();
+        assert!(s.bin_edges.iter().all(|e| e.is_finite()), "{:?}", s.bin_edges);
+        for dist in
+            [Some(&s.all), s.true_candidates.as_ref(), s.false_candidates.as_ref()].into_iter().flatten()
+        {
+            assert!(dist.mean.is_finite() && dist.quantiles.iter().all(|q| q.is_finite()));
+            assert_eq!(dist.histogram.iter().sum::<u64>() as usize, dist.count);
+        }
+        assert!(s.accuracy.is_some_and(|a| (0.0..=1.0).contains(&a)));
+        assert_eq!(s.single_draw, m == 1);
+    }
+}
