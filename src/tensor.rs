@@ -1,5 +1,8 @@
 //! The score tensor `S[n][m][k]` (SPEC §1) and its per-candidate summaries.
 
+// User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use crate::{Error, Result};
 
 /// Scores of `n` items × `m` draws × `k` candidates, row-major (`k` fastest), higher is better.

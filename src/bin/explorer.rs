@@ -18,6 +18,15 @@ fn main() {
     }
 }
 
+/// Panics on purpose, through the same hook as any real panic: the browser test of the panic
+/// banner (e2e/hardening.test.mjs) calls it as `window.wasmBindings.rvalue_test_panic()`. It can
+/// only stop the page it runs in.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn rvalue_test_panic() {
+    panic!("test panic requested by rvalue_test_panic()");
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     println!("the explorer runs in the browser: make serve");

@@ -352,7 +352,7 @@ impl AnalysisJob {
 
     /// Item scores: CP and CP_avg in one step each, CP_r's r-values in chunks of items.
     fn scores(&mut self, method: usize, next: usize) -> Result<()> {
-        let part = self.part.as_mut().expect("a part is loaded in the scores phase");
+        let part = self.part.as_mut().ok_or_else(|| internal("no part loaded in the scores phase"))?;
         let t = part.tensor.get();
         let (n, k) = (t.n(), t.k());
         let m = Method::ALL[method];
@@ -379,7 +379,8 @@ impl AnalysisJob {
         let out = part.scores[method].get_or_insert_with(|| Vec::with_capacity(n * k));
         match self.opts.kind {
             RvalueKind::Nonparametric => {
-                let order = part.order.as_ref().expect("draw orders exist for rank-based r-values");
+                let order =
+                    part.order.as_ref().ok_or_else(|| internal("no draw orders for a rank-based r-value"))?;
                 for i in next..end {
                     out.extend(nonparametric_from_order(order, i));
                 }
@@ -414,7 +415,7 @@ impl AnalysisJob {
 
     /// Calibrates one method on one split and adds the split to that method's α sweep.
     fn calibrate(&mut self, next: usize, mi: usize) -> Result<()> {
-        let part = self.part.as_ref().expect("a part is loaded in the calibration phase");
+        let part = self.part.as_ref().ok_or_else(|| internal("no part loaded in the calibration phase"))?;
         let t = part.tensor.get();
         let k = t.k();
         let split = &part.splits[next];
@@ -431,7 +432,7 @@ impl AnalysisJob {
                 if !b.step(t, part.order.as_ref(), split, items) {
                     return Ok(());
                 }
-                let b = self.pooled.take().expect("the builder just finished");
+                let b = self.pooled.take().ok_or_else(|| internal("the pooled builder is gone"))?;
                 b.finish(&part.labels, split)
             }
         };
@@ -518,7 +519,7 @@ impl AnalysisJob {
         if self.phase != Phase::Done {
             return Err(Error::invalid("the analysis is not finished: call step() until it reports Done"));
         }
-        let first = self.first_part.expect("the first part is kept");
+        let first = self.first_part.ok_or_else(|| internal("the first part was not kept"))?;
         Analysis::assemble(
             self.controls,
             &self.source,
@@ -639,7 +640,7 @@ impl Analysis {
         for r in 0..job.parts_total {
             job.part_index = r;
             job.load()?;
-            let mut part = job.part.take().expect("loaded");
+            let mut part = job.part.take().ok_or_else(|| internal("load() left no part"))?;
             let prepared = conformal::Prepared::new(part.tensor.get(), &part.labels, need_order)?;
             for (mi, &m) in Method::ALL.iter().enumerate() {
                 let scores = item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
@@ -841,7 +842,10 @@ impl Analysis {
                     match memo.as_ref() {
                         Some((i, r)) if *i == item => r.clone(),
                         _ => {
-                            let ps = self.pooled_first.as_ref().expect("kept for pooled CP_r");
+                            let ps = self
+                                .pooled_first
+                                .as_ref()
+                                .ok_or_else(|| internal("no pooled split kept for CP_r"))?;
                             let mut work = Workspace::default();
                             let r = ps.item(part.tensor(), item, part.order.as_ref(), &mut work).rvalues();
                             *memo = Some((item, r.clone()));
@@ -889,4 +893,10 @@ impl Analysis {
     pub(super) fn first_part(&self) -> &Part {
         &self.first
     }
+}
+
+/// A broken invariant of the job's own bookkeeping: reported as an error, because a panic would
+/// kill the page.
+fn internal(what: &str) -> Error {
+    Error::invalid(format!("internal error in the analysis: {what}"))
 }

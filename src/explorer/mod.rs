@@ -47,6 +47,9 @@
 //! # Ok::<(), rvalue_explorer::Error>(())
 //! ```
 
+// User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 mod analysis;
 mod curves;
 pub mod scales;

@@ -111,7 +111,8 @@ impl DataSummary {
             accuracy,
             true_candidates: labels.and_then(|_| distribution(pick(true), &bin_edges)),
             false_candidates: labels.and_then(|_| distribution(pick(false), &bin_edges)),
-            all: distribution(s_all, &bin_edges).expect("a tensor has at least one candidate"),
+            all: distribution(s_all, &bin_edges)
+                .ok_or_else(|| Error::invalid("the data set has no candidates to summarise"))?,
             bin_edges,
         })
     }

@@ -212,7 +212,9 @@ impl Coefs {
     /// A first `z` at `q`: where the noisiest unit alone has `A = q` (the exact root when every
     /// unit has the same noise), so that `F ≥ β/U` is far from underflow however noisy it is.
     fn start(&self, q: f64) -> f64 {
-        let (j, &b) = self.b.iter().enumerate().max_by(|x, y| x.1.total_cmp(y.1)).expect("units exist");
+        let Some((j, &b)) = self.b.iter().enumerate().max_by(|x, y| x.1.total_cmp(y.1)) else {
+            return 0.0;
+        };
         if b > 0.0 {
             q * (self.a[j] - 1.0) / b
         } else {

@@ -465,6 +465,8 @@ impl Counts {
 
     /// Takes the unchosen unit with the largest count, lowest index among ties. There is one:
     /// the greedy makes exactly `U` picks of `U` units.
+    // `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
+    #[allow(clippy::expect_used)]
     fn pop_best(&mut self) -> usize {
         let best = max_of(&self.block_max);
         let block = first_equal(&self.block_max, best);
@@ -482,6 +484,8 @@ const LANES: usize = 8;
 
 /// The largest element of `a`, whose length is a multiple of [`LANES`] (`CHOSEN` if empty).
 #[inline]
+// `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
+#[allow(clippy::expect_used)]
 fn max_of(a: &[i16]) -> i16 {
     let mut acc = [CHOSEN; LANES];
     for chunk in a.chunks_exact(LANES) {
@@ -493,6 +497,8 @@ fn max_of(a: &[i16]) -> i16 {
 /// The index of the first element of a block equal to `v` (`BLOCK` if none): one mask over all
 /// eight vectors, so that no branch depends on where the element is.
 #[inline]
+// `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
+#[allow(clippy::expect_used)]
 fn first_equal_in_block(a: &[i16; BLOCK], v: i16) -> usize {
     let mut mask = 0u64;
     for (i, chunk) in a.chunks_exact(LANES).enumerate() {
@@ -504,6 +510,8 @@ fn first_equal_in_block(a: &[i16; BLOCK], v: i16) -> usize {
 /// The index of the first element of `a` equal to `v`; `a`'s length is a multiple of
 /// [`LANES`]. `a.len()` if there is none.
 #[inline]
+// `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
+#[allow(clippy::expect_used)]
 fn first_equal(a: &[i16], v: i16) -> usize {
     for (i, chunk) in a.chunks_exact(LANES).enumerate() {
         let mask = simd::eq_mask8(chunk.try_into().expect("whole vectors"), v);

@@ -9,6 +9,9 @@
 //! - [`files`]: file picker, drag and drop, bundled samples;
 //! - [`dom`]: typed `web-sys` helpers.
 
+// User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 pub mod app;
 pub mod canvas;
 pub mod dom;

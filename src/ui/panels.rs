@@ -320,7 +320,8 @@ pub fn inspector_columns(v: &ItemView, single_draw: bool) -> Vec<RankingColumn> 
             Method::CpR => "r-value",
         };
         let title = format!("<span class=\"swatch m{mi}\"></span>{}", method_html(m.method));
-        let threshold = m.threshold.map_or("±∞".to_string(), |q| fixed(q, 4));
+        // No finite threshold only when k* > n: q̂ = +∞ and every candidate is in the set.
+        let threshold = m.threshold.map_or("+∞ (k* > n: full sets)".to_string(), |q| fixed(q, 4));
         let mut column = RankingColumn { title, what, threshold, note: None, rows: Vec::new(), hidden: 0 };
         if single_draw && m.method == Method::CpR {
             column.note = Some("One draw per candidate: no r-value.");
