@@ -51,6 +51,7 @@ mod analysis;
 mod curves;
 pub mod scales;
 mod summary;
+pub mod url;
 
 #[cfg(test)]
 mod tests;
