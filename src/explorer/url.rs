@@ -476,11 +476,11 @@ impl Reader {
             s.data = DataRef::None;
         }
         if let Some(p) = s.embed.filter(|p| !p.shown_in(s.controls.mode)) {
-            self.warn(format!(
-                "the {} panel is not shown in the {} mode",
-                p.name(),
-                if s.controls.mode == Mode::Toy { "toy" } else { "score file" }
-            ));
+            let needs = match s.controls.mode {
+                Mode::Toy => "a score file (mode=scores and a sample, or a file loaded here)",
+                Mode::Scores => "the toy setting (no mode=scores)",
+            };
+            self.warn(format!("the {} panel is only shown with {needs}", p.name()));
         }
         // Every field was checked on its own; this is the page's own test, kept as a guard.
         if let Err(e) = s.controls.validate() {

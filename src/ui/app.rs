@@ -301,9 +301,6 @@ impl App {
                     .to_string(),
             );
         }
-        if let Some(p) = self.embed.filter(|p| !p.shown_in(self.controls.mode)) {
-            notes.push(format!("The {} panel is not shown in this mode.", p.name()));
-        }
         set_text(&self.doc, "url-notes", &notes.join(" "));
         set_hidden(&self.doc, "url-notes", notes.is_empty());
     }
