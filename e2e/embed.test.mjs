@@ -137,7 +137,8 @@ test('an uploaded file never enters the link; the link asks for the file', LONG,
   await shot(t, page, async () => {
     await page.locator('#file').setInputFiles(join(ROOT, 'assets', 'small_long.csv'));
     await ready(page);
-    const url = await addressWith(page, ['data']);
+    await setNumber(page, 'item-index', 2);
+    const url = await addressWith(page, ['data', 'item']);
     assert.equal(new URL(url).searchParams.get('data'), 'upload');
     assert.ok(!url.includes('small_long'), `the file name is in the link: ${url}`);
     const again = await explorer.open(url);
@@ -151,6 +152,7 @@ test('an uploaded file never enters the link; the link asks for the file', LONG,
       await again.page.locator('#file').setInputFiles(join(ROOT, 'assets', 'small_long.csv'));
       await ready(again.page);
       assert.ok(await note.isHidden());
+      assert.equal(await again.page.locator('#item-index').inputValue(), '2', 'the linked item');
       assert.deepEqual(again.errors, []);
     });
     assert.deepEqual(errors, []);

@@ -139,7 +139,7 @@ pub struct App {
     embed: Option<Panel>,
     /// The address kept in step with the state (none when started by a test).
     link: Option<Link>,
-    /// The item a link asked for, applied once its sample is loaded.
+    /// The item a link asked for, applied once its file (sample or upload) is loaded.
     pending_item: Option<usize>,
 }
 
@@ -192,7 +192,7 @@ fn launch(state: UrlState, warnings: &[String], link: Option<Link>) -> Result<Sh
         inspector: Vec::new(),
         first_panel: std::cell::Cell::new(false),
         first_frame_done: false,
-        pending_item: matches!(data, DataRef::Sample(_)).then_some(item),
+        pending_item: (data != DataRef::None).then_some(item),
         data_ref: data.clone(),
         embed,
         link,
