@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { DIST, launchBrowser, openPage, startServer } from './helpers.mjs';
 
-const USAGE = 'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy]';
+const USAGE = 'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 40 s on a
 // 2-core machine with the renderer at about 1.8 GB resident: affordable, so no smaller default.
@@ -46,6 +46,8 @@ const ALPHA_POSITIONS = [10, 30, 2, 55, 20, 80, 7, 100, 41, 15, 64, 1, 25, 90, 3
 const ALPHA_TARGET_MS = 16;
 const PARAM_TARGET_MS = 150;
 const COLD_LOAD_TARGET_MS = 1000;
+// Embedded panels whose cold load is measured.
+const EMBED_COLD_PANELS = ['threshold', 'coverage'];
 
 // A wrong option ends the run with the usage line (exit 2), not a stack trace.
 function usageError(msg) {
@@ -68,6 +70,7 @@ function options() {
         'alpha-moves': { type: 'string' },
         'cold-loads': { type: 'string' },
         'only-toy': { type: 'boolean' },
+        'only-cold': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -84,6 +87,8 @@ function options() {
     coldLoads: positive('cold-loads', values['cold-loads'], DEFAULT_COLD_LOADS),
     // For quick looks: cold loads and the toy figures only (no samples, no CIFAR).
     onlyToy: Boolean(values['only-toy']),
+    // Cold loads only: the full page and the embedded panels.
+    onlyCold: Boolean(values['only-cold']),
   };
 }
 
@@ -483,6 +488,13 @@ async function main() {
 
     log(`cold loads, ${opts.coldLoads}…`);
     out(coldLine(await coldLoads(browser, server.url, opts.coldLoads)));
+    // Embed mode (an iframe of one panel): panel 2 is drawn in the first frame from closed
+    // forms; panel 3 needs the toy analysis, so its first figure is the first partial result.
+    for (const panel of EMBED_COLD_PANELS) {
+      log(`cold loads of ?embed=${panel}, ${opts.coldLoads}…`);
+      out(`embed=${panel}: ${coldLine(await coldLoads(browser, `${server.url}?embed=${panel}`, opts.coldLoads))}`);
+    }
+    if (opts.onlyCold) return;
 
     // Load: the page starts the toy defaults analysis by itself.
     log('loading the page (toy defaults analysis)…');

@@ -54,6 +54,7 @@ mod analysis;
 mod curves;
 pub mod scales;
 mod summary;
+pub mod url;
 
 #[cfg(test)]
 mod tests;

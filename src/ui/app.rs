@@ -16,8 +16,11 @@ use super::dom::{
 };
 use super::figure::{Figure, Frame, Layer};
 use super::panels::{self, RankingColumn};
+use super::permalink::{self, Link};
+use super::{embed, files};
 use crate::conformal::{Prior, RvalueKind};
 use crate::explorer::scales::{self, short};
+use crate::explorer::url::{DataRef, Panel, UrlState};
 use crate::explorer::{
     default_score_xs, inclusion_curves, panel_betas, score_densities, threshold_curves,
     threshold_curves_with, threshold_inputs, AlphaView, Analysis, AnalysisJob, Controls, DataSummary,
@@ -130,6 +133,14 @@ pub struct App {
     first_panel: std::cell::Cell<bool>,
     /// Whether the first animation frame (which only draws) has run.
     first_frame_done: bool,
+    /// Where the score file came from (what a link can say about it).
+    data_ref: DataRef,
+    /// The one panel shown (`?embed=`).
+    embed: Option<Panel>,
+    /// The address kept in step with the state (none when started by a test).
+    link: Option<Link>,
+    /// The item a link asked for, applied once its file (sample or upload) is loaded.
+    pending_item: Option<usize>,
 }
 
 fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {
@@ -139,13 +150,21 @@ fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {
 
 pub type Shared = Rc<RefCell<App>>;
 
-/// Starts the explorer on the current page with the default settings.
+/// Starts the explorer on the current page with the settings in its address (defaults for
+/// what it does not say), and keeps the address in step.
 pub fn start() -> Result<Shared> {
-    start_with(Controls::default())
+    let restored = permalink::read();
+    launch(restored.state, &restored.warnings, Some(Link::new(permalink::search())))
 }
 
 /// Starts the explorer on the current page with `controls` (checked first).
 pub fn start_with(controls: Controls) -> Result<Shared> {
+    launch(UrlState::with_controls(controls), &[], None)
+}
+
+/// Starts the explorer with `state`, showing `warnings` about the address it came from.
+fn launch(state: UrlState, warnings: &[String], link: Option<Link>) -> Result<Shared> {
+    let UrlState { controls, item, data, embed, large_text } = state;
     controls.validate()?;
     // For the benchmark's cold load: the wasm is loaded and the app starts.
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
@@ -161,10 +180,10 @@ pub fn start_with(controls: Controls) -> Result<Shared> {
         analysis_what: String::new(),
         previous: None,
         running: None,
-        item: 0,
+        item,
         dirty: Dirty::ALL,
         frame_requested: false,
-        large_text: false,
+        large_text,
         status: String::new(),
         generation: 0,
         alpha_views: empty_alpha_views(),
@@ -173,14 +192,33 @@ pub fn start_with(controls: Controls) -> Result<Shared> {
         inspector: Vec::new(),
         first_panel: std::cell::Cell::new(false),
         first_frame_done: false,
+        pending_item: (data != DataRef::None).then_some(item),
+        data_ref: data.clone(),
+        embed,
+        link,
     }));
     {
         let mut a = app.borrow_mut();
+        if let Some(p) = embed {
+            // Before anything is drawn: hidden panels then draw nothing.
+            embed::apply(&doc, p);
+        }
+        a.show_link_notes(warnings);
+        set_checked(&doc, "large-text", large_text);
+        if let Some(b) = doc.body().filter(|_| large_text) {
+            let _ = b.class_list().add_1("large");
+        }
         a.write_controls();
         a.show_mode();
         a.start_job();
     }
     wire(&app)?;
+    if let Some(p) = embed {
+        embed::post_heights(&doc, p);
+    }
+    if let DataRef::Sample(name) = data {
+        files::load_named(&app, name);
+    }
     request_frame(&app);
     Ok(app)
 }
@@ -230,6 +268,41 @@ impl App {
     /// Whether a frame is scheduled (something still to draw).
     pub fn frame_pending(&self) -> bool {
         self.frame_requested
+    }
+
+    /// What a link to the page as it is now holds.
+    pub(super) fn url_state(&self) -> UrlState {
+        UrlState {
+            controls: self.controls.clone(),
+            item: self.item,
+            data: self.data_ref.clone(),
+            embed: self.embed,
+            large_text: self.large_text,
+        }
+    }
+
+    /// The address of the page as it is now, written into the address bar at once.
+    pub(super) fn link_now(&mut self) -> String {
+        let query = self.url_state().to_query();
+        match &mut self.link {
+            Some(l) => l.now(query),
+            None => permalink::url_with(&query),
+        }
+    }
+
+    /// What was wrong in the address, and the note that a file from the author's machine must
+    /// be loaded again.
+    fn show_link_notes(&self, warnings: &[String]) {
+        let mut notes: Vec<String> = warnings.iter().map(|w| format!("{w}.")).collect();
+        if self.data_ref == DataRef::Upload {
+            notes.push(
+                "This link was made with a score file from its author's computer. Files are never put \
+                 in links: load the same file (drop it on the page or choose it) to see this view."
+                    .to_string(),
+            );
+        }
+        set_text(&self.doc, "url-notes", &notes.join(" "));
+        set_hidden(&self.doc, "url-notes", notes.is_empty());
     }
 
     /// The controls as the inputs show them.
@@ -388,6 +461,10 @@ impl App {
     /// it finishes. A job already running is dropped, which cancels it.
     fn start_job(&mut self) {
         self.running = None;
+        if self.embed.is_some_and(|p| !p.needs_analysis(self.controls.mode)) {
+            self.status.clear();
+            return;
+        }
         let data = self.data.as_ref().map(|l| l.data.clone());
         if self.controls.mode == Mode::Scores && data.is_none() {
             self.status =
@@ -545,6 +622,10 @@ impl App {
             self.write_slider_values();
         }
         self.show_progress();
+        let query = self.link.is_some().then(|| self.url_state().to_query());
+        if let (Some(link), Some(q)) = (&mut self.link, query) {
+            link.update(q);
+        }
     }
 
     fn font(&self) -> f64 {
@@ -801,7 +882,7 @@ impl App {
 
     /// A score file's bytes arrived (from a drop, the picker or a sample); `labels` is a
     /// separate labels file when two were dropped.
-    fn loaded(&mut self, name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) {
+    fn loaded(&mut self, name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>, origin: DataRef) {
         let data = io::read_scores(&name, bytes).and_then(|mut d| {
             if let Some((lname, lbytes)) = &labels {
                 d.labels = Some(io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
@@ -812,11 +893,11 @@ impl App {
             Some((l, _)) => format!("{name} + {l}"),
             None => name,
         };
-        self.install(name, data);
+        self.install(name, data, origin);
     }
 
     /// Shows a data set read from a file or generated in the page, or why it cannot be used.
-    fn install(&mut self, name: String, data: Result<Dataset>) {
+    fn install(&mut self, name: String, data: Result<Dataset>, origin: DataRef) {
         let result = data.and_then(|d| {
             if d.labels.is_none() {
                 return Err(Error::invalid(format!(
@@ -832,7 +913,12 @@ impl App {
                 self.show_error(None);
                 set_text(&self.doc, "data-name", &format!("Loaded {name}: the data stays in this page."));
                 self.data = Some(Loaded { name, data: Arc::new(d), summary });
-                self.item = 0;
+                if self.data_ref == DataRef::Upload {
+                    // The file the link asked for (or another): its note has done its job.
+                    set_hidden(&self.doc, "url-notes", true);
+                }
+                self.data_ref = origin;
+                self.item = self.pending_item.take().unwrap_or(0);
                 if self.controls.mode == Mode::Scores {
                     self.start_job();
                     self.dirty = Dirty::ALL;
@@ -1091,16 +1177,23 @@ fn wire(app: &Shared) -> Result<()> {
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
     }
     super::files::wire(app, &doc)?;
+    permalink::wire(app, &doc)?;
     Ok(())
 }
 
 /// Entry points for [`super::files`].
-pub(super) fn file_loaded(app: &Shared, name: String, bytes: Vec<u8>, labels: Option<(String, Vec<u8>)>) {
-    with(app, |a| a.loaded(name, &bytes, labels));
+pub(super) fn file_loaded(
+    app: &Shared,
+    name: String,
+    bytes: Vec<u8>,
+    labels: Option<(String, Vec<u8>)>,
+    origin: DataRef,
+) {
+    with(app, |a| a.loaded(name, &bytes, labels, origin));
 }
 
-pub(super) fn dataset_ready(app: &Shared, name: String, data: Result<Dataset>) {
-    with(app, |a| a.install(name, data));
+pub(super) fn dataset_ready(app: &Shared, name: String, data: Result<Dataset>, origin: DataRef) {
+    with(app, |a| a.install(name, data, origin));
 }
 
 pub(super) fn file_failed(app: &Shared, msg: String) {

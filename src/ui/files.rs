@@ -7,6 +7,7 @@ use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
 use super::app::{dataset_ready, file_failed, file_loaded, Shared, MAX_FILE_BYTES};
 use super::dom;
+use crate::explorer::url::{DataRef, SYNTHETIC_CIFAR};
 use crate::Result;
 
 fn js_err(v: wasm_bindgen::JsValue) -> String {
@@ -48,7 +49,7 @@ async fn load_list(app: Shared, all: Vec<File>) {
     }
     .await;
     match result {
-        Ok((name, bytes, labels)) => file_loaded(&app, name, bytes, labels),
+        Ok((name, bytes, labels)) => file_loaded(&app, name, bytes, labels, DataRef::Upload),
         Err(e) => file_failed(&app, e),
     }
 }
@@ -67,7 +68,10 @@ async fn load_sample(app: Shared, name: String) {
     }
     .await;
     match result {
-        Ok(bytes) => file_loaded(&app, name, bytes, None),
+        Ok(bytes) => {
+            let origin = DataRef::Sample(name.clone());
+            file_loaded(&app, name, bytes, None, origin)
+        }
         Err(e) => file_failed(&app, format!("sample {name} could not be fetched: {e}")),
     }
 }
@@ -122,6 +126,18 @@ pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
     Ok(())
 }
 
+/// Loads the bundled sample `name` (one of [`crate::explorer::url::SAMPLES`]), as its button does.
+pub fn load_named(app: &Shared, name: String) {
+    if let Ok(d) = dom::document() {
+        dom::set_text(&d, "status", &format!("Fetching {name}…"));
+    }
+    if name == SYNTHETIC_CIFAR {
+        spawn_local(synthetic(app.clone()));
+    } else {
+        spawn_local(load_sample(app.clone(), name));
+    }
+}
+
 /// Lets the browser paint (the status line) before a long synchronous piece of work.
 async fn next_paint() {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
@@ -138,5 +154,6 @@ async fn synthetic(app: Shared) {
     next_paint().await;
     let (scores, labels) = crate::workload::cifar_like(1);
     let data = crate::io::Dataset { scores, labels: Some(labels), single_draw: false };
-    dataset_ready(&app, "synthetic CIFAR-100 shape (seed 1)".to_string(), Ok(data));
+    let origin = DataRef::Sample(SYNTHETIC_CIFAR.to_string());
+    dataset_ready(&app, "synthetic CIFAR-100 shape (seed 1)".to_string(), Ok(data), origin);
 }

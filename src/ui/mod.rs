@@ -7,6 +7,8 @@
 //! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the
 //!   current-value markers drawn on overlay canvases;
 //! - [`files`]: file picker, drag and drop, bundled samples;
+//! - [`permalink`]: the state in the address, and the Copy link button;
+//! - [`embed`]: one panel alone in an iframe (`?embed=`), its height posted to the parent;
 //! - [`dom`]: typed `web-sys` helpers.
 
 // User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
@@ -15,9 +17,11 @@
 pub mod app;
 pub mod canvas;
 pub mod dom;
+mod embed;
 pub mod figure;
 mod files;
 pub mod panels;
+mod permalink;
 
 pub use app::{start, start_with};
 

@@ -255,9 +255,15 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     // A small file through the same path as a drop or the picker.
     let bytes = include_bytes!("../../assets/small_long.csv");
     fire(&doc, "splits", "3", "change");
-    app::file_loaded(&app, "small_long.csv".into(), bytes.to_vec(), None);
+    let sample = crate::explorer::url::DataRef::Sample("small_long.csv".into());
+    app::file_loaded(&app, "small_long.csv".into(), bytes.to_vec(), None, sample);
     idle(&app).await;
     let a = app.borrow();
+    // A link to this view names the sample.
+    assert_eq!(
+        a.url_state().to_query(),
+        "mode=scores&k=5&m=8&n-cal=60&n-test=40&repeats=3&splits=3&sample=small_long.csv"
+    );
     let analysis = a.analysis().expect("analysed");
     assert_eq!(text(&doc, "stat-n"), analysis.n.to_string());
     assert_eq!(text(&doc, "stat-k"), analysis.k.to_string());

@@ -1,0 +1,93 @@
+//! Embed mode (`?embed=<panel>`): one panel and the sliders it needs, filling an iframe, with
+//! its content height posted to the parent page so the iframe can fit it.
+//!
+//! The page itself is unchanged: a class on `<body>` and `embed-keep` on what stays make
+//! `www/style.css` hide the rest. The message is
+//! `{type: 'rvalue-explorer:height', height, panel}`, sent on start and whenever the body's size
+//! changes (a `ResizeObserver`, reached through `js_sys::Reflect` like the history API in
+//! [`super::permalink`]).
+
+use std::cell::Cell;
+
+use js_sys::{Array, Function, Object, Reflect};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Document, Window};
+
+use super::dom;
+use crate::explorer::url::Panel;
+
+/// The `type` of the height message.
+pub const HEIGHT_MESSAGE: &str = "rvalue-explorer:height";
+
+/// Marks the page for `panel` alone: `body.embed`, and `embed-keep` on the panel and on the
+/// sliders it needs.
+pub fn apply(doc: &Document, panel: Panel) {
+    let Some(body) = doc.body() else { return };
+    let _ = body.class_list().add_1("embed");
+    let _ = body.set_attribute("data-embed", panel.name());
+    keep(doc.get_element_by_id(&panel.element_id()));
+    let s = panel.sliders();
+    for (on, id) in [(s.alpha, "alpha"), (s.beta, "beta"), (s.sigma2, "sigma2")] {
+        if on {
+            keep(dom::input(doc, id).ok().and_then(|i| i.parent_element()));
+        }
+    }
+}
+
+fn keep(e: Option<web_sys::Element>) {
+    if let Some(e) = e {
+        let _ = e.class_list().add_1("embed-keep");
+    }
+}
+
+/// Posts the content height to the parent page now and on every change of it. Nothing when
+/// the page is not in a frame.
+pub fn post_heights(doc: &Document, panel: Panel) {
+    let Some(w) = web_sys::window() else { return };
+    let Some(parent) = w.parent().ok().flatten() else { return };
+    if Object::is(&parent, &w) {
+        return;
+    }
+    let doc = doc.clone();
+    let last = Cell::new(-1.0);
+    let post = move || {
+        let Some(body) = doc.body() else { return };
+        let height = body.get_bounding_client_rect().height().ceil();
+        if height != last.replace(height) {
+            send(&parent, height, panel);
+        }
+    };
+    post();
+    observe_body(&w, post);
+}
+
+fn send(parent: &Window, height: f64, panel: Panel) {
+    let msg = Object::new();
+    for (k, v) in
+        [("type", JsValue::from(HEIGHT_MESSAGE)), ("height", height.into()), ("panel", panel.name().into())]
+    {
+        let _ = Reflect::set(&msg, &k.into(), &v);
+    }
+    // Any origin: the page holds no secret, and the embedding site's origin is not known.
+    if let Err(e) = parent.post_message(&msg, "*") {
+        web_sys::console::warn_1(&format!("the height could not be posted: {e:?}").into());
+    }
+}
+
+/// `new ResizeObserver(f).observe(document.body)`; the observer lives as long as the page.
+fn observe_body(w: &Window, f: impl Fn() + 'static) {
+    let observed = (|| -> std::result::Result<(), JsValue> {
+        let body = w.document().and_then(|d| d.body()).ok_or("no body")?;
+        let class: Function = Reflect::get(w, &"ResizeObserver".into())?.dyn_into()?;
+        let callback = Closure::<dyn Fn()>::new(f);
+        let observer = Reflect::construct(&class, &Array::of1(callback.as_ref()))?;
+        callback.forget();
+        let observe: Function = Reflect::get(&observer, &"observe".into())?.dyn_into()?;
+        observe.call1(&observer, &body)?;
+        Ok(())
+    })();
+    if let Err(e) = observed {
+        web_sys::console::warn_1(&format!("no ResizeObserver: the height is posted once ({e:?})").into());
+    }
+}
