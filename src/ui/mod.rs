@@ -7,10 +7,12 @@
 //! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the
 //!   current-value markers drawn on overlay canvases;
 //! - [`files`]: file picker, drag and drop, bundled samples;
+//! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
 //! - [`dom`]: typed `web-sys` helpers.
 
 pub mod app;
 pub mod canvas;
+mod device;
 pub mod dom;
 pub mod figure;
 mod files;
