@@ -267,6 +267,12 @@ impl AnalysisJob {
 
     /// The fraction of the work done, in `[0, 1]`.
     pub fn fraction_done(&self) -> f64 {
+        self.fraction_with(None)
+    }
+
+    /// [`AnalysisJob::fraction_done`], with the current step's own progress replaced by
+    /// `step_done` (work done outside the job, [`AnalysisJob::offload`]).
+    fn fraction_with(&self, step_done: Option<f64>) -> f64 {
         let parts = self.parts_total as f64;
         // Weights: the parts (load, scores, calibration) 90 %, the α sweep 10 %.
         // Weights within a part: loading 10 %, scores 60 %, calibration and its α sweep 30 %.
@@ -274,13 +280,14 @@ impl AnalysisJob {
             (Phase::Load, _) => 0.0,
             (Phase::Scores { method, next }, Some(p)) => {
                 let n = p.labels.len().max(1) as f64;
-                0.1 + 0.6 * (method as f64 + next as f64 / n) / 3.0
+                0.1 + 0.6 * (method as f64 + step_done.unwrap_or(next as f64 / n)) / 3.0
             }
             (Phase::Calibrate { next, method }, Some(p)) => {
-                let within_method = self
-                    .pooled
-                    .as_ref()
-                    .map_or(0.0, |b| b.done() as f64 / p.splits[next].test.len().max(1) as f64);
+                let within_method = step_done.unwrap_or_else(|| {
+                    self.pooled
+                        .as_ref()
+                        .map_or(0.0, |b| b.done() as f64 / p.splits[next].test.len().max(1) as f64)
+                });
                 0.7 + 0.3 * (next as f64 + (method as f64 + within_method) / 3.0)
                     / p.splits.len().max(1) as f64
             }

@@ -481,7 +481,7 @@ impl App {
                 self.status = format!(
                     "{} on the GPU – {:.0} %. Showing {}.",
                     run.job.describe(),
-                    100.0 * run.job.fraction_done(),
+                    100.0 * run.job.fraction_done_offloaded(run.gpu.progress().unwrap_or(0.0)),
                     self.analysis_what
                 );
                 return;
@@ -531,10 +531,13 @@ impl App {
         let d = &self.doc;
         // Unchanged values are not written again (a write invalidates style).
         if let Ok(p) = by_id::<HtmlProgressElement>(d, "progress") {
-            let v = self
-                .running
-                .as_ref()
-                .map_or(if self.analysis.is_some() { 1.0 } else { 0.0 }, |r| r.job.fraction_done());
+            let v =
+                self.running.as_ref().map_or(if self.analysis.is_some() { 1.0 } else { 0.0 }, |r| {
+                    match r.gpu.progress() {
+                        Some(done) => r.job.fraction_done_offloaded(done),
+                        None => r.job.fraction_done(),
+                    }
+                });
             if p.value() != v {
                 p.set_value(v);
             }

@@ -53,6 +53,8 @@ pub(super) struct JobGpu {
     cpu_only: bool,
     /// Some of this job's results came from the GPU.
     used: bool,
+    /// The fraction of the current GPU call's work done (pooled splits report per chunk).
+    done: Rc<std::cell::Cell<f64>>,
     /// The sort keys of the part being analysed (`(part, keys)`), shared by its splits.
     #[cfg(feature = "gpu")]
     keys: Option<(usize, Rc<Keys>)>,
@@ -123,9 +125,10 @@ pub(super) fn offload(
             }
         };
         job.busy = true;
-        let (gpu, app, serial) = (g.clone(), app.clone(), job.serial);
+        job.done.set(0.0);
+        let (gpu, app, serial, done) = (g.clone(), app.clone(), job.serial, job.done.clone());
         wasm_bindgen_futures::spawn_local(async move {
-            let answer = compute(&gpu, &req, &keys).await;
+            let answer = compute(&gpu, &req, &keys, &done).await;
             if let Some(app) = app.upgrade() {
                 super::app::offloaded(&app, serial, req, answer);
             }
@@ -147,14 +150,21 @@ pub(super) enum Answer {
 pub(super) enum Answer {}
 
 #[cfg(feature = "gpu")]
-async fn compute(gpu: &Gpu, req: &OffloadRequest, keys: &Keys) -> Result<Answer> {
+async fn compute(
+    gpu: &Gpu,
+    req: &OffloadRequest,
+    keys: &Keys,
+    done: &std::cell::Cell<f64>,
+) -> Result<Answer> {
     use crate::explorer::Offload;
     let t = req.tensor.get();
     match &req.what {
         Offload::Nonparametric => Ok(Answer::Rvalues(gpu::nonparametric_rvalues_async(gpu, t, keys).await?)),
         Offload::Pooled { split, items_per_step, .. } => {
+            let n = split.test.len().max(1) as f64;
+            let report = |items: usize| done.set(items as f64 / n);
             let items =
-                gpu::pooled_items_chunked_async(gpu, t, keys, &req.labels, split, *items_per_step, |_| {})
+                gpu::pooled_items_chunked_async(gpu, t, keys, &req.labels, split, *items_per_step, report)
                     .await?;
             Ok(Answer::Pooled(Calibrated::from_pooled_items(t.k(), &req.labels, split, &items)))
         }
@@ -162,6 +172,11 @@ async fn compute(gpu: &Gpu, req: &OffloadRequest, keys: &Keys) -> Result<Answer>
 }
 
 impl JobGpu {
+    /// The fraction of the GPU call under way done so far; `None` when there is none.
+    pub(super) fn progress(&self) -> Option<f64> {
+        self.busy.then(|| self.done.get())
+    }
+
     /// Hands the GPU's answer to the job (through `supply`) if it is for this job; a failure
     /// (of the GPU, or an answer the job refuses) sends the job to the CPU. Whether the answer
     /// was this job's.

@@ -22,6 +22,13 @@ pub enum Offload {
     Pooled { index: usize, split: Split, items_per_step: usize },
 }
 
+/// The offloadable step the job is at: nonparametric r-values, or pooled split `i`.
+#[derive(Debug, Clone, Copy)]
+enum Pending {
+    Rvalues,
+    Split(usize),
+}
+
 /// Work handed out of the job, with what is needed to do it; it holds no borrow of the job.
 #[derive(Debug, Clone)]
 pub struct OffloadRequest {
@@ -38,20 +45,15 @@ impl AnalysisJob {
     /// else (parametric r-values, CP, CP_avg, loading).
     pub fn offload(&self) -> Option<OffloadRequest> {
         let part = self.part.as_ref()?;
-        let what = match (self.phase, self.opts.kind) {
-            (Phase::Scores { method: CP_R, next: 0 }, RvalueKind::Nonparametric)
-                if part.scores[CP_R].is_none() =>
-            {
-                Offload::Nonparametric
-            }
-            (Phase::Calibrate { next, method: CP_R }, RvalueKind::Pooled) if self.pooled.is_none() => {
+        let what = match self.pending()? {
+            Pending::Rvalues => Offload::Nonparametric,
+            Pending::Split(next) => {
                 let split = part.splits[next].clone();
                 let items_per_step = (self.budget.saturating_mul(POOLED_UNITS_PER_BUDGET)
                     / PooledBuilder::item_cost(part.tensor(), &split).max(1))
                 .max(1);
                 Offload::Pooled { index: next, split, items_per_step }
             }
-            _ => return None,
         };
         Some(OffloadRequest {
             what,
@@ -59,6 +61,31 @@ impl AnalysisJob {
             tensor: part.tensor.clone(),
             labels: part.labels.clone(),
         })
+    }
+
+    /// The fraction of the job done when the work [`AnalysisJob::offload`] names is `done`
+    /// (in `[0, 1]`) done elsewhere, for a progress bar that moves while it runs.
+    pub fn fraction_done_offloaded(&self, done: f64) -> f64 {
+        match self.pending() {
+            Some(_) => self.fraction_with(Some(done.clamp(0.0, 1.0))),
+            None => self.fraction_done(),
+        }
+    }
+
+    /// What [`AnalysisJob::offload`] would name, without copying anything.
+    fn pending(&self) -> Option<Pending> {
+        let part = self.part.as_ref()?;
+        match (self.phase, self.opts.kind) {
+            (Phase::Scores { method: CP_R, next: 0 }, RvalueKind::Nonparametric)
+                if part.scores[CP_R].is_none() =>
+            {
+                Some(Pending::Rvalues)
+            }
+            (Phase::Calibrate { next, method: CP_R }, RvalueKind::Pooled) if self.pooled.is_none() => {
+                Some(Pending::Split(next))
+            }
+            _ => None,
+        }
     }
 
     /// Takes CP_r's nonparametric r-values `[N][K]` of part `part` computed elsewhere, in place

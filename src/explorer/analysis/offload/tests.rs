@@ -57,6 +57,9 @@ fn run_with(
     let mut answered = 0;
     loop {
         if let Some(req) = job.offload() {
+            let before = job.fraction_done();
+            assert_eq!(job.fraction_done_offloaded(0.0), before);
+            let half = job.fraction_done_offloaded(0.5);
             let t = req.tensor.get();
             match req.what {
                 Offload::Nonparametric => job.supply_rvalues(req.part, rvalues(t)).unwrap(),
@@ -66,6 +69,8 @@ fn run_with(
                 }
             }
             answered += 1;
+            // The bar moves while the work is done elsewhere, and on when it is handed in.
+            assert!(before < half && half < job.fraction_done(), "{before} {half} {}", job.fraction_done());
         } else if job.step().unwrap() == crate::explorer::Progress::Done {
             return (job.finish().unwrap(), answered);
         }
