@@ -96,11 +96,12 @@ export async function startServer(root = DIST) {
 }
 
 // playwright's launch() gives each browser a fresh temporary profile and deletes it on close.
-export function launchBrowser() {
+// `args`: flags added to the project's (e.g. WebGPU on SwiftShader, see gpu.test.mjs).
+export function launchBrowser({ args = [] } = {}) {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...args],
     timeout: TIMEOUT_MS,
   });
 }
@@ -149,11 +150,12 @@ export async function screenshot(page, name) {
 // Registers hooks that start the server and the browser once per file and close them after it,
 // and close each test's context after the test. Returns { url, open() } for the tests, where
 // open(path) loads the page at `path` and returns openPage()'s record plus the response.
-export function useExplorer() {
+// `args`: extra Chromium flags for this browser (launchBrowser).
+export function useExplorer({ args = [] } = {}) {
   const env = { server: null, browser: null, contexts: [] };
   before(async () => {
     env.server = await startServer();
-    env.browser = await launchBrowser();
+    env.browser = await launchBrowser({ args });
   });
   afterEach(async () => {
     await Promise.all(env.contexts.splice(0).map((c) => c.close().catch(() => {})));

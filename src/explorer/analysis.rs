@@ -16,6 +16,9 @@ use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
 use crate::toy::{self, ToyParams};
 use crate::{Error, Result};
 
+mod offload;
+pub use offload::{Offload, OffloadRequest};
+
 /// Number of α values of the coverage and size curves (panels 3 and 4).
 pub const SWEEP_POINTS: usize = 100;
 
@@ -49,18 +52,19 @@ impl Source {
     }
 }
 
-/// The tensor of one part: simulated (owned) or the shared file.
+/// The tensor of one part: simulated or the shared file. Cheap to clone, so that work handed
+/// out of the job ([`AnalysisJob::offload`]) can hold it while the job goes on.
 #[derive(Debug, Clone)]
-enum Tensor {
-    Owned(ScoreTensor),
+pub enum PartTensor {
+    Owned(Arc<ScoreTensor>),
     Shared(Arc<Dataset>),
 }
 
-impl Tensor {
-    fn get(&self) -> &ScoreTensor {
+impl PartTensor {
+    pub fn get(&self) -> &ScoreTensor {
         match self {
-            Tensor::Owned(t) => t,
-            Tensor::Shared(d) => &d.scores,
+            PartTensor::Owned(t) => t,
+            PartTensor::Shared(d) => &d.scores,
         }
     }
 }
@@ -68,7 +72,7 @@ impl Tensor {
 /// One data set being analysed: a toy repeat, or the file with all its splits.
 #[derive(Debug, Clone)]
 pub(super) struct Part {
-    tensor: Tensor,
+    tensor: PartTensor,
     pub(super) labels: Vec<usize>,
     pub(super) summaries: Summaries,
     order: Option<DrawOrder>,
@@ -263,6 +267,12 @@ impl AnalysisJob {
 
     /// The fraction of the work done, in `[0, 1]`.
     pub fn fraction_done(&self) -> f64 {
+        self.fraction_with(None)
+    }
+
+    /// [`AnalysisJob::fraction_done`], with the current step's own progress replaced by
+    /// `step_done` (work done outside the job, [`AnalysisJob::offload`]).
+    fn fraction_with(&self, step_done: Option<f64>) -> f64 {
         let parts = self.parts_total as f64;
         // Weights: the parts (load, scores, calibration) 90 %, the α sweep 10 %.
         // Weights within a part: loading 10 %, scores 60 %, calibration and its α sweep 30 %.
@@ -270,13 +280,14 @@ impl AnalysisJob {
             (Phase::Load, _) => 0.0,
             (Phase::Scores { method, next }, Some(p)) => {
                 let n = p.labels.len().max(1) as f64;
-                0.1 + 0.6 * (method as f64 + next as f64 / n) / 3.0
+                0.1 + 0.6 * (method as f64 + step_done.unwrap_or(next as f64 / n)) / 3.0
             }
             (Phase::Calibrate { next, method }, Some(p)) => {
-                let within_method = self
-                    .pooled
-                    .as_ref()
-                    .map_or(0.0, |b| b.done() as f64 / p.splits[next].test.len().max(1) as f64);
+                let within_method = step_done.unwrap_or_else(|| {
+                    self.pooled
+                        .as_ref()
+                        .map_or(0.0, |b| b.done() as f64 / p.splits[next].test.len().max(1) as f64)
+                });
                 0.7 + 0.3 * (next as f64 + (method as f64 + within_method) / 3.0)
                     / p.splits.len().max(1) as f64
             }
@@ -334,12 +345,12 @@ impl AnalysisJob {
             Source::Toy(p) => {
                 let (t, y) = toy::simulate(p, self.part_index)?;
                 let split = Split { cal: (0..p.n_cal).collect(), test: (p.n_cal..p.n()).collect() };
-                (Tensor::Owned(t), y, vec![split])
+                (PartTensor::Owned(Arc::new(t)), y, vec![split])
             }
             Source::Data(d) => {
                 let labels = d.labels.clone().unwrap_or_default();
                 let splits = self.controls.split_plan().splits(d.scores.n())?;
-                (Tensor::Shared(d.clone()), labels, splits)
+                (PartTensor::Shared(d.clone()), labels, splits)
             }
         };
         let t = tensor.get();
@@ -436,13 +447,21 @@ impl AnalysisJob {
                 b.finish(&part.labels, split)
             }
         };
+        self.record(next, mi, c);
+        Ok(())
+    }
+
+    /// Stores method `mi`'s calibration of split `next` and moves on to the next method,
+    /// split, part, or the end.
+    fn record(&mut self, next: usize, mi: usize, c: Calibrated) {
+        let splits_in_part = self.part.as_ref().map_or(0, |p| p.splits.len());
         let info = LabelInfo::of(&c);
         Self::add_to_sweeps(&mut self.sweeps, mi, &c);
         self.calibrated[mi].push(c);
         self.label_info[mi].push(info);
         if mi + 1 < 3 {
             self.phase = Phase::Calibrate { next, method: mi + 1 };
-        } else if next + 1 < part.splits.len() {
+        } else if next + 1 < splits_in_part {
             self.phase = Phase::Calibrate { next: next + 1, method: 0 };
         } else {
             let done = self.part.take();
@@ -460,7 +479,6 @@ impl AnalysisJob {
                 self.phase = Phase::Done;
             }
         }
-        Ok(())
     }
 
     /// Adds one split of one method to the coverage and size sums (both never-empty settings),

@@ -460,6 +460,8 @@ impl Reader {
                 }
             },
             "text" => set!(s.large_text, self.flag(key, v, "large", "normal")),
+            // The page's GPU test switch (README), read by `ui::device`; not part of a view.
+            "gpu" => {}
             _ => self.warn(format!("unknown parameter '{}' ignored", shown(key))),
         }
     }
@@ -549,11 +551,12 @@ mod tests {
     #[test]
     fn bad_parameters_become_defaults_with_warnings() {
         let r = read(
-            "alpha=2&beta=abc&kind=magic&k=1&sample=../../secret&embed=everything&foo=1&never-empty=yes",
+            "alpha=2&beta=abc&kind=magic&k=1&sample=../../secret&embed=everything&foo=1&never-empty=yes&gpu=off",
         );
         assert_eq!(r.state, UrlState::default());
         assert_eq!(r.warnings.len(), 8, "{:?}", r.warnings);
         assert!(r.warnings.iter().any(|w| w.contains("unknown parameter 'foo'")));
+        assert!(!r.warnings.iter().any(|w| w.contains("gpu")), "the GPU test switch is known");
         assert!(r.warnings.iter().any(|w| w.contains("alpha=2") && w.contains("[0.005, 0.5]")));
         // Non-finite numbers are refused too.
         for q in ["alpha=NaN", "sigma2=inf", "mu-p=-inf", "cal-fraction=1", "splits=0", "item=-1"] {

@@ -9,7 +9,7 @@
 //! - `context` (feature `gpu`): wgpu device, the kernels `rank.wgsl` / `draws.wgsl`, batching
 //!   within the adapter's limits, readback, errors as values.
 //!
-//! The functions below are what the CLI (and, later, the page) call: the same results as
+//! The functions below are what the CLI and the page call: the same results as
 //! `conformal::item_scores` / `Calibrated::pooled` for the rank-based r-values.
 
 pub mod cpu;
@@ -153,12 +153,33 @@ pub async fn pooled_items_async(
     labels: &[usize],
     split: &Split,
 ) -> Result<Vec<PooledItem>> {
+    pooled_items_chunked_async(gpu, t, keys, labels, split, usize::MAX, |_| {}).await
+}
+
+/// [`pooled_items_async`] `chunk` test items per GPU call, reporting the items done after
+/// each: in the browser every call's readback is awaited, so the page paints between chunks
+/// instead of waiting for the greedy of a whole split.
+#[cfg(feature = "gpu")]
+pub async fn pooled_items_chunked_async(
+    gpu: &Gpu,
+    t: &ScoreTensor,
+    keys: &Keys,
+    labels: &[usize],
+    split: &Split,
+    chunk: usize,
+    mut done: impl FnMut(usize),
+) -> Result<Vec<PooledItem>> {
     // Checks the inputs before `PooledCal` indexes them.
     let ps = PooledSplit::new(t, labels, &split.cal)?;
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
-    let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-    let pos = gpu.pooled_positions(keys, &cal, &test).await?;
-    greedy_all(&pos, &ps, t)
+    let mut out = Vec::with_capacity(split.test.len());
+    for items in split.test.chunks(chunk.max(1)) {
+        let test: Vec<u32> = items.iter().map(|&i| i as u32).collect();
+        let pos = gpu.pooled_positions(keys, &cal, &test).await?;
+        out.extend(greedy_all(&pos, &ps, t)?);
+        done(out.len());
+    }
+    Ok(out)
 }
 
 /// One toy repeat (SPEC §6) with its normals drawn on the GPU: equal to `toy::simulate` bit for

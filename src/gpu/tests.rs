@@ -164,6 +164,20 @@ fn pooled_positions_split_across_dispatches() {
 }
 
 #[test]
+fn pooled_items_in_chunks_equal_one_call() {
+    let Some(g) = gpu() else { return };
+    let (t, labels, split) = pooled_case(2, 50, 9, 7, 5);
+    let keys = Keys::of(t.data());
+    let mut reported = Vec::new();
+    let got = block_on(pooled_items_chunked_async(g, &t, &keys, &labels, &split, 4, |d| reported.push(d)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(got, pooled_items_cpu(&t, &keys, &labels, &split).unwrap());
+    let n = split.test.len();
+    assert_eq!(reported, (1..=n.div_ceil(4)).map(|c| (4 * c).min(n)).collect::<Vec<_>>());
+}
+
+#[test]
 fn pooled_calibrated_equals_the_core() {
     let Some(g) = gpu() else { return };
     let (t, labels, split) = pooled_case(1, 80, 12, 6, 9);

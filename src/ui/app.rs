@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Document, HtmlCanvasElement, HtmlProgressElement};
 
 use super::canvas;
+use super::device::{self, Device, JobGpu};
 use super::dom::{
     self, by_id, checked, esc, number, select, set_checked, set_hidden, set_html, set_text, set_value,
 };
@@ -52,6 +53,7 @@ struct Running {
     /// Toy repeats shown so far as a partial analysis, and when.
     shown_parts: usize,
     shown_at: f64,
+    gpu: JobGpu,
 }
 
 /// How often a running toy analysis refreshes the panels with the repeats done so far.
@@ -141,6 +143,10 @@ pub struct App {
     link: Option<Link>,
     /// The item a link asked for, applied once its file (sample or upload) is loaded.
     pending_item: Option<usize>,
+    /// Where CP_r's ranks are computed (GPU or CPU).
+    device: Device,
+    /// This app, for the GPU's answers, which arrive later.
+    me: std::rc::Weak<RefCell<App>>,
 }
 
 fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {
@@ -196,9 +202,12 @@ fn launch(state: UrlState, warnings: &[String], link: Option<Link>) -> Result<Sh
         data_ref: data.clone(),
         embed,
         link,
+        device: Device::new(),
+        me: std::rc::Weak::new(),
     }));
     {
         let mut a = app.borrow_mut();
+        a.me = Rc::downgrade(&app);
         if let Some(p) = embed {
             // Before anything is drawn: hidden panels then draw nothing.
             embed::apply(&doc, p);
@@ -212,6 +221,7 @@ fn launch(state: UrlState, warnings: &[String], link: Option<Link>) -> Result<Sh
         a.show_mode();
         a.start_job();
     }
+    device::open(Rc::downgrade(&app));
     wire(&app)?;
     if let Some(p) = embed {
         embed::post_heights(&doc, p);
@@ -481,8 +491,14 @@ impl App {
         };
         match Source::from_controls(&self.controls, data).and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
-                self.running =
-                    Some(Running { job, started: dom::now_ms(), what, shown_parts: 0, shown_at: 0.0 })
+                self.running = Some(Running {
+                    job,
+                    started: dom::now_ms(),
+                    what,
+                    shown_parts: 0,
+                    shown_at: 0.0,
+                    gpu: self.device.new_job(),
+                })
             }
             Err(e) => {
                 self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
@@ -538,6 +554,15 @@ impl App {
         let t0 = dom::now_ms();
         loop {
             let Some(run) = self.running.as_mut() else { return };
+            if device::offload(&self.device, &mut run.gpu, || run.job.offload(), &self.me) {
+                self.status = format!(
+                    "{} on the GPU – {:.0} %. Showing {}.",
+                    run.job.describe(),
+                    100.0 * run.job.fraction_done_offloaded(run.gpu.progress().unwrap_or(0.0)),
+                    self.analysis_what
+                );
+                return;
+            }
             match run.job.step() {
                 Ok(Progress::Working(_)) => {
                     let now = dom::now_ms();
@@ -567,12 +592,13 @@ impl App {
         }
         let Some(run) = self.running.take() else { return };
         let secs = (dom::now_ms() - run.started) / 1000.0;
+        let note = self.device.note(&run.gpu);
         match run.job.finish() {
             Ok(a) => {
                 self.item = self.item.min(a.n_inspectable().saturating_sub(1));
                 self.show_analysis(a, run.what);
                 self.previous = None;
-                self.status = format!("Showing {} (computed in {secs:.2} s).", self.analysis_what);
+                self.status = format!("Showing {} (computed in {secs:.2} s{note}).", self.analysis_what);
             }
             Err(e) => self.show_error(Some(&e.to_string())),
         }
@@ -582,10 +608,13 @@ impl App {
         let d = &self.doc;
         // Unchanged values are not written again (a write invalidates style).
         if let Ok(p) = by_id::<HtmlProgressElement>(d, "progress") {
-            let v = self
-                .running
-                .as_ref()
-                .map_or(if self.analysis.is_some() { 1.0 } else { 0.0 }, |r| r.job.fraction_done());
+            let v =
+                self.running.as_ref().map_or(if self.analysis.is_some() { 1.0 } else { 0.0 }, |r| {
+                    match r.gpu.progress() {
+                        Some(done) => r.job.fraction_done_offloaded(done),
+                        None => r.job.fraction_done(),
+                    }
+                });
             if p.value() != v {
                 p.set_value(v);
             }
@@ -596,6 +625,13 @@ impl App {
             }
         }
         set_text(d, "status", &self.status);
+        let (device, why) = self.device.describe();
+        set_text(d, "device", &device);
+        if let Some(e) = d.get_element_by_id("device") {
+            if e.get_attribute("title").unwrap_or_default() != why {
+                let _ = e.set_attribute("title", &why);
+            }
+        }
     }
 
     /// Draws what is dirty. Figures first: drawing one afresh reads its canvas' box, which
@@ -1194,6 +1230,34 @@ pub(super) fn file_loaded(
 
 pub(super) fn dataset_ready(app: &Shared, name: String, data: Result<Dataset>, origin: DataRef) {
     with(app, |a| a.install(name, data, origin));
+}
+
+/// Entry points for [`super::device`]: the GPU opened (or not), a GPU answer for job `serial`.
+pub(super) fn device_ready(app: &Shared, f: impl FnOnce(&mut Device)) {
+    with(app, |a| f(&mut a.device));
+}
+
+#[cfg_attr(not(feature = "gpu"), allow(dead_code, unused_variables))]
+pub(super) fn offloaded(
+    app: &Shared,
+    serial: u64,
+    req: crate::explorer::OffloadRequest,
+    answer: Result<device::Answer>,
+) {
+    with(app, |a| {
+        let Some(run) = a.running.as_mut() else { return };
+        #[cfg(feature = "gpu")]
+        let supply = |ans: device::Answer| match (ans, &req.what) {
+            (device::Answer::Rvalues(r), _) => run.job.supply_rvalues(req.part, r),
+            (device::Answer::Pooled(c), crate::explorer::Offload::Pooled { index, .. }) => {
+                run.job.supply_pooled(req.part, *index, c)
+            }
+            (device::Answer::Pooled(_), _) => Err(Error::invalid("a pooled split for another request")),
+        };
+        #[cfg(not(feature = "gpu"))]
+        let supply = |ans: device::Answer| -> Result<()> { match ans {} };
+        run.gpu.take(&mut a.device, serial, answer, supply);
+    });
 }
 
 pub(super) fn file_failed(app: &Shared, msg: String) {

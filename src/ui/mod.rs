@@ -9,6 +9,7 @@
 //! - [`files`]: file picker, drag and drop, bundled samples;
 //! - [`permalink`]: the state in the address, and the Copy link button;
 //! - [`embed`]: one panel alone in an iframe (`?embed=`), its height posted to the parent;
+//! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
 //! - [`dom`]: typed `web-sys` helpers.
 
 // User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
@@ -16,6 +17,7 @@
 
 pub mod app;
 pub mod canvas;
+mod device;
 pub mod dom;
 mod embed;
 pub mod figure;
