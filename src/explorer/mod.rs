@@ -49,6 +49,7 @@
 
 mod analysis;
 mod curves;
+pub mod export;
 pub mod scales;
 mod summary;
 
