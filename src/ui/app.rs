@@ -27,6 +27,8 @@ use crate::io::{self, Dataset};
 use crate::tensor::VarianceKind;
 use crate::{Error, Result};
 
+mod export;
+
 /// Work per animation frame: the page stays responsive between slices.
 const FRAME_BUDGET_MS: f64 = 30.0;
 /// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
@@ -130,6 +132,8 @@ pub struct App {
     first_panel: std::cell::Cell<bool>,
     /// Whether the first animation frame (which only draws) has run.
     first_frame_done: bool,
+    /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
+    figures: RefCell<std::collections::HashMap<String, Figure>>,
 }
 
 fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {
@@ -173,6 +177,7 @@ pub fn start_with(controls: Controls) -> Result<Shared> {
         inspector: Vec::new(),
         first_panel: std::cell::Cell::new(false),
         first_frame_done: false,
+        figures: Default::default(),
     }));
     {
         let mut a = app.borrow_mut();
@@ -559,6 +564,9 @@ impl App {
     fn draw_sized(&self, id: &str, fig: &Figure, layer: Layer) -> Option<Frame> {
         match canvas::draw_figure(&self.doc, id, fig, layer, self.font()) {
             Ok(frame) => {
+                if frame.is_some() {
+                    self.figures.borrow_mut().insert(id.to_string(), fig.clone());
+                }
                 if frame.is_some() && !self.first_panel.replace(true) {
                     // For the benchmark's cold load: the first figure is on its canvas.
                     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
@@ -646,6 +654,7 @@ impl App {
                     self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
                 }
                 if let Some(frame) = &self.theorem3_frame {
+                    self.figures.borrow_mut().insert("plot-theorem3".to_string(), fig.clone());
                     if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
                         web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
                     }
@@ -1091,6 +1100,7 @@ fn wire(app: &Shared) -> Result<()> {
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
     }
     super::files::wire(app, &doc)?;
+    export::wire(app, &doc)?;
     Ok(())
 }
 
