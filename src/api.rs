@@ -370,7 +370,7 @@ fn indices(v: &JsValue, name: &str) -> Result<Vec<usize>> {
         .iter()
         .enumerate()
         .map(|(i, &x)| {
-            if x >= 0.0 && x < 4_294_967_296.0 && x.fract() == 0.0 {
+            if (0.0..4_294_967_296.0).contains(&x) && x.fract() == 0.0 {
                 Ok(x as usize)
             } else {
                 Err(Error::invalid(format!("{name}[{i}] = {x} is not an index (an integer ≥ 0)")))
