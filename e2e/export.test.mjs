@@ -28,14 +28,21 @@ async function ready(page) {
 
 // Clicks (or, with `key`, focuses and presses `key` on) the button and returns the download.
 async function download(page, selector, key = null) {
-  const event = page.waitForEvent('download');
+  const event = page.waitForEvent('download', { timeout: 30_000 });
   if (key) {
     await page.focus(selector);
     await page.keyboard.press(key);
   } else {
     await page.click(selector);
   }
-  const d = await event;
+  const d = await event.catch(async (e) => {
+    // Say what the page knows: an export error in the banner, or where the focus went.
+    const state = await page.evaluate(() => ({
+      banner: document.querySelector('#error').textContent,
+      focus: document.activeElement?.outerHTML,
+    }));
+    throw new Error(`${selector}: no download (${JSON.stringify(state)}): ${e.message}`);
+  });
   return { name: d.suggestedFilename(), bytes: await readFile(await d.path()) };
 }
 

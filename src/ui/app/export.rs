@@ -136,8 +136,7 @@ fn add_button(
     Ok(button)
 }
 
-/// The figure's canvas and overlay composed on an offscreen canvas, then saved as PNG
-/// (`toBlob` encodes off the main thread and calls back).
+/// The figure's canvas and overlay composed on an offscreen canvas, then saved as PNG.
 fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
     let doc = &app.doc;
     let base: HtmlCanvasElement = by_id(doc, f.canvas)?;
@@ -161,16 +160,24 @@ fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
             ctx.draw_image_with_html_canvas_element(&overlay, 0.0, 0.0).map_err(js_err("drawImage"))?;
         }
     }
-    let (doc, name) = (doc.clone(), format!("rvalue-explorer-{}.png", f.name));
-    let saved = Closure::once_into_js(move |blob: JsValue| match blob.dyn_into::<Blob>() {
-        Ok(blob) => {
-            if let Err(e) = download(&doc, &name, &blob) {
-                web_sys::console::error_1(&format!("Export failed: {e}").into());
-            }
-        }
-        Err(_) => web_sys::console::error_1(&"Export failed: the canvas gave no PNG".into()),
-    });
-    out.to_blob(saved.unchecked_ref()).map_err(js_err("toBlob"))
+    let blob = png_blob(&out)?;
+    download(doc, &format!("rvalue-explorer-{}.png", f.name), &blob)
+}
+
+/// The canvas encoded as PNG in this task (`toDataURL`), not in a `toBlob` callback: a download
+/// started from a later task is outside the click's user activation, and the browser may then
+/// hold it back as an unrequested download.
+fn png_blob(canvas: &HtmlCanvasElement) -> Result<Blob> {
+    let url = canvas.to_data_url().map_err(js_err("toDataURL"))?;
+    let b64 =
+        url.strip_prefix("data:image/png;base64,").ok_or_else(|| Error::invalid("the canvas gave no PNG"))?;
+    let window = web_sys::window().ok_or_else(|| Error::invalid("no window"))?;
+    // atob gives one char per byte (0–255).
+    let bytes: Vec<u8> = window.atob(b64).map_err(js_err("atob"))?.chars().map(|c| c as u8).collect();
+    let opts = BlobPropertyBag::new();
+    opts.set_type("image/png");
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&bytes[..]));
+    Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(js_err("Blob"))
 }
 
 /// The figure as last drawn (with the α marker on panels 3 and 4), drawn again as SVG.
