@@ -205,3 +205,20 @@ test('bad input throws an Error with the core message, and the module keeps work
     assert.deepEqual(errors, []);
   });
 });
+
+test('the explorer page exposes the same functions on window.wasmBindings', async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await page.waitForFunction(() => typeof window.wasmBindings?.rvalues === 'function', null, {
+      timeout: TIMEOUT_MS,
+    });
+    const r = await page.evaluate(() => {
+      const out = window.wasmBindings.rvalues({ x: [0.5, 2, -1], se: [1, 1, 1], hyper: { mu: 0, tau2: 1 } });
+      return { rvalue: [...out.rvalue], hyper: out.hyper };
+    });
+    assert.deepEqual(r.hyper, { mu: 0, tau2: 1 });
+    // Equal noise: the r-values order the units as their estimates do.
+    assert.ok(r.rvalue[1] < r.rvalue[0] && r.rvalue[0] < r.rvalue[2], `${r.rvalue}`);
+    assert.deepEqual(errors, []);
+  });
+});
