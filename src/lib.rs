@@ -10,6 +10,8 @@
 // `!(x > 0.0)` is deliberate where NaN must take the fallback branch.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+#[cfg(target_arch = "wasm32")]
+pub mod api;
 pub mod conformal;
 pub mod eb;
 pub mod error;

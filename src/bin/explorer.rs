@@ -3,6 +3,13 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
+    // A page without the explorer's markup (a documentation page importing the JavaScript API,
+    // `rvalue_explorer::api`) loads this module for its exports only.
+    let has_app =
+        web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.get_element_by_id("app").is_some());
+    if !has_app {
+        return;
+    }
     match rvalue_explorer::ui::start() {
         // The app lives on in its event listeners and animation frames.
         Ok(app) => std::mem::forget(app),

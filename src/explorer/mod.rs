@@ -52,6 +52,7 @@
 
 mod analysis;
 mod curves;
+pub mod export;
 pub mod scales;
 mod summary;
 pub mod url;

@@ -31,6 +31,8 @@ use crate::io::{self, Dataset};
 use crate::tensor::VarianceKind;
 use crate::{Error, Result};
 
+mod export;
+
 /// Work per animation frame: the page stays responsive between slices.
 const FRAME_BUDGET_MS: f64 = 30.0;
 /// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
@@ -147,6 +149,8 @@ pub struct App {
     device: Device,
     /// This app, for the GPU's answers, which arrive later.
     me: std::rc::Weak<RefCell<App>>,
+    /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
+    figures: RefCell<std::collections::HashMap<String, Figure>>,
 }
 
 fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {
@@ -204,6 +208,7 @@ fn launch(state: UrlState, warnings: &[String], link: Option<Link>) -> Result<Sh
         link,
         device: Device::new(),
         me: std::rc::Weak::new(),
+        figures: Default::default(),
     }));
     {
         let mut a = app.borrow_mut();
@@ -676,6 +681,9 @@ impl App {
     fn draw_sized(&self, id: &str, fig: &Figure, layer: Layer) -> Option<Frame> {
         match canvas::draw_figure(&self.doc, id, fig, layer, self.font()) {
             Ok(frame) => {
+                if frame.is_some() {
+                    self.figures.borrow_mut().insert(id.to_string(), fig.clone());
+                }
                 if frame.is_some() && !self.first_panel.replace(true) {
                     // For the benchmark's cold load: the first figure is on its canvas.
                     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
@@ -763,6 +771,7 @@ impl App {
                     self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
                 }
                 if let Some(frame) = &self.theorem3_frame {
+                    self.figures.borrow_mut().insert("plot-theorem3".to_string(), fig.clone());
                     if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
                         web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
                     }
@@ -1214,6 +1223,7 @@ fn wire(app: &Shared) -> Result<()> {
     }
     super::files::wire(app, &doc)?;
     permalink::wire(app, &doc)?;
+    export::wire(app, &doc)?;
     Ok(())
 }
 

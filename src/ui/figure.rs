@@ -35,6 +35,7 @@ pub const INK: RGBColor = RGBColor(29, 29, 31);
 pub const METHOD_COLOURS: [RGBColor; 3] = [ORANGE, SKY, GREEN];
 
 /// A polyline with gaps where a value is undefined.
+#[derive(Clone)]
 pub struct Line {
     pub label: Option<String>,
     pub colour: RGBColor,
@@ -83,6 +84,7 @@ impl Line {
 }
 
 /// Points of one colour and shape (a legend entry when labelled).
+#[derive(Clone)]
 pub struct Dots {
     pub label: Option<String>,
     pub colour: RGBColor,
@@ -99,6 +101,7 @@ pub enum Axis {
     Log,
 }
 
+#[derive(Clone)]
 pub struct Figure {
     pub x_desc: String,
     pub y_desc: String,

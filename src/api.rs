@@ -1,0 +1,390 @@
+//! The JavaScript API (wasm only): functions a documentation page imports from the page's wasm
+//! module to compute with the core, without the explorer's UI.
+//!
+//! Each function takes one plain object. Arrays of numbers may be typed arrays or plain arrays;
+//! names are camelCase; an unknown field is an error (a misspelt option must not be ignored
+//! silently). Results are plain objects whose arrays are typed arrays. Every failure, bad input
+//! included, is a thrown JS `Error` with the core's message: nothing here panics on input (a
+//! panic in wasm would kill the module for the whole page).
+//!
+//! The functions are exports of the page's module (trunk's `explorer-<hash>.js`, see
+//! `www/api-example.js` for finding it by its hashed name):
+//!
+//! ```js
+//! const api = await loadApi(); // www/api-example.js: imports the module, instantiates the wasm
+//! const r = api.rvalues({ x: [0.1, 3.1, -2.7], se: [1.4, 1.6, 1.2] });
+//! r.rvalue;   // Float64Array
+//! r.hyper.mu; // the estimated prior mean
+//! ```
+
+use js_sys::{Array, ArrayBuffer, BigInt64Array, BigUint64Array, DataView, Float64Array, Object, Reflect};
+use js_sys::{Uint32Array, Uint8Array};
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::conformal::{self, Method, Prior, RvalueKind, ScoreOptions, Split, SplitPlan};
+use crate::eb::Hyper;
+use crate::rvalue::{self, Algorithm, HyperChoice, LambdaRule};
+use crate::tensor::{ScoreTensor, VarianceKind};
+use crate::{Error, Result};
+
+/// Arguments of [`rvalues`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RvalueArgs {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    x: JsValue,
+    #[serde(default, with = "serde_wasm_bindgen::preserve")]
+    s: JsValue,
+    #[serde(default, with = "serde_wasm_bindgen::preserve")]
+    se: JsValue,
+    #[serde(default)]
+    algorithm: Option<String>,
+    #[serde(default)]
+    rule: Option<String>,
+    #[serde(default)]
+    hyper: Option<HyperArg>,
+}
+
+#[derive(Deserialize)]
+struct HyperArg {
+    mu: f64,
+    tau2: f64,
+}
+
+/// Arguments of [`conformal`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ConformalArgs {
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    scores: JsValue,
+    shape: Vec<usize>,
+    #[serde(with = "serde_wasm_bindgen::preserve")]
+    labels: JsValue,
+    alpha: f64,
+    #[serde(default)]
+    methods: Option<Vec<String>>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    prior: Option<String>,
+    #[serde(default)]
+    variance: Option<String>,
+    #[serde(default)]
+    algorithm: Option<String>,
+    #[serde(default)]
+    rule: Option<String>,
+    #[serde(default)]
+    cp_draw: Option<usize>,
+    #[serde(default)]
+    never_empty: bool,
+    #[serde(default)]
+    splits: Option<usize>,
+    #[serde(default)]
+    cal_fraction: Option<f64>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default, with = "serde_wasm_bindgen::preserve")]
+    mask: JsValue,
+    #[serde(default)]
+    sets: bool,
+}
+
+const CONFORMAL_FIELDS: &[&str] = &[
+    "scores",
+    "shape",
+    "labels",
+    "alpha",
+    "methods",
+    "kind",
+    "prior",
+    "variance",
+    "algorithm",
+    "rule",
+    "cpDraw",
+    "neverEmpty",
+    "splits",
+    "calFraction",
+    "seed",
+    "mask",
+    "sets",
+];
+
+/// Arguments of [`toy_probability`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToyArgs {
+    mu_p: f64,
+    sigma2_p: f64,
+    mu_q: f64,
+    sigma2_q: f64,
+}
+
+/// Parametric r-values (SPEC §2) of units with estimates `x` and either noise variances `s` or
+/// standard errors `se`.
+///
+/// Options: `algorithm` (`'exact'`, default, or `'grid'`: the rvalues R package's), `rule`
+/// (`'model'`, default, or `'empirical'`: the R package's λ), `hyper` (`{mu, tau2}`; estimated
+/// by maximum likelihood when left out).
+///
+/// Returns `{rvalue, postMean, postSd}` (Float64Arrays, one value per unit) and
+/// `hyper: {mu, tau2}`.
+#[wasm_bindgen]
+pub fn rvalues(args: JsValue) -> std::result::Result<JsValue, JsError> {
+    rvalues_of(args).map_err(js_error)
+}
+
+fn rvalues_of(args: JsValue) -> Result<JsValue> {
+    let a: RvalueArgs = parse(args, &["x", "s", "se", "algorithm", "rule", "hyper"])?;
+    let x = numbers(&a.x, "x")?;
+    let s = match (a.s.is_undefined(), a.se.is_undefined()) {
+        (false, true) => numbers(&a.s, "s")?,
+        (true, false) => numbers(&a.se, "se")?.iter().map(|se| se * se).collect(),
+        _ => return Err(Error::invalid("give exactly one of s (noise variances) and se (standard errors)")),
+    };
+    let hyper = match a.hyper {
+        Some(h) => HyperChoice::Fixed(Hyper::fixed(h.mu, h.tau2)?),
+        None => HyperChoice::Estimate,
+    };
+    let p = rvalue::parametric(&x, &s, hyper, algorithm(a.algorithm.as_deref())?, rule(a.rule.as_deref())?)?;
+    Ok(object(&[
+        ("rvalue", Float64Array::from(&p.rvalue[..]).into()),
+        ("postMean", Float64Array::from(&p.post_mean[..]).into()),
+        ("postSd", Float64Array::from(&p.post_sd[..]).into()),
+        ("hyper", hyper_object(p.hyper)),
+    ]))
+}
+
+/// Split conformal prediction (SPEC §5) on a score tensor `scores` (`n·m·k` numbers, row-major,
+/// candidate fastest; higher is better) of `shape: [n, m, k]` with true `labels` (`n` integers),
+/// at miscoverage `alpha`.
+///
+/// Options: `methods` (any of `'cp'`, `'cp-avg'`, `'cp-r'`; all three by default), `kind` of
+/// CP_r's r-value (`'parametric'`, `'nonparametric'`, `'pooled'`), `prior` (`'per-item'`,
+/// `'pooled'`), `variance` (`'per-draw'`, `'of-mean'`), `algorithm`, `rule` (as for
+/// [`rvalues`]), `cpDraw` (CP's draw, 0), `neverEmpty` (false); the splits: `splits` random
+/// splits (1) with `calFraction` (0.5) and `seed` (0), or one `mask` (n booleans, true =
+/// calibration); `sets: true` adds the first split's prediction sets.
+///
+/// Returns `{alpha, methods: [...]}`, one entry per method: `{method, coverage, coverageSd,
+/// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, and with
+/// `sets`: `sets: {items, labels (Uint32Array), covered (Uint8Array, 0/1), candidates (an
+/// Array of Uint32Array, each set in the method's order)}`.
+#[wasm_bindgen]
+pub fn conformal(args: JsValue) -> std::result::Result<JsValue, JsError> {
+    conformal_of(args).map_err(js_error)
+}
+
+fn conformal_of(args: JsValue) -> Result<JsValue> {
+    let a: ConformalArgs = parse(args, CONFORMAL_FIELDS)?;
+    let &[n, m, k] = a.shape.as_slice() else {
+        return Err(Error::shape(format!("shape must be [n, m, k], got {} numbers", a.shape.len())));
+    };
+    let t = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
+    let labels = indices(&a.labels, "labels")?;
+    conformal::check_alpha(a.alpha)?;
+    let opts = score_options(&a)?;
+    let splits = split_plan(&a, n)?.splits(n)?;
+    let methods = match &a.methods {
+        Some(names) => names.iter().map(|s| Method::parse(s)).collect::<Result<Vec<_>>>()?,
+        None => Method::ALL.to_vec(),
+    };
+    let prepared = conformal::Prepared::new(&t, &labels, opts.kind != RvalueKind::Parametric)?;
+    let out = Array::new();
+    for method in methods {
+        let cals = prepared.calibrate(method, &opts, &splits)?;
+        let s = conformal::evaluate(&cals, method, a.alpha, a.never_empty)?;
+        let entry = object(&[
+            ("method", method.name().into()),
+            ("coverage", s.coverage_mean.into()),
+            ("coverageSd", s.coverage_sd.into()),
+            ("size", s.size_mean.into()),
+            ("sizeSd", s.size_sd.into()),
+            ("position", if s.position_mean.is_finite() { s.position_mean.into() } else { JsValue::NULL }),
+            ("emptyRate", s.empty_rate.into()),
+            ("splits", (s.splits as f64).into()),
+        ]);
+        if let (true, Some(first)) = (a.sets, cals.first()) {
+            set_field(&entry, "sets", sets_object(first, &labels, a.alpha, a.never_empty));
+        }
+        out.push(&entry);
+    }
+    Ok(object(&[("alpha", a.alpha.into()), ("methods", out.into())]))
+}
+
+/// `P(q > p)` for independent `p ~ N(muP, sigma2P)` and `q ~ N(muQ, sigma2Q)`: how often a
+/// false candidate's score beats the true one's in the toy setting (SPEC §6).
+#[wasm_bindgen(js_name = toyProbability)]
+pub fn toy_probability(args: JsValue) -> std::result::Result<f64, JsError> {
+    let a: ToyArgs = parse(args, &["muP", "sigma2P", "muQ", "sigma2Q"]).map_err(js_error)?;
+    let all = [a.mu_p, a.sigma2_p, a.mu_q, a.sigma2_q];
+    if !all.iter().all(|v| v.is_finite()) || a.sigma2_p < 0.0 || a.sigma2_q < 0.0 {
+        return Err(js_error(Error::invalid(format!(
+            "toyProbability needs finite means and variances ≥ 0 (got {all:?})"
+        ))));
+    }
+    Ok(crate::toy::prob_q_exceeds_p(a.mu_p, a.sigma2_p, a.mu_q, a.sigma2_q))
+}
+
+fn js_error(e: Error) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// Deserialises `args` after checking that it names only `fields`: serde-wasm-bindgen reads a
+/// struct's fields by name and never sees any other key, so a misspelt option would pass
+/// silently.
+fn parse<T: for<'de> Deserialize<'de>>(args: JsValue, fields: &[&str]) -> Result<T> {
+    if let Some(o) = args.dyn_ref::<Object>() {
+        for key in Object::keys(o).iter().filter_map(|k| k.as_string()) {
+            if !fields.contains(&key.as_str()) {
+                return Err(Error::invalid(format!(
+                    "unknown field `{key}`, expected one of {}",
+                    fields.join(", ")
+                )));
+            }
+        }
+    }
+    serde_wasm_bindgen::from_value(args).map_err(|e| Error::invalid(format!("bad arguments: {e}")))
+}
+
+fn algorithm(name: Option<&str>) -> Result<Algorithm> {
+    match name.unwrap_or("exact") {
+        "exact" => Ok(Algorithm::Exact),
+        "grid" => Ok(Algorithm::Grid),
+        other => Err(Error::invalid(format!("unknown algorithm '{other}' (expected exact or grid)"))),
+    }
+}
+
+fn rule(name: Option<&str>) -> Result<LambdaRule> {
+    match name.unwrap_or("model") {
+        "model" => Ok(LambdaRule::Model),
+        "empirical" => Ok(LambdaRule::Empirical),
+        other => Err(Error::invalid(format!("unknown rule '{other}' (expected model or empirical)"))),
+    }
+}
+
+fn score_options(a: &ConformalArgs) -> Result<ScoreOptions> {
+    let prior = match a.prior.as_deref().unwrap_or("per-item") {
+        "per-item" => Prior::PerItem,
+        "pooled" => Prior::Pooled,
+        other => {
+            return Err(Error::invalid(format!("unknown prior '{other}' (expected per-item or pooled)")))
+        }
+    };
+    let variance = match a.variance.as_deref().unwrap_or("per-draw") {
+        "per-draw" => VarianceKind::PerDraw,
+        "of-mean" => VarianceKind::OfMean,
+        other => {
+            return Err(Error::invalid(format!("unknown variance '{other}' (expected per-draw or of-mean)")))
+        }
+    };
+    Ok(ScoreOptions {
+        kind: a.kind.as_deref().map_or(Ok(RvalueKind::default()), RvalueKind::parse)?,
+        variance,
+        prior,
+        algorithm: algorithm(a.algorithm.as_deref())?,
+        lambda: rule(a.rule.as_deref())?,
+        cp_draw: a.cp_draw.unwrap_or(0),
+    })
+}
+
+fn split_plan(a: &ConformalArgs, n: usize) -> Result<SplitPlan> {
+    if a.mask.is_undefined() {
+        return Ok(SplitPlan::Random {
+            count: a.splits.unwrap_or(1),
+            cal_fraction: a.cal_fraction.unwrap_or(0.5),
+            seed: a.seed.unwrap_or(0),
+        });
+    }
+    if a.splits.is_some() || a.cal_fraction.is_some() || a.seed.is_some() {
+        return Err(Error::invalid("give either mask or splits/calFraction/seed, not both"));
+    }
+    let mask = booleans(&a.mask, "mask")?;
+    if mask.len() != n {
+        return Err(Error::shape(format!("mask has {} entries for {n} items", mask.len())));
+    }
+    Ok(SplitPlan::Fixed(Split::from_mask(&mask)?))
+}
+
+/// The first split's sets as typed arrays (see [`conformal`]).
+fn sets_object(c: &conformal::Calibrated, labels: &[usize], alpha: f64, never_empty: bool) -> JsValue {
+    let candidates = Array::new();
+    let (mut items, mut truth, mut covered) = (Vec::new(), Vec::new(), Vec::new());
+    for t in 0..c.test.len() {
+        let set = c.set(t, alpha, never_empty);
+        let label = labels[set.item];
+        let members: Vec<u32> = set.members.iter().map(|&(cand, _)| cand as u32).collect();
+        covered.push(u8::from(set.members.iter().any(|&(cand, _)| cand == label)));
+        items.push(set.item as u32);
+        truth.push(label as u32);
+        candidates.push(&Uint32Array::from(&members[..]));
+    }
+    object(&[
+        ("items", Uint32Array::from(&items[..]).into()),
+        ("labels", Uint32Array::from(&truth[..]).into()),
+        ("covered", Uint8Array::from(&covered[..]).into()),
+        ("candidates", candidates.into()),
+    ])
+}
+
+fn hyper_object(h: Hyper) -> JsValue {
+    object(&[("mu", h.mu.into()), ("tau2", h.tau2.into())])
+}
+
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let o: JsValue = Object::new().into();
+    for (name, value) in fields {
+        set_field(&o, name, value.clone());
+    }
+    o
+}
+
+fn set_field(o: &JsValue, name: &str, value: JsValue) {
+    // Setting a property of a fresh plain object cannot fail.
+    let _ = Reflect::set(o, &JsValue::from_str(name), &value);
+}
+
+/// A typed array of numbers (no BigInt arrays or DataView, which do not hold plain numbers) or a
+/// plain array whose every element is a number.
+fn numbers(v: &JsValue, name: &str) -> Result<Vec<f64>> {
+    if let Some(a) = v.dyn_ref::<Float64Array>() {
+        return Ok(a.to_vec());
+    }
+    let bigint = v.is_instance_of::<BigInt64Array>() || v.is_instance_of::<BigUint64Array>();
+    if ArrayBuffer::is_view(v) && !bigint && !v.is_instance_of::<DataView>() {
+        return Ok(Float64Array::new(v).to_vec());
+    }
+    let Some(a) = v.dyn_ref::<Array>().filter(|_| Array::is_array(v)) else {
+        return Err(Error::invalid(format!("{name} must be an array of numbers or a typed array")));
+    };
+    a.iter()
+        .enumerate()
+        .map(|(i, e)| e.as_f64().ok_or_else(|| Error::invalid(format!("{name}[{i}] is not a number"))))
+        .collect()
+}
+
+/// Non-negative integers below 2³² (labels are candidate indices).
+fn indices(v: &JsValue, name: &str) -> Result<Vec<usize>> {
+    numbers(v, name)?
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            if (0.0..4_294_967_296.0).contains(&x) && x.fract() == 0.0 {
+                Ok(x as usize)
+            } else {
+                Err(Error::invalid(format!("{name}[{i}] = {x} is not an index (an integer ≥ 0)")))
+            }
+        })
+        .collect()
+}
+
+fn booleans(v: &JsValue, name: &str) -> Result<Vec<bool>> {
+    let Some(a) = v.dyn_ref::<Array>().filter(|_| Array::is_array(v)) else {
+        return Err(Error::invalid(format!("{name} must be an array of booleans")));
+    };
+    a.iter()
+        .enumerate()
+        .map(|(i, e)| e.as_bool().ok_or_else(|| Error::invalid(format!("{name}[{i}] is not a boolean"))))
+        .collect()
+}

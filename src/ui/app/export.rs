@@ -1,0 +1,267 @@
+//! The export buttons: each figure to PNG and SVG, panel 6's table and panel 7's sets to CSV,
+//! downloaded through a Blob URL and an `<a download>`. The buttons are added to the panels
+//! here, so the markup in index.html stays as it is.
+//!
+//! PNG is what the page shows: the figure's canvas with its overlay (the α marker, or panel 5's
+//! front layer) drawn over it on an offscreen canvas, at the canvas' pixel size. SVG draws the
+//! figure as last drawn again with plotters' SVG backend at the canvas' CSS size, the α marker
+//! added as the figure's own vertical marker and dots (drawn alike). Its legend is measured by
+//! plotters' web font layer (a forced layout per label, which an export can afford): the browser
+//! then renders the SVG's text in the same font it was measured in.
+//! CSV comes from the core ([`crate::explorer::export`]).
+
+use plotters::prelude::{IntoDrawingArea, SVGBackend};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Blob, BlobPropertyBag, CanvasRenderingContext2d, Document, HtmlCanvasElement, Url};
+
+use super::{App, Shared, ALPHA_PLOTS, THEOREM3_FRONT};
+use crate::explorer::export::{sets_csv, summary_csv};
+use crate::ui::dom::{self, by_id};
+use crate::ui::figure::{Dots, Figure};
+use crate::ui::panels;
+use crate::{Error, Result};
+
+/// A figure panel: its element, number, canvas, the overlay stacked on the canvas, file name.
+struct FigurePanel {
+    panel: &'static str,
+    number: u32,
+    canvas: &'static str,
+    overlay: Option<&'static str>,
+    name: &'static str,
+}
+
+const FIGURES: [FigurePanel; 6] = [
+    FigurePanel { panel: "panel-scores", number: 1, canvas: "plot-scores", overlay: None, name: "scores" },
+    FigurePanel {
+        panel: "panel-threshold",
+        number: 2,
+        canvas: "plot-threshold",
+        overlay: None,
+        name: "threshold",
+    },
+    FigurePanel {
+        panel: "panel-coverage",
+        number: 3,
+        canvas: "plot-coverage",
+        overlay: Some("plot-coverage-alpha"),
+        name: "coverage",
+    },
+    FigurePanel {
+        panel: "panel-size",
+        number: 4,
+        canvas: "plot-size",
+        overlay: Some("plot-size-alpha"),
+        name: "size",
+    },
+    FigurePanel {
+        panel: "panel-theorem3",
+        number: 5,
+        canvas: "plot-theorem3",
+        overlay: Some(THEOREM3_FRONT),
+        name: "theorem3",
+    },
+    FigurePanel { panel: "panel-data", number: 8, canvas: "plot-variance", overlay: None, name: "variances" },
+];
+
+#[derive(Clone, Copy)]
+enum Table {
+    Summary,
+    Sets,
+}
+
+const TABLES: [(&str, u32, Table, &str); 2] =
+    [("panel-summary", 6, Table::Summary, "summary"), ("panel-inspector", 7, Table::Sets, "sets")];
+
+/// Adds the buttons to the panels and listens to them.
+pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
+    for (i, f) in FIGURES.iter().enumerate() {
+        let group = button_group(doc, f.panel, f.number)?;
+        for (format, png) in [("PNG", true), ("SVG", false)] {
+            let button = add_button(doc, &group, f.number, format)?;
+            let a = app.clone();
+            dom::listen(&button, "click", move |_| {
+                let f = &FIGURES[i];
+                let done = if png { export_png(&a.borrow(), f) } else { export_svg(&mut a.borrow_mut(), f) };
+                report(&a, done);
+            });
+        }
+    }
+    for (panel, number, table, name) in TABLES {
+        let group = button_group(doc, panel, number)?;
+        let button = add_button(doc, &group, number, "CSV")?;
+        let a = app.clone();
+        dom::listen(&button, "click", move |_| {
+            let done = export_csv(&mut a.borrow_mut(), table, name);
+            report(&a, done);
+        });
+    }
+    Ok(())
+}
+
+/// A failed export says why in the page's error banner.
+fn report(app: &Shared, done: Result<()>) {
+    if let Err(e) = done {
+        app.borrow().show_error(Some(&format!("Export failed: {e}")));
+    }
+}
+
+fn js_err(what: &str) -> impl Fn(JsValue) -> Error + '_ {
+    move |e| Error::invalid(format!("{what}: {}", e.as_string().unwrap_or_else(|| format!("{e:?}"))))
+}
+
+/// A labelled group of buttons at the end of the panel `panel`.
+fn button_group(doc: &Document, panel: &str, number: u32) -> Result<web_sys::Element> {
+    let figure: web_sys::Element = by_id(doc, panel)?;
+    let group = doc.create_element("div").map_err(js_err("createElement"))?;
+    group.set_class_name("export");
+    let _ = group.set_attribute("role", "group");
+    let _ = group.set_attribute("aria-label", &format!("Export panel {number}"));
+    figure.append_child(&group).map_err(js_err("appendChild"))?;
+    Ok(group)
+}
+
+fn add_button(
+    doc: &Document,
+    group: &web_sys::Element,
+    number: u32,
+    format: &str,
+) -> Result<web_sys::Element> {
+    let button = doc.create_element("button").map_err(js_err("createElement"))?;
+    let _ = button.set_attribute("type", "button");
+    let _ = button.set_attribute("data-export", &format.to_lowercase());
+    let _ = button.set_attribute("aria-label", &format!("Download panel {number} as {format}"));
+    button.set_text_content(Some(format));
+    group.append_child(&button).map_err(js_err("appendChild"))?;
+    Ok(button)
+}
+
+/// The figure's canvas and overlay composed on an offscreen canvas, then saved as PNG.
+fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
+    let doc = &app.doc;
+    let base: HtmlCanvasElement = by_id(doc, f.canvas)?;
+    if !app.figures.borrow().contains_key(f.canvas) || base.width() == 0 || base.height() == 0 {
+        return Err(Error::invalid(format!("panel {} has no figure yet", f.number)));
+    }
+    let out: HtmlCanvasElement =
+        doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
+    out.set_width(base.width());
+    out.set_height(base.height());
+    let ctx: CanvasRenderingContext2d = out
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .ok_or_else(|| Error::invalid("no 2D context for the export"))?;
+    ctx.draw_image_with_html_canvas_element(&base, 0.0, 0.0).map_err(js_err("drawImage"))?;
+    if let Some(overlay) = f.overlay.and_then(|id| by_id::<HtmlCanvasElement>(doc, id).ok()) {
+        // An overlay is sized to its figure when drawn; any other size is a cleared one.
+        if overlay.width() == base.width() && overlay.height() == base.height() {
+            ctx.draw_image_with_html_canvas_element(&overlay, 0.0, 0.0).map_err(js_err("drawImage"))?;
+        }
+    }
+    let blob = png_blob(&out)?;
+    download(doc, &format!("rvalue-explorer-{}.png", f.name), &blob)
+}
+
+/// The canvas encoded as PNG in this task (`toDataURL`), not in a `toBlob` callback: a download
+/// started from a later task is outside the click's user activation, and the browser may then
+/// hold it back as an unrequested download.
+fn png_blob(canvas: &HtmlCanvasElement) -> Result<Blob> {
+    let url = canvas.to_data_url().map_err(js_err("toDataURL"))?;
+    let b64 =
+        url.strip_prefix("data:image/png;base64,").ok_or_else(|| Error::invalid("the canvas gave no PNG"))?;
+    let window = web_sys::window().ok_or_else(|| Error::invalid("no window"))?;
+    // atob gives one char per byte (0–255).
+    let bytes: Vec<u8> = window.atob(b64).map_err(js_err("atob"))?.chars().map(|c| c as u8).collect();
+    let opts = BlobPropertyBag::new();
+    opts.set_type("image/png");
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&bytes[..]));
+    Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(js_err("Blob"))
+}
+
+/// The figure as last drawn (with the α marker on panels 3 and 4), drawn again as SVG.
+fn export_svg(app: &mut App, f: &FigurePanel) -> Result<()> {
+    let mut fig = app
+        .figures
+        .borrow()
+        .get(f.canvas)
+        .cloned()
+        .ok_or_else(|| Error::invalid(format!("panel {} has no figure yet", f.number)))?;
+    if let Some(&(_, _, coverage)) = ALPHA_PLOTS.iter().find(|p| p.0 == f.canvas) {
+        let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
+        let view = app.alpha_view(alpha, never_empty).ok();
+        add_marker(&mut fig, &panels::alpha_marker(view.as_ref(), alpha, coverage));
+    }
+    let canvas: HtmlCanvasElement = by_id(&app.doc, f.canvas)?;
+    let (w, h) = (canvas.client_width(), canvas.client_height());
+    if w <= 0 || h <= 0 {
+        return Err(Error::invalid(format!("panel {} is hidden", f.number)));
+    }
+    let text = svg(&fig, (w as u32, h as u32), app.font().round() as u32)?;
+    let blob = text_blob(&text, "image/svg+xml")?;
+    download(&app.doc, &format!("rvalue-explorer-{}.svg", f.name), &blob)
+}
+
+/// The α marker as the figure's own elements: a vertical marker and radius-6 dots, which
+/// [`Figure::draw`] draws as the page's overlay draws a [`crate::ui::figure::Marker`].
+fn add_marker(fig: &mut Figure, m: &crate::ui::figure::Marker) {
+    fig.vlines.push((m.x, m.colour));
+    for &(y, colour) in m.dots.iter().filter(|(y, _)| y.is_finite()) {
+        fig.dots.push(Dots {
+            label: None,
+            colour,
+            radius: 6,
+            filled: true,
+            opacity: 1.0,
+            points: vec![(m.x, y)],
+        });
+    }
+}
+
+/// `fig` as an SVG document of `size` pixels with `font`-pixel tick labels.
+pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
+    let mut out = String::new();
+    {
+        let area = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        fig.draw(&area, font)?;
+    }
+    Ok(out)
+}
+
+fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
+    let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
+    let text = match table {
+        Table::Summary => summary_csv(&app.alpha_view(alpha, never_empty)?),
+        Table::Sets => {
+            let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+            sets_csv(a, alpha, never_empty)?
+        }
+    };
+    let blob = text_blob(&text, "text/csv;charset=utf-8")?;
+    download(&app.doc, &format!("rvalue-explorer-{name}.csv"), &blob)
+}
+
+fn text_blob(text: &str, mime: &str) -> Result<Blob> {
+    let opts = BlobPropertyBag::new();
+    opts.set_type(mime);
+    Blob::new_with_str_sequence_and_options(&js_sys::Array::of1(&text.into()), &opts).map_err(js_err("Blob"))
+}
+
+/// Saves `blob` as `name` through a temporary object URL and an `<a download>`.
+fn download(doc: &Document, name: &str, blob: &Blob) -> Result<()> {
+    let url = Url::create_object_url_with_blob(blob).map_err(js_err("createObjectURL"))?;
+    let a: web_sys::HtmlAnchorElement =
+        doc.create_element("a").map_err(js_err("createElement"))?.unchecked_into();
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    // The download has read the URL by the time a later task runs; a minute is ample.
+    let revoke = Closure::once_into_js(move || {
+        let _ = Url::revoke_object_url(&url);
+    });
+    if let Some(w) = web_sys::window() {
+        let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+    }
+    Ok(())
+}
