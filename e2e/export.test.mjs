@@ -150,7 +150,16 @@ test('every panel exports PNG, SVG or CSV from labelled buttons, and the files o
         assert.equal(parsed.circles, 3, `${f.name}: the α marker's dots`);
       }
     }
+    assert.deepEqual(errors, []);
+  });
+});
 
+// A page of its own: in this headless Chromium a page's eleventh download never arrives (seen
+// with any mix of buttons: the 11th is dropped, the 12th arrives), and the figures took ten.
+test('the summary table and the per-item sets export to CSV by keyboard', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
     // Panel 6 by keyboard: the same numbers as the table, at full precision.
     const summary = await download(page, '#panel-summary button[data-export="csv"]', 'Enter');
     assert.equal(summary.name, 'rvalue-explorer-summary.csv');

@@ -17,12 +17,14 @@ use crate::rvalue::parametric::{Algorithm, LambdaRule};
 use crate::tensor::VarianceKind;
 use crate::toy::ToyParams;
 
-/// The bundled samples a link may name: files under the app's `assets/`, and `cifar`, the
-/// CIFAR-100-shaped tensor generated in the page. A closed list, so a link cannot make the page
+/// The bundled samples a link may name: files under the app's `assets/`, and `toy` and `cifar`,
+/// made in the page (the toy's first repeat, a CIFAR-100-shaped tensor). A closed list, so a link cannot make the page
 /// fetch an arbitrary path.
-pub const SAMPLES: [&str; 4] = ["digits_wbb.npz", "small_long.csv", "toy_default.npz", SYNTHETIC_CIFAR];
-/// The sample generated in the page rather than fetched.
+pub const SAMPLES: [&str; 4] = ["digits_wbb.npz", "small_long.csv", SYNTHETIC_TOY, SYNTHETIC_CIFAR];
+/// The CIFAR-100-shaped sample, generated in the page rather than fetched.
 pub const SYNTHETIC_CIFAR: &str = "cifar";
+/// The toy's first repeat at its defaults, simulated in the page.
+pub const SYNTHETIC_TOY: &str = "toy";
 
 /// One panel of the page, as named in `?embed=`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

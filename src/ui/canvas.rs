@@ -66,7 +66,7 @@ fn font_of<S: BackendTextStyle>(style: &S) -> String {
 }
 
 /// The canvas' 2D context (the same object plotters-canvas draws through).
-fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d> {
+pub fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d> {
     canvas
         .get_context("2d")
         .ok()
@@ -199,32 +199,45 @@ impl DrawingBackend for Canvas {
         text: &str,
         style: &S,
     ) -> std::result::Result<(u32, u32), DrawingErrorKind<CanvasError>> {
-        let key = (font_of(style), text.to_string());
-        if let Some(size) = MEASURED.with(|m| m.borrow().get(&key).copied()) {
-            return Ok(size);
-        }
-        self.set_font(&key.0);
-        let size = match self.ctx.measure_text(text) {
-            Ok(m) => (
-                m.width().ceil().max(0.0) as u32,
-                (m.font_bounding_box_ascent() + m.font_bounding_box_descent()).ceil().max(0.0) as u32,
-            ),
-            // Never seen; a rough size keeps the figure drawable.
-            Err(_) => {
-                let px = style.size();
-                ((0.6 * px * text.chars().count() as f64) as u32, (1.2 * px) as u32)
-            }
-        };
-        MEASURED.with(|m| {
-            let mut m = m.borrow_mut();
-            // A bound on what a long session keeps (labels are few; numbers could be many).
-            if m.len() > 4096 {
-                m.clear();
-            }
-            m.insert(key, size);
-        });
-        Ok(size)
+        Ok(measure_text(&self.ctx, |f| self.set_font(f), text, style))
     }
+}
+
+/// `text`'s size in `style` by `ctx.measureText` (cached by font and text), the font set through
+/// `set_font` when a measure is needed. The height is the font's line box (ascent + descent), as
+/// the span plotters' web font layer would measure, but touching no layout and adding no element
+/// with an inline style (which the page's CSP refuses).
+pub fn measure_text<S: BackendTextStyle>(
+    ctx: &CanvasRenderingContext2d,
+    set_font: impl FnOnce(&str),
+    text: &str,
+    style: &S,
+) -> (u32, u32) {
+    let key = (font_of(style), text.to_string());
+    if let Some(size) = MEASURED.with(|m| m.borrow().get(&key).copied()) {
+        return size;
+    }
+    set_font(&key.0);
+    let size = match ctx.measure_text(text) {
+        Ok(m) => (
+            m.width().ceil().max(0.0) as u32,
+            (m.font_bounding_box_ascent() + m.font_bounding_box_descent()).ceil().max(0.0) as u32,
+        ),
+        // Never seen; a rough size keeps the figure drawable.
+        Err(_) => {
+            let px = style.size();
+            ((0.6 * px * text.chars().count() as f64) as u32, (1.2 * px) as u32)
+        }
+    };
+    MEASURED.with(|m| {
+        let mut m = m.borrow_mut();
+        // A bound on what a long session keeps (labels are few; numbers could be many).
+        if m.len() > 4096 {
+            m.clear();
+        }
+        m.insert(key, size);
+    });
+    size
 }
 
 thread_local! {

@@ -7,7 +7,7 @@ use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
 use super::app::{dataset_ready, file_failed, file_loaded, Shared, MAX_FILE_BYTES};
 use super::dom;
-use crate::explorer::url::{DataRef, SYNTHETIC_CIFAR};
+use crate::explorer::url::{DataRef, SYNTHETIC_CIFAR, SYNTHETIC_TOY};
 use crate::Result;
 
 fn js_err(v: wasm_bindgen::JsValue) -> String {
@@ -115,24 +115,28 @@ pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
             spawn_local(load_sample(a.clone(), name.clone()));
         });
     }
-    if let Some(b) = doc.query_selector("button.sample[data-synthetic=cifar]").ok().flatten() {
-        let a = app.clone();
-        let d = doc.clone();
-        dom::listen(&b, "click", move |_| {
-            dom::set_text(&d, "status", "Generating a CIFAR-100-shaped tensor (2000 × 31 × 100)…");
-            spawn_local(synthetic(a.clone()));
-        });
+    for name in [SYNTHETIC_CIFAR, SYNTHETIC_TOY] {
+        let selector = format!("button.sample[data-synthetic={name}]");
+        if let Some(b) = doc.query_selector(&selector).ok().flatten() {
+            let a = app.clone();
+            dom::listen(&b, "click", move |_| load_named(&a, name.to_string()));
+        }
     }
     Ok(())
 }
 
 /// Loads the bundled sample `name` (one of [`crate::explorer::url::SAMPLES`]), as its button does.
 pub fn load_named(app: &Shared, name: String) {
+    let status = match name.as_str() {
+        SYNTHETIC_CIFAR => "Generating a CIFAR-100-shaped tensor (2000 × 31 × 100)…".to_string(),
+        SYNTHETIC_TOY => "Simulating the toy at its defaults (1000 × 30 × 10)…".to_string(),
+        _ => format!("Fetching {name}…"),
+    };
     if let Ok(d) = dom::document() {
-        dom::set_text(&d, "status", &format!("Fetching {name}…"));
+        dom::set_text(&d, "status", &status);
     }
-    if name == SYNTHETIC_CIFAR {
-        spawn_local(synthetic(app.clone()));
+    if name == SYNTHETIC_CIFAR || name == SYNTHETIC_TOY {
+        spawn_local(synthetic(app.clone(), name));
     } else {
         spawn_local(load_sample(app.clone(), name));
     }
@@ -148,12 +152,18 @@ async fn next_paint() {
     let _ = JsFuture::from(promise).await;
 }
 
-/// The benchmarks' seeded CIFAR-100-shaped logits ([`crate::workload::cifar_like`]), made in the
-/// page: a large input to try without a download.
-async fn synthetic(app: Shared) {
+/// A sample made in the page rather than downloaded: the benchmarks' seeded CIFAR-100-shaped
+/// logits ([`crate::workload::cifar_like`]), a large input; or the toy's first repeat at its
+/// defaults ([`crate::toy::simulate`]), the toy's data as an upload (so that pooled r-values and
+/// random splits apply to it). Neither ships as a file, which keeps `dist/` small.
+async fn synthetic(app: Shared, name: String) {
     next_paint().await;
-    let (scores, labels) = crate::workload::cifar_like(1);
-    let data = crate::io::Dataset { scores, labels: Some(labels), single_draw: false };
-    let origin = DataRef::Sample(SYNTHETIC_CIFAR.to_string());
-    dataset_ready(&app, "synthetic CIFAR-100 shape (seed 1)".to_string(), Ok(data), origin);
+    let (label, made) = if name == SYNTHETIC_TOY {
+        ("toy defaults, repeat 1 (seed 1)", crate::toy::simulate(&crate::toy::ToyParams::default(), 0))
+    } else {
+        ("synthetic CIFAR-100 shape (seed 1)", Ok(crate::workload::cifar_like(1)))
+    };
+    let data =
+        made.map(|(scores, labels)| crate::io::Dataset { scores, labels: Some(labels), single_draw: false });
+    dataset_ready(&app, label.to_string(), data, DataRef::Sample(name));
 }

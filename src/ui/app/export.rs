@@ -5,18 +5,22 @@
 //! PNG is what the page shows: the figure's canvas with its overlay (the α marker, or panel 5's
 //! front layer) drawn over it on an offscreen canvas, at the canvas' pixel size. SVG draws the
 //! figure as last drawn again with plotters' SVG backend at the canvas' CSS size, the α marker
-//! added as the figure's own vertical marker and dots (drawn alike). Its legend is measured by
-//! plotters' web font layer (a forced layout per label, which an export can afford): the browser
-//! then renders the SVG's text in the same font it was measured in.
+//! added as the figure's own vertical marker and dots (drawn alike). Its text is measured as the
+//! page's canvases measure it ([`canvas::measure_text`] on an offscreen canvas), not by plotters'
+//! web font layer, which adds a span with an inline style to the page: the CSP refuses that.
 //! CSV comes from the core ([`crate::explorer::export`]).
 
 use plotters::prelude::{IntoDrawingArea, SVGBackend};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
+};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, CanvasRenderingContext2d, Document, HtmlCanvasElement, Url};
 
 use super::{App, Shared, ALPHA_PLOTS, THEOREM3_FRONT};
 use crate::explorer::export::{sets_csv, summary_csv};
+use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Dots, Figure};
 use crate::ui::panels;
@@ -221,12 +225,81 @@ fn add_marker(fig: &mut Figure, m: &crate::ui::figure::Marker) {
 
 /// `fig` as an SVG document of `size` pixels with `font`-pixel tick labels.
 pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
+    let doc = dom::document()?;
+    let scratch: HtmlCanvasElement =
+        doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
+    let ctx = canvas::context(&scratch)?;
     let mut out = String::new();
     {
-        let area = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        let area = MeasuredSvg { svg: SVGBackend::with_string(&mut out, size), ctx }.into_drawing_area();
         fig.draw(&area, font)?;
     }
     Ok(out)
+}
+
+/// plotters' SVG backend with text measured by a canvas context (see the module's note).
+struct MeasuredSvg<'a> {
+    svg: SVGBackend<'a>,
+    ctx: CanvasRenderingContext2d,
+}
+
+type SvgError = <SVGBackend<'static> as DrawingBackend>::ErrorType;
+type DrawResult = std::result::Result<(), DrawingErrorKind<SvgError>>;
+
+impl DrawingBackend for MeasuredSvg<'_> {
+    type ErrorType = SvgError;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.svg.get_size()
+    }
+    fn ensure_prepared(&mut self) -> DrawResult {
+        self.svg.ensure_prepared()
+    }
+    fn present(&mut self) -> DrawResult {
+        self.svg.present()
+    }
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> DrawResult {
+        self.svg.draw_pixel(point, color)
+    }
+    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> DrawResult {
+        self.svg.draw_line(from, to, style)
+    }
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        a: BackendCoord,
+        b: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> DrawResult {
+        self.svg.draw_rect(a, b, style, fill)
+    }
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> DrawResult {
+        self.svg.draw_path(path, style)
+    }
+    fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, style: &S, fill: bool) -> DrawResult {
+        self.svg.draw_circle(c, r, style, fill)
+    }
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> DrawResult {
+        self.svg.fill_polygon(vert, style)
+    }
+    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> DrawResult {
+        self.svg.draw_text(text, style, pos)
+    }
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> std::result::Result<(u32, u32), DrawingErrorKind<SvgError>> {
+        Ok(canvas::measure_text(&self.ctx, |f| self.ctx.set_font(f), text, style))
+    }
 }
 
 fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
