@@ -5,6 +5,10 @@
 //! the GPU kernel reproduces bit for bit (SPEC §7), so a GPU can regenerate the same data without
 //! shipping it.
 
+// User data flows through here (toy parameters from the page and links; scores for the GPU):
+// a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use crate::eb::Hyper;
 use crate::gpu::draws;
 use crate::normal;

@@ -12,6 +12,10 @@
 //! The functions below are what the CLI and the page call: the same results as
 //! `conformal::item_scores` / `Calibrated::pooled` for the rank-based r-values.
 
+// User data flows through here (toy parameters from the page and links; scores for the GPU):
+// a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 pub mod cpu;
 pub mod draws;
 pub mod keys;
@@ -26,6 +30,7 @@ pub use context::{
 use crate::conformal::Split;
 use crate::rvalue::pooled::{PooledItem, PooledSplit, Workspace};
 use crate::tensor::ScoreTensor;
+#[cfg(feature = "gpu")]
 use crate::toy::{self, ToyParams};
 use crate::{Error, Result};
 use keys::Keys;

@@ -3,6 +3,9 @@
 //! Without an adapter these tests fail, unless `RVALUE_SKIP_GPU_TESTS=1` says to skip them
 //! (for machines without `mesa-vulkan-drivers`; `make test` installs it).
 
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use super::*;
 use crate::conformal::{Calibrated, Split};
 use crate::rvalue::nonparametric::{rank_counts as cpu_counts_of_orders, sort_desc};

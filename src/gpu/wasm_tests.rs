@@ -1,6 +1,9 @@
 //! The GPU path in the browser: the probe answers without panicking whether or not the browser
 //! has WebGPU, and where it has an adapter, the kernels give the CPU twins' results.
 
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use super::*;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
