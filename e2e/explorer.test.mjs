@@ -270,6 +270,9 @@ test('a phone-sized screen shows everything without sideways scrolling, large te
     await page.locator('#large-text').check();
     assert.ok(await page.evaluate(() => document.body.classList.contains('large')));
     assert.ok((await overflow()) <= 0, `large text: page is ${await overflow()} px wider than the screen`);
+    // Panel 6's rows become labelled cards: the table needs no sideways scroll either.
+    const tableOverflow = await page.locator('#panel-summary .table-wrap').evaluate((w) => w.scrollWidth - w.clientWidth);
+    assert.ok(tableOverflow <= 0, `large text: the summary table is ${tableOverflow} px wider than its panel`);
     // Figures fit the column.
     const w = await page.locator('#plot-threshold').evaluate((c) => c.getBoundingClientRect().width);
     assert.ok(w > 200 && w <= 375, `canvas width ${w}`);

@@ -221,6 +221,10 @@ pub fn summary_cells(v: &AlphaView) -> Vec<[String; 4]> {
         .collect()
 }
 
+/// Panel 6's column headers after the method (index.html's `<thead>`), repeated on each cell as
+/// `data-label` for the narrow layout in which the rows become labelled cards.
+const SUMMARY_COLUMNS: [&str; 4] = ["Coverage", "Set size", "Label position", "Empty"];
+
 /// Panel 6's rows (the cells of [`summary_cells`] with a header per method).
 pub fn summary_rows(v: &AlphaView) -> String {
     let mut html = String::new();
@@ -229,8 +233,8 @@ pub fn summary_rows(v: &AlphaView) -> String {
             "<tr><th scope=\"row\"><span class=\"swatch m{mi}\"></span>{}</th>",
             method_html(r.method)
         );
-        for c in cells {
-            html += &format!("<td>{}</td>", esc(&c));
+        for (c, label) in cells.iter().zip(SUMMARY_COLUMNS) {
+            html += &format!("<td data-label=\"{label}\">{}</td>", esc(c));
         }
         html += "</tr>";
     }
