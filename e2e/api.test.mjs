@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, TIMEOUT_MS, screenshot, useExplorer } from './helpers.mjs';
+import { Phi, ROOT, TIMEOUT_MS, shot, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 
@@ -26,27 +26,6 @@ async function openExample() {
   const status = await opened.page.locator('#api-status').textContent();
   assert.equal(await opened.page.getAttribute('body', 'data-ready'), 'true', status);
   return opened;
-}
-
-// Φ by the Maclaurin series of erf, to full double precision near 0.
-function Phi(x) {
-  const z = x / Math.SQRT2;
-  assert.ok(Math.abs(z) < 2, 'the series is only used near 0');
-  let term = z;
-  let sum = z;
-  for (let n = 1; n < 60; n++) {
-    term *= (-z * z) / n;
-    sum += term / (2 * n + 1);
-  }
-  return 0.5 * (1 + (2 / Math.sqrt(Math.PI)) * sum);
-}
-
-async function shot(t, page, body) {
-  try {
-    await body();
-  } finally {
-    await screenshot(page, t.name);
-  }
 }
 
 test('the example page shows the R package r-values of its 12 units', async (t) => {

@@ -8,30 +8,13 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DIST, ROOT, TIMEOUT_MS, launchBrowser, openPage, screenshot, startServer, useExplorer } from './helpers.mjs';
+import { DIST, ROOT, TIMEOUT_MS, launchBrowser, openPage, ready, screenshot, shot, startServer, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
 
 // A small toy, so that the analyses these tests start take a fraction of a second.
 const SMALL = 'n-cal=100&n-test=100&repeats=3';
-
-async function ready(page) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('#status')?.textContent ?? '';
-    return s.startsWith('Showing') && !s.includes('so far') && document.querySelector('#cancel').disabled;
-  }, null, { timeout: TIMEOUT_MS * 2 });
-}
-
-async function shot(t, page, body) {
-  try {
-    await body();
-  } finally {
-    await screenshot(page, t.name);
-  }
-}
-
-const text = (page, sel) => page.locator(sel).textContent();
 
 // Every control of the page as the inputs show it, plus the inspector's item.
 const CONTROL_IDS = [

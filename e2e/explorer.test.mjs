@@ -6,47 +6,16 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, TIMEOUT_MS, isLocal, screenshot, useExplorer } from './helpers.mjs';
+import { Phi, ROOT, TIMEOUT_MS, isLocal, ready, screenshot, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 // The default toy analysis (50 repeats) takes several seconds of wasm on this machine.
 const LONG = { timeout: TIMEOUT_MS * 3 };
 
 // Waits until the page shows a finished analysis (not the partial one of a running job).
-async function ready(page) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('#status')?.textContent ?? '';
-    return s.startsWith('Showing') && !s.includes('so far') && document.querySelector('#cancel').disabled;
-  }, null, { timeout: TIMEOUT_MS * 2 });
-}
-
-// Runs `body`, then saves a screenshot whatever happened.
-async function shot(t, page, body) {
-  try {
-    await body();
-  } finally {
-    await screenshot(page, t.name);
-  }
-}
-
-const text = (page, sel) => page.locator(sel).textContent();
 
 // A canvas' pixels, to see that a figure was redrawn differently.
 const pixels = (page, id) => page.evaluate((id) => document.getElementById(id).toDataURL(), id);
-
-// Φ by the Maclaurin series of erf, to full double precision for the |x| < 1 used here: the
-// page shows P(q > p) to 0.01 %, and Φ(−1/√2) = 0.2397500611 sits next to a rounding boundary.
-function Phi(x) {
-  const z = x / Math.SQRT2;
-  assert.ok(Math.abs(z) < 2, 'the series is only used near 0');
-  let term = z;
-  let sum = z;
-  for (let n = 1; n < 60; n++) {
-    term *= (-z * z) / n;
-    sum += term / (2 * n + 1);
-  }
-  return 0.5 * (1 + (2 / Math.sqrt(Math.PI)) * sum);
-}
 
 test('the page loads, computes the toy defaults and asks nothing of the network', LONG, async (t) => {
   const { page, errors, requests, response } = await explorer.open();

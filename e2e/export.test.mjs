@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { TIMEOUT_MS, screenshot, useExplorer } from './helpers.mjs';
+import { TIMEOUT_MS, ready, shot, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
@@ -18,13 +18,6 @@ const FIGURES = [
   { panel: 'panel-size', canvas: 'plot-size', overlay: 'plot-size-alpha', name: 'size', text: 'α' },
   { panel: 'panel-theorem3', canvas: 'plot-theorem3', overlay: 'plot-theorem3-alpha', name: 'theorem3', text: 'σ²' },
 ];
-
-async function ready(page) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('#status')?.textContent ?? '';
-    return s.startsWith('Showing') && !s.includes('so far') && document.querySelector('#cancel').disabled;
-  }, null, { timeout: TIMEOUT_MS * 2 });
-}
 
 // Clicks (or, with `key`, focuses and presses `key` on) the button and returns the download.
 async function download(page, selector, key = null) {
@@ -108,14 +101,6 @@ function parseSvg(page, text) {
 function csvRows(text) {
   const lines = text.trimEnd().split('\n');
   return { header: lines[0], rows: lines.slice(1).map((l) => l.split(',')) };
-}
-
-async function shot(t, page, body) {
-  try {
-    await body();
-  } finally {
-    await screenshot(page, t.name);
-  }
 }
 
 test('every panel exports PNG, SVG or CSV from labelled buttons, and the files open', LONG, async (t) => {

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TIMEOUT_MS, screenshot, useExplorer } from './helpers.mjs';
+import { TIMEOUT_MS, screenshot, text, useExplorer } from './helpers.mjs';
 
 const WEBGPU = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
 const withGpu = useExplorer({ args: WEBGPU });
@@ -14,8 +14,6 @@ const withoutGpu = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
 // Few splits: SwiftShader is a CPU emulation of a GPU, about 100 times slower than a real one.
 const SPLITS = '4';
-
-const text = (page, sel) => page.locator(sel).textContent();
 
 // The "Compute:" line once the page has looked for a GPU.
 async function device(page) {

@@ -7,28 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, TIMEOUT_MS, isLocal, screenshot, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, isLocal, ready, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
 const BAD = join(ROOT, 'tests', 'data', 'bad');
-
-async function ready(page) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('#status')?.textContent ?? '';
-    return s.startsWith('Showing') && !s.includes('so far') && document.querySelector('#cancel').disabled;
-  }, null, { timeout: TIMEOUT_MS * 2 });
-}
-
-async function shot(t, page, body) {
-  try {
-    await body();
-  } finally {
-    await screenshot(page, t.name);
-  }
-}
-
-const text = (page, sel) => page.locator(sel).textContent();
 
 // Moves a range slider to `position` as a user's drag would end (input, then change).
 async function slide(page, id, position) {

@@ -4,6 +4,7 @@
 // A test file calls useExplorer() once at top level; it starts the server and the browser
 // before the tests and closes both after them, even when a test fails.
 
+import assert from 'node:assert/strict';
 import { after, afterEach, before } from 'node:test';
 import { createServer } from 'node:http';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -176,4 +177,37 @@ export function useExplorer({ args = [] } = {}) {
       return { ...opened, response };
     },
   };
+}
+
+// Waits until the page shows a finished analysis (not a partial toy result, not running).
+export async function ready(page) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#status')?.textContent ?? '';
+    return s.startsWith('Showing') && !s.includes('so far') && document.querySelector('#cancel').disabled;
+  }, null, { timeout: TIMEOUT_MS * 2 });
+}
+
+// Runs `body`, then saves a screenshot named after the test whatever happened.
+export async function shot(t, page, body) {
+  try {
+    await body();
+  } finally {
+    await screenshot(page, t.name);
+  }
+}
+
+export const text = (page, sel) => page.locator(sel).textContent();
+
+// Φ by the Maclaurin series of erf, to full double precision for the |x| < 1 used by the tests:
+// the page shows P(q > p) to 0.01 %, and Φ(−1/√2) = 0.2397500611 sits next to a rounding boundary.
+export function Phi(x) {
+  const z = x / Math.SQRT2;
+  assert.ok(Math.abs(z) < 2, 'the series is only used near 0');
+  let term = z;
+  let sum = z;
+  for (let n = 1; n < 60; n++) {
+    term *= (-z * z) / n;
+    sum += term / (2 * n + 1);
+  }
+  return 0.5 * (1 + (2 / Math.sqrt(Math.PI)) * sum);
 }
