@@ -1,8 +1,8 @@
 //! Seeded synthetic inputs for the benchmarks (native `cargo bench` and the wasm bench in
 //! Chromium run the same workloads on the same numbers; nothing large is committed).
 
-use crate::tensor::ScoreTensor;
 use crate::rng::{key_of, open01, philox4x32_10};
+use crate::tensor::ScoreTensor;
 
 /// A CIFAR-100-shaped logit tensor: `n` items × `m` draws × `k` classes, label `item mod k`.
 /// Each class has a latent logit (the true one higher) and its own draw-to-draw spread, so

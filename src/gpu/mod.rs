@@ -193,7 +193,10 @@ pub async fn pooled_items_chunked_async(
 pub async fn toy_repeat_async(gpu: &Gpu, p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>)> {
     p.validate()?;
     if repeat >= p.repeats {
-        return Err(Error::invalid(format!("repeat {repeat} is out of range (the experiment has {} repeats)", p.repeats)));
+        return Err(Error::invalid(format!(
+            "repeat {repeat} is out of range (the experiment has {} repeats)",
+            p.repeats
+        )));
     }
     // validate() keeps repeats·N below 2^32.
     let n = p.n() as u32;
