@@ -76,6 +76,8 @@ struct Dirty {
     data: bool,
     /// The sliders' value readouts.
     sliders: bool,
+    /// The address (what a link holds: controls, item, data, large text).
+    address: bool,
 }
 
 impl Dirty {
@@ -87,6 +89,7 @@ impl Dirty {
         alpha: true,
         data: true,
         sliders: true,
+        address: true,
     };
 
     fn any(self) -> bool {
@@ -97,6 +100,7 @@ impl Dirty {
             || self.alpha
             || self.data
             || self.sliders
+            || self.address
     }
 }
 
@@ -454,6 +458,7 @@ impl App {
         // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
         // style, which would be recalculated first if the page had been written to.
         self.dirty.sliders = true;
+        self.dirty.address = true;
         if impact.reanalyse {
             self.start_job();
         }
@@ -601,6 +606,7 @@ impl App {
         match run.job.finish() {
             Ok(a) => {
                 self.item = self.item.min(a.n_inspectable().saturating_sub(1));
+                self.dirty.address = true;
                 self.show_analysis(a, run.what);
                 self.previous = None;
                 self.status = format!("Showing {} (computed in {secs:.2} s{note}).", self.analysis_what);
@@ -663,9 +669,11 @@ impl App {
             self.write_slider_values();
         }
         self.show_progress();
-        let query = self.link.is_some().then(|| self.url_state().to_query());
-        if let (Some(link), Some(q)) = (&mut self.link, query) {
-            link.update(q);
+        if dirty.address {
+            let query = self.link.is_some().then(|| self.url_state().to_query());
+            if let (Some(link), Some(q)) = (&mut self.link, query) {
+                link.update(q);
+            }
         }
     }
 
@@ -922,6 +930,7 @@ impl App {
             ItemMove::Random => ((js_sys::Math::random() * n as f64) as usize).min(n - 1),
             ItemMove::To(i) => i.min(n - 1),
         };
+        self.dirty.address = true;
         self.render_item();
     }
 
