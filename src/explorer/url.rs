@@ -139,6 +139,9 @@ pub struct Restored {
     pub state: UrlState,
     /// One sentence per parameter that was ignored or replaced by its default.
     pub warnings: Vec<String>,
+    /// The page's GPU test switch `gpu=off|bad-shader|lost` (README), read by `ui::device`: not
+    /// part of a view, so never written back into a link.
+    pub gpu_switch: Option<String>,
 }
 
 fn mode_name(m: Mode) -> &'static str {
@@ -254,7 +257,12 @@ impl UrlState {
         };
         let mut state = UrlState::with_controls(Controls::default().for_mode(mode));
         let mut seen: Vec<&str> = Vec::new();
+        let mut gpu_switch = None;
         for (key, value) in &pairs {
+            if key == "gpu" {
+                gpu_switch = Some(value.clone());
+                continue;
+            }
             if seen.contains(&key.as_str()) {
                 r.warn(format!("'{key}' is given twice: the last value is used"));
             } else {
@@ -263,7 +271,7 @@ impl UrlState {
             r.apply(&mut state, key, value);
         }
         r.check(&mut state);
-        Restored { state, warnings: r.warnings }
+        Restored { state, warnings: r.warnings, gpu_switch }
     }
 }
 
@@ -462,8 +470,6 @@ impl Reader {
                 }
             },
             "text" => set!(s.large_text, self.flag(key, v, "large", "normal")),
-            // The page's GPU test switch (README), read by `ui::device`; not part of a view.
-            "gpu" => {}
             _ => self.warn(format!("unknown parameter '{}' ignored", shown(key))),
         }
     }
@@ -559,6 +565,8 @@ mod tests {
         assert_eq!(r.warnings.len(), 8, "{:?}", r.warnings);
         assert!(r.warnings.iter().any(|w| w.contains("unknown parameter 'foo'")));
         assert!(!r.warnings.iter().any(|w| w.contains("gpu")), "the GPU test switch is known");
+        assert_eq!(r.gpu_switch.as_deref(), Some("off"));
+        assert!(!r.state.to_query().contains("gpu"), "the switch is not part of a view");
         assert!(r.warnings.iter().any(|w| w.contains("alpha=2") && w.contains("[0.005, 0.5]")));
         // Non-finite numbers are refused too.
         for q in ["alpha=NaN", "sigma2=inf", "mu-p=-inf", "cal-fraction=1", "splits=0", "item=-1"] {

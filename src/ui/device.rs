@@ -208,8 +208,7 @@ impl JobGpu {
 /// The test switch of the page's URL (`?gpu=…`), if any.
 #[cfg(feature = "gpu")]
 fn url_switch() -> Option<String> {
-    let search = web_sys::window()?.location().search().ok()?;
-    search.trim_start_matches('?').split('&').find_map(|kv| kv.strip_prefix("gpu=").map(str::to_string))
+    super::permalink::read().gpu_switch
 }
 
 /// The adapter's vendor and architecture as the browser reports them (`GPUAdapterInfo`), for
