@@ -160,21 +160,14 @@ pub fn is_high_variance(p: &ToyParams, cand: usize) -> bool {
 /// independent and any score can be regenerated on its own.
 /// `repeat` must be below `p.repeats`, which keeps every index inside the u32 counter word.
 pub fn simulate(p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>)> {
-    p.validate()?;
-    if repeat >= p.repeats {
-        return Err(Error::invalid(format!(
-            "repeat {repeat} is out of range (the experiment has {} repeats)",
-            p.repeats
-        )));
-    }
+    let first = first_item(p, repeat)?;
     let (n, m, k) = (p.n(), p.m, p.k);
-    // validate() bounds repeats·N by 2^32 and N·M·K by 2^28, so these casts cannot truncate.
-    let first = (repeat * n) as u32;
     let mut data = Vec::with_capacity(n * m * k);
-    let (mean, sd) = candidate_laws(p);
+    let laws = Laws::of(p);
     let mut c = 0;
+    // validate() (in first_item) bounds N·M·K by 2^28, so these casts cannot truncate.
     draws::for_each_normal(p.seed, first, n as u32, m as u32, k as u32, |z| {
-        data.push(mean[c] + sd[c] * f64::from(z));
+        data.push(laws.score(c, z));
         c = if c + 1 == k { 0 } else { c + 1 };
     });
     let scores = ScoreTensor::new(n, m, k, data)?;
@@ -192,27 +185,55 @@ pub fn from_normals(p: &ToyParams, normals: &[f32]) -> Result<(ScoreTensor, Vec<
             normals.len()
         )));
     }
-    let (mean, sd) = candidate_laws(p);
-    let data = normals.iter().enumerate().map(|(j, &z)| mean[j % k] + sd[j % k] * f64::from(z)).collect();
+    let laws = Laws::of(p);
+    let data = normals.iter().enumerate().map(|(j, &z)| laws.score(j % k, z)).collect();
     let scores = ScoreTensor::new(n, m, k, data)?;
     Ok((scores, vec![0; n]))
 }
 
+/// The item index (Philox counter word 0) of repeat `repeat`'s first item, `repeat·N`, once
+/// `p` is valid and the repeat is one of its repeats.
+pub fn first_item(p: &ToyParams, repeat: usize) -> Result<u32> {
+    p.validate()?;
+    if repeat >= p.repeats {
+        return Err(Error::invalid(format!(
+            "repeat {repeat} is out of range (the experiment has {} repeats)",
+            p.repeats
+        )));
+    }
+    // validate() bounds repeats·N by 2^32, so this cannot truncate.
+    Ok((repeat * p.n()) as u32)
+}
+
 /// Each candidate's draw mean and standard deviation.
-fn candidate_laws(p: &ToyParams) -> (Vec<f64>, Vec<f64>) {
-    let sigma_p = p.sigma2_p.sqrt();
-    let sigma_hi = p.sigma2.sqrt();
-    (0..p.k)
-        .map(|c| {
-            if c == 0 {
-                (p.mu_p, sigma_p)
-            } else if is_high_variance(p, c) {
-                (p.mu_q, sigma_hi)
-            } else {
-                (p.mu_q, sigma_p)
-            }
-        })
-        .unzip()
+struct Laws {
+    mean: Vec<f64>,
+    sd: Vec<f64>,
+}
+
+impl Laws {
+    fn of(p: &ToyParams) -> Laws {
+        let sigma_p = p.sigma2_p.sqrt();
+        let sigma_hi = p.sigma2.sqrt();
+        let (mean, sd) = (0..p.k)
+            .map(|c| {
+                if c == 0 {
+                    (p.mu_p, sigma_p)
+                } else if is_high_variance(p, c) {
+                    (p.mu_q, sigma_hi)
+                } else {
+                    (p.mu_q, sigma_p)
+                }
+            })
+            .unzip();
+        Laws { mean, sd }
+    }
+
+    /// Candidate `c`'s score for the standard normal `z`.
+    #[inline]
+    fn score(&self, c: usize, z: f32) -> f64 {
+        self.mean[c] + self.sd[c] * f64::from(z)
+    }
 }
 
 use normal::{cdf as phi, sf as phi_upper};

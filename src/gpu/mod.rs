@@ -191,16 +191,8 @@ pub async fn pooled_items_chunked_async(
 /// bit (both sides run [`draws`]' generator; the affine map to scores is the core's).
 #[cfg(feature = "gpu")]
 pub async fn toy_repeat_async(gpu: &Gpu, p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>)> {
-    p.validate()?;
-    if repeat >= p.repeats {
-        return Err(Error::invalid(format!(
-            "repeat {repeat} is out of range (the experiment has {} repeats)",
-            p.repeats
-        )));
-    }
-    // validate() keeps repeats·N below 2^32.
-    let n = p.n() as u32;
-    let z = gpu.normals(p.seed, repeat as u32 * n, n, p.m as u32, p.k as u32).await?;
+    let first = toy::first_item(p, repeat)?;
+    let z = gpu.normals(p.seed, first, p.n() as u32, p.m as u32, p.k as u32).await?;
     toy::from_normals(p, &z)
 }
 
