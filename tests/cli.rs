@@ -84,6 +84,13 @@ fn digits_mask() -> Vec<bool> {
     (0..1079usize).map(|i| (i * 7919 + 13) % 11 < 5).collect()
 }
 
+/// [`digits_mask`] written as `mask.npy` in `dir`; its path.
+fn digits_mask_file(dir: &std::path::Path) -> String {
+    let mask = dir.join("mask.npy");
+    std::fs::write(&mask, write_npy_bool(&[1079], &digits_mask())).unwrap();
+    mask.to_str().unwrap().to_string()
+}
+
 fn digits_npz() -> String {
     path("assets/digits_wbb.npz")
 }
@@ -279,10 +286,8 @@ fn json_writes_nan_as_null() {
 
 #[test]
 fn conformal_with_one_split_mask() {
-    let dir = tmp_dir("one_split");
-    let mask = dir.join("mask.npy");
-    std::fs::write(&mask, write_npy_bool(&[1079], &digits_mask())).unwrap();
-    let mask = mask.to_str().unwrap();
+    let mask = digits_mask_file(&tmp_dir("one_split"));
+    let mask = mask.as_str();
     let out = ok(&["conformal", "--scores", &digits_npz(), "--alpha", "0.1", "--split", mask]);
     let rows = summary(&out);
     assert_eq!(rows.len(), 3);
@@ -383,10 +388,9 @@ fn single_draw_scores_warn_for_cp_r() {
 fn sets_file_matches_conformal_on_the_same_split() {
     let dir = tmp_dir("sets");
     let mask_v = digits_mask();
-    let mask = dir.join("mask.npy");
-    std::fs::write(&mask, write_npy_bool(&[1079], &mask_v)).unwrap();
+    let mask = digits_mask_file(&dir);
     let sets = dir.join("sets.csv");
-    let (mask, sets_s) = (mask.to_str().unwrap(), sets.to_str().unwrap());
+    let (mask, sets_s) = (mask.as_str(), sets.to_str().unwrap());
     let methods = "cp-r,cp,cp-avg";
     let common = ["--alpha", "0.05", "--method", methods, "--split", mask];
     let o = run(&[&["sets", "--scores", &digits_npz(), "--output", sets_s][..], &common].concat());
@@ -453,9 +457,7 @@ fn sets_needs_split_and_output() {
     assert!(e.contains("--split"), "{e}");
     let e = bad(&["sets", "--scores", &digits_npz(), "--alpha", "0.1", "--split", "m.npy"]);
     assert!(e.contains("--output"), "{e}");
-    let dir = tmp_dir("sets_bad");
-    let mask = dir.join("mask.npy");
-    std::fs::write(&mask, write_npy_bool(&[1079], &digits_mask())).unwrap();
+    let mask = digits_mask_file(&tmp_dir("sets_bad"));
     let e = bad(&[
         "sets",
         "--scores",
@@ -465,7 +467,7 @@ fn sets_needs_split_and_output() {
         "--method",
         "cp",
         "--split",
-        mask.to_str().unwrap(),
+        &mask,
         "--output",
         "/nonexistent-dir/sets.csv",
     ]);
@@ -620,9 +622,8 @@ fn may_skip_gpu() -> bool {
 #[test]
 fn device_gpu_gives_the_cpu_output() {
     let dir = tmp_dir("device");
-    let mask = dir.join("mask.npy");
-    std::fs::write(&mask, write_npy_bool(&[1079], &digits_mask())).unwrap();
-    let mask = mask.to_str().unwrap();
+    let mask = digits_mask_file(&dir);
+    let mask = mask.as_str();
     let scores = digits_npz();
     for kind in ["nonparametric", "pooled"] {
         let conformal = |device: &str| {
