@@ -154,7 +154,7 @@ pub struct App {
     /// This app, for the GPU's answers, which arrive later.
     me: std::rc::Weak<RefCell<App>>,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
-    figures: RefCell<std::collections::HashMap<String, Figure>>,
+    figures: RefCell<std::collections::HashMap<&'static str, Figure>>,
 }
 
 fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {
@@ -689,9 +689,6 @@ impl App {
     fn draw_sized(&self, id: &str, fig: &Figure, layer: Layer) -> Option<Frame> {
         match canvas::draw_figure(&self.doc, id, fig, layer, self.font()) {
             Ok(frame) => {
-                if frame.is_some() {
-                    self.figures.borrow_mut().insert(id.to_string(), fig.clone());
-                }
                 if frame.is_some() && !self.first_panel.replace(true) {
                     // For the benchmark's cold load: the first figure is on its canvas.
                     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
@@ -707,8 +704,17 @@ impl App {
         }
     }
 
-    fn draw(&self, id: &str, fig: &Figure) {
-        self.draw_sized(id, fig, Layer::Whole);
+    /// Draws `fig` whole on the canvas `id` and keeps it for the SVG export.
+    fn draw(&self, id: &'static str, fig: Figure) {
+        if self.draw_sized(id, &fig, Layer::Whole).is_some() {
+            self.keep(id, fig);
+        }
+    }
+
+    /// Keeps `fig`, as drawn on the canvas `id`, for the SVG export (moved, not copied: this
+    /// runs on slider moves).
+    fn keep(&self, id: &'static str, fig: Figure) {
+        self.figures.borrow_mut().insert(id, fig);
     }
 
     /// Panels 1 and 2: closed forms of the controls (and the analysis' data points).
@@ -721,7 +727,7 @@ impl App {
                 Ok(s) => {
                     set_text(d, "pqp", &format!("{} %", scales::fixed(100.0 * s.prob_q_exceeds_p, 2)));
                     set_text(d, "pqp-note", s.note);
-                    self.draw("plot-scores", &panels::scores(&s));
+                    self.draw("plot-scores", panels::scores(&s));
                 }
                 Err(e) => set_text(d, "pqp-note", &e.to_string()),
             }
@@ -752,7 +758,7 @@ impl App {
                     _ => String::new(),
                 };
                 set_text(d, "threshold-note", &note);
-                self.draw("plot-threshold", &panels::threshold(&t, &points, c.sigma2));
+                self.draw("plot-threshold", panels::threshold(&t, &points, c.sigma2));
             }
             Err(e) => set_text(d, "threshold-note", &format!("No threshold curve: {e}.")),
         }
@@ -779,13 +785,13 @@ impl App {
                     self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
                 }
                 if let Some(frame) = &self.theorem3_frame {
-                    self.figures.borrow_mut().insert("plot-theorem3".to_string(), fig.clone());
                     if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
                         web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
                     }
                     if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
                         let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
                     }
+                    self.keep("plot-theorem3", fig);
                 }
                 set_text(&self.doc, "theorem3-note", &note);
             }
@@ -828,7 +834,11 @@ impl App {
         for (i, (id, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
             let frame = self.analysis.as_ref().and_then(|a| {
                 let fig = panels::against_alpha(a.sweep(never_empty), coverage);
-                self.draw_sized(id, &fig, Layer::Whole)
+                let frame = self.draw_sized(id, &fig, Layer::Whole);
+                if frame.is_some() {
+                    self.keep(id, fig);
+                }
+                frame
             });
             if frame.is_none() {
                 // Nothing drawn (no analysis, or hidden): no marker either.
@@ -916,7 +926,7 @@ impl App {
         let Some(l) = &self.data else { return };
         set_html(d, "data-stats", &panels::data_stats(&l.name, &l.summary));
         set_hidden(d, "panel-data", self.controls.mode != Mode::Scores);
-        self.draw("plot-variance", &panels::variances(&l.summary));
+        self.draw("plot-variance", panels::variances(&l.summary));
     }
 
     fn step_item(&mut self, to: ItemMove) {
