@@ -78,6 +78,8 @@ struct Dirty {
     sliders: bool,
     /// The address (what a link holds: controls, item, data, large text).
     address: bool,
+    /// The "Compute:" line (the GPU opened or not, a job's GPU failure).
+    device: bool,
 }
 
 impl Dirty {
@@ -90,6 +92,7 @@ impl Dirty {
         data: true,
         sliders: true,
         address: true,
+        device: true,
     };
 
     fn any(self) -> bool {
@@ -101,6 +104,7 @@ impl Dirty {
             || self.data
             || self.sliders
             || self.address
+            || self.device
     }
 }
 
@@ -636,12 +640,14 @@ impl App {
             }
         }
         set_text(d, "status", &self.status);
+    }
+
+    /// The "Compute:" line: the device in use, and why when it is the CPU.
+    fn show_device(&self) {
         let (device, why) = self.device.describe();
-        set_text(d, "device", &device);
-        if let Some(e) = d.get_element_by_id("device") {
-            if e.get_attribute("title").unwrap_or_default() != why {
-                let _ = e.set_attribute("title", &why);
-            }
+        set_text(&self.doc, "device", &device);
+        if let Some(e) = self.doc.get_element_by_id("device") {
+            let _ = e.set_attribute("title", &why);
         }
     }
 
@@ -669,6 +675,9 @@ impl App {
             self.write_slider_values();
         }
         self.show_progress();
+        if dirty.device {
+            self.show_device();
+        }
         if dirty.address {
             let query = self.link.is_some().then(|| self.url_state().to_query());
             if let (Some(link), Some(q)) = (&mut self.link, query) {
@@ -1263,7 +1272,10 @@ pub(super) fn dataset_ready(app: &Shared, name: String, data: Result<Dataset>, o
 
 /// Entry points for [`super::device`]: the GPU opened (or not), a GPU answer for job `serial`.
 pub(super) fn device_ready(app: &Shared, f: impl FnOnce(&mut Device)) {
-    with(app, |a| f(&mut a.device));
+    with(app, |a| {
+        f(&mut a.device);
+        a.dirty.device = true;
+    });
 }
 
 #[cfg_attr(not(feature = "gpu"), allow(dead_code, unused_variables))]
@@ -1286,6 +1298,7 @@ pub(super) fn offloaded(
         #[cfg(not(feature = "gpu"))]
         let supply = |ans: device::Answer| -> Result<()> { match ans {} };
         run.gpu.take(&mut a.device, serial, answer, supply);
+        a.dirty.device = true;
     });
 }
 
