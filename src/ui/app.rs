@@ -172,16 +172,23 @@ pub type Shared = Rc<RefCell<App>>;
 /// what it does not say), and keeps the address in step.
 pub fn start() -> Result<Shared> {
     let restored = permalink::read();
-    launch(restored.state, &restored.warnings, Some(Link::new(permalink::search())))
+    let link = Some(Link::new(permalink::search()));
+    launch(restored.state, &restored.warnings, link, restored.gpu_switch)
 }
 
 /// Starts the explorer on the current page with `controls` (checked first).
 pub fn start_with(controls: Controls) -> Result<Shared> {
-    launch(UrlState::with_controls(controls), &[], None)
+    launch(UrlState::with_controls(controls), &[], None, None)
 }
 
 /// Starts the explorer with `state`, showing `warnings` about the address it came from.
-fn launch(state: UrlState, warnings: &[String], link: Option<Link>) -> Result<Shared> {
+/// `gpu_switch`: the address' GPU test switch (`explorer::url::Restored::gpu_switch`).
+fn launch(
+    state: UrlState,
+    warnings: &[String],
+    link: Option<Link>,
+    gpu_switch: Option<String>,
+) -> Result<Shared> {
     let UrlState { controls, item, data, embed, large_text } = state;
     controls.validate()?;
     // For the benchmark's cold load: the wasm is loaded and the app starts.
@@ -234,7 +241,7 @@ fn launch(state: UrlState, warnings: &[String], link: Option<Link>) -> Result<Sh
         a.show_mode();
         a.start_job();
     }
-    device::open(Rc::downgrade(&app));
+    device::open(Rc::downgrade(&app), gpu_switch);
     wire(&app)?;
     if let Some(p) = embed {
         embed::post_heights(&doc, p);

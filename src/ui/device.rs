@@ -205,12 +205,6 @@ impl JobGpu {
     }
 }
 
-/// The test switch of the page's URL (`?gpu=…`), if any.
-#[cfg(feature = "gpu")]
-fn url_switch() -> Option<String> {
-    super::permalink::read().gpu_switch
-}
-
 /// The adapter's vendor and architecture as the browser reports them (`GPUAdapterInfo`), for
 /// browsers that leave its description empty, as Chromium does (wgpu names an adapter by the
 /// description alone). Read through `js_sys`: web-sys' WebGPU bindings are unstable APIs.
@@ -230,11 +224,12 @@ async fn browser_adapter_name() -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
-/// Opens the GPU in the background and tells the app when it is open (or why not).
-pub(super) fn open(app: Weak<RefCell<App>>) {
+/// Opens the GPU in the background and tells the app when it is open (or why not). `switch`:
+/// the page address' test switch (`?gpu=off|bad-shader|lost`, README), if any.
+#[cfg_attr(not(feature = "gpu"), allow(unused_variables))]
+pub(super) fn open(app: Weak<RefCell<App>>, switch: Option<String>) {
     #[cfg(feature = "gpu")]
     wasm_bindgen_futures::spawn_local(async move {
-        let switch = url_switch();
         let opts = gpu::Options {
             no_adapter: switch.as_deref() == Some("off"),
             // A kernel that cannot compile: opening fails as on a driver that rejects it.
