@@ -107,20 +107,12 @@ pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
         doc.query_selector_all("button.sample").map_err(|_| crate::Error::invalid("no sample buttons"))?;
     for i in 0..buttons.length() {
         let Some(b) = buttons.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else { continue };
-        let Some(name) = b.get_attribute("data-file") else { continue };
+        // A file under assets/ (data-file) or one made in the page (data-synthetic).
+        let Some(name) = b.get_attribute("data-file").or_else(|| b.get_attribute("data-synthetic")) else {
+            continue;
+        };
         let a = app.clone();
-        let d = doc.clone();
-        dom::listen(&b, "click", move |_| {
-            dom::set_text(&d, "status", &format!("Fetching {name}…"));
-            spawn_local(load_sample(a.clone(), name.clone()));
-        });
-    }
-    for name in [SYNTHETIC_CIFAR, SYNTHETIC_TOY] {
-        let selector = format!("button.sample[data-synthetic={name}]");
-        if let Some(b) = doc.query_selector(&selector).ok().flatten() {
-            let a = app.clone();
-            dom::listen(&b, "click", move |_| load_named(&a, name.to_string()));
-        }
+        dom::listen(&b, "click", move |_| load_named(&a, name.clone()));
     }
     Ok(())
 }

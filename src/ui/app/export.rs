@@ -151,12 +151,7 @@ fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
         doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
     out.set_width(base.width());
     out.set_height(base.height());
-    let ctx: CanvasRenderingContext2d = out
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into().ok())
-        .ok_or_else(|| Error::invalid("no 2D context for the export"))?;
+    let ctx = canvas::context(&out)?;
     ctx.draw_image_with_html_canvas_element(&base, 0.0, 0.0).map_err(js_err("drawImage"))?;
     if let Some(overlay) = f.overlay.and_then(|id| by_id::<HtmlCanvasElement>(doc, id).ok()) {
         // An overlay is sized to its figure when drawn; any other size is a cleared one.
