@@ -142,7 +142,7 @@ pub async fn nonparametric_rvalues_async(gpu: &Gpu, t: &ScoreTensor, keys: &Keys
             Keys { words: keys.words, data: keys.data[first * m * k * w..(first + b) * m * k * w].to_vec() };
         let counts = gpu.rank_counts(&part, m, k).await?;
         for item in counts.chunks_exact(k * k) {
-            out.extend(crate::rvalue::nested_greedy(item, k).iter().map(|&s| s as f64 / k as f64));
+            out.extend(crate::rvalue::nonparametric::nonparametric_from_counts(item, k));
         }
     }
     Ok(out)

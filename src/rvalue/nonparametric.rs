@@ -145,8 +145,13 @@ pub fn nonparametric(item_scores: &[f64], m: usize, k: usize) -> Vec<f64> {
     for (d, out) in order.chunks_exact_mut(k).enumerate() {
         sort_desc(&item_scores[d * k..(d + 1) * k], out);
     }
-    let count = rank_counts(order.chunks_exact(k), k);
-    steps_to_r(&nested_greedy(&count, k))
+    nonparametric_from_counts(&rank_counts(order.chunks_exact(k), k), k)
+}
+
+/// Nonparametric r-values (`step/K`) of one item from its cumulative counts `[K][K]`
+/// ([`rank_counts`], or the GPU's).
+pub fn nonparametric_from_counts(count: &[u32], k: usize) -> Vec<f64> {
+    steps_to_r(&nested_greedy(count, k))
 }
 
 /// Nonparametric r-values of one item from precomputed draw orders. Counts are built rank-major

@@ -38,7 +38,7 @@ fn twin_rvalues(t: &ScoreTensor) -> Vec<f64> {
     let counts = gpu::cpu::rank_counts(&Keys::of(t.data()), n, m, k);
     counts
         .chunks_exact(k * k)
-        .flat_map(|c| crate::rvalue::nested_greedy(c, k).into_iter().map(move |s| s as f64 / k as f64))
+        .flat_map(|c| crate::rvalue::nonparametric::nonparametric_from_counts(c, k))
         .collect()
 }
 
