@@ -30,6 +30,11 @@ pub const DEFAULT_STEP_BUDGET: usize = 8_000;
 /// r-value costs about as much as 400 updates of the pooled greedy).
 const POOLED_UNITS_PER_BUDGET: usize = 400;
 
+/// Test items of a pooled split per step within `budget` (at least one).
+fn pooled_items_per_step(budget: usize, t: &ScoreTensor, split: &Split) -> usize {
+    (budget.saturating_mul(POOLED_UNITS_PER_BUDGET) / PooledBuilder::item_cost(t, split).max(1)).max(1)
+}
+
 /// Largest memory the stored calibrated scores may take (wasm32 has 4 GiB in all).
 const MAX_STORED_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -438,8 +443,7 @@ impl AnalysisJob {
                     Some(b) => b,
                     None => self.pooled.insert(PooledBuilder::new(t, &part.labels, split)?),
                 };
-                let items = self.budget.saturating_mul(POOLED_UNITS_PER_BUDGET)
-                    / PooledBuilder::item_cost(t, split).max(1);
+                let items = pooled_items_per_step(self.budget, t, split);
                 if !b.step(t, part.order.as_ref(), split, items) {
                     return Ok(());
                 }

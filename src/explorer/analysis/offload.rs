@@ -3,8 +3,8 @@
 //! doing it. The core stays free of any device: the caller decides where the work runs, and a
 //! caller that never answers leaves the job to do the work itself on the next `step`.
 
-use super::{AnalysisJob, PartTensor, Phase, POOLED_UNITS_PER_BUDGET};
-use crate::conformal::{Calibrated, PooledBuilder, RvalueKind, Split};
+use super::{pooled_items_per_step, AnalysisJob, PartTensor, Phase};
+use crate::conformal::{Calibrated, RvalueKind, Split};
 use crate::{Error, Result};
 
 /// CP_r's place in `Method::ALL`.
@@ -49,9 +49,7 @@ impl AnalysisJob {
             Pending::Rvalues => Offload::Nonparametric,
             Pending::Split(next) => {
                 let split = part.splits[next].clone();
-                let items_per_step = (self.budget.saturating_mul(POOLED_UNITS_PER_BUDGET)
-                    / PooledBuilder::item_cost(part.tensor(), &split).max(1))
-                .max(1);
+                let items_per_step = pooled_items_per_step(self.budget, part.tensor(), &split);
                 Offload::Pooled { index: next, split, items_per_step }
             }
         };
@@ -91,7 +89,7 @@ impl AnalysisJob {
     /// Takes CP_r's nonparametric r-values `[N][K]` of part `part` computed elsewhere, in place
     /// of the step [`AnalysisJob::offload`] announced as [`Offload::Nonparametric`].
     pub fn supply_rvalues(&mut self, part: usize, rvalues: Vec<f64>) -> Result<()> {
-        if !matches!(self.offload(), Some(r) if r.part == part && r.what == Offload::Nonparametric) {
+        if part != self.part_index || !matches!(self.pending(), Some(Pending::Rvalues)) {
             return Err(stale("nonparametric r-values"));
         }
         let p = self.part.as_mut().ok_or_else(|| stale("nonparametric r-values"))?;
@@ -107,15 +105,10 @@ impl AnalysisJob {
     /// Takes pooled CP_r on split number `index` of part `part` computed elsewhere (e.g.
     /// `Calibrated::from_pooled_items`), in place of the step announced as [`Offload::Pooled`].
     pub fn supply_pooled(&mut self, part: usize, index: usize, c: Calibrated) -> Result<()> {
-        let wanted = match self.offload() {
-            Some(OffloadRequest { part: p, what: Offload::Pooled { index: i, split, .. }, .. })
-                if p == part && i == index =>
-            {
-                split
-            }
-            _ => return Err(stale("a pooled split")),
-        };
-        let k = self.part.as_ref().map_or(0, |p| p.tensor().k());
+        let current =
+            part == self.part_index && matches!(self.pending(), Some(Pending::Split(i)) if i == index);
+        let Some(p) = self.part.as_ref().filter(|_| current) else { return Err(stale("a pooled split")) };
+        let (wanted, k) = (&p.splits[index], p.tensor().k());
         if c.test != wanted.test || c.k != k {
             return Err(Error::shape(format!(
                 "a pooled split of {} test items × K = {} for one of {} × {k}",
