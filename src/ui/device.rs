@@ -261,3 +261,35 @@ pub(super) fn open(app: Weak<RefCell<App>>, switch: Option<String>) {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// A GPU answer that arrives after its job was replaced (cancel, or a new setting) must not
+    /// reach the new job, even when the new job waits for an answer of the same shape.
+    #[test]
+    fn an_answer_for_a_replaced_job_is_dropped() {
+        let mut device = Device::new();
+        let old = device.new_job();
+        let mut job = device.new_job();
+        job.busy = true;
+        let mut supplied = Vec::new();
+        assert!(!job.take(&mut device, old.serial, Ok(1), |x| {
+            supplied.push(x);
+            Ok(())
+        }));
+        assert!(supplied.is_empty() && job.busy && !job.used && !job.cpu_only);
+        assert!(job.take(&mut device, job.serial, Ok(2), |x| {
+            supplied.push(x);
+            Ok(())
+        }));
+        assert_eq!(supplied, [2]);
+        assert!(!job.busy && job.used && device.failure.is_none());
+        // An answer the job refuses sends it to the CPU and says why.
+        job.busy = true;
+        assert!(job.take(&mut device, job.serial, Ok(3), |_| Err(crate::Error::invalid("stale"))));
+        assert!(job.cpu_only && device.failure.as_deref().is_some_and(|f| f.contains("stale")));
+    }
+}
