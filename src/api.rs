@@ -249,36 +249,16 @@ fn parse<T: for<'de> Deserialize<'de>>(args: JsValue, fields: &[&str]) -> Result
 }
 
 fn algorithm(name: Option<&str>) -> Result<Algorithm> {
-    match name.unwrap_or("exact") {
-        "exact" => Ok(Algorithm::Exact),
-        "grid" => Ok(Algorithm::Grid),
-        other => Err(Error::invalid(format!("unknown algorithm '{other}' (expected exact or grid)"))),
-    }
+    name.map_or(Ok(Algorithm::default()), Algorithm::parse)
 }
 
 fn rule(name: Option<&str>) -> Result<LambdaRule> {
-    match name.unwrap_or("model") {
-        "model" => Ok(LambdaRule::Model),
-        "empirical" => Ok(LambdaRule::Empirical),
-        other => Err(Error::invalid(format!("unknown rule '{other}' (expected model or empirical)"))),
-    }
+    name.map_or(Ok(LambdaRule::default()), LambdaRule::parse)
 }
 
 fn score_options(a: &ConformalArgs) -> Result<ScoreOptions> {
-    let prior = match a.prior.as_deref().unwrap_or("per-item") {
-        "per-item" => Prior::PerItem,
-        "pooled" => Prior::Pooled,
-        other => {
-            return Err(Error::invalid(format!("unknown prior '{other}' (expected per-item or pooled)")))
-        }
-    };
-    let variance = match a.variance.as_deref().unwrap_or("per-draw") {
-        "per-draw" => VarianceKind::PerDraw,
-        "of-mean" => VarianceKind::OfMean,
-        other => {
-            return Err(Error::invalid(format!("unknown variance '{other}' (expected per-draw or of-mean)")))
-        }
-    };
+    let prior = a.prior.as_deref().map_or(Ok(Prior::default()), Prior::parse)?;
+    let variance = a.variance.as_deref().map_or(Ok(VarianceKind::default()), VarianceKind::parse)?;
     Ok(ScoreOptions {
         kind: a.kind.as_deref().map_or(Ok(RvalueKind::default()), RvalueKind::parse)?,
         variance,

@@ -96,6 +96,23 @@ pub enum Prior {
     Pooled,
 }
 
+impl Prior {
+    pub const ALL: [Prior; 2] = [Prior::PerItem, Prior::Pooled];
+
+    /// The name used in links, the page and the JavaScript API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Prior::PerItem => "per-item",
+            Prior::Pooled => "pooled",
+        }
+    }
+
+    /// The inverse of [`Prior::name`].
+    pub fn parse(s: &str) -> Result<Self> {
+        crate::error::parse_name(s, &Prior::ALL, Prior::name, "prior")
+    }
+}
+
 /// Everything that shapes the scores (not α, not the split).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScoreOptions {

@@ -83,6 +83,23 @@ pub enum VarianceKind {
     OfMean,
 }
 
+impl VarianceKind {
+    pub const ALL: [VarianceKind; 2] = [VarianceKind::PerDraw, VarianceKind::OfMean];
+
+    /// The name used in links, the page and the JavaScript API.
+    pub fn name(self) -> &'static str {
+        match self {
+            VarianceKind::PerDraw => "per-draw",
+            VarianceKind::OfMean => "of-mean",
+        }
+    }
+
+    /// The inverse of [`VarianceKind::name`].
+    pub fn parse(s: &str) -> Result<Self> {
+        crate::error::parse_name(s, &VarianceKind::ALL, VarianceKind::name, "variance")
+    }
+}
+
 /// Per item and candidate: mean over draws `X` and sample variance `v` (divisor `M − 1`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summaries {

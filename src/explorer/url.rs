@@ -151,34 +151,6 @@ fn mode_name(m: Mode) -> &'static str {
     }
 }
 
-fn prior_name(p: Prior) -> &'static str {
-    match p {
-        Prior::PerItem => "per-item",
-        Prior::Pooled => "pooled",
-    }
-}
-
-fn variance_name(v: VarianceKind) -> &'static str {
-    match v {
-        VarianceKind::PerDraw => "per-draw",
-        VarianceKind::OfMean => "of-mean",
-    }
-}
-
-fn algorithm_name(a: Algorithm) -> &'static str {
-    match a {
-        Algorithm::Exact => "exact",
-        Algorithm::Grid => "grid",
-    }
-}
-
-fn lambda_name(l: LambdaRule) -> &'static str {
-    match l {
-        LambdaRule::Model => "model",
-        LambdaRule::Empirical => "empirical",
-    }
-}
-
 /// The name among `all` that `s` is, by `name`.
 fn by_name<T: Copy>(s: &str, all: &[T], name: fn(T) -> &'static str) -> Option<T> {
     all.iter().copied().find(|&v| name(v) == s)
@@ -212,10 +184,10 @@ impl UrlState {
         w.put("beta", c.beta, d.beta);
         w.put("sigma2", c.sigma2, d.sigma2);
         w.put("kind", c.score.kind.name(), d.score.kind.name());
-        w.put("prior", prior_name(c.score.prior), prior_name(d.score.prior));
-        w.put("variance", variance_name(c.score.variance), variance_name(d.score.variance));
-        w.put("algorithm", algorithm_name(c.score.algorithm), algorithm_name(d.score.algorithm));
-        w.put("lambda", lambda_name(c.score.lambda), lambda_name(d.score.lambda));
+        w.put("prior", c.score.prior.name(), d.score.prior.name());
+        w.put("variance", c.score.variance.name(), d.score.variance.name());
+        w.put("algorithm", c.score.algorithm.name(), d.score.algorithm.name());
+        w.put("lambda", c.score.lambda.name(), d.score.lambda.name());
         w.put("cp-draw", c.score.cp_draw, d.score.cp_draw);
         w.put("never-empty", u8::from(c.never_empty), u8::from(d.never_empty));
         w.put("k", t.k, dt.k);
@@ -412,21 +384,10 @@ impl Reader {
             "beta" => set!(c.beta, self.real(key, v, BETA_RANGE, false)),
             "sigma2" => set!(c.sigma2, self.real(key, v, SIGMA2_RANGE, false)),
             "kind" => set!(c.score.kind, self.choice(key, v, &RvalueKind::ALL, RvalueKind::name)),
-            "prior" => set!(c.score.prior, self.choice(key, v, &[Prior::PerItem, Prior::Pooled], prior_name)),
-            "variance" => set!(
-                c.score.variance,
-                self.choice(key, v, &[VarianceKind::PerDraw, VarianceKind::OfMean], variance_name)
-            ),
-            "algorithm" => {
-                set!(
-                    c.score.algorithm,
-                    self.choice(key, v, &[Algorithm::Exact, Algorithm::Grid], algorithm_name)
-                )
-            }
-            "lambda" => set!(
-                c.score.lambda,
-                self.choice(key, v, &[LambdaRule::Model, LambdaRule::Empirical], lambda_name)
-            ),
+            "prior" => set!(c.score.prior, self.choice(key, v, &Prior::ALL, Prior::name)),
+            "variance" => set!(c.score.variance, self.choice(key, v, &VarianceKind::ALL, VarianceKind::name)),
+            "algorithm" => set!(c.score.algorithm, self.choice(key, v, &Algorithm::ALL, Algorithm::name)),
+            "lambda" => set!(c.score.lambda, self.choice(key, v, &LambdaRule::ALL, LambdaRule::name)),
             "cp-draw" => set!(c.score.cp_draw, self.number(key, v)),
             "never-empty" => set!(c.never_empty, self.flag(key, v, "1", "0")),
             "k" => set!(c.toy.k, self.count(key, v, 2)),
@@ -633,10 +594,10 @@ mod properties {
     fn score() -> impl Strategy<Value = ScoreOptions> {
         (
             one_of(&RvalueKind::ALL),
-            one_of(&[VarianceKind::PerDraw, VarianceKind::OfMean]),
-            one_of(&[Prior::PerItem, Prior::Pooled]),
-            one_of(&[Algorithm::Exact, Algorithm::Grid]),
-            one_of(&[LambdaRule::Model, LambdaRule::Empirical]),
+            one_of(&VarianceKind::ALL),
+            one_of(&Prior::ALL),
+            one_of(&Algorithm::ALL),
+            one_of(&LambdaRule::ALL),
             0usize..5000,
         )
             .prop_map(|(kind, variance, prior, algorithm, lambda, cp_draw)| ScoreOptions {

@@ -31,6 +31,40 @@ pub enum LambdaRule {
     Empirical,
 }
 
+impl Algorithm {
+    pub const ALL: [Algorithm; 2] = [Algorithm::Exact, Algorithm::Grid];
+
+    /// The name used in links and the JavaScript API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Exact => "exact",
+            Algorithm::Grid => "grid",
+        }
+    }
+
+    /// The inverse of [`Algorithm::name`].
+    pub fn parse(s: &str) -> Result<Self> {
+        crate::error::parse_name(s, &Algorithm::ALL, Algorithm::name, "algorithm")
+    }
+}
+
+impl LambdaRule {
+    pub const ALL: [LambdaRule; 2] = [LambdaRule::Model, LambdaRule::Empirical];
+
+    /// The name used in links and the JavaScript API.
+    pub fn name(self) -> &'static str {
+        match self {
+            LambdaRule::Model => "model",
+            LambdaRule::Empirical => "empirical",
+        }
+    }
+
+    /// The inverse of [`LambdaRule::name`].
+    pub fn parse(s: &str) -> Result<Self> {
+        crate::error::parse_name(s, &LambdaRule::ALL, LambdaRule::name, "rule")
+    }
+}
+
 /// Where the hyperparameters come from.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum HyperChoice {

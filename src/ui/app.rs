@@ -348,13 +348,8 @@ impl App {
         c.beta = slider("beta", "β", c.beta, scales::beta_at, scales::beta_position)?;
         c.sigma2 = slider("sigma2", "σ²", c.sigma2, scales::sigma2_at, scales::sigma2_position)?;
         c.score.kind = RvalueKind::parse(&select(d, "kind")?.value())?;
-        c.score.prior =
-            if select(d, "prior")?.value() == "per-item" { Prior::PerItem } else { Prior::Pooled };
-        c.score.variance = if select(d, "variance")?.value() == "of-mean" {
-            VarianceKind::OfMean
-        } else {
-            VarianceKind::PerDraw
-        };
+        c.score.prior = Prior::parse(&select(d, "prior")?.value())?;
+        c.score.variance = VarianceKind::parse(&select(d, "variance")?.value())?;
         c.score.cp_draw = number(d, "cp-draw", "CP's draw")?;
         c.never_empty = checked(d, "never-empty")?;
         c.toy.k = number(d, "toy-k", "K")?;
@@ -380,12 +375,8 @@ impl App {
         set_value(d, "beta", &scales::beta_position(c.beta).to_string());
         set_value(d, "sigma2", &scales::sigma2_position(c.sigma2).to_string());
         set_value(d, "kind", c.score.kind.name());
-        set_value(d, "prior", if c.score.prior == Prior::PerItem { "per-item" } else { "pooled" });
-        set_value(
-            d,
-            "variance",
-            if c.score.variance == VarianceKind::OfMean { "of-mean" } else { "per-draw" },
-        );
+        set_value(d, "prior", c.score.prior.name());
+        set_value(d, "variance", c.score.variance.name());
         set_value(d, "cp-draw", &c.score.cp_draw.to_string());
         set_checked(d, "never-empty", c.never_empty);
         let t = &c.toy;
