@@ -190,7 +190,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
         Some(names) => names.iter().map(|s| Method::parse(s)).collect::<Result<Vec<_>>>()?,
         None => Method::ALL.to_vec(),
     };
-    let prepared = conformal::Prepared::new(&t, &labels, opts.kind != RvalueKind::Parametric)?;
+    let prepared = conformal::Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
     let out = Array::new();
     for method in methods {
         let cals = prepared.calibrate(method, &opts, &splits)?;

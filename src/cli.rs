@@ -484,11 +484,6 @@ impl MethodArgs {
     }
 }
 
-/// Whether the draw orders are needed (rank-based r-values).
-fn need_order(methods: &[Method], opts: &ScoreOptions) -> bool {
-    methods.contains(&Method::CpR) && opts.kind != RvalueKind::Parametric
-}
-
 /// Notes on data that is accepted but limits what the results mean. Called once every input is
 /// read, so that a refused file still gets a message of one line only.
 fn warn_data(t: &ScoreTensor, methods: &[Method]) {
@@ -526,7 +521,7 @@ impl Ranker {
             DeviceArg::Gpu => gpu::Device::Gpu,
             DeviceArg::Auto => gpu::Device::Auto,
         };
-        if !need_order(methods, opts) {
+        if !conformal::needs_draw_orders(methods, opts) {
             return Ok(Ranker { gpu: None, required: false });
         }
         let (g, _why_cpu) = gpu::open(device)?;
@@ -621,7 +616,8 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     };
     warn_data(t, &methods);
     let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
-    let prep = Prepared::new(t, &labels, need_order(&methods, &opts) && ranker.gpu.is_none())?;
+    let prep =
+        Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
     let splits = plan.splits(t.n())?;
     let mut progress = Progress::new();
     let mut rows = Vec::with_capacity(methods.len());
@@ -648,7 +644,8 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let split = read_split(&a.split, t.n())?;
     warn_data(t, &methods);
     let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
-    let prep = Prepared::new(t, &labels, need_order(&methods, &opts) && ranker.gpu.is_none())?;
+    let prep =
+        Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
     let mut progress = Progress::new();
     let mut out = String::from("method,item,candidate,score,position\n");
     for &method in &methods {
@@ -720,7 +717,7 @@ fn run_toy(a: &ToyArgs) -> CliResult<()> {
     for r in 0..params.repeats {
         progress.count("toy: repeats", r, params.repeats);
         let (t, labels) = toy::simulate(&params, r)?;
-        let prep = Prepared::new(&t, &labels, need_order(&methods, &opts))?;
+        let prep = Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
         for (j, &method) in methods.iter().enumerate() {
             for c in prep.calibrate(method, &opts, std::slice::from_ref(&split))? {
                 metrics[j].push(c.metrics(a.alpha, a.method.never_empty));

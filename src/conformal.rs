@@ -113,6 +113,12 @@ impl Prior {
     }
 }
 
+/// Whether scoring `methods` with `opts` ranks draws (CP_r with rank-based r-values), i.e.
+/// whether [`Prepared::new`] should build the draw orders.
+pub fn needs_draw_orders(methods: &[Method], opts: &ScoreOptions) -> bool {
+    methods.contains(&Method::CpR) && opts.kind != RvalueKind::Parametric
+}
+
 /// Everything that shapes the scores (not α, not the split).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScoreOptions {
