@@ -267,6 +267,19 @@ impl Gpu {
     /// Cumulative rank counts `[B][K][K]` of `keys` (`B = keys.len() / (m·k)` items): the
     /// kernel twin of [`super::cpu::rank_counts`].
     pub async fn rank_counts(&self, keys: &Keys, m: usize, k: usize) -> Result<Vec<u32>> {
+        let items = keys.len().checked_div(m * k).unwrap_or(0);
+        self.rank_counts_of(keys, 0..items, m, k).await
+    }
+
+    /// [`Gpu::rank_counts`] of the items `range` of `keys` only (a caller's chunk, read in
+    /// place rather than copied out).
+    pub async fn rank_counts_of(
+        &self,
+        keys: &Keys,
+        range: std::ops::Range<usize>,
+        m: usize,
+        k: usize,
+    ) -> Result<Vec<u32>> {
         if k > MAX_LOOP {
             return Err(gpu_err(format!("K = {k} candidates; the GPU path ranks at most {MAX_LOOP}")));
         }
@@ -277,14 +290,21 @@ impl Gpu {
             )));
         }
         let w = keys.words as usize;
-        let items = keys.len() / (m * k);
+        if range.end > keys.len() / (m * k) {
+            return Err(Error::shape(format!(
+                "items {range:?} of {} keys in items of {m} × {k}",
+                keys.len()
+            )));
+        }
+        let items = range.len();
         let per = self.items_per_dispatch((m * k * w * 4) as u64, (k * k * 4) as u64, k as u64)?;
         // Draws per dispatch, so that no loop in an invocation runs more than MAX_LOOP times.
         let slice = (MAX_LOOP / k).max(1);
         let mut out = Vec::with_capacity(items * k * k);
         for first in (0..items).step_by(per) {
             let b = per.min(items - first);
-            let input = self.upload("keys", &keys.data[first * m * k * w..(first + b) * m * k * w]);
+            let at = range.start + first;
+            let input = self.upload("keys", &keys.data[at * m * k * w..(at + b) * m * k * w]);
             let threads = (b * k) as u64;
             let mut steps: Vec<Step> = (0..m)
                 .step_by(slice)

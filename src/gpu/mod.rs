@@ -134,13 +134,10 @@ fn count_chunk(k: usize) -> usize {
 #[cfg(feature = "gpu")]
 pub async fn nonparametric_rvalues_async(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<Vec<f64>> {
     let (n, m, k) = (t.n(), t.m(), t.k());
-    let w = keys.words as usize;
     let mut out = Vec::with_capacity(n * k);
-    for first in (0..n).step_by(count_chunk(k)) {
-        let b = count_chunk(k).min(n - first);
-        let part =
-            Keys { words: keys.words, data: keys.data[first * m * k * w..(first + b) * m * k * w].to_vec() };
-        let counts = gpu.rank_counts(&part, m, k).await?;
+    let chunk = count_chunk(k);
+    for first in (0..n).step_by(chunk) {
+        let counts = gpu.rank_counts_of(keys, first..(first + chunk).min(n), m, k).await?;
         for item in counts.chunks_exact(k * k) {
             out.extend(crate::rvalue::nonparametric::nonparametric_from_counts(item, k));
         }
