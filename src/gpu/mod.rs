@@ -184,6 +184,22 @@ pub async fn pooled_items_chunked_async(
     Ok(out)
 }
 
+/// Pooled CP_r on one split through the GPU, `chunk` test items per GPU call (see
+/// [`pooled_items_chunked_async`]): what `Calibrated::pooled` gives.
+#[cfg(feature = "gpu")]
+pub async fn pooled_calibrated_async(
+    gpu: &Gpu,
+    t: &ScoreTensor,
+    keys: &Keys,
+    labels: &[usize],
+    split: &Split,
+    chunk: usize,
+    done: impl FnMut(usize),
+) -> Result<crate::conformal::Calibrated> {
+    let items = pooled_items_chunked_async(gpu, t, keys, labels, split, chunk, done).await?;
+    Ok(crate::conformal::Calibrated::from_pooled_items(t.k(), labels, split, &items))
+}
+
 /// One toy repeat (SPEC §6) with its normals drawn on the GPU: equal to `toy::simulate` bit for
 /// bit (both sides run [`draws`]' generator; the affine map to scores is the core's).
 #[cfg(feature = "gpu")]
@@ -248,8 +264,7 @@ pub fn pooled_calibrated(
     labels: &[usize],
     split: &Split,
 ) -> Result<crate::conformal::Calibrated> {
-    let items = pooled_items(gpu, t, keys, labels, split)?;
-    Ok(crate::conformal::Calibrated::from_pooled_items(t.k(), labels, split, &items))
+    block_on(pooled_calibrated_async(gpu, t, keys, labels, split, usize::MAX, |_| {}))?
 }
 
 #[cfg(all(test, not(target_arch = "wasm32"), feature = "gpu"))]

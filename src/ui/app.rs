@@ -1277,21 +1277,14 @@ pub(super) fn device_ready(app: &Shared, f: impl FnOnce(&mut Device)) {
 }
 
 #[cfg_attr(not(feature = "gpu"), allow(dead_code, unused_variables))]
-pub(super) fn offloaded(
-    app: &Shared,
-    serial: u64,
-    req: crate::explorer::OffloadRequest,
-    answer: Result<device::Answer>,
-) {
+/// The GPU's answer for part `part` of job `serial`.
+pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answer>) {
     with(app, |a| {
         let Some(run) = a.running.as_mut() else { return };
         #[cfg(feature = "gpu")]
-        let supply = |ans: device::Answer| match (ans, &req.what) {
-            (device::Answer::Rvalues(r), _) => run.job.supply_rvalues(req.part, r),
-            (device::Answer::Pooled(c), crate::explorer::Offload::Pooled { index, .. }) => {
-                run.job.supply_pooled(req.part, *index, c)
-            }
-            (device::Answer::Pooled(_), _) => Err(Error::invalid("a pooled split for another request")),
+        let supply = |ans: device::Answer| match ans {
+            device::Answer::Rvalues(r) => run.job.supply_rvalues(part, r),
+            device::Answer::Pooled { index, calibrated } => run.job.supply_pooled(part, index, calibrated),
         };
         #[cfg(not(feature = "gpu"))]
         let supply = |ans: device::Answer| -> Result<()> { match ans {} };

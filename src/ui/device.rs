@@ -130,7 +130,7 @@ pub(super) fn offload(
         wasm_bindgen_futures::spawn_local(async move {
             let answer = compute(&gpu, &req, &keys, &done).await;
             if let Some(app) = app.upgrade() {
-                super::app::offloaded(&app, serial, req, answer);
+                super::app::offloaded(&app, serial, req.part, answer);
             }
         });
         return true;
@@ -143,7 +143,11 @@ pub(super) fn offload(
 #[cfg(feature = "gpu")]
 pub(super) enum Answer {
     Rvalues(Vec<f64>),
-    Pooled(Calibrated),
+    /// Pooled split number `index` of the part.
+    Pooled {
+        index: usize,
+        calibrated: Calibrated,
+    },
 }
 
 #[cfg(not(feature = "gpu"))]
@@ -160,13 +164,13 @@ async fn compute(
     let t = req.tensor.get();
     match &req.what {
         Offload::Nonparametric => Ok(Answer::Rvalues(gpu::nonparametric_rvalues_async(gpu, t, keys).await?)),
-        Offload::Pooled { split, items_per_step, .. } => {
+        Offload::Pooled { index, split, items_per_step } => {
             let n = split.test.len().max(1) as f64;
             let report = |items: usize| done.set(items as f64 / n);
-            let items =
-                gpu::pooled_items_chunked_async(gpu, t, keys, &req.labels, split, *items_per_step, report)
+            let calibrated =
+                gpu::pooled_calibrated_async(gpu, t, keys, &req.labels, split, *items_per_step, report)
                     .await?;
-            Ok(Answer::Pooled(Calibrated::from_pooled_items(t.k(), &req.labels, split, &items)))
+            Ok(Answer::Pooled { index: *index, calibrated })
         }
     }
 }
