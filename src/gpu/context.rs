@@ -487,10 +487,20 @@ impl Gpu {
                 }
             }
         });
+        // Natively the callback runs inside some thread's `poll`. With the device shared (tests
+        // in parallel threads), another thread's poll may be the one running it, and this poll
+        // can return just before it has: wait (bounded) until it has run, so that the future
+        // below is ready and `block_on` needs no executor.
         #[cfg(not(target_arch = "wasm32"))]
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| gpu_err(format!("{}: {what}: {e}", self.info.name)))?;
+        for _ in 0..100_000 {
+            self.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| gpu_err(format!("{}: {what}: {e}", self.info.name)))?;
+            if done.lock().map_or(true, |s| s.result.is_some()) {
+                break;
+            }
+            std::thread::yield_now();
+        }
         MapFuture(done)
             .await
             .map_err(|e| gpu_err(format!("{}: {what}: reading back: {e}", self.info.name)))?;
