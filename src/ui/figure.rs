@@ -270,8 +270,10 @@ impl Figure {
             }
         };
         let y_fmt = |v: &f64| crate::explorer::scales::short(*v);
+        let width = area.dim_in_pixel().0.saturating_sub(font * 4 + 2 * (font / 2 + 4));
+        let x_desc = fitted_desc(area, &self.x_desc, &desc_font, width)?;
         let mut mesh = chart.configure_mesh();
-        mesh.x_desc(self.x_desc.as_str())
+        mesh.x_desc(x_desc)
             .y_desc(self.y_desc.as_str())
             .label_style(label_font.clone())
             .axis_desc_style(desc_font)
@@ -279,12 +281,16 @@ impl Figure {
             .bold_line_style(RGBColor(220, 220, 220))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .x_labels(6)
             .y_labels(6);
+        // As many x labels as fit (plotters then picks a coarser step): a phone with large text.
         if log {
-            // One label per decade (the formatter shows 10^v).
+            // One label per decade (the formatter shows 10^v), or every other one.
             let decades = (x1.floor() - x0.ceil()).max(1.0) as usize + 1;
-            mesh.x_labels(decades.min(8));
+            let labels = (x0.ceil() as i32..=x1.floor() as i32).map(|d| x_fmt(&f64::from(d)));
+            mesh.x_labels(decades.min(8).min(labels_that_fit(area, &label_font, labels, width)?));
+        } else {
+            let labels = round_ticks(x0, x1, 6).map(|v| x_fmt(&v));
+            mesh.x_labels(labels_that_fit(area, &label_font, labels, width)?.min(6));
         }
         if back {
             mesh.draw().map_err(draw_err)?;
@@ -378,6 +384,47 @@ impl Figure {
             }
         }
         Ok(())
+    }
+}
+
+/// How many evenly spaced labels as wide as the widest of `labels` fit in `width` pixels with
+/// at least half that width between neighbours; at least 2.
+fn labels_that_fit<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    font: &TextStyle,
+    labels: impl Iterator<Item = String>,
+    width: u32,
+) -> Result<usize> {
+    let mut widest = 1;
+    for label in labels {
+        widest = widest.max(area.estimate_text_size(&label, font).map_err(draw_err)?.0);
+    }
+    Ok((width as usize * 2 / (widest as usize * 3)).max(1) + 1)
+}
+
+/// Up to about `count` round values in `lo..=hi` (steps of 1, 2 or 5 times a power of ten), as
+/// plotters picks its tick labels: what to measure before asking for them.
+fn round_ticks(lo: f64, hi: f64, count: usize) -> impl Iterator<Item = f64> {
+    let raw = (hi - lo) / count.saturating_sub(1).max(1) as f64;
+    let decade = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * decade).find(|s| *s >= raw).unwrap_or(raw);
+    let (first, last) = ((lo / step).ceil(), (hi / step).floor());
+    let n = if step > 0.0 && last >= first { (last - first) as usize + 1 } else { 0 };
+    (0..n.min(count + 1)).map(move |i| (first + i as f64) * step)
+}
+
+/// The axis description without its parenthesised tail (" (log scale)") when it would not fit
+/// in `width` pixels: clipped text reads worse than a shorter one.
+fn fitted_desc<'a, DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    desc: &'a str,
+    font: &TextStyle,
+    width: u32,
+) -> Result<&'a str> {
+    let fits = |s: &str| area.estimate_text_size(s, font).map(|(w, _)| w <= width).map_err(draw_err);
+    match desc.find(" (") {
+        Some(cut) if !fits(desc)? => Ok(&desc[..cut]),
+        _ => Ok(desc),
     }
 }
 

@@ -156,7 +156,7 @@ pub fn alpha_marker(view: Option<&AlphaView>, alpha: f64, coverage: bool) -> Mar
 /// Panel 5: Theorem 3's inclusion probabilities.
 pub fn theorem3(c: &InclusionCurves, sigma2: f64) -> Figure {
     let mut f = Figure::new(
-        "σ² of the false candidate (log scale)",
+        "false candidate's σ² (log scale)",
         "P(in the set)",
         (SIGMA2_LO, c.sigma2.last().copied().unwrap_or(5000.0)),
         (0.0, 1.02),
