@@ -248,3 +248,23 @@ test('a phone-sized screen shows everything without sideways scrolling, large te
     assert.deepEqual(errors, []);
   });
 });
+
+test('at desktop widths the summary table fits its half-width panel, as a table or as cards', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
+    const tableOverflow = () =>
+      page.locator('#panel-summary .table-wrap').evaluate((w) => w.scrollWidth - w.clientWidth);
+    const headerShown = () =>
+      page.locator('#summary-table thead').evaluate((h) => getComputedStyle(h).display !== 'none');
+    for (const width of [1280, 1600]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.locator('#large-text').uncheck();
+      assert.ok(await headerShown(), `${width} px: the table keeps its column titles`);
+      assert.ok((await tableOverflow()) <= 0, `${width} px: the table is ${await tableOverflow()} px too wide`);
+      await page.locator('#large-text').check();
+      assert.ok((await tableOverflow()) <= 0, `${width} px, large text: ${await tableOverflow()} px too wide`);
+    }
+    assert.deepEqual(errors, []);
+  });
+});
