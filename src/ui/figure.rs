@@ -270,8 +270,11 @@ impl Figure {
             }
         };
         let y_fmt = |v: &f64| crate::explorer::scales::short(*v);
-        let width = area.dim_in_pixel().0.saturating_sub(font * 4 + 2 * (font / 2 + 4));
+        let (area_w, area_h) = area.dim_in_pixel();
+        let width = area_w.saturating_sub(font * 4 + 2 * (font / 2 + 4));
+        let height = area_h.saturating_sub(font * 3 + 2 * (font / 2 + 4));
         let x_desc = fitted_desc(area, &self.x_desc, &desc_font, width)?;
+        let desc_font = fitted_font(area, &self.y_desc, desc_font, height, font)?;
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(x_desc)
             .y_desc(self.y_desc.as_str())
@@ -411,6 +414,23 @@ fn round_ticks(lo: f64, hi: f64, count: usize) -> impl Iterator<Item = f64> {
     let (first, last) = ((lo / step).ceil(), (hi / step).floor());
     let n = if step > 0.0 && last >= first { (last - first) as usize + 1 } else { 0 };
     (0..n.min(count + 1)).map(move |i| (first + i as f64) * step)
+}
+
+/// `style` made smaller, down to `floor` pixels, so that `desc` fits in `length` pixels: a short
+/// figure (a phone with large text) would otherwise clip its vertical axis title.
+fn fitted_font<'a, DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    desc: &str,
+    style: TextStyle<'a>,
+    length: u32,
+    floor: u32,
+) -> Result<TextStyle<'a>> {
+    let (w, _) = area.estimate_text_size(desc, &style).map_err(draw_err)?;
+    if w <= length || w == 0 {
+        return Ok(style);
+    }
+    let size = (style.font.get_size() * f64::from(length) / f64::from(w)).floor().max(f64::from(floor));
+    Ok(("sans-serif", size).into_font().color(&INK))
 }
 
 /// The axis description without its parenthesised tail (" (log scale)") when it would not fit

@@ -61,7 +61,7 @@ pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64) -> Figu
     let y = y_range(curve_values.chain(central), (-1.0, 1.0));
     let mut f = Figure::new(
         "σ² (log scale)",
-        "mean score threshold",
+        "score threshold",
         (SIGMA2_LO, c.sigma2.last().copied().unwrap_or(5000.0)),
         y,
     );
@@ -192,7 +192,7 @@ pub fn variances(s: &DataSummary) -> Figure {
     let x = (edges.first().copied().unwrap_or(0.0), edges.last().copied().unwrap_or(1.0));
     let mut f = Figure::new(
         if log { "variance s of a candidate (log scale)" } else { "variance s of a candidate" },
-        "share of candidates",
+        "share",
         x,
         (0.0, y.1),
     );
