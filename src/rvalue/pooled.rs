@@ -353,26 +353,33 @@ impl PooledSplit {
         assert!(j1 - j0 <= CHUNK && base + CHUNK + WILD <= work.chunk.len());
         assert!(d * n + n + WILD <= self.cal_units.len());
         let (src, dst) = (self.cal_units.as_ptr(), work.chunk.as_mut_ptr());
+        // One turn per candidate placed in this chunk: the calibration units before it (often
+        // none), then the candidate. A turn per run or candidate, as before, branched on which
+        // came next, a branch the data decide and the predictor often missed.
         let mut pos = j0;
-        while pos < j1 {
+        while ki < k {
             // Candidate `ki` stands after `entries[ki]` calibration units and `ki` candidates;
             // entries are nondecreasing and at most `n`, and the clamp keeps runs safe anyway.
-            let next = if ki < k { (entries[ki] as usize).clamp(ci, n) + ki } else { usize::MAX };
-            if next == pos {
-                work.chunk[base + pos - j0] = (n + ord[ki] as usize) as u32;
-                ki += 1;
-                pos += 1;
-                continue;
+            let next = (entries[ki] as usize).clamp(ci, n) + ki;
+            if next >= j1 {
+                break;
             }
-            let run = next.min(j1) - pos;
-            // SAFETY: `pos = ci + ki`, so the run `ci..ci + run` stays within the draw's `n`
-            // units (up to the next entry point, or to `j1 ≤ n + k` once all candidates are
-            // placed); it is written at `pos − j0 + run ≤ CHUNK`; the asserts leave `WILD` spare
-            // entries after both.
+            let run = next - pos;
+            // SAFETY: `pos = ci + ki ≤ next`, so the run `ci..ci + run` stays within the draw's
+            // `n` units; it is written at `pos − j0 + run < CHUNK`; the asserts leave `WILD`
+            // spare entries after both.
             unsafe { wild_copy(dst.add(base + pos - j0), src.add(d * n + ci), run) };
+            work.chunk[base + next - j0] = (n + ord[ki] as usize) as u32;
             ci += run;
-            pos += run;
+            ki += 1;
+            pos = next + 1;
         }
+        // Calibration units up to the chunk's end: `j1 − pos` of them remain before the next
+        // candidate's entry point, or before `n` once all candidates are placed (`j1 ≤ n + k`).
+        let run = j1 - pos;
+        // SAFETY: as above, with `pos − j0 + run = j1 − j0 ≤ CHUNK`.
+        unsafe { wild_copy(dst.add(base + pos - j0), src.add(d * n + ci), run) };
+        ci += run;
         work.cursor[d] = (ci, ki);
     }
 }
@@ -382,22 +389,27 @@ impl PooledSplit {
 const CHUNK: usize = 128;
 
 /// Spare entries at the end of `cal_units` and of the merged rows, for [`wild_copy`].
-const WILD: usize = 8;
+const WILD: usize = 16;
 
-/// Copies `len` entries from `src` to `dst` in fixed runs of [`WILD`], so that the many short
-/// runs of a merge cost a few moves each rather than a `memcpy` call. It reads and writes up to
-/// `WILD − 1` entries past the run: rows are written front to back, so what spills is
-/// overwritten next, or lands in the next row before that is written, or in the spare tail.
+/// Copies `len` entries from `src` to `dst` in fixed runs of [`WILD`], at least one, so that the
+/// many short runs of a merge cost a few moves each, without a branch for most, rather than a
+/// `memcpy` call. It reads and writes up to `WILD` entries past the run: rows are written front
+/// to back, so what spills is overwritten next, or lands in the next row before that is written,
+/// or in the spare tail.
 ///
 /// # Safety
-/// `src` and `dst` must be valid for `len` rounded up to a multiple of `WILD` entries.
+/// `src` and `dst` must be valid for `len` rounded up to a multiple of `WILD` entries, and at
+/// least `WILD`.
 #[inline(always)]
 unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
     let mut k = 0;
-    while k < len {
+    loop {
         // SAFETY: the caller's bound; runs of one row never overlap their source.
         unsafe { std::ptr::copy_nonoverlapping(src.add(k), dst.add(k), WILD) };
         k += WILD;
+        if k >= len {
+            break;
+        }
     }
 }
 
