@@ -294,7 +294,7 @@ impl PooledSplit {
     }
 
     /// The greedy for the `b`-th item of the last [`PooledSplit::entry_points`], with the block
-    /// maxima in vector registers where the CPU has AVX-512 and the units fit ([`wide`]).
+    /// maxima in vector registers where the CPU has AVX-512 and the units fit (module `wide`).
     fn greedy(&self, b: usize, work: &mut Workspace) -> PooledItem {
         #[cfg(target_arch = "x86_64")]
         if !work.plain_picks && wide::usable(self.n + self.k) {
@@ -425,7 +425,8 @@ pub struct Workspace {
     /// `[draw][CHUNK + WILD]` unit indices at the chunk's positions, then spare entries.
     chunk: Vec<u32>,
     counts: Counts,
-    /// Tests switch off the [`wide`] picks, to compare them with the portable ones.
+    /// Tests switch off the wide picks (x86_64 only), to compare them with the portable ones.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     plain_picks: bool,
 }
 
