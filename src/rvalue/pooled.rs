@@ -63,7 +63,7 @@ pub struct PooledSplit {
     n: usize,
     m: usize,
     k: usize,
-    /// `[draw][rank]` scores, descending.
+    /// `[draw][rank]` scores, descending, each draw's followed by [`PAD`] times `−∞`.
     cal_scores: Vec<f64>,
     /// `[draw][rank]` calibration unit indices, then `WILD` spare entries.
     cal_units: Vec<u32>,
@@ -126,24 +126,25 @@ impl EntryTable {
         }
     }
 
-    /// Where each of `scores` (descending) enters `cal_s` (this table's draw, descending):
-    /// `entries[i]` = the number of calibration scores `≥ scores[i]`.
+    /// Where each of `scores` (descending) enters `cal_s` (this table's draw, descending, then
+    /// [`PAD`] times `−∞`): `entries[i]` = the number of calibration scores `≥ scores[i]`.
     fn entries(&self, cal_s: &[f64], scores: impl Iterator<Item = f64>, entries: &mut [u32]) {
-        let (n, bottom) = (cal_s.len(), cal_s[cal_s.len() - 1]);
+        let n = cal_s.len() - PAD;
+        let bottom = cal_s[n - 1];
         for (e, score) in entries.iter_mut().zip(scores) {
             // At or below every calibration score: after all of them (they win ties).
             *e = if score > bottom {
-                // The bucket's start is at most the entry point (see the type's note). Starting
-                // from it alone, rather than from the previous candidate's entry too, keeps the
-                // candidates independent, so their table and score loads overlap.
-                let mut i = self.start[self.bucket(score)] as usize;
-                // The start is usually zero to two scores short: three steps without a branch
-                // (a loop's exit would be mispredicted about once per candidate), then a loop
-                // that is seldom entered.
-                for _ in 0..3 {
-                    i += usize::from(i < n && cal_s[i.min(n - 1)] >= score);
-                }
-                while i < n && cal_s[i] >= score {
+                // The bucket's start is at most the entry point (see the type's note), and
+                // nearly always at most three short (on the CIFAR-shaped benchmark all but 0.6 %
+                // of candidates): the three scores after it are compared at once. They descend,
+                // so those `≥ score` come first and their number is the steps a scan would take;
+                // no compare waits on the one before. Starting from the start alone, rather than
+                // from the previous candidate's entry too, keeps the candidates independent.
+                let i = self.start[self.bucket(score)] as usize;
+                let next = &cal_s[i..i + PAD];
+                let mut i = i + next.iter().map(|&c| usize::from(c >= score)).sum::<usize>();
+                // The padding (`−∞`, below every finite score) ends this loop at `n` at the latest.
+                while cal_s[i] >= score {
                     i += 1;
                 }
                 i as u32
@@ -151,6 +152,21 @@ impl EntryTable {
                 n as u32
             };
         }
+    }
+}
+
+/// `−∞` entries after each draw's calibration scores: [`EntryTable::entries`] reads up to three
+/// past the start it looks up (at most `n`) and then one more.
+const PAD: usize = 3;
+
+/// Asks for `s` to be fetched into the cache, ahead of its use.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch(s: &[f64]) {
+    use std::arch::x86_64::*;
+    for line in s.chunks(8) {
+        // SAFETY: SSE is part of x86_64; a prefetch reads nothing and cannot fault.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
     }
 }
 
@@ -181,7 +197,7 @@ impl PooledSplit {
                 MAX_DRAWS - 1
             )));
         }
-        let mut cal_scores = Vec::with_capacity(n * m);
+        let mut cal_scores = Vec::with_capacity((n + PAD) * m);
         let mut cal_units = Vec::with_capacity(n * m);
         let mut idx: Vec<u32> = Vec::with_capacity(n);
         for d in 0..m {
@@ -192,9 +208,10 @@ impl PooledSplit {
                 score(b).partial_cmp(&score(a)).unwrap_or(Ordering::Equal).then(a.cmp(&b))
             });
             cal_scores.extend(idx.iter().map(|&j| score(j)));
+            cal_scores.extend([f64::NEG_INFINITY; PAD]);
             cal_units.extend_from_slice(&idx);
         }
-        let entry = cal_scores.chunks_exact(n).map(EntryTable::new).collect();
+        let entry = cal_scores.chunks_exact(n + PAD).map(|s| EntryTable::new(&s[..n])).collect();
         cal_units.resize(n * m + WILD, 0);
         Ok(PooledSplit { n, m, k, cal_scores, cal_units, entry })
     }
@@ -272,9 +289,18 @@ impl PooledSplit {
         work.ord.resize(items.len() * m * k, 0);
         work.entries.resize(items.len() * m * k, 0);
         for d in 0..m {
-            let cal_s = &self.cal_scores[d * n..(d + 1) * n];
+            let cal_s = &self.cal_scores[d * (n + PAD)..(d + 1) * (n + PAD)];
             for (b, &item) in items.iter().enumerate() {
                 let scores = t.draw(item, d);
+                // The tensor is far larger than the caches and each item's scores in a draw are
+                // read in their sorted order, which the hardware prefetcher does not follow: ask
+                // for the next item's row (the next draw's first after the last) ahead of time.
+                #[cfg(target_arch = "x86_64")]
+                match items.get(b + 1) {
+                    Some(&next) => prefetch(t.draw(next, d)),
+                    None if d + 1 < m => prefetch(t.draw(items[0], d + 1)),
+                    None => {}
+                }
                 let at = (b * m + d) * k;
                 let ord = &mut work.ord[at..at + k];
                 match order {
@@ -287,13 +313,32 @@ impl PooledSplit {
         }
     }
 
-    /// The greedy for the `b`-th item of the last [`PooledSplit::entry_points`]: [`CHUNK`]
-    /// steps at a time, every draw's ranking of those positions (small enough to stay in L1),
-    /// then the greedy's steps over them.
+    /// The greedy for the `b`-th item of the last [`PooledSplit::entry_points`], with the block
+    /// maxima in vector registers where the CPU has AVX-512 and the units fit (module `wide`).
     fn greedy(&self, b: usize, work: &mut Workspace) -> PooledItem {
+        #[cfg(target_arch = "x86_64")]
+        if !work.plain_picks && wide::usable(self.n + self.k) {
+            // SAFETY: `usable` checked that the CPU has the features `greedy_wide` enables.
+            return unsafe { self.greedy_wide(b, work) };
+        }
+        self.greedy_with(b, work, Blocked)
+    }
+
+    /// [`PooledSplit::greedy_with`] compiled for AVX-512, with [`wide::Picks`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2")]
+    fn greedy_wide(&self, b: usize, work: &mut Workspace) -> PooledItem {
+        self.greedy_with(b, work, wide::Picks::new())
+    }
+
+    /// [`CHUNK`] steps at a time: every draw's ranking of those positions (small enough to stay
+    /// in L1), then the greedy's steps over them.
+    #[inline(always)]
+    fn greedy_with(&self, b: usize, work: &mut Workspace, mut picks: impl Picks) -> PooledItem {
         let (n, m, k) = (self.n, self.m, self.k);
         let u = n + k;
         work.reset(u, m);
+        picks.reset(&work.counts);
         let mut cand_step = vec![0u32; k];
         let mut cal_steps = Vec::with_capacity(n);
         let stride = CHUNK + WILD;
@@ -304,8 +349,8 @@ impl PooledSplit {
             }
             for j in j0..j1 {
                 // Step j: every draw's unit at position j enters that draw's top j.
-                work.counts.bump_column(&work.chunk, j - j0, stride, m);
-                let x = work.counts.pop_best();
+                picks.bump_column(&mut work.counts, &work.chunk, j - j0, stride, m);
+                let x = picks.pop_best(&mut work.counts);
                 if x < n {
                     cal_steps.push(j as u32 + 1);
                 } else {
@@ -320,6 +365,7 @@ impl PooledSplit {
     /// the previous chunk stopped (`work.cursor[d]`: calibration units and candidates placed):
     /// the calibration order with the candidates (`work.ord[at..at + K]`, best first) at their
     /// entry points (`work.entries[at..]`). Calibration units have the lower indices, so they win ties.
+    #[inline(always)]
     fn fill_row(&self, d: usize, at: usize, j0: usize, j1: usize, work: &mut Workspace, base: usize) {
         let (n, k) = (self.n, self.k);
         let (ord, entries) = (&work.ord[at..at + k], &work.entries[at..at + k]);
@@ -327,26 +373,33 @@ impl PooledSplit {
         assert!(j1 - j0 <= CHUNK && base + CHUNK + WILD <= work.chunk.len());
         assert!(d * n + n + WILD <= self.cal_units.len());
         let (src, dst) = (self.cal_units.as_ptr(), work.chunk.as_mut_ptr());
+        // One turn per candidate placed in this chunk: the calibration units before it (often
+        // none), then the candidate. A turn per run or candidate, as before, branched on which
+        // came next, a branch the data decide and the predictor often missed.
         let mut pos = j0;
-        while pos < j1 {
+        while ki < k {
             // Candidate `ki` stands after `entries[ki]` calibration units and `ki` candidates;
             // entries are nondecreasing and at most `n`, and the clamp keeps runs safe anyway.
-            let next = if ki < k { (entries[ki] as usize).clamp(ci, n) + ki } else { usize::MAX };
-            if next == pos {
-                work.chunk[base + pos - j0] = (n + ord[ki] as usize) as u32;
-                ki += 1;
-                pos += 1;
-                continue;
+            let next = (entries[ki] as usize).clamp(ci, n) + ki;
+            if next >= j1 {
+                break;
             }
-            let run = next.min(j1) - pos;
-            // SAFETY: `pos = ci + ki`, so the run `ci..ci + run` stays within the draw's `n`
-            // units (up to the next entry point, or to `j1 ≤ n + k` once all candidates are
-            // placed); it is written at `pos − j0 + run ≤ CHUNK`; the asserts leave `WILD` spare
-            // entries after both.
+            let run = next - pos;
+            // SAFETY: `pos = ci + ki ≤ next`, so the run `ci..ci + run` stays within the draw's
+            // `n` units; it is written at `pos − j0 + run < CHUNK`; the asserts leave `WILD`
+            // spare entries after both.
             unsafe { wild_copy(dst.add(base + pos - j0), src.add(d * n + ci), run) };
+            work.chunk[base + next - j0] = (n + ord[ki] as usize) as u32;
             ci += run;
-            pos += run;
+            ki += 1;
+            pos = next + 1;
         }
+        // Calibration units up to the chunk's end: `j1 − pos` of them remain before the next
+        // candidate's entry point, or before `n` once all candidates are placed (`j1 ≤ n + k`).
+        let run = j1 - pos;
+        // SAFETY: as above, with `pos − j0 + run = j1 − j0 ≤ CHUNK`.
+        unsafe { wild_copy(dst.add(base + pos - j0), src.add(d * n + ci), run) };
+        ci += run;
         work.cursor[d] = (ci, ki);
     }
 }
@@ -356,22 +409,27 @@ impl PooledSplit {
 const CHUNK: usize = 128;
 
 /// Spare entries at the end of `cal_units` and of the merged rows, for [`wild_copy`].
-const WILD: usize = 8;
+const WILD: usize = 16;
 
-/// Copies `len` entries from `src` to `dst` in fixed runs of [`WILD`], so that the many short
-/// runs of a merge cost a few moves each rather than a `memcpy` call. It reads and writes up to
-/// `WILD − 1` entries past the run: rows are written front to back, so what spills is
-/// overwritten next, or lands in the next row before that is written, or in the spare tail.
+/// Copies `len` entries from `src` to `dst` in fixed runs of [`WILD`], at least one, so that the
+/// many short runs of a merge cost a few moves each, without a branch for most, rather than a
+/// `memcpy` call. It reads and writes up to `WILD` entries past the run: rows are written front
+/// to back, so what spills is overwritten next, or lands in the next row before that is written,
+/// or in the spare tail.
 ///
 /// # Safety
-/// `src` and `dst` must be valid for `len` rounded up to a multiple of `WILD` entries.
+/// `src` and `dst` must be valid for `len` rounded up to a multiple of `WILD` entries, and at
+/// least `WILD`.
 #[inline(always)]
 unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
     let mut k = 0;
-    while k < len {
+    loop {
         // SAFETY: the caller's bound; runs of one row never overlap their source.
         unsafe { std::ptr::copy_nonoverlapping(src.add(k), dst.add(k), WILD) };
         k += WILD;
+        if k >= len {
+            break;
+        }
     }
 }
 
@@ -387,6 +445,9 @@ pub struct Workspace {
     /// `[draw][CHUNK + WILD]` unit indices at the chunk's positions, then spare entries.
     chunk: Vec<u32>,
     counts: Counts,
+    /// Tests switch off the wide picks (x86_64 only), to compare them with the portable ones.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    plain_picks: bool,
 }
 
 impl Workspace {
@@ -395,6 +456,30 @@ impl Workspace {
         self.cursor.resize(m, (0, 0));
         self.chunk.resize(m * (CHUNK + WILD), 0);
         self.counts.reset(u);
+    }
+}
+
+/// The greedy's per-step work on [`Counts`]: the step's count increments, then the pick.
+trait Picks {
+    fn reset(&mut self, counts: &Counts);
+    fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize);
+    fn pop_best(&mut self, counts: &mut Counts) -> usize;
+}
+
+/// The portable picks: block maxima in memory ([`Counts::block_max`]).
+struct Blocked;
+
+impl Picks for Blocked {
+    fn reset(&mut self, _: &Counts) {}
+
+    #[inline(always)]
+    fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize) {
+        counts.bump_column(rows, col, stride, m);
+    }
+
+    #[inline(always)]
+    fn pop_best(&mut self, counts: &mut Counts) -> usize {
+        counts.pop_best()
     }
 }
 
@@ -471,11 +556,146 @@ impl Counts {
         let best = max_of(&self.block_max);
         let block = first_equal(&self.block_max, best);
         let start = block * BLOCK;
-        let counts = &mut self.count[start..start + BLOCK];
-        let x = first_equal_in_block((&*counts).try_into().expect("whole blocks"), best);
+        let counts: &mut [i16; BLOCK] =
+            (&mut self.count[start..start + BLOCK]).try_into().expect("whole blocks");
+        // Found before the store below: reading the block back after it (a narrow store under
+        // wide loads) waits for the store to reach the cache.
+        let (x, rest) = pick_in_block(counts, best);
         counts[x] = CHOSEN;
-        self.block_max[block] = max_of(counts);
+        self.block_max[block] = rest;
         start + x
+    }
+}
+
+/// The picks with AVX-512 (x86_64, detected at run time), for up to 32 blocks (2048 units): the
+/// block maxima live in a vector register instead of [`Counts::block_max`]. In memory, each
+/// step's pick read them as whole vectors just after the step's increments had written single
+/// lanes, which stalls until those stores reach the cache (a store cannot be forwarded into a
+/// wider load); in a register an increment is a masked lane-wise maximum. Two registers take
+/// alternate draws, so that the increments do not wait on each other.
+#[cfg(target_arch = "x86_64")]
+mod wide {
+    use super::{Counts, BLOCK, CHOSEN};
+    use std::arch::x86_64::*;
+
+    /// Blocks one register holds: 32 lanes of `i16`.
+    const BLOCKS: usize = 32;
+
+    /// Whether this CPU and `u` units can take these picks.
+    pub fn usable(u: usize) -> bool {
+        u.div_ceil(BLOCK) <= BLOCKS
+            && is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+    }
+
+    /// The largest of `v`'s 32 lanes. Flipping all but the sign bit turns signed order into
+    /// reversed unsigned order, whose minimum one instruction finds.
+    #[inline(always)]
+    fn hmax(v: __m512i) -> i16 {
+        // SAFETY (this module's intrinsics): only reached through `Picks`, which only
+        // `PooledSplit::greedy_wide` makes, after `usable` found the features it enables.
+        unsafe {
+            let m = _mm256_max_epi16(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v));
+            let m = _mm_max_epi16(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
+            let flip = _mm_set1_epi16(i16::MAX);
+            (_mm_cvtsi128_si32(_mm_minpos_epu16(_mm_xor_si128(m, flip))) as i16) ^ i16::MAX
+        }
+    }
+
+    /// Block maxima, lane `b` for block `b` (lanes past the last block hold `CHOSEN`), as the
+    /// lane-wise maximum of two registers.
+    pub struct Picks {
+        even: __m512i,
+        odd: __m512i,
+    }
+
+    impl Picks {
+        #[inline(always)]
+        pub fn new() -> Self {
+            // SAFETY: as for `hmax`.
+            unsafe { Picks { even: _mm512_set1_epi16(CHOSEN), odd: _mm512_set1_epi16(CHOSEN) } }
+        }
+    }
+
+    impl super::Picks for Picks {
+        #[inline(always)]
+        fn reset(&mut self, counts: &Counts) {
+            let mut lanes = [CHOSEN; BLOCKS];
+            for (l, &b) in lanes.iter_mut().zip(&counts.block_max) {
+                *l = b;
+            }
+            // SAFETY: as for `hmax`; the load reads exactly the 64 bytes of `lanes`.
+            self.even = unsafe { _mm512_loadu_epi16(lanes.as_ptr()) };
+            self.odd = self.even;
+        }
+
+        /// [`Counts::bump_column`] with the block maxima in the two registers.
+        #[inline(always)]
+        fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize) {
+            assert!(col < stride && (m == 0 || (m - 1) * stride + col < rows.len()));
+            assert!(counts.count.len() <= BLOCKS * BLOCK);
+            let units = counts.count.len();
+            let count = counts.count.as_mut_ptr();
+            // SAFETY: as in `Counts::bump_column`, and a unit below `BLOCKS · BLOCK` (the second
+            // assert) has a block below 32: the shift is in range. Intrinsics as for `hmax`.
+            let bump = |p: usize, acc: &mut __m512i| unsafe {
+                let x = *rows.get_unchecked(p) as usize;
+                debug_assert!(x < units);
+                let c = (*count.add(x)).wrapping_add(1);
+                *count.add(x) = c;
+                *acc = _mm512_mask_max_epi16(*acc, 1u32 << (x / BLOCK), *acc, _mm512_set1_epi16(c));
+            };
+            let mut p = col;
+            for _ in 0..m / 2 {
+                bump(p, &mut self.even);
+                bump(p + stride, &mut self.odd);
+                p += 2 * stride;
+            }
+            if m % 2 == 1 {
+                bump(p, &mut self.even);
+            }
+        }
+
+        /// [`Counts::pop_best`] on the registers: the best block is the first lane equal to the
+        /// maximum, and the best unit the first of the block's 64 counts (two registers) equal to it.
+        #[inline(always)]
+        fn pop_best(&mut self, counts: &mut Counts) -> usize {
+            // SAFETY: as for `hmax`. Every block's maximum is in its lane, so `best` (the largest
+            // unchosen count, at least zero) is in the block and the block is one of `count`'s:
+            // the loads read its 128 bytes.
+            unsafe {
+                let maxima = _mm512_max_epi16(self.even, self.odd);
+                let best = hmax(maxima);
+                let v = _mm512_set1_epi16(best);
+                let block = _mm512_cmpeq_epi16_mask(maxima, v).trailing_zeros() as usize;
+                let start = block * BLOCK;
+                assert!(start + BLOCK <= counts.count.len());
+                let p = counts.count.as_ptr().add(start);
+                let (lo, hi) = (_mm512_loadu_epi16(p), _mm512_loadu_epi16(p.add(BLOCK / 2)));
+                let (m_lo, m_hi) = (_mm512_cmpeq_epi16_mask(lo, v), _mm512_cmpeq_epi16_mask(hi, v));
+                let mask = u64::from(m_lo) | u64::from(m_hi) << 32;
+                // Another count equal to `best` keeps it the block's maximum; otherwise the
+                // largest of the rest (negative if all the rest are chosen).
+                let rest = if mask & mask.wrapping_sub(1) != 0 {
+                    best
+                } else {
+                    let chosen = _mm512_set1_epi16(CHOSEN);
+                    hmax(_mm512_max_epi16(
+                        _mm512_mask_blend_epi16(m_lo, lo, chosen),
+                        _mm512_mask_blend_epi16(m_hi, hi, chosen),
+                    ))
+                };
+                let x = mask.trailing_zeros() as usize;
+                debug_assert!(x < BLOCK);
+                counts.count[start + x] = CHOSEN;
+                self.even = _mm512_mask_mov_epi16(maxima, 1u32 << block, _mm512_set1_epi16(rest));
+                self.odd = self.even;
+                start + x
+            }
+        }
     }
 }
 
@@ -494,17 +714,24 @@ fn max_of(a: &[i16]) -> i16 {
     simd::hmax8(&acc)
 }
 
-/// The index of the first element of a block equal to `v` (`BLOCK` if none): one mask over all
-/// eight vectors, so that no branch depends on where the element is.
+/// The index of the first element of a block equal to `v`, the block's largest element, and the
+/// block's largest element once that one is chosen: `v` again if another equals it, else the
+/// largest of the rest, or some negative value if all the rest are chosen (never equal to a
+/// pick's maximum, which is an unchosen count and so at least zero). One mask over all eight
+/// vectors, so that no branch depends on where the element is.
 #[inline]
 // `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
 #[allow(clippy::expect_used)]
-fn first_equal_in_block(a: &[i16; BLOCK], v: i16) -> usize {
+fn pick_in_block(a: &[i16; BLOCK], v: i16) -> (usize, i16) {
     let mut mask = 0u64;
+    let mut rest = [CHOSEN; LANES];
     for (i, chunk) in a.chunks_exact(LANES).enumerate() {
-        mask |= u64::from(simd::eq_mask8(chunk.try_into().expect("whole vectors"), v)) << (i * LANES);
+        let chunk = chunk.try_into().expect("whole vectors");
+        mask |= u64::from(simd::eq_mask8(chunk, v)) << (i * LANES);
+        rest = simd::max8(&rest, &simd::knock8(chunk, v));
     }
-    mask.trailing_zeros() as usize
+    let rest = if mask & mask.wrapping_sub(1) != 0 { v } else { simd::hmax8(&rest) };
+    (mask.trailing_zeros() as usize, rest)
 }
 
 /// The index of the first element of `a` equal to `v`; `a`'s length is a multiple of
@@ -537,6 +764,43 @@ mod simd {
             // Saturating pack keeps 0 and -1 per lane as one byte each: one mask bit per lane.
             (_mm_movemask_epi8(_mm_packs_epi16(eq, eq)) & 0xff) as u32
         }
+    }
+
+    /// `c` with the lanes equal to `v` moved `2^15` down (wrapping): below zero when `v ≥ 0`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    pub fn knock8(c: &[i16; 8], v: i16) -> [i16; 8] {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of x86_64; the load and the store touch exactly 16 bytes each.
+        unsafe {
+            let lanes = _mm_loadu_si128(c.as_ptr().cast());
+            let eq = _mm_cmpeq_epi16(lanes, _mm_set1_epi16(v));
+            let k = _mm_add_epi16(lanes, _mm_and_si128(eq, _mm_set1_epi16(i16::MIN)));
+            let mut out = [0i16; 8];
+            _mm_storeu_si128(out.as_mut_ptr().cast(), k);
+            out
+        }
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[inline(always)]
+    pub fn knock8(c: &[i16; 8], v: i16) -> [i16; 8] {
+        use std::arch::wasm32::*;
+        // SAFETY: the load and the store touch exactly 16 bytes each.
+        unsafe {
+            let lanes = v128_load(c.as_ptr().cast());
+            let eq = i16x8_eq(lanes, i16x8_splat(v));
+            let k = i16x8_add(lanes, v128_and(eq, i16x8_splat(i16::MIN)));
+            let mut out = [0i16; 8];
+            v128_store(out.as_mut_ptr().cast(), k);
+            out
+        }
+    }
+
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+    #[inline(always)]
+    pub fn knock8(c: &[i16; 8], v: i16) -> [i16; 8] {
+        std::array::from_fn(|i| if c[i] == v { c[i].wrapping_add(i16::MIN) } else { c[i] })
     }
 
     #[cfg(target_arch = "x86_64")]

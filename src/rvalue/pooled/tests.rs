@@ -122,6 +122,47 @@ proptest! {
             let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
             prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
             prop_assert_eq!(&split.item(&t, item, None, &mut work), &oracle);
+            prop_assert_eq!(&split.item(&t, item, None, &mut plain()), &oracle);
+        }
+    }
+}
+
+/// A workspace whose greedy takes the portable picks even where the CPU could take the wide ones.
+fn plain() -> Workspace {
+    Workspace { plain_picks: true, ..Workspace::default() }
+}
+
+/// Up to 32 blocks the greedy can keep the block maxima in registers (module `wide`), past them it
+/// cannot: units just below, at and above that limit, with ties and distinct scores, the wide
+/// and the portable picks agree (and, with ties, the oracle too).
+#[test]
+fn picks_agree_around_the_register_limit() {
+    for (n_cal, k, ties) in [(2040, 7, true), (2040, 8, false), (2040, 9, true), (1990, 58, false)] {
+        let (n, m) = (n_cal + 3, 3);
+        let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ (n_cal * k) as u64;
+        let data: Vec<f64> = (0..n * m * k)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                if ties {
+                    (state % 5) as f64
+                } else {
+                    (state >> 11) as f64 / (1u64 << 53) as f64
+                }
+            })
+            .collect();
+        let t = ScoreTensor::new(n, m, k, data).unwrap();
+        let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+        let cal_items: Vec<usize> = (0..n_cal).collect();
+        let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+        let mut work = Workspace::default();
+        for item in n_cal..n {
+            let wide = split.item(&t, item, None, &mut work);
+            assert_eq!(wide, split.item(&t, item, None, &mut plain()), "U = {}, item {item}", n_cal + k);
+            if ties && item == n_cal {
+                assert_eq!(wide, pooled_item_oracle(&t, &labels, &cal_items, item).unwrap());
+            }
         }
     }
 }
@@ -166,10 +207,12 @@ proptest! {
         let mut work = Workspace::default();
         let batch: Vec<usize> = (n_cal..t.n()).step_by(3).collect();
         let together = split.items(&t, &batch, None, &mut work);
-        for (&item, got) in batch.iter().zip(&together) {
+        let plain_together = split.items(&t, &batch, None, &mut plain());
+        for ((&item, got), got_plain) in batch.iter().zip(&together).zip(&plain_together) {
             let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
             prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
             prop_assert_eq!(got, &oracle);
+            prop_assert_eq!(got_plain, &oracle);
         }
     }
 }
