@@ -509,7 +509,6 @@ async function main() {
     // A on the toy results, for comparison with the CIFAR ones.
     log(`α slider on the toy defaults, ${opts.alphaMoves} moves…`);
     out(alphaLine('alpha slider, toy defaults', await alphaMoves(page, opts.alphaMoves)));
-    if (opts.onlyToy) return;
 
     // B: seed changes re-simulate and recompute the toy analysis.
     log(`toy seed changes, ${SEED_CHANGES}…`);
@@ -528,6 +527,7 @@ async function main() {
         `max ${ms(Math.max(...seeds.map((r) => r.finished)))}, n = ${seeds.length} ` +
         `(page: computed in ${seeds.map((r) => computedIn(r.status)).join(', ')} s)`,
     );
+    if (opts.onlyToy) return;
 
     // C: the bundled digits sample, at the page's default split count.
     await page.locator('#mode-scores').check();

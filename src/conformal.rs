@@ -217,6 +217,52 @@ pub fn item_scores(
     method: Method,
     opts: &ScoreOptions,
 ) -> Result<Option<Vec<f64>>> {
+    scores_with(t, summaries, order, method, opts, |_| None)
+}
+
+/// [`item_scores`] where item `i` with `only[i] = Some(c)` needs candidate `c`'s score alone (a
+/// calibration item that is a test item in no split: [`Calibrated::fixed`] reads only its true
+/// label's score). Parametric CP_r then computes that one r-value (the same bits as in
+/// [`item_scores`]) and leaves the item's other entries NaN: the rows keep their `[N][K]`
+/// layout, and an entry nobody computed must not pass for a score. The other methods compute
+/// every entry, as they cost little. `only` has one entry per item.
+pub fn item_scores_only(
+    t: &ScoreTensor,
+    summaries: &Summaries,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+    only: &[Option<usize>],
+) -> Result<Option<Vec<f64>>> {
+    if only.len() != t.n() {
+        return Err(Error::shape(format!("{} entries of needed candidates for {} items", only.len(), t.n())));
+    }
+    if let Some(i) = only.iter().position(|c| c.is_some_and(|c| c >= t.k())) {
+        return Err(Error::invalid(format!("item {i}'s needed candidate is beyond K = {}", t.k())));
+    }
+    scores_with(t, summaries, order, method, opts, |i| only[i])
+}
+
+/// Per item, the one candidate whose score `splits` read when the item is a test item in none
+/// of them (calibration reads only the true label's), else `None`: every candidate.
+pub fn needed_candidates(labels: &[usize], splits: &[Split]) -> Vec<Option<usize>> {
+    let mut only: Vec<Option<usize>> = labels.iter().map(|&y| Some(y)).collect();
+    for i in splits.iter().flat_map(|s| &s.test) {
+        if let Some(o) = only.get_mut(*i) {
+            *o = None;
+        }
+    }
+    only
+}
+
+fn scores_with(
+    t: &ScoreTensor,
+    summaries: &Summaries,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+    only: impl Fn(usize) -> Option<usize>,
+) -> Result<Option<Vec<f64>>> {
     let (n, k) = (t.n(), t.k());
     match method {
         Method::Cp => {
@@ -244,30 +290,47 @@ pub fn item_scores(
                 Ok(Some((0..n).flat_map(|i| nonparametric_from_order(order, i)).collect()))
             }
             RvalueKind::Parametric => {
-                let s_of =
-                    |i: usize| -> Vec<f64> { (0..k).map(|c| summaries.s(i, c, opts.variance)).collect() };
                 let hyper = match opts.prior {
                     Prior::PerItem => HyperChoice::Estimate,
-                    Prior::Pooled => {
-                        let s_all: Vec<f64> = (0..n).flat_map(s_of).collect();
-                        HyperChoice::Fixed(crate::eb::estimate(&summaries.mean, &s_all)?)
-                    }
+                    Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
                 };
                 let mut out = Vec::with_capacity(n * k);
-                for i in 0..n {
-                    let p = rvalue::parametric(
-                        summaries.mean_row(i),
-                        &s_of(i),
-                        hyper,
-                        opts.algorithm,
-                        opts.lambda,
-                    )?;
-                    out.extend(p.rvalue);
-                }
+                parametric_scores(summaries, opts, hyper, 0..n, only, &mut out)?;
                 Ok(Some(out))
             }
         },
     }
+}
+
+/// Parametric CP_r's rows of items `items` appended to `out` (the explorer runs this a chunk of
+/// items at a time); with `only(i) = Some(c)` item `i`'s row is NaN but for candidate `c` (see
+/// [`item_scores_only`]).
+pub fn parametric_scores(
+    summaries: &Summaries,
+    opts: &ScoreOptions,
+    hyper: HyperChoice,
+    items: std::ops::Range<usize>,
+    only: impl Fn(usize) -> Option<usize>,
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    let k = summaries.k;
+    // One buffer for every item's variances: an allocation per item showed in the profile.
+    let mut s = Vec::with_capacity(k);
+    for i in items {
+        s.clear();
+        s.extend((0..k).map(|c| summaries.s(i, c, opts.variance)));
+        let x = summaries.mean_row(i);
+        match only(i) {
+            None => {
+                out.extend(rvalue::parametric(x, &s, hyper, opts.algorithm, opts.lambda)?.rvalue);
+            }
+            Some(c) => {
+                let r = rvalue::parametric_unit(x, &s, hyper, opts.algorithm, opts.lambda, c)?;
+                out.extend((0..k).map(|j| if j == c { r } else { f64::NAN }));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The hyperparameters a pooled prior would use (for display).
@@ -770,7 +833,8 @@ impl<'a> Prepared<'a> {
         mut each: impl FnMut(usize, Calibrated),
     ) -> Result<()> {
         let k = self.t.k();
-        let fixed = item_scores(self.t, &self.summaries, self.order.as_ref(), method, opts)?;
+        let only = needed_candidates(self.labels, splits);
+        let fixed = item_scores_only(self.t, &self.summaries, self.order.as_ref(), method, opts, &only)?;
         for (r, split) in splits.iter().enumerate() {
             let c = match &fixed {
                 Some(scores) => Calibrated::fixed(scores, k, self.labels, split),

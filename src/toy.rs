@@ -164,11 +164,9 @@ pub fn simulate(p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>
     let (n, m, k) = (p.n(), p.m, p.k);
     let mut data = Vec::with_capacity(n * m * k);
     let laws = Laws::of(p);
-    let mut c = 0;
     // validate() (in first_item) bounds N·M·K by 2^28, so these casts cannot truncate.
-    draws::for_each_normal(p.seed, first, n as u32, m as u32, k as u32, |z| {
-        data.push(laws.score(c, z));
-        c = if c + 1 == k { 0 } else { c + 1 };
+    draws::for_each_row(p.seed, first, n as u32, m as u32, k as u32, |row| {
+        data.extend(row.iter().zip(&laws.mean).zip(&laws.sd).map(|((&z, &mu), &sd)| Laws::at(mu, sd, z)));
     });
     let scores = ScoreTensor::new(n, m, k, data)?;
     Ok((scores, vec![0; n]))
@@ -232,7 +230,13 @@ impl Laws {
     /// Candidate `c`'s score for the standard normal `z`.
     #[inline]
     fn score(&self, c: usize, z: f32) -> f64 {
-        self.mean[c] + self.sd[c] * f64::from(z)
+        Laws::at(self.mean[c], self.sd[c], z)
+    }
+
+    /// The score of a candidate with mean `mu` and standard deviation `sd` for the normal `z`.
+    #[inline]
+    fn at(mu: f64, sd: f64, z: f32) -> f64 {
+        mu + sd * f64::from(z)
     }
 }
 

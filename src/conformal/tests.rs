@@ -204,3 +204,59 @@ fn rvalue_kind_names_parse_back() {
     }
     assert!(RvalueKind::parse("grid").unwrap_err().to_string().contains("'grid'"));
 }
+
+/// A split whose calibration items are test items nowhere (the toy's): parametric CP_r computes
+/// only their true labels' r-values, with the same bits, and the split is calibrated exactly as
+/// from every item's full scores. Data sets with several random splits compute every entry.
+#[test]
+fn calibration_items_need_only_their_labels_score() {
+    let p = ToyParams { k: 4, m: 6, n_cal: 12, n_test: 9, repeats: 1, ..ToyParams::default() };
+    let (t, labels) = toy::simulate(&p, 0).unwrap();
+    let split = Split { cal: (0..p.n_cal).collect(), test: (p.n_cal..p.n()).collect() };
+    let only = needed_candidates(&labels, std::slice::from_ref(&split));
+    assert!(only.iter().enumerate().all(|(i, o)| *o == (i < p.n_cal).then_some(labels[i])));
+    let random = SplitPlan::Random { count: 20, cal_fraction: 0.5, seed: 3 }.splits(p.n()).unwrap();
+    assert!(needed_candidates(&labels, &random).iter().all(Option::is_none));
+    let prepared = Prepared::new(&t, &labels, true).unwrap();
+    for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric] {
+        for (algorithm, lambda, prior) in [
+            (Algorithm::Exact, LambdaRule::Model, Prior::PerItem),
+            (Algorithm::Exact, LambdaRule::Empirical, Prior::PerItem),
+            (Algorithm::Grid, LambdaRule::Model, Prior::PerItem),
+            (Algorithm::Exact, LambdaRule::Model, Prior::Pooled),
+        ] {
+            let opts = ScoreOptions { kind, algorithm, lambda, prior, ..ScoreOptions::default() };
+            for method in Method::ALL {
+                let all = item_scores(&t, &prepared.summaries, prepared.order.as_ref(), method, &opts)
+                    .unwrap()
+                    .unwrap();
+                let some =
+                    item_scores_only(&t, &prepared.summaries, prepared.order.as_ref(), method, &opts, &only)
+                        .unwrap()
+                        .unwrap();
+                for (u, (a, b)) in all.iter().zip(&some).enumerate() {
+                    let (i, c) = (u / p.k, u % p.k);
+                    let skipped = method == Method::CpR
+                        && kind == RvalueKind::Parametric
+                        && only[i].is_some_and(|y| y != c);
+                    if skipped {
+                        assert!(b.is_nan(), "{method:?} {opts:?} item {i} candidate {c}");
+                    } else {
+                        assert_eq!(a.to_bits(), b.to_bits(), "{method:?} {opts:?} item {i} candidate {c}");
+                    }
+                }
+                let want = format!("{:?}", Calibrated::fixed(&all, p.k, &labels, &split));
+                let got = prepared.calibrate(method, &opts, std::slice::from_ref(&split)).unwrap();
+                assert_eq!(format!("{:?}", got[0]), want, "{method:?} {opts:?}");
+            }
+        }
+    }
+    let opts = ScoreOptions::default();
+    let cp_r = |only: &[Option<usize>]| {
+        item_scores_only(&t, &prepared.summaries, None, Method::CpR, &opts, only).map(|_| ())
+    };
+    assert!(cp_r(&only[1..]).is_err(), "one entry per item");
+    let mut beyond = only.clone();
+    beyond[0] = Some(p.k);
+    assert!(cp_r(&beyond).is_err(), "a candidate beyond K");
+}

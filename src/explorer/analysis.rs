@@ -11,7 +11,7 @@ use crate::conformal::{
 use crate::eb::Hyper;
 use crate::io::Dataset;
 use crate::rvalue::nonparametric::nonparametric_from_order;
-use crate::rvalue::{self, DrawOrder, HyperChoice, PooledSplit, Workspace};
+use crate::rvalue::{DrawOrder, HyperChoice, PooledSplit, Workspace};
 use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
 use crate::toy::{self, ToyParams};
 use crate::{Error, Result};
@@ -83,7 +83,11 @@ pub(super) struct Part {
     order: Option<DrawOrder>,
     splits: Vec<Split>,
     /// Split-independent item scores `[N][K]` per method (`None`: pooled CP_r, or not yet made).
+    /// Parametric CP_r leaves NaN where [`Part::only`] says no split reads the entry.
     scores: [Option<Vec<f64>>; 3],
+    /// Per item, the one candidate the splits read, if it is a test item in none of them
+    /// (`conformal::needed_candidates`): a toy repeat's calibration items.
+    only: Vec<Option<usize>>,
 }
 
 impl Part {
@@ -361,7 +365,8 @@ impl AnalysisJob {
         let t = tensor.get();
         let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
         let summaries = Summaries::of(t);
-        self.part = Some(Part { tensor, labels, summaries, order, splits, scores: [None, None, None] });
+        let only = conformal::needed_candidates(&labels, &splits);
+        self.part = Some(Part { tensor, labels, summaries, order, splits, scores: [None, None, None], only });
         self.phase = Phase::Scores { method: 0, next: 0 };
         Ok(())
     }
@@ -410,19 +415,15 @@ impl AnalysisJob {
                         _ => *self.part_hyper.insert(pooled_hyper(&part.summaries, self.opts.variance)?),
                     }),
                 };
-                let variance = self.opts.variance;
-                let summaries = &part.summaries;
-                for i in next..end {
-                    let s: Vec<f64> = (0..k).map(|c| summaries.s(i, c, variance)).collect();
-                    let p = rvalue::parametric(
-                        summaries.mean_row(i),
-                        &s,
-                        hyper,
-                        self.opts.algorithm,
-                        self.opts.lambda,
-                    )?;
-                    out.extend(p.rvalue);
-                }
+                let only = &part.only;
+                conformal::parametric_scores(
+                    &part.summaries,
+                    &self.opts,
+                    hyper,
+                    next..end,
+                    |i| only[i],
+                    out,
+                )?;
             }
         }
         self.phase = if end < n { Phase::Scores { method, next: end } } else { advance(method) };

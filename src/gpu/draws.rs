@@ -36,17 +36,21 @@ pub const OCTAVES: usize = 32;
 /// Fixed-point scale of the table: `z = z_fixed · 2^−FRAC_BITS`.
 pub const FRAC_BITS: u32 = 21;
 
+/// Entries of [`table`].
+pub const TABLE_LEN: usize = OCTAVES * (SEGMENTS + 1);
+
 /// `Φ⁻¹(1 − q)` in units of 2⁻²¹ at `q = 2^(−2−e)·(1 + i/64)`, `i = 0..=64`, for octave `e`:
-/// `OCTAVES × (SEGMENTS + 1)` entries, octave-major.
-pub fn table() -> &'static [u32] {
-    static TABLE: OnceLock<Vec<u32>> = OnceLock::new();
+/// `OCTAVES × (SEGMENTS + 1)` entries, octave-major. A fixed-size array, so that indexing it
+/// with an octave below 32 and a segment below 64 needs no bounds check.
+pub fn table() -> &'static [u32; TABLE_LEN] {
+    static TABLE: OnceLock<[u32; TABLE_LEN]> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut t = Vec::with_capacity(OCTAVES * (SEGMENTS + 1));
+        let mut t = [0; TABLE_LEN];
         for e in 0..OCTAVES {
             for i in 0..=SEGMENTS {
                 let q = libm::ldexp(1.0 + i as f64 / SEGMENTS as f64, -2 - e as i32);
                 let z = crate::normal::upper_quantile(q);
-                t.push(libm::round(libm::ldexp(z, FRAC_BITS as i32)) as u32);
+                t[e * (SEGMENTS + 1) + i] = libm::round(libm::ldexp(z, FRAC_BITS as i32)) as u32;
             }
         }
         t
@@ -69,10 +73,11 @@ pub fn fixed_to_f32(z_fixed: u32, sign: u32) -> f32 {
 
 /// A standard normal from 32 random bits by the integer inverse CDF (step 2–3 above).
 #[inline]
-pub fn normal_from_bits(x: u32, table: &[u32]) -> f32 {
+pub fn normal_from_bits(x: u32, table: &[u32; TABLE_LEN]) -> f32 {
     let sign = x >> 31;
     let t = (x << 1) | 1;
-    let e = t.leading_zeros();
+    // t is odd, so e ≤ 31; the mask says so to the compiler (and drops the bounds checks).
+    let e = t.leading_zeros() & 31;
     let mant = t << e;
     let seg = ((mant >> 25) & 63) as usize;
     let frac = (mant >> 9) & 0xffff;
@@ -93,23 +98,31 @@ pub fn normal(seed: u64, item: u32, draw: u32, cand: u32) -> f32 {
 /// Normals `[B][M][K]` for items `first..first + B` (the CPU twin of `Gpu::normals`).
 pub fn normals(seed: u64, first: u32, items: u32, m: u32, k: u32) -> Vec<f32> {
     let mut out = Vec::with_capacity(items as usize * m as usize * k as usize);
-    for_each_normal(seed, first, items, m, k, |z| out.push(z));
+    for_each_row(seed, first, items, m, k, |row| out.extend_from_slice(row));
     out
 }
 
-/// Calls `f` with the normals of [`normals`] in the same order, without storing them.
-#[inline]
-pub fn for_each_normal(seed: u64, first: u32, items: u32, m: u32, k: u32, mut f: impl FnMut(f32)) {
+/// Calls `f` with each (item, draw)'s K normals of [`normals`], in the same order, without
+/// storing them all. A row at a time (not a normal at a time) lets the caller's loop and this
+/// one run without per-normal bounds and capacity checks (the toy simulator's cost per normal
+/// fell from about 105 instructions to about 80: Philox's ten rounds are about 100 per block of
+/// four, the inverse CDF about 22 per normal).
+pub fn for_each_row(seed: u64, first: u32, items: u32, m: u32, k: u32, mut f: impl FnMut(&[f32])) {
     let table = table();
     let key = key_of(seed);
+    let mut row = vec![0.0f32; k as usize];
     for i in first..first + items {
         for d in 0..m {
-            for c in (0..k).step_by(4) {
-                let w = philox4x32_10([i, d, c >> 2, 1], key);
-                for &x in w.iter().take((k - c).min(4) as usize) {
-                    f(normal_from_bits(x, table));
+            // A block of four words per four candidates; a last, shorter chunk drops the
+            // block's unused words unconverted.
+            for (b, out) in row.chunks_mut(4).enumerate() {
+                // b < K/4 + 1 ≤ 2^30: validated sizes keep it in a u32.
+                let w = philox4x32_10([i, d, b as u32, 1], key);
+                for (o, &x) in out.iter_mut().zip(&w) {
+                    *o = normal_from_bits(x, table);
                 }
             }
+            f(&row);
         }
     }
 }

@@ -212,6 +212,36 @@ pub fn parametric(
     })
 }
 
+/// The r-value of unit `unit` alone: [`parametric`]'s `rvalue[unit]`, bit for bit, without the
+/// other units' r-values (for a calibration item, whose true label's is all a split reads). The
+/// model rule's `z(q)` table depends only on the units and its fixed `q` grid, never on which
+/// unit asked for a node first, so it is then built only as deep as this unit needs.
+pub fn parametric_unit(
+    x: &[f64],
+    s: &[f64],
+    hyper: HyperChoice,
+    algorithm: Algorithm,
+    rule: LambdaRule,
+    unit: usize,
+) -> Result<f64> {
+    eb::check_units(x, s)?;
+    if unit >= x.len() {
+        return Err(crate::Error::invalid(format!("unit {unit} does not exist ({} units)", x.len())));
+    }
+    let hyper = match hyper {
+        HyperChoice::Estimate => eb::estimate(x, s)?,
+        HyperChoice::Fixed(h) => Hyper::fixed(h.mu, h.tau2)?,
+    };
+    let units = Units::new(x, s, hyper);
+    Ok(match (algorithm, rule) {
+        (Algorithm::Exact, LambdaRule::Model) => exact_model_of(&units, Some(unit))[unit],
+        (Algorithm::Exact, LambdaRule::Empirical) => {
+            exact_empirical_unit(&units, unit, &empirical_quantiles(units.m.len()))
+        }
+        (Algorithm::Grid, rule) => grid(&units, rule)[unit],
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exact, model rule.
 
@@ -330,7 +360,15 @@ struct ZTable {
 
 impl ZTable {
     fn new() -> Self {
-        ZTable { q: Vec::new(), z: Vec::new(), dz: Vec::new(), d2z: Vec::new() }
+        // Room for every node at once: growing four Vecs node by node cost more than the nodes'
+        // bookkeeping (a table is built per item).
+        let n = Self::len();
+        ZTable {
+            q: Vec::with_capacity(n),
+            z: Vec::with_capacity(n),
+            dz: Vec::with_capacity(n),
+            d2z: Vec::with_capacity(n),
+        }
     }
 
     /// Number of grid points down to `Q_LO`.
@@ -459,8 +497,14 @@ fn halley_step(f: f64, f1: f64, f2: f64) -> f64 {
 /// brackets the first selection and its interpolant gives a first guess; Halley on `g_i` (with
 /// its exact first and second derivatives) polishes it, and Brent takes over if Halley misbehaves.
 fn exact_model(u: &Units) -> Vec<f64> {
+    exact_model_of(u, None)
+}
+
+/// [`exact_model`] for every unit, or for unit `only` alone (the others NaN: not computed).
+fn exact_model_of(u: &Units, only: Option<usize>) -> Vec<f64> {
+    let skip = |i: usize| only.is_some_and(|o| o != i);
     if let Some(l) = &u.limit {
-        return l.w.iter().map(|&w| l.e(w)).collect();
+        return l.w.iter().enumerate().map(|(i, &w)| if skip(i) { f64::NAN } else { l.e(w) }).collect();
     }
     let n = u.m.len();
     if u.ss.iter().all(|&s| s == 0.0) {
@@ -471,6 +515,9 @@ fn exact_model(u: &Units) -> Vec<f64> {
     let mut table = ZTable::new();
     (0..n)
         .map(|i| {
+            if skip(i) {
+                return f64::NAN;
+            }
             if u.sd[i] == 0.0 {
                 return normal::sf(u.m[i]);
             }
@@ -577,9 +624,13 @@ fn crossing_by_brent(u: &Units, i: usize, c: &Coefs, mut lo: f64, mut hi: f64) -
 /// cross, and `⌊Uβ⌋` only at `β = k/U`: a sweep over those points in increasing β finds the
 /// infimum exactly, in `O(U log U)` per unit.
 fn exact_empirical(u: &Units) -> Vec<f64> {
-    let n = u.m.len();
-    let kq: Vec<f64> = (1..n).map(|k| normal::upper_quantile(k as f64 / n as f64)).collect();
-    (0..n).map(|i| exact_empirical_unit(u, i, &kq)).collect()
+    let kq = empirical_quantiles(u.m.len());
+    (0..u.m.len()).map(|i| exact_empirical_unit(u, i, &kq)).collect()
+}
+
+/// `q` at the points `β = k/U`, `k = 1, …, U − 1`, where the empirical rule's allowance steps up.
+fn empirical_quantiles(n: usize) -> Vec<f64> {
+    (1..n).map(|k| normal::upper_quantile(k as f64 / n as f64)).collect()
 }
 
 /// One event of the sweep: at `q` (descending), either unit `Some(j)` may change side or the

@@ -368,3 +368,47 @@ fn exact_empirical_sees_the_widest_posterior_on_top_as_beta_vanishes() {
     let grid = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Grid, LambdaRule::Empirical).unwrap();
     assert!(grid.rvalue[0] > 0.3);
 }
+
+/// Every unit's r-value asked alone equals its entry of all units' r-values, bit for bit, under
+/// every algorithm and rule (each unit alone builds the model rule's table only as deep as it
+/// needs, which must not change a node).
+fn assert_units_alone_equal_all(x: &[f64], s: &[f64], hyper: HyperChoice) {
+    for algorithm in Algorithm::ALL {
+        for rule in LambdaRule::ALL {
+            let all = parametric(x, s, hyper, algorithm, rule).unwrap().rvalue;
+            for (u, r) in all.iter().enumerate() {
+                let alone = parametric_unit(x, s, hyper, algorithm, rule, u).unwrap();
+                assert_eq!(alone.to_bits(), r.to_bits(), "{algorithm:?} {rule:?} unit {u}: {alone} vs {r}");
+            }
+            assert!(parametric_unit(x, s, hyper, algorithm, rule, x.len()).is_err());
+        }
+    }
+}
+
+#[test]
+fn a_unit_alone_equals_its_entry_of_all() {
+    // τ² > 0 with very unequal noise (the toy's shape: one precise unit, noisy others).
+    let x = [1.1, -3.0, 20.5, 0.2, -41.0, 7.7, 0.0, 12.0];
+    let s = [1.0, 1000.0, 900.0, 1100.0, 1000.0, 800.0, 1200.0, 950.0];
+    assert_units_alone_equal_all(&x, &s, HyperChoice::Estimate);
+    assert_units_alone_equal_all(&x, &s, HyperChoice::Fixed(Hyper { mu: 0.5, tau2: 30.0 }));
+    // τ² = 0: the limit's closed form.
+    assert_units_alone_equal_all(&[0.1, -0.1, 0.05, 0.3], &[4.0, 1.0, 9.0, 30.0], HyperChoice::Estimate);
+    // A noise-free unit among noisy ones, and every unit noise-free.
+    assert_units_alone_equal_all(&[0.5, -1.0, 2.0, 0.1], &[0.0, 1.0, 2.0, 0.5], HyperChoice::Estimate);
+    assert_units_alone_equal_all(
+        &[0.5, -1.0, 2.0],
+        &[0.0; 3],
+        HyperChoice::Fixed(Hyper { mu: 0.0, tau2: 1.0 }),
+    );
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_unit_alone_equals_its_entry_of_all((x, s) in units_strategy()) {
+        assert_units_alone_equal_all(&x, &s, HyperChoice::Estimate);
+    }
+}
