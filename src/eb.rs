@@ -259,7 +259,28 @@ pub fn z_model_from(beta: f64, q: f64, ss: &[f64], guess: f64) -> Option<f64> {
         }
         z = next;
     }
-    Some(z)
+    // Newton inside the bracket can crawl without ever shrinking it: where a very noisy unit's
+    // step sits beside the root (standardised variances of 10³ and more), the iterates bounced
+    // between the step's sides for all 200 turns and the last one, far from the root, came back.
+    // Bisection of the bracket always converges.
+    Some(bisect(lo, hi, f))
+}
+
+/// A root of the increasing `f` in `[lo, hi]` (`f(lo) ≤ 0 ≤ f(hi)`), by bisection to `1e-14`
+/// relative.
+fn bisect(mut lo: f64, mut hi: f64, f: impl Fn(f64) -> f64) -> f64 {
+    while hi - lo > 1e-14 * (1.0 + lo.abs().max(hi.abs())) {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if f(mid) > 0.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// `λ_β = 1 − Φ(z_β)` for the model rule; `None` when `z_β` is undefined.
@@ -431,6 +452,23 @@ mod tests {
         assert_eq!(z_model(0.1, &[0.0, 0.0]), None);
     }
 
+    /// Noise over seven decades, two units so noisy that each moves the fraction by 1/5 within
+    /// about 0.01 in `z`, right beside the root. Newton inside the bracket used to bounce across
+    /// those steps for its 200 turns and return its last iterate, `z = 0.8994` where the
+    /// fraction is 0.554, not β = 0.191.
+    #[test]
+    fn z_model_converges_beside_a_very_noisy_units_step() {
+        let tau2 = 1.796;
+        let ss: Vec<f64> =
+            [-2.93f64, 3.37, 0.31, 0.41, 4.24].iter().map(|e| libm::pow(10.0, *e) / tau2).collect();
+        for q in [0.8741, 0.874, 0.87405, -0.8738] {
+            let beta = normal::sf(q);
+            let z = z_model_from(beta, q, &ss, 0.0).unwrap();
+            let f = model_fraction(q, z, &ss);
+            assert!((f / beta - 1.0).abs() < 1e-10, "q {q}: z {z}, fraction {f} against β {beta}");
+        }
+    }
+
     #[test]
     fn both_lambda_rules_on_hand_cases() {
         // Equal noise s' for every unit: the model constraint reads
@@ -455,6 +493,34 @@ mod tests {
         let x = [5.0, 1.0, 4.0, 2.0, 3.0];
         for (p, want) in [(0.0, 1.0), (0.2, 1.0), (0.21, 2.0), (0.5, 3.0), (0.99, 5.0), (1.0, 5.0)] {
             assert_eq!(type1_quantile(&mut x.clone(), p), want, "p {p}");
+        }
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// With noise spread over up to ten decades, and any starting guess, the root found
+        /// solves the constraint: the fraction is β to 1e-9 relative, or the root is pinned
+        /// between two points 1e-12 apart where the fraction is below and above β.
+        #[test]
+        fn z_model_solves_the_constraint_with_very_unequal_noise(
+            exps in proptest::collection::vec(-4.0f64..6.0, 2..12),
+            q in -6.0f64..6.0,
+            guess in -5.0f64..5.0,
+        ) {
+            let ss: Vec<f64> = exps.iter().map(|e| libm::pow(10.0, *e)).collect();
+            let beta = normal::sf(q);
+            let z = z_model_from(beta, q, &ss, guess).unwrap();
+            let f = model_fraction(q, z, &ss);
+            let eps = 1e-12 * (1.0 + z.abs());
+            let pinned = model_fraction(q, z - eps, &ss) <= beta && model_fraction(q, z + eps, &ss) >= beta;
+            prop_assert!((f / beta - 1.0).abs() < 1e-9 || pinned, "z {z}: fraction {f} against β {beta}");
         }
     }
 }
