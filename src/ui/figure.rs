@@ -254,49 +254,16 @@ impl Figure {
         let (x0, x1) = (self.tx(self.x.0), self.tx(self.x.1));
         let (y0, y1) = self.y;
         let label_font = ("sans-serif", font).into_font().color(&INK);
-        let desc_font = ("sans-serif", font + font / 6).into_font().color(&INK);
         let mut chart = ChartBuilder::on(area)
-            .margin(font / 2 + 4)
-            .x_label_area_size(font * 3)
-            .y_label_area_size(font * 4)
+            .margin(margin(font))
+            .x_label_area_size(x_label_area(font))
+            .y_label_area_size(y_label_area(font))
             .build_cartesian_2d(x0..x1.max(x0 + 1e-12), y0..y1.max(y0 + 1e-12))
             .map_err(draw_err)?;
-        let log = self.x_axis == Axis::Log;
-        let x_fmt = move |v: &f64| {
-            if log {
-                crate::explorer::scales::short(10f64.powf(*v))
-            } else {
-                crate::explorer::scales::short(*v)
-            }
-        };
-        let y_fmt = |v: &f64| crate::explorer::scales::short(*v);
-        let (area_w, area_h) = area.dim_in_pixel();
-        let width = area_w.saturating_sub(font * 4 + 2 * (font / 2 + 4));
-        let height = area_h.saturating_sub(font * 3 + 2 * (font / 2 + 4));
-        let x_desc = fitted_desc(area, &self.x_desc, &desc_font, width)?;
-        let desc_font = fitted_font(area, &self.y_desc, desc_font, height, font)?;
-        let mut mesh = chart.configure_mesh();
-        mesh.x_desc(x_desc)
-            .y_desc(self.y_desc.as_str())
-            .label_style(label_font.clone())
-            .axis_desc_style(desc_font)
-            .light_line_style(RGBColor(238, 238, 238))
-            .bold_line_style(RGBColor(220, 220, 220))
-            .x_label_formatter(&x_fmt)
-            .y_label_formatter(&y_fmt)
-            .y_labels(6);
-        // As many x labels as fit (plotters then picks a coarser step): a phone with large text.
-        if log {
-            // One label per decade (the formatter shows 10^v), or every other one.
-            let decades = (x1.floor() - x0.ceil()).max(1.0) as usize + 1;
-            let labels = (x0.ceil() as i32..=x1.floor() as i32).map(|d| x_fmt(&f64::from(d)));
-            mesh.x_labels(decades.min(8).min(labels_that_fit(area, &label_font, labels, width)?));
-        } else {
-            let labels = round_ticks(x0, x1, 6).map(|v| x_fmt(&v));
-            mesh.x_labels(labels_that_fit(area, &label_font, labels, width)?.min(6));
-        }
+        // Axes, grid and labels are the back layer's: the front layer (redrawn on an α move)
+        // needs only the chart's coordinates, not the label fitting below.
         if back {
-            mesh.draw().map_err(draw_err)?;
+            self.draw_axes(&mut chart, area, (font, &label_font), (x0, x1))?;
         }
         let frame = Frame {
             coord: chart.as_coord_spec().clone(),
@@ -350,6 +317,54 @@ impl Figure {
         Ok(frame)
     }
 
+    /// The mesh: grid, tick labels (as many x labels as fit: plotters then picks a coarser step,
+    /// which a phone with large text needs) and axis titles (shortened or shrunk rather than
+    /// clipped).
+    fn draw_axes<DB: DrawingBackend>(
+        &self,
+        chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        area: &DrawingArea<DB, Shift>,
+        (font, label_font): (u32, &TextStyle),
+        (x0, x1): (f64, f64),
+    ) -> Result<()> {
+        let desc_font = ("sans-serif", font + font / 6).into_font().color(&INK);
+        let log = self.x_axis == Axis::Log;
+        let x_fmt = move |v: &f64| {
+            if log {
+                crate::explorer::scales::short(10f64.powf(*v))
+            } else {
+                crate::explorer::scales::short(*v)
+            }
+        };
+        let y_fmt = |v: &f64| crate::explorer::scales::short(*v);
+        let (area_w, area_h) = area.dim_in_pixel();
+        // The plotting area's size, less the label areas and margins the chart was built with.
+        let width = area_w.saturating_sub(y_label_area(font) + 2 * margin(font));
+        let height = area_h.saturating_sub(x_label_area(font) + 2 * margin(font));
+        let x_desc = fitted_desc(area, &self.x_desc, &desc_font, width)?;
+        let desc_font = fitted_font(area, &self.y_desc, desc_font, height, font)?;
+        let mut mesh = chart.configure_mesh();
+        mesh.x_desc(x_desc)
+            .y_desc(self.y_desc.as_str())
+            .label_style(label_font.clone())
+            .axis_desc_style(desc_font)
+            .light_line_style(RGBColor(238, 238, 238))
+            .bold_line_style(RGBColor(220, 220, 220))
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
+            .y_labels(6);
+        if log {
+            // One label per decade (the formatter shows 10^v), or every other one.
+            let decades = (x1.floor() - x0.ceil()).max(1.0) as usize + 1;
+            let labels = (x0.ceil() as i32..=x1.floor() as i32).map(|d| x_fmt(&f64::from(d)));
+            mesh.x_labels(decades.min(8).min(labels_that_fit(area, label_font, labels, width)?));
+        } else {
+            let labels = round_ticks(x0, x1, 6).map(|v| x_fmt(&v));
+            mesh.x_labels(labels_that_fit(area, label_font, labels, width)?.min(6));
+        }
+        mesh.draw().map_err(draw_err)
+    }
+
     fn draw_line<DB: DrawingBackend>(
         &self,
         chart: &mut ChartContext<
@@ -388,6 +403,20 @@ impl Figure {
         }
         Ok(())
     }
+}
+
+/// A figure's margin and the room below (tick labels and title) and left of the plot, in
+/// backend pixels for tick labels of `font` pixels.
+fn margin(font: u32) -> u32 {
+    font / 2 + 4
+}
+
+fn x_label_area(font: u32) -> u32 {
+    font * 3
+}
+
+fn y_label_area(font: u32) -> u32 {
+    font * 4
 }
 
 /// How many evenly spaced labels as wide as the widest of `labels` fit in `width` pixels with
