@@ -76,6 +76,11 @@ impl Panel {
         Panel::ALL.into_iter().find(|p| p.name() == s)
     }
 
+    /// The panel's number on the page (1 to 8, the order of [`Panel::ALL`]).
+    pub fn number(self) -> usize {
+        Panel::ALL.iter().position(|&p| p == self).map_or(0, |i| i + 1)
+    }
+
     /// The id of the panel's element in index.html.
     pub fn element_id(self) -> String {
         format!("panel-{}", self.name())
@@ -571,6 +576,17 @@ mod tests {
         }
         assert!(!Panel::Theorem3.needs_analysis(Mode::Toy) && Panel::Theorem3.needs_analysis(Mode::Scores));
         assert_eq!(Panel::Data.sliders(), Sliders::default());
+    }
+
+    /// Each panel's number is the one its heading in index.html shows ("5. A false …").
+    #[test]
+    fn panel_numbers_are_the_pages() {
+        let page = include_str!("../../index.html");
+        for p in Panel::ALL {
+            let at = page.find(&format!("id=\"{}\"", p.element_id())).expect("the panel is in the page");
+            let heading = &page[at..][page[at..].find("<h2>").expect("a heading") + 4..];
+            assert!(heading.starts_with(&format!("{}. ", p.number())), "{}: {}", p.name(), &heading[..20]);
+        }
     }
 
     #[test]

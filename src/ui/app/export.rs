@@ -20,52 +20,38 @@ use web_sys::{Blob, BlobPropertyBag, CanvasRenderingContext2d, Document, HtmlCan
 
 use super::{App, Shared, ALPHA_PLOTS, THEOREM3_FRONT};
 use crate::explorer::export::{sets_csv, summary_csv};
+use crate::explorer::url::Panel;
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Dots, Figure};
 use crate::ui::panels;
 use crate::{Error, Result};
 
-/// A figure panel: its element, number, canvas, the overlay stacked on the canvas, file name.
+/// A figure panel: the panel, its canvas, the overlay stacked on the canvas, the file name.
 struct FigurePanel {
-    panel: &'static str,
-    number: u32,
+    panel: Panel,
     canvas: &'static str,
     overlay: Option<&'static str>,
     name: &'static str,
 }
 
 const FIGURES: [FigurePanel; 6] = [
-    FigurePanel { panel: "panel-scores", number: 1, canvas: "plot-scores", overlay: None, name: "scores" },
+    FigurePanel { panel: Panel::Scores, canvas: "plot-scores", overlay: None, name: "scores" },
+    FigurePanel { panel: Panel::Threshold, canvas: "plot-threshold", overlay: None, name: "threshold" },
     FigurePanel {
-        panel: "panel-threshold",
-        number: 2,
-        canvas: "plot-threshold",
-        overlay: None,
-        name: "threshold",
-    },
-    FigurePanel {
-        panel: "panel-coverage",
-        number: 3,
+        panel: Panel::Coverage,
         canvas: "plot-coverage",
         overlay: Some("plot-coverage-alpha"),
         name: "coverage",
     },
+    FigurePanel { panel: Panel::Size, canvas: "plot-size", overlay: Some("plot-size-alpha"), name: "size" },
     FigurePanel {
-        panel: "panel-size",
-        number: 4,
-        canvas: "plot-size",
-        overlay: Some("plot-size-alpha"),
-        name: "size",
-    },
-    FigurePanel {
-        panel: "panel-theorem3",
-        number: 5,
+        panel: Panel::Theorem3,
         canvas: "plot-theorem3",
         overlay: Some(THEOREM3_FRONT),
         name: "theorem3",
     },
-    FigurePanel { panel: "panel-data", number: 8, canvas: "plot-variance", overlay: None, name: "variances" },
+    FigurePanel { panel: Panel::Data, canvas: "plot-variance", overlay: None, name: "variances" },
 ];
 
 #[derive(Clone, Copy)]
@@ -74,15 +60,15 @@ enum Table {
     Sets,
 }
 
-const TABLES: [(&str, u32, Table, &str); 2] =
-    [("panel-summary", 6, Table::Summary, "summary"), ("panel-inspector", 7, Table::Sets, "sets")];
+const TABLES: [(Panel, Table, &str); 2] =
+    [(Panel::Summary, Table::Summary, "summary"), (Panel::Inspector, Table::Sets, "sets")];
 
 /// Adds the buttons to the panels and listens to them.
 pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
     for (i, f) in FIGURES.iter().enumerate() {
-        let group = button_group(doc, f.panel, f.number)?;
+        let group = button_group(doc, f.panel)?;
         for (format, png) in [("PNG", true), ("SVG", false)] {
-            let button = add_button(doc, &group, f.number, format)?;
+            let button = add_button(doc, &group, f.panel, format)?;
             let a = app.clone();
             dom::listen(&button, "click", move |_| {
                 let f = &FIGURES[i];
@@ -91,9 +77,9 @@ pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
             });
         }
     }
-    for (panel, number, table, name) in TABLES {
-        let group = button_group(doc, panel, number)?;
-        let button = add_button(doc, &group, number, "CSV")?;
+    for (panel, table, name) in TABLES {
+        let group = button_group(doc, panel)?;
+        let button = add_button(doc, &group, panel, "CSV")?;
         let a = app.clone();
         dom::listen(&button, "click", move |_| {
             let done = export_csv(&mut a.borrow_mut(), table, name);
@@ -115,8 +101,9 @@ fn js_err(what: &str) -> impl Fn(JsValue) -> Error + '_ {
 }
 
 /// A labelled group of buttons at the end of the panel `panel`.
-fn button_group(doc: &Document, panel: &str, number: u32) -> Result<web_sys::Element> {
-    let figure: web_sys::Element = by_id(doc, panel)?;
+fn button_group(doc: &Document, panel: Panel) -> Result<web_sys::Element> {
+    let number = panel.number();
+    let figure: web_sys::Element = by_id(doc, &panel.element_id())?;
     let group = doc.create_element("div").map_err(js_err("createElement"))?;
     group.set_class_name("export");
     let _ = group.set_attribute("role", "group");
@@ -128,9 +115,10 @@ fn button_group(doc: &Document, panel: &str, number: u32) -> Result<web_sys::Ele
 fn add_button(
     doc: &Document,
     group: &web_sys::Element,
-    number: u32,
+    panel: Panel,
     format: &str,
 ) -> Result<web_sys::Element> {
+    let number = panel.number();
     let button = doc.create_element("button").map_err(js_err("createElement"))?;
     let _ = button.set_attribute("type", "button");
     let _ = button.set_attribute("data-export", &format.to_lowercase());
@@ -145,7 +133,7 @@ fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
     let doc = &app.doc;
     let base: HtmlCanvasElement = by_id(doc, f.canvas)?;
     if !app.figures.borrow().contains_key(f.canvas) || base.width() == 0 || base.height() == 0 {
-        return Err(Error::invalid(format!("panel {} has no figure yet", f.number)));
+        return Err(Error::invalid(format!("panel {} has no figure yet", f.panel.number())));
     }
     let out: HtmlCanvasElement =
         doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
@@ -186,7 +174,7 @@ fn export_svg(app: &mut App, f: &FigurePanel) -> Result<()> {
         .borrow()
         .get(f.canvas)
         .cloned()
-        .ok_or_else(|| Error::invalid(format!("panel {} has no figure yet", f.number)))?;
+        .ok_or_else(|| Error::invalid(format!("panel {} has no figure yet", f.panel.number())))?;
     if let Some(&(_, _, coverage)) = ALPHA_PLOTS.iter().find(|p| p.0 == f.canvas) {
         let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
         let view = app.alpha_view(alpha, never_empty).ok();
@@ -195,7 +183,7 @@ fn export_svg(app: &mut App, f: &FigurePanel) -> Result<()> {
     let canvas: HtmlCanvasElement = by_id(&app.doc, f.canvas)?;
     let (w, h) = (canvas.client_width(), canvas.client_height());
     if w <= 0 || h <= 0 {
-        return Err(Error::invalid(format!("panel {} is hidden", f.number)));
+        return Err(Error::invalid(format!("panel {} is hidden", f.panel.number())));
     }
     let text = svg(&fig, (w as u32, h as u32), app.font().round() as u32)?;
     let blob = text_blob(&text, "image/svg+xml")?;
