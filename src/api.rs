@@ -295,7 +295,7 @@ fn sets_object(c: &conformal::Calibrated, labels: &[usize], alpha: f64, never_em
         let set = c.set(t, alpha, never_empty);
         let label = labels[set.item];
         let members: Vec<u32> = set.members.iter().map(|&(cand, _)| cand as u32).collect();
-        covered.push(u8::from(set.members.iter().any(|&(cand, _)| cand == label)));
+        covered.push(u8::from(set.contains(label)));
         items.push(set.item as u32);
         truth.push(label as u32);
         candidates.push(&Uint32Array::from(&members[..]));

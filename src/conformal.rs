@@ -385,6 +385,13 @@ pub struct ItemSet {
     pub members: Vec<(usize, f64)>,
 }
 
+impl ItemSet {
+    /// Whether `candidate` is in the set (for the true label: whether the set covers it).
+    pub fn contains(&self, candidate: usize) -> bool {
+        self.members.iter().any(|&(c, _)| c == candidate)
+    }
+}
+
 /// Test items whose entry points [`PooledSplit::items`] finds together.
 const POOLED_BATCH: usize = 16;
 

@@ -880,15 +880,14 @@ impl Analysis {
             let set = cal.set(t, alpha, never_empty);
             let mut order: Vec<usize> = (0..k).collect();
             order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
-            let in_set = |c: usize| set.members.iter().any(|&(s, _)| s == c);
             // Members first (a never-empty fallback is the best candidate, already first).
-            order.sort_by_key(|&c| !in_set(c));
+            order.sort_by_key(|&c| !set.contains(c));
             let ranked = order
                 .into_iter()
                 .map(|c| RankedCandidate {
                     candidate: c,
                     score: scores[c],
-                    in_set: in_set(c),
+                    in_set: set.contains(c),
                     is_true: c == label,
                 })
                 .collect();

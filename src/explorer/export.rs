@@ -48,7 +48,7 @@ pub fn sets_csv(analysis: &Analysis, alpha: f64, never_empty: bool) -> Result<St
             let set = c.set(t, alpha, never_empty);
             let label = c.label(t);
             let members: Vec<String> = set.members.iter().map(|(cand, _)| cand.to_string()).collect();
-            let covered = set.members.iter().any(|&(cand, _)| cand == label);
+            let covered = set.contains(label);
             out += &format!("{},{},{},{label},{covered}\n", set.item, m.name(), members.join(" "));
         }
     }
