@@ -884,5 +884,7 @@ pub fn sweep(calibrated: &[Calibrated], alphas: &[f64], never_empty: bool) -> Ve
     acc.iter().map(|&(c, s)| (c / r, s / r)).collect()
 }
 
+mod bytes;
+
 #[cfg(test)]
 mod tests;

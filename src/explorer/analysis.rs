@@ -1,6 +1,7 @@
 //! The analysis behind panels 3, 4, 6 and 7: calibrated scores of every method on every split
 //! (score files) or repeat (toy), built in bounded steps by [`AnalysisJob`].
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{Controls, Mode};
@@ -17,7 +18,9 @@ use crate::toy::{self, ToyParams};
 use crate::{Error, Result};
 
 mod offload;
+mod parts;
 pub use offload::{Offload, OffloadRequest};
+pub use parts::{compute_part, HandOut};
 
 /// Number of α values of the coverage and size curves (panels 3 and 4).
 pub const SWEEP_POINTS: usize = 100;
@@ -126,6 +129,9 @@ impl LabelInfo {
 pub enum Progress {
     /// More steps are needed; the fraction done so far, in `[0, 1)`.
     Working(f64),
+    /// Nothing to do until a part handed out ([`AnalysisJob::hand_out`]) is supplied or handed
+    /// back; the fraction done so far.
+    Waiting(f64),
     /// Call [`AnalysisJob::finish`].
     Done,
 }
@@ -133,9 +139,27 @@ pub enum Progress {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Phase {
     Load,
-    Scores { method: usize, next: usize },
-    Calibrate { next: usize, method: usize },
+    Scores {
+        method: usize,
+        next: usize,
+    },
+    Calibrate {
+        next: usize,
+        method: usize,
+    },
+    /// Every part is computed or handed out; some handed out are not back yet.
+    Waiting,
     Done,
+}
+
+/// Who computes a part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    Free,
+    /// The job itself (the part it is at, or one it finished).
+    Job,
+    /// Handed out to another thread ([`AnalysisJob::hand_out`]).
+    Out,
 }
 
 /// Coverage and mean set size against α for each method (panels 3 and 4).
@@ -180,7 +204,17 @@ pub struct AnalysisJob {
     controls: Controls,
     opts: ScoreOptions,
     parts_total: usize,
+    /// The part the job is computing (parts may finish out of order when some are handed out).
     part_index: usize,
+    /// Parts recorded into `calibrated` and the sweeps, which take them in part order.
+    recorded: usize,
+    claims: Vec<Claim>,
+    /// Finished parts not yet recorded: their calibrations, per split in `Method::ALL` order.
+    finished: BTreeMap<usize, Vec<Calibrated>>,
+    /// The current part's calibrations so far.
+    current: Vec<Calibrated>,
+    /// Computing one part for another thread ([`AnalysisJob::part_alone`]): stop after it.
+    alone: bool,
     part: Option<Part>,
     first_part: Option<Part>,
     phase: Phase,
@@ -255,6 +289,11 @@ impl AnalysisJob {
             controls,
             parts_total,
             part_index: 0,
+            recorded: 0,
+            claims: (0..parts_total).map(|p| if p == 0 { Claim::Job } else { Claim::Free }).collect(),
+            finished: BTreeMap::new(),
+            current: Vec::new(),
+            alone: false,
             part: None,
             first_part: None,
             phase: Phase::Load,
@@ -302,9 +341,10 @@ impl AnalysisJob {
             }
             _ => 0.0,
         };
+        let done = (self.recorded + self.finished.len()) as f64;
         let f = match self.phase {
             Phase::Done => 1.0,
-            _ => (self.part_index as f64 + within) / parts,
+            _ => (done + within) / parts,
         };
         f.clamp(0.0, 1.0)
     }
@@ -321,6 +361,9 @@ impl AnalysisJob {
                 _ => "scores",
             },
             Phase::Calibrate { .. } => "calibrating",
+            Phase::Waiting => {
+                return format!("repeats {}/{}: waiting for other threads", self.recorded, self.parts_total)
+            }
             Phase::Done => return "done".to_string(),
         };
         match self.source {
@@ -337,9 +380,13 @@ impl AnalysisJob {
             Phase::Load => self.load()?,
             Phase::Scores { method, next } => self.scores(method, next)?,
             Phase::Calibrate { next, method } => self.calibrate(next, method)?,
-            Phase::Done => {}
+            Phase::Waiting | Phase::Done => {}
         }
-        Ok(if self.phase == Phase::Done { Progress::Done } else { Progress::Working(self.fraction_done()) })
+        Ok(match self.phase {
+            Phase::Done => Progress::Done,
+            Phase::Waiting => Progress::Waiting(self.fraction_done()),
+            _ => Progress::Working(self.fraction_done()),
+        })
     }
 
     /// Runs every remaining step.
@@ -456,14 +503,11 @@ impl AnalysisJob {
         Ok(())
     }
 
-    /// Stores method `mi`'s calibration of split `next` and moves on to the next method,
-    /// split, part, or the end.
+    /// Keeps method `mi`'s calibration of split `next` and moves on to the next method, split,
+    /// part, or the end.
     fn record(&mut self, next: usize, mi: usize, c: Calibrated) {
         let splits_in_part = self.part.as_ref().map_or(0, |p| p.splits.len());
-        let info = LabelInfo::of(&c);
-        Self::add_to_sweeps(&mut self.sweeps, mi, &c);
-        self.calibrated[mi].push(c);
-        self.label_info[mi].push(info);
+        self.current.push(c);
         if mi + 1 < 3 {
             self.phase = Phase::Calibrate { next, method: mi + 1 };
         } else if next + 1 < splits_in_part {
@@ -473,16 +517,45 @@ impl AnalysisJob {
             if self.part_index == 0 {
                 self.first_part = done;
             }
-            self.part_index += 1;
-            if self.part_index < self.parts_total {
-                self.phase = Phase::Load;
-            } else {
-                let splits = self.calibrated[0].len();
-                for sw in self.sweeps.iter_mut() {
-                    sw.mean_over(splits);
-                }
+            self.finished.insert(self.part_index, std::mem::take(&mut self.current));
+            if self.alone {
                 self.phase = Phase::Done;
+                return;
             }
+            self.flush();
+            self.next_part();
+        }
+    }
+
+    /// Records the finished parts that are next in part order, so that every sum over parts
+    /// adds them in the same order wherever they were computed.
+    fn flush(&mut self) {
+        while let Some(out) = self.finished.remove(&self.recorded) {
+            for (j, c) in out.into_iter().enumerate() {
+                let mi = j % 3;
+                let info = LabelInfo::of(&c);
+                Self::add_to_sweeps(&mut self.sweeps, mi, &c);
+                self.calibrated[mi].push(c);
+                self.label_info[mi].push(info);
+            }
+            self.recorded += 1;
+        }
+    }
+
+    /// Moves to the first part nobody computes yet; else waits for parts handed out; else ends.
+    fn next_part(&mut self) {
+        if let Some(p) = self.claims.iter().position(|&c| c == Claim::Free) {
+            self.claims[p] = Claim::Job;
+            self.part_index = p;
+            self.phase = Phase::Load;
+        } else if self.recorded < self.parts_total {
+            self.phase = Phase::Waiting;
+        } else {
+            let splits = self.calibrated[0].len();
+            for sw in self.sweeps.iter_mut() {
+                sw.mean_over(splits);
+            }
+            self.phase = Phase::Done;
         }
     }
 
@@ -498,20 +571,19 @@ impl AnalysisJob {
         }
     }
 
-    /// Data sets (toy repeats) finished so far, and in all.
+    /// Data sets (toy repeats) recorded so far (the first ones, in order), and in all.
     pub fn parts(&self) -> (usize, usize) {
-        (self.part_index, self.parts_total)
+        (self.recorded, self.parts_total)
     }
 
-    /// The analysis of the toy repeats finished so far, to show while the rest is computed.
-    /// Available between repeats (`None` before the first is done, while a repeat is in progress,
-    /// and for score files, which are one data set); equal to the finished analysis of that many
-    /// repeats.
+    /// The analysis of the toy repeats recorded so far, to show while the rest is computed
+    /// (`None` before the first is recorded, and for score files, which are one data set); equal
+    /// to the finished analysis of that many repeats.
     pub fn partial(&self) -> Option<Analysis> {
         let first = self.first_part.as_ref()?;
+        // Parts are recorded whole, so every method holds the same splits and the sums match.
         let done = self.calibrated[0].len();
-        // Between parts every method holds the same splits and the sums match them.
-        if done == 0 || self.phase != Phase::Load || self.calibrated.iter().any(|c| c.len() != done) {
+        if done == 0 || matches!(self.source, Source::Data(_)) {
             return None;
         }
         let take = |v: &[Vec<Calibrated>; 3]| -> [Vec<Calibrated>; 3] {

@@ -61,8 +61,9 @@ pub mod url;
 mod tests;
 
 pub use analysis::{
-    AlphaView, Analysis, AnalysisJob, ItemView, MethodRanking, Offload, OffloadRequest, PartTensor, Progress,
-    RankedCandidate, Source, SummaryRow, SweepCurves, DEFAULT_STEP_BUDGET, SWEEP_POINTS,
+    compute_part, AlphaView, Analysis, AnalysisJob, HandOut, ItemView, MethodRanking, Offload,
+    OffloadRequest, PartTensor, Progress, RankedCandidate, Source, SummaryRow, SweepCurves,
+    DEFAULT_STEP_BUDGET, SWEEP_POINTS,
 };
 pub use curves::{
     data_points, default_score_xs, inclusion_curves, panel_betas, score_densities, sigma2_grid,

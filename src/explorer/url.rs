@@ -147,6 +147,9 @@ pub struct Restored {
     /// The page's GPU test switch `gpu=off|bad-shader|lost` (README), read by `ui::device`: not
     /// part of a view, so never written back into a link.
     pub gpu_switch: Option<String>,
+    /// The page's worker count switch `workers=N` (README), read by `ui::workers`; like
+    /// `gpu`, never written back.
+    pub workers_switch: Option<String>,
 }
 
 fn mode_name(m: Mode) -> &'static str {
@@ -234,10 +237,14 @@ impl UrlState {
         };
         let mut state = UrlState::with_controls(Controls::default().for_mode(mode));
         let mut seen: Vec<&str> = Vec::new();
-        let mut gpu_switch = None;
+        let (mut gpu_switch, mut workers_switch) = (None, None);
         for (key, value) in &pairs {
             if key == "gpu" {
                 gpu_switch = Some(value.clone());
+                continue;
+            }
+            if key == "workers" {
+                workers_switch = Some(value.clone());
                 continue;
             }
             if seen.contains(&key.as_str()) {
@@ -248,7 +255,7 @@ impl UrlState {
             r.apply(&mut state, key, value);
         }
         r.check(&mut state);
-        Restored { state, warnings: r.warnings, gpu_switch }
+        Restored { state, warnings: r.warnings, gpu_switch, workers_switch }
     }
 }
 
@@ -525,13 +532,15 @@ mod tests {
     #[test]
     fn bad_parameters_become_defaults_with_warnings() {
         let r = read(
-            "alpha=2&beta=abc&kind=magic&k=1&sample=../../secret&embed=everything&foo=1&never-empty=yes&gpu=off",
+            "alpha=2&beta=abc&kind=magic&k=1&sample=../../secret&embed=everything&foo=1&never-empty=yes&gpu=off&workers=0",
         );
         assert_eq!(r.state, UrlState::default());
         assert_eq!(r.warnings.len(), 8, "{:?}", r.warnings);
         assert!(r.warnings.iter().any(|w| w.contains("unknown parameter 'foo'")));
         assert!(!r.warnings.iter().any(|w| w.contains("gpu")), "the GPU test switch is known");
         assert_eq!(r.gpu_switch.as_deref(), Some("off"));
+        assert_eq!(r.workers_switch.as_deref(), Some("0"));
+        assert!(!r.state.to_query().contains("workers"));
         assert!(!r.state.to_query().contains("gpu"), "the switch is not part of a view");
         assert!(r.warnings.iter().any(|w| w.contains("alpha=2") && w.contains("[0.005, 0.5]")));
         // Non-finite numbers are refused too.

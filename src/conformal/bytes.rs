@@ -1,0 +1,100 @@
+//! [`Calibrated`] as bytes, so that a split calibrated in another thread (the page's Web
+//! Workers) crosses over as one transferable buffer and comes back with the same bits.
+//!
+//! Little-endian: `k`, the test count, the test items and their labels as `u32`; the scores and
+//! their per-item sorted copy as `f64`; then the threshold (a tag byte, and the calibration
+//! scores as `f64`). Reading checks every length and index, so a truncated or foreign buffer is
+//! an error, never a panic.
+
+use super::{Calibrated, Threshold};
+use crate::{Error, Result};
+
+const GLOBAL: u8 = 0;
+const PER_ITEM: u8 = 1;
+
+impl Calibrated {
+    /// Appends this calibration's bytes to `out` ([`Calibrated::read_bytes`] reads them back).
+    pub fn write_bytes(&self, out: &mut Vec<u8>) {
+        put_u32(out, self.k);
+        put_u32(out, self.test.len());
+        self.test.iter().for_each(|&i| put_u32(out, i));
+        self.labels.iter().for_each(|&y| put_u32(out, y));
+        put_f64s(out, &self.scores);
+        put_f64s(out, &self.sorted);
+        match &self.threshold {
+            Threshold::Global(cal) => {
+                out.push(GLOBAL);
+                put_u32(out, cal.len());
+                put_f64s(out, cal);
+            }
+            Threshold::PerItem { n, cal } => {
+                out.push(PER_ITEM);
+                put_u32(out, *n);
+                put_f64s(out, cal);
+            }
+        }
+    }
+
+    /// Reads one calibration from the front of `input` and advances it past it.
+    pub fn read_bytes(input: &mut &[u8]) -> Result<Self> {
+        let k = take_u32(input)?;
+        let n = take_u32(input)?;
+        let test = (0..n).map(|_| take_u32(input)).collect::<Result<Vec<_>>>()?;
+        let labels = (0..n).map(|_| take_u32(input)).collect::<Result<Vec<_>>>()?;
+        if labels.iter().any(|&y| y >= k) {
+            return Err(malformed("a label is beyond K"));
+        }
+        let cells = n.checked_mul(k).ok_or_else(|| malformed("too many scores"))?;
+        let scores = take_f64s(input, cells)?;
+        let sorted = take_f64s(input, cells)?;
+        let threshold = match take(input, 1)?[0] {
+            GLOBAL => {
+                let len = take_u32(input)?;
+                Threshold::Global(take_f64s(input, len)?)
+            }
+            PER_ITEM => {
+                let per = take_u32(input)?;
+                let len = per.checked_mul(n).ok_or_else(|| malformed("too many calibration scores"))?;
+                Threshold::PerItem { n: per, cal: take_f64s(input, len)? }
+            }
+            _ => return Err(malformed("unknown threshold")),
+        };
+        Ok(Calibrated { k, test, scores, sorted, labels, threshold })
+    }
+}
+
+fn malformed(what: &str) -> Error {
+    Error::invalid(format!("a calibration handed over from another thread is malformed: {what}"))
+}
+
+fn put_u32(out: &mut Vec<u8>, v: usize) {
+    // Counts and indices of data that fits in wasm32's memory.
+    out.extend_from_slice(&(v as u32).to_le_bytes());
+}
+
+fn put_f64s(out: &mut Vec<u8>, v: &[f64]) {
+    out.reserve(8 * v.len());
+    v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+}
+
+fn take<'a>(input: &mut &'a [u8], n: usize) -> Result<&'a [u8]> {
+    if input.len() < n {
+        return Err(malformed("it ends early"));
+    }
+    let (head, rest) = input.split_at(n);
+    *input = rest;
+    Ok(head)
+}
+
+fn take_u32(input: &mut &[u8]) -> Result<usize> {
+    let b = take(input, 4)?;
+    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+}
+
+fn take_f64s(input: &mut &[u8], n: usize) -> Result<Vec<f64>> {
+    let bytes = take(input, n.checked_mul(8).ok_or_else(|| malformed("too many numbers"))?)?;
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .collect())
+}
