@@ -260,3 +260,32 @@ fn calibration_items_need_only_their_labels_score() {
     beyond[0] = Some(p.k);
     assert!(cp_r(&beyond).is_err(), "a candidate beyond K");
 }
+
+/// A calibration read back from its bytes is the same, bit for bit, global or pooled; every
+/// shorter or altered buffer is read as an error or a calibration, never a panic.
+#[test]
+fn calibrations_survive_their_bytes() {
+    let p = ToyParams { k: 4, m: 6, n_cal: 20, n_test: 15, sigma2: 30.0, ..ToyParams::default() };
+    let (t, labels) = toy::simulate(&p, 0).unwrap();
+    let split = Split { cal: (0..20).collect(), test: (20..35).collect() };
+    let prepared = Prepared::new(&t, &labels, true).unwrap();
+    let cp =
+        item_scores(&t, &prepared.summaries, None, Method::Cp, &ScoreOptions::default()).unwrap().unwrap();
+    let pooled = Calibrated::pooled(&t, &labels, prepared.order.as_ref(), &split).unwrap();
+    for c in [Calibrated::fixed(&cp, 4, &labels, &split), pooled] {
+        let mut bytes = Vec::new();
+        c.write_bytes(&mut bytes);
+        let mut input = &bytes[..];
+        let back = Calibrated::read_bytes(&mut input).unwrap();
+        assert!(input.is_empty());
+        assert_eq!(format!("{c:?}"), format!("{back:?}"));
+        for cut in [0, 1, 7, 8, bytes.len() / 2, bytes.len() - 1] {
+            assert!(Calibrated::read_bytes(&mut &bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        for at in (0..bytes.len()).step_by(13) {
+            let mut altered = bytes.clone();
+            altered[at] ^= 0xff;
+            let _ = Calibrated::read_bytes(&mut &altered[..]);
+        }
+    }
+}
