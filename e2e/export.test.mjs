@@ -4,9 +4,8 @@
 // Run: make test-e2e, or `node --test e2e/export.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { TIMEOUT_MS, ready, shot, useExplorer } from './helpers.mjs';
+import { TIMEOUT_MS, download, ready, shot, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
@@ -18,26 +17,6 @@ const FIGURES = [
   { panel: 'panel-size', canvas: 'plot-size', overlay: 'plot-size-alpha', name: 'size', text: 'α' },
   { panel: 'panel-theorem3', canvas: 'plot-theorem3', overlay: 'plot-theorem3-alpha', name: 'theorem3', text: 'σ²' },
 ];
-
-// Clicks (or, with `key`, focuses and presses `key` on) the button and returns the download.
-async function download(page, selector, key = null) {
-  const event = page.waitForEvent('download', { timeout: 30_000 });
-  if (key) {
-    await page.focus(selector);
-    await page.keyboard.press(key);
-  } else {
-    await page.click(selector);
-  }
-  const d = await event.catch(async (e) => {
-    // Say what the page knows: an export error in the banner, or where the focus went.
-    const state = await page.evaluate(() => ({
-      banner: document.querySelector('#error').textContent,
-      focus: document.activeElement?.outerHTML,
-    }));
-    throw new Error(`${selector}: no download (${JSON.stringify(state)}): ${e.message}`);
-  });
-  return { name: d.suggestedFilename(), bytes: await readFile(await d.path()) };
-}
 
 // The PNG signature and the IHDR chunk's size, read from the bytes.
 function pngSize(bytes) {

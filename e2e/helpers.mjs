@@ -150,7 +150,8 @@ export async function screenshot(page, name) {
 
 // Registers hooks that start the server and the browser once per file and close them after it,
 // and close each test's context after the test. Returns { url, open() } for the tests, where
-// open(path) loads the page at `path` and returns openPage()'s record plus the response.
+// open(path, { prepare }) loads the page at `path` and returns openPage()'s record plus the
+// response.
 // `args`: extra Chromium flags for this browser (launchBrowser).
 export function useExplorer({ args = [] } = {}) {
   const env = { server: null, browser: null, contexts: [] };
@@ -170,9 +171,11 @@ export function useExplorer({ args = [] } = {}) {
     get url() {
       return env.server.url;
     },
-    async open(path = '') {
+    // `prepare(opened)` runs before the page loads (e.g. to route a request).
+    async open(path = '', { prepare } = {}) {
       const opened = await openPage(env.browser);
       env.contexts.push(opened.context);
+      await prepare?.(opened);
       const response = await opened.page.goto(new URL(path, env.server.url).href, { waitUntil: 'load' });
       return { ...opened, response };
     },
@@ -197,6 +200,26 @@ export async function shot(t, page, body) {
 }
 
 export const text = (page, sel) => page.locator(sel).textContent();
+
+// Clicks (or, with `key`, focuses and presses `key` on) the button and returns the download.
+export async function download(page, selector, key = null) {
+  const event = page.waitForEvent('download', { timeout: 30_000 });
+  if (key) {
+    await page.focus(selector);
+    await page.keyboard.press(key);
+  } else {
+    await page.click(selector);
+  }
+  const d = await event.catch(async (e) => {
+    // Say what the page knows: an export error in the banner, or where the focus went.
+    const state = await page.evaluate(() => ({
+      banner: document.querySelector('#error').textContent,
+      focus: document.activeElement?.outerHTML,
+    }));
+    throw new Error(`${selector}: no download (${JSON.stringify(state)}): ${e.message}`);
+  });
+  return { name: d.suggestedFilename(), bytes: await readFile(await d.path()) };
+}
 
 // Φ by the Maclaurin series of erf, to full double precision for the |x| < 1 used by the tests:
 // the page shows P(q > p) to 0.01 %, and Φ(−1/√2) = 0.2397500611 sits next to a rounding boundary.

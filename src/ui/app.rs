@@ -18,6 +18,7 @@ use super::dom::{
 use super::figure::{Figure, Frame, Layer};
 use super::panels::{self, RankingColumn};
 use super::permalink::{self, Link};
+use super::workers::{self, Pool};
 use super::{embed, files};
 use crate::conformal::{Prior, RvalueKind};
 use crate::explorer::scales::{self, short};
@@ -56,6 +57,11 @@ struct Running {
     shown_parts: usize,
     shown_at: f64,
     gpu: JobGpu,
+    /// Numbers jobs for the workers: a repeat that comes back after its job was replaced is
+    /// dropped.
+    serial: u64,
+    /// Repeats computed by workers.
+    from_workers: usize,
 }
 
 /// How often a running toy analysis refreshes the panels with the repeats done so far.
@@ -155,6 +161,10 @@ pub struct App {
     pending_item: Option<usize>,
     /// Where CP_r's ranks are computed (GPU or CPU).
     device: Device,
+    /// The Web Workers that compute toy repeats beside the page's thread.
+    pool: Pool,
+    /// Jobs started so far.
+    jobs: u64,
     /// This app, for the GPU's answers, which arrive later.
     me: std::rc::Weak<RefCell<App>>,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
@@ -173,12 +183,12 @@ pub type Shared = Rc<RefCell<App>>;
 pub fn start() -> Result<Shared> {
     let restored = permalink::read();
     let link = Some(Link::new(permalink::search()));
-    launch(restored.state, &restored.warnings, link, restored.gpu_switch)
+    launch(restored.state, &restored.warnings, link, restored.gpu_switch, restored.workers_switch)
 }
 
 /// Starts the explorer on the current page with `controls` (checked first).
 pub fn start_with(controls: Controls) -> Result<Shared> {
-    launch(UrlState::with_controls(controls), &[], None, None)
+    launch(UrlState::with_controls(controls), &[], None, None, None)
 }
 
 /// Starts the explorer with `state`, showing `warnings` about the address it came from.
@@ -188,6 +198,7 @@ fn launch(
     warnings: &[String],
     link: Option<Link>,
     gpu_switch: Option<String>,
+    workers_switch: Option<String>,
 ) -> Result<Shared> {
     let UrlState { controls, item, data, embed, large_text } = state;
     controls.validate()?;
@@ -222,12 +233,15 @@ fn launch(
         embed,
         link,
         device: Device::new(),
+        pool: Pool::default(),
+        jobs: 0,
         me: std::rc::Weak::new(),
         figures: Default::default(),
     }));
     {
         let mut a = app.borrow_mut();
         a.me = Rc::downgrade(&app);
+        a.pool = Pool::start(Rc::downgrade(&app), workers_switch.as_deref());
         if let Some(p) = embed {
             // Before anything is drawn: hidden panels then draw nothing.
             embed::apply(&doc, p);
@@ -503,6 +517,7 @@ impl App {
         };
         match Source::from_controls(&self.controls, data).and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
+                self.jobs += 1;
                 self.running = Some(Running {
                     job,
                     started: dom::now_ms(),
@@ -510,6 +525,8 @@ impl App {
                     shown_parts: 0,
                     shown_at: 0.0,
                     gpu: self.device.new_job(),
+                    serial: self.jobs,
+                    from_workers: 0,
                 })
             }
             Err(e) => {
@@ -564,6 +581,9 @@ impl App {
     /// Steps the job for up to one frame's budget.
     fn advance(&mut self) {
         let t0 = dom::now_ms();
+        if let Some(run) = self.running.as_mut() {
+            self.pool.feed(&mut run.job, run.serial);
+        }
         loop {
             let Some(run) = self.running.as_mut() else { return };
             if device::offload(&self.device, &mut run.gpu, || run.job.offload(), &self.me) {
@@ -591,6 +611,17 @@ impl App {
                     );
                     return;
                 }
+                Ok(Progress::Waiting(f)) => {
+                    self.show_partial(dom::now_ms());
+                    let Some(run) = self.running.as_ref() else { return };
+                    self.status = format!(
+                        "{} – {:.0} %. Showing {}.",
+                        run.job.describe(),
+                        100.0 * f,
+                        self.analysis_what
+                    );
+                    return;
+                }
                 Ok(Progress::Done) => break,
                 Err(e) => {
                     let what = run.what.clone();
@@ -604,7 +635,10 @@ impl App {
         }
         let Some(run) = self.running.take() else { return };
         let secs = (dom::now_ms() - run.started) / 1000.0;
-        let note = self.device.note(&run.gpu);
+        let note = match run.from_workers {
+            0 => self.device.note(&run.gpu).to_string(),
+            n => format!("{}; {n} of the repeats in worker threads", self.device.note(&run.gpu)),
+        };
         match run.job.finish() {
             Ok(a) => {
                 self.item = self.item.min(a.n_inspectable().saturating_sub(1));
@@ -644,6 +678,11 @@ impl App {
     fn show_device(&self) {
         let (device, why) = self.device.describe();
         set_text(&self.doc, "device", &device);
+        let threads = match self.pool.ready() {
+            0 => String::new(),
+            n => format!(" · toy repeats on {} threads", n + 1),
+        };
+        set_text(&self.doc, "threads", &threads);
         if let Some(e) = self.doc.get_element_by_id("device") {
             let _ = e.set_attribute("title", &why);
         }
@@ -1290,6 +1329,20 @@ pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<d
         let supply = |ans: device::Answer| -> Result<()> { match ans {} };
         run.gpu.take(&mut a.device, serial, answer, supply);
         a.dirty.device = true;
+    });
+}
+
+/// Worker `i`'s reply: started, or a repeat (of the running job, or of one since replaced).
+pub(super) fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
+    with(app, |a| {
+        let ready = a.pool.ready();
+        if let Some(run) = a.running.as_mut() {
+            run.from_workers += usize::from(a.pool.replied(i, reply, Some((&mut run.job, run.serial))));
+            a.pool.feed(&mut run.job, run.serial);
+        } else {
+            a.pool.replied(i, reply, None);
+        }
+        a.dirty.device |= a.pool.ready() != ready;
     });
 }
 

@@ -11,6 +11,7 @@
 //! - [`permalink`]: the state in the address, and the Copy link button;
 //! - [`embed`]: one panel alone in an iframe (`?embed=`), its height posted to the parent;
 //! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
+//! - [`workers`]: Web Workers that compute toy repeats on the other cores;
 //! - [`dom`]: typed `web-sys` helpers.
 
 // User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
@@ -25,6 +26,7 @@ pub mod figure;
 mod files;
 pub mod panels;
 mod permalink;
+mod workers;
 
 pub use app::{start, start_with};
 

@@ -1,0 +1,88 @@
+// End-to-end tests of the toy repeats computed in Web Workers (src/ui/workers.rs,
+// www/worker.js) on the page that trunk built into dist/: the numbers are those of the page's
+// thread alone, to the last digit of the full-precision summary export, whether workers compute
+// repeats, a running analysis is replaced under them, or they fail.
+// Run: make test-e2e, or `node --test e2e/workers.test.mjs` after `trunk build --release`.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DIST, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './helpers.mjs';
+
+const explorer = useExplorer();
+const LONG = { timeout: TIMEOUT_MS * 4 };
+const SUMMARY_CSV = '#panel-summary button[data-export="csv"]';
+const FROM_WORKERS = /\((computed in [\d.]+ s)(; (\d+) of the repeats in worker threads)?\)/;
+
+// The finished analysis' status facts and its summary at full precision.
+async function finished(page) {
+  await ready(page);
+  const status = (await text(page, '#status')).match(FROM_WORKERS);
+  assert.ok(status, await text(page, '#status'));
+  const csv = (await download(page, SUMMARY_CSV)).bytes.toString();
+  return { fromWorkers: Number(status[3] ?? 0), threads: await text(page, '#threads'), csv };
+}
+
+// The summary of the toy at `query` computed by the page's thread alone.
+async function alone(query) {
+  const { page, errors } = await explorer.open(`index.html?workers=0&${query}`);
+  const r = await finished(page);
+  assert.equal(r.fromWorkers, 0);
+  assert.equal(r.threads, '');
+  assert.deepEqual(errors, []);
+  return r.csv;
+}
+
+test('toy repeats computed in workers give the numbers of one thread', LONG, async (t) => {
+  const reference = await alone('');
+  const { page, errors } = await explorer.open('index.html?workers=2');
+  await shot(t, page, async () => {
+    const r = await finished(page);
+    assert.ok(r.fromWorkers >= 1, `repeats from workers: ${r.fromWorkers}`);
+    assert.equal(r.threads, ' · toy repeats on 3 threads');
+    assert.equal(r.csv, reference);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('a toy analysis replaced while workers compute its repeats shows only the new one', LONG, async (t) => {
+  const reference = await alone('toy-seed=2');
+  const { page, errors } = await explorer.open('index.html?workers=1');
+  await shot(t, page, async () => {
+    // Workers are busy with the seed-1 analysis (the page starts it at once) when seed 2 replaces it.
+    await page.waitForFunction(() => document.querySelector('#threads').textContent !== '');
+    assert.ok(!(await page.locator('#cancel').isDisabled()), 'the first analysis is still running');
+    await page.fill('#toy-seed', '2');
+    await page.dispatchEvent('#toy-seed', 'change');
+    const r = await finished(page);
+    assert.match(await page.evaluate(() => location.search), /toy-seed=2/);
+    assert.equal(r.csv, reference);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('a worker whose repeats fail hands them back and the page computes them', LONG, async (t) => {
+  const reference = await alone('');
+  const script = (await readFile(join(DIST, 'www', 'worker.js'), 'utf8')).replace(
+    'bindings.rvalue_compute_part(request)',
+    '(() => { throw new Error("a failure for the test"); })()',
+  );
+  assert.match(script, /a failure for the test/, 'the worker script computes where the test expects');
+  const warnings = [];
+  const prepare = async ({ context, page }) => {
+    await context.route('**/www/worker.js', (route) =>
+      route.fulfill({ body: script, contentType: 'text/javascript' }),
+    );
+    page.on('console', (m) => m.type() === 'warning' && warnings.push(m.text()));
+  };
+  const { page, errors } = await explorer.open('index.html?workers=2', { prepare });
+  await shot(t, page, async () => {
+    const r = await finished(page);
+    assert.equal(r.fromWorkers, 0);
+    assert.equal(r.threads, '', 'failed workers are stopped');
+    assert.equal(r.csv, reference);
+    assert.ok(warnings.some((w) => w.includes('a failure for the test')), warnings.join('\n'));
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,213 @@
+//! Toy repeats on the other cores: Web Workers running the page's own wasm module
+//! (`www/worker.js`). The running job hands out repeats ([`AnalysisJob::hand_out`]) to idle
+//! workers while the page's thread computes the others, and records each repeat in order
+//! whoever computed it, so the numbers are those of one thread, bit for bit.
+//!
+//! One worker per core beyond the page's own (`navigator.hardwareConcurrency − 1`, at most
+//! [`MAX_WORKERS`]); the URL parameter `workers=N` sets the count (0: the page's thread alone),
+//! for tests and benchmarks. A worker that fails to start or whose repeat fails is stopped, and
+//! its repeat goes back to the job.
+
+use std::cell::RefCell;
+use std::rc::Weak;
+
+use js_sys::{Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
+
+use super::app::{self, App};
+use crate::explorer::AnalysisJob;
+
+/// Workers at most: the toy's repeats are the only work they share, and each holds a wasm
+/// instance of its own.
+pub const MAX_WORKERS: usize = 7;
+
+/// The repeat a worker computes, for the worker script: `explorer::compute_part`.
+#[wasm_bindgen]
+pub fn rvalue_compute_part(request: &str) -> Result<Vec<u8>, JsValue> {
+    crate::explorer::compute_part(request).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    /// Instantiating the wasm module.
+    Starting,
+    Idle,
+    /// Computing repeat `part` of job `serial`.
+    Busy {
+        serial: u64,
+        part: usize,
+    },
+    /// Stopped: it did not start, or a repeat failed in it.
+    Stopped,
+}
+
+struct Slot {
+    worker: Worker,
+    state: State,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+/// What a worker said.
+pub(super) enum Reply {
+    Ready,
+    Failed(String),
+    Part { serial: u64, part: usize, result: Result<Vec<u8>, String> },
+}
+
+/// The page's workers.
+#[derive(Default)]
+pub(super) struct Pool {
+    slots: Vec<Slot>,
+}
+
+impl Pool {
+    /// Starts the workers `switch` (the `workers` URL parameter) or the machine's cores ask for.
+    pub fn start(app: Weak<RefCell<App>>, switch: Option<&str>) -> Pool {
+        let count = match switch.and_then(|s| s.parse::<usize>().ok()) {
+            Some(n) => n.min(MAX_WORKERS),
+            None => {
+                web_sys::window()
+                    .map_or(1.0, |w| w.navigator().hardware_concurrency())
+                    .max(1.0)
+                    .min((MAX_WORKERS + 1) as f64) as usize
+                    - 1
+            }
+        };
+        let Some(init) = init_message() else { return Pool::default() };
+        let slots = (0..count).filter_map(|i| Slot::start(i, &app, &init)).collect();
+        Pool { slots }
+    }
+
+    /// Workers started and not stopped.
+    pub fn ready(&self) -> usize {
+        self.slots.iter().filter(|s| matches!(s.state, State::Idle | State::Busy { .. })).count()
+    }
+
+    /// Gives each idle worker a repeat of `job` (number `serial`), if it has any to hand out.
+    pub fn feed(&mut self, job: &mut AnalysisJob, serial: u64) {
+        for slot in self.slots.iter_mut().filter(|s| s.state == State::Idle) {
+            let Some(h) = job.hand_out() else { return };
+            let msg = Object::new();
+            let posted = set(&msg, "serial", &JsValue::from_f64(serial as f64))
+                && set(&msg, "part", &JsValue::from_f64(h.part as f64))
+                && set(&msg, "request", &JsValue::from_str(&h.request))
+                && slot.worker.post_message(&msg).is_ok();
+            if posted {
+                slot.state = State::Busy { serial, part: h.part };
+            } else {
+                job.hand_back(h.part);
+                slot.stop();
+            }
+        }
+    }
+
+    /// Takes worker `i`'s reply: a repeat of the running job goes to `job` (number `serial`).
+    /// Whether it was one, taken.
+    pub fn replied(&mut self, i: usize, reply: Reply, job: Option<(&mut AnalysisJob, u64)>) -> bool {
+        let Some(slot) = self.slots.get_mut(i) else { return false };
+        match reply {
+            Reply::Ready => slot.state = State::Idle,
+            Reply::Failed(e) => {
+                web_sys::console::warn_1(&format!("a worker did not start: {e}").into());
+                slot.stop();
+            }
+            Reply::Part { serial, part, result } => {
+                let job = job.filter(|(_, s)| *s == serial).map(|(j, _)| j);
+                let current = job.is_some();
+                let fine = match (job, result) {
+                    (Some(job), Ok(bytes)) => job.supply_part(part, &bytes).map_err(|e| {
+                        job.hand_back(part);
+                        e.to_string()
+                    }),
+                    (Some(job), Err(e)) => {
+                        job.hand_back(part);
+                        Err(e)
+                    }
+                    // A repeat of a job since replaced: dropped.
+                    (None, r) => r.map(|_| ()),
+                };
+                match fine {
+                    Ok(()) => {
+                        slot.state = State::Idle;
+                        return current;
+                    }
+                    Err(e) => {
+                        web_sys::console::warn_1(&format!("a worker's repeat failed: {e}").into());
+                        slot.stop();
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+impl Slot {
+    fn start(i: usize, app: &Weak<RefCell<App>>, init: &JsValue) -> Option<Slot> {
+        let opts = WorkerOptions::new();
+        opts.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options("www/worker.js", &opts).ok()?;
+        let to_app = app.clone();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+            if let (Some(app), Some(reply)) = (to_app.upgrade(), read_reply(&ev.data())) {
+                app::worker_replied(&app, i, reply);
+            }
+        });
+        let to_app = app.clone();
+        // The script itself did not load or threw at the top level.
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            if let Some(app) = to_app.upgrade() {
+                app::worker_replied(&app, i, Reply::Failed("the worker script failed".to_string()));
+            }
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        worker.post_message(init).ok()?;
+        Some(Slot { worker, state: State::Starting, _on_message: on_message, _on_error: on_error })
+    }
+
+    fn stop(&mut self) {
+        self.worker.terminate();
+        self.state = State::Stopped;
+    }
+}
+
+/// `{init: {js, module}}`: the page's wasm-bindgen module (its URL, from the loader's
+/// `modulepreload` link) and the compiled wasm module, so that workers do not compile it again.
+fn init_message() -> Option<JsValue> {
+    let doc = web_sys::window()?.document()?;
+    let link = doc.query_selector("link[rel=modulepreload]").ok()??;
+    let js = link.dyn_into::<web_sys::HtmlLinkElement>().ok()?.href();
+    let init = Object::new();
+    let ok = set(&init, "js", &JsValue::from_str(&js)) && set(&init, "module", &wasm_bindgen::module());
+    let msg = Object::new();
+    (ok && set(&msg, "init", &init)).then(|| msg.into())
+}
+
+fn set(o: &Object, key: &str, v: &JsValue) -> bool {
+    Reflect::set(o, &JsValue::from_str(key), v).unwrap_or(false)
+}
+
+fn get(o: &JsValue, key: &str) -> Option<JsValue> {
+    Reflect::get(o, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined())
+}
+
+fn read_reply(data: &JsValue) -> Option<Reply> {
+    if get(data, "ready").is_some() {
+        return Some(Reply::Ready);
+    }
+    if let Some(f) = get(data, "failed") {
+        return Some(Reply::Failed(f.as_string().unwrap_or_default()));
+    }
+    let serial = get(data, "serial")?.as_f64()? as u64;
+    let part = get(data, "part")?.as_f64()? as usize;
+    let result = match (get(data, "bytes"), get(data, "error")) {
+        (Some(b), _) => Ok(b.dyn_into::<Uint8Array>().ok()?.to_vec()),
+        (None, Some(e)) => Err(e.as_string().unwrap_or_default()),
+        (None, None) => return None,
+    };
+    Some(Reply::Part { serial, part, result })
+}
