@@ -26,7 +26,8 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { DIST, launchBrowser, openPage, startServer } from './helpers.mjs';
 
-const USAGE = 'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold]';
+const USAGE =
+  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--query Q]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 40 s on a
 // 2-core machine with the renderer at about 1.8 GB resident: affordable, so no smaller default.
@@ -71,6 +72,7 @@ function options() {
         'cold-loads': { type: 'string' },
         'only-toy': { type: 'boolean' },
         'only-cold': { type: 'boolean' },
+        query: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -89,6 +91,8 @@ function options() {
     onlyToy: Boolean(values['only-toy']),
     // Cold loads only: the full page and the embedded panels.
     onlyCold: Boolean(values['only-cold']),
+    // Added to the page's address after the cold loads, e.g. `workers=0` (the page's thread alone).
+    query: values.query ?? '',
   };
 }
 
@@ -499,9 +503,10 @@ async function main() {
 
     // Load: the page starts the toy defaults analysis by itself.
     log('loading the page (toy defaults analysis)…');
-    await page.goto(server.url, { waitUntil: 'load' });
+    await page.goto(`${server.url}${opts.query ? `?${opts.query}` : ''}`, { waitUntil: 'load' });
     await waitFinished(page, 'the toy defaults analysis');
     out(`toy defaults on load: ${await page.locator('#status').textContent()}`);
+    out(`compute: ${await page.locator('#device').textContent()}${await page.locator('#threads').textContent()}`);
 
     const idle = await frameInterval(page);
     out(`idle frame interval: median ${ms(median(idle))}, max ${ms(Math.max(...idle))}, n = ${idle.length}`);
