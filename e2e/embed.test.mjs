@@ -177,9 +177,9 @@ test('Copy link puts the address on the clipboard', LONG, async (t) => {
 });
 
 test('without a clipboard API, Copy link shows the link selected in a field', LONG, async (t) => {
-  const { page, errors } = await explorer.open(`?${SMALL}`);
-  await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined }));
-  await page.reload();
+  const prepare = ({ page }) =>
+    page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined }));
+  const { page, errors } = await explorer.open(`?${SMALL}`, { prepare });
   await shot(t, page, async () => {
     assert.equal(await page.evaluate(() => navigator.clipboard), undefined);
     await page.locator('#copy-link').click();
