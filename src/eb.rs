@@ -60,28 +60,114 @@ pub fn neg_log_lik(tau2: f64, d: &[f64], s: &[f64]) -> f64 {
         .sum::<f64>()
 }
 
+/// Units whose terms [`nll_derivatives`] computes together before adding them up in order.
+const CHUNK: usize = 64;
+
 /// Gradient and Hessian of [`neg_log_lik`] in `τ²` (as the rvalues package's `nnnll.g`/`.hess`).
+/// Each unit's terms are computed a chunk of units at a time (independent, so they vectorise:
+/// four divisions a unit) and then added in unit order, which gives the bits of a plain running
+/// sum.
 fn nll_derivatives(tau2: f64, d: &[f64], s: &[f64]) -> (f64, f64) {
     let (mut g, mut h) = (0.0, 0.0);
-    for (&di, &si) in d.iter().zip(s) {
-        let v = tau2 + si;
-        let d2 = di * di;
-        g += 1.0 / v - d2 / (v * v);
-        h += -1.0 / (v * v) + 2.0 * d2 / (v * v * v);
+    let (mut tg, mut th) = ([0.0; CHUNK], [0.0; CHUNK]);
+    for (dc, sc) in d.chunks(CHUNK).zip(s.chunks(CHUNK)) {
+        for ((gt, ht), (&di, &si)) in tg.iter_mut().zip(&mut th).zip(dc.iter().zip(sc)) {
+            let v = tau2 + si;
+            let d2 = di * di;
+            *gt = 1.0 / v - d2 / (v * v);
+            *ht = -1.0 / (v * v) + 2.0 * d2 / (v * v * v);
+        }
+        for (&gt, &ht) in tg.iter().zip(&th).take(dc.len()) {
+            g += gt;
+            h += ht;
+        }
     }
     (0.5 * g, 0.5 * h)
 }
 
-/// [`nll_derivatives`]' gradient alone, by the same operations (so the same bits): the grid
-/// scan needs only its sign.
-fn nll_gradient(tau2: f64, d: &[f64], s: &[f64]) -> f64 {
-    let mut g = 0.0;
+/// [`nll_derivatives`]' gradient at every point of `points` in one pass over the units, by the
+/// same operations and with each point's terms added in unit order (so each is that gradient's
+/// bits): the grid scan needs only their signs, and a pass with one accumulator per point
+/// vectorises across the points, where one pass per point waited on its single running sum.
+fn nll_gradients<const P: usize>(points: &[f64; P], d: &[f64], s: &[f64]) -> [f64; P] {
+    let mut g = [0.0; P];
     for (&di, &si) in d.iter().zip(s) {
-        let v = tau2 + si;
         let d2 = di * di;
-        g += 1.0 / v - d2 / (v * v);
+        for (gj, &t) in g.iter_mut().zip(points) {
+            let v = t + si;
+            *gj += 1.0 / v - d2 / (v * v);
+        }
     }
-    0.5 * g
+    g.map(|gj| 0.5 * gj)
+}
+
+/// The gradient's terms at `t` are `a_i − b_i` with `a_i = 1/v` and `b_i = d_i²/v²`
+/// (`v = t + s_i`), both non-increasing in `t` as computed. At `t`: the gradient (as
+/// [`nll_derivatives`] computes it: each term `a_i − b_i` added in unit order) and the sums
+/// `Σ a_i` and `Σ b_i`.
+fn gradient_parts(t: f64, d: &[f64], s: &[f64]) -> [f64; 3] {
+    let (mut g, mut sa, mut sb) = (0.0, 0.0, 0.0);
+    for (&di, &si) in d.iter().zip(s) {
+        let v = t + si;
+        let d2 = di * di;
+        let (a, b) = (1.0 / v, d2 / (v * v));
+        g += a - b;
+        sa += a;
+        sb += b;
+    }
+    [0.5 * g, sa, sb]
+}
+
+/// The grid's gradients where [`estimate`] reads only their signs: computed at few points, and
+/// between two computed points `t_a < t_b` the gradient at every `t` is at least
+/// `Σa(t_b) − Σb(t_a)` and at most `Σa(t_a) − Σb(t_b)` (the terms are monotone), so a bound
+/// clear of zero by more than the rounding of any of these sums (`(2U + 4)·2⁻⁵³·Σ(a + b)(t_a)`,
+/// with 10 % to spare) gives the sign each inner point's gradient would have as
+/// [`nll_gradients`] computes it; those points get `±1`. Intervals not decided are halved.
+/// Where sums could overflow or lose their relative accuracy (extreme noise or spread), or the
+/// bounds are not finite, every point is computed.
+fn grid_gradient_signs(points: &[f64; GRID + 1], d: &[f64], s: &[f64]) -> [f64; GRID + 1] {
+    let s_min = s.iter().fold(f64::INFINITY, |m, &v| m.min(v));
+    let s_max = s.iter().fold(0.0f64, |m, &v| m.max(v));
+    // v = t + s in [1e-140, 2e150]: v² neither overflows nor leaves the normal range.
+    if !(points[GRID] <= 1e150 && s_max <= 1e150 && points[0] + s_min >= 1e-140) {
+        return nll_gradients(points, d, s);
+    }
+    let u = 0.5 * f64::EPSILON;
+    let slack = 1.1 * (2.0 * d.len() as f64 + 4.0) * u;
+    let mut grads = [0.0; GRID + 1];
+    let mut parts = [[0.0; 3]; GRID + 1];
+    let mut todo = vec![0, GRID];
+    let mut open = vec![(0, GRID)];
+    while !todo.is_empty() {
+        for &j in &todo {
+            parts[j] = gradient_parts(points[j], d, s);
+            grads[j] = parts[j][0];
+        }
+        todo.clear();
+        let mut next = Vec::new();
+        for (ja, jb) in open.drain(..) {
+            if jb - ja < 2 {
+                continue;
+            }
+            let ([_, a_lo, b_lo], [_, a_hi, b_hi]) = (parts[ja], parts[jb]);
+            let margin = slack * (a_lo + b_lo) + 1e-300;
+            if !margin.is_finite() {
+                return nll_gradients(points, d, s);
+            }
+            if a_hi - b_lo > margin {
+                grads[ja + 1..jb].fill(1.0);
+            } else if a_lo - b_hi < -margin {
+                grads[ja + 1..jb].fill(-1.0);
+            } else {
+                let m = (ja + jb) / 2;
+                todo.push(m);
+                next.extend([(ja, m), (m, jb)]);
+            }
+        }
+        open = next;
+    }
+    grads
 }
 
 /// Intervals of the log grid over `[0, max dᵢ²]` that [`estimate`] scans.
@@ -115,19 +201,8 @@ pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
     }
     // τ² = 0 is only admissible when no unit is noise-free (else the likelihood is degenerate).
     let lo = if s.contains(&0.0) { dmax * 1e-15 } else { 0.0 };
-    let fractions = grid_fractions();
-    let mut points = [0.0; GRID + 1];
-    for (j, p) in points.iter_mut().enumerate() {
-        *p = match j {
-            0 => lo,
-            GRID => dmax,
-            j => (dmax * fractions[j]).max(lo),
-        };
-    }
-    let mut grads = [0.0; GRID + 1];
-    for (g, &t) in grads.iter_mut().zip(&points) {
-        *g = nll_gradient(t, &d, s);
-    }
+    let points = grid_points(dmax, lo);
+    let grads = grid_gradient_signs(&points, &d, s);
     let mut candidates = Vec::new();
     if grads[0] >= 0.0 {
         candidates.push(lo);
@@ -137,12 +212,30 @@ pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
             candidates.push(polish_minimum(points[j - 1], points[j], &d, s));
         }
     }
-    let tau2 = candidates
-        .into_iter()
-        .map(|t| (neg_log_lik(t, &d, s), t))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map_or(dmax, |(_, t)| t);
+    // A single candidate needs no likelihood (a logarithm per unit) to be picked.
+    let tau2 = match candidates[..] {
+        [only] => only,
+        _ => candidates
+            .into_iter()
+            .map(|t| (neg_log_lik(t, &d, s), t))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map_or(dmax, |(_, t)| t),
+    };
     Ok(Hyper { mu, tau2 })
+}
+
+/// The scanned `τ²`: `lo`, then `max dᵢ²` times the grid's fractions (at least `lo`), then `max dᵢ²`.
+fn grid_points(dmax: f64, lo: f64) -> [f64; GRID + 1] {
+    let fractions = grid_fractions();
+    let mut points = [0.0; GRID + 1];
+    for (j, p) in points.iter_mut().enumerate() {
+        *p = match j {
+            0 => lo,
+            GRID => dmax,
+            j => (dmax * fractions[j]).max(lo),
+        };
+    }
+    points
 }
 
 /// The minimum of the likelihood in `[a, b]`, where the gradient goes from negative to
@@ -376,6 +469,75 @@ mod tests {
         assert!(nll_derivatives(h.tau2, &d, &s).0.abs() < 1e-12);
     }
 
+    /// Units with noise over eight decades and a count that leaves a partial chunk.
+    fn spread_units(n: usize) -> (Vec<f64>, Vec<f64>) {
+        let d = (0..n).map(|i| 3.0 * libm::sin(i as f64 * 1.7) + 0.01 * i as f64).collect();
+        let s = (0..n).map(|i| libm::pow(10.0, 4.0 * libm::sin(i as f64 * 0.37) - 1.0)).collect();
+        (d, s)
+    }
+
+    /// The derivatives as one plain running sum per point, the way they were first written.
+    fn plain_derivatives(tau2: f64, d: &[f64], s: &[f64]) -> (f64, f64) {
+        let (mut g, mut h) = (0.0, 0.0);
+        for (&di, &si) in d.iter().zip(s) {
+            let v = tau2 + si;
+            let d2 = di * di;
+            g += 1.0 / v - d2 / (v * v);
+            h += -1.0 / (v * v) + 2.0 * d2 / (v * v * v);
+        }
+        (0.5 * g, 0.5 * h)
+    }
+
+    #[test]
+    fn chunked_and_gridded_sums_are_the_plain_sums_bit_for_bit() {
+        for n in [1, 63, 64, 65, 1000, 10_001] {
+            let (d, s) = spread_units(n);
+            let mut points = [0.0; GRID + 1];
+            for (j, p) in points.iter_mut().enumerate() {
+                *p = if j == 0 { 0.0 } else { libm::pow(10.0, j as f64 / 8.0 - 5.0) };
+            }
+            let grads = nll_gradients(&points, &d, &s);
+            for (&t, &g) in points.iter().zip(&grads) {
+                let (pg, ph) = plain_derivatives(t, &d, &s);
+                assert_eq!(g.to_bits(), pg.to_bits(), "n {n} τ² {t}: gradient");
+                let (cg, ch) = nll_derivatives(t, &d, &s);
+                assert_eq!((cg.to_bits(), ch.to_bits()), (pg.to_bits(), ph.to_bits()), "n {n} τ² {t}");
+            }
+        }
+    }
+
+    /// The grid's gradients as `estimate` scans them against all computed: the same signs, the
+    /// same values where computed.
+    pub(super) fn assert_grid_signs_exact(x: &[f64], s: &[f64]) {
+        let mu = x.iter().sum::<f64>() / x.len() as f64;
+        let d: Vec<f64> = x.iter().map(|v| v - mu).collect();
+        let dmax = d.iter().fold(0.0f64, |a, v| a.max(v * v));
+        let lo = if s.contains(&0.0) { dmax * 1e-15 } else { 0.0 };
+        let points = grid_points(dmax, lo);
+        let (fast, all) = (grid_gradient_signs(&points, &d, s), nll_gradients(&points, &d, s));
+        for (j, (&f, &a)) in fast.iter().zip(&all).enumerate() {
+            assert_eq!((f >= 0.0, f < 0.0), (a >= 0.0, a < 0.0), "point {j}: {f} vs {a}");
+            assert!(f.to_bits() == a.to_bits() || f.abs() == 1.0, "point {j}: {f} vs {a}");
+        }
+    }
+
+    #[test]
+    fn grid_signs_from_bounds_are_the_computed_signs() {
+        for n in [1, 2, 3, 5, 12, 100, 1000, 10_000] {
+            let (d, s) = spread_units(n);
+            assert_grid_signs_exact(&d, &s);
+            // Equal noise near the spread of the estimates: τ² near 0, the gradient near 0.
+            let s2: Vec<f64> = d.iter().map(|_| 4.4).collect();
+            assert_grid_signs_exact(&d, &s2);
+            let s3: Vec<f64> = s.iter().map(|v| v * 1e-6).collect();
+            assert_grid_signs_exact(&d, &s3);
+        }
+        assert_grid_signs_exact(&R_X, &R_SE.map(|e| e * e));
+        // Noise-free units (τ² from max dᵢ²·1e-15) and extreme scales (every point computed).
+        assert_grid_signs_exact(&[0.1, 2.0, -1.0], &[0.0, 1.0, 2.0]);
+        assert_grid_signs_exact(&[1e200, -1e200, 3.0], &[1.0, 1e-300, 2.0]);
+    }
+
     #[test]
     fn tau2_is_zero_when_units_agree_more_than_their_noise() {
         let h = estimate(&[0.1, -0.1, 0.05], &[4.0, 4.0, 4.0]).unwrap();
@@ -501,6 +663,23 @@ mod tests {
 mod proptests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// `estimate` reads the grid's gradients' signs from bounds where they are clear: the
+        /// signs of them all computed, whatever the spread of estimates and noise.
+        #[test]
+        fn grid_signs_from_bounds_are_the_computed_signs_for_any_units(
+            units in proptest::collection::vec((-8.0f64..8.0, -4.0f64..4.0), 1..200),
+            scale in -3.0f64..3.0,
+        ) {
+            let k = libm::pow(10.0, scale);
+            let (x, s): (Vec<f64>, Vec<f64>) =
+                units.iter().map(|&(x, e)| (k * x, k * k * libm::pow(10.0, e))).unzip();
+            tests::assert_grid_signs_exact(&x, &s);
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]

@@ -274,6 +274,21 @@ mod tests {
     }
 
     #[test]
+    fn far_tails_are_exactly_zero_density_and_a_zero_or_one_tail() {
+        use crate::normal::{FAR_TAIL, FAR_TAIL_MAX};
+        let mut x = FAR_TAIL * (1.0 + f64::EPSILON);
+        while x < FAR_TAIL_MAX {
+            for (y, tail) in [(x, 0.0f64), (-x, 1.0)] {
+                let (sf, pdf) = super::sf_pdf_fast(y);
+                assert_eq!((sf.to_bits(), pdf.to_bits()), (tail.to_bits(), 0u64), "x {y}");
+            }
+            x = if x < 100.0 { x + 1.3e-3 } else { x * 1.01 };
+        }
+        // Just inside, the density is not zero yet: the limit is not tight, only safe.
+        assert!(super::sf_pdf_fast(38.0).1 > 0.0);
+    }
+
+    #[test]
     fn mills_ratio_tails_are_close_to_libm_everywhere_below_8() {
         // Densely over the table's range, including every cell edge (|t| = 1/8) and centre.
         for i in -16_000..=16_000 {

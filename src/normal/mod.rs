@@ -31,6 +31,14 @@ pub fn sf_pdf_fast(x: f64) -> (f64, f64) {
     fast::sf_pdf_fast(x)
 }
 
+/// Where [`sf_pdf_fast`] gives a density of exactly `+0` and a tail of exactly `0` (`1` for
+/// negative `x`): `FAR_TAIL < |x| < FAR_TAIL_MAX`. The upper limit keeps `x²` finite, so a sum
+/// of `φ(x)` times a polynomial in `x` gets `±0` from such an `x`, which leaves it unchanged:
+/// root finders skip those terms and get the same bits.
+pub const FAR_TAIL: f64 = 40.0;
+/// See [`FAR_TAIL`].
+pub const FAR_TAIL_MAX: f64 = 1e150;
+
 /// The density `φ(x)`.
 #[inline]
 pub fn pdf(x: f64) -> f64 {

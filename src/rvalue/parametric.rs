@@ -264,13 +264,19 @@ struct Coefs {
     b: Vec<f64>,
     /// The largest `b_j`: `F` can change on a scale of `1/b_max` in `z`.
     b_max: f64,
+    /// [`normal::FAR_TAIL`] where every `a_j`, `b_j` is below 1e100, else `∞`: a unit whose
+    /// `|A_j|` is beyond it (and below [`normal::FAR_TAIL_MAX`]) adds `±0` to every sum but `F`
+    /// (the products of `φ = 0` with `a_j`, `b_j` and `A_j` stay finite), so the sums skip it.
+    far: f64,
 }
 
 impl Coefs {
     fn new(ss: &[f64]) -> Self {
         let b: Vec<f64> = ss.iter().map(|s| s.sqrt()).collect();
         let b_max = b.iter().fold(0.0f64, |m, &x| m.max(x));
-        Coefs { a: ss.iter().map(|s| (1.0 + s).sqrt()).collect(), b, b_max }
+        let a: Vec<f64> = ss.iter().map(|s| (1.0 + s).sqrt()).collect();
+        let tame = a.iter().chain(&b).all(|&v| v < 1e100);
+        Coefs { a, b, b_max, far: if tame { normal::FAR_TAIL } else { f64::INFINITY } }
     }
 
     /// A first `z` at `q`: where the noisiest unit alone has `A = q` (the exact root when every
@@ -317,10 +323,24 @@ impl ModelSums {
     }
 }
 
+/// Whether unit `j`'s terms are all `±0` but its tail, which is `[x < 0]` (see [`Coefs::far`]).
+/// A sum that starts at `+0` and only adds is never `−0`, so adding `±0` leaves it as it is.
+#[inline(always)]
+fn far_tail(x: f64, c: &Coefs) -> bool {
+    let ax = x.abs();
+    ax > c.far && ax < normal::FAR_TAIL_MAX
+}
+
 fn model_sums(q: f64, z: f64, c: &Coefs) -> ModelSums {
     let mut s = ModelSums::default();
     for (&aj, &bj) in c.a.iter().zip(&c.b) {
         let x = q * aj - z * bj;
+        if far_tail(x, c) {
+            if x < 0.0 {
+                s.f += 1.0;
+            }
+            continue;
+        }
         let (sf, p) = normal::sf_pdf_fast(x);
         let xp = x * p;
         // ∂/∂z (A φ(A)) = −b φ(A)(1 − A²).
@@ -347,6 +367,28 @@ fn model_sums(q: f64, z: f64, c: &Coefs) -> ModelSums {
         fqzz: s.fqzz / n,
         fzzz: s.fzzz / n,
     }
+}
+
+/// A node of [`ZTable`]'s fixed `q` grid with what its solve needs of `q` alone, computed once:
+/// a table is built per item, and these cost an `erfc`, an `exp` and a `log` per node.
+struct Node {
+    q: f64,
+    beta: f64,
+    ln_beta: f64,
+    phi: f64,
+}
+
+fn nodes() -> &'static [Node] {
+    static NODES: std::sync::OnceLock<Vec<Node>> = std::sync::OnceLock::new();
+    NODES.get_or_init(|| {
+        (0..ZTable::len())
+            .map(|k| {
+                let q = Q_HI - TABLE_STEP * k as f64;
+                let beta = normal::sf(q);
+                Node { q, beta, ln_beta: libm::log(beta), phi: normal::pdf(q) }
+            })
+            .collect()
+    })
 }
 
 /// `z(q)` of the model rule tabulated on a `q` grid with its first two derivatives, for quintic
@@ -380,8 +422,9 @@ impl ZTable {
     fn ensure(&mut self, j: usize, ss: &[f64], c: &Coefs) {
         while self.q.len() <= j {
             let k = self.q.len();
-            let qk = Q_HI - TABLE_STEP * k as f64;
-            let beta = normal::sf(qk);
+            let Some(&Node { q: qk, beta, ln_beta, phi }) = nodes().get(k) else {
+                return;
+            };
             let guess = match k {
                 0 => c.start(qk),
                 // Taylor from the previous node (q decreases by one step).
@@ -393,7 +436,7 @@ impl ZTable {
             // The first node starts far off (no previous node to extrapolate from): solve it
             // tightly, so that its sums, moved along a last step of ~1e-6, are exact too.
             let tol = if k == 0 { 1e-6 } else { 1e-3 };
-            let (zk, sums) = match solve_node(qk, beta, guess, c, tol) {
+            let (zk, sums) = match solve_node(qk, beta, ln_beta, guess, c, tol) {
                 Some(found) => found,
                 None => {
                     let prev = if k == 0 { 0.0 } else { self.z[k - 1] };
@@ -402,7 +445,6 @@ impl ZTable {
                 }
             };
             // Implicit derivatives of F(q, z(q)) = 1 − Φ(q), once and twice.
-            let phi = normal::pdf(qk);
             let dz = (-phi - sums.fq) / sums.fz;
             let d2z = (qk * phi - sums.fqq - 2.0 * sums.fqz * dz - sums.fzz * dz * dz) / sums.fz;
             self.q.push(qk);
@@ -437,8 +479,7 @@ impl ZTable {
 /// unequal noise it rises in steep steps) that bisection narrows where Halley leaves it. Returns
 /// the root and the sums at the last point evaluated; `None` if it does not settle (the caller
 /// falls back to the bracketing solver with accurate tails).
-fn solve_node(q: f64, beta: f64, mut z: f64, c: &Coefs, tol: f64) -> Option<(f64, ModelSums)> {
-    let ln_beta = libm::log(beta);
+fn solve_node(q: f64, beta: f64, ln_beta: f64, mut z: f64, c: &Coefs, tol: f64) -> Option<(f64, ModelSums)> {
     let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
     let mut width = 1.0;
     for _ in 0..64 {
@@ -555,6 +596,13 @@ fn g_derivatives(u: &Units, i: usize, c: &Coefs, q: f64) -> (f64, f64, f64) {
     for (&aj, &bj) in c.a.iter().zip(&c.b) {
         let x = q * aj - l * bj;
         let cj = aj - bj * dl;
+        // `cj` finite too: `φ = 0` times it is then `±0`.
+        if far_tail(x, c) && cj.is_finite() {
+            if x < 0.0 {
+                f += 1.0;
+            }
+            continue;
+        }
         let (sf, p) = normal::sf_pdf_fast(x);
         f += sf;
         df -= p * cj;

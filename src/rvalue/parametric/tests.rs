@@ -412,3 +412,96 @@ proptest! {
         assert_units_alone_equal_all(&x, &s, HyperChoice::Estimate);
     }
 }
+
+/// [`model_sums`] as first written: every unit's terms, however far in the tail.
+fn plain_model_sums(q: f64, z: f64, c: &Coefs) -> ModelSums {
+    let mut s = ModelSums::default();
+    for (&aj, &bj) in c.a.iter().zip(&c.b) {
+        let x = q * aj - z * bj;
+        let (sf, p) = normal::sf_pdf_fast(x);
+        let xp = x * p;
+        let w = bj * p * (1.0 - x * x);
+        s.f += sf;
+        s.fq -= aj * p;
+        s.fz += bj * p;
+        s.fqq += aj * aj * xp;
+        s.fqz -= aj * bj * xp;
+        s.fzz += bj * bj * xp;
+        s.fqqz -= aj * aj * w;
+        s.fqzz += aj * bj * w;
+        s.fzzz -= bj * bj * w;
+    }
+    let n = c.a.len() as f64;
+    let [f, fq, fz, fqq, fqz, fzz, fqqz, fqzz, fzzz] =
+        [s.f, s.fq, s.fz, s.fqq, s.fqz, s.fzz, s.fqqz, s.fqzz, s.fzzz].map(|v| v / n);
+    ModelSums { f, fq, fz, fqq, fqz, fzz, fqqz, fqzz, fzzz }
+}
+
+/// [`g_derivatives`] as first written.
+fn plain_g_derivatives(u: &Units, i: usize, c: &Coefs, q: f64) -> (f64, f64, f64) {
+    let l = u.line(i, q);
+    let dl = 1.0 / u.sd[i];
+    let (mut f, mut df, mut d2f) = (0.0, 0.0, 0.0);
+    for (&aj, &bj) in c.a.iter().zip(&c.b) {
+        let x = q * aj - l * bj;
+        let cj = aj - bj * dl;
+        let (sf, p) = normal::sf_pdf_fast(x);
+        f += sf;
+        df -= p * cj;
+        d2f += x * p * cj * cj;
+    }
+    let n = c.a.len() as f64;
+    let phi = normal::pdf(q);
+    (f / n - normal::sf(q), df / n + phi, d2f / n - q * phi)
+}
+
+fn sums_bits(s: &ModelSums) -> [u64; 9] {
+    [s.f, s.fq, s.fz, s.fqq, s.fqz, s.fzz, s.fqqz, s.fqzz, s.fzzz].map(f64::to_bits)
+}
+
+/// The sums skip units far in a tail (see `Coefs::far`) and must still give every bit of the
+/// plain sums, with noise like the toy's (false candidates at s' ~ 1e4) and over many decades.
+fn assert_far_tails_skipped_bit_for_bit(x: &[f64], s: &[f64]) {
+    let h = Hyper { mu: 0.0, tau2: 1.0 };
+    let units = Units::new(x, s, h);
+    let c = Coefs::new(&units.ss);
+    for qi in -40..=24 {
+        let q = qi as f64 * 0.37;
+        for zi in -110..=110 {
+            let z = zi as f64 * 0.73;
+            let (new, old) = (model_sums(q, z, &c), plain_model_sums(q, z, &c));
+            assert_eq!(sums_bits(&new), sums_bits(&old), "q {q} z {z}: {new:?} vs {old:?}");
+        }
+        for i in 0..x.len() {
+            let (a, b) = (g_derivatives(&units, i, &c, q), plain_g_derivatives(&units, i, &c, q));
+            assert_eq!(
+                [a.0, a.1, a.2].map(f64::to_bits),
+                [b.0, b.1, b.2].map(f64::to_bits),
+                "q {q} unit {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn skipping_far_tails_keeps_every_bit() {
+    let x = [1.2, -30.0, 55.0, 4.0, -7.5, 0.3, 12.0, -0.8, 90.0, -2.0];
+    let s = [0.9, 800.0, 1300.0, 1000.0, 650.0, 1.1, 9e3, 1e-3, 2e5, 40.0];
+    assert_far_tails_skipped_bit_for_bit(&x, &s);
+    assert_far_tails_skipped_bit_for_bit(&x[..3], &[1e-300, 1e250, 3.0]);
+    // One unit: its terms are the whole sums, so one skipped too early shows even when tiny.
+    assert_far_tails_skipped_bit_for_bit(&[0.0], &[1.0]);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn skipping_far_tails_keeps_every_bit_for_any_noise(
+        units in proptest::collection::vec((-80.0f64..80.0, -3.0f64..7.0), 1..12),
+    ) {
+        let (x, s): (Vec<f64>, Vec<f64>) = units.iter().map(|&(x, e)| (x, libm::pow(10.0, e))).unzip();
+        assert_far_tails_skipped_bit_for_bit(&x, &s);
+    }
+}
