@@ -29,16 +29,15 @@ pub fn rvalue_compute_part(request: &str) -> Result<Vec<u8>, JsValue> {
     crate::explorer::compute_part(request).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
+/// Repeats a worker holds at once: while the page's thread computes (up to a frame's 30 ms) a
+/// finished repeat's message waits, and the worker goes on with the next instead of idling.
+const QUEUE: usize = 2;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum State {
     /// Instantiating the wasm module.
     Starting,
-    Idle,
-    /// Computing repeat `part` of job `serial`.
-    Busy {
-        serial: u64,
-        part: usize,
-    },
+    Running,
     /// Stopped: it did not start, or a repeat failed in it.
     Stopped,
 }
@@ -46,6 +45,8 @@ enum State {
 struct Slot {
     worker: Worker,
     state: State,
+    /// Repeats posted and not answered: `(job serial, repeat)`, oldest first.
+    queued: Vec<(u64, usize)>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
@@ -62,6 +63,9 @@ pub(super) enum Reply {
 pub(super) struct Pool {
     slots: Vec<Slot>,
 }
+
+/// The running job and its serial, as the pool's calls take it.
+pub(super) type Running<'a> = Option<(&'a mut AnalysisJob, u64)>;
 
 impl Pool {
     /// Starts the workers `switch` (the `workers` URL parameter) or the machine's cores ask for.
@@ -83,62 +87,55 @@ impl Pool {
 
     /// Workers started and not stopped.
     pub fn ready(&self) -> usize {
-        self.slots.iter().filter(|s| matches!(s.state, State::Idle | State::Busy { .. })).count()
+        self.slots.iter().filter(|s| s.state == State::Running).count()
     }
 
-    /// Gives each idle worker a repeat of `job` (number `serial`), if it has any to hand out.
+    /// Tops up each running worker's queue with repeats of `job` (number `serial`), as long as
+    /// it has any to hand out.
     pub fn feed(&mut self, job: &mut AnalysisJob, serial: u64) {
-        for slot in self.slots.iter_mut().filter(|s| s.state == State::Idle) {
-            let Some(h) = job.hand_out() else { return };
-            let msg = Object::new();
-            let posted = set(&msg, "serial", &JsValue::from_f64(serial as f64))
-                && set(&msg, "part", &JsValue::from_f64(h.part as f64))
-                && set(&msg, "request", &JsValue::from_str(&h.request))
-                && slot.worker.post_message(&msg).is_ok();
-            if posted {
-                slot.state = State::Busy { serial, part: h.part };
-            } else {
-                job.hand_back(h.part);
-                slot.stop();
+        for slot in self.slots.iter_mut().filter(|s| s.state == State::Running) {
+            while slot.queued.len() < QUEUE {
+                let Some(h) = job.hand_out() else { return };
+                let msg = Object::new();
+                let posted = set(&msg, "serial", &JsValue::from_f64(serial as f64))
+                    && set(&msg, "part", &JsValue::from_f64(h.part as f64))
+                    && set(&msg, "request", &JsValue::from_str(&h.request))
+                    && slot.worker.post_message(&msg).is_ok();
+                if !posted {
+                    job.hand_back(h.part);
+                    slot.stop(Some((&mut *job, serial)));
+                    break;
+                }
+                slot.queued.push((serial, h.part));
             }
         }
     }
 
-    /// Takes worker `i`'s reply: a repeat of the running job goes to `job` (number `serial`).
-    /// Whether it was one, taken.
-    pub fn replied(&mut self, i: usize, reply: Reply, job: Option<(&mut AnalysisJob, u64)>) -> bool {
+    /// Takes worker `i`'s reply: a repeat of the running job goes to `job`. Whether it was one,
+    /// taken.
+    pub fn replied(&mut self, i: usize, reply: Reply, mut job: Running) -> bool {
         let Some(slot) = self.slots.get_mut(i) else { return false };
         match reply {
-            Reply::Ready => slot.state = State::Idle,
+            Reply::Ready => slot.state = State::Running,
             Reply::Failed(e) => {
                 web_sys::console::warn_1(&format!("a worker did not start: {e}").into());
-                slot.stop();
+                slot.stop(job);
             }
             Reply::Part { serial, part, result } => {
-                let job = job.filter(|(_, s)| *s == serial).map(|(j, _)| j);
-                let current = job.is_some();
-                let fine = match (job, result) {
-                    (Some(job), Ok(bytes)) => job.supply_part(part, &bytes).map_err(|e| {
-                        job.hand_back(part);
-                        e.to_string()
-                    }),
-                    (Some(job), Err(e)) => {
-                        job.hand_back(part);
-                        Err(e)
-                    }
+                slot.queued.retain(|&q| q != (serial, part));
+                let current = job.as_ref().is_some_and(|(_, s)| *s == serial);
+                let outcome = match (&mut job, result) {
+                    (Some((j, _)), Ok(bytes)) if current => j.supply_part(part, &bytes),
                     // A repeat of a job since replaced: dropped.
-                    (None, r) => r.map(|_| ()),
+                    (_, Ok(_)) => return false,
+                    (_, Err(e)) => Err(crate::Error::invalid(e)),
                 };
-                match fine {
-                    Ok(()) => {
-                        slot.state = State::Idle;
-                        return current;
-                    }
-                    Err(e) => {
-                        web_sys::console::warn_1(&format!("a worker's repeat failed: {e}").into());
-                        slot.stop();
-                    }
+                let Err(e) = outcome else { return true };
+                web_sys::console::warn_1(&format!("a worker's repeat failed: {e}").into());
+                if let Some((j, _)) = job.as_mut().filter(|_| current) {
+                    j.hand_back(part);
                 }
+                slot.stop(job);
             }
         }
         false
@@ -166,12 +163,25 @@ impl Slot {
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         worker.post_message(init).ok()?;
-        Some(Slot { worker, state: State::Starting, _on_message: on_message, _on_error: on_error })
+        Some(Slot {
+            worker,
+            state: State::Starting,
+            queued: Vec::new(),
+            _on_message: on_message,
+            _on_error: on_error,
+        })
     }
 
-    fn stop(&mut self) {
+    /// Terminates the worker; the repeats it still held for `job` go back to it.
+    fn stop(&mut self, job: Running) {
         self.worker.terminate();
         self.state = State::Stopped;
+        if let Some((job, serial)) = job {
+            for (_, part) in self.queued.iter().filter(|(s, _)| *s == serial) {
+                job.hand_back(*part);
+            }
+        }
+        self.queued.clear();
     }
 }
 
