@@ -343,3 +343,105 @@ mod simd128 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::draws::{normal, normals, table};
+    use crate::rng::{key_of, Stream};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// Each kernel's batch against the definition: candidate `c` of draw `d0 + r` is word `c mod 4`
+    /// of the block `[item, d0 + r, c / 4, 1]`.
+    fn check_blocks(seed: u64, item: u32, d0: u32, rows: usize, k: usize) {
+        let layout = Layout::new(rows, k);
+        for kernel in Kernel::available() {
+            let mut out = vec![0; layout.words];
+            kernel.blocks(key_of(seed), item, d0, &layout, &mut out);
+            for (j, &w) in out[..rows * k].iter().enumerate() {
+                let (r, c) = ((j / k) as u32, (j % k) as u32);
+                let want = philox4x32_10([item, d0.wrapping_add(r), c / 4, 1], key_of(seed))[(c % 4) as usize];
+                assert_eq!(w, want, "{kernel:?} seed {seed} item {item} d0 {d0} rows {rows} k {k}: word {j}");
+            }
+        }
+    }
+
+    /// Each kernel's normals against the scalar function, bit for bit.
+    fn check_normals(words: &[u32]) {
+        let mut words = words.to_vec();
+        words.resize(words.len().next_multiple_of(LANES), 0);
+        let want: Vec<u32> = words.iter().map(|&x| normal_from_bits(x, table()).to_bits()).collect();
+        for kernel in Kernel::available() {
+            let mut z = vec![0.0; words.len()];
+            kernel.normals(&words, table(), &mut z);
+            for ((&x, &got), &want) in words.iter().zip(&z).zip(&want) {
+                assert_eq!(got.to_bits(), want, "{kernel:?}: word {x:#010x}");
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_equal_scalar_philox() {
+        let mut s = Stream::new(11, 0);
+        // K below, at and above a block, partial last blocks, one draw and many, a draw counter
+        // that wraps.
+        for (rows, k) in [(15, 10), (1, 1), (3, 4), (7, 5), (2, 6), (64, 1), (1, 1000), (5, 9)] {
+            for _ in 0..4 {
+                check_blocks(s.next_u64(), s.next_u32(), s.next_u32(), rows, k);
+            }
+        }
+        check_blocks(0, u32::MAX, u32::MAX - 3, 9, 7);
+    }
+
+    #[test]
+    fn normals_equal_the_scalar_inverse_cdf() {
+        // Every octave's edges and the sign bit, then a sweep over all 2³² words in steps of an
+        // odd stride (so every residue class of the low bits turns up), then random words.
+        let mut words: Vec<u32> = (0..32).flat_map(|e| [1u32 << e, (1u32 << e) - 1, (1u32 << e) + 1]).collect();
+        words.extend(words.clone().iter().map(|w| w | 1 << 31));
+        words.extend([0, u32::MAX, u32::MAX >> 1, 1 << 31]);
+        words.extend((0..1u64 << 32).step_by(40_009).map(|w| w as u32));
+        let mut s = Stream::new(12, 0);
+        words.extend((0..100_000).map(|_| s.next_u32()));
+        check_normals(&words);
+    }
+
+    #[test]
+    fn batches_are_the_addressed_normals() {
+        // Shapes whose draws do and do not fill whole batches and blocks.
+        for (items, m, k) in [(3, 30, 10), (2, 7, 5), (2, 100, 1), (1, 3, 1000), (4, 1, 4)] {
+            let z = normals(9, 40, items, m, k);
+            let mut j = 0;
+            for i in 40..40 + items {
+                for d in 0..m {
+                    for c in 0..k {
+                        assert_eq!(z[j].to_bits(), normal(9, i, d, c).to_bits(), "shape {items}×{m}×{k}: [{i}][{d}][{c}]");
+                        j += 1;
+                    }
+                }
+            }
+            assert_eq!(j, z.len());
+        }
+    }
+
+    /// Random keys, counters and shapes (natively; proptest does not build for wasm).
+    #[cfg(not(target_arch = "wasm32"))]
+    mod random {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+            #[test]
+            fn blocks(seed: u64, item: u32, d0: u32, rows in 1usize..40, k in 1usize..40) {
+                check_blocks(seed, item, d0, rows, k);
+            }
+
+            #[test]
+            fn normals(words in proptest::collection::vec(any::<u32>(), 1..200)) {
+                check_normals(&words);
+            }
+        }
+    }
+}
