@@ -50,7 +50,7 @@ fn wasm_benchmarks() {
 #[wasm_bindgen_test]
 fn wasm_toy_benchmark() {
     let p = ToyParams::default();
-    let (min, median) = time(10, || simulate(&p, 0).map(|(t, _)| Summaries::of(&t)));
+    let (min, median) = time(30, || simulate(&p, 0).map(|(t, _)| Summaries::of(&t)));
     let name = "toy repeat at the defaults: simulate + summaries";
     console_log!("wasm-bench {name:56} {min:9.2} ms (median {median:9.2})");
 }
