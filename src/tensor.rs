@@ -141,7 +141,9 @@ impl Summaries {
         let mut mean = vec![0.0; n * k];
         let mut var = vec![0.0; n * k];
         let weights: Vec<f64> = (0..m).map(|d| 1.0 / (d + 1) as f64).collect();
-        for ((item, mu), m2) in t.data.chunks_exact(m * k).zip(mean.chunks_exact_mut(k)).zip(var.chunks_exact_mut(k)) {
+        for ((item, mu), m2) in
+            t.data.chunks_exact(m * k).zip(mean.chunks_exact_mut(k)).zip(var.chunks_exact_mut(k))
+        {
             let mut c = 0;
             while c < k {
                 c += match k - c {
@@ -178,7 +180,14 @@ impl Summaries {
 /// has them; each lane does the scalar update's operations in the scalar order, so the bits are
 /// the same.
 #[inline(always)]
-fn welford<const N: usize>(item: &[f64], k: usize, c: usize, weights: &[f64], mu: &mut [f64], m2: &mut [f64]) -> usize {
+fn welford<const N: usize>(
+    item: &[f64],
+    k: usize,
+    c: usize,
+    weights: &[f64],
+    mu: &mut [f64],
+    m2: &mut [f64],
+) -> usize {
     let (mut mean, mut sq) = ([0.0; N], [0.0; N]);
     for (row, &w) in item.chunks_exact(k).zip(weights) {
         // Never None: c + N ≤ k.

@@ -71,7 +71,7 @@ impl Kernel {
     /// `out[j]` = [`normal_from_bits`]`(words[j])`. Both have the same length, a multiple of
     /// [`LANES`].
     pub fn normals(self, words: &[u32], table: &[u32; TABLE_LEN], out: &mut [f32]) {
-        debug_assert!(words.len() == out.len() && words.len() % LANES == 0);
+        debug_assert!(words.len() == out.len() && words.len().is_multiple_of(LANES));
         match self.0 {
             Path::Scalar => normals_scalar(words, table, out),
             // SAFETY: `Path::Avx2` exists only where the CPU has AVX2.
@@ -121,7 +121,9 @@ impl Layout {
         let real = rows * per_row;
         let normals = (rows * k).next_multiple_of(LANES);
         let len = real.next_multiple_of(LANES);
-        let at = (0..len).map(|j| if j < real { (j / per_row) * k + 4 * (j % per_row) } else { normals }).collect();
+        let at = (0..len)
+            .map(|j| if j < real { (j / per_row) * k + 4 * (j % per_row) } else { normals })
+            .collect();
         // Block numbers stay below K/4 + 1 ≤ 2^30 and draw numbers below M: validated sizes keep
         // both in a u32.
         let (rows_of, block_of) = (0..len).map(|j| ((j / per_row) as u32, (j % per_row) as u32)).unzip();
@@ -130,14 +132,22 @@ impl Layout {
 }
 
 /// The ten rounds' keys: the key, then the Weyl sequence's bumps.
-#[cfg_attr(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))), allow(dead_code))]
+#[cfg_attr(
+    not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))),
+    allow(dead_code)
+)]
 fn round_keys(key: [u32; 2]) -> [[u32; 2]; 10] {
     use crate::rng::{W0, W1};
-    std::array::from_fn(|r| [key[0].wrapping_add(W0.wrapping_mul(r as u32)), key[1].wrapping_add(W1.wrapping_mul(r as u32))])
+    std::array::from_fn(|r| {
+        [key[0].wrapping_add(W0.wrapping_mul(r as u32)), key[1].wrapping_add(W1.wrapping_mul(r as u32))]
+    })
 }
 
 /// `2^−FRAC_BITS`: the fixed point's unit.
-#[cfg_attr(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))), allow(dead_code))]
+#[cfg_attr(
+    not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))),
+    allow(dead_code)
+)]
 const FIXED_SCALE: f32 = 1.0 / (1u32 << super::FRAC_BITS) as f32;
 
 #[cfg(target_arch = "x86_64")]
@@ -195,7 +205,8 @@ mod avx2 {
     fn counters(item: u32, d0: u32, rows: &[u32], blocks: &[u32]) -> [__m256i; 4] {
         debug_assert!(rows.len() >= 4 && blocks.len() >= 4);
         // SAFETY: each load reads the first 16 bytes of a slice at least that long.
-        let (r, b) = unsafe { (_mm_loadu_si128(rows.as_ptr().cast()), _mm_loadu_si128(blocks.as_ptr().cast())) };
+        let (r, b) =
+            unsafe { (_mm_loadu_si128(rows.as_ptr().cast()), _mm_loadu_si128(blocks.as_ptr().cast())) };
         [
             _mm256_set1_epi64x(item as i64),
             _mm256_cvtepu32_epi64(_mm_add_epi32(_mm_set1_epi32(d0 as i32), r)),
@@ -258,7 +269,9 @@ mod avx2 {
         let row = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32::<6>(e), e), seg);
         let base: *const i32 = table.as_ptr().cast();
         // SAFETY: every gathered index is a row below TABLE_LEN − 1 (above), plus 0 or 1.
-        let (z0, z1) = unsafe { (_mm256_i32gather_epi32::<4>(base, row), _mm256_i32gather_epi32::<4>(base.add(1), row)) };
+        let (z0, z1) = unsafe {
+            (_mm256_i32gather_epi32::<4>(base, row), _mm256_i32gather_epi32::<4>(base.add(1), row))
+        };
         // Below 2³²: the table test bounds (z0 − z1) · frac (see the scalar function).
         let drop = _mm256_srli_epi32::<16>(_mm256_mullo_epi32(_mm256_sub_epi32(z0, z1), frac));
         let z = _mm256_sub_epi32(z0, drop);
@@ -285,7 +298,11 @@ mod simd128 {
     /// hand, as on x86_64.
     #[inline(always)]
     fn philox(c: [[v128; 4]; 2], keys: &[[v128; 2]; 10], m: &[v128; 2]) -> [[v128; 4]; 2] {
-        let c = round(round(round(round(round(c, &keys[0], m), &keys[1], m), &keys[2], m), &keys[3], m), &keys[4], m);
+        let c = round(
+            round(round(round(round(c, &keys[0], m), &keys[1], m), &keys[2], m), &keys[3], m),
+            &keys[4],
+            m,
+        );
         round(round(round(round(round(c, &keys[5], m), &keys[6], m), &keys[7], m), &keys[8], m), &keys[9], m)
     }
 
@@ -375,7 +392,8 @@ mod tests {
             kernel.blocks(key_of(seed), item, d0, &layout, &mut out);
             for (j, &w) in out[..rows * k].iter().enumerate() {
                 let (r, c) = ((j / k) as u32, (j % k) as u32);
-                let want = philox4x32_10([item, d0.wrapping_add(r), c / 4, 1], key_of(seed))[(c % 4) as usize];
+                let want =
+                    philox4x32_10([item, d0.wrapping_add(r), c / 4, 1], key_of(seed))[(c % 4) as usize];
                 assert_eq!(w, want, "{kernel:?} seed {seed} item {item} d0 {d0} rows {rows} k {k}: word {j}");
             }
         }
@@ -412,7 +430,8 @@ mod tests {
     fn normals_equal_the_scalar_inverse_cdf() {
         // Every octave's edges and the sign bit, then a sweep over all 2³² words in steps of an
         // odd stride (so every residue class of the low bits turns up), then random words.
-        let mut words: Vec<u32> = (0..32).flat_map(|e| [1u32 << e, (1u32 << e) - 1, (1u32 << e) + 1]).collect();
+        let mut words: Vec<u32> =
+            (0..32).flat_map(|e| [1u32 << e, (1u32 << e) - 1, (1u32 << e) + 1]).collect();
         words.extend(words.clone().iter().map(|w| w | 1 << 31));
         words.extend([0, u32::MAX, u32::MAX >> 1, 1 << 31]);
         words.extend((0..1u64 << 32).step_by(40_009).map(|w| w as u32));
@@ -430,7 +449,11 @@ mod tests {
             for i in 40..40 + items {
                 for d in 0..m {
                     for c in 0..k {
-                        assert_eq!(z[j].to_bits(), normal(9, i, d, c).to_bits(), "shape {items}×{m}×{k}: [{i}][{d}][{c}]");
+                        assert_eq!(
+                            z[j].to_bits(),
+                            normal(9, i, d, c).to_bits(),
+                            "shape {items}×{m}×{k}: [{i}][{d}][{c}]"
+                        );
                         j += 1;
                     }
                 }
