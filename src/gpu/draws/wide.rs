@@ -308,12 +308,16 @@ mod simd128 {
 
     #[inline(always)]
     fn round(c: [[v128; 4]; 2], k: &[v128; 2], m: &[v128; 2]) -> [[v128; 4]; 2] {
-        let [m0, m1] = *m;
-        c.map(|c| {
-            let (hi0, lo0) = mulhilo(c[0], m0);
-            let (hi1, lo1) = mulhilo(c[2], m1);
-            [v128_xor(v128_xor(hi1, c[1]), k[0]), lo1, v128_xor(v128_xor(hi0, c[3]), k[1]), lo0]
-        })
+        // Written out rather than `c.map(..)`: the page's size-optimised build keeps such a map
+        // as a loop, out of which LLVM hoists the widened multipliers (see `blocks`).
+        [round4(c[0], k, m), round4(c[1], k, m)]
+    }
+
+    #[inline(always)]
+    fn round4(c: [v128; 4], k: &[v128; 2], m: &[v128; 2]) -> [v128; 4] {
+        let (hi0, lo0) = mulhilo(c[0], m[0]);
+        let (hi1, lo1) = mulhilo(c[2], m[1]);
+        [v128_xor(v128_xor(hi1, c[1]), k[0]), lo1, v128_xor(v128_xor(hi0, c[3]), k[1]), lo0]
     }
 
     /// The transpose of four blocks' words: block 0's four words first.
