@@ -4,10 +4,11 @@
 //! toy simulator, (seed, split) for the split permutations — with no hidden state to replay.
 //! That is what lets a GPU kernel produce the same numbers as the CPU (SPEC §7).
 
-const M0: u32 = 0xD251_1F53;
-const M1: u32 = 0xCD9E_8D57;
-const W0: u32 = 0x9E37_79B9;
-const W1: u32 = 0xBB67_AE85;
+// Multipliers and key increments (Weyl sequence); `gpu::draws` runs the same rounds in vectors.
+pub(crate) const M0: u32 = 0xD251_1F53;
+pub(crate) const M1: u32 = 0xCD9E_8D57;
+pub(crate) const W0: u32 = 0x9E37_79B9;
+pub(crate) const W1: u32 = 0xBB67_AE85;
 
 #[inline]
 fn mulhilo(a: u32, b: u32) -> (u32, u32) {

@@ -3,6 +3,8 @@
 //! figures, not a test of anything.
 #![cfg(all(target_arch = "wasm32", rvalue_bench))]
 
+use rvalue_explorer::tensor::Summaries;
+use rvalue_explorer::toy::{simulate, ToyParams};
 use rvalue_explorer::workload::Suite;
 use wasm_bindgen_test::*;
 
@@ -41,4 +43,14 @@ fn wasm_benchmarks() {
     for (name, (min, median)) in lines {
         console_log!("wasm-bench {name:56} {min:9.2} ms (median {median:9.2})");
     }
+}
+
+/// One toy repeat at the defaults (1000 items × 30 draws × 10 candidates): the simulator and the
+/// per-item summaries, the part of a repeat before its r-values.
+#[wasm_bindgen_test]
+fn wasm_toy_benchmark() {
+    let p = ToyParams::default();
+    let (min, median) = time(30, || simulate(&p, 0).map(|(t, _)| Summaries::of(&t)));
+    let name = "toy repeat at the defaults: simulate + summaries";
+    console_log!("wasm-bench {name:56} {min:9.2} ms (median {median:9.2})");
 }

@@ -29,6 +29,8 @@
 use crate::rng::{key_of, philox4x32_10};
 use std::sync::OnceLock;
 
+mod wide;
+
 /// Segments per octave of the upper-tail probability.
 pub const SEGMENTS: usize = 64;
 /// Octaves of `q = t / 2³³`, `t` odd in `1..2³²`.
@@ -103,28 +105,44 @@ pub fn normals(seed: u64, first: u32, items: u32, m: u32, k: u32) -> Vec<f32> {
 }
 
 /// Calls `f` with each (item, draw)'s K normals of [`normals`], in the same order, without
-/// storing them all. A row at a time (not a normal at a time) lets the caller's loop and this
-/// one run without per-normal bounds and capacity checks (the toy simulator's cost per normal
-/// fell from about 105 instructions to about 80: Philox's ten rounds are about 100 per block of
-/// four, the inverse CDF about 22 per normal).
+/// storing them all.
 pub fn for_each_row(seed: u64, first: u32, items: u32, m: u32, k: u32, mut f: impl FnMut(&[f32])) {
-    let table = table();
-    let key = key_of(seed);
-    let mut row = vec![0.0f32; k as usize];
+    for_each_batch(seed, first, items, m, k, |z| z.chunks_exact(k as usize).for_each(&mut f));
+}
+
+/// Calls `f` with the normals of [`normals`] in the same order, several of an item's draws at a
+/// time (K normals each, a whole number of draws per call), without storing them all.
+///
+/// Each batch is computed in two steps over many blocks or words at once ([`wide::Kernel`]: AVX2
+/// or simd128 where there is one): every Philox block of the batch, each stored straight at its
+/// draw's place, then every word's normal. A draw's partial last block is converted and
+/// overwritten rather than skipped, which the vector steps make cheaper.
+pub fn for_each_batch(seed: u64, first: u32, items: u32, m: u32, k: u32, mut f: impl FnMut(&[f32])) {
+    let (table, key, kernel) = (table(), key_of(seed), wide::Kernel::detect());
+    let (m, k) = (m as usize, k as usize);
+    let layout = wide::Layout::new(batch_rows(m, k), k);
+    let mut words = vec![0u32; layout.words];
+    let mut z = vec![0.0f32; layout.normals];
     for i in first..first + items {
-        for d in 0..m {
-            // A block of four words per four candidates; a last, shorter chunk drops the
-            // block's unused words unconverted.
-            for (b, out) in row.chunks_mut(4).enumerate() {
-                // b < K/4 + 1 ≤ 2^30: validated sizes keep it in a u32.
-                let w = philox4x32_10([i, d, b as u32, 1], key);
-                for (o, &x) in out.iter_mut().zip(&w) {
-                    *o = normal_from_bits(x, table);
-                }
-            }
-            f(&row);
+        for d0 in (0..m).step_by(layout.rows) {
+            // d0 < M: validated sizes keep it in a u32.
+            kernel.blocks(key, i, d0 as u32, &layout, &mut words);
+            kernel.normals(&words[..layout.normals], table, &mut z);
+            f(&z[..layout.rows.min(m - d0) * k]);
         }
     }
+}
+
+/// Blocks wanted per batch: enough to keep the vector lanes busy between calls of the caller's
+/// function, few enough that a batch stays in the L1 cache (4 words and 4 normals per block).
+const BATCH_BLOCKS: usize = 64;
+
+/// Draws per batch: as many as fill [`BATCH_BLOCKS`] (at least one), evened out over the item so
+/// that its last batch is not mostly padding (M = 30, K = 10: two batches of 15 draws).
+fn batch_rows(m: usize, k: usize) -> usize {
+    let m = m.max(1);
+    let most = (BATCH_BLOCKS / k.div_ceil(4)).clamp(1, m);
+    m.div_ceil(m.div_ceil(most))
 }
 
 #[cfg(test)]
