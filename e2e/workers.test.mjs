@@ -86,3 +86,17 @@ test('a worker whose repeats fail hands them back and the page computes them', L
     assert.deepEqual(errors, []);
   });
 });
+
+test('an embedded closed-form panel and a score file start no worker', LONG, async (t) => {
+  for (const query of ['embed=scores', 'mode=scores&sample=small_long.csv&splits=3']) {
+    const { page, errors } = await explorer.open(`index.html?${query}`);
+    await shot(t, page, async () => {
+      await page.waitForFunction(() => performance.getEntriesByName('rvalue:first-panel').length > 0);
+      if (query.includes('sample')) await ready(page);
+      await page.waitForTimeout(300);
+      assert.equal(page.workers().length, 0, query);
+      assert.equal(await text(page, '#threads'), '', query);
+      assert.deepEqual(errors, []);
+    });
+  }
+});

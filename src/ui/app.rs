@@ -233,7 +233,7 @@ fn launch(
         embed,
         link,
         device: Device::new(),
-        pool: Pool::default(),
+        pool: Pool::new(workers_switch),
         jobs: 0,
         me: std::rc::Weak::new(),
         figures: Default::default(),
@@ -241,7 +241,6 @@ fn launch(
     {
         let mut a = app.borrow_mut();
         a.me = Rc::downgrade(&app);
-        a.pool = Pool::start(Rc::downgrade(&app), workers_switch.as_deref());
         if let Some(p) = embed {
             // Before anything is drawn: hidden panels then draw nothing.
             embed::apply(&doc, p);
@@ -517,6 +516,9 @@ impl App {
         };
         match Source::from_controls(&self.controls, data).and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
+                if self.controls.mode == Mode::Toy && self.controls.toy.repeats > 1 {
+                    self.pool.start(&self.me);
+                }
                 self.jobs += 1;
                 self.running = Some(Running {
                     job,

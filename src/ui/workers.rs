@@ -4,8 +4,8 @@
 //! whoever computed it, so the numbers are those of one thread, bit for bit.
 //!
 //! One worker per core beyond the page's own (`navigator.hardwareConcurrency − 1`, at most
-//! [`MAX_WORKERS`]); the URL parameter `workers=N` sets the count (0: the page's thread alone),
-//! for tests and benchmarks. A worker that fails to start or whose repeat fails is stopped, and
+//! [`MAX_WORKERS`]), started with the first toy analysis of several repeats; the URL parameter
+//! `workers=N` sets the count (0: the page's thread alone), for tests and benchmarks. A worker that fails to start or whose repeat fails is stopped, and
 //! its repeat goes back to the job.
 
 use std::cell::RefCell;
@@ -58,19 +58,32 @@ pub(super) enum Reply {
     Part { serial: u64, part: usize, result: Result<Vec<u8>, String> },
 }
 
-/// The page's workers.
+/// The page's workers, started when the first toy analysis with several repeats starts (an
+/// embedded closed-form panel or a score file never starts them).
 #[derive(Default)]
 pub(super) struct Pool {
     slots: Vec<Slot>,
+    started: bool,
+    /// The `workers` URL parameter.
+    switch: Option<String>,
 }
 
 /// The running job and its serial, as the pool's calls take it.
 pub(super) type Running<'a> = Option<(&'a mut AnalysisJob, u64)>;
 
 impl Pool {
-    /// Starts the workers `switch` (the `workers` URL parameter) or the machine's cores ask for.
-    pub fn start(app: Weak<RefCell<App>>, switch: Option<&str>) -> Pool {
-        let count = match switch.and_then(|s| s.parse::<usize>().ok()) {
+    /// A pool of the size `switch` (the `workers` URL parameter) or the machine's cores ask for,
+    /// not started yet.
+    pub fn new(switch: Option<String>) -> Pool {
+        Pool { switch, ..Pool::default() }
+    }
+
+    /// Starts the workers, once.
+    pub fn start(&mut self, app: &Weak<RefCell<App>>) {
+        if std::mem::replace(&mut self.started, true) {
+            return;
+        }
+        let count = match self.switch.as_deref().and_then(|s| s.parse::<usize>().ok()) {
             Some(n) => n.min(MAX_WORKERS),
             None => {
                 web_sys::window()
@@ -80,9 +93,8 @@ impl Pool {
                     - 1
             }
         };
-        let Some(init) = init_message() else { return Pool::default() };
-        let slots = (0..count).filter_map(|i| Slot::start(i, &app, &init)).collect();
-        Pool { slots }
+        let Some(init) = init_message() else { return };
+        self.slots = (0..count).filter_map(|i| Slot::start(i, app, &init)).collect();
     }
 
     /// Workers started and not stopped.
