@@ -3,6 +3,7 @@
 //! figures, not a test of anything.
 #![cfg(all(target_arch = "wasm32", rvalue_bench))]
 
+use rvalue_explorer::conformal::{item_scores_only, needed_candidates, Method, Prior, ScoreOptions, Split};
 use rvalue_explorer::tensor::Summaries;
 use rvalue_explorer::toy::{simulate, ToyParams};
 use rvalue_explorer::workload::Suite;
@@ -52,5 +53,22 @@ fn wasm_toy_benchmark() {
     let p = ToyParams::default();
     let (min, median) = time(30, || simulate(&p, 0).map(|(t, _)| Summaries::of(&t)));
     let name = "toy repeat at the defaults: simulate + summaries";
+    console_log!("wasm-bench {name:56} {min:9.2} ms (median {median:9.2})");
+}
+
+/// CP_r's parametric exact r-values (model rule, prior pooled over items) of one toy repeat at
+/// the defaults, as the explorer's job computes them: every candidate of the test items, the
+/// true label's alone of the calibration items. Repeat 1 of seed 1 has a pooled τ² > 0 (0.034);
+/// at τ² = 0 every r-value is cheap, so such repeats are the ones that cost.
+#[wasm_bindgen_test]
+fn wasm_toy_rvalues_benchmark() {
+    let p = ToyParams::default();
+    let Ok((t, labels)) = simulate(&p, 1) else { panic!("the toy at its defaults simulates") };
+    let summaries = Summaries::of(&t);
+    let split = Split { cal: (0..p.n_cal).collect(), test: (p.n_cal..p.n()).collect() };
+    let only = needed_candidates(&labels, &[split]);
+    let opts = ScoreOptions { prior: Prior::Pooled, ..ScoreOptions::default() };
+    let (min, median) = time(30, || item_scores_only(&t, &summaries, None, Method::CpR, &opts, &only));
+    let name = "toy repeat 1, CP_r parametric scores, pooled prior";
     console_log!("wasm-bench {name:56} {min:9.2} ms (median {median:9.2})");
 }
