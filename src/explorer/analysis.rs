@@ -507,7 +507,14 @@ impl AnalysisJob {
     /// part, or the end.
     fn record(&mut self, next: usize, mi: usize, c: Calibrated) {
         let splits_in_part = self.part.as_ref().map_or(0, |p| p.splits.len());
-        self.current.push(c);
+        // The part next in order is recorded as it goes (a score file's hundred splits would
+        // otherwise all be summed in its last step); a part ahead of it waits whole.
+        let in_order = !self.alone && self.part_index == self.recorded;
+        if in_order {
+            self.take_in(mi, c);
+        } else {
+            self.current.push(c);
+        }
         if mi + 1 < 3 {
             self.phase = Phase::Calibrate { next, method: mi + 1 };
         } else if next + 1 < splits_in_part {
@@ -517,7 +524,11 @@ impl AnalysisJob {
             if self.part_index == 0 {
                 self.first_part = done;
             }
-            self.finished.insert(self.part_index, std::mem::take(&mut self.current));
+            if in_order {
+                self.recorded += 1;
+            } else {
+                self.finished.insert(self.part_index, std::mem::take(&mut self.current));
+            }
             if self.alone {
                 self.phase = Phase::Done;
                 return;
@@ -532,14 +543,18 @@ impl AnalysisJob {
     fn flush(&mut self) {
         while let Some(out) = self.finished.remove(&self.recorded) {
             for (j, c) in out.into_iter().enumerate() {
-                let mi = j % 3;
-                let info = LabelInfo::of(&c);
-                Self::add_to_sweeps(&mut self.sweeps, mi, &c);
-                self.calibrated[mi].push(c);
-                self.label_info[mi].push(info);
+                self.take_in(j % 3, c);
             }
             self.recorded += 1;
         }
+    }
+
+    /// Adds method `mi`'s calibration of the next split in order to the results and sums.
+    fn take_in(&mut self, mi: usize, c: Calibrated) {
+        let info = LabelInfo::of(&c);
+        Self::add_to_sweeps(&mut self.sweeps, mi, &c);
+        self.calibrated[mi].push(c);
+        self.label_info[mi].push(info);
     }
 
     /// Moves to the first part nobody computes yet; else waits for parts handed out; else ends.
@@ -571,6 +586,12 @@ impl AnalysisJob {
         }
     }
 
+    /// Splits of CP recorded so far (for tests: a score file's are recorded one by one).
+    #[cfg(test)]
+    pub(crate) fn recorded_splits(&self) -> usize {
+        self.calibrated[0].len()
+    }
+
     /// Data sets (toy repeats) recorded so far (the first ones, in order), and in all.
     pub fn parts(&self) -> (usize, usize) {
         (self.recorded, self.parts_total)
@@ -581,9 +602,12 @@ impl AnalysisJob {
     /// to the finished analysis of that many repeats.
     pub fn partial(&self) -> Option<Analysis> {
         let first = self.first_part.as_ref()?;
-        // Parts are recorded whole, so every method holds the same splits and the sums match.
-        let done = self.calibrated[0].len();
-        if done == 0 || matches!(self.source, Source::Data(_)) {
+        // Between parts every method holds the same splits and the sums match them.
+        let done = self.recorded;
+        if done == 0
+            || matches!(self.source, Source::Data(_))
+            || self.calibrated.iter().any(|c| c.len() != done)
+        {
             return None;
         }
         let take = |v: &[Vec<Calibrated>; 3]| -> [Vec<Calibrated>; 3] {

@@ -208,6 +208,20 @@ fn repeats_computed_elsewhere_give_the_same_analysis() {
     }
 }
 
+/// A score file is one part of many splits: each split is recorded (its α sweep summed) in
+/// the step that calibrates it, not all in the part's last step, which would block a page.
+#[test]
+fn a_score_files_splits_are_recorded_as_they_are_calibrated() {
+    let c = Controls { mode: Mode::Scores, ..small_controls() };
+    let mut job = AnalysisJob::new(Source::Data(toy_dataset(&c.toy_params())), &c).unwrap();
+    let mut counts = vec![job.recorded_splits()];
+    while job.step().unwrap() != Progress::Done {
+        counts.push(job.recorded_splits());
+    }
+    counts.dedup();
+    assert_eq!(counts, (0..=c.splits).collect::<Vec<_>>());
+}
+
 #[test]
 fn only_toy_repeats_are_handed_out_and_requests_are_checked() {
     let c = small_controls();
