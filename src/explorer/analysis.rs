@@ -508,12 +508,13 @@ impl AnalysisJob {
     fn record(&mut self, next: usize, mi: usize, c: Calibrated) {
         let splits_in_part = self.part.as_ref().map_or(0, |p| p.splits.len());
         // The part next in order is recorded as it goes (a score file's hundred splits would
-        // otherwise all be summed in its last step); a part ahead of it waits whole.
-        let in_order = !self.alone && self.part_index == self.recorded;
-        if in_order {
-            self.take_in(mi, c);
-        } else {
+        // otherwise all be summed in its last step). A part started ahead of its turn is kept
+        // whole, even when its turn comes meanwhile (the part before it supplied).
+        let whole = self.alone || self.part_index != self.recorded || !self.current.is_empty();
+        if whole {
             self.current.push(c);
+        } else {
+            self.take_in(mi, c);
         }
         if mi + 1 < 3 {
             self.phase = Phase::Calibrate { next, method: mi + 1 };
@@ -524,10 +525,10 @@ impl AnalysisJob {
             if self.part_index == 0 {
                 self.first_part = done;
             }
-            if in_order {
-                self.recorded += 1;
-            } else {
+            if whole {
                 self.finished.insert(self.part_index, std::mem::take(&mut self.current));
+            } else {
+                self.recorded += 1;
             }
             if self.alone {
                 self.phase = Phase::Done;

@@ -208,6 +208,35 @@ fn repeats_computed_elsewhere_give_the_same_analysis() {
     }
 }
 
+/// A repeat the job started ahead of its turn whose turn comes while it is being calibrated
+/// (the repeat before it supplied meanwhile) is still recorded whole and in order.
+#[test]
+fn a_repeat_whose_turn_comes_mid_calibration_is_recorded_whole() {
+    for c in all_kinds() {
+        let c = Controls { toy: ToyParams { repeats: 4, ..c.toy.clone() }, ..c };
+        let src = Source::Toy(c.toy_params());
+        let alone = AnalysisJob::new(src.clone(), &c).unwrap().run().unwrap();
+        let mut job = AnalysisJob::new(src, &c).unwrap();
+        let one = job.hand_out().unwrap();
+        assert_eq!(one.part, 1);
+        // Repeat 0, then repeat 2 up to its first calibration (CP's).
+        while !job.describe().starts_with("repeat 3/4: calibrating") {
+            job.step().unwrap();
+        }
+        job.step().unwrap();
+        assert!(job.describe().starts_with("repeat 3/4: calibrating"), "{}", job.describe());
+        job.supply_part(1, &compute_part(&one.request).unwrap()).unwrap();
+        while job.step().unwrap() != Progress::Done {}
+        let shared = job.finish().unwrap();
+        for m in Method::ALL {
+            assert!(same(&alone.calibrated(m), &shared.calibrated(m)), "{:?} {m:?}", c.score.kind);
+        }
+        for ne in [false, true] {
+            assert_eq!(alone.sweep(ne), shared.sweep(ne));
+        }
+    }
+}
+
 /// A score file is one part of many splits: each split is recorded (its α sweep summed) in
 /// the step that calibrates it, not all in the part's last step, which would block a page.
 #[test]
