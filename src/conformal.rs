@@ -885,6 +885,7 @@ pub fn sweep(calibrated: &[Calibrated], alphas: &[f64], never_empty: bool) -> Ve
 }
 
 mod bytes;
+pub use bytes::{read_calibrations, write_calibrations};
 
 #[cfg(test)]
 mod tests;

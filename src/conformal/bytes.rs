@@ -63,6 +63,27 @@ impl Calibrated {
     }
 }
 
+/// `tag` and `calibrations` as one buffer (a toy repeat: its index and its three methods'
+/// calibrations), for [`read_calibrations`].
+pub fn write_calibrations(tag: usize, calibrations: &[Calibrated]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_u32(&mut out, tag);
+    put_u32(&mut out, calibrations.len());
+    calibrations.iter().for_each(|c| c.write_bytes(&mut out));
+    out
+}
+
+/// The tag and calibrations of a [`write_calibrations`] buffer, which must hold nothing more.
+pub fn read_calibrations(mut input: &[u8]) -> Result<(usize, Vec<Calibrated>)> {
+    let tag = take_u32(&mut input)?;
+    let count = take_u32(&mut input)?;
+    let calibrations = (0..count).map(|_| Calibrated::read_bytes(&mut input)).collect::<Result<Vec<_>>>()?;
+    if !input.is_empty() {
+        return Err(malformed("bytes are left over"));
+    }
+    Ok((tag, calibrations))
+}
+
 fn malformed(what: &str) -> Error {
     Error::invalid(format!("a calibration handed over from another thread is malformed: {what}"))
 }

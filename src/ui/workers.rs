@@ -69,7 +69,7 @@ pub(super) struct Pool {
 }
 
 /// The running job and its serial, as the pool's calls take it.
-pub(super) type Running<'a> = Option<(&'a mut AnalysisJob, u64)>;
+pub(super) type JobRef<'a> = Option<(&'a mut AnalysisJob, u64)>;
 
 impl Pool {
     /// A pool of the size `switch` (the `workers` URL parameter) or the machine's cores ask for,
@@ -125,7 +125,7 @@ impl Pool {
 
     /// Takes worker `i`'s reply: a repeat of the running job goes to `job`. Whether it was one,
     /// taken.
-    pub fn replied(&mut self, i: usize, reply: Reply, mut job: Running) -> bool {
+    pub fn replied(&mut self, i: usize, reply: Reply, mut job: JobRef) -> bool {
         let Some(slot) = self.slots.get_mut(i) else { return false };
         match reply {
             Reply::Ready => slot.state = State::Running,
@@ -185,7 +185,7 @@ impl Slot {
     }
 
     /// Terminates the worker; the repeats it still held for `job` go back to it.
-    fn stop(&mut self, job: Running) {
+    fn stop(&mut self, job: JobRef) {
         self.worker.terminate();
         self.state = State::Stopped;
         if let Some((job, serial)) = job {

@@ -4,7 +4,7 @@
 //! them. Nothing here knows of threads: a caller that never hands out leaves the job as it was.
 
 use super::{internal, AnalysisJob, Claim, Phase, Source};
-use crate::conformal::Calibrated;
+use crate::conformal::{read_calibrations, write_calibrations, Calibrated};
 use crate::explorer::url::UrlState;
 use crate::{Error, Result};
 
@@ -34,7 +34,7 @@ impl AnalysisJob {
         if self.claims.get(part) != Some(&Claim::Out) {
             return Err(Error::invalid(format!("repeat {part} was not handed out, or is back already")));
         }
-        let (index, calibrated) = read_part(bytes)?;
+        let (index, calibrated) = read_calibrations(bytes)?;
         let Source::Toy(p) = &self.source else { return Err(internal("a toy repeat for a score file")) };
         let test: Vec<usize> = (p.n_cal..p.n()).collect();
         let fits = calibrated.len() == 3 && calibrated.iter().all(|c| c.k == p.k && c.test == test);
@@ -63,7 +63,8 @@ impl AnalysisJob {
     }
 
     /// Repeats handed out and not back yet.
-    pub fn parts_out(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn parts_out(&self) -> usize {
         self.claims.iter().filter(|&&c| c == Claim::Out).count()
     }
 
@@ -98,22 +99,5 @@ pub fn compute_part(request: &str) -> Result<Vec<u8>> {
     }
     let controls = restored.state.controls;
     let job = AnalysisJob::new(Source::Toy(controls.toy_params()), &controls)?;
-    let calibrated = job.part_alone(index)?;
-    let mut out = Vec::new();
-    out.extend_from_slice(&(index as u32).to_le_bytes());
-    out.extend_from_slice(&(calibrated.len() as u32).to_le_bytes());
-    calibrated.iter().for_each(|c| c.write_bytes(&mut out));
-    Ok(out)
-}
-
-fn read_part(bytes: &[u8]) -> Result<(usize, Vec<Calibrated>)> {
-    let short = || Error::invalid("a repeat's result ends early");
-    let (head, mut rest) = (bytes.get(..8).ok_or_else(short)?, bytes.get(8..).ok_or_else(short)?);
-    let index = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
-    let count = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
-    let calibrated = (0..count).map(|_| Calibrated::read_bytes(&mut rest)).collect::<Result<Vec<_>>>()?;
-    if !rest.is_empty() {
-        return Err(Error::invalid("a repeat's result has bytes left over"));
-    }
-    Ok((index, calibrated))
+    Ok(write_calibrations(index, &job.part_alone(index)?))
 }
