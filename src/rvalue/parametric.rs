@@ -394,7 +394,6 @@ fn nodes() -> &'static [Node] {
 /// `z(q)` of the model rule tabulated on a `q` grid with its first two derivatives, for quintic
 /// Hermite interpolation: cheap first guesses of where each unit's line crosses it.
 struct ZTable {
-    q: Vec<f64>,
     z: Vec<f64>,
     dz: Vec<f64>,
     d2z: Vec<f64>,
@@ -402,15 +401,15 @@ struct ZTable {
 
 impl ZTable {
     fn new() -> Self {
-        // Room for every node at once: growing four Vecs node by node cost more than the nodes'
+        // Room for every node at once: growing the Vecs node by node cost more than the nodes'
         // bookkeeping (a table is built per item).
         let n = Self::len();
-        ZTable {
-            q: Vec::with_capacity(n),
-            z: Vec::with_capacity(n),
-            dz: Vec::with_capacity(n),
-            d2z: Vec::with_capacity(n),
-        }
+        ZTable { z: Vec::with_capacity(n), dz: Vec::with_capacity(n), d2z: Vec::with_capacity(n) }
+    }
+
+    /// The `q` of node `j` (the grid is fixed: [`nodes`]).
+    fn q(j: usize) -> f64 {
+        nodes()[j].q
     }
 
     /// Number of grid points down to `Q_LO`.
@@ -420,8 +419,8 @@ impl ZTable {
 
     /// Tabulates down to point `j` (points are computed only as far as some unit needs them).
     fn ensure(&mut self, j: usize, ss: &[f64], c: &Coefs) {
-        while self.q.len() <= j {
-            let k = self.q.len();
+        while self.z.len() <= j {
+            let k = self.z.len();
             let Some(&Node { q: qk, beta, ln_beta, phi }) = nodes().get(k) else {
                 return;
             };
@@ -447,7 +446,6 @@ impl ZTable {
             // Implicit derivatives of F(q, z(q)) = 1 − Φ(q), once and twice.
             let dz = (-phi - sums.fq) / sums.fz;
             let d2z = (qk * phi - sums.fqq - 2.0 * sums.fqz * dz - sums.fzz * dz * dz) / sums.fz;
-            self.q.push(qk);
             self.z.push(zk);
             self.dz.push(dz);
             self.d2z.push(d2z);
@@ -456,7 +454,7 @@ impl ZTable {
 
     /// Quintic Hermite value of `z` at `x` in the cell `[q[j], q[j − 1]]`.
     fn interpolate(&self, j: usize, x: f64) -> f64 {
-        let (x0, x1) = (self.q[j], self.q[j - 1]);
+        let (x0, x1) = (Self::q(j), Self::q(j - 1));
         let h = x1 - x0;
         let t = (x - x0) / h;
         let (t2, t3) = (t * t, t * t * t);
@@ -564,13 +562,13 @@ fn exact_model_of(u: &Units, only: Option<usize>) -> Vec<f64> {
             }
             let first = (0..ZTable::len()).find(|&j| {
                 table.ensure(j, &u.ss, &c);
-                u.line(i, table.q[j]) <= table.z[j]
+                u.line(i, ZTable::q(j)) <= table.z[j]
             });
             let q = match first {
                 None => return 1.0,
                 Some(0) => crossing_by_brent(u, i, &c, Q_HI, Q_FAR),
                 Some(j) => {
-                    let (lo, hi) = (table.q[j], table.q[j - 1]);
+                    let (lo, hi) = (ZTable::q(j), ZTable::q(j - 1));
                     let h = |x: f64| u.line(i, x) - table.interpolate(j, x);
                     let guess = zeroin(lo, hi, h(lo), h(hi), 1e-13, h);
                     halley_crossing(u, i, &c, guess, lo, hi)
