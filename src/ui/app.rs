@@ -598,28 +598,19 @@ impl App {
                 return;
             }
             match run.job.step() {
-                Ok(Progress::Working(_)) => {
+                // Waiting: only workers' repeats are left, and their replies come between frames.
+                Ok(p @ (Progress::Working(_) | Progress::Waiting(_))) => {
                     let now = dom::now_ms();
                     self.show_partial(now);
                     let Some(run) = self.running.as_ref() else { return };
-                    if now - t0 < FRAME_BUDGET_MS && !self.dirty.alpha {
+                    let working = matches!(p, Progress::Working(_));
+                    if working && now - t0 < FRAME_BUDGET_MS && !self.dirty.alpha {
                         continue;
                     }
                     self.status = format!(
                         "{} – {:.0} %. Showing {}.",
                         run.job.describe(),
                         100.0 * run.job.fraction_done(),
-                        self.analysis_what
-                    );
-                    return;
-                }
-                Ok(Progress::Waiting(f)) => {
-                    self.show_partial(dom::now_ms());
-                    let Some(run) = self.running.as_ref() else { return };
-                    self.status = format!(
-                        "{} – {:.0} %. Showing {}.",
-                        run.job.describe(),
-                        100.0 * f,
                         self.analysis_what
                     );
                     return;
