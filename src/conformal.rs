@@ -615,7 +615,7 @@ impl Calibrated {
     }
 
     /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α,
-    /// or with a global threshold and few candidates `O(log(nK))` per α after one sort.
+    /// or with a global threshold and few candidates `O(log A)` per test score.
     pub fn sweep(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
         match &self.threshold {
             Threshold::Global(_) if self.global_sweep_pays(alphas.len()) => {
@@ -625,11 +625,11 @@ impl Calibrated {
         }
     }
 
-    /// Whether sorting all `n·K` test scores once (`n·K·log(nK)`) costs less than a binary search
-    /// per item and α (`A·n·log K`): yes for the toy's ten candidates, no for a hundred classes.
+    /// Whether placing all `n·K` test scores among the A thresholds (`n·K·log A`) costs less than
+    /// a binary search per item and α (`A·n·log K`): yes for the toy's ten candidates, no for a
+    /// hundred classes (a tie keeps the per-item loop).
     fn global_sweep_pays(&self, alphas: usize) -> bool {
-        let all = (self.test.len() * self.k).max(2);
-        self.k * all.ilog2() as usize <= alphas * self.k.max(2).ilog2() as usize
+        self.k * (alphas.max(2).ilog2() as usize) < alphas * self.k.max(2).ilog2() as usize
     }
 
     /// [`Calibrated::sweep`] item by item (any threshold).
@@ -663,18 +663,15 @@ impl Calibrated {
     }
 
     /// [`Calibrated::sweep`] with one threshold `q` for all test items. Then every count is a
-    /// count of sorted values at or below `q`: the set sizes add up to the test scores `≤ q`,
-    /// coverage counts the true labels' scores `≤ q`, and never-empty adds, per item whose best
-    /// score exceeds `q`, a set of one that covers when the best candidate is the true one. The
-    /// counts are the per-item loop's, so the fractions are the same bits.
+    /// count of values at or below `q`: the set sizes add up to the test scores `≤ q`, coverage
+    /// counts the true labels' scores `≤ q`, and never-empty adds, per item whose best score
+    /// exceeds `q`, a set of one that covers when the best candidate is the true one. The counts
+    /// are the per-item loop's, so the fractions are the same bits.
     fn sweep_global(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
         let nt = self.test.len();
-        let sorted = |mut v: Vec<f64>| {
-            v.sort_unstable_by(f64::total_cmp);
-            v
-        };
-        let all = sorted(self.scores.clone());
-        let label_scores = sorted((0..nt).map(|t| self.row(t)[self.labels[t]]).collect());
+        let qs: Vec<f64> = alphas.iter().map(|&alpha| self.threshold(0, alpha)).collect();
+        let size = counts_at_most(self.scores.iter().copied(), &qs);
+        let covered = counts_at_most((0..nt).map(|t| self.row(t)[self.labels[t]]), &qs);
         // Each row's lowest score, for all items and for those whose best is the true label.
         let (mut mins, mut mins_true) = (Vec::new(), Vec::new());
         if never_empty {
@@ -686,16 +683,14 @@ impl Calibrated {
                 }
             }
         }
-        let (mins, mins_true) = (sorted(mins), sorted(mins_true));
-        let at_most = |v: &[f64], q: f64| v.partition_point(|&s| s <= q);
-        alphas
-            .iter()
-            .map(|&alpha| {
-                let q = self.threshold(0, alpha);
-                let (mut covered, mut size) = (at_most(&label_scores, q), at_most(&all, q));
+        let (mins_at_most, mins_true_at_most) =
+            (counts_at_most(mins.iter().copied(), &qs), counts_at_most(mins_true.iter().copied(), &qs));
+        (0..qs.len())
+            .map(|a| {
+                let (mut covered, mut size) = (covered[a], size[a]);
                 if never_empty {
-                    size += mins.len() - at_most(&mins, q);
-                    covered += mins_true.len() - at_most(&mins_true, q);
+                    size += mins.len() - mins_at_most[a];
+                    covered += mins_true.len() - mins_true_at_most[a];
                 }
                 (covered as f64 / nt as f64, size as f64 / nt as f64)
             })
@@ -716,6 +711,39 @@ impl Calibrated {
             })
             .collect()
     }
+}
+
+/// How many of `values` are at most each threshold: `counts[a] = #{v : v ≤ qs[a]}` (a NaN is
+/// at most nothing, and nothing is at most a NaN). Each value is placed among the thresholds,
+/// sorted once, by a binary search: for the α sweep's hundred thresholds that is cheaper than
+/// sorting the values, which the page's toy did for every method of every repeat.
+fn counts_at_most(values: impl Iterator<Item = f64>, qs: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..qs.len()).filter(|&a| !qs[a].is_nan()).collect();
+    order.sort_unstable_by(|&a, &b| qs[a].total_cmp(&qs[b]));
+    let sorted: Vec<f64> = order.iter().map(|&a| qs[a]).collect();
+    // hist[j]: the values above the j lowest thresholds and at most the others.
+    let mut hist = vec![0usize; sorted.len() + 1];
+    let (Some(&lowest), Some(&highest)) = (sorted.first(), sorted.last()) else {
+        return vec![0; qs.len()];
+    };
+    for v in values.filter(|v| !v.is_nan()) {
+        // Most scores lie beyond the thresholds' range (the toy's false candidates): no search.
+        let j = if v <= lowest {
+            0
+        } else if v > highest {
+            sorted.len()
+        } else {
+            sorted.partition_point(|&q| q < v)
+        };
+        hist[j] += 1;
+    }
+    let mut counts = vec![0usize; qs.len()];
+    let mut running = 0;
+    for (&a, &h) in order.iter().zip(&hist) {
+        running += h;
+        counts[a] = running;
+    }
+    counts
 }
 
 /// Summary of a method over repeated splits (one row of `rvalue conformal`).

@@ -119,6 +119,30 @@ fn toy_coverage(p: &ToyParams, method: Method, kind: RvalueKind, alpha: f64) -> 
     total / p.repeats as f64
 }
 
+#[test]
+fn counts_at_most_are_plain_counts_for_any_thresholds() {
+    let special = [f64::NEG_INFINITY, -1.5, -0.0, 0.0, 0.25, 0.25, 3.0, f64::INFINITY, f64::NAN, -f64::NAN];
+    let mut rng = crate::rng::Stream::new(7, 0);
+    for round in 0..200 {
+        let pick = |rng: &mut crate::rng::Stream, n: usize| -> Vec<f64> {
+            (0..n)
+                .map(|_| {
+                    let u = rng.uniform();
+                    if u < 0.3 {
+                        special[(u * 100.0) as usize % special.len()]
+                    } else {
+                        (u * 8.0).floor() / 4.0 - 1.0
+                    }
+                })
+                .collect()
+        };
+        let values = pick(&mut rng, round % 40);
+        let qs = pick(&mut rng, round % 13);
+        let plain: Vec<usize> = qs.iter().map(|&q| values.iter().filter(|&&v| v <= q).count()).collect();
+        assert_eq!(counts_at_most(values.iter().copied(), &qs), plain, "values {values:?} qs {qs:?}");
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 proptest! {
     #![proptest_config(ProptestConfig { cases: 4, ..ProptestConfig::default() })]
