@@ -46,6 +46,18 @@ impl ScoreTensor {
         Ok(ScoreTensor { n, m, k, data })
     }
 
+    /// [`ScoreTensor::new`] without the scan for non-finite scores, for a producer whose scores
+    /// are finite by construction (the toy simulator: finite means plus bounded normals times
+    /// finite standard deviations). In the page the scan was 0.3 ms of a toy repeat's 8.
+    pub(crate) fn from_finite(n: usize, m: usize, k: usize, data: Vec<f64>) -> Result<Self> {
+        if n == 0 || m == 0 || k == 0 || n.checked_mul(m).and_then(|x| x.checked_mul(k)) != Some(data.len()) {
+            // Not the producer's promise: let `new` say what is wrong.
+            return ScoreTensor::new(n, m, k, data);
+        }
+        debug_assert!(data.iter().all(|x| x.is_finite()), "from_finite with a non-finite score");
+        Ok(ScoreTensor { n, m, k, data })
+    }
+
     pub fn n(&self) -> usize {
         self.n
     }

@@ -166,7 +166,9 @@ pub fn simulate(p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>
     let mut laws = Laws::of(p);
     // validate() (in first_item) bounds N·M·K by 2^28, so these casts cannot truncate.
     draws::for_each_batch(p.seed, first, n as u32, m as u32, k as u32, |z| laws.extend(&mut data, z));
-    let scores = ScoreTensor::new(n, m, k, data)?;
+    // Finite: validate() keeps μ finite and σ² finite, so |σ z| < 2^512 · 40 and μ + σ z rounds
+    // to a finite number even beside f64::MAX (tested with extreme parameters).
+    let scores = ScoreTensor::from_finite(n, m, k, data)?;
     Ok((scores, vec![0; n]))
 }
 
@@ -323,6 +325,17 @@ mod tests {
         assert!(p.validate().is_ok());
         assert_eq!((p.k, p.m, p.n_cal, p.n_test, p.repeats, p.seed), (10, 30, 500, 500, 50, 1));
         assert_eq!((p.mu_p, p.sigma2_p, p.mu_q, p.sigma2, p.high_var_fraction), (1.0, 1.0, 0.0, 1000.0, 1.0));
+    }
+
+    #[test]
+    fn the_most_extreme_valid_parameters_simulate_finite_scores() {
+        // simulate() skips the tensor's finiteness scan on this promise.
+        let max = f64::MAX;
+        for (mu_p, mu_q) in [(max, -max), (-max, max), (max, max)] {
+            let p = ToyParams { mu_p, mu_q, sigma2_p: max, sigma2: max, ..small() };
+            let (s, _) = simulate(&p, 2).unwrap();
+            assert!(s.data().iter().all(|x| x.is_finite()), "μp {mu_p}, μq {mu_q}");
+        }
     }
 
     #[test]
