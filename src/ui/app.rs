@@ -62,10 +62,14 @@ struct Running {
     serial: u64,
     /// Repeats computed by workers.
     from_workers: usize,
+    /// When the progress bar and status line were last written, and for which analysis on show.
+    progress_written: Option<(f64, u64)>,
 }
 
 /// How often a running toy analysis refreshes the panels with the repeats done so far.
 const PARTIAL_EVERY_MS: f64 = 400.0;
+/// How often a running job's progress bar and status line are written.
+const PROGRESS_EVERY_MS: f64 = 100.0;
 
 #[derive(Default, Clone, Copy)]
 struct Dirty {
@@ -526,6 +530,7 @@ impl App {
                     what,
                     shown_parts: 0,
                     shown_at: 0.0,
+                    progress_written: None,
                     gpu: self.device.new_job(),
                     serial: self.jobs,
                     from_workers: 0,
@@ -565,11 +570,16 @@ impl App {
         self.analysis.replace(a).map(|old| (old, old_what))
     }
 
-    /// Shows the toy repeats done so far, at most every [`PARTIAL_EVERY_MS`].
+    /// Shows the toy repeats done so far: the first at once, then at most every
+    /// [`PARTIAL_EVERY_MS`], but not when the rest should take less than half that (at the
+    /// pace so far): repainting every panel then only delays the finished analysis.
     fn show_partial(&mut self, now: f64) {
         let Some(run) = self.running.as_mut() else { return };
         let (done, total) = run.job.parts();
-        let due = done > run.shown_parts && (run.shown_parts == 0 || now - run.shown_at > PARTIAL_EVERY_MS);
+        let left_ms = (now - run.started) * (total - done) as f64 / done.max(1) as f64;
+        let due = done > run.shown_parts
+            && (run.shown_parts == 0
+                || (now - run.shown_at > PARTIAL_EVERY_MS && left_ms > 0.5 * PARTIAL_EVERY_MS));
         let Some(p) = due.then(|| run.job.partial()).flatten() else { return };
         let first = run.shown_parts == 0;
         (run.shown_parts, run.shown_at) = (done, now);
@@ -644,7 +654,21 @@ impl App {
         }
     }
 
-    fn show_progress(&self) {
+    fn show_progress(&mut self) {
+        let generation = self.generation;
+        if let Some(run) = self.running.as_mut() {
+            // While a job runs its percentage changes every frame, and each write costs the
+            // frame a style, layout and paint pass on a page that is all canvases: writing it
+            // a few times a second frees that time for the job (and, on two cores, the
+            // compositor's share for a worker). A new analysis on show is written at once.
+            let now = dom::now_ms();
+            if let Some((at, g)) = run.progress_written {
+                if g == generation && now - at < PROGRESS_EVERY_MS {
+                    return;
+                }
+            }
+            run.progress_written = Some((now, generation));
+        }
         let d = &self.doc;
         // Unchanged values are not written again (a write invalidates style).
         if let Ok(p) = by_id::<HtmlProgressElement>(d, "progress") {
