@@ -72,3 +72,23 @@ fn wasm_toy_rvalues_benchmark() {
     let name = "toy repeat 1, CP_r parametric scores, pooled prior";
     console_log!("wasm-bench {name:56} {min:9.2} ms (median {median:9.2})");
 }
+
+/// The explorer's whole toy analysis at the page's defaults (50 repeats, the page's score
+/// options), stepped to the end on one thread: what the page computes after a seed change,
+/// without its frames, painting or workers.
+#[wasm_bindgen_test]
+fn wasm_toy_job_benchmark() {
+    use rvalue_explorer::explorer::{AnalysisJob, Controls, Progress, Source};
+    let c = Controls::default();
+    let run = || {
+        let Ok(mut job) = AnalysisJob::new(Source::Toy(c.toy_params()), &c) else { return 0 };
+        let mut steps = 0;
+        while let Ok(Progress::Working(_)) = job.step() {
+            steps += 1;
+        }
+        steps
+    };
+    let (min, median) = time(3, run);
+    let name = "toy defaults, the explorer's whole job (50 repeats)";
+    console_log!("wasm-bench {name:56} {min:9.2} ms (median {median:9.2})");
+}
