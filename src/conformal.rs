@@ -295,22 +295,41 @@ fn scores_with(
                     Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
                 };
                 let mut out = Vec::with_capacity(n * k);
-                parametric_scores(summaries, opts, hyper, 0..n, only, &mut out)?;
+                parametric_scores(summaries, opts, hyper, 0..n, |i| only(i).into(), &mut out)?;
                 Ok(Some(out))
             }
         },
     }
 }
 
+/// Which of an item's parametric r-values a caller reads ([`parametric_scores`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need {
+    /// Every candidate's.
+    All,
+    /// Candidate `c`'s alone (a calibration item's true label); the others are NaN.
+    One(usize),
+    /// Exactly those at most the bound; the others may be `+∞`, known to exceed it
+    /// ([`rvalue::parametric_up_to`]). For a test item whose sets are only asked at thresholds up
+    /// to the bound: its sets, coverage, the true label's position and the best candidate are
+    /// then those of the exact row.
+    UpTo(f64),
+}
+
+impl From<Option<usize>> for Need {
+    fn from(only: Option<usize>) -> Need {
+        only.map_or(Need::All, Need::One)
+    }
+}
+
 /// Parametric CP_r's rows of items `items` appended to `out` (the explorer runs this a chunk of
-/// items at a time); with `only(i) = Some(c)` item `i`'s row is NaN but for candidate `c` (see
-/// [`item_scores_only`]).
+/// items at a time), each as much as `need(i)` asks (see [`item_scores_only`] and [`Need`]).
 pub fn parametric_scores(
     summaries: &Summaries,
     opts: &ScoreOptions,
     hyper: HyperChoice,
     items: std::ops::Range<usize>,
-    only: impl Fn(usize) -> Option<usize>,
+    need: impl Fn(usize) -> Need,
     out: &mut Vec<f64>,
 ) -> Result<()> {
     let k = summaries.k;
@@ -320,13 +339,16 @@ pub fn parametric_scores(
         s.clear();
         s.extend((0..k).map(|c| summaries.s(i, c, opts.variance)));
         let x = summaries.mean_row(i);
-        match only(i) {
-            None => {
+        match need(i) {
+            Need::All => {
                 out.extend(rvalue::parametric(x, &s, hyper, opts.algorithm, opts.lambda)?.rvalue);
             }
-            Some(c) => {
+            Need::One(c) => {
                 let r = rvalue::parametric_unit(x, &s, hyper, opts.algorithm, opts.lambda, c)?;
                 out.extend((0..k).map(|j| if j == c { r } else { f64::NAN }));
+            }
+            Need::UpTo(bound) => {
+                out.extend(rvalue::parametric_up_to(x, &s, hyper, opts.algorithm, opts.lambda, bound)?);
             }
         }
     }

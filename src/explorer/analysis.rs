@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{Controls, Mode};
 use crate::conformal::{
-    self, alpha_grid, check_alpha, item_scores, pooled_hyper, Calibrated, Method, PooledBuilder, Prior,
+    self, alpha_grid, check_alpha, item_scores, pooled_hyper, Calibrated, Method, Need, PooledBuilder, Prior,
     RvalueKind, ScoreOptions, Split, SplitMetrics, Summary,
 };
 use crate::eb::Hyper;
@@ -91,6 +91,9 @@ pub(super) struct Part {
     /// Per item, the one candidate the splits read, if it is a test item in none of them
     /// (`conformal::needed_candidates`): a toy repeat's calibration items.
     only: Vec<Option<usize>>,
+    /// A toy repeat's highest threshold for α in the slider's range, once its calibration
+    /// items' parametric r-values are in (see [`AnalysisJob::scores`]).
+    bound: Option<f64>,
 }
 
 impl Part {
@@ -121,6 +124,27 @@ impl LabelInfo {
             pos.push((0..k).filter(|&c| row[c] < s || (row[c] == s && c < y)).count() as u32);
         }
         LabelInfo { score, pos }
+    }
+}
+
+impl AnalysisJob {
+    /// Tests: computes every toy repeat's r-values in full.
+    #[cfg(test)]
+    pub(super) fn with_full_rows(mut self) -> Self {
+        self.full_rows = true;
+        self
+    }
+}
+
+/// The threshold CP_r's calibration picks at the smallest α the explorer answers
+/// ([`super::ALPHA_RANGE`]), the highest of all: from the true labels' scores of calibration
+/// items `0..n_cal` in `scores` (`[N][K]`, rows of the calibration items at least).
+fn highest_threshold(scores: &[f64], k: usize, labels: &[usize], n_cal: usize) -> f64 {
+    let mut cal: Vec<f64> = (0..n_cal).map(|i| scores[i * k + labels[i]]).collect();
+    cal.sort_unstable_by(f64::total_cmp);
+    match conformal::k_star(n_cal, super::ALPHA_RANGE.0) {
+        0 => f64::NEG_INFINITY,
+        ks => cal.get(ks - 1).copied().unwrap_or(f64::INFINITY),
     }
 }
 
@@ -228,6 +252,8 @@ pub struct AnalysisJob {
     part_hyper: Option<Hyper>,
     /// Pooled CP_r of the split being calibrated.
     pooled: Option<PooledBuilder>,
+    /// Every toy repeat's r-values in full (tests: the reference for the bounded ones).
+    full_rows: bool,
 }
 
 fn method_index(m: Method) -> usize {
@@ -303,6 +329,7 @@ impl AnalysisJob {
             sweeps: [SweepCurves::zero(false), SweepCurves::zero(true)],
             single_draw,
             part_hyper: None,
+            full_rows: false,
             pooled: None,
         })
     }
@@ -413,7 +440,16 @@ impl AnalysisJob {
         let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
         let summaries = Summaries::of(t);
         let only = conformal::needed_candidates(&labels, &splits);
-        self.part = Some(Part { tensor, labels, summaries, order, splits, scores: [None, None, None], only });
+        self.part = Some(Part {
+            tensor,
+            labels,
+            summaries,
+            order,
+            splits,
+            scores: [None, None, None],
+            only,
+            bound: None,
+        });
         self.phase = Phase::Scores { method: 0, next: 0 };
         Ok(())
     }
@@ -443,7 +479,7 @@ impl AnalysisJob {
             _ => 4 * k,
         }
         .max(1);
-        let end = (next + (self.budget / cost).max(1)).min(n);
+        let mut end = (next + (self.budget / cost).max(1)).min(n);
         let out = part.scores[method].get_or_insert_with(|| Vec::with_capacity(n * k));
         match self.opts.kind {
             RvalueKind::Nonparametric => {
@@ -462,13 +498,35 @@ impl AnalysisJob {
                         _ => *self.part_hyper.insert(pooled_hyper(&part.summaries, self.opts.variance)?),
                     }),
                 };
+                let need = match (&self.source, self.part_index) {
+                    // A toy repeat other than the one on show: its test items (after the n_cal
+                    // calibration items, whose scores are then in) need exact r-values only up to
+                    // the highest threshold an α in the slider's range can pick.
+                    _ if self.full_rows => None,
+                    (Source::Toy(p), 1..) if end > p.n_cal => {
+                        if next < p.n_cal {
+                            end = p.n_cal;
+                            None
+                        } else {
+                            Some(
+                                *part
+                                    .bound
+                                    .get_or_insert_with(|| highest_threshold(out, k, &part.labels, p.n_cal)),
+                            )
+                        }
+                    }
+                    _ => None,
+                };
                 let only = &part.only;
                 conformal::parametric_scores(
                     &part.summaries,
                     &self.opts,
                     hyper,
                     next..end,
-                    |i| only[i],
+                    |i| match (only[i], need) {
+                        (None, Some(bound)) => Need::UpTo(bound),
+                        (only, _) => only.into(),
+                    },
                     out,
                 )?;
             }
@@ -869,11 +927,16 @@ impl Analysis {
         &self.sweeps[usize::from(never_empty)]
     }
 
-    /// The core's [`Summary`] of a method at α: equal to `conformal::evaluate` on
-    /// [`Analysis::calibrated`], in `O(log K)` per test item (the true label's score and
-    /// position are α-independent and stored).
+    /// The core's [`Summary`] of a method at α in the slider's range ([`super::ALPHA_RANGE`]):
+    /// equal to `conformal::evaluate` on [`Analysis::calibrated`], in `O(log K)` per test item
+    /// (the true label's score and position are α-independent and stored). Smaller α are
+    /// refused: the toy repeats after the first keep exact r-values only up to the range's
+    /// highest threshold (`+∞` above it).
     pub fn summary(&self, method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
-        check_alpha(alpha)?;
+        let (lo, hi) = super::ALPHA_RANGE;
+        if !(lo..=hi).contains(&alpha) {
+            return Err(Error::invalid(format!("α = {alpha} is outside the explorer's range [{lo}, {hi}]")));
+        }
         let mi = method_index(method);
         let cals = &self.calibrated[mi];
         let mut per_split = Vec::with_capacity(cals.len());

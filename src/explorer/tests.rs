@@ -624,3 +624,35 @@ fn reinspecting_an_item_at_another_alpha_equals_a_fresh_inspection() {
         assert!(same(&a.inspect(t, alpha, false).unwrap(), &fresh.clone().inspect(t, alpha, false).unwrap()));
     }
 }
+
+#[test]
+fn toy_repeats_with_bounded_rvalues_answer_every_alpha_as_full_ones() {
+    // The page's toy (pooled prior: repeats with τ² > 0 and with τ² = 0), with fewer items; at
+    // least 199 calibration items, or the smallest α's threshold is +∞ and nothing is bounded.
+    // σ² = 3 with half the false candidates as stable as the true one: false candidates then
+    // reach into the sets at small α, so a bound set too low would change the answers.
+    for (sigma2, high_var_fraction) in [(1000.0, 1.0), (3.0, 0.5)] {
+        let toy = ToyParams { n_cal: 200, n_test: 40, repeats: 5, high_var_fraction, ..ToyParams::default() };
+        check_bounded_against_full(&Controls { toy, sigma2, ..Controls::default() });
+    }
+}
+
+fn check_bounded_against_full(c: &Controls) {
+    let bounded = AnalysisJob::new(Source::Toy(c.toy_params()), c).unwrap().run().unwrap();
+    let full = AnalysisJob::new(Source::Toy(c.toy_params()), c).unwrap().with_full_rows().run().unwrap();
+    let left_out = |c: &crate::conformal::Calibrated| {
+        (0..c.test.len()).flat_map(|t| c.row(t)).filter(|&&r| r == f64::INFINITY).count()
+    };
+    let cals = bounded.calibrated(Method::CpR);
+    assert_eq!(left_out(&cals[0]), 0, "the repeat on show keeps every r-value");
+    assert!(cals[1..].iter().map(left_out).sum::<usize>() > 0, "no r-value was left out");
+    for ne in [false, true] {
+        for p in scales::ALPHA_POSITIONS.0..=scales::ALPHA_POSITIONS.1 {
+            let alpha = scales::alpha_at(p);
+            let (b, f) = (bounded.at_alpha(alpha, ne).unwrap(), full.at_alpha(alpha, ne).unwrap());
+            assert!(same(&b, &f), "α {alpha}, never empty {ne}:\n{b:?}\n{f:?}");
+        }
+        assert!(same(bounded.sweep(ne), full.sweep(ne)), "sweep, never empty {ne}");
+    }
+    assert!(bounded.at_alpha(0.004, false).is_err(), "α below the slider's range");
+}

@@ -13,5 +13,7 @@ pub mod parametric;
 pub mod pooled;
 
 pub use nonparametric::{nested_greedy, nonparametric, rank_counts, DrawOrder};
-pub use parametric::{parametric, parametric_unit, Algorithm, HyperChoice, LambdaRule, Parametric};
+pub use parametric::{
+    parametric, parametric_unit, parametric_up_to, Algorithm, HyperChoice, LambdaRule, Parametric,
+};
 pub use pooled::{pooled_item_oracle, PooledItem, PooledSplit, Workspace};

@@ -106,6 +106,19 @@ struct Limit {
 }
 
 impl Limit {
+    /// Whether `E(w) > bound` follows from one term: every term is at least `1 − Φ(w √s_max)`
+    /// for `w ≥ 0` and at least ½ for `w ≤ 0`. The margin covers the rounding of the terms
+    /// and of their mean.
+    fn exceeds(&self, w: f64, bound: f64) -> bool {
+        let low = if w <= 0.0 {
+            0.5
+        } else {
+            let s_max = self.s.iter().fold(0.0f64, |m, &s| m.max(s));
+            normal::sf(w * s_max.sqrt())
+        };
+        low * (1.0 - 1e-12) > bound
+    }
+
     /// `E(w) = (1/U) Σ_j 1 − Φ(w √s_j)`, decreasing in `w`.
     fn e(&self, w: f64) -> f64 {
         self.s
@@ -240,6 +253,60 @@ pub fn parametric_unit(
         }
         (Algorithm::Grid, rule) => grid(&units, rule)[unit],
     })
+}
+
+/// [`parametric`]'s r-values that are at most `bound`, bit for bit, and `+∞` for units whose
+/// r-value is shown to exceed `bound` without computing it: with the exact model rule the
+/// `z(q)` table is built only as deep as `bound` needs, and a unit not yet selected there needs
+/// no crossing; at `τ² = 0` one term bounds the closed form. When no r-value would be at most
+/// `bound` every one is computed, so the smallest is always known. Other algorithms and rules,
+/// and a `bound` outside `(0, ½)`, compute every r-value.
+///
+/// For the explorer's toy repeats: a test item's false candidates lie far above every threshold
+/// the page can ask for, and only the repeat it shows needs their values.
+pub fn parametric_up_to(
+    x: &[f64],
+    s: &[f64],
+    hyper: HyperChoice,
+    algorithm: Algorithm,
+    rule: LambdaRule,
+    bound: f64,
+) -> Result<Vec<f64>> {
+    eb::check_units(x, s)?;
+    let hyper = match hyper {
+        HyperChoice::Estimate => eb::estimate(x, s)?,
+        HyperChoice::Fixed(h) => Hyper::fixed(h.mu, h.tau2)?,
+    };
+    let units = Units::new(x, s, hyper);
+    let cut = Cut::of(bound);
+    if let (Algorithm::Exact, LambdaRule::Model, Some(cut)) = (algorithm, rule, cut) {
+        let r = exact_model_with(&units, None, Some(cut));
+        if r.iter().any(|&v| v <= bound) {
+            return Ok(r);
+        }
+    }
+    Ok(match (algorithm, rule) {
+        (Algorithm::Exact, LambdaRule::Model) => exact_model(&units),
+        (Algorithm::Exact, LambdaRule::Empirical) => exact_empirical(&units),
+        (Algorithm::Grid, rule) => grid(&units, rule),
+    })
+}
+
+/// What shows an r-value above a bound `β_b` in `(0, ½)`: its unit is not selected at a table
+/// node below `q`, a little under `q_{β_b} = Φ⁻¹(1 − β_b)`. The unit's crossing then lies below
+/// that node, and its r-value `1 − Φ(crossing)` above `1 − Φ(q)`, which the margin in `q` keeps
+/// clear of `β_b` whatever the rounding of `Φ⁻¹` and of the tail (at `q ≥ 0` the margin moves the
+/// tail by at least `φ(q)·1e-6`, far more than an ulp of it).
+#[derive(Debug, Clone, Copy)]
+struct Cut {
+    q: f64,
+    bound: f64,
+}
+
+impl Cut {
+    fn of(bound: f64) -> Option<Cut> {
+        (bound > 0.0 && bound < 0.5).then(|| Cut { q: normal::upper_quantile(bound) - 1e-6, bound })
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -536,14 +603,28 @@ fn halley_step(f: f64, f1: f64, f2: f64) -> f64 {
 /// brackets the first selection and its interpolant gives a first guess; Halley on `g_i` (with
 /// its exact first and second derivatives) polishes it, and Brent takes over if Halley misbehaves.
 fn exact_model(u: &Units) -> Vec<f64> {
-    exact_model_of(u, None)
+    exact_model_with(u, None, None)
 }
 
 /// [`exact_model`] for every unit, or for unit `only` alone (the others NaN: not computed).
 fn exact_model_of(u: &Units, only: Option<usize>) -> Vec<f64> {
+    exact_model_with(u, only, None)
+}
+
+/// [`exact_model_of`], with `+∞` for the units that `cut` shows to be above its bound.
+fn exact_model_with(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64> {
     let skip = |i: usize| only.is_some_and(|o| o != i);
     if let Some(l) = &u.limit {
-        return l.w.iter().enumerate().map(|(i, &w)| if skip(i) { f64::NAN } else { l.e(w) }).collect();
+        return l
+            .w
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| match cut {
+                _ if skip(i) => f64::NAN,
+                Some(c) if l.exceeds(w, c.bound) => f64::INFINITY,
+                _ => l.e(w),
+            })
+            .collect();
     }
     let n = u.m.len();
     if u.ss.iter().all(|&s| s == 0.0) {
@@ -560,10 +641,17 @@ fn exact_model_of(u: &Units, only: Option<usize>) -> Vec<f64> {
             if u.sd[i] == 0.0 {
                 return normal::sf(u.m[i]);
             }
-            let first = (0..ZTable::len()).find(|&j| {
+            let mut first = None;
+            for j in 0..ZTable::len() {
                 table.ensure(j, &u.ss, &c);
-                u.line(i, ZTable::q(j)) <= table.z[j]
-            });
+                if u.line(i, ZTable::q(j)) <= table.z[j] {
+                    first = Some(j);
+                    break;
+                }
+                if cut.is_some_and(|cut| ZTable::q(j) < cut.q) {
+                    return f64::INFINITY;
+                }
+            }
             let q = match first {
                 None => return 1.0,
                 Some(0) => crossing_by_brent(u, i, &c, Q_HI, Q_FAR),

@@ -413,6 +413,72 @@ proptest! {
     }
 }
 
+/// [`parametric_up_to`] against [`parametric`]: the same bits wherever it gives a value, `+∞`
+/// only where the r-value exceeds the bound, and some value at most the bound whenever one
+/// exists. Returns how many units it left out.
+fn assert_up_to_agrees(x: &[f64], s: &[f64], hyper: HyperChoice, bound: f64) -> usize {
+    let mut left_out = 0;
+    for algorithm in Algorithm::ALL {
+        for rule in LambdaRule::ALL {
+            let all = parametric(x, s, hyper, algorithm, rule).unwrap().rvalue;
+            let up_to = parametric_up_to(x, s, hyper, algorithm, rule, bound).unwrap();
+            for (u, (&r, &b)) in all.iter().zip(&up_to).enumerate() {
+                if b == f64::INFINITY {
+                    assert!(r > bound, "{algorithm:?} {rule:?} unit {u}: left out at {r} ≤ bound {bound}");
+                    left_out += 1;
+                } else {
+                    assert_eq!(b.to_bits(), r.to_bits(), "{algorithm:?} {rule:?} unit {u}: {b} vs {r}");
+                }
+            }
+            if all.iter().any(|&r| r <= bound) {
+                assert!(up_to.iter().any(|&r| r <= bound), "{algorithm:?} {rule:?}: nothing at most {bound}");
+            } else {
+                assert_eq!(up_to, all, "{algorithm:?} {rule:?}: nothing at most {bound}, so all in full");
+            }
+        }
+    }
+    left_out
+}
+
+#[test]
+fn rvalues_up_to_a_bound_are_exact_below_it() {
+    // The toy's shape: one precise unit, noisy others, with τ² > 0 and τ² = 0 (the limit).
+    let x = [1.1, -3.0, 20.5, 0.2, -41.0, 7.7, 0.0, 12.0];
+    let s = [1.0, 1000.0, 900.0, 1100.0, 1000.0, 800.0, 1200.0, 950.0];
+    let mut left_out = 0;
+    for hyper in [
+        HyperChoice::Fixed(Hyper { mu: 0.07, tau2: 0.034 }),
+        HyperChoice::Fixed(Hyper { mu: 0.07, tau2: 0.0 }),
+        HyperChoice::Estimate,
+    ] {
+        for bound in [1e-9, 0.01, 0.05, 0.2, 0.4999, 0.5, 0.7, 0.0, -1.0, f64::INFINITY, f64::NAN] {
+            left_out += assert_up_to_agrees(&x, &s, hyper, bound);
+        }
+    }
+    assert!(left_out > 0, "no unit was ever left out: the bound is never used");
+    // Noise-free units (their r-value is a closed form), alone and among noisy ones.
+    assert_up_to_agrees(&[0.5, -1.0, 2.0, 0.1], &[0.0, 1.0, 2.0, 0.5], HyperChoice::Estimate, 0.1);
+    assert_up_to_agrees(&[0.5, -1.0, 2.0], &[0.0; 3], HyperChoice::Fixed(Hyper { mu: 0.0, tau2: 1.0 }), 0.1);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn rvalues_up_to_any_bound_are_exact_below_it(
+        (x, s) in units_strategy(),
+        bound in 0.0f64..0.6,
+        tau2 in prop_oneof![Just(0.0), 0.001f64..5.0],
+        noisy in 1.0f64..1e4,
+    ) {
+        // Some units far noisier than the others, as the toy's false candidates.
+        let s: Vec<f64> = s.iter().enumerate().map(|(i, &v)| if i % 3 == 1 { v * noisy } else { v }).collect();
+        assert_up_to_agrees(&x, &s, HyperChoice::Fixed(Hyper { mu: 0.1, tau2 }), bound);
+        assert_up_to_agrees(&x, &s, HyperChoice::Estimate, bound);
+    }
+}
+
 /// [`model_sums`] as first written: every unit's terms, however far in the tail.
 fn plain_model_sums(q: f64, z: f64, c: &Coefs) -> ModelSums {
     let mut s = ModelSums::default();
