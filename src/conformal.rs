@@ -740,14 +740,13 @@ impl Calibrated {
 /// sorted once, by a binary search: for the α sweep's hundred thresholds that is cheaper than
 /// sorting the values, which the page's toy did for every method of every repeat.
 fn counts_at_most(values: impl Iterator<Item = f64>, qs: &[f64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..qs.len()).filter(|&a| !qs[a].is_nan()).collect();
-    order.sort_unstable_by(|&a, &b| qs[a].total_cmp(&qs[b]));
-    let sorted: Vec<f64> = order.iter().map(|&a| qs[a]).collect();
-    // hist[j]: the values above the j lowest thresholds and at most the others.
-    let mut hist = vec![0usize; sorted.len() + 1];
+    let mut sorted: Vec<f64> = qs.iter().copied().filter(|q| !q.is_nan()).collect();
+    sorted.sort_unstable_by(f64::total_cmp);
     let (Some(&lowest), Some(&highest)) = (sorted.first(), sorted.last()) else {
         return vec![0; qs.len()];
     };
+    // at_most[j]: the values above the j lowest thresholds and at most the others, then summed.
+    let mut at_most = vec![0usize; sorted.len() + 1];
     for v in values.filter(|v| !v.is_nan()) {
         // Most scores lie beyond the thresholds' range (the toy's false candidates): no search.
         let j = if v <= lowest {
@@ -757,15 +756,13 @@ fn counts_at_most(values: impl Iterator<Item = f64>, qs: &[f64]) -> Vec<usize> {
         } else {
             sorted.partition_point(|&q| q < v)
         };
-        hist[j] += 1;
+        at_most[j] += 1;
     }
-    let mut counts = vec![0usize; qs.len()];
-    let mut running = 0;
-    for (&a, &h) in order.iter().zip(&hist) {
-        running += h;
-        counts[a] = running;
+    for j in 1..at_most.len() {
+        at_most[j] += at_most[j - 1];
     }
-    counts
+    // A threshold's count is that of the first of its equals in `sorted`.
+    qs.iter().map(|&q| if q.is_nan() { 0 } else { at_most[sorted.partition_point(|&s| s < q)] }).collect()
 }
 
 /// Summary of a method over repeated splits (one row of `rvalue conformal`).

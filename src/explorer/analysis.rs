@@ -1039,11 +1039,15 @@ impl Analysis {
             };
             let set = cal.set(t, alpha, never_empty);
             let mut order: Vec<usize> = (0..k).collect();
-            order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
-            // Members first (a never-empty fallback is the best candidate, already first).
-            order.sort_by_key(|&c| !set.contains(c));
-            let ranked = order
+            // Ties go to the lower index, so the order is total and an unstable sort exact.
+            order.sort_unstable_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
+            // Members first, each side in that order (a never-empty fallback is the best
+            // candidate, already first).
+            let (members, others): (Vec<usize>, Vec<usize>) =
+                order.into_iter().partition(|&c| set.contains(c));
+            let ranked = members
                 .into_iter()
+                .chain(others)
                 .map(|c| RankedCandidate {
                     candidate: c,
                     score: scores[c],

@@ -103,6 +103,8 @@ struct Units {
 struct Limit {
     w: Vec<f64>,
     s: Vec<f64>,
+    /// `√max_j s_j`, for [`Limit::exceeds`].
+    sd_max: f64,
 }
 
 impl Limit {
@@ -110,12 +112,7 @@ impl Limit {
     /// for `w ≥ 0` and at least ½ for `w ≤ 0`. The margin covers the rounding of the terms
     /// and of their mean.
     fn exceeds(&self, w: f64, bound: f64) -> bool {
-        let low = if w <= 0.0 {
-            0.5
-        } else {
-            let s_max = self.s.iter().fold(0.0f64, |m, &s| m.max(s));
-            normal::sf(w * s_max.sqrt())
-        };
+        let low = if w <= 0.0 { 0.5 } else { normal::sf(w * self.sd_max) };
         low * (1.0 - 1e-12) > bound
     }
 
@@ -157,7 +154,11 @@ impl Units {
                 m: vec![0.0; n],
                 sd: vec![0.0; n],
                 ss: vec![f64::INFINITY; n],
-                limit: Some(Limit { w, s: s.to_vec() }),
+                limit: Some(Limit {
+                    w,
+                    s: s.to_vec(),
+                    sd_max: s.iter().fold(0.0f64, |m, &v| m.max(v)).sqrt(),
+                }),
             };
         }
         let tau = h.tau2.sqrt();

@@ -52,7 +52,7 @@ pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64) -> Figu
     let curve_values = main.into_iter().flat_map(|s| s.t.iter().flatten().copied());
     // The data can spread far beyond the curve; keep the central 98 % in view.
     let mut scores: Vec<f64> = points.iter().map(|p| p.score).filter(|v| v.is_finite()).collect();
-    scores.sort_by(f64::total_cmp);
+    scores.sort_unstable_by(f64::total_cmp);
     let central = if scores.len() > 50 {
         vec![scores[scores.len() / 100], scores[scores.len() - 1 - scores.len() / 100]]
     } else {
@@ -129,7 +129,9 @@ pub fn against_alpha(sweep: &SweepCurves, coverage: bool) -> Figure {
         (0.0, hi)
     };
     let mut f = Figure::new("α", if coverage { "coverage" } else { "mean set size" }, x, y);
-    f.legend = if coverage { Legend::LowerLeft } else { Legend::UpperRight };
+    // Upper right for both: coverage falls along 1 − α, leaving that corner empty, and the
+    // current α's marker (small by default) crossed a lower-left legend.
+    f.legend = Legend::UpperRight;
     if coverage {
         f.lines.push(Line::of("1 − α", GREY, &sweep.alphas, &sweep.target).dashed());
     }
