@@ -649,7 +649,7 @@ fn exact_model_with(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64
                     first = Some(j);
                     break;
                 }
-                if cut.is_some_and(|cut| ZTable::q(j) < cut.q) {
+                if cut.is_some_and(|cut| ZTable::q(j) < cut.q) && unselected(u, i, &c, &table, j) {
                     return f64::INFINITY;
                 }
             }
@@ -671,6 +671,15 @@ fn exact_model_with(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64
             }
         })
         .collect()
+}
+
+/// Whether unit `i` is surely not selected at node `j`, the table having said so: by a clear
+/// gap between its line and the tabulated `z` (nodes are solved to about 1e-11), else by the
+/// sign of `g_i` itself. Leaving out a unit there relies on it: the exact search's Brent fallback
+/// widens a bracket upwards in steps that land on this node and stops where `g_i > 0`.
+fn unselected(u: &Units, i: usize, c: &Coefs, table: &ZTable, j: usize) -> bool {
+    let q = ZTable::q(j);
+    u.line(i, q) > table.z[j] + 1e-6 || g_derivatives(u, i, c, q).0 > 0.0
 }
 
 /// `g_i(q)`, `g_i'(q)` and `g_i''(q)` in one pass over the units. `A_j = q a_j − L_i(q) b_j`
