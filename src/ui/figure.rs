@@ -115,13 +115,67 @@ pub struct Figure {
     pub legend: Legend,
 }
 
-/// Which corner of the plotting area the legend sits in.
-#[derive(Clone, Copy, PartialEq)]
+/// Where the legend would rather sit in the plotting area: a corner, or halfway down a side. It
+/// moves to another of those places if that one covers fewer of the figure's data points
+/// ([`legend_spot`]).
+#[derive(Clone, Copy, PartialEq, Debug)]
 pub enum Legend {
     UpperLeft,
     UpperRight,
     LowerLeft,
     LowerRight,
+    MiddleLeft,
+    MiddleRight,
+}
+
+impl Legend {
+    const ALL: [Legend; 6] = [
+        Legend::UpperRight,
+        Legend::UpperLeft,
+        Legend::LowerRight,
+        Legend::LowerLeft,
+        Legend::MiddleRight,
+        Legend::MiddleLeft,
+    ];
+
+    /// The top-left corner of a `w × h` box here, in an area of `aw × ah` pixels (5 px inside
+    /// its edges, as plotters places series labels).
+    fn origin(self, (w, h): (i32, i32), (aw, ah): (i32, i32)) -> (i32, i32) {
+        let x = match self {
+            Legend::UpperLeft | Legend::LowerLeft | Legend::MiddleLeft => 5,
+            Legend::UpperRight | Legend::LowerRight | Legend::MiddleRight => aw - w - 5,
+        };
+        let y = match self {
+            Legend::UpperLeft | Legend::UpperRight => 5,
+            Legend::LowerLeft | Legend::LowerRight => ah - h - 5,
+            Legend::MiddleLeft | Legend::MiddleRight => (ah - h) / 2,
+        };
+        (x, y)
+    }
+}
+
+/// Where a `w × h` legend goes in an `aw × ah` area holding the data `points` (pixels, relative
+/// to the area): the place covering the fewest of them, `preferred` unless another covers
+/// strictly fewer. Only the figure's back layer counts, so a line that follows a slider never
+/// makes the legend jump.
+pub fn legend_spot(
+    preferred: Legend,
+    size: (i32, i32),
+    area: (i32, i32),
+    points: &[(i32, i32)],
+) -> (i32, i32) {
+    let covered = |at: Legend| {
+        let (x, y) = at.origin(size, area);
+        points.iter().filter(|&&(px, py)| px >= x && px <= x + size.0 && py >= y && py <= y + size.1).count()
+    };
+    let mut best = (covered(preferred), preferred);
+    for at in Legend::ALL {
+        let n = covered(at);
+        if n < best.0 {
+            best = (n, at);
+        }
+    }
+    best.1.origin(size, area)
 }
 
 /// A figure's data-to-pixel mapping, as drawn: what an overlay needs to mark a point on it.
@@ -311,7 +365,20 @@ impl Figure {
             }
         }
         if front && !legend.is_empty() {
-            draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, self.legend, &label_font)?;
+            let plot = chart.plotting_area();
+            let (bx, by) = plot.get_base_pixel();
+            let points: Vec<(i32, i32)> = self
+                .lines
+                .iter()
+                .filter(|l| !l.front)
+                .flat_map(|l| l.points.iter().filter_map(|&(x, y)| Some((x, y?))))
+                .chain(self.dots.iter().flat_map(|d| d.points.iter().copied()))
+                .map(|(x, y)| {
+                    let (px, py) = chart.backend_coord(&(self.tx(x), y));
+                    (px - bx, py - by)
+                })
+                .collect();
+            draw_legend(&plot.strip_coord_spec(), &legend, self.legend, &points, &label_font)?;
         }
         area.present().map_err(draw_err)?;
         Ok(frame)
@@ -477,13 +544,14 @@ fn fitted_desc<'a, DB: DrawingBackend>(
     }
 }
 
-/// The legend box in a corner of the plotting area `area`, laid out as plotters lays out its
-/// series labels (5 px from the corner, 10 px inside the box, 30 px for the swatch, lines
-/// 1.25 font sizes apart), but with the text measured by the backend.
+/// The legend box in the plotting area `area` where it hides the fewest data `points`
+/// ([`legend_spot`]), laid out as plotters lays out its series labels (10 px inside the box,
+/// 30 px for the swatch, lines 1.25 font sizes apart), but with the text measured by the backend.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[(&str, Swatch)],
     at: Legend,
+    points: &[(i32, i32)],
     font: &TextStyle,
 ) -> Result<()> {
     const MARGIN: i32 = 10;
@@ -498,15 +566,7 @@ fn draw_legend<DB: DrawingBackend>(
     let last_h = sizes.last().map_or(0, |s| s.1 as i32);
     let (w, h) = (text_w + SWATCH + 2 * MARGIN, tops.last().copied().unwrap_or(0) + last_h + 2 * MARGIN);
     let (aw, ah) = area.dim_in_pixel();
-    let (aw, ah) = (aw as i32, ah as i32);
-    let x = match at {
-        Legend::UpperLeft | Legend::LowerLeft => 5,
-        Legend::UpperRight | Legend::LowerRight => aw - w - 5,
-    };
-    let y = match at {
-        Legend::UpperLeft | Legend::UpperRight => 5,
-        Legend::LowerLeft | Legend::LowerRight => ah - h - 5,
-    };
+    let (x, y) = legend_spot(at, (w, h), (aw as i32, ah as i32), points);
     area.draw(&Rectangle::new([(x, y), (x + w, y + h)], WHITE.mix(0.85).filled())).map_err(draw_err)?;
     area.draw(&Rectangle::new([(x, y), (x + w, y + h)], RGBColor(200, 200, 200))).map_err(draw_err)?;
     for ((&(label, ref swatch), &(_, th)), &top) in entries.iter().zip(&sizes).zip(&tops) {

@@ -369,3 +369,23 @@ fn the_worker_entry_point_computes_a_repeat_the_job_takes() {
     assert_eq!(job.parts_out(), 0);
     assert!(super::workers::rvalue_compute_part("not a request").is_err());
 }
+
+#[test]
+fn the_legend_goes_where_it_hides_the_fewest_points() {
+    use super::figure::{legend_spot, Legend};
+    let (size, area) = ((100, 60), (400, 300));
+    // Nothing to hide: the figure's choice.
+    assert_eq!(legend_spot(Legend::UpperRight, size, area, &[]), (295, 5));
+    assert_eq!(legend_spot(Legend::LowerLeft, size, area, &[]), (5, 235));
+    // A curve across the top (as coverage near 1, or CP's set sizes): the legend leaves it.
+    let top: Vec<(i32, i32)> = (0..400).map(|x| (x, 30)).collect();
+    let (_, y) = legend_spot(Legend::UpperRight, size, area, &top);
+    assert!(y > 30, "the legend still covers the curve along the top (y = {y})");
+    // Curves along the top and the bottom (panel 4: CP and CP_avg high, CP_r low): halfway down.
+    let both: Vec<(i32, i32)> = (0..400).flat_map(|x| [(x, 30), (x, 280)]).collect();
+    assert_eq!(legend_spot(Legend::UpperRight, size, area, &both), (295, 120));
+    // A tie keeps the figure's choice.
+    let one_each: Vec<(i32, i32)> =
+        [(300, 10), (10, 10), (300, 250), (10, 250), (300, 150), (10, 150)].to_vec();
+    assert_eq!(legend_spot(Legend::UpperLeft, size, area, &one_each), (5, 5));
+}
