@@ -213,7 +213,9 @@ test('the keyboard alone reaches and moves every slider', LONG, async (t) => {
 });
 
 test('cancel stops a running analysis and keeps the previous results', LONG, async (t) => {
-  const { page, errors } = await explorer.open();
+  // 400 repeats (a few seconds): at the default 50 the analysis can finish between the cancel
+  // button's enabled check and the click.
+  const { page, errors } = await explorer.open('?repeats=400');
   await shot(t, page, async () => {
     await ready(page);
     const before = await text(page, '#coverage-readout');
