@@ -206,17 +206,9 @@ pub fn parametric(
     rule: LambdaRule,
 ) -> Result<Parametric> {
     eb::check_units(x, s)?;
-    let hyper = match hyper {
-        HyperChoice::Estimate => eb::estimate(x, s)?,
-        HyperChoice::Fixed(h) => Hyper::fixed(h.mu, h.tau2)?,
-    };
-    let units = Units::new(x, s, hyper);
+    let (hyper, units) = standardised(x, s, hyper)?;
     let tau = hyper.tau2.sqrt();
-    let rvalue = match (algorithm, rule) {
-        (Algorithm::Exact, LambdaRule::Model) => exact_model(&units),
-        (Algorithm::Exact, LambdaRule::Empirical) => exact_empirical(&units),
-        (Algorithm::Grid, rule) => grid(&units, rule),
-    };
+    let rvalue = rvalues(&units, algorithm, rule);
     Ok(Parametric {
         hyper,
         // τ = 0 leaves m_i = sd_i = 0: the posterior is the point mass at μ.
@@ -224,6 +216,25 @@ pub fn parametric(
         post_sd: units.sd.iter().map(|sd| tau * sd).collect(),
         rvalue,
     })
+}
+
+/// The hyperparameters `hyper` stands for and the units standardised by them (after
+/// [`eb::check_units`]).
+fn standardised(x: &[f64], s: &[f64], hyper: HyperChoice) -> Result<(Hyper, Units)> {
+    let hyper = match hyper {
+        HyperChoice::Estimate => eb::estimate(x, s)?,
+        HyperChoice::Fixed(h) => Hyper::fixed(h.mu, h.tau2)?,
+    };
+    Ok((hyper, Units::new(x, s, hyper)))
+}
+
+/// Every unit's r-value by `algorithm` and `rule`.
+fn rvalues(units: &Units, algorithm: Algorithm, rule: LambdaRule) -> Vec<f64> {
+    match (algorithm, rule) {
+        (Algorithm::Exact, LambdaRule::Model) => exact_model(units, None, None),
+        (Algorithm::Exact, LambdaRule::Empirical) => exact_empirical(units),
+        (Algorithm::Grid, rule) => grid(units, rule),
+    }
 }
 
 /// The r-value of unit `unit` alone: [`parametric`]'s `rvalue[unit]`, bit for bit, without the
@@ -242,13 +253,9 @@ pub fn parametric_unit(
     if unit >= x.len() {
         return Err(crate::Error::invalid(format!("unit {unit} does not exist ({} units)", x.len())));
     }
-    let hyper = match hyper {
-        HyperChoice::Estimate => eb::estimate(x, s)?,
-        HyperChoice::Fixed(h) => Hyper::fixed(h.mu, h.tau2)?,
-    };
-    let units = Units::new(x, s, hyper);
+    let (_, units) = standardised(x, s, hyper)?;
     Ok(match (algorithm, rule) {
-        (Algorithm::Exact, LambdaRule::Model) => exact_model_of(&units, Some(unit))[unit],
+        (Algorithm::Exact, LambdaRule::Model) => exact_model(&units, Some(unit), None)[unit],
         (Algorithm::Exact, LambdaRule::Empirical) => {
             exact_empirical_unit(&units, unit, &empirical_quantiles(units.m.len()))
         }
@@ -274,23 +281,14 @@ pub fn parametric_up_to(
     bound: f64,
 ) -> Result<Vec<f64>> {
     eb::check_units(x, s)?;
-    let hyper = match hyper {
-        HyperChoice::Estimate => eb::estimate(x, s)?,
-        HyperChoice::Fixed(h) => Hyper::fixed(h.mu, h.tau2)?,
-    };
-    let units = Units::new(x, s, hyper);
-    let cut = Cut::of(bound);
-    if let (Algorithm::Exact, LambdaRule::Model, Some(cut)) = (algorithm, rule, cut) {
-        let r = exact_model_with(&units, None, Some(cut));
+    let (_, units) = standardised(x, s, hyper)?;
+    if let (Algorithm::Exact, LambdaRule::Model, Some(cut)) = (algorithm, rule, Cut::of(bound)) {
+        let r = exact_model(&units, None, Some(cut));
         if r.iter().any(|&v| v <= bound) {
             return Ok(r);
         }
     }
-    Ok(match (algorithm, rule) {
-        (Algorithm::Exact, LambdaRule::Model) => exact_model(&units),
-        (Algorithm::Exact, LambdaRule::Empirical) => exact_empirical(&units),
-        (Algorithm::Grid, rule) => grid(&units, rule),
-    })
+    Ok(rvalues(&units, algorithm, rule))
 }
 
 /// What shows an r-value above a bound `β_b` in `(0, ½)`: its unit is not selected at a table
@@ -603,17 +601,10 @@ fn halley_step(f: f64, f1: f64, f2: f64) -> f64 {
 /// `g_i(q) = F(L_i(q); q) − β(q) ≤ 0` with `F` the model's selected fraction. The tabulated `z`
 /// brackets the first selection and its interpolant gives a first guess; Halley on `g_i` (with
 /// its exact first and second derivatives) polishes it, and Brent takes over if Halley misbehaves.
-fn exact_model(u: &Units) -> Vec<f64> {
-    exact_model_with(u, None, None)
-}
-
-/// [`exact_model`] for every unit, or for unit `only` alone (the others NaN: not computed).
-fn exact_model_of(u: &Units, only: Option<usize>) -> Vec<f64> {
-    exact_model_with(u, only, None)
-}
-
-/// [`exact_model_of`], with `+∞` for the units that `cut` shows to be above its bound.
-fn exact_model_with(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64> {
+///
+/// Every unit, or unit `only` alone (the others NaN: not computed); `+∞` for the units that
+/// `cut` shows to be above its bound.
+fn exact_model(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64> {
     let skip = |i: usize| only.is_some_and(|o| o != i);
     if let Some(l) = &u.limit {
         return l
