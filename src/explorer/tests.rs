@@ -64,8 +64,21 @@ fn all_kinds() -> Vec<Controls> {
 }
 
 /// Debug output prints every f64 exactly (shortest round trip), and NaN equals NaN.
-fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
+pub(super) fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
     format!("{a:?}") == format!("{b:?}")
+}
+
+/// Two analyses agree bit for bit: every method's calibrations, both α sweeps, the answers at
+/// one α and an inspected item.
+pub(super) fn assert_same_analysis(a: &Analysis, b: &Analysis, what: &str) {
+    for m in Method::ALL {
+        assert!(same(&a.calibrated(m), &b.calibrated(m)), "{what} {m:?}");
+    }
+    for ne in [false, true] {
+        assert_eq!(a.sweep(ne), b.sweep(ne), "{what}");
+        assert!(same(&a.at_alpha(0.1, ne).unwrap(), &b.at_alpha(0.1, ne).unwrap()), "{what}");
+    }
+    assert!(same(&a.inspect(3, 0.2, false).unwrap(), &b.inspect(3, 0.2, false).unwrap()), "{what}");
 }
 
 #[test]
@@ -117,14 +130,7 @@ fn stepped_job_equals_one_shot_build() {
             assert_eq!(job.describe(), "done");
             assert!(steps > 10, "{steps} steps");
             let stepped = job.finish().unwrap();
-            for m in Method::ALL {
-                assert!(same(&once.calibrated(m), &stepped.calibrated(m)), "{:?} {m:?}", c.score.kind);
-            }
-            for ne in [false, true] {
-                assert_eq!(once.sweep(ne), stepped.sweep(ne));
-                assert!(same(&once.at_alpha(0.1, ne).unwrap(), &stepped.at_alpha(0.1, ne).unwrap()));
-            }
-            assert!(same(&once.inspect(3, 0.2, false).unwrap(), &stepped.inspect(3, 0.2, false).unwrap()));
+            assert_same_analysis(&once, &stepped, &format!("{:?}", c.score.kind));
         }
     }
 }
@@ -197,14 +203,7 @@ fn repeats_computed_elsewhere_give_the_same_analysis() {
         assert!(job.supply_part(2, &bytes[1]).is_err(), "a repeat given back");
         while job.step().unwrap() != Progress::Done {}
         let shared = job.finish().unwrap();
-        for m in Method::ALL {
-            assert!(same(&alone.calibrated(m), &shared.calibrated(m)), "{:?} {m:?}", c.score.kind);
-        }
-        for ne in [false, true] {
-            assert_eq!(alone.sweep(ne), shared.sweep(ne));
-            assert!(same(&alone.at_alpha(0.1, ne).unwrap(), &shared.at_alpha(0.1, ne).unwrap()));
-        }
-        assert!(same(&alone.inspect(3, 0.2, false).unwrap(), &shared.inspect(3, 0.2, false).unwrap()));
+        assert_same_analysis(&alone, &shared, &format!("{:?}", c.score.kind));
     }
 }
 
@@ -228,12 +227,7 @@ fn a_repeat_whose_turn_comes_mid_calibration_is_recorded_whole() {
         job.supply_part(1, &compute_part(&one.request).unwrap()).unwrap();
         while job.step().unwrap() != Progress::Done {}
         let shared = job.finish().unwrap();
-        for m in Method::ALL {
-            assert!(same(&alone.calibrated(m), &shared.calibrated(m)), "{:?} {m:?}", c.score.kind);
-        }
-        for ne in [false, true] {
-            assert_eq!(alone.sweep(ne), shared.sweep(ne));
-        }
+        assert_same_analysis(&alone, &shared, &format!("{:?}", c.score.kind));
     }
 }
 

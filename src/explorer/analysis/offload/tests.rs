@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::conformal::{Method, ScoreOptions};
+use crate::conformal::ScoreOptions;
+use crate::explorer::tests::assert_same_analysis;
 use crate::explorer::{Analysis, Controls, Mode, Source};
 use crate::gpu::{self, keys::Keys};
 use crate::io::Dataset;
@@ -75,21 +76,6 @@ fn run_with(
             return (job.finish().unwrap(), answered);
         }
     }
-}
-
-fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
-    format!("{a:?}") == format!("{b:?}")
-}
-
-fn assert_same_analysis(own: &Analysis, handed: &Analysis, what: &str) {
-    for m in Method::ALL {
-        assert!(same(&own.calibrated(m), &handed.calibrated(m)), "{what} {m:?}");
-    }
-    for ne in [false, true] {
-        assert_eq!(own.sweep(ne), handed.sweep(ne), "{what}");
-        assert!(same(&own.at_alpha(0.1, ne).unwrap(), &handed.at_alpha(0.1, ne).unwrap()), "{what}");
-    }
-    assert!(same(&own.inspect(4, 0.2, false).unwrap(), &handed.inspect(4, 0.2, false).unwrap()), "{what}");
 }
 
 /// Requests per analysis: one per part for nonparametric r-values, one per split for pooled.
