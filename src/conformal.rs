@@ -22,6 +22,15 @@ pub fn k_star(n: usize, alpha: f64) -> usize {
     (x - 1e-12 * x.abs().max(1.0)).ceil().max(0.0) as usize
 }
 
+/// `q̂` at α: the `k*`-th smallest of the calibration scores `cal` (ascending); `+∞` when
+/// `k* > n` (the full set), `−∞` when `k* = 0`.
+pub fn conformal_quantile(cal: &[f64], alpha: f64) -> f64 {
+    match k_star(cal.len(), alpha) {
+        0 => f64::NEG_INFINITY,
+        ks => cal.get(ks - 1).copied().unwrap_or(f64::INFINITY),
+    }
+}
+
 /// A conformal method (SPEC §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
@@ -563,17 +572,9 @@ impl Calibrated {
     /// The threshold `q̂` for test item `t` (by position in `test`): the `k*`-th smallest
     /// calibration score, `+∞` if `k* > n`. Pooled boundaries are `1` then, as all r ≤ 1.
     pub fn threshold(&self, t: usize, alpha: f64) -> f64 {
-        let pick = |cal: &[f64]| {
-            let ks = k_star(cal.len(), alpha);
-            if ks == 0 {
-                f64::NEG_INFINITY
-            } else {
-                cal.get(ks - 1).copied().unwrap_or(f64::INFINITY)
-            }
-        };
         match &self.threshold {
-            Threshold::Global(cal) => pick(cal),
-            Threshold::PerItem { n, cal } => pick(&cal[t * n..(t + 1) * n]),
+            Threshold::Global(cal) => conformal_quantile(cal, alpha),
+            Threshold::PerItem { n, cal } => conformal_quantile(&cal[t * n..(t + 1) * n], alpha),
         }
     }
 

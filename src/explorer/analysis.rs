@@ -127,25 +127,13 @@ impl LabelInfo {
     }
 }
 
-impl AnalysisJob {
-    /// Tests: computes every toy repeat's r-values in full.
-    #[cfg(test)]
-    pub(super) fn with_full_rows(mut self) -> Self {
-        self.full_rows = true;
-        self
-    }
-}
-
 /// The threshold CP_r's calibration picks at the smallest α the explorer answers
 /// ([`super::ALPHA_RANGE`]), the highest of all: from the true labels' scores of calibration
 /// items `0..n_cal` in `scores` (`[N][K]`, rows of the calibration items at least).
 fn highest_threshold(scores: &[f64], k: usize, labels: &[usize], n_cal: usize) -> f64 {
     let mut cal: Vec<f64> = (0..n_cal).map(|i| scores[i * k + labels[i]]).collect();
     cal.sort_unstable_by(f64::total_cmp);
-    match conformal::k_star(n_cal, super::ALPHA_RANGE.0) {
-        0 => f64::NEG_INFINITY,
-        ks => cal.get(ks - 1).copied().unwrap_or(f64::INFINITY),
-    }
+    conformal::conformal_quantile(&cal, super::ALPHA_RANGE.0)
 }
 
 /// Result of one [`AnalysisJob::step`].
@@ -340,6 +328,13 @@ impl AnalysisJob {
         self
     }
 
+    /// Tests: computes every toy repeat's r-values in full.
+    #[cfg(test)]
+    pub(super) fn with_full_rows(mut self) -> Self {
+        self.full_rows = true;
+        self
+    }
+
     /// The fraction of the work done, in `[0, 1]`.
     pub fn fraction_done(&self) -> f64 {
         self.fraction_with(None)
@@ -498,25 +493,20 @@ impl AnalysisJob {
                         _ => *self.part_hyper.insert(pooled_hyper(&part.summaries, self.opts.variance)?),
                     }),
                 };
-                let need = match (&self.source, self.part_index) {
-                    // A toy repeat other than the one on show: its test items (after the n_cal
-                    // calibration items, whose scores are then in) need exact r-values only up to
-                    // the highest threshold an α in the slider's range can pick.
-                    _ if self.full_rows => None,
-                    (Source::Toy(p), 1..) if end > p.n_cal => {
-                        if next < p.n_cal {
-                            end = p.n_cal;
-                            None
-                        } else {
-                            Some(
-                                *part
-                                    .bound
-                                    .get_or_insert_with(|| highest_threshold(out, k, &part.labels, p.n_cal)),
-                            )
-                        }
-                    }
+                // A toy repeat other than the one on show: its test items, after its n_cal
+                // calibration items, need exact r-values only up to the highest threshold an α
+                // in the slider's range can pick, known once the calibration scores are in (a
+                // chunk stops there).
+                let n_cal = match &self.source {
+                    Source::Toy(p) if self.part_index > 0 && !self.full_rows => Some(p.n_cal),
                     _ => None,
                 };
+                if let Some(c) = n_cal.filter(|&c| next < c) {
+                    end = end.min(c);
+                }
+                let need = n_cal
+                    .filter(|&c| next >= c)
+                    .map(|c| *part.bound.get_or_insert_with(|| highest_threshold(out, k, &part.labels, c)));
                 let only = &part.only;
                 conformal::parametric_scores(
                     &part.summaries,
