@@ -2,7 +2,7 @@
 //! [filter]` prints one line per workload: the median of several runs, single-threaded, and the
 //! peak heap growth of the first run. `tests/wasm_bench.rs` runs the same workloads as wasm.
 
-use rvalue_explorer::rvalue::pooled_item_oracle;
+use rvalue_explorer::rvalue::{pooled_item_oracle, TieOrder};
 use rvalue_explorer::workload::Suite;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -68,10 +68,19 @@ fn main() {
         report("draw orders, 2000×31 sorts of 100 (once per data set)", "-", time(5, || s.draw_orders()));
     }
     if run("pooled") {
-        report("pooled CP_r, one split (1000 test items)", "≤ 100 ms", time(5, || s.pooled_split()));
+        let exchangeable = time(9, || s.pooled_split(TieOrder::Exchangeable));
+        let index = time(9, || s.pooled_split(TieOrder::Index));
+        report("pooled CP_r, one split (1000 test items), exchangeable", "≤ 100 ms", exchangeable);
+        report("pooled CP_r, one split (1000 test items), index ties", "-", index);
+        println!(
+            "{:56} {:9.1} %            (median over median; target ≤ 10 %)",
+            "exchangeable ties' cost over index ties",
+            (exchangeable.1 / index.1 - 1.0) * 100.0
+        );
+        let ties = s.split.ties(TieOrder::Exchangeable);
         let (ms, _, _) = time(1, || {
             for &i in &s.split.test[..10] {
-                black_box(pooled_item_oracle(&s.tensor, &s.labels, &s.split.cal, i).ok());
+                black_box(pooled_item_oracle(&s.tensor, &s.labels, &s.split.cal, i, ties).ok());
             }
         });
         println!(

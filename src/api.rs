@@ -25,7 +25,7 @@ use wasm_bindgen::JsCast;
 
 use crate::conformal::{self, Method, Prior, RvalueKind, ScoreOptions, Split, SplitPlan};
 use crate::eb::Hyper;
-use crate::rvalue::{self, Algorithm, HyperChoice, LambdaRule};
+use crate::rvalue::{self, Algorithm, HyperChoice, LambdaRule, TieOrder};
 use crate::tensor::{ScoreTensor, VarianceKind};
 use crate::{Error, Result};
 
@@ -78,6 +78,8 @@ struct ConformalArgs {
     #[serde(default)]
     cp_draw: Option<usize>,
     #[serde(default)]
+    ties: Option<String>,
+    #[serde(default)]
     never_empty: bool,
     #[serde(default)]
     splits: Option<usize>,
@@ -103,6 +105,7 @@ const CONFORMAL_FIELDS: &[&str] = &[
     "algorithm",
     "rule",
     "cpDraw",
+    "ties",
     "neverEmpty",
     "splits",
     "calFraction",
@@ -163,9 +166,11 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// Options: `methods` (any of `'cp'`, `'cp-avg'`, `'cp-r'`; all three by default), `kind` of
 /// CP_r's r-value (`'parametric'`, `'nonparametric'`, `'pooled'`), `prior` (`'per-item'`,
 /// `'pooled'`), `variance` (`'per-draw'`, `'of-mean'`), `algorithm`, `rule` (as for
-/// [`rvalues`]), `cpDraw` (CP's draw, 0), `neverEmpty` (false); the splits: `splits` random
-/// splits (1) with `calFraction` (0.5) and `seed` (0), or one `mask` (n booleans, true =
-/// calibration); `sets: true` adds the first split's prediction sets.
+/// [`rvalues`]), `cpDraw` (CP's draw, 0), `ties` (pooled r-values' tie order: `'exchangeable'`,
+/// the default, or the authors' `'index'`), `neverEmpty` (false); the splits: `splits` random
+/// splits (1) with `calFraction` (0.5), or one `mask` (n booleans, true = calibration); `seed`
+/// (0) seeds the random splits and the exchangeable tie order; `sets: true` adds the first
+/// split's prediction sets.
 ///
 /// Returns `{alpha, methods: [...]}`, one entry per method: `{method, coverage, coverageSd,
 /// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, and with
@@ -266,6 +271,7 @@ fn score_options(a: &ConformalArgs) -> Result<ScoreOptions> {
         algorithm: algorithm(a.algorithm.as_deref())?,
         lambda: rule(a.rule.as_deref())?,
         cp_draw: a.cp_draw.unwrap_or(0),
+        ties: a.ties.as_deref().map_or(Ok(TieOrder::default()), TieOrder::parse)?,
     })
 }
 
@@ -277,14 +283,15 @@ fn split_plan(a: &ConformalArgs, n: usize) -> Result<SplitPlan> {
             seed: a.seed.unwrap_or(0),
         });
     }
-    if a.splits.is_some() || a.cal_fraction.is_some() || a.seed.is_some() {
-        return Err(Error::invalid("give either mask or splits/calFraction/seed, not both"));
+    if a.splits.is_some() || a.cal_fraction.is_some() {
+        return Err(Error::invalid("give either mask or splits/calFraction, not both"));
     }
     let mask = booleans(&a.mask, "mask")?;
     if mask.len() != n {
         return Err(Error::shape(format!("mask has {} entries for {n} items", mask.len())));
     }
-    Ok(SplitPlan::Fixed(Split::from_mask(&mask)?))
+    // The seed still keys pooled r-values' tie order on the given split.
+    Ok(SplitPlan::Fixed(Split::from_mask(&mask)?.keyed(a.seed.unwrap_or(0), 0)))
 }
 
 /// The first split's sets as typed arrays (see [`conformal`]).

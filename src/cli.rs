@@ -22,7 +22,7 @@ use crate::conformal::{
 use crate::eb::Hyper;
 use crate::gpu;
 use crate::io::{self, Dataset};
-use crate::rvalue::{self, Algorithm, HyperChoice, LambdaRule};
+use crate::rvalue::{self, Algorithm, HyperChoice, LambdaRule, TieOrder};
 use crate::tensor::ScoreTensor;
 use crate::tensor::VarianceKind;
 use crate::toy::{self, ToyParams};
@@ -142,6 +142,12 @@ struct ScoreArgs {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum TiesArg {
+    Exchangeable,
+    Index,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum DeviceArg {
     Cpu,
     Gpu,
@@ -172,6 +178,10 @@ struct MethodArgs {
     /// The draw m0 whose scores CP uses
     #[arg(long, value_name = "M0", default_value_t = 0)]
     cp_draw: usize,
+    /// Tie order of pooled r-values: exchangeable (seeded random, keeps coverage) or index
+    /// (the authors' code: calibration units win ties, under-covers with few draws)
+    #[arg(long, value_enum, default_value = "exchangeable")]
+    ties: TiesArg,
     /// Add the best candidate to an empty set (as the authors' LAC did)
     #[arg(long)]
     never_empty: bool,
@@ -197,14 +207,14 @@ struct ConformalArgs {
     /// Number R of random calibration/test splits
     #[arg(long, value_name = "R", default_value_t = 100)]
     splits: usize,
-    /// Seed of the random splits
+    /// Seed of the random splits and of pooled r-values' exchangeable tie order
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
     /// Fraction of the items that calibrate in a random split, in (0, 1)
     #[arg(long, value_name = "F", default_value_t = 0.5)]
     cal_fraction: f64,
     /// Use this one split instead of random ones: a boolean mask [N] (.npy), true = calibration
-    #[arg(long, value_name = "MASK.npy", conflicts_with_all = ["splits", "seed", "cal_fraction"])]
+    #[arg(long, value_name = "MASK.npy", conflicts_with_all = ["splits", "cal_fraction"])]
     split: Option<PathBuf>,
     /// Output format
     #[arg(long, value_enum, default_value = "csv")]
@@ -220,6 +230,9 @@ struct SetsArgs {
     /// The split: a boolean mask [N] (.npy), true = calibration, false = test (required)
     #[arg(long, value_name = "MASK.npy")]
     split: PathBuf,
+    /// Seed of pooled r-values' exchangeable tie order (the split is split 0 of it)
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
     /// Output CSV, one row per (method, test item, candidate in the set): method,item,candidate,score,position (required)
     #[arg(long, value_name = "SETS.csv")]
     output: PathBuf,
@@ -480,6 +493,10 @@ impl MethodArgs {
             algorithm: self.algorithm.into(),
             lambda: self.lambda.into(),
             cp_draw: self.cp_draw,
+            ties: match self.ties {
+                TiesArg::Exchangeable => TieOrder::Exchangeable,
+                TiesArg::Index => TieOrder::Index,
+            },
         }
     }
 }
@@ -569,7 +586,7 @@ impl Ranker {
             },
             RvalueKind::Pooled => {
                 for (r, split) in splits.iter().enumerate() {
-                    match gpu::pooled_calibrated(g, t, keys, labels, split) {
+                    match gpu::pooled_calibrated(g, t, keys, labels, split, opts.ties) {
                         Ok(c) => each(r, c),
                         Err(e) => return self.failed(e).map(|()| Some(r)),
                     }
@@ -611,7 +628,7 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
     let plan = match &a.split {
-        Some(path) => SplitPlan::Fixed(read_split(path, t.n())?),
+        Some(path) => SplitPlan::Fixed(read_split(path, t.n())?.keyed(a.seed, 0)),
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
     warn_data(t, &methods);
@@ -641,7 +658,7 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let opts = a.score.method.options();
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
-    let split = read_split(&a.split, t.n())?;
+    let split = read_split(&a.split, t.n())?.keyed(a.seed, 0);
     warn_data(t, &methods);
     let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
     let prep =
@@ -718,6 +735,8 @@ fn run_toy(a: &ToyArgs) -> CliResult<()> {
         progress.count("toy: repeats", r, params.repeats);
         let (t, labels) = toy::simulate(&params, r)?;
         let prep = Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
+        // Repeat r's tie order is split r of the toy's seed, as in the explorer.
+        let split = split.clone().keyed(params.seed, r as u64);
         for (j, &method) in methods.iter().enumerate() {
             for c in prep.calibrate(method, &opts, std::slice::from_ref(&split))? {
                 metrics[j].push(c.metrics(a.alpha, a.method.never_empty));

@@ -11,7 +11,9 @@
 use crate::eb::Hyper;
 use crate::rng::Stream;
 use crate::rvalue::nonparametric::nonparametric_from_order;
-use crate::rvalue::{self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, Workspace};
+use crate::rvalue::{
+    self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, TieOrder, Ties, Workspace,
+};
 use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
 use crate::{Error, Result};
 
@@ -138,6 +140,8 @@ pub struct ScoreOptions {
     pub lambda: LambdaRule,
     /// CP's draw `m0`.
     pub cp_draw: usize,
+    /// How pooled r-values break ties between units (docs/method.md §4).
+    pub ties: TieOrder,
 }
 
 impl Default for ScoreOptions {
@@ -149,18 +153,37 @@ impl Default for ScoreOptions {
             algorithm: Algorithm::Exact,
             lambda: LambdaRule::Model,
             cp_draw: 0,
+            ties: TieOrder::Exchangeable,
         }
     }
 }
 
-/// A calibration/test split; both lists ascending.
+/// A calibration/test split; both lists ascending. `seed` and `index` name it in its seeded
+/// series (split `index` of `seed`), and key its pooled r-values' exchangeable tie order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Split {
     pub cal: Vec<usize>,
     pub test: Vec<usize>,
+    pub seed: u64,
+    pub index: u64,
 }
 
 impl Split {
+    /// A split of these items, keyed as split 0 of seed 0.
+    pub fn new(cal: Vec<usize>, test: Vec<usize>) -> Self {
+        Split { cal, test, seed: 0, index: 0 }
+    }
+
+    /// The split keyed as split `index` of `seed` instead.
+    pub fn keyed(self, seed: u64, index: u64) -> Self {
+        Split { seed, index, ..self }
+    }
+
+    /// Its pooled r-values' tie order under `order`.
+    pub fn ties(&self, order: TieOrder) -> Ties {
+        Ties::new(order, self.seed, self.index)
+    }
+
     /// Split number `index` of a seeded series: a random permutation, the first
     /// `round(n · cal_fraction)` items calibrate.
     pub fn random(n: usize, cal_fraction: f64, seed: u64, index: usize) -> Result<Self> {
@@ -179,7 +202,7 @@ impl Split {
         let mut test = perm[n_cal..].to_vec();
         cal.sort_unstable();
         test.sort_unstable();
-        Ok(Split { cal, test })
+        Ok(Split { cal, test, seed, index: index as u64 })
     }
 
     /// The split of a boolean mask, `true` = calibration.
@@ -193,7 +216,7 @@ impl Split {
                 test.len()
             )));
         }
-        Ok(Split { cal, test })
+        Ok(Split::new(cal, test))
     }
 }
 
@@ -476,9 +499,9 @@ impl PooledScores {
 }
 
 impl PooledBuilder {
-    pub fn new(t: &ScoreTensor, labels: &[usize], split: &Split) -> Result<Self> {
+    pub fn new(t: &ScoreTensor, labels: &[usize], split: &Split, ties: TieOrder) -> Result<Self> {
         Ok(PooledBuilder {
-            ps: PooledSplit::new(t, labels, &split.cal)?,
+            ps: PooledSplit::new(t, labels, &split.cal, split.ties(ties))?,
             work: Workspace::default(),
             out: PooledScores::new(t.n(), t.k(), split),
             next: 0,
@@ -523,14 +546,15 @@ impl Calibrated {
         Self::with_threshold(scores, k, labels, &split.test, Threshold::Global(cal))
     }
 
-    /// Pooled CP_r: runs the greedy for every test item of the split.
+    /// Pooled CP_r: runs the greedy for every test item of the split, ties broken by `ties`.
     pub fn pooled(
         t: &ScoreTensor,
         labels: &[usize],
         order: Option<&DrawOrder>,
         split: &Split,
+        ties: TieOrder,
     ) -> Result<Self> {
-        let mut b = PooledBuilder::new(t, labels, split)?;
+        let mut b = PooledBuilder::new(t, labels, split, ties)?;
         b.step(t, order, split, usize::MAX);
         Ok(b.finish(labels, split))
     }
@@ -893,7 +917,7 @@ impl<'a> Prepared<'a> {
         for (r, split) in splits.iter().enumerate() {
             let c = match &fixed {
                 Some(scores) => Calibrated::fixed(scores, k, self.labels, split),
-                None => Calibrated::pooled(self.t, self.labels, self.order.as_ref(), split)?,
+                None => Calibrated::pooled(self.t, self.labels, self.order.as_ref(), split, opts.ties)?,
             };
             each(r, c);
         }

@@ -90,9 +90,10 @@ impl Suite {
         crate::rvalue::DrawOrder::of(&self.tensor).map_or(0, |o| o.k())
     }
 
-    /// Pooled CP_r for one split: the greedy for each of the 1000 test items.
-    pub fn pooled_split(&self) -> usize {
-        crate::conformal::Calibrated::pooled(&self.tensor, &self.labels, Some(&self.order), &self.split)
+    /// Pooled CP_r for one split under the tie order `ties`: the greedy for each of the 1000
+    /// test items.
+    pub fn pooled_split(&self, ties: crate::rvalue::TieOrder) -> usize {
+        crate::conformal::Calibrated::pooled(&self.tensor, &self.labels, Some(&self.order), &self.split, ties)
             .map_or(0, |c| c.test.len())
     }
 

@@ -5,7 +5,9 @@
 //! After an intended change of results: `RVALUE_UPDATE_GOLDEN=1 cargo test --test agreement`.
 
 use rvalue_explorer::conformal::{self, Method, Prepared, RvalueKind, ScoreOptions, SplitPlan};
-use rvalue_explorer::rvalue::{self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, Workspace};
+use rvalue_explorer::rvalue::{
+    self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, TieOrder, Ties, Workspace,
+};
 use rvalue_explorer::{toy, workload};
 
 #[cfg(target_arch = "wasm32")]
@@ -60,7 +62,8 @@ fn lines() -> Vec<String> {
     let np = (0..t.n()).flat_map(|i| rvalue::nonparametric::nonparametric_from_order(&order, i));
     out.push(format!("nonparametric {}", digest(np)));
     let cal: Vec<usize> = (0..30).collect();
-    let split = PooledSplit::new(&t, &labels, &cal).expect("valid");
+    // The lines before the exchangeable tie order existed keep the authors' index order.
+    let split = PooledSplit::new(&t, &labels, &cal, Ties::INDEX).expect("valid");
     let mut work = Workspace::default();
     let pooled = (30..60).flat_map(|i| split.item(&t, i, Some(&order), &mut work).rvalues());
     out.push(format!("pooled {}", digest(pooled)));
@@ -68,7 +71,7 @@ fn lines() -> Vec<String> {
     let prepared = Prepared::new(&t, &labels, true).expect("valid");
     let splits = SplitPlan::Random { count: 5, cal_fraction: 0.5, seed: 11 }.splits(t.n()).expect("valid");
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
-        let opts = ScoreOptions { kind, ..ScoreOptions::default() };
+        let opts = ScoreOptions { kind, ties: TieOrder::Index, ..ScoreOptions::default() };
         for method in Method::ALL {
             let cal = prepared.calibrate(method, &opts, &splits).expect("valid");
             let s = conformal::evaluate(&cal, method, 0.1, false).expect("valid α");
@@ -84,6 +87,25 @@ fn lines() -> Vec<String> {
     let (sim, _) = toy::simulate(&p, 1).expect("valid toy");
     out.push(format!("toy-simulate {}", digest(sim.data().iter().copied())));
     out.push(format!("toy-p-q {}", digest([toy::prob_q_exceeds_p(1.0, 1.0, 0.0, 1000.0)])));
+
+    let (t, labels) = workload::logits(60, 9, 12, 3);
+    let ties = rvalue::Ties::new(TieOrder::Exchangeable, 11, 2);
+    let split = PooledSplit::new(&t, &labels, &cal, ties).expect("valid");
+    let pooled = (30..60).flat_map(|i| split.item(&t, i, None, &mut work).rvalues());
+    out.push(format!("pooled-exchangeable {}", digest(pooled)));
+    // Scores from three values: ties in every draw.
+    let (n, m, k) = (60, 5, 6);
+    let coarse = (0..n * m * k).map(|i| ((i * 7919) % 3) as f64).collect();
+    let t = rvalue_explorer::tensor::ScoreTensor::new(n, m, k, coarse).expect("valid");
+    let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+    let prepared = Prepared::new(&t, &labels, true).expect("valid");
+    let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
+    let cal = prepared.calibrate(Method::CpR, &opts, &splits[..2]).expect("valid");
+    let sweep = conformal::sweep(&cal, &conformal::alpha_grid(0.01, 0.5, 50), false);
+    out.push(format!(
+        "conformal pooled-exchangeable-ties {}",
+        digest(sweep.into_iter().flat_map(|(c, z)| [c, z]))
+    ));
     out
 }
 

@@ -710,3 +710,116 @@ fn device_gpu_without_an_adapter_is_an_error_and_auto_falls_back() {
     let bad_device = bad(&["conformal", "--scores", &scores, "--alpha", "0.1", "--device", "tpu"]);
     assert!(bad_device.contains("tpu"), "{bad_device}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// tie order
+
+/// The pooled reference case as files: paths of scores, labels and mask, α, and the expected
+/// set of each test item.
+struct PooledTiny {
+    scores: String,
+    labels: String,
+    mask: String,
+    alpha: f64,
+    expected: Vec<(usize, Vec<usize>)>,
+}
+
+/// `tests/data/reference/pooled_tiny.json` as `.npy` files in `dir`.
+fn pooled_tiny_files(dir: &Path) -> PooledTiny {
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(path("tests/data/reference/pooled_tiny.json")).unwrap(),
+    )
+    .unwrap();
+    let scores = v["scores"].as_array().unwrap();
+    let (n, m, k) =
+        (scores.len(), scores[0].as_array().unwrap().len(), scores[0][0].as_array().unwrap().len());
+    let data: Vec<f64> = scores
+        .iter()
+        .flat_map(|i| i.as_array().unwrap().iter())
+        .flat_map(|d| d.as_array().unwrap().iter())
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let labels: Vec<i64> = v["labels"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
+    let mask: Vec<bool> = v["calibration"].as_array().unwrap().iter().map(|x| x.as_bool().unwrap()).collect();
+    let write = |name: &str, bytes: Vec<u8>| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let expected = v["test_items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let set = e["set"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as usize).collect();
+            (e["item"].as_u64().unwrap() as usize, set)
+        })
+        .collect();
+    PooledTiny {
+        scores: write("scores.npy", write_npy_f64(&[n, m, k], &data)),
+        labels: write("labels.npy", write_npy_i64(&[n], &labels)),
+        mask: write("mask.npy", write_npy_bool(&[n], &mask)),
+        alpha: v["alpha"].as_f64().unwrap(),
+        expected,
+    }
+}
+
+/// The sets `rvalue sets` writes for CP_r, per test item (candidates ascending).
+fn cp_r_sets(csv: &str) -> BTreeMap<usize, Vec<usize>> {
+    let mut sets: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f[0] == "cp-r" {
+            sets.entry(f[1].parse().unwrap()).or_default().push(f[2].parse().unwrap());
+        }
+    }
+    sets.values_mut().for_each(|s| s.sort_unstable());
+    sets
+}
+
+#[test]
+fn sets_with_index_ties_reproduce_the_pooled_reference() {
+    let dir = tmp_dir("pooled_tiny");
+    let PooledTiny { scores, labels, mask, alpha, expected } = pooled_tiny_files(&dir);
+    let sets = |ties: &str, seed: &str| {
+        let out = dir.join(format!("sets_{ties}_{seed}.csv"));
+        let alpha = alpha.to_string();
+        ok(&[
+            "sets",
+            "--scores",
+            &scores,
+            "--labels",
+            &labels,
+            "--split",
+            &mask,
+            "--alpha",
+            &alpha,
+            "--method",
+            "cp-r",
+            "--rvalue",
+            "pooled",
+            "--ties",
+            ties,
+            "--seed",
+            seed,
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        cp_r_sets(&std::fs::read_to_string(out).unwrap())
+    };
+    let index = sets("index", "0");
+    for (item, want) in &expected {
+        assert_eq!(index.get(item).cloned().unwrap_or_default(), *want, "item {item}");
+    }
+    // The index order needs no seed; the exchangeable order is the default and follows the seed.
+    assert_eq!(sets("index", "9"), index);
+    let exchangeable = sets("exchangeable", "0");
+    assert_eq!(exchangeable, sets("exchangeable", "0"));
+    let others: Vec<_> = (1..6).map(|s| sets("exchangeable", &s.to_string())).collect();
+    assert!(others.iter().any(|o| *o != exchangeable), "the seed changes the tie order");
+    let e = bad(&[
+        "sets", "--scores", &scores, "--labels", &labels, "--split", &mask, "--alpha", "0.1", "--output",
+        "x.csv", "--ties", "random",
+    ]);
+    assert!(e.contains("random") && e.contains("exchangeable"), "{e}");
+}

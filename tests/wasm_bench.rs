@@ -4,6 +4,7 @@
 #![cfg(all(target_arch = "wasm32", rvalue_bench))]
 
 use rvalue_explorer::conformal::{item_scores_only, needed_candidates, Method, Prior, ScoreOptions, Split};
+use rvalue_explorer::rvalue::TieOrder;
 use rvalue_explorer::tensor::Summaries;
 use rvalue_explorer::toy::{simulate, ToyParams};
 use rvalue_explorer::workload::Suite;
@@ -34,7 +35,7 @@ fn wasm_benchmarks() {
     let s = Suite::new();
     let lines = [
         ("draw orders (once per data set)", time(5, || s.draw_orders())),
-        ("pooled CP_r, one split (1000 test items)", time(5, || s.pooled_split())),
+        ("pooled CP_r, one split (1000 test items)", time(5, || s.pooled_split(TieOrder::Exchangeable))),
         ("per-item nonparametric r-values (incl. draw orders)", time(5, || s.nonparametric())),
         ("per-item parametric exact r-values (model rule)", time(3, || s.parametric_exact())),
         ("α sweep, 100 values, pooled CP_r, one split", time(5, || s.sweep_pooled())),
@@ -65,7 +66,7 @@ fn wasm_toy_rvalues_benchmark() {
     let p = ToyParams::default();
     let Ok((t, labels)) = simulate(&p, 1) else { panic!("the toy at its defaults simulates") };
     let summaries = Summaries::of(&t);
-    let split = Split { cal: (0..p.n_cal).collect(), test: (p.n_cal..p.n()).collect() };
+    let split = Split::new((0..p.n_cal).collect(), (p.n_cal..p.n()).collect());
     let only = needed_candidates(&labels, &[split]);
     let opts = ScoreOptions { prior: Prior::Pooled, ..ScoreOptions::default() };
     let (min, median) = time(30, || item_scores_only(&t, &summaries, None, Method::CpR, &opts, &only));

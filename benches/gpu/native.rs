@@ -4,6 +4,7 @@
 use rvalue_explorer::conformal::Split;
 use rvalue_explorer::gpu::{self, block_on, cpu, draws, keys::Keys, Gpu};
 use rvalue_explorer::rvalue::nonparametric::{rank_counts, sort_desc};
+use rvalue_explorer::rvalue::{PooledSplit, TieOrder};
 use rvalue_explorer::workload;
 use std::hint::black_box;
 use std::time::Instant;
@@ -97,13 +98,16 @@ fn main() {
         let keys = Keys::of(t.data());
         let cal = cpu::PooledCal::new(&t, &keys, &labels, &split.cal);
         let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-        let c = fastest(3, || cpu::pooled_positions(&keys, &cal, &test));
+        let ties = TieOrder::Exchangeable;
+        let ps = PooledSplit::new(&t, &labels, &split.cal, split.ties(ties)).unwrap();
+        let orders = cpu::tie_orders(&ps, &test);
+        let c = fastest(3, || cpu::pooled_positions(&keys, &cal, &test, &orders));
         let gs = g
             .as_ref()
-            .map(|g| fastest(3, || block_on(g.pooled_positions(&keys, &cal, &test)).unwrap().unwrap()));
+            .map(|g| fastest(3, || block_on(g.pooled_positions(&keys, &cal, &test, &orders)).unwrap().unwrap()));
         line(&format!("pooled positions, {} test × {} cal units", test.len(), cal.n), test.len(), c, gs);
-        let c = fastest(3, || gpu::pooled_items_cpu(&t, &keys, &labels, &split).unwrap());
-        let gs = g.as_ref().map(|g| fastest(3, || gpu::pooled_items(g, &t, &keys, &labels, &split).unwrap()));
+        let c = fastest(3, || gpu::pooled_items_cpu(&t, &keys, &labels, &split, ties).unwrap());
+        let gs = g.as_ref().map(|g| fastest(3, || gpu::pooled_items(g, &t, &keys, &labels, &split, ties).unwrap()));
         line("pooled r-values incl. greedy (CPU greedy both)", test.len(), c, gs);
     }
 

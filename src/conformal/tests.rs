@@ -59,7 +59,8 @@ fn pooled_calibration_reproduces_the_reference_sets() {
     let (t, labels, mask, alpha, expected) = crate::rvalue::pooled::tests::tiny();
     let split = Split::from_mask(&mask).unwrap();
     let prepared = Prepared::new(&t, &labels, true).unwrap();
-    let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
+    // The reference follows the authors' code: the index tie order.
+    let opts = ScoreOptions { kind: RvalueKind::Pooled, ties: TieOrder::Index, ..ScoreOptions::default() };
     let cal = prepared.calibrate(Method::CpR, &opts, &[split]).unwrap();
     for (pos, e) in expected.as_array().unwrap().iter().enumerate() {
         let want: Vec<usize> =
@@ -89,31 +90,32 @@ fn small_toy(seed: u64) -> ToyParams {
 // Statistical, so native only (it would take minutes as debug wasm).
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
-fn pooled_coverage_reaches_the_target_once_count_ties_are_rare() {
-    // SPEC §4 breaks count ties towards the lower unit index, i.e. towards the calibration
-    // units, so the test label loses every tie and pooled CP_r under-covers when M is small
-    // (measured here: 0.80 at M = 8, 0.86 at M = 30 for α = 0.1). With many draws ties are rare
-    // and exchangeability gives the guarantee back.
+fn index_ties_reach_the_target_once_count_ties_are_rare() {
+    // The index tie order (docs/method.md §4) breaks count ties towards the lower unit index,
+    // i.e. towards the calibration units, so the test label loses every tie and pooled CP_r
+    // under-covers when M is small. With many draws ties are rare and exchangeability gives the
+    // guarantee back.
     let alpha = 0.1;
     let floor = 1.0 - alpha - 3.0 * (alpha * (1.0 - alpha) / 2400.0f64).sqrt();
+    let index = ScoreOptions { kind: RvalueKind::Pooled, ties: TieOrder::Index, ..ScoreOptions::default() };
     let many = ToyParams { m: 400, ..small_toy(3) };
-    let cov = toy_coverage(&many, Method::CpR, RvalueKind::Pooled, alpha);
+    let cov = toy_coverage(&many, Method::CpR, &index, alpha);
     assert!(cov >= floor, "M = 400: coverage {cov} < {floor}");
     let few = ToyParams { m: 8, ..small_toy(3) };
-    let cov_few = toy_coverage(&few, Method::CpR, RvalueKind::Pooled, alpha);
+    let cov_few = toy_coverage(&few, Method::CpR, &index, alpha);
     assert!(cov_few < cov, "the tie deficit should shrink with M: {cov_few} vs {cov}");
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn toy_coverage(p: &ToyParams, method: Method, kind: RvalueKind, alpha: f64) -> f64 {
-    let opts = ScoreOptions { kind, ..ScoreOptions::default() };
+fn toy_coverage(p: &ToyParams, method: Method, opts: &ScoreOptions, alpha: f64) -> f64 {
+    let kind = opts.kind;
     let mut total = 0.0;
     for r in 0..p.repeats {
         let (t, labels) = toy::simulate(p, r).unwrap();
         // The simulator's first n_cal items calibrate; a random split is just as exchangeable.
         let split = Split::random(t.n(), 0.5, p.seed, r).unwrap();
         let prepared = Prepared::new(&t, &labels, kind != RvalueKind::Parametric).unwrap();
-        let cal = prepared.calibrate(method, &opts, &[split]).unwrap();
+        let cal = prepared.calibrate(method, opts, &[split]).unwrap();
         total += cal[0].metrics(alpha, false).coverage;
     }
     total / p.repeats as f64
@@ -158,8 +160,10 @@ proptest! {
             (Method::CpAvg, RvalueKind::Parametric),
             (Method::CpR, RvalueKind::Parametric),
             (Method::CpR, RvalueKind::Nonparametric),
+            (Method::CpR, RvalueKind::Pooled),
         ] {
-            let cov = toy_coverage(&p, method, kind, alpha);
+            let opts = ScoreOptions { kind, ..ScoreOptions::default() };
+            let cov = toy_coverage(&p, method, &opts, alpha);
             prop_assert!(cov >= floor, "{method:?}/{kind:?}: coverage {cov} < {floor}");
         }
     }
@@ -236,7 +240,7 @@ fn rvalue_kind_names_parse_back() {
 fn calibration_items_need_only_their_labels_score() {
     let p = ToyParams { k: 4, m: 6, n_cal: 12, n_test: 9, repeats: 1, ..ToyParams::default() };
     let (t, labels) = toy::simulate(&p, 0).unwrap();
-    let split = Split { cal: (0..p.n_cal).collect(), test: (p.n_cal..p.n()).collect() };
+    let split = Split::new((0..p.n_cal).collect(), (p.n_cal..p.n()).collect());
     let only = needed_candidates(&labels, std::slice::from_ref(&split));
     assert!(only.iter().enumerate().all(|(i, o)| *o == (i < p.n_cal).then_some(labels[i])));
     let random = SplitPlan::Random { count: 20, cal_fraction: 0.5, seed: 3 }.splits(p.n()).unwrap();
@@ -291,11 +295,12 @@ fn calibration_items_need_only_their_labels_score() {
 fn calibrations_survive_their_bytes() {
     let p = ToyParams { k: 4, m: 6, n_cal: 20, n_test: 15, sigma2: 30.0, ..ToyParams::default() };
     let (t, labels) = toy::simulate(&p, 0).unwrap();
-    let split = Split { cal: (0..20).collect(), test: (20..35).collect() };
+    let split = Split::new((0..20).collect(), (20..35).collect());
     let prepared = Prepared::new(&t, &labels, true).unwrap();
     let cp =
         item_scores(&t, &prepared.summaries, None, Method::Cp, &ScoreOptions::default()).unwrap().unwrap();
-    let pooled = Calibrated::pooled(&t, &labels, prepared.order.as_ref(), &split).unwrap();
+    let pooled =
+        Calibrated::pooled(&t, &labels, prepared.order.as_ref(), &split, TieOrder::Exchangeable).unwrap();
     for c in [Calibrated::fixed(&cp, 4, &labels, &split), pooled] {
         let mut bytes = Vec::new();
         c.write_bytes(&mut bytes);

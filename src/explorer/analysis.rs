@@ -422,7 +422,9 @@ impl AnalysisJob {
         let (tensor, labels, splits) = match &self.source {
             Source::Toy(p) => {
                 let (t, y) = toy::simulate(p, self.part_index)?;
-                let split = Split { cal: (0..p.n_cal).collect(), test: (p.n_cal..p.n()).collect() };
+                // Repeat r's tie order is split r of the toy's seed: independent across repeats.
+                let split = Split::new((0..p.n_cal).collect(), (p.n_cal..p.n()).collect())
+                    .keyed(p.seed, self.part_index as u64);
                 (PartTensor::Owned(Arc::new(t)), y, vec![split])
             }
             Source::Data(d) => {
@@ -537,7 +539,7 @@ impl AnalysisJob {
                 // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.
                 let b = match self.pooled.as_mut() {
                     Some(b) => b,
-                    None => self.pooled.insert(PooledBuilder::new(t, &part.labels, split)?),
+                    None => self.pooled.insert(PooledBuilder::new(t, &part.labels, split, self.opts.ties)?),
                 };
                 let items = pooled_items_per_step(self.budget, t, split);
                 if !b.step(t, part.order.as_ref(), split, items) {
@@ -856,7 +858,8 @@ impl Analysis {
             .fold((0.0, 0usize), |(a, n), u| (a + means[u], n + 1));
         let false_mean = if count == 0 { 0.0 } else { sum / count as f64 };
         let pooled_first = if first.scores[2].is_none() {
-            Some(PooledSplit::new(t, &first.labels, &first.splits[0].cal)?)
+            let split = &first.splits[0];
+            Some(PooledSplit::new(t, &first.labels, &split.cal, split.ties(controls.score.ties))?)
         } else {
             None
         };

@@ -14,6 +14,7 @@ use std::str::FromStr;
 use super::{Controls, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 use crate::conformal::{Prior, RvalueKind};
 use crate::rvalue::parametric::{Algorithm, LambdaRule};
+use crate::rvalue::TieOrder;
 use crate::tensor::VarianceKind;
 use crate::toy::ToyParams;
 
@@ -197,6 +198,7 @@ impl UrlState {
         w.put("algorithm", c.score.algorithm.name(), d.score.algorithm.name());
         w.put("lambda", c.score.lambda.name(), d.score.lambda.name());
         w.put("cp-draw", c.score.cp_draw, d.score.cp_draw);
+        w.put("ties", c.score.ties.name(), d.score.ties.name());
         w.put("never-empty", u8::from(c.never_empty), u8::from(d.never_empty));
         w.put("k", t.k, dt.k);
         w.put("m", t.m, dt.m);
@@ -401,6 +403,7 @@ impl Reader {
             "algorithm" => set!(c.score.algorithm, self.choice(key, v, &Algorithm::ALL, Algorithm::name)),
             "lambda" => set!(c.score.lambda, self.choice(key, v, &LambdaRule::ALL, LambdaRule::name)),
             "cp-draw" => set!(c.score.cp_draw, self.number(key, v)),
+            "ties" => set!(c.score.ties, self.choice(key, v, &TieOrder::ALL, TieOrder::name)),
             "never-empty" => set!(c.never_empty, self.flag(key, v, "1", "0")),
             "k" => set!(c.toy.k, self.count(key, v, 2)),
             "m" => set!(c.toy.m, self.count(key, v, 1)),
@@ -624,14 +627,16 @@ mod properties {
             one_of(&Algorithm::ALL),
             one_of(&LambdaRule::ALL),
             0usize..5000,
+            one_of(&TieOrder::ALL),
         )
-            .prop_map(|(kind, variance, prior, algorithm, lambda, cp_draw)| ScoreOptions {
+            .prop_map(|(kind, variance, prior, algorithm, lambda, cp_draw, ties)| ScoreOptions {
                 kind,
                 variance,
                 prior,
                 algorithm,
                 lambda,
                 cp_draw,
+                ties,
             })
     }
 
@@ -724,9 +729,9 @@ mod properties {
         }
 
         #[test]
-        fn any_known_key_with_any_value_is_safe(k in 0usize..28, v in "\\PC{0,12}") {
+        fn any_known_key_with_any_value_is_safe(k in 0usize..29, v in "\\PC{0,12}") {
             let keys = ["mode", "alpha", "beta", "sigma2", "kind", "prior", "variance", "algorithm", "lambda",
-                "cp-draw", "never-empty", "k", "m", "n-cal", "n-test", "repeats", "mu-p", "sigma2-p", "mu-q",
+                "cp-draw", "ties", "never-empty", "k", "m", "n-cal", "n-test", "repeats", "mu-p", "sigma2-p", "mu-q",
                 "high-var", "toy-seed", "splits", "cal-fraction", "split-seed", "sample", "data", "item", "embed"];
             let r = UrlState::from_query(&format!("{}={}", keys[k], encode(&v)));
             prop_assert!(r.state.controls.validate().is_ok());

@@ -335,9 +335,16 @@ impl Gpu {
         Ok(out)
     }
 
-    /// Positions `[B][M][K]` of the test `items`' candidates among each draw's `n + K` units:
-    /// the kernel twin of [`super::cpu::pooled_positions`].
-    pub async fn pooled_positions(&self, keys: &Keys, cal: &PooledCal, items: &[u32]) -> Result<Vec<u32>> {
+    /// Positions `[B][M][K]` of the test `items`' candidates among each draw's `n + K` units,
+    /// ties broken by the items' tie orders (`[B][2K]`, `cpu::tie_orders`): the kernel twin of
+    /// [`super::cpu::pooled_positions`].
+    pub async fn pooled_positions(
+        &self,
+        keys: &Keys,
+        cal: &PooledCal,
+        items: &[u32],
+        ties: &[u32],
+    ) -> Result<Vec<u32>> {
         let (n, m, k) = (cal.n, cal.m, cal.k);
         if k > MAX_LOOP {
             return Err(gpu_err(format!("K = {k} candidates; the GPU path ranks at most {MAX_LOOP}")));
@@ -351,9 +358,10 @@ impl Gpu {
         }
         let per = self.items_per_dispatch((m * k * w * 4) as u64, (m * k * 4) as u64, (m * k) as u64)?;
         let cal_buf = self.upload("calibration keys", &cal.keys.data);
+        let units_buf = self.upload("calibration units", &cal.units);
         let mut out = Vec::with_capacity(items.len() * m * k);
         let mut input = Vec::new();
-        for chunk in items.chunks(per) {
+        for (c, chunk) in items.chunks(per).enumerate() {
             input.clear();
             for &i in chunk {
                 let at = i as usize * m * k * w;
@@ -364,7 +372,12 @@ impl Gpu {
                 pipeline: &self.pooled,
                 params: [b as u32, m as u32, k as u32, keys.words, n as u32, 0, 0, 0],
                 threads: (b * m * k) as u64,
-                inputs: vec![(1, self.upload("keys", &input)), (3, cal_buf.clone())],
+                inputs: vec![
+                    (1, self.upload("keys", &input)),
+                    (3, cal_buf.clone()),
+                    (4, units_buf.clone()),
+                    (5, self.upload("tie orders", &ties[2 * c * per * k..2 * (c * per + b) * k])),
+                ],
             };
             out.extend(self.run(&[step], (b * m * k * 4) as u64, "pooled positions").await?);
         }

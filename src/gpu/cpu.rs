@@ -5,6 +5,7 @@
 //! kernels' definitions.
 
 use super::keys::Keys;
+use crate::rvalue::PooledSplit;
 use crate::tensor::ScoreTensor;
 
 /// Rank (0-based) of element `c` among `k` keys starting at `base`: descending score, ties to
@@ -75,30 +76,62 @@ impl PooledCal {
     }
 }
 
+/// The test `items`' tie orders under `ps`' ties (`rvalue::Ties::order`), `[B][2K]`: each
+/// item's candidate places among the calibration units, then their ranks among the candidates
+/// (the pooled kernel's second input).
+pub fn tie_orders(ps: &PooledSplit, items: &[u32]) -> Vec<u32> {
+    let k = ps.k();
+    let mut out = vec![0u32; items.len() * 2 * k];
+    let mut rank = vec![0u16; k];
+    for (&i, o) in items.iter().zip(out.chunks_exact_mut((2 * k).max(1))) {
+        ps.ties().order(i as usize, ps.n_cal(), &mut o[..k], &mut rank);
+        o[k..].iter_mut().zip(&rank).for_each(|(o, &r)| *o = u32::from(r));
+    }
+    out
+}
+
+/// Rank of candidate `c` among the item's `k` candidates (from `base`) under the tie order:
+/// the candidates with a lower key, or an equal key and a lower tie rank.
+#[inline]
+fn rank_with_ties(keys: &Keys, base: usize, rank: &[u32], c: usize) -> usize {
+    let kc = keys.get(base + c);
+    (0..rank.len())
+        .filter(|&o| {
+            let ko = keys.get(base + o);
+            ko < kc || (ko == kc && rank[o] < rank[c])
+        })
+        .count()
+}
+
 /// Positions (0-based) of test items' candidates among all `U = n + K` units of each draw,
-/// `[B][M][K]` for the items `items` (the pooled kernel's output). A candidate follows every
-/// calibration unit whose score is at least its own (those have the lower unit indices) and
-/// the item's candidates ranked before it.
-pub fn pooled_positions(keys: &Keys, cal: &PooledCal, items: &[u32]) -> Vec<u32> {
+/// `[B][M][K]` for the items `items` with tie orders `ties` (`[B][2K]`, from [`tie_orders`]):
+/// the pooled kernel's output. A candidate with place `g` follows every calibration unit with a
+/// higher score, those with an equal score and an index below `g`, and the item's candidates
+/// before it (higher scores, or equal with a lower tie rank); under the index rule (`g = n`)
+/// every calibration unit with a score at least its own.
+pub fn pooled_positions(keys: &Keys, cal: &PooledCal, items: &[u32], ties: &[u32]) -> Vec<u32> {
     let (n, m, k) = (cal.n, cal.m, cal.k);
     let mut out = Vec::with_capacity(items.len() * m * k);
-    for &i in items {
+    for (b, &i) in items.iter().enumerate() {
+        let (places, rank) = ties[2 * b * k..2 * (b + 1) * k].split_at(k);
         for d in 0..m {
             let base = (i as usize * m + d) * k;
             let cal_d = d * n;
             for c in 0..k {
-                let kc = keys.get(base + c);
-                // Calibration keys ≤ kc: a partition point of the ascending keys.
+                let (kc, g) = (keys.get(base + c), places[c]);
+                // Calibration units before the candidate: a partition point of the units sorted
+                // by (key, index).
                 let (mut lo, mut hi) = (0, n);
                 while lo < hi {
                     let mid = (lo + hi) / 2;
-                    if cal.keys.get(cal_d + mid) <= kc {
+                    let key = cal.keys.get(cal_d + mid);
+                    if key < kc || (key == kc && cal.units[cal_d + mid] < g) {
                         lo = mid + 1;
                     } else {
                         hi = mid;
                     }
                 }
-                out.push((lo + rank_in(keys, base, k, c)) as u32);
+                out.push((lo + rank_with_ties(keys, base, rank, c)) as u32);
             }
         }
     }
@@ -109,7 +142,7 @@ pub fn pooled_positions(keys: &Keys, cal: &PooledCal, items: &[u32]) -> Vec<u32>
 mod tests {
     use super::*;
     use crate::conformal::Split;
-    use crate::rvalue::pooled_item_oracle;
+    use crate::rvalue::{pooled_item_oracle, TieOrder, Ties};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -123,9 +156,14 @@ mod tests {
             let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
             let split = Split::random(n, 0.5, 3, 0).unwrap();
             let keys = Keys::of(t.data());
-            let items = crate::gpu::pooled_items_cpu(&t, &keys, &labels, &split).unwrap();
-            for (it, &i) in items.iter().zip(&split.test) {
-                assert_eq!(it, &pooled_item_oracle(&t, &labels, &split.cal, i).unwrap());
+            for order in TieOrder::ALL {
+                let items = crate::gpu::pooled_items_cpu(&t, &keys, &labels, &split, order).unwrap();
+                for (it, &i) in items.iter().zip(&split.test) {
+                    assert_eq!(
+                        it,
+                        &pooled_item_oracle(&t, &labels, &split.cal, i, split.ties(order)).unwrap()
+                    );
+                }
             }
         }
     }
@@ -134,10 +172,10 @@ mod tests {
     fn positions_that_collide_are_a_gpu_error() {
         use crate::rvalue::pooled::PooledSplit;
         let t = ScoreTensor::new(3, 1, 2, vec![1.0, 0.0, 2.0, 0.5, 0.0, 3.0]).unwrap();
-        let ps = PooledSplit::new(&t, &[0, 0, 0], &[0, 1]).unwrap();
-        assert!(crate::gpu::greedy_all(&[0, 3], &ps, &t).is_ok());
+        let ps = PooledSplit::new(&t, &[0, 0, 0], &[0, 1], Ties::INDEX).unwrap();
+        assert!(crate::gpu::greedy_all(&[0, 3], &ps, &t, &[2]).is_ok());
         for bad in [[1, 1], [0, 4]] {
-            assert!(matches!(crate::gpu::greedy_all(&bad, &ps, &t), Err(crate::Error::Gpu(_))));
+            assert!(matches!(crate::gpu::greedy_all(&bad, &ps, &t, &[2]), Err(crate::Error::Gpu(_))));
         }
     }
 }

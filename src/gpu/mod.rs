@@ -29,6 +29,7 @@ pub use context::{
 
 use crate::conformal::Split;
 use crate::rvalue::pooled::{PooledItem, PooledSplit, Workspace};
+use crate::rvalue::TieOrder;
 use crate::tensor::ScoreTensor;
 #[cfg(feature = "gpu")]
 use crate::toy::{self, ToyParams};
@@ -119,6 +120,7 @@ pub fn pooled_calibrated(
     _: &Keys,
     _: &[usize],
     _: &Split,
+    _: TieOrder,
 ) -> Result<crate::conformal::Calibrated> {
     match *gpu {}
 }
@@ -145,8 +147,8 @@ pub async fn nonparametric_rvalues_async(gpu: &Gpu, t: &ScoreTensor, keys: &Keys
     Ok(out)
 }
 
-/// Pooled r-values (SPEC §4) of the split's test items, positions from the GPU and the greedy
-/// on the CPU: equal to `rvalue::pooled::pooled_item_oracle` item by item.
+/// Pooled r-values (SPEC §4) of the split's test items, ties broken by `ties`, positions from
+/// the GPU and the greedy on the CPU: equal to `rvalue::pooled::pooled_item_oracle` item by item.
 #[cfg(feature = "gpu")]
 pub async fn pooled_items_async(
     gpu: &Gpu,
@@ -154,31 +156,35 @@ pub async fn pooled_items_async(
     keys: &Keys,
     labels: &[usize],
     split: &Split,
+    ties: TieOrder,
 ) -> Result<Vec<PooledItem>> {
-    pooled_items_chunked_async(gpu, t, keys, labels, split, usize::MAX, |_| {}).await
+    pooled_items_chunked_async(gpu, t, keys, labels, split, ties, usize::MAX, |_| {}).await
 }
 
 /// [`pooled_items_async`] `chunk` test items per GPU call, reporting the items done after
 /// each: in the browser every call's readback is awaited, so the page paints between chunks
 /// instead of waiting for the greedy of a whole split.
 #[cfg(feature = "gpu")]
+#[allow(clippy::too_many_arguments)]
 pub async fn pooled_items_chunked_async(
     gpu: &Gpu,
     t: &ScoreTensor,
     keys: &Keys,
     labels: &[usize],
     split: &Split,
+    ties: TieOrder,
     chunk: usize,
     mut done: impl FnMut(usize),
 ) -> Result<Vec<PooledItem>> {
     // Checks the inputs before `PooledCal` indexes them.
-    let ps = PooledSplit::new(t, labels, &split.cal)?;
+    let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
     let mut out = Vec::with_capacity(split.test.len());
     for items in split.test.chunks(chunk.max(1)) {
         let test: Vec<u32> = items.iter().map(|&i| i as u32).collect();
-        let pos = gpu.pooled_positions(keys, &cal, &test).await?;
-        out.extend(greedy_all(&pos, &ps, t)?);
+        let orders = cpu::tie_orders(&ps, &test);
+        let pos = gpu.pooled_positions(keys, &cal, &test, &orders).await?;
+        out.extend(greedy_all(&pos, &ps, t, items)?);
         done(out.len());
     }
     Ok(out)
@@ -187,16 +193,18 @@ pub async fn pooled_items_chunked_async(
 /// Pooled CP_r on one split through the GPU, `chunk` test items per GPU call (see
 /// [`pooled_items_chunked_async`]): what `Calibrated::pooled` gives.
 #[cfg(feature = "gpu")]
+#[allow(clippy::too_many_arguments)]
 pub async fn pooled_calibrated_async(
     gpu: &Gpu,
     t: &ScoreTensor,
     keys: &Keys,
     labels: &[usize],
     split: &Split,
+    ties: TieOrder,
     chunk: usize,
     done: impl FnMut(usize),
 ) -> Result<crate::conformal::Calibrated> {
-    let items = pooled_items_chunked_async(gpu, t, keys, labels, split, chunk, done).await?;
+    let items = pooled_items_chunked_async(gpu, t, keys, labels, split, ties, chunk, done).await?;
     Ok(crate::conformal::Calibrated::from_pooled_items(t.k(), labels, split, &items))
 }
 
@@ -229,16 +237,18 @@ pub fn pooled_items(
     keys: &Keys,
     labels: &[usize],
     split: &Split,
+    ties: TieOrder,
 ) -> Result<Vec<PooledItem>> {
-    block_on(pooled_items_async(gpu, t, keys, labels, split))?
+    block_on(pooled_items_async(gpu, t, keys, labels, split, ties))?
 }
 
-/// The core's greedy on positions `[B][M][K]` from a kernel or its twin; positions a device
-/// got wrong are a GPU error.
-fn greedy_all(pos: &[u32], ps: &PooledSplit, t: &ScoreTensor) -> Result<Vec<PooledItem>> {
+/// The core's greedy on positions `[B][M][K]` of the test `items` from a kernel or its twin;
+/// positions a device got wrong are a GPU error.
+fn greedy_all(pos: &[u32], ps: &PooledSplit, t: &ScoreTensor, items: &[usize]) -> Result<Vec<PooledItem>> {
     let mut work = Workspace::default();
     pos.chunks_exact(t.m() * t.k())
-        .map(|p| ps.item_from_positions(p, &mut work).map_err(|e| Error::Gpu(e.to_string())))
+        .zip(items)
+        .map(|(p, &i)| ps.item_from_positions(i, p, &mut work).map_err(|e| Error::Gpu(e.to_string())))
         .collect()
 }
 
@@ -248,11 +258,13 @@ pub fn pooled_items_cpu(
     keys: &Keys,
     labels: &[usize],
     split: &Split,
+    ties: TieOrder,
 ) -> Result<Vec<PooledItem>> {
-    let ps = PooledSplit::new(t, labels, &split.cal)?;
+    let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
     let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-    greedy_all(&cpu::pooled_positions(keys, &cal, &test), &ps, t)
+    let orders = cpu::tie_orders(&ps, &test);
+    greedy_all(&cpu::pooled_positions(keys, &cal, &test, &orders), &ps, t, &split.test)
 }
 
 /// Pooled CP_r on one split through the GPU: what `Calibrated::pooled` gives.
@@ -263,8 +275,9 @@ pub fn pooled_calibrated(
     keys: &Keys,
     labels: &[usize],
     split: &Split,
+    ties: TieOrder,
 ) -> Result<crate::conformal::Calibrated> {
-    block_on(pooled_calibrated_async(gpu, t, keys, labels, split, usize::MAX, |_| {}))?
+    block_on(pooled_calibrated_async(gpu, t, keys, labels, split, ties, usize::MAX, |_| {}))?
 }
 
 #[cfg(all(test, not(target_arch = "wasm32"), feature = "gpu"))]

@@ -20,8 +20,14 @@ struct Params {
 @group(0) @binding(1) var<storage, read> keys: array<u32>;
 // rank_counts: [items][k][k] cumulative counts. pooled_positions: [items][m][k] positions.
 @group(0) @binding(2) var<storage, read_write> out: array<u32>;
-// pooled_positions: [m][n_cal] calibration keys per draw, ascending.
+// pooled_positions: [m][n_cal] calibration keys per draw, ascending (ties by unit index).
 @group(0) @binding(3) var<storage, read> cal: array<u32>;
+// pooled_positions: [m][n_cal] the calibration units in that order.
+@group(0) @binding(4) var<storage, read> cal_units: array<u32>;
+// pooled_positions: [items][2k] each item's tie order (docs/method.md §4): the candidates'
+// places among the calibration units (candidate c precedes calibration unit j on equal scores
+// iff place ≤ j), then their ranks among the candidates.
+@group(0) @binding(5) var<storage, read> ties: array<u32>;
 
 const WG: u32 = 64u;
 
@@ -95,20 +101,49 @@ fn prefix_sums(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     }
 }
 
-// cal key at (draw d, rank r) ≤ key of score index i.
-fn cal_le(d: u32, r: u32, i: u32) -> bool {
+// Whether the calibration unit at (draw d, rank r) comes before score index i, whose
+// candidate has place g: a lower key, or an equal key and a unit index below g.
+fn cal_before(d: u32, r: u32, i: u32, g: u32) -> bool {
     let at = d * p.n_cal + r;
+    var lower: bool;
+    var equal: bool;
     if p.words == 1u {
-        return cal[at] <= keys[i];
+        lower = cal[at] < keys[i];
+        equal = cal[at] == keys[i];
+    } else {
+        let hc = cal[2u * at];
+        let hi = keys[2u * i];
+        let lc = cal[2u * at + 1u];
+        let li = keys[2u * i + 1u];
+        lower = hc < hi || (hc == hi && lc < li);
+        equal = hc == hi && lc == li;
     }
-    let hc = cal[2u * at];
-    let hi = keys[2u * i];
-    return hc < hi || (hc == hi && cal[2u * at + 1u] <= keys[2u * i + 1u]);
+    return lower || (equal && cal_units[at] < g);
+}
+
+// Whether key(i) == key(j).
+fn same(i: u32, j: u32) -> bool {
+    if p.words == 1u {
+        return keys[i] == keys[j];
+    }
+    return keys[2u * i] == keys[2u * j] && keys[2u * i + 1u] == keys[2u * j + 1u];
+}
+
+// Rank of candidate c among the k keys from `base` in the tie order: keys below it, or equal
+// to it with a lower tie rank; `tr` is where the item's tie ranks start.
+fn rank_placed(base: u32, tr: u32, c: u32) -> u32 {
+    let rc = ties[tr + c];
+    var r = 0u;
+    for (var o = 0u; o < p.k; o++) {
+        let first = ties[tr + o] < rc;
+        r += select(0u, 1u, less(base + o, base + c) || (first && same(base + o, base + c)));
+    }
+    return r;
 }
 
 // One invocation per (test item, draw, candidate): the candidate's position among the n_cal + k
-// units of that draw. Calibration units with a score at least as high come first (their unit
-// indices are lower), then the item's candidates ranked before it.
+// units of that draw in the tie order: the calibration units before it (higher scores, and equal
+// ones with an index below its place), then the item's candidates ranked before it.
 @compute @workgroup_size(64)
 fn pooled_positions(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let id = invocation(gid, groups);
@@ -119,15 +154,16 @@ fn pooled_positions(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_
     let d = (id / p.k) % p.m;
     let c = id % p.k;
     let base = (b * p.m + d) * p.k;
+    let g = ties[2u * b * p.k + c];
     var lo = 0u;
     var hi = p.n_cal;
     while lo < hi {
         let mid = (lo + hi) / 2u;
-        if cal_le(d, mid, base + c) {
+        if cal_before(d, mid, base + c, g) {
             lo = mid + 1u;
         } else {
             hi = mid;
         }
     }
-    out[id] = lo + rank_in(base, c);
+    out[id] = lo + rank_placed(base, (2u * b + 1u) * p.k, c);
 }

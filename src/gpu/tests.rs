@@ -9,7 +9,7 @@
 use super::*;
 use crate::conformal::{Calibrated, Split};
 use crate::rvalue::nonparametric::{rank_counts as cpu_counts_of_orders, sort_desc};
-use crate::rvalue::pooled_item_oracle;
+use crate::rvalue::{pooled_item_oracle, TieOrder};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
@@ -143,14 +143,15 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn pooled_items_equal_the_oracle(kind in 0u8..3, n in 4usize..40, m in 1usize..20, k in 2usize..12, seed in any::<u64>()) {
+    fn pooled_items_equal_the_oracle(kind in 0u8..3, n in 4usize..40, m in 1usize..20, k in 2usize..12, seed in any::<u64>(), ties in 0usize..2) {
         let Some(g) = gpu() else { return Ok(()) };
         let (t, labels, split) = pooled_case(kind, n, m, k, seed);
+        let ties = TieOrder::ALL[ties];
         let keys = Keys::of(t.data());
-        let got = pooled_items(g, &t, &keys, &labels, &split).unwrap();
-        prop_assert_eq!(&got, &pooled_items_cpu(&t, &keys, &labels, &split).unwrap());
+        let got = pooled_items(g, &t, &keys, &labels, &split, ties).unwrap();
+        prop_assert_eq!(&got, &pooled_items_cpu(&t, &keys, &labels, &split, ties).unwrap());
         for (it, &i) in got.iter().zip(&split.test) {
-            prop_assert_eq!(it, &pooled_item_oracle(&t, &labels, &split.cal, i).unwrap());
+            prop_assert_eq!(it, &pooled_item_oracle(&t, &labels, &split.cal, i, split.ties(ties)).unwrap());
         }
     }
 }
@@ -162,8 +163,12 @@ fn pooled_positions_split_across_dispatches() {
     let keys = Keys::of(t.data());
     let cal = cpu::PooledCal::new(&t, &keys, &labels, &split.cal);
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-    let got = block_on(g.pooled_positions(&keys, &cal, &test)).unwrap().unwrap();
-    assert_eq!(got, cpu::pooled_positions(&keys, &cal, &test));
+    for ties in TieOrder::ALL {
+        let ps = PooledSplit::new(&t, &labels, &split.cal, split.ties(ties)).unwrap();
+        let orders = cpu::tie_orders(&ps, &test);
+        let got = block_on(g.pooled_positions(&keys, &cal, &test, &orders)).unwrap().unwrap();
+        assert_eq!(got, cpu::pooled_positions(&keys, &cal, &test, &orders), "{ties:?}");
+    }
 }
 
 #[test]
@@ -172,10 +177,12 @@ fn pooled_items_in_chunks_equal_one_call() {
     let (t, labels, split) = pooled_case(2, 50, 9, 7, 5);
     let keys = Keys::of(t.data());
     let mut reported = Vec::new();
-    let got = block_on(pooled_items_chunked_async(g, &t, &keys, &labels, &split, 4, |d| reported.push(d)))
-        .unwrap()
-        .unwrap();
-    assert_eq!(got, pooled_items_cpu(&t, &keys, &labels, &split).unwrap());
+    let ties = TieOrder::Exchangeable;
+    let got =
+        block_on(pooled_items_chunked_async(g, &t, &keys, &labels, &split, ties, 4, |d| reported.push(d)))
+            .unwrap()
+            .unwrap();
+    assert_eq!(got, pooled_items_cpu(&t, &keys, &labels, &split, ties).unwrap());
     let n = split.test.len();
     assert_eq!(reported, (1..=n.div_ceil(4)).map(|c| (4 * c).min(n)).collect::<Vec<_>>());
 }
@@ -184,11 +191,13 @@ fn pooled_items_in_chunks_equal_one_call() {
 fn pooled_calibrated_equals_the_core() {
     let Some(g) = gpu() else { return };
     let (t, labels, split) = pooled_case(1, 80, 12, 6, 9);
-    let want = Calibrated::pooled(&t, &labels, None, &split).unwrap();
-    let got = pooled_calibrated(g, &t, &Keys::of(t.data()), &labels, &split).unwrap();
-    for alpha in [0.05, 0.1, 0.3] {
-        assert_eq!(got.metrics(alpha, false), want.metrics(alpha, false));
-        assert_eq!(got.sizes(alpha, true), want.sizes(alpha, true));
+    for ties in TieOrder::ALL {
+        let want = Calibrated::pooled(&t, &labels, None, &split, ties).unwrap();
+        let got = pooled_calibrated(g, &t, &Keys::of(t.data()), &labels, &split, ties).unwrap();
+        for alpha in [0.05, 0.1, 0.3] {
+            assert_eq!(got.metrics(alpha, false), want.metrics(alpha, false));
+            assert_eq!(got.sizes(alpha, true), want.sizes(alpha, true));
+        }
     }
 }
 

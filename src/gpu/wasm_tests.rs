@@ -30,8 +30,10 @@ async fn the_probe_answers_and_an_adapter_if_any_ranks_like_the_cpu() {
     let labels: Vec<usize> = (0..9).map(|i| i % 7).collect();
     let split = crate::conformal::Split::random(9, 0.5, 1, 0).unwrap();
     let keys = Keys::of(t.data());
-    let got = pooled_items_async(&g, &t, &keys, &labels, &split).await.unwrap();
-    assert_eq!(got, pooled_items_cpu(&t, &keys, &labels, &split).unwrap());
+    for ties in crate::rvalue::TieOrder::ALL {
+        let got = pooled_items_async(&g, &t, &keys, &labels, &split, ties).await.unwrap();
+        assert_eq!(got, pooled_items_cpu(&t, &keys, &labels, &split, ties).unwrap());
+    }
     let z = g.normals(3, 10, 2, 4, 5).await.unwrap();
     let want = draws::normals(3, 10, 2, 4, 5);
     assert!(z.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()));

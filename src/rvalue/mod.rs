@@ -11,9 +11,11 @@ mod brent;
 pub mod nonparametric;
 pub mod parametric;
 pub mod pooled;
+pub mod ties;
 
 pub use nonparametric::{nested_greedy, nonparametric, rank_counts, DrawOrder};
 pub use parametric::{
     parametric, parametric_unit, parametric_up_to, Algorithm, HyperChoice, LambdaRule, Parametric,
 };
 pub use pooled::{pooled_item_oracle, PooledItem, PooledSplit, Workspace};
+pub use ties::{TieOrder, Ties};

@@ -8,6 +8,7 @@
 //! picks per item instead of the `O(U²)` of counting every rank.
 
 use super::nonparametric::{nested_greedy, sort_desc, DrawOrder};
+use super::ties::{by_rank, order_equal_scores, Ties};
 use crate::conformal::k_star;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
@@ -57,12 +58,21 @@ impl PooledItem {
 pub const MAX_DRAWS: usize = i16::MAX as usize;
 
 /// A calibration set prepared for pooled r-values: per draw, the calibration units sorted by
-/// their true-label score (descending, ties to the lower unit index).
+/// their true-label score (descending, ties to the lower unit index), and the tie order that
+/// places each test item's candidates among them ([`Ties`]).
+///
+/// Inside the greedy, calibration unit `j` has id `j` and the candidate of rank `r` in the ties'
+/// candidate order has id `cb + r`, `cb` = `n` rounded up to whole blocks: the candidates' counts
+/// then fill blocks of their own, so a pick can ask whether any candidate ties the best count
+/// from the block maxima alone.
 #[derive(Debug, Clone)]
 pub struct PooledSplit {
     n: usize,
     m: usize,
     k: usize,
+    /// The first candidate id.
+    cb: usize,
+    ties: Ties,
     /// `[draw][rank]` scores, descending, each draw's followed by [`PAD`] times `−∞`.
     cal_scores: Vec<f64>,
     /// `[draw][rank]` calibration unit indices, then `WILD` spare entries.
@@ -184,11 +194,12 @@ fn check_items(t: &ScoreTensor, labels: &[usize], cal_items: &[usize]) -> Result
 }
 
 impl PooledSplit {
-    /// Prepares the calibration items `cal_items` (unit `j` is `cal_items[j]`).
-    pub fn new(t: &ScoreTensor, labels: &[usize], cal_items: &[usize]) -> Result<Self> {
+    /// Prepares the calibration items `cal_items` (unit `j` is `cal_items[j]`), with `ties`
+    /// breaking ties between units.
+    pub fn new(t: &ScoreTensor, labels: &[usize], cal_items: &[usize], ties: Ties) -> Result<Self> {
         check_items(t, labels, cal_items)?;
         let (n, m, k) = (cal_items.len(), t.m(), t.k());
-        if n + k > u32::MAX as usize {
+        if n.next_multiple_of(BLOCK) + k > u32::MAX as usize {
             return Err(Error::invalid("too many units"));
         }
         if m >= MAX_DRAWS {
@@ -213,11 +224,38 @@ impl PooledSplit {
         }
         let entry = cal_scores.chunks_exact(n + PAD).map(|s| EntryTable::new(&s[..n])).collect();
         cal_units.resize(n * m + WILD, 0);
-        Ok(PooledSplit { n, m, k, cal_scores, cal_units, entry })
+        Ok(PooledSplit { n, m, k, cb: n.next_multiple_of(BLOCK), ties, cal_scores, cal_units, entry })
     }
 
     pub fn n_cal(&self) -> usize {
         self.n
+    }
+
+    /// Candidates per item.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The tie order this split's items are ranked with.
+    pub fn ties(&self) -> Ties {
+        self.ties
+    }
+
+    /// Test item `item`'s candidate places and ranks ([`Ties::order`]) into `work`'s slot `b`.
+    fn candidate_order(&self, item: usize, b: usize, work: &mut Workspace) {
+        let at = b * self.k..(b + 1) * self.k;
+        self.ties.order(item, self.n, &mut work.place[at.clone()], &mut work.rank[at.clone()]);
+        by_rank(&work.rank[at.clone()], &mut work.by_rank[at]);
+    }
+
+    /// Makes room in `work` for `items` items' candidate orders and draw rows.
+    fn reserve(&self, items: usize, work: &mut Workspace) {
+        let (m, k) = (self.m, self.k);
+        work.ord.resize(items * m * k, 0);
+        work.entries.resize(items * m * k, 0);
+        work.place.resize(items * k, 0);
+        work.by_rank.resize(items * k, 0);
+        work.rank.resize(items * k, 0);
     }
 
     /// Runs the greedy for one test item. `order` (from [`DrawOrder::of`]) saves re-sorting.
@@ -251,13 +289,13 @@ impl PooledSplit {
     /// path. Sorted, the positions give the candidates' order, and a position less the number of
     /// candidates before it is the entry point. Positions that collide or fall outside `0..U`,
     /// which only a faulty device could produce, are an error rather than a wrong answer.
-    pub fn item_from_positions(&self, pos: &[u32], work: &mut Workspace) -> Result<PooledItem> {
+    pub fn item_from_positions(&self, item: usize, pos: &[u32], work: &mut Workspace) -> Result<PooledItem> {
         let (n, m, k) = (self.n, self.m, self.k);
         if pos.len() != m * k {
             return Err(Error::shape(format!("{} positions for {m} draws × {k} candidates", pos.len())));
         }
-        work.ord.resize(m * k, 0);
-        work.entries.resize(m * k, 0);
+        self.reserve(1, work);
+        self.candidate_order(item, 0, work);
         for (d, p) in pos.chunks_exact(k).enumerate() {
             let ord = &mut work.ord[d * k..(d + 1) * k];
             ord.iter_mut().enumerate().for_each(|(c, o)| *o = c as u16);
@@ -272,12 +310,14 @@ impl PooledSplit {
             for (i, (e, at)) in work.entries[d * k..(d + 1) * k].iter_mut().zip(sorted).enumerate() {
                 *e = (at - i) as u32;
             }
+            ord.iter_mut().for_each(|c| *c = work.rank[*c as usize]);
         }
         Ok(self.greedy(0, work))
     }
 
-    /// For each of `items` and each draw, its candidates best first (`work.ord`) and where each
-    /// enters the draw's calibration order (`work.entries`), `[item][draw][K]`.
+    /// For each of `items` and each draw, its candidates best first as ranks in the ties'
+    /// candidate order (`work.ord`) and where each enters the draw's calibration order
+    /// (`work.entries`), `[item][draw][K]`.
     fn entry_points(
         &self,
         t: &ScoreTensor,
@@ -286,8 +326,11 @@ impl PooledSplit {
         work: &mut Workspace,
     ) {
         let (n, m, k) = (self.n, self.m, self.k);
-        work.ord.resize(items.len() * m * k, 0);
-        work.entries.resize(items.len() * m * k, 0);
+        self.reserve(items.len(), work);
+        for (b, &item) in items.iter().enumerate() {
+            self.candidate_order(item, b, work);
+        }
+        let exchangeable = !self.ties.is_index();
         for d in 0..m {
             let cal_s = &self.cal_scores[d * (n + PAD)..(d + 1) * (n + PAD)];
             for (b, &item) in items.iter().enumerate() {
@@ -308,7 +351,34 @@ impl PooledSplit {
                     None => sort_desc(scores, ord),
                 }
                 let entries = &mut work.entries[at..at + k];
+                let places = &work.place[b * k..(b + 1) * k];
+                if exchangeable {
+                    order_equal_scores(scores, &work.rank[b * k..(b + 1) * k], ord);
+                }
                 self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
+                if exchangeable {
+                    self.place_among_equal(d, scores, places, ord, entries);
+                }
+                let rank = &work.rank[b * k..(b + 1) * k];
+                ord.iter_mut().for_each(|c| *c = rank[*c as usize]);
+            }
+        }
+    }
+
+    /// Moves each candidate that ties calibration scores in draw `d` (its entry point `e` has
+    /// `cal_s[e − 1]` equal to its score) to its place among them: after the tied calibration
+    /// units whose index is below its place, before the rest. Those units are sorted by index,
+    /// so two binary searches find it; scores that tie nothing cost one compare.
+    fn place_among_equal(&self, d: usize, scores: &[f64], places: &[u32], ord: &[u16], entries: &mut [u32]) {
+        let n = self.n;
+        let cal_s = &self.cal_scores[d * (n + PAD)..d * (n + PAD) + n];
+        let units = &self.cal_units[d * n..(d + 1) * n];
+        for (e, &c) in entries.iter_mut().zip(ord) {
+            let (at, s) = (*e as usize, scores[c as usize]);
+            if at > 0 && cal_s[at - 1] == s {
+                let first = cal_s[..at].partition_point(|&x| x > s);
+                let g = places[c as usize];
+                *e = (first + units[first..at].partition_point(|&j| j < g)) as u32;
             }
         }
     }
@@ -317,7 +387,7 @@ impl PooledSplit {
     /// maxima in vector registers where the CPU has AVX-512 and the units fit (module `wide`).
     fn greedy(&self, b: usize, work: &mut Workspace) -> PooledItem {
         #[cfg(target_arch = "x86_64")]
-        if !work.plain_picks && wide::usable(self.n + self.k) {
+        if !work.plain_picks && wide::usable(self.cb + self.k) {
             // SAFETY: `usable` checked that the CPU has the features `greedy_wide` enables.
             return unsafe { self.greedy_wide(b, work) };
         }
@@ -335,10 +405,18 @@ impl PooledSplit {
     /// in L1), then the greedy's steps over them.
     #[inline(always)]
     fn greedy_with(&self, b: usize, work: &mut Workspace, mut picks: impl Picks) -> PooledItem {
-        let (n, m, k) = (self.n, self.m, self.k);
+        let (n, m, k, cb) = (self.n, self.m, self.k, self.cb);
         let u = n + k;
-        work.reset(u, m);
+        work.reset(n, cb, k, m);
         picks.reset(&work.counts);
+        let by_rank = &work.by_rank[b * k..(b + 1) * k];
+        let places = &work.place[b * k..(b + 1) * k];
+        let mut place_by_rank = std::mem::take(&mut work.place_by_rank);
+        place_by_rank.clear();
+        place_by_rank.extend(by_rank.iter().map(|&c| places[c as usize]));
+        // Under the index rule calibration units win every tie: no pick needs to look further.
+        let first_block = if self.ties.is_index() { 0 } else { cb / BLOCK };
+        let tie = TiePick { first_block, cb, places: &place_by_rank };
         let mut cand_step = vec![0u32; k];
         let mut cal_steps = Vec::with_capacity(n);
         let stride = CHUNK + WILD;
@@ -350,21 +428,22 @@ impl PooledSplit {
             for j in j0..j1 {
                 // Step j: every draw's unit at position j enters that draw's top j.
                 picks.bump_column(&mut work.counts, &work.chunk, j - j0, stride, m);
-                let x = picks.pop_best(&mut work.counts);
+                let x = picks.pop_best(&mut work.counts, &tie);
                 if x < n {
                     cal_steps.push(j as u32 + 1);
                 } else {
-                    cand_step[x - n] = j as u32 + 1;
+                    cand_step[work.by_rank[b * k + x - cb] as usize] = j as u32 + 1;
                 }
             }
         }
+        work.place_by_rank = place_by_rank;
         PooledItem { units: u as u32, cand_step, cal_steps }
     }
 
     /// Draw `d`'s ranking at positions `j0..j1` into `work.chunk[base..]`, carrying on from where
     /// the previous chunk stopped (`work.cursor[d]`: calibration units and candidates placed):
-    /// the calibration order with the candidates (`work.ord[at..at + K]`, best first) at their
-    /// entry points (`work.entries[at..]`). Calibration units have the lower indices, so they win ties.
+    /// the calibration order with the candidates (`work.ord[at..at + K]`, best first, as ranks)
+    /// at their entry points (`work.entries[at..]`), which already place them among equal scores.
     #[inline(always)]
     fn fill_row(&self, d: usize, at: usize, j0: usize, j1: usize, work: &mut Workspace, base: usize) {
         let (n, k) = (self.n, self.k);
@@ -389,7 +468,7 @@ impl PooledSplit {
             // `n` units; it is written at `pos − j0 + run < CHUNK`; the asserts leave `WILD`
             // spare entries after both.
             unsafe { wild_copy(dst.add(base + pos - j0), src.add(d * n + ci), run) };
-            work.chunk[base + next - j0] = (n + ord[ki] as usize) as u32;
+            work.chunk[base + next - j0] = (self.cb + ord[ki] as usize) as u32;
             ci += run;
             ki += 1;
             pos = next + 1;
@@ -436,8 +515,15 @@ unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
 /// Scratch memory for [`PooledSplit::item`], reused across test items.
 #[derive(Debug, Default)]
 pub struct Workspace {
-    /// `[item][draw][K]` the items' candidates, best first.
+    /// `[item][draw][K]` the items' candidates, best first (as ranks once entry points are found).
     ord: Vec<u16>,
+    /// `[item][K]` each candidate's place among the calibration units ([`Ties::places`]).
+    place: Vec<u32>,
+    /// `[item][K]` the candidates in the ties' order, and each candidate's rank in it.
+    by_rank: Vec<u16>,
+    rank: Vec<u16>,
+    /// One item's candidate places by rank, for the greedy's picks.
+    place_by_rank: Vec<u32>,
     /// `[item][draw][K]` where each of them enters the draw's calibration order.
     entries: Vec<u32>,
     /// Per draw, the calibration units and candidates placed in earlier chunks.
@@ -451,11 +537,11 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    fn reset(&mut self, u: usize, m: usize) {
+    fn reset(&mut self, n: usize, cb: usize, k: usize, m: usize) {
         self.cursor.clear();
         self.cursor.resize(m, (0, 0));
         self.chunk.resize(m * (CHUNK + WILD), 0);
-        self.counts.reset(u);
+        self.counts.reset(n, cb, k);
     }
 }
 
@@ -463,7 +549,24 @@ impl Workspace {
 trait Picks {
     fn reset(&mut self, counts: &Counts);
     fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize);
-    fn pop_best(&mut self, counts: &mut Counts) -> usize;
+    fn pop_best(&mut self, counts: &mut Counts, tie: &TiePick) -> usize;
+}
+
+/// What a pick needs to break a tie between a calibration unit and a candidate by the
+/// exchangeable order: the candidates' first block (`0` under the index rule, which never
+/// looks), their first id, and their places by rank.
+struct TiePick<'a> {
+    first_block: usize,
+    cb: usize,
+    places: &'a [u32],
+}
+
+impl TiePick<'_> {
+    /// Whether the candidate with id `x` precedes calibration unit `j` in the tie order.
+    #[inline]
+    fn candidate_first(&self, x: usize, j: usize) -> bool {
+        self.places[x - self.cb] as usize <= j
+    }
 }
 
 /// The portable picks: block maxima in memory ([`Counts::block_max`]).
@@ -478,8 +581,8 @@ impl Picks for Blocked {
     }
 
     #[inline(always)]
-    fn pop_best(&mut self, counts: &mut Counts) -> usize {
-        counts.pop_best()
+    fn pop_best(&mut self, counts: &mut Counts, tie: &TiePick) -> usize {
+        counts.pop_best(tie)
     }
 }
 
@@ -502,11 +605,14 @@ struct Counts {
 }
 
 impl Counts {
-    fn reset(&mut self, u: usize) {
-        let blocks = u.div_ceil(BLOCK);
+    /// Zero counts for calibration units `0..n` and candidates `cb..cb + k` (`cb` = `n` in
+    /// whole blocks); the ids between are never chosen.
+    fn reset(&mut self, n: usize, cb: usize, k: usize) {
+        let blocks = (cb + k).div_ceil(BLOCK);
         self.count.clear();
         self.count.resize(blocks * BLOCK, CHOSEN);
-        self.count[..u].fill(0);
+        self.count[..n].fill(0);
+        self.count[cb..cb + k].fill(0);
         // Padded to whole vectors with blocks that hold no unit.
         self.block_max.clear();
         self.block_max.resize(blocks.next_multiple_of(LANES), CHOSEN);
@@ -548,13 +654,16 @@ impl Counts {
         }
     }
 
-    /// Takes the unchosen unit with the largest count, lowest index among ties. There is one:
-    /// the greedy makes exactly `U` picks of `U` units.
+    /// Takes the unchosen unit with the largest count, first in the tie order among ties. There
+    /// is one: the greedy makes exactly `U` picks of `U` units.
     // `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
     #[allow(clippy::expect_used)]
-    fn pop_best(&mut self) -> usize {
+    fn pop_best(&mut self, tie: &TiePick) -> usize {
         let best = max_of(&self.block_max);
-        let block = first_equal(&self.block_max, best);
+        let mut block = first_equal(&self.block_max, best);
+        if block < tie.first_block {
+            block = self.tie_block(block, best, tie);
+        }
         let start = block * BLOCK;
         let counts: &mut [i16; BLOCK] =
             (&mut self.count[start..start + BLOCK]).try_into().expect("whole blocks");
@@ -564,6 +673,21 @@ impl Counts {
         counts[x] = CHOSEN;
         self.block_max[block] = rest;
         start + x
+    }
+
+    /// The block to pick from when the first unit with count `best` is a calibration unit in
+    /// `block`: the block of the first candidate with that count if the tie order puts it first.
+    fn tie_block(&self, block: usize, best: i16, tie: &TiePick) -> usize {
+        let Some(cblock) = (tie.first_block..self.block_max.len()).find(|&b| self.block_max[b] == best)
+        else {
+            return block;
+        };
+        let first = |b: usize| b * BLOCK + first_equal(&self.count[b * BLOCK..(b + 1) * BLOCK], best);
+        if tie.candidate_first(first(cblock), first(block)) {
+            cblock
+        } else {
+            block
+        }
     }
 }
 
@@ -575,7 +699,7 @@ impl Counts {
 /// alternate draws, so that the increments do not wait on each other.
 #[cfg(target_arch = "x86_64")]
 mod wide {
-    use super::{Counts, BLOCK, CHOSEN};
+    use super::{Counts, TiePick, BLOCK, CHOSEN};
     use std::arch::x86_64::*;
 
     /// Blocks one register holds: 32 lanes of `i16`.
@@ -662,21 +786,26 @@ mod wide {
         /// [`Counts::pop_best`] on the registers: the best block is the first lane equal to the
         /// maximum, and the best unit the first of the block's 64 counts (two registers) equal to it.
         #[inline(always)]
-        fn pop_best(&mut self, counts: &mut Counts) -> usize {
+        fn pop_best(&mut self, counts: &mut Counts, tie: &TiePick) -> usize {
             // SAFETY: as for `hmax`. Every block's maximum is in its lane, so `best` (the largest
             // unchosen count, at least zero) is in the block and the block is one of `count`'s:
-            // the loads read its 128 bytes.
+            // the loads read its 128 bytes. A tie's candidate block is a lane below 32 too.
             unsafe {
                 let maxima = _mm512_max_epi16(self.even, self.odd);
                 let best = hmax(maxima);
                 let v = _mm512_set1_epi16(best);
-                let block = _mm512_cmpeq_epi16_mask(maxima, v).trailing_zeros() as usize;
+                let at_best = _mm512_cmpeq_epi16_mask(maxima, v);
+                let mut block = at_best.trailing_zeros() as usize;
+                let later = if block < tie.first_block { at_best >> tie.first_block } else { 0 };
+                if later != 0 {
+                    let cblock = tie.first_block + later.trailing_zeros() as usize;
+                    let first = |b: usize| b * BLOCK + block_mask(counts, b, v).0.trailing_zeros() as usize;
+                    if tie.candidate_first(first(cblock), first(block)) {
+                        block = cblock;
+                    }
+                }
                 let start = block * BLOCK;
-                assert!(start + BLOCK <= counts.count.len());
-                let p = counts.count.as_ptr().add(start);
-                let (lo, hi) = (_mm512_loadu_epi16(p), _mm512_loadu_epi16(p.add(BLOCK / 2)));
-                let (m_lo, m_hi) = (_mm512_cmpeq_epi16_mask(lo, v), _mm512_cmpeq_epi16_mask(hi, v));
-                let mask = u64::from(m_lo) | u64::from(m_hi) << 32;
+                let (mask, m_lo, m_hi, lo, hi) = block_mask(counts, block, v);
                 // Another count equal to `best` keeps it the block's maximum; otherwise the
                 // largest of the rest (negative if all the rest are chosen).
                 let rest = if mask & mask.wrapping_sub(1) != 0 {
@@ -695,6 +824,21 @@ mod wide {
                 self.odd = self.even;
                 start + x
             }
+        }
+    }
+
+    /// Which of block `block`'s 64 counts equal `v` (bit per unit, then per half), and its
+    /// two halves.
+    #[inline(always)]
+    fn block_mask(counts: &Counts, block: usize, v: __m512i) -> (u64, u32, u32, __m512i, __m512i) {
+        let start = block * BLOCK;
+        assert!(start + BLOCK <= counts.count.len());
+        // SAFETY: as for `hmax`; the assert keeps the two loads inside `count`.
+        unsafe {
+            let p = counts.count.as_ptr().add(start);
+            let (lo, hi) = (_mm512_loadu_epi16(p), _mm512_loadu_epi16(p.add(BLOCK / 2)));
+            let (m_lo, m_hi) = (_mm512_cmpeq_epi16_mask(lo, v), _mm512_cmpeq_epi16_mask(hi, v));
+            (u64::from(m_lo) | u64::from(m_hi) << 32, m_lo, m_hi, lo, hi)
         }
     }
 }
@@ -884,16 +1028,21 @@ mod simd {
 }
 
 /// The plain `O(U²)` pooled r-value for one test item: rank all units in every draw, count,
-/// run the greedy. Kept as the test oracle and the benchmark baseline.
+/// run the greedy, every tie broken by `ties`' order of the units. Kept as the test oracle and
+/// the benchmark baseline.
 pub fn pooled_item_oracle(
     t: &ScoreTensor,
     labels: &[usize],
     cal_items: &[usize],
     item: usize,
+    ties: Ties,
 ) -> Result<PooledItem> {
     check_items(t, labels, cal_items)?;
     let (n, m, k) = (cal_items.len(), t.m(), t.k());
     let u = n + k;
+    let (mut places, mut rank) = (vec![0u32; k], vec![0u16; k]);
+    ties.order(item, n, &mut places, &mut rank);
+    let at = tie_positions(&places, &rank, n);
     let mut count = vec![0u32; u * u];
     let mut idx: Vec<usize> = (0..u).collect();
     for d in 0..m {
@@ -904,9 +1053,11 @@ pub fn pooled_item_oracle(
                 t.get(item, d, x - n)
             }
         };
-        idx.sort_by(|&a, &b| score(b).partial_cmp(&score(a)).unwrap_or(Ordering::Equal).then(a.cmp(&b)));
+        idx.sort_by(|&a, &b| {
+            score(b).partial_cmp(&score(a)).unwrap_or(Ordering::Equal).then(at[a].cmp(&at[b]))
+        });
         for (rank, &x) in idx.iter().enumerate() {
-            count[x * u + rank] += 1;
+            count[at[x] * u + rank] += 1;
         }
     }
     for row in count.chunks_exact_mut(u) {
@@ -914,7 +1065,9 @@ pub fn pooled_item_oracle(
             row[j] += row[j - 1];
         }
     }
-    let step = nested_greedy(&count, u);
+    // The greedy breaks count ties by row: rows are in tie order.
+    let by_position = nested_greedy(&count, u);
+    let step: Vec<u32> = (0..u).map(|x| by_position[at[x]]).collect();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&x| step[x]);
     Ok(PooledItem {
@@ -922,6 +1075,32 @@ pub fn pooled_item_oracle(
         cand_step: step[n..].to_vec(),
         cal_steps: order.iter().map(|&x| step[x]).collect(),
     })
+}
+
+/// Each unit's position in the tie order (units: calibration `0..n`, then candidates): before
+/// calibration unit `j` come the candidates whose place is at most `j`, in rank order.
+fn tie_positions(places: &[u32], rank: &[u16], n: usize) -> Vec<usize> {
+    let k = places.len();
+    let mut cands: Vec<usize> = (0..k).collect();
+    cands.sort_by_key(|&c| rank[c]);
+    let mut at = vec![0; n + k];
+    let mut next = cands.iter().peekable();
+    let mut pos = 0;
+    for j in 0..=n {
+        while let Some(&&c) = next.peek() {
+            if places[c] as usize > j {
+                break;
+            }
+            at[n + c] = pos;
+            pos += 1;
+            next.next();
+        }
+        if j < n {
+            at[j] = pos;
+            pos += 1;
+        }
+    }
+    at
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ use crate::explorer::{
     InclusionInputs, Mode, Progress, Source,
 };
 use crate::io::{self, Dataset};
+use crate::rvalue::TieOrder;
 use crate::tensor::VarianceKind;
 use crate::{Error, Result};
 
@@ -368,6 +369,7 @@ impl App {
         c.score.prior = Prior::parse(&select(d, "prior")?.value())?;
         c.score.variance = VarianceKind::parse(&select(d, "variance")?.value())?;
         c.score.cp_draw = number(d, "cp-draw", "CP's draw")?;
+        c.score.ties = TieOrder::parse(&select(d, "ties")?.value())?;
         c.never_empty = checked(d, "never-empty")?;
         c.toy.k = number(d, "toy-k", "K")?;
         c.toy.m = number(d, "toy-m", "M")?;
@@ -395,6 +397,7 @@ impl App {
         set_value(d, "prior", c.score.prior.name());
         set_value(d, "variance", c.score.variance.name());
         set_value(d, "cp-draw", &c.score.cp_draw.to_string());
+        set_value(d, "ties", c.score.ties.name());
         set_checked(d, "never-empty", c.never_empty);
         let t = &c.toy;
         for (id, v) in [
@@ -1252,6 +1255,7 @@ fn wire(app: &Shared) -> Result<()> {
         "prior",
         "variance",
         "cp-draw",
+        "ties",
         "never-empty",
         "toy-k",
         "toy-m",

@@ -164,12 +164,20 @@ async fn compute(
     let t = req.tensor.get();
     match &req.what {
         Offload::Nonparametric => Ok(Answer::Rvalues(gpu::nonparametric_rvalues_async(gpu, t, keys).await?)),
-        Offload::Pooled { index, split, items_per_step } => {
+        Offload::Pooled { index, split, ties, items_per_step } => {
             let n = split.test.len().max(1) as f64;
             let report = |items: usize| done.set(items as f64 / n);
-            let calibrated =
-                gpu::pooled_calibrated_async(gpu, t, keys, &req.labels, split, *items_per_step, report)
-                    .await?;
+            let calibrated = gpu::pooled_calibrated_async(
+                gpu,
+                t,
+                keys,
+                &req.labels,
+                split,
+                *ties,
+                *items_per_step,
+                report,
+            )
+            .await?;
             Ok(Answer::Pooled { index: *index, calibrated })
         }
     }

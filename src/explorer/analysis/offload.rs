@@ -5,6 +5,7 @@
 
 use super::{pooled_items_per_step, AnalysisJob, PartTensor, Phase};
 use crate::conformal::{Calibrated, RvalueKind, Split};
+use crate::rvalue::TieOrder;
 use crate::{Error, Result};
 
 /// CP_r's place in `Method::ALL`.
@@ -19,7 +20,7 @@ pub enum Offload {
     /// Pooled CP_r calibrated on the part's split number `index`, as `Calibrated::pooled` gives
     /// it; answer with [`AnalysisJob::supply_pooled`]. `items_per_step` is the chunk of test
     /// items the job itself would do per step, for a caller that keeps a page responsive.
-    Pooled { index: usize, split: Split, items_per_step: usize },
+    Pooled { index: usize, split: Split, ties: TieOrder, items_per_step: usize },
 }
 
 /// The offloadable step the job is at: nonparametric r-values, or pooled split `i`.
@@ -50,7 +51,7 @@ impl AnalysisJob {
             Pending::Split(next) => {
                 let split = part.splits[next].clone();
                 let items_per_step = pooled_items_per_step(self.budget, part.tensor(), &split);
-                Offload::Pooled { index: next, split, items_per_step }
+                Offload::Pooled { index: next, split, ties: self.opts.ties, items_per_step }
             }
         };
         Some(OffloadRequest {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::rvalue::TieOrder;
 #[cfg(not(target_arch = "wasm32"))]
 use proptest::prelude::*;
 #[cfg(target_arch = "wasm32")]
@@ -6,8 +7,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 const TINY: &str = include_str!("../../../tests/data/reference/pooled_tiny.json");
 
-/// `../shared/reference/pooled_tiny.json`: scores, labels, calibration mask, α and the expected
-/// r-values and sets per test item. Shared with the conformal tests.
+/// `tests/data/reference/pooled_tiny.json`: scores, labels, calibration mask, α and the expected
+/// r-values and sets per test item under the index tie order. Shared with the conformal tests.
 pub(crate) fn tiny() -> (ScoreTensor, Vec<usize>, Vec<bool>, f64, serde_json::Value) {
     let v: serde_json::Value = serde_json::from_str(TINY).unwrap();
     let scores = v["scores"].as_array().unwrap();
@@ -30,7 +31,7 @@ pub(crate) fn tiny() -> (ScoreTensor, Vec<usize>, Vec<bool>, f64, serde_json::Va
 fn reproduces_the_pooled_reference_case() {
     let (t, labels, cal, alpha, expected) = tiny();
     let cal_items: Vec<usize> = (0..t.n()).filter(|&i| cal[i]).collect();
-    let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+    let split = PooledSplit::new(&t, &labels, &cal_items, Ties::INDEX).unwrap();
     let order = DrawOrder::of(&t).unwrap();
     let mut work = Workspace::default();
     for e in expected.as_array().unwrap() {
@@ -41,7 +42,7 @@ fn reproduces_the_pooled_reference_case() {
         for got in [
             split.item(&t, item, Some(&order), &mut work),
             split.item(&t, item, None, &mut work),
-            pooled_item_oracle(&t, &labels, &cal_items, item).unwrap(),
+            pooled_item_oracle(&t, &labels, &cal_items, item, Ties::INDEX).unwrap(),
         ] {
             let r = got.rvalues();
             for (a, b) in r.iter().zip(&want_r) {
@@ -58,7 +59,7 @@ fn reproduces_the_pooled_reference_case() {
 fn positions_give_the_same_item_and_bad_ones_are_refused() {
     let (t, labels, cal, _, expected) = tiny();
     let cal_items: Vec<usize> = (0..t.n()).filter(|&i| cal[i]).collect();
-    let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+    let split = PooledSplit::new(&t, &labels, &cal_items, Ties::INDEX).unwrap();
     let mut work = Workspace::default();
     let (n, m, k) = (cal_items.len(), t.m(), t.k());
     for e in expected.as_array().unwrap() {
@@ -75,13 +76,13 @@ fn positions_give_the_same_item_and_bad_ones_are_refused() {
             }
         }
         let want = split.item(&t, item, None, &mut work);
-        assert_eq!(split.item_from_positions(&pos, &mut work).unwrap(), want, "item {item}");
+        assert_eq!(split.item_from_positions(item, &pos, &mut work).unwrap(), want, "item {item}");
         let mut collide = pos.clone();
         collide[1] = collide[0];
         let mut outside = pos.clone();
         outside[0] = (n + k) as u32;
         for bad in [collide, outside, pos[1..].to_vec()] {
-            assert!(split.item_from_positions(&bad, &mut work).is_err());
+            assert!(split.item_from_positions(item, &bad, &mut work).is_err());
         }
     }
 }
@@ -90,7 +91,7 @@ fn positions_give_the_same_item_and_bad_ones_are_refused() {
 fn boundary_is_one_when_k_star_exceeds_n() {
     let (t, labels, _, _, _) = tiny();
     let cal_items = [0, 1, 2];
-    let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
+    let split = PooledSplit::new(&t, &labels, &cal_items, Ties::default()).unwrap();
     let it = split.item(&t, 12, None, &mut Workspace::default());
     // n = 3, α = 0.1: k* = ⌈4 · 0.9⌉ = 4 > 3.
     assert_eq!(it.boundary(0.1), 1.0);
@@ -113,18 +114,25 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn fast_path_equals_the_oracle((t, labels, n_cal) in tensor_with_ties()) {
+    fn fast_path_equals_the_oracle((t, labels, n_cal) in tensor_with_ties(), seed in any::<u64>()) {
         let cal_items: Vec<usize> = (0..n_cal).collect();
-        let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
         let order = DrawOrder::of(&t).unwrap();
         let mut work = Workspace::default();
-        for item in n_cal..t.n() {
-            let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
-            prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
-            prop_assert_eq!(&split.item(&t, item, None, &mut work), &oracle);
-            prop_assert_eq!(&split.item(&t, item, None, &mut plain()), &oracle);
+        for ties in both_orders(seed) {
+            let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap();
+            for item in n_cal..t.n() {
+                let oracle = pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap();
+                prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
+                prop_assert_eq!(&split.item(&t, item, None, &mut work), &oracle);
+                prop_assert_eq!(&split.item(&t, item, None, &mut plain()), &oracle);
+            }
         }
     }
+}
+
+/// The index order and an exchangeable order keyed by `seed`.
+fn both_orders(seed: u64) -> [Ties; 2] {
+    [Ties::INDEX, Ties::new(TieOrder::Exchangeable, seed, seed >> 7)]
 }
 
 /// A workspace whose greedy takes the portable picks even where the CPU could take the wide ones.
@@ -155,13 +163,15 @@ fn picks_agree_around_the_register_limit() {
         let t = ScoreTensor::new(n, m, k, data).unwrap();
         let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
         let cal_items: Vec<usize> = (0..n_cal).collect();
-        let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
-        let mut work = Workspace::default();
-        for item in n_cal..n {
-            let wide = split.item(&t, item, None, &mut work);
-            assert_eq!(wide, split.item(&t, item, None, &mut plain()), "U = {}, item {item}", n_cal + k);
-            if ties && item == n_cal {
-                assert_eq!(wide, pooled_item_oracle(&t, &labels, &cal_items, item).unwrap());
+        for order in both_orders(k as u64) {
+            let split = PooledSplit::new(&t, &labels, &cal_items, order).unwrap();
+            let mut work = Workspace::default();
+            for item in n_cal..n {
+                let wide = split.item(&t, item, None, &mut work);
+                assert_eq!(wide, split.item(&t, item, None, &mut plain()), "U = {}, item {item}", n_cal + k);
+                if ties && item == n_cal {
+                    assert_eq!(wide, pooled_item_oracle(&t, &labels, &cal_items, item, order).unwrap());
+                }
             }
         }
     }
@@ -177,11 +187,13 @@ fn extreme_scores_equal_the_oracle() {
     let t = ScoreTensor::new(n, m, k, data).unwrap();
     let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
     let cal_items: Vec<usize> = (0..30).collect();
-    let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
-    let mut work = Workspace::default();
-    for item in 30..n {
-        let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
-        assert_eq!(split.item(&t, item, None, &mut work), oracle, "item {item}");
+    for ties in both_orders(5) {
+        let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap();
+        let mut work = Workspace::default();
+        for item in 30..n {
+            let oracle = pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap();
+            assert_eq!(split.item(&t, item, None, &mut work), oracle, "item {item} {ties:?}");
+        }
     }
 }
 
@@ -200,19 +212,21 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
-    fn fast_path_equals_the_oracle_on_many_units((t, labels, n_cal) in larger_tensor()) {
+    fn fast_path_equals_the_oracle_on_many_units((t, labels, n_cal) in larger_tensor(), seed in any::<u64>()) {
         let cal_items: Vec<usize> = (0..n_cal).collect();
-        let split = PooledSplit::new(&t, &labels, &cal_items).unwrap();
         let order = DrawOrder::of(&t).unwrap();
         let mut work = Workspace::default();
         let batch: Vec<usize> = (n_cal..t.n()).step_by(3).collect();
-        let together = split.items(&t, &batch, None, &mut work);
-        let plain_together = split.items(&t, &batch, None, &mut plain());
-        for ((&item, got), got_plain) in batch.iter().zip(&together).zip(&plain_together) {
-            let oracle = pooled_item_oracle(&t, &labels, &cal_items, item).unwrap();
-            prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
-            prop_assert_eq!(got, &oracle);
-            prop_assert_eq!(got_plain, &oracle);
+        for ties in both_orders(seed) {
+            let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap();
+            let together = split.items(&t, &batch, None, &mut work);
+            let plain_together = split.items(&t, &batch, None, &mut plain());
+            for ((&item, got), got_plain) in batch.iter().zip(&together).zip(&plain_together) {
+                let oracle = pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap();
+                prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
+                prop_assert_eq!(got, &oracle);
+                prop_assert_eq!(got_plain, &oracle);
+            }
         }
     }
 }

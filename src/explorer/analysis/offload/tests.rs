@@ -10,6 +10,7 @@ use crate::explorer::tests::assert_same_analysis;
 use crate::explorer::{Analysis, Controls, Mode, Source};
 use crate::gpu::{self, keys::Keys};
 use crate::io::Dataset;
+use crate::rvalue::TieOrder;
 use crate::tensor::ScoreTensor;
 use crate::toy::{self, ToyParams};
 #[cfg(target_arch = "wasm32")]
@@ -43,8 +44,8 @@ fn twin_rvalues(t: &ScoreTensor) -> Vec<f64> {
         .collect()
 }
 
-fn twin_pooled(t: &ScoreTensor, labels: &[usize], split: &Split) -> Calibrated {
-    let items = gpu::pooled_items_cpu(t, &Keys::of(t.data()), labels, split).unwrap();
+fn twin_pooled(t: &ScoreTensor, labels: &[usize], split: &Split, ties: TieOrder) -> Calibrated {
+    let items = gpu::pooled_items_cpu(t, &Keys::of(t.data()), labels, split, ties).unwrap();
     Calibrated::from_pooled_items(t.k(), labels, split, &items)
 }
 
@@ -53,7 +54,7 @@ fn twin_pooled(t: &ScoreTensor, labels: &[usize], split: &Split) -> Calibrated {
 fn run_with(
     mut job: AnalysisJob,
     rvalues: impl Fn(&ScoreTensor) -> Vec<f64>,
-    pooled: impl Fn(&ScoreTensor, &[usize], &Split) -> Calibrated,
+    pooled: impl Fn(&ScoreTensor, &[usize], &Split, TieOrder) -> Calibrated,
 ) -> (Analysis, usize) {
     let mut answered = 0;
     loop {
@@ -64,9 +65,9 @@ fn run_with(
             let t = req.tensor.get();
             match req.what {
                 Offload::Nonparametric => job.supply_rvalues(req.part, rvalues(t)).unwrap(),
-                Offload::Pooled { index, split, items_per_step } => {
+                Offload::Pooled { index, split, ties, items_per_step } => {
                     assert!(items_per_step >= 1);
-                    job.supply_pooled(req.part, index, pooled(t, &req.labels, &split)).unwrap()
+                    job.supply_pooled(req.part, index, pooled(t, &req.labels, &split, ties)).unwrap()
                 }
             }
             answered += 1;
@@ -109,7 +110,7 @@ fn results_handed_in_equal_what_the_job_computes() {
 fn parametric_r_values_ask_for_nothing() {
     for (source, c) in sources(&controls(RvalueKind::Parametric)) {
         let job = AnalysisJob::new(source, &c).unwrap();
-        let (_, answered) = run_with(job, |_| unreachable!(), |_, _, _| unreachable!());
+        let (_, answered) = run_with(job, |_| unreachable!(), |_, _, _, _| unreachable!());
         assert_eq!(answered, 0);
     }
 }
@@ -126,15 +127,15 @@ fn results_for_another_step_are_refused_and_change_nothing() {
         job.step().unwrap();
     }
     let req = job.offload().unwrap();
-    let Offload::Pooled { index, split, .. } = req.what.clone() else { panic!("{:?}", req.what) };
+    let Offload::Pooled { index, split, ties, .. } = req.what.clone() else { panic!("{:?}", req.what) };
     let t = req.tensor.get();
-    let good = twin_pooled(t, &req.labels, &split);
+    let good = twin_pooled(t, &req.labels, &split, ties);
     // Nonparametric r-values, another split, another part, another split's items: refused.
     assert!(job.supply_rvalues(req.part, twin_rvalues(t)).is_err());
     assert!(job.supply_pooled(req.part, index + 1, good.clone()).is_err());
     assert!(job.supply_pooled(req.part + 1, index, good.clone()).is_err());
-    let other = Split { cal: split.test.clone(), test: split.cal.clone() };
-    assert!(job.supply_pooled(req.part, index, twin_pooled(t, &req.labels, &other)).is_err());
+    let other = Split { cal: split.test.clone(), test: split.cal.clone(), ..split.clone() };
+    assert!(job.supply_pooled(req.part, index, twin_pooled(t, &req.labels, &other, ties)).is_err());
     assert_eq!(job.offload().map(|r| r.what), Some(req.what));
     // The right one is taken once; the job then asks for the next split.
     job.supply_pooled(req.part, index, good.clone()).unwrap();
@@ -169,8 +170,8 @@ fn gpu_results_handed_in_equal_what_the_job_computes() {
         Err(e) => panic!("no GPU adapter ({e}); install mesa-vulkan-drivers or set RVALUE_SKIP_GPU_TESTS=1"),
     };
     let rvalues = |t: &ScoreTensor| gpu::nonparametric_rvalues(&g, t, &Keys::of(t.data())).unwrap();
-    let pooled = |t: &ScoreTensor, labels: &[usize], split: &Split| {
-        gpu::pooled_calibrated(&g, t, &Keys::of(t.data()), labels, split).unwrap()
+    let pooled = |t: &ScoreTensor, labels: &[usize], split: &Split, ties: TieOrder| {
+        gpu::pooled_calibrated(&g, t, &Keys::of(t.data()), labels, split, ties).unwrap()
     };
     for kind in [RvalueKind::Nonparametric, RvalueKind::Pooled] {
         for (source, c) in sources(&controls(kind)) {

@@ -1,0 +1,213 @@
+//! The tie order of pooled r-values (docs/method.md §4).
+//!
+//! A test item's pooled r-values rank its `K` candidates together with the `n` calibration
+//! units, and two kinds of tie need an order: equal scores within a draw, and equal counts in
+//! the nested greedy. The authors' code gives every tie to the lower unit index, and the
+//! calibration units come first, so the test item's true label loses every tie and coverage
+//! falls below `1 − α` when draws are few ([`TieOrder::Index`]).
+//!
+//! [`TieOrder::Exchangeable`] breaks every tie by one seeded order of the `U = n + K` units: the
+//! calibration units in index order, interleaved uniformly at random with the candidates in a
+//! uniformly random order (each of the `C(U, K) · K!` orders equally likely). Because the
+//! calibration units are exchangeable among themselves, this gives the same law as a uniformly
+//! random order of all `U` units, under which the true label and the calibration units play
+//! symmetric parts: its rank among those `n + 1` units in the greedy's selection order is uniform
+//! whenever its scores are exchangeable with theirs and independent of the item's other
+//! candidates, which is the split-conformal argument's premise. Independent uniform places per
+//! candidate would not do: candidates sharing a place would need an order, and any fixed one
+//! favours some of them (`tests/coverage.rs` measures the difference).
+//!
+//! An order is stored as each candidate's rank among the candidates and its place `g_c ∈ 0..=n`,
+//! the number of calibration units before it: candidate `c` precedes calibration unit `j` iff
+//! `g_c ≤ j`, and places never decrease along the ranks. The index rule is the special case
+//! `g_c = n`, rank = index, so one code path serves both.
+
+use crate::rng::Stream;
+use crate::Result;
+
+/// Which rule breaks ties between units in pooled r-values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TieOrder {
+    /// A seeded random order in which the test item's candidates are exchangeable with the
+    /// calibration units: keeps the conformal guarantee.
+    #[default]
+    Exchangeable,
+    /// The authors' rule: ties to the lower unit index, calibration units first.
+    Index,
+}
+
+impl TieOrder {
+    pub const ALL: [TieOrder; 2] = [TieOrder::Exchangeable, TieOrder::Index];
+
+    /// The name used in links, the JavaScript API and the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            TieOrder::Exchangeable => "exchangeable",
+            TieOrder::Index => "index",
+        }
+    }
+
+    /// The inverse of [`TieOrder::name`].
+    pub fn parse(s: &str) -> Result<Self> {
+        crate::error::parse_name(s, &TieOrder::ALL, TieOrder::name, "tie order")
+    }
+}
+
+/// The tie order of one split: the rule and, for the exchangeable one, the key its candidate
+/// places derive from (the run's seed and the split's number; the item is added per item).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ties {
+    pub order: TieOrder,
+    pub seed: u64,
+    pub split: u64,
+}
+
+/// Mixed into the seed so that the orders' Philox streams are not the split permutations' of the
+/// same seed ("ties" in ASCII).
+const TAG: u64 = 0x7469_6573 << 32;
+
+impl Ties {
+    /// The authors' rule (no key needed).
+    pub const INDEX: Ties = Ties { order: TieOrder::Index, seed: 0, split: 0 };
+
+    pub fn new(order: TieOrder, seed: u64, split: u64) -> Self {
+        Ties { order, seed, split }
+    }
+
+    pub fn is_index(&self) -> bool {
+        self.order == TieOrder::Index
+    }
+
+    /// Test item `item`'s tie order among `n` calibration units: each candidate's place
+    /// (`places[c]`, calibration units before it) and rank among the candidates (`rank[c]`).
+    ///
+    /// The exchangeable order draws, from one Philox stream keyed by the seed, the split and the
+    /// item, the candidates' `K` positions among the `U` (Floyd's sampling of a `K`-subset) and
+    /// then their order in those positions (Fisher–Yates): the same numbers on every device,
+    /// thread count and platform.
+    pub fn order(&self, item: usize, n: usize, places: &mut [u32], rank: &mut [u16]) {
+        let k = places.len();
+        if self.is_index() {
+            places.fill(n as u32);
+            rank.iter_mut().enumerate().for_each(|(c, r)| *r = c as u16);
+            return;
+        }
+        let mut rng = Stream::new(self.seed ^ TAG, self.split.wrapping_shl(32) ^ item as u64);
+        let u = n + k;
+        let mut taken = vec![0u64; u.div_ceil(64)];
+        for top in n..u {
+            let t = rng.below(top as u64 + 1) as usize;
+            let at = if taken[t / 64] >> (t % 64) & 1 == 1 { top } else { t };
+            taken[at / 64] |= 1 << (at % 64);
+        }
+        rank.iter_mut().enumerate().for_each(|(c, r)| *r = c as u16);
+        for i in (1..k).rev() {
+            rank.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        // The i-th candidate position `p` has `p − i` calibration units before it.
+        let mut slot = 0;
+        let mut place_of_rank = vec![0u32; k];
+        for (w, &word) in taken.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let p = w * 64 + bits.trailing_zeros() as usize;
+                place_of_rank[slot] = (p - slot) as u32;
+                slot += 1;
+                bits &= bits - 1;
+            }
+        }
+        for (c, p) in places.iter_mut().enumerate() {
+            *p = place_of_rank[rank[c] as usize];
+        }
+    }
+}
+
+/// The candidates by rank: `by_rank[r]` is the candidate of rank `r`.
+pub fn by_rank(rank: &[u16], by_rank: &mut [u16]) {
+    for (c, &r) in rank.iter().enumerate() {
+        by_rank[r as usize] = c as u16;
+    }
+}
+
+/// Reorders runs of equal scores in `ord` (candidates best first, equal scores in index order,
+/// as [`super::nonparametric::sort_desc`] leaves them) by rank, the order in which the ties put
+/// them.
+pub fn order_equal_scores(scores: &[f64], rank: &[u16], ord: &mut [u16]) {
+    let mut i = 0;
+    while i + 1 < ord.len() {
+        let s = scores[ord[i] as usize];
+        let mut j = i + 1;
+        while j < ord.len() && scores[ord[j] as usize] == s {
+            j += 1;
+        }
+        if j - i > 1 {
+            ord[i..j].sort_unstable_by_key(|&c| rank[c as usize]);
+        }
+        i = j;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn names_read_back() {
+        assert!(TieOrder::ALL.iter().all(|&t| TieOrder::parse(t.name()) == Ok(t)));
+        let e = TieOrder::parse("random").unwrap_err().to_string();
+        assert!(e.contains("unknown tie order 'random' (expected exchangeable or index)"), "{e}");
+    }
+
+    #[test]
+    fn index_places_every_candidate_after_the_calibration_units() {
+        let (mut p, mut r) = ([0u32; 5], [9u16; 5]);
+        Ties::INDEX.order(3, 17, &mut p, &mut r);
+        assert_eq!((p, r), ([17; 5], [0, 1, 2, 3, 4]));
+    }
+
+    /// Every interleaving of 2 calibration units with 2 candidates in either order (12 orders of
+    /// the 4 units) is equally likely: a chi-square test (fails for independent places, which
+    /// give some orders twice the weight of others). Different items, splits and seeds differ.
+    #[test]
+    fn exchangeable_orders_are_uniform_and_keyed() {
+        let ties = Ties::new(TieOrder::Exchangeable, 5, 2);
+        let mut counts = std::collections::BTreeMap::new();
+        let items = 12_000;
+        let (mut p, mut r) = ([0u32; 2], [0u16; 2]);
+        for item in 0..items {
+            ties.order(item, 2, &mut p, &mut r);
+            assert!(p.iter().all(|&g| g <= 2) && r[0] != r[1]);
+            *counts.entry((p, r)).or_insert(0.0) += 1.0;
+        }
+        assert_eq!(counts.len(), 12, "{counts:?}");
+        let expect = items as f64 / 12.0;
+        let chi2: f64 = counts.values().map(|h| (h - expect) * (h - expect) / expect).sum();
+        // 11 degrees of freedom: P(χ² > 31.3) = 0.001.
+        assert!(chi2 < 31.3, "χ² = {chi2}, counts {counts:?}");
+        let of = |t: Ties, item| {
+            let (mut p, mut r) = ([0u32; 16], [0u16; 16]);
+            t.order(item, 1000, &mut p, &mut r);
+            (p, r)
+        };
+        assert_eq!(of(ties, 3), of(ties, 3));
+        assert_ne!(of(ties, 3), of(ties, 4));
+        assert_ne!(of(ties, 3), of(Ties::new(TieOrder::Exchangeable, 5, 3), 3));
+        assert_ne!(of(ties, 3), of(Ties::new(TieOrder::Exchangeable, 6, 2), 3));
+        // Places never decrease along the ranks.
+        let (p, r) = of(ties, 9);
+        let mut by = [0u16; 16];
+        by_rank(&r, &mut by);
+        assert!(by.windows(2).all(|w| p[w[0] as usize] <= p[w[1] as usize]));
+    }
+
+    #[test]
+    fn equal_scores_follow_rank() {
+        let scores = [1.0, 2.0, 1.0, 1.0, 3.0, 2.0];
+        let rank = [4, 0, 1, 3, 5, 2];
+        let mut ord = [4u16, 1, 5, 0, 2, 3];
+        order_equal_scores(&scores, &rank, &mut ord);
+        assert_eq!(ord, [4, 1, 5, 2, 3, 0]);
+    }
+}
