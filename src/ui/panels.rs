@@ -6,7 +6,7 @@ use super::figure::*;
 use crate::conformal::Method;
 use crate::explorer::scales::{fixed, short};
 use crate::explorer::{
-    AlphaView, DataPoint, DataSummary, InclusionCurves, ItemView, ScoreDensities, SweepCurves,
+    AlphaView, DataPoint, DataSummary, InclusionCurves, ItemView, ScoreDensities, SummaryRow, SweepCurves,
     ThresholdCurves,
 };
 
@@ -243,17 +243,48 @@ pub fn summary_rows(v: &AlphaView) -> String {
     html
 }
 
+/// Panel 6's note: how CP_r's mean set size compares with CP's and CP_avg's at this α, unless a
+/// method covers less than its guarantee promises here; smaller sets that under-cover are no
+/// gain, so the note then names the methods that fall short instead.
 pub fn reduction_text(v: &AlphaView) -> String {
-    let pct = |r: Option<f64>| {
-        r.map_or("undefined (empty baseline sets)".to_string(), |r| format!("{} %", fixed(r, 1)))
+    let splits = v.rows.first().map_or(0, |r| r.splits);
+    let short_of: Vec<String> = v
+        .rows
+        .iter()
+        .filter(|r| under_covers(r, v.alpha))
+        .map(|r| format!("{} covers {}", method_label(r.method), fixed(r.coverage_mean, 3)))
+        .collect();
+    if !short_of.is_empty() {
+        return format!(
+            "{}, below 1 − α = {} by more than three standard errors (α = {}, {} splits): \
+             set sizes are not compared.",
+            short_of.join(" and "),
+            short(1.0 - v.alpha),
+            short(v.alpha),
+            splits
+        );
+    }
+    let change = |r: Option<f64>| match r {
+        None => "undefined (empty baseline sets)".to_string(),
+        Some(r) if r < 0.0 => format!("larger by {} %", fixed(-r, 1)),
+        Some(r) => format!("smaller by {} %", fixed(r, 1)),
     };
     format!(
-        "CP_r's sets are smaller by {} against CP and {} against CP_avg (α = {}, {} splits).",
-        pct(v.reduction_vs_cp),
-        pct(v.reduction_vs_cp_avg),
+        "CP_r's sets are {} against CP and {} against CP_avg (α = {}, {} splits).",
+        change(v.reduction_vs_cp),
+        change(v.reduction_vs_cp_avg),
         short(v.alpha),
-        v.rows.first().map_or(0, |r| r.splits)
+        splits
     )
+}
+
+/// Whether a method's mean coverage lies more than three standard errors below `1 − α`: the
+/// larger of the spread over splits and the binomial error of all its test sets.
+fn under_covers(r: &SummaryRow, alpha: f64) -> bool {
+    let sets = r.size_histogram.iter().sum::<u64>().max(1) as f64;
+    let over_splits = r.coverage_sd / (r.splits.max(1) as f64).sqrt();
+    let se = over_splits.max((alpha * (1.0 - alpha) / sets).sqrt());
+    r.coverage_mean < 1.0 - alpha - 3.0 * se
 }
 
 /// Candidates listed per method in the inspector (the true label is listed in any case).
