@@ -270,3 +270,27 @@ test('at desktop widths the summary table fits its half-width panel, as a table 
     assert.deepEqual(errors, []);
   });
 });
+
+// README's tie-order finding in one move: the authors' index order drops pooled CP_r's coverage
+// below 1 − α on a toy with few draws, and panel 6's note says so instead of comparing sizes;
+// the exchangeable order (the default) lifts it back.
+test("the authors' tie order under-covers and the exchangeable order covers", LONG, async (t) => {
+  const finding = '?kind=pooled&ties=index&k=5&m=10&sigma2=30&high-var=0.5&n-cal=100&n-test=100&repeats=200';
+  const { page, errors } = await explorer.open(finding);
+  await shot(t, page, async () => {
+    await ready(page);
+    assert.equal(await page.locator('#ties').inputValue(), 'index');
+    const cpR = async () => Number((await text(page, '#coverage-readout')).match(/CP_r (\d\.\d+)/)[1]);
+    const index = await cpR();
+    assert.ok(index < 0.86, `index order: CP_r covers ${index} at α = 0.1`);
+    assert.match(await text(page, '#reduction'), /^CP_r covers 0\.\d{3}, below 1 − α = 0\.9 /);
+    const before = await text(page, '#coverage-readout');
+    await page.locator('#ties').selectOption('exchangeable');
+    await page.waitForFunction((b) => document.querySelector('#coverage-readout').textContent !== b, before);
+    await ready(page);
+    const exchangeable = await cpR();
+    assert.ok(exchangeable > 0.88, `exchangeable order: CP_r covers ${exchangeable} at α = 0.1`);
+    assert.match(await text(page, '#reduction'), /^CP_r's sets are (smaller|larger) by/);
+    assert.deepEqual(errors, []);
+  });
+});
