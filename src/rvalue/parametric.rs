@@ -11,6 +11,8 @@ use crate::eb::{self, Hyper};
 use crate::normal;
 use crate::Result;
 
+mod table;
+
 /// How the infimum over β is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Algorithm {
@@ -599,12 +601,20 @@ fn halley_step(f: f64, f1: f64, f2: f64) -> f64 {
 
 /// Model rule: unit `i` is selected at `q` iff `L_i(q) ≤ z(q)`, i.e. iff
 /// `g_i(q) = F(L_i(q); q) − β(q) ≤ 0` with `F` the model's selected fraction. The tabulated `z`
-/// brackets the first selection and its interpolant gives a first guess; Halley on `g_i` (with
-/// its exact first and second derivatives) polishes it, and Brent takes over if Halley misbehaves.
+/// brackets the first selection and its interpolant gives a first guess; for few units, Halley
+/// on `g_i` (with its exact first and second derivatives) polishes it, and Brent takes over if
+/// Halley misbehaves. Each polish step is a pass over all units, quadratic in all: from
+/// [`table::TABULATE_FROM`] units on, a finer, certified table gives the crossings instead (see
+/// [`table`]).
 ///
 /// Every unit, or unit `only` alone (the others NaN: not computed); `+∞` for the units that
 /// `cut` shows to be above its bound.
 fn exact_model(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64> {
+    exact_model_by(u, only, cut, u.m.len() >= table::TABULATE_FROM)
+}
+
+/// [`exact_model`] from the certified table (`tabulate`) or by the per-unit polish.
+fn exact_model_by(u: &Units, only: Option<usize>, cut: Option<Cut>, tabulate: bool) -> Vec<f64> {
     let skip = |i: usize| only.is_some_and(|o| o != i);
     if let Some(l) = &u.limit {
         return l
@@ -622,6 +632,9 @@ fn exact_model(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64> {
     if u.ss.iter().all(|&s| s == 0.0) {
         // Every V_β is a step: selected iff m ≥ q_β, i.e. β ≥ 1 − Φ(m).
         return u.m.iter().map(|&m| normal::sf(m)).collect();
+    }
+    if tabulate {
+        return table::exact_model(u, only, cut);
     }
     let c = Coefs::new(&u.ss);
     let mut table = ZTable::new();
