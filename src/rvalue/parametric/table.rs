@@ -184,6 +184,34 @@ impl<'a> Table<'a> {
         }
         Found::Above
     }
+
+    /// `z` at `q` with its error bound (infinite where a cell is thin in `β`), from the cell
+    /// holding `q`, searched from knot `*from` down and left there for the next, lower `q`.
+    /// `Err` with a guess for `z` where there is no certified cell (outside `[Q_LO, Q_HI]`, or
+    /// not certified).
+    pub(super) fn z_at(&mut self, q: f64, from: &mut usize) -> Result<(f64, f64), f64> {
+        let top = self.down.knots[0];
+        if !(q <= top.q && q >= Q_LO) {
+            return Err(if q > top.q { top.z } else { 0.0 });
+        }
+        let mut k = (*from).max(1);
+        loop {
+            let Some((b, bound)) = self.down(k) else {
+                return Err(0.0);
+            };
+            if b.q <= q {
+                let a = self.down.knots[k - 1];
+                *from = k;
+                let z = interpolate(&a, &b, q);
+                return bound.map(|e| (z, e)).ok_or(if z.is_finite() { z } else { b.z });
+            }
+            k += 1;
+        }
+    }
+
+    pub(super) fn ss(&self) -> &'a [f64] {
+        self.ss
+    }
 }
 
 /// Appends the next coarse cell to `side`, halved where its interpolant needs it; `false` when

@@ -653,6 +653,17 @@ proptest! {
         let s: Vec<f64> = s.iter().map(|e| libm::pow(10.0, *e)).collect();
         assert_table_matches_bisection(&x, &s, Hyper { mu: 0.0, tau2 }, None);
     }
+
+    #[test]
+    fn the_grid_takes_the_same_thresholds_from_the_table(
+        n in 512usize..1500, seed in 0u64..1000, spread in prop_oneof![Just(1.0), 3.0f64..300.0],
+    ) {
+        let (x, s) = benchmark_units(n, seed, 0.1, 0.1 * spread);
+        let units = Units::new(&x, &s, eb::estimate(&x, &s).unwrap());
+        let table = grid_by(&units, LambdaRule::Model, true);
+        let solved = grid_by(&units, LambdaRule::Model, false);
+        prop_assert_eq!(table, solved);
+    }
 }
 
 #[test]
@@ -664,6 +675,32 @@ fn tau2_zero_keeps_its_closed_form_for_many_units() {
         let w = x[i] / s[i];
         let e = s.iter().map(|sj| normal::sf(w * sj.sqrt())).sum::<f64>() / 700.0;
         assert!((p.rvalue[i] - e).abs() < 1e-15);
+    }
+}
+
+#[test]
+fn the_tables_interpolant_stays_within_its_bound() {
+    for (lo, hi) in [(0.1, 3.0), (0.01, 100.0), (1.0, 1.0), (0.03, 3000.0)] {
+        let (_, s) = benchmark_units(600, 8, lo, hi);
+        let c = Coefs::new(&s);
+        let mut t = table::Table::new(&s, &c);
+        let mut from = 0;
+        let mut checked = 0;
+        for k in 0..400 {
+            let q = Q_HI - 0.0337 * k as f64;
+            if q < -4.0 {
+                break;
+            }
+            let Ok((z, bound)) = t.z_at(q, &mut from) else { continue };
+            let want = eb::z_model_from(normal::sf(q), q, &s, z).unwrap();
+            // The solver's own tolerance is 1e-14 relative.
+            assert!(
+                (z - want).abs() <= bound + 1e-13 * (1.0 + want.abs()),
+                "q {q}: {z} vs {want} (bound {bound})"
+            );
+            checked += 1;
+        }
+        assert!(checked > 200, "only {checked} points in certified cells");
     }
 }
 
