@@ -212,6 +212,13 @@ impl<'a> Table<'a> {
     pub(super) fn ss(&self) -> &'a [f64] {
         self.ss
     }
+
+    /// Knots solved so far, and how many cells are not certified.
+    #[cfg(test)]
+    pub(super) fn size(&self) -> (usize, usize) {
+        let open = self.down.bound.iter().chain(&self.up.bound).skip(1).filter(|b| b.is_none()).count();
+        (self.solved, open - 1)
+    }
 }
 
 /// Appends the next coarse cell to `side`, halved where its interpolant needs it; `false` when

@@ -729,3 +729,18 @@ fn many_units_alone_and_up_to_a_bound_equal_all() {
         assert_eq!(left_out > 0, any, "bound {bound}: {left_out} left out");
     }
 }
+
+#[test]
+fn the_table_stays_small() {
+    // Its cost is a pass over the units per knot: a few hundred down to Q_LO, every cell
+    // certified, for noise over one, four and five decades.
+    for (lo, hi) in [(0.1, 3.0), (0.01, 100.0), (0.03, 3000.0)] {
+        let (_, s) = benchmark_units(600, 10, lo, hi);
+        let c = Coefs::new(&s);
+        let mut t = table::Table::new(&s, &c);
+        let mut from = 0;
+        let _ = t.z_at(Q_LO, &mut from);
+        let (knots, open) = t.size();
+        assert!(knots < 1000 && open == 0, "noise {lo}..{hi}: {knots} knots, {open} not certified");
+    }
+}
