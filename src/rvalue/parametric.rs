@@ -11,6 +11,8 @@ use crate::eb::{self, Hyper};
 use crate::normal;
 use crate::Result;
 
+mod table;
+
 /// How the infimum over β is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Algorithm {
@@ -599,12 +601,20 @@ fn halley_step(f: f64, f1: f64, f2: f64) -> f64 {
 
 /// Model rule: unit `i` is selected at `q` iff `L_i(q) ≤ z(q)`, i.e. iff
 /// `g_i(q) = F(L_i(q); q) − β(q) ≤ 0` with `F` the model's selected fraction. The tabulated `z`
-/// brackets the first selection and its interpolant gives a first guess; Halley on `g_i` (with
-/// its exact first and second derivatives) polishes it, and Brent takes over if Halley misbehaves.
+/// brackets the first selection and its interpolant gives a first guess; for few units, Halley
+/// on `g_i` (with its exact first and second derivatives) polishes it, and Brent takes over if
+/// Halley misbehaves. Each polish step is a pass over all units, quadratic in all: from
+/// [`table::TABULATE_FROM`] units on, a finer, certified table gives the crossings instead (see
+/// [`table`]).
 ///
 /// Every unit, or unit `only` alone (the others NaN: not computed); `+∞` for the units that
 /// `cut` shows to be above its bound.
 fn exact_model(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64> {
+    exact_model_by(u, only, cut, u.m.len() >= table::TABULATE_FROM)
+}
+
+/// [`exact_model`] from the certified table (`tabulate`) or by the per-unit polish.
+fn exact_model_by(u: &Units, only: Option<usize>, cut: Option<Cut>, tabulate: bool) -> Vec<f64> {
     let skip = |i: usize| only.is_some_and(|o| o != i);
     if let Some(l) = &u.limit {
         return l
@@ -622,6 +632,9 @@ fn exact_model(u: &Units, only: Option<usize>, cut: Option<Cut>) -> Vec<f64> {
     if u.ss.iter().all(|&s| s == 0.0) {
         // Every V_β is a step: selected iff m ≥ q_β, i.e. β ≥ 1 − Φ(m).
         return u.m.iter().map(|&m| normal::sf(m)).collect();
+    }
+    if tabulate {
+        return table::exact_model(u, only, cut);
     }
     let c = Coefs::new(&u.ss);
     let mut table = ZTable::new();
@@ -900,7 +913,15 @@ pub fn log_grid(u: usize) -> Vec<f64> {
 /// for the empirical rule, `z_β` for the model rule); `V > λ` is then `L < T`, confirmed on the
 /// tail probabilities themselves where they could round to equality (so ties behave as in R).
 /// Memory is `O(U)`: the `U × G` matrix of `V` that rvalues builds is never formed.
+///
+/// With the model rule and from [`table::TABULATE_FROM`] units on, `z_β` comes from the exact
+/// rule's certified table (see [`ModelThresholds`]).
 fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
+    grid_by(u, rule, u.m.len() >= table::TABULATE_FROM)
+}
+
+/// [`grid`], its model rule's thresholds from the table (`tabulate`) or solved per grid point.
+fn grid_by(u: &Units, rule: LambdaRule, tabulate: bool) -> Vec<f64> {
     let n = u.m.len();
     let betas = log_grid(n);
     let last = *betas.last().unwrap_or(&1.0);
@@ -932,7 +953,9 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
     let mut lines = Vec::new();
     let mut candidates = vec![0u32; n + 1];
     let mut window = Window::new();
-    let mut zguess = 0.0;
+    let coefs =
+        (rule == LambdaRule::Model && tabulate && u.ss.iter().any(|&s| s > 0.0)).then(|| Coefs::new(&u.ss));
+    let mut zs = ModelThresholds::new(&u.ss, coefs.as_ref());
     // The previous grid point's threshold is applied inside the next point's pass (its line
     // recomputed from its q), so each grid point costs one pass over the units.
     let mut pending: Option<Pending> = None;
@@ -943,7 +966,7 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
         let (nc, ni, mut below) =
             scan(&u.m, &inv, &done, [q_prev, t_prev, q, lo, hi], &mut candidates, window.buffer(n));
         window.len = ni;
-        if let Some(p) = &pending {
+        if let Some(p) = &mut pending {
             for &i in &candidates[..nc] {
                 let i = i as usize;
                 if p.above(u, i, (q_prev - u.m[i]) * inv[i]) {
@@ -953,7 +976,7 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
             }
         }
         for (j, &i) in noise_free.iter().enumerate() {
-            if let Some(p) = &pending {
+            if let Some(p) = &mut pending {
                 if !noise_free_done[j] && p.above(u, i, u.line(i, p.q)) {
                     r[i] = p.beta;
                     noise_free_done[j] = true;
@@ -967,7 +990,7 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
             }
             below += usize::from(u.line(i, q) < lo);
         }
-        let (t, lambda) = match rule {
+        let (t, lambda, near) = match rule {
             LambdaRule::Empirical => {
                 // λ is the k-th smallest V, i.e. the line of rank U − k + 1 from below; λ itself
                 // is that unit's V computed as R does.
@@ -978,21 +1001,14 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
                     &lines
                 });
                 window.follow(t, q, inv[unit]);
-                (t, v_as_r(u, unit, q))
+                (t, v_as_r(u, unit, q), None)
             }
-            LambdaRule::Model => match eb::z_model_from(beta, q, &u.ss, zguess) {
-                Some(z) => {
-                    zguess = z;
-                    (z, normal::sf(z))
-                }
-                // No noisy unit: V ∈ {0, 1} and the threshold is q itself (λ = 0 selects V = 1).
-                None => (f64::INFINITY, 0.0),
-            },
+            LambdaRule::Model => zs.at(beta, q),
         };
         let clear = (-8.0..=37.0).contains(&t);
-        pending = Some(Pending { beta, q, t, lambda, clear });
+        pending = Some(Pending { beta, q, t, lambda, clear, near });
     }
-    if let Some(p) = &pending {
+    if let Some(p) = &mut pending {
         for i in 0..n {
             let line = u.line(i, p.q);
             let open = if u.sd[i] == 0.0 {
@@ -1077,22 +1093,103 @@ fn grid_limit_empirical(w: &[f64], betas: &[f64]) -> Vec<f64> {
 struct Pending {
     beta: f64,
     q: f64,
+    /// The threshold `T`, or with `near` an upper bound on it.
     t: f64,
     lambda: f64,
     /// Off the saturated tails, where a gap in the lines is a gap in V.
     clear: bool,
+    /// The model rule's `T` known only near an interpolated value (see [`Near`]).
+    near: Option<Near>,
+}
+
+/// `T` within `eps` of `t` (the table's interpolant), and `T` itself once a line came close
+/// enough to need it.
+struct Near {
+    t: f64,
+    eps: f64,
+    exact: Option<(f64, f64)>,
 }
 
 impl Pending {
     /// `V(i) > λ` given `L_i < T`: a clear gap decides; near a tie or where V rounds to 0 or 1,
-    /// compare the probabilities R would compare.
+    /// compare the probabilities R would compare. With an interpolated threshold, `L_i < T` is
+    /// not given: a line clearly below every `T` within its bound is decided on the lines as
+    /// above, any other on `T` solved exactly (once per grid point, and only where a line comes
+    /// within about 1e-9 of it: with `U` units that is rare, so the grid point costs no pass).
     #[cold]
-    fn above(&self, u: &Units, i: usize, line: f64) -> bool {
-        if self.clear {
-            (self.t - line) > 1e-9 * (1.0 + self.t.abs()) || v_as_r(u, i, self.q) > self.lambda
-        } else {
-            // λ = 1 (the threshold's V rounded to 1): no V is larger, skip the tail probability.
-            self.lambda < 1.0 && v_as_r(u, i, self.q) > self.lambda
+    fn above(&mut self, u: &Units, i: usize, line: f64) -> bool {
+        let Some(near) = &mut self.near else {
+            return decide(self.t, self.lambda, self.clear, u, i, self.q, line);
+        };
+        let low = near.t - near.eps;
+        if low >= -8.0 && near.t + near.eps <= 37.0 && (low - line) > 1e-9 * (1.0 + near.t.abs() + near.eps) {
+            return true;
+        }
+        let (beta, q, guess) = (self.beta, self.q, near.t);
+        let (t, lambda) = *near.exact.get_or_insert_with(|| exact_threshold(beta, q, &u.ss, guess));
+        line < t && decide(t, lambda, (-8.0..=37.0).contains(&t), u, i, q, line)
+    }
+}
+
+/// [`Pending::above`] with `T` and `λ` known.
+fn decide(t: f64, lambda: f64, clear: bool, u: &Units, i: usize, q: f64, line: f64) -> bool {
+    if clear {
+        (t - line) > 1e-9 * (1.0 + t.abs()) || v_as_r(u, i, q) > lambda
+    } else {
+        // λ = 1 (the threshold's V rounded to 1): no V is larger, skip the tail probability.
+        lambda < 1.0 && v_as_r(u, i, q) > lambda
+    }
+}
+
+/// The model rule's `T = z_β` and `λ = 1 − Φ(z_β)` at one grid point, solved from `guess`.
+fn exact_threshold(beta: f64, q: f64, ss: &[f64], guess: f64) -> (f64, f64) {
+    match eb::z_model_from(beta, q, ss, guess) {
+        Some(z) => (z, normal::sf(z)),
+        // No noisy unit: V ∈ {0, 1} and the threshold is q itself (λ = 0 selects V = 1).
+        None => (f64::INFINITY, 0.0),
+    }
+}
+
+/// Where the grid's model rule takes `z_β` from: solved per grid point, each from the last (for
+/// few units), or interpolated in the table of [`table::Table`] (for many: a solve is a few passes
+/// over the units, the table a few hundred in all however many grid points there are).
+enum ModelThresholds<'a> {
+    Solve { ss: &'a [f64], guess: f64 },
+    Table { table: table::Table<'a>, from: usize },
+}
+
+impl<'a> ModelThresholds<'a> {
+    /// The table where `coefs` are given (the caller's choice: many units, model rule).
+    fn new(ss: &'a [f64], coefs: Option<&'a Coefs>) -> Self {
+        match coefs {
+            Some(c) => ModelThresholds::Table { table: table::Table::new(ss, c), from: 0 },
+            None => ModelThresholds::Solve { ss, guess: 0.0 },
+        }
+    }
+
+    /// `(T, λ, near)` at grid point `(β, q)`, for `q` decreasing from call to call: `T` and `λ`
+    /// exact, or with `near` an upper bound on `T` (and no `λ`).
+    fn at(&mut self, beta: f64, q: f64) -> (f64, f64, Option<Near>) {
+        match self {
+            ModelThresholds::Solve { ss, guess } => {
+                let (t, lambda) = exact_threshold(beta, q, ss, *guess);
+                if t.is_finite() {
+                    *guess = t;
+                }
+                (t, lambda, None)
+            }
+            ModelThresholds::Table { table, from } => match table.z_at(q, from) {
+                Ok((t, eps)) if eps.is_finite() => (t + eps, f64::NAN, Some(Near { t, eps, exact: None })),
+                Ok((t, _)) => {
+                    let (t, lambda) = exact_threshold(beta, q, table.ss(), t);
+                    (t, lambda, None)
+                }
+                Err(guess) => {
+                    let guess = if guess.is_finite() { guess } else { 0.0 };
+                    let (t, lambda) = exact_threshold(beta, q, table.ss(), guess);
+                    (t, lambda, None)
+                }
+            },
         }
     }
 }

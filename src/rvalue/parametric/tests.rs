@@ -536,3 +536,211 @@ proptest! {
         assert_far_tails_skipped_bit_for_bit(&x, &s);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The certified table (many units).
+
+/// The model rule's r-value of unit `i` by bisection on β of its defining condition
+/// `L_i(q_β) ≤ z_β`, with `z_β` from the accurate bracketing solver: the oracle for both exact
+/// paths, independent of any table. `None` where the condition is not monotone at the ends.
+fn bisection_rvalue(units: &Units, i: usize) -> Option<f64> {
+    let selected = |beta: f64| {
+        let q = normal::upper_quantile(beta);
+        units.line(i, q) <= eb::z_model(beta, &units.ss).unwrap()
+    };
+    let (mut lo, mut hi) = (1e-300, 1.0 - 1e-12);
+    if selected(lo) || !selected(hi) {
+        return None;
+    }
+    while hi - lo > 1e-13 {
+        let mid = 0.5 * (lo + hi);
+        if selected(mid) {
+            hi = mid
+        } else {
+            lo = mid
+        }
+    }
+    Some(hi)
+}
+
+/// The table path's r-values within 1e-9 of the bisection for the units `which` (all if `None`),
+/// whatever the number of units.
+fn assert_table_matches_bisection(x: &[f64], s: &[f64], h: Hyper, which: Option<&[usize]>) {
+    let units = Units::new(x, s, h);
+    let fast = exact_model_by(&units, None, None, true);
+    let all: Vec<usize> = (0..x.len()).collect();
+    for &i in which.unwrap_or(&all) {
+        if let Some(want) = bisection_rvalue(&units, i) {
+            assert!(
+                (fast[i] - want).abs() < 1e-9,
+                "unit {i} of {}: table {} vs bisection {want}",
+                x.len(),
+                fast[i]
+            );
+        }
+    }
+}
+
+/// `U` units as the benchmark draws them: `se` log-uniform over `[lo, hi]`, `x ~ N(0, 1 + se²)`.
+fn benchmark_units(n: usize, seed: u64, lo: f64, hi: f64) -> (Vec<f64>, Vec<f64>) {
+    let mut rng = crate::rng::Stream::new(seed, 0);
+    (0..n)
+        .map(|_| {
+            let se = libm::exp(libm::log(lo) + (libm::log(hi) - libm::log(lo)) * rng.uniform());
+            (normal::quantile(rng.uniform()) * libm::sqrt(1.0 + se * se), se * se)
+        })
+        .unzip()
+}
+
+#[test]
+fn the_table_matches_bisection_on_thousands_of_units() {
+    for (n, lo, hi, seed) in [(3000, 0.1, 3.0, 1), (2000, 0.01, 100.0, 2), (1500, 1.0, 1.0, 3)] {
+        let (mut x, s) = benchmark_units(n, seed, lo, hi);
+        // Strong units whose crossing lies above the table's top (r below 3e-7), and weak ones.
+        x[0] = 9.0;
+        x[1] = 30.0;
+        x[2] = -9.0;
+        let h = eb::estimate(&x, &s).unwrap();
+        let units = Units::new(&x, &s, h);
+        let r = exact_model_by(&units, None, None, true);
+        // The extremes of the ranking and a spread of the rest.
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| r[a].total_cmp(&r[b]));
+        let mut which: Vec<usize> = order[..6].to_vec();
+        which.extend_from_slice(&order[n - 4..]);
+        which.extend((0..14).map(|k| order[k * n / 14]));
+        which.extend([0, 1, 2]);
+        assert_table_matches_bisection(&x, &s, h, Some(&which));
+    }
+}
+
+#[test]
+fn the_table_agrees_with_the_per_unit_polish() {
+    for (n, lo, hi, seed) in [(1200, 0.1, 3.0, 4), (800, 0.003, 30.0, 5), (600, 0.5, 0.5, 6)] {
+        let (x, s) = benchmark_units(n, seed, lo, hi);
+        let units = Units::new(&x, &s, eb::estimate(&x, &s).unwrap());
+        let fast = exact_model_by(&units, None, None, true);
+        let slow = exact_model_by(&units, None, None, false);
+        for i in 0..n {
+            assert!((fast[i] - slow[i]).abs() < 1e-11, "unit {i}: table {} vs polish {}", fast[i], slow[i]);
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_table_is_within_1e_9_of_a_bisection((x, s) in units_strategy(), tau2 in 0.05f64..5.0) {
+        assert_table_matches_bisection(&x, &s, Hyper { mu: 0.2, tau2 }, None);
+    }
+
+    #[test]
+    fn the_table_is_within_1e_9_of_a_bisection_with_equal_noise(
+        x in proptest::collection::vec(-6.0f64..6.0, 2..30), s in 0.001f64..100.0,
+    ) {
+        assert_table_matches_bisection(&x, &vec![s; x.len()], Hyper { mu: 0.0, tau2: 1.0 }, None);
+    }
+
+    #[test]
+    fn the_table_is_within_1e_9_of_a_bisection_with_very_unequal_noise(
+        (x, s) in (2usize..16).prop_flat_map(|n| {
+            (proptest::collection::vec(-4.0f64..4.0, n), proptest::collection::vec(-4.0f64..5.0, n))
+        }),
+        tau2 in 0.2f64..3.0,
+    ) {
+        let s: Vec<f64> = s.iter().map(|e| libm::pow(10.0, *e)).collect();
+        assert_table_matches_bisection(&x, &s, Hyper { mu: 0.0, tau2 }, None);
+    }
+
+    #[test]
+    fn the_grid_takes_the_same_thresholds_from_the_table(
+        n in 512usize..1500, seed in 0u64..1000, spread in prop_oneof![Just(1.0), 3.0f64..300.0],
+    ) {
+        let (x, s) = benchmark_units(n, seed, 0.1, 0.1 * spread);
+        let units = Units::new(&x, &s, eb::estimate(&x, &s).unwrap());
+        let table = grid_by(&units, LambdaRule::Model, true);
+        let solved = grid_by(&units, LambdaRule::Model, false);
+        prop_assert_eq!(table, solved);
+    }
+}
+
+#[test]
+fn tau2_zero_keeps_its_closed_form_for_many_units() {
+    let (x, s) = benchmark_units(700, 7, 0.1, 3.0);
+    let h = Hyper { mu: 0.0, tau2: 0.0 };
+    let p = parametric(&x, &s, HyperChoice::Fixed(h), Algorithm::Exact, LambdaRule::Model).unwrap();
+    for i in (0..700).step_by(37) {
+        let w = x[i] / s[i];
+        let e = s.iter().map(|sj| normal::sf(w * sj.sqrt())).sum::<f64>() / 700.0;
+        assert!((p.rvalue[i] - e).abs() < 1e-15);
+    }
+}
+
+#[test]
+fn the_tables_interpolant_stays_within_its_bound() {
+    for (lo, hi) in [(0.1, 3.0), (0.01, 100.0), (1.0, 1.0), (0.03, 3000.0)] {
+        let (_, s) = benchmark_units(600, 8, lo, hi);
+        let c = Coefs::new(&s);
+        let mut t = table::Table::new(&s, &c);
+        let mut from = 0;
+        let mut checked = 0;
+        for k in 0..400 {
+            let q = Q_HI - 0.0337 * k as f64;
+            if q < -4.0 {
+                break;
+            }
+            let Ok((z, bound)) = t.z_at(q, &mut from) else { continue };
+            let want = eb::z_model_from(normal::sf(q), q, &s, z).unwrap();
+            // The solver's own tolerance is 1e-14 relative.
+            assert!(
+                (z - want).abs() <= bound + 1e-13 * (1.0 + want.abs()),
+                "q {q}: {z} vs {want} (bound {bound})"
+            );
+            checked += 1;
+        }
+        assert!(checked > 200, "only {checked} points in certified cells");
+    }
+}
+
+#[test]
+fn many_units_alone_and_up_to_a_bound_equal_all() {
+    let (x, s) = benchmark_units(600, 9, 0.1, 3.0);
+    let hyper = HyperChoice::Estimate;
+    let all = parametric(&x, &s, hyper, Algorithm::Exact, LambdaRule::Model).unwrap().rvalue;
+    for u in (0..600).step_by(41) {
+        let alone = parametric_unit(&x, &s, hyper, Algorithm::Exact, LambdaRule::Model, u).unwrap();
+        assert_eq!(alone.to_bits(), all[u].to_bits(), "unit {u}: {alone} vs {}", all[u]);
+    }
+    for bound in [1e-6, 0.01, 0.2, 0.45] {
+        let up_to = parametric_up_to(&x, &s, hyper, Algorithm::Exact, LambdaRule::Model, bound).unwrap();
+        let mut left_out = 0;
+        for (u, (&r, &b)) in all.iter().zip(&up_to).enumerate() {
+            if b == f64::INFINITY {
+                assert!(r > bound, "unit {u}: left out at {r} ≤ bound {bound}");
+                left_out += 1;
+            } else {
+                assert_eq!(b.to_bits(), r.to_bits(), "unit {u}: {b} vs {r}");
+            }
+        }
+        // With no r-value at most the bound every one is computed (the smallest is then known).
+        let any = all.iter().any(|&r| r <= bound);
+        assert_eq!(left_out > 0, any, "bound {bound}: {left_out} left out");
+    }
+}
+
+#[test]
+fn the_table_stays_small() {
+    // Its cost is a pass over the units per knot: a few hundred down to Q_LO, every cell
+    // certified, for noise over one, four and five decades.
+    for (lo, hi) in [(0.1, 3.0), (0.01, 100.0), (0.03, 3000.0)] {
+        let (_, s) = benchmark_units(600, 10, lo, hi);
+        let c = Coefs::new(&s);
+        let mut t = table::Table::new(&s, &c);
+        let mut from = 0;
+        let _ = t.z_at(Q_LO, &mut from);
+        let (knots, open) = t.size();
+        assert!(knots < 1000 && open == 0, "noise {lo}..{hi}: {knots} knots, {open} not certified");
+    }
+}
