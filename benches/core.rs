@@ -1,4 +1,4 @@
-//! Speed of the core on seeded CIFAR-shaped inputs (issue 2's targets). `cargo bench --bench core
+//! Speed of the core on seeded CIFAR-shaped inputs. `cargo bench --bench core
 //! [filter]` prints one line per workload: the median of several runs, single-threaded, and the
 //! peak heap growth of the first run. `tests/wasm_bench.rs` runs the same workloads as wasm.
 

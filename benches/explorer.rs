@@ -1,4 +1,4 @@
-//! How the explorer's stepped analysis behaves (issue 3's "never block the page for more than
+//! How the explorer's stepped analysis behaves ("never block the page for more than
 //! 100 ms"): steps, the slowest step, the total, and the cost of answering a new α, at the toy
 //! defaults and on the bundled digits file. `cargo bench --bench explorer`.
 

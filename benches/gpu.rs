@@ -1,4 +1,4 @@
-//! Items per second of the CPU and GPU paths on the same machine (issue 4). `cargo bench --bench
+//! Items per second of the CPU and GPU paths on the same machine. `cargo bench --bench
 //! gpu [filter]`. Prints, never asserts. On a machine whose only adapter is lavapipe (a Vulkan
 //! emulation on the CPU) the "GPU" figures measure that emulation: no speed-up is expected.
 //!

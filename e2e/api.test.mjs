@@ -47,7 +47,7 @@ test('the example page shows the R package r-values of its 12 units', async (t) 
     const [, mu, tau2] = hyper.match(/μ = (\S+), τ² = (\S+)/).map(Number);
     assert.ok(Math.abs(mu - 0.437422856392) < 1e-11, `μ ${mu}`);
     assert.ok(Math.abs(tau2 - 0.656859149352) < 1e-9, `τ² ${tau2}`);
-    // Φ(−1/√1001) (SPEC §6), shown at full precision.
+    // Φ(−1/√1001) (docs/method.md §6), shown at full precision.
     const p = Number(await page.locator('#toy-probability').textContent());
     assert.ok(Math.abs(p - Phi(-1 / Math.sqrt(1001))) < 1e-14, `P(q > p) = ${p}`);
     const methods = await page.$$eval('#conformal tbody tr', (trs) => trs.map((tr) => tr.cells[0].textContent));

@@ -1,4 +1,4 @@
-// The built page's size (issue 5's budget: dist/, app and bundled samples, at most 1.5 MB
+// The built page's size (the budget: dist/, app and bundled samples, at most 1.5 MB
 // gzipped). It crept past the budget unnoticed once, so it is checked rather than only reported.
 // Run: make test-e2e, or `node --test e2e/dist.test.mjs` after `trunk build --release`.
 

@@ -1,4 +1,4 @@
-// End-to-end tests of links and embedding (issue 5): the state in the address, the Copy link
+// End-to-end tests of links and embedding: the state in the address, the Copy link
 // button, `?embed=<panel>` for every panel, the example page www/embed-example.html, and dist/
 // served from a sub-path. Run: make test-e2e, or `node --test e2e/embed.test.mjs` after
 // `trunk build --release`. Every test saves a screenshot to test-output/e2e/.

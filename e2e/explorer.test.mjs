@@ -24,7 +24,7 @@ test('the page loads, computes the toy defaults and asks nothing of the network'
     await ready(page);
     assert.deepEqual(errors, [], 'console errors or page errors while loading');
     assert.equal(await text(page, 'h1'), 'rvalue-explorer');
-    // SPEC §6 at the defaults: P(q > p) = Φ(−1/√1001) = 48.74 %.
+    // docs/method.md §6 at the defaults: P(q > p) = Φ(−1/√1001) = 48.74 %.
     assert.equal(await text(page, '#pqp'), '48.74 %');
     assert.match(await text(page, '#pqp-note'), /48\.47/);
     // Three methods in the table, and the reduction line.

@@ -1,4 +1,4 @@
-// Hardening of the page (issue 6): the Content-Security-Policy is in force, a whole session asks
+// Hardening of the page: the Content-Security-Policy is in force, a whole session asks
 // nothing of any other origin, bad files get their message while the previous results stay, the
 // sliders' ends show no NaN, and a panic shows the banner.
 // Run: make test-e2e, or `node --test e2e/hardening.test.mjs` after `trunk build --release`.

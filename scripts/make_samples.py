@@ -9,7 +9,7 @@ Writes, into ``assets/`` next to this script's parent directory:
 * ``digits_wbb.npz``          -- ``scores`` float32 [N, M, K], ``labels`` int64 [N]
 * ``digits_wbb_scores.npy``   -- the same scores, as a bare .npy
 * ``digits_wbb_labels.npy``   -- the same labels, as a bare .npy
-* ``toy_default.npz``         -- the toy setting of SPEC section 6 (float64 scores, labels all 0)
+* ``toy_default.npz``         -- the toy setting of docs/method.md §6 (float64 scores, labels all 0)
 * ``small_long.csv``          -- long-form CSV (item,draw,candidate,score,label), first
                                  20 items x 5 draws x 10 candidates of the digits sample
 
@@ -38,7 +38,7 @@ DIGITS_WEIGHT_SEED = 20250101 # Dirichlet weights of the Bayesian bootstrap
 DIGITS_M = 30                 # ensemble members (draws)
 DIGITS_C = 0.01               # inverse L2 regularisation strength (strong on purpose)
 
-# ---- toy setting (SPEC section 6) ---------------------------------------------------------
+# ---- toy setting (docs/method.md §6) ---------------------------------------------------------
 TOY_SEED = 12345
 TOY_N_CAL, TOY_N_TEST = 500, 500
 TOY_K, TOY_M = 10, 30

@@ -124,7 +124,7 @@ struct ToyArgs {
     sigma2_q: f64,
 }
 
-/// Parametric r-values (SPEC §2) of units with estimates `x` and either noise variances `s` or
+/// Parametric r-values (docs/method.md §2) of units with estimates `x` and either noise variances `s` or
 /// standard errors `se`.
 ///
 /// Options: `algorithm` (`'exact'`, default, or `'grid'`: the rvalues R package's), `rule`
@@ -159,7 +159,7 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
     ]))
 }
 
-/// Split conformal prediction (SPEC §5) on a score tensor `scores` (`n·m·k` numbers, row-major,
+/// Split conformal prediction (docs/method.md §5) on a score tensor `scores` (`n·m·k` numbers, row-major,
 /// candidate fastest; higher is better) of `shape: [n, m, k]` with true `labels` (`n` integers),
 /// at miscoverage `alpha`.
 ///
@@ -219,7 +219,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
 }
 
 /// `P(q > p)` for independent `p ~ N(muP, sigma2P)` and `q ~ N(muQ, sigma2Q)`: how often a
-/// false candidate's score beats the true one's in the toy setting (SPEC §6).
+/// false candidate's score beats the true one's in the toy setting (docs/method.md §6).
 #[wasm_bindgen(js_name = toyProbability)]
 pub fn toy_probability(args: JsValue) -> std::result::Result<f64, JsError> {
     let a: ToyArgs = parse(args, &["muP", "sigma2P", "muQ", "sigma2Q"]).map_err(js_error)?;

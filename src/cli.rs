@@ -1,4 +1,4 @@
-//! The `rvalue` command line (SPEC §9): `rank`, `conformal`, `sets` and `toy`.
+//! The `rvalue` command line (docs/method.md §9): `rank`, `conformal`, `sets` and `toy`.
 //!
 //! Exit status 0 on success; on any bad input one line `rvalue: <message>` on stderr and status 2
 //! (clap's own usage errors included); `--help` on every subcommand prints to stdout, status 0.
@@ -28,7 +28,7 @@ use crate::tensor::VarianceKind;
 use crate::toy::{self, ToyParams};
 use output::Progress;
 
-/// The one warning of SPEC §8 for single-draw data.
+/// The one warning of docs/method.md §8 for single-draw data.
 const SINGLE_DRAW_WARNING: &str = "M = 1: only CP and CP_avg are meaningful";
 
 #[derive(Parser, Debug)]

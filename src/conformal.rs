@@ -1,4 +1,4 @@
-//! Split conformal prediction (SPEC §5): splits, the three nonconformity scores, calibration,
+//! Split conformal prediction (docs/method.md §5): splits, the three nonconformity scores, calibration,
 //! prediction sets and their metrics over repeated splits.
 //!
 //! A method's scores for a split are kept as a [`Calibrated`]: candidate scores of the test
@@ -33,7 +33,7 @@ pub fn conformal_quantile(cal: &[f64], alpha: f64) -> f64 {
     }
 }
 
-/// A conformal method (SPEC §5).
+/// A conformal method (docs/method.md §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
     /// `−S[x][m0][k]`: one draw's score.
@@ -67,12 +67,12 @@ impl Method {
 /// Which r-value CP_r uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RvalueKind {
-    /// Normal–Normal r-value over each item's K candidates (SPEC §2).
+    /// Normal–Normal r-value over each item's K candidates (docs/method.md §2).
     #[default]
     Parametric,
-    /// Rank counts over each item's draws (SPEC §3).
+    /// Rank counts over each item's draws (docs/method.md §3).
     Nonparametric,
-    /// Pooled with the calibration items' true labels (SPEC §4).
+    /// Pooled with the calibration items' true labels (docs/method.md §4).
     Pooled,
 }
 

@@ -1,4 +1,4 @@
-//! Normal–Normal empirical Bayes (SPEC §2): hyperparameters, posteriors, `V_β`, `λ_β`, the
+//! Normal–Normal empirical Bayes (docs/method.md §2): hyperparameters, posteriors, `V_β`, `λ_β`, the
 //! threshold `t_β` and Proposition 1.
 //!
 //! Everything past [`Hyper`] works on the standardised scale `x' = (x − μ)/τ`, `s' = s/τ²`,

@@ -1,6 +1,6 @@
 //! rvalue-explorer: r-value conformal prediction.
 //!
-//! The core computes everything in `../shared/SPEC.md` sections 1–6 and knows nothing of the
+//! The core computes everything in `docs/method.md` §§1–6 and knows nothing of the
 //! browser. Data flows one way:
 //! file or simulator → [`tensor::ScoreTensor`] → [`tensor::Summaries`] → [`rvalue`] →
 //! [`conformal`] (calibration, sets, metrics). See `ARCHITECTURE.md`.

@@ -2,7 +2,7 @@
 //!
 //! Counter-based so that any draw is addressable by a key — (seed, item, draw, candidate) for the
 //! toy simulator, (seed, split) for the split permutations — with no hidden state to replay.
-//! That is what lets a GPU kernel produce the same numbers as the CPU (SPEC §7).
+//! That is what lets a GPU kernel produce the same numbers as the CPU (docs/method.md §7).
 
 // Multipliers and key increments (Weyl sequence); `gpu::draws` runs the same rounds in vectors.
 pub(crate) const M0: u32 = 0xD251_1F53;

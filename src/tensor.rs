@@ -1,4 +1,4 @@
-//! The score tensor `S[n][m][k]` (SPEC §1) and its per-candidate summaries.
+//! The score tensor `S[n][m][k]` (docs/method.md §1) and its per-candidate summaries.
 
 // User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
@@ -92,7 +92,7 @@ impl ScoreTensor {
     }
 }
 
-/// Which variance the r-value uses (SPEC §1).
+/// Which variance the r-value uses (docs/method.md §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum VarianceKind {
     /// `s = v`: variability itself is the signal (the paper's choice).

@@ -1,8 +1,8 @@
-//! The toy setting of the paper's §2.2 (SPEC §6): closed forms and a seeded simulator.
+//! The toy setting of the paper's §2.2 (docs/method.md §6): closed forms and a seeded simulator.
 //!
 //! Every random number is addressable by (seed, item, draw, candidate): the draws come from the
 //! integer generator of [`crate::gpu::draws`] (Philox4x32-10 and an integer inverse CDF), which
-//! the GPU kernel reproduces bit for bit (SPEC §7), so a GPU can regenerate the same data without
+//! the GPU kernel reproduces bit for bit (docs/method.md §7), so a GPU can regenerate the same data without
 //! shipping it.
 
 // User data flows through here (toy parameters from the page and links; scores for the GPU):
@@ -26,7 +26,7 @@ pub const NOTE_ON_PAPER: &str = "The paper prints P(q > p) = 48.47 %. The closed
 Φ((μq − μp)/√(σp² + σq²)) = Φ(−1/√1001) gives 48.74 %: the printed value transposes the \
 last two digits. The explorer shows the computed value.";
 
-/// Parameters of the simulated conformal experiment (SPEC §6); `Default` gives the paper's.
+/// Parameters of the simulated conformal experiment (docs/method.md §6); `Default` gives the paper's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToyParams {
     /// Candidates per item (candidate 0 is the true one).

@@ -53,7 +53,7 @@ pub fn units(u: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     (x, s)
 }
 
-/// The benchmark workloads of issue 2, on seeded data built once; each method runs one workload
+/// The benchmark workloads, on seeded data built once; each method runs one workload
 /// and returns something to keep the optimiser honest. Shared by `benches/core.rs` (native) and
 /// `tests/wasm_bench.rs` (wasm in Chromium), so both time exactly the same work.
 pub struct Suite {

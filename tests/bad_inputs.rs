@@ -1,8 +1,8 @@
-//! The bad-input corpus in `tests/data/bad/` (issue 6, SPEC §8): every file is made here, so the
+//! The bad-input corpus in `tests/data/bad/` (docs/method.md §8): every file is made here, so the
 //! corpus is reproducible (`RVALUE_BLESS_BAD=1 cargo test --test bad_inputs` rewrites it), and
 //! `expected.txt` says, per scores file, the labels file given with it (or `-`), the exit status
 //! and a fragment the one-line message must contain. Status 2 is a refused file; status 0 marks
-//! files that are accepted with a note on stderr (SPEC: `[N, K]` is read as `M = 1`).
+//! files that are accepted with a note on stderr (docs/method.md: `[N, K]` is read as `M = 1`).
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;

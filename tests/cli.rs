@@ -1,4 +1,4 @@
-//! The `rvalue` binary against SPEC §9: outputs, cross-checks between subcommands, exit status
+//! The `rvalue` binary against docs/method.md §9: outputs, cross-checks between subcommands, exit status
 //! and one-line errors. Runs the built binary on the sample files in `assets/`.
 #![cfg(not(target_arch = "wasm32"))]
 

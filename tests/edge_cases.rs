@@ -1,4 +1,4 @@
-//! Numerical edge cases with defined behaviour (issue 6): what a teacher reaches by pushing every
+//! Numerical edge cases with defined behaviour: what a teacher reaches by pushing every
 //! slider to its end, or a user by dropping an odd file. Each test checks the defined output, not
 //! only that nothing panics: M = 1, K = 1 and 2, all scores equal, zero variances, τ² = 0,
 //! variances of 10¹², tiny n (k* > n gives full sets), α at 0.001 and 0.999, β near 0 and 1.

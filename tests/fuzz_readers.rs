@@ -1,4 +1,4 @@
-//! A coverage-free mutational fuzzer for every `io` entry point (issue 6), in plain Rust so that it
+//! A coverage-free mutational fuzzer for every `io` entry point, in plain Rust so that it
 //! runs on stable in `cargo test`. cargo-fuzz needs nightly, which this project does not use.
 //!
 //! Three readers (npy, npz, csv) each get seeds (the sample files, the numpy fixtures, the corpus

@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 
 use crate::conformal::Summary;
 
-/// The columns of `rvalue conformal` (SPEC §9).
+/// The columns of `rvalue conformal` (docs/method.md §9).
 pub const SUMMARY_COLUMNS: [&str; 9] = [
     "method",
     "alpha",

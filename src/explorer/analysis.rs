@@ -774,7 +774,7 @@ pub struct Analysis {
     pub n: usize,
     pub m: usize,
     pub k: usize,
-    /// `M = 1`: only CP and CP_avg are meaningful (SPEC §8).
+    /// `M = 1`: only CP and CP_avg are meaningful (docs/method.md §8).
     pub single_draw: bool,
     calibrated: [Vec<Calibrated>; 3],
     label_info: [Vec<LabelInfo>; 3],

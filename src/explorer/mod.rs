@@ -1,4 +1,4 @@
-//! The explorer's state model (issue 3), independent of any UI: the settings ([`Controls`]), an
+//! The explorer's state model, independent of any UI: the settings ([`Controls`]), an
 //! incremental analysis ([`AnalysisJob`] → [`Analysis`]) and pure curve functions for the panels.
 //!
 //! Nothing here touches the browser: the web page calls these functions natively compiled to wasm,
@@ -84,14 +84,14 @@ pub const SIGMA2_RANGE: (f64, f64) = (0.0, 5000.0);
 /// Where the data comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// The simulated experiment of SPEC §6.
+    /// The simulated experiment of docs/method.md §6.
     #[default]
     Toy,
     /// An uploaded or bundled score file.
     Scores,
 }
 
-/// Every setting of the page, with SPEC defaults.
+/// Every setting of the page, with the defaults of docs/method.md.
 ///
 /// The σ² slider is one value, [`Controls::sigma2`]: in toy mode it is the high-variance false
 /// candidates' variance (it overrides `toy.sigma2`, see [`Controls::toy_params`]), and in both
@@ -105,14 +105,14 @@ pub struct Controls {
     pub alpha: f64,
     /// β of the threshold curves, in [`BETA_RANGE`]. Default 0.1.
     pub beta: f64,
-    /// The σ² slider, in [`SIGMA2_RANGE`]. Default 1000 (SPEC §6).
+    /// The σ² slider, in [`SIGMA2_RANGE`]. Default 1000 (docs/method.md §6).
     pub sigma2: f64,
     /// How CP and CP_r score (r-value kind, variance, prior, algorithm, λ rule, CP's draw).
     /// Defaults as in the core except the prior, which is pooled (see [`Controls::for_mode`]).
     pub score: ScoreOptions,
     /// Add the best candidate to an empty set (default off).
     pub never_empty: bool,
-    /// Score files: number of random splits (SPEC §5 default 100).
+    /// Score files: number of random splits (docs/method.md §5 default 100).
     pub splits: usize,
     /// Score files: calibration fraction (default 0.5).
     pub cal_fraction: f64,

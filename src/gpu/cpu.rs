@@ -9,7 +9,7 @@ use crate::rvalue::PooledSplit;
 use crate::tensor::ScoreTensor;
 
 /// Rank (0-based) of element `c` among `k` keys starting at `base`: descending score, ties to
-/// the lower index (SPEC §3), i.e. the number of keys below it or equal at a lower index.
+/// the lower index (docs/method.md §3), i.e. the number of keys below it or equal at a lower index.
 #[inline]
 fn rank_in(keys: &Keys, base: usize, k: usize, c: usize) -> usize {
     let kc = keys.get(base + c);
@@ -39,7 +39,7 @@ pub fn rank_counts(keys: &Keys, items: usize, m: usize, k: usize) -> Vec<u32> {
     count
 }
 
-/// A calibration set as the pooled kernel needs it (SPEC §4): per draw, the calibration units'
+/// A calibration set as the pooled kernel needs it (docs/method.md §4): per draw, the calibration units'
 /// keys in ascending key order (descending score, ties to the lower unit) and their units.
 #[derive(Debug, Clone)]
 pub struct PooledCal {

@@ -1,4 +1,4 @@
-//! The GPU's normal generator and its CPU twin, bit for bit equal (SPEC §7).
+//! The GPU's normal generator and its CPU twin, bit for bit equal (docs/method.md §7).
 //!
 //! The toy simulator (`crate::toy`) draws its normals here. Box–Muller in f64 (`ln`, `cos`,
 //! `sqrt`) cannot be reproduced in WGSL: it has no f64 and its transcendental functions are not

@@ -1,4 +1,4 @@
-//! Batched Monte Carlo ranking on the GPU (SPEC §7), with the CPU as the fallback that gives
+//! Batched Monte Carlo ranking on the GPU (docs/method.md §7), with the CPU as the fallback that gives
 //! the same answers bit for bit.
 //!
 //! - [`keys`]: scores as integer sort keys (one u32 when every score is an f32, else two), so
@@ -131,7 +131,7 @@ fn count_chunk(k: usize) -> usize {
     ((1usize << 24) / (k * k).max(1)).max(1)
 }
 
-/// Nonparametric r-values `[N][K]` of every item (SPEC §3), the counts from the GPU: equal to
+/// Nonparametric r-values `[N][K]` of every item (docs/method.md §3), the counts from the GPU: equal to
 /// `conformal::item_scores` for CP_r with nonparametric r-values.
 #[cfg(feature = "gpu")]
 pub async fn nonparametric_rvalues_async(gpu: &Gpu, t: &ScoreTensor, keys: &Keys) -> Result<Vec<f64>> {
@@ -147,7 +147,7 @@ pub async fn nonparametric_rvalues_async(gpu: &Gpu, t: &ScoreTensor, keys: &Keys
     Ok(out)
 }
 
-/// Pooled r-values (SPEC §4) of the split's test items, ties broken by `ties`, positions from
+/// Pooled r-values (docs/method.md §4) of the split's test items, ties broken by `ties`, positions from
 /// the GPU and the greedy on the CPU: equal to `rvalue::pooled::pooled_item_oracle` item by item.
 #[cfg(feature = "gpu")]
 pub async fn pooled_items_async(
@@ -208,7 +208,7 @@ pub async fn pooled_calibrated_async(
     Ok(crate::conformal::Calibrated::from_pooled_items(t.k(), labels, split, &items))
 }
 
-/// One toy repeat (SPEC §6) with its normals drawn on the GPU: equal to `toy::simulate` bit for
+/// One toy repeat (docs/method.md §6) with its normals drawn on the GPU: equal to `toy::simulate` bit for
 /// bit (both sides run [`draws`]' generator; the affine map to scores is the core's).
 #[cfg(feature = "gpu")]
 pub async fn toy_repeat_async(gpu: &Gpu, p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>)> {

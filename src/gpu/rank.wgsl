@@ -1,4 +1,4 @@
-// Batched Monte Carlo ranking (SPEC §3, §4, §7). Twins in cpu.rs.
+// Batched Monte Carlo ranking (docs/method.md §3, §4, §7). Twins in cpu.rs.
 //
 // Scores arrive as integer keys (keys.rs): ascending key = descending score, `words` (1 or 2)
 // u32 per score, high word first. Comparing integers is exact on every device, where comparing

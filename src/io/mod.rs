@@ -1,4 +1,4 @@
-//! Score, label and split-mask files (SPEC §8): `.npy`, `.npz` and long-form CSV.
+//! Score, label and split-mask files (docs/method.md §8): `.npy`, `.npz` and long-form CSV.
 //!
 //! Everything takes bytes (the browser hands us bytes, the CLI reads the file first) and a file
 //! name used only in messages. Every error names the file, the place (byte offset, or line and

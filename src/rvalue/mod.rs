@@ -1,5 +1,5 @@
-//! r-values: the parametric Normal–Normal r-value (SPEC §2), the nonparametric r-value of one
-//! item's draws (SPEC §3) and the pooled-calibration r-value (SPEC §4).
+//! r-values: the parametric Normal–Normal r-value (docs/method.md §2), the nonparametric r-value of one
+//! item's draws (docs/method.md §3) and the pooled-calibration r-value (docs/method.md §4).
 //!
 //! Smaller is better: `r_i = inf{β : V_β(i) ≥ λ_β}` is the smallest top fraction that unit `i`
 //! can be placed in.

@@ -1,4 +1,4 @@
-//! The nonparametric r-value of one item from its draws (SPEC §3).
+//! The nonparametric r-value of one item from its draws (docs/method.md §3).
 //!
 //! Each draw ranks the item's K candidates; `count[k][j]` is how many draws put candidate `k`
 //! in the top `j`, an estimate of `V_{j/K}(k)·M`. The nested greedy turns counts into r-values.
@@ -6,7 +6,7 @@
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 
-/// Sorts candidate indices by score, descending, ties to the lower index (SPEC §3's rank).
+/// Sorts candidate indices by score, descending, ties to the lower index (docs/method.md §3's rank).
 pub fn sort_desc(scores: &[f64], out: &mut [u16]) {
     sort_desc_with(scores, out, &mut SortScratch::default());
 }

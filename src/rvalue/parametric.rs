@@ -1,4 +1,4 @@
-//! The parametric r-value under the Normal–Normal model (SPEC §2).
+//! The parametric r-value under the Normal–Normal model (docs/method.md §2).
 //!
 //! On the standardised scale unit `i` has posterior `N(m_i, v_i)` and
 //! `V_β(i) = 1 − Φ(L_i(q_β))` with the line `L_i(q) = (q − m_i)/√v_i`. Both λ rules compare
@@ -194,7 +194,7 @@ impl Units {
     }
 }
 
-/// Parametric r-values of units with estimates `x` and noise variances `s` (SPEC §2).
+/// Parametric r-values of units with estimates `x` and noise variances `s` (docs/method.md §2).
 ///
 /// With `τ² = 0` the prior has no spread and every posterior is the point mass at `μ`
 /// (posterior means `μ`, sds `0`); the r-value is then defined as its limit as `τ² → 0⁺`

@@ -1,4 +1,4 @@
-//! The pooled-calibration nonparametric r-value (SPEC §4), the authors' released method.
+//! The pooled-calibration nonparametric r-value (docs/method.md §4), the authors' released method.
 //!
 //! For a test item the units are the `n` calibration items' true-label draw vectors followed by
 //! the test item's `K` candidates (`U = n + K`); every draw ranks all `U` units and the nested

@@ -4,7 +4,7 @@ use proptest::prelude::*;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-/// `../shared/reference/rvalues_R_12_units.csv`: the rvalues 0.7.1 output on 12 units.
+/// `tests/data/reference/rvalues_R_12_units.csv`: the rvalues 0.7.1 output on 12 units.
 const R_OUT: &str = include_str!("../../../tests/data/reference/rvalues_R_12_units.csv");
 
 fn r_reference() -> Vec<[f64; 5]> {

@@ -65,7 +65,7 @@ fn positions_give_the_same_item_and_bad_ones_are_refused() {
     for e in expected.as_array().unwrap() {
         let item = e["item"].as_u64().unwrap() as usize;
         // Each candidate's position: the calibration units at or above it, and the candidates
-        // ranked before it (SPEC §4's tie rule, as the oracle ranks).
+        // ranked before it (docs/method.md §4's tie rule, as the oracle ranks).
         let mut pos = vec![0u32; m * k];
         for d in 0..m {
             let s = t.draw(item, d);
