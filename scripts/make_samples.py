@@ -11,7 +11,7 @@ Writes, into ``assets/`` next to this script's parent directory:
 * ``digits_wbb_labels.npy``   -- the same labels, as a bare .npy
 * ``toy_default.npz``         -- the toy setting of docs/method.md §6 (float64 scores, labels all 0)
 * ``small_long.csv``          -- long-form CSV (item,draw,candidate,score,label), first
-                                 20 items x 5 draws x 10 candidates of the digits sample
+                                 12 items x 5 draws x 10 candidates of the digits sample
 
 Score tensors are S[n][m][k]: item n, draw m (ensemble member / posterior sample),
 candidate k (class); higher is better.  Everything is seeded, so a rerun gives the same
@@ -46,7 +46,7 @@ TOY_MU_P, TOY_VAR_P = 1.0, 1.0      # true candidate 0
 TOY_MU_Q, TOY_VAR_Q = 0.0, 1000.0   # false candidates 1..K-1
 
 # ---- long-form CSV sample -----------------------------------------------------------------
-CSV_ITEMS, CSV_DRAWS = 20, 5
+CSV_ITEMS, CSV_DRAWS = 12, 5
 
 
 def variance_summary(scores: np.ndarray, labels: np.ndarray) -> tuple[float, float]:

@@ -302,7 +302,7 @@ fn conformal_with_one_split_mask() {
 
 #[test]
 fn conformal_other_rvalues_and_long_csv() {
-    // The long-form CSV carries its labels; 20 items, M = 5.
+    // The long-form CSV carries its labels; 12 items, M = 5.
     let csv = path("assets/small_long.csv");
     for rv in ["parametric", "nonparametric", "pooled"] {
         let out = ok(&["conformal", "--scores", &csv, "--alpha", "0.2", "--splits", "4", "--rvalue", rv]);

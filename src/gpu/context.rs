@@ -15,9 +15,10 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-/// The WGSL sources, compiled into the binary.
-pub const RANK_WGSL: &str = include_str!("rank.wgsl");
-pub const DRAWS_WGSL: &str = include_str!("draws.wgsl");
+/// The WGSL sources (`rank.wgsl`, `draws.wgsl` beside this file), compiled into the binary
+/// without their comments (`build.rs`).
+pub const RANK_WGSL: &str = include_str!(concat!(env!("OUT_DIR"), "/rank.wgsl"));
+pub const DRAWS_WGSL: &str = include_str!(concat!(env!("OUT_DIR"), "/draws.wgsl"));
 
 /// Invocations per workgroup in every kernel (`@workgroup_size(64)` in the WGSL). WebGPU
 /// guarantees 256, so any adapter takes it; 64 fills a wavefront or two warps.

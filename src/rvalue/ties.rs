@@ -140,8 +140,14 @@ pub fn order_equal_scores(scores: &[f64], rank: &[u16], ord: &mut [u16]) {
         while j < ord.len() && scores[ord[j] as usize] == s {
             j += 1;
         }
-        if j - i > 1 {
-            ord[i..j].sort_unstable_by_key(|&c| rank[c as usize]);
+        // Runs of equal scores are short: an insertion sort, which also keeps the page's wasm
+        // free of one more instantiation of the library's sort.
+        for a in i + 1..j {
+            let mut b = a;
+            while b > i && rank[ord[b - 1] as usize] > rank[ord[b] as usize] {
+                ord.swap(b - 1, b);
+                b -= 1;
+            }
         }
         i = j;
     }
