@@ -97,6 +97,8 @@ test('conformal() gives the pooled reference sets and metrics that agree with th
         alpha: tiny.alpha,
         methods: ['cp-r'],
         kind: 'pooled',
+        // The reference follows the authors' code: the index tie order.
+        ties: 'index',
         mask: tiny.calibration,
         sets: true,
       });
@@ -129,6 +131,41 @@ test('conformal() gives the pooled reference sets and metrics that agree with th
     const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
     assert.equal(got.coverage, mean(covered));
     assert.equal(got.size, mean(got.candidates.map((c) => c.length)));
+  });
+});
+
+test('conformal() breaks pooled ties in the seeded exchangeable order by default', async (t) => {
+  const { page } = await openExample();
+  const tiny = JSON.parse(await readFile(join(ROOT, 'tests/data/reference/pooled_tiny.json'), 'utf8'));
+  await shot(t, page, async () => {
+    const got = await page.evaluate((tiny) => {
+      const [n, m, k] = [tiny.scores.length, tiny.scores[0].length, tiny.scores[0][0].length];
+      const sets = (extra) => {
+        const r = window.rvalueApi.conformal({
+          scores: Float64Array.from(tiny.scores.flat(2)),
+          shape: [n, m, k],
+          labels: tiny.labels,
+          alpha: tiny.alpha,
+          methods: ['cp-r'],
+          kind: 'pooled',
+          mask: tiny.calibration,
+          sets: true,
+          ...extra,
+        });
+        return r.methods[0].sets.candidates.map((c) => [...c].sort((a, b) => a - b));
+      };
+      let error = null;
+      try {
+        sets({ ties: 'random' });
+      } catch (e) {
+        error = String(e);
+      }
+      const seeds = [0, 1, 2, 3, 4, 5].map((seed) => JSON.stringify(sets({ seed })));
+      return { first: sets({}), again: sets({ ties: 'exchangeable', seed: 0 }), seeds, error };
+    }, tiny);
+    assert.deepEqual(got.first, got.again, 'the default is the exchangeable order, seed 0');
+    assert.ok(new Set(got.seeds).size > 1, 'the seed keys the tie order');
+    assert.match(got.error, /unknown tie order 'random' \(expected exchangeable or index\)/);
   });
 });
 
