@@ -24,6 +24,8 @@ test('the page loads, computes the toy defaults and asks nothing of the network'
     await ready(page);
     assert.deepEqual(errors, [], 'console errors or page errors while loading');
     assert.equal(await text(page, 'h1'), 'rvalue-explorer');
+    // An icon of its own, inline: no request for /favicon.ico (a 404 on a static server).
+    assert.match(await page.locator('link[rel=icon]').getAttribute('href'), /^data:image\/svg\+xml,/);
     // docs/method.md §6 at the defaults: P(q > p) = Φ(−1/√1001) = 48.74 %.
     assert.equal(await text(page, '#pqp'), '48.74 %');
     assert.match(await text(page, '#pqp-note'), /48\.47/);
@@ -39,6 +41,7 @@ test('the page loads, computes the toy defaults and asks nothing of the network'
   });
   assert.ok(requests.length > 0, 'no requests recorded');
   assert.deepEqual(requests.filter((u) => !isLocal(u)), [], 'requests that left 127.0.0.1');
+  assert.deepEqual(requests.filter((u) => u.endsWith('/favicon.ico')), [], 'the page has its own icon');
 });
 
 // Where a canvas is drawn: the count of pixels that are not blank (transparent or white), and
