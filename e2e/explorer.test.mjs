@@ -191,6 +191,38 @@ test('a malformed upload names the problem and keeps the previous results', LONG
   });
 });
 
+// In toy mode the message sits below the toy's parameters, under the fold of the sidebar: the page
+// brings it into view where the file was dropped, and announces it.
+test('a bad file dropped in toy mode shows its message in view', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
+    const before = await text(page, '#coverage-readout');
+    // Drop onto panel 6 (the page takes a drop anywhere), as a user dragging from a file manager.
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1])], 'cut.npy'));
+      return dt;
+    });
+    await page.dispatchEvent('#panel-summary', 'drop', { dataTransfer });
+    await page.waitForFunction(() => document.querySelector('#error').textContent.startsWith('cut.npy:'));
+    assert.equal(await page.locator('#error').getAttribute('role'), 'alert');
+    // Within the window, and not clipped by the sidebar's own scrolling: the topmost element at
+    // the message's top and bottom edges is the message.
+    const seen = await page.evaluate(() => {
+      const e = document.querySelector('#error');
+      const r = e.getBoundingClientRect();
+      const x = r.left + r.width / 2;
+      const hit = (y) => e.contains(document.elementFromPoint(x, y));
+      return { top: r.top, bottom: r.bottom, height: innerHeight, hits: [hit(r.top + 2), hit(r.bottom - 2)] };
+    });
+    assert.ok(seen.top >= 0 && seen.bottom <= seen.height, `the message is at ${seen.top}–${seen.bottom} of ${seen.height} px`);
+    assert.deepEqual(seen.hits, [true, true], 'the message is covered or clipped');
+    assert.equal(await text(page, '#coverage-readout'), before);
+    assert.deepEqual(errors, []);
+  });
+});
+
 test('the keyboard alone reaches and moves every slider', LONG, async (t) => {
   const { page, errors } = await explorer.open();
   await shot(t, page, async () => {
