@@ -31,6 +31,13 @@ test('the page loads, computes the toy defaults and asks nothing of the network'
     assert.match(await text(page, '#pqp-note'), /48\.47/);
     // Three methods in the table, and the reduction line.
     assert.equal(await page.locator('#summary-table tbody tr').count(), 3);
+    // The label position counts from 0 (the paper's average index), the inspector from 1: the
+    // header and the narrow layout's cell labels say so.
+    assert.equal(await text(page, '#summary-table thead th:nth-child(4)'), 'Label position (from 0)');
+    assert.equal(
+      await page.locator('#summary-table tbody td').nth(2).getAttribute('data-label'),
+      'Label position (from 0)',
+    );
     assert.match(await text(page, '#reduction'), /CP_r's sets are smaller by \d/);
     // The inspector shows the three rankings with the true label marked in each.
     assert.equal(await page.locator('#inspector .ranking').count(), 3);
