@@ -24,11 +24,20 @@ test('the page loads, computes the toy defaults and asks nothing of the network'
     await ready(page);
     assert.deepEqual(errors, [], 'console errors or page errors while loading');
     assert.equal(await text(page, 'h1'), 'rvalue-explorer');
+    // An icon of its own, inline: no request for /favicon.ico (a 404 on a static server).
+    assert.match(await page.locator('link[rel=icon]').getAttribute('href'), /^data:image\/svg\+xml,/);
     // docs/method.md §6 at the defaults: P(q > p) = Φ(−1/√1001) = 48.74 %.
     assert.equal(await text(page, '#pqp'), '48.74 %');
     assert.match(await text(page, '#pqp-note'), /48\.47/);
     // Three methods in the table, and the reduction line.
     assert.equal(await page.locator('#summary-table tbody tr').count(), 3);
+    // The label position counts from 0 (the paper's average index), the inspector from 1: the
+    // header and the narrow layout's cell labels say so.
+    assert.equal(await text(page, '#summary-table thead th:nth-child(4)'), 'Label position (from 0)');
+    assert.equal(
+      await page.locator('#summary-table tbody td').nth(2).getAttribute('data-label'),
+      'Label position (from 0)',
+    );
     assert.match(await text(page, '#reduction'), /CP_r's sets are smaller by \d/);
     // The inspector shows the three rankings with the true label marked in each.
     assert.equal(await page.locator('#inspector .ranking').count(), 3);
@@ -39,6 +48,7 @@ test('the page loads, computes the toy defaults and asks nothing of the network'
   });
   assert.ok(requests.length > 0, 'no requests recorded');
   assert.deepEqual(requests.filter((u) => !isLocal(u)), [], 'requests that left 127.0.0.1');
+  assert.deepEqual(requests.filter((u) => u.endsWith('/favicon.ico')), [], 'the page has its own icon');
 });
 
 // Where a canvas is drawn: the count of pixels that are not blank (transparent or white), and
@@ -184,6 +194,38 @@ test('a malformed upload names the problem and keeps the previous results', LONG
     // The page still answers: α still moves the stored results.
     await page.locator('#alpha').fill('30');
     await page.waitForFunction(() => document.querySelector('#coverage-readout').textContent.startsWith('α = 0.15'));
+    assert.deepEqual(errors, []);
+  });
+});
+
+// In toy mode the message sits below the toy's parameters, under the fold of the sidebar: the page
+// brings it into view where the file was dropped, and announces it.
+test('a bad file dropped in toy mode shows its message in view', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
+    const before = await text(page, '#coverage-readout');
+    // Drop onto panel 6 (the page takes a drop anywhere), as a user dragging from a file manager.
+    const dataTransfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1])], 'cut.npy'));
+      return dt;
+    });
+    await page.dispatchEvent('#panel-summary', 'drop', { dataTransfer });
+    await page.waitForFunction(() => document.querySelector('#error').textContent.startsWith('cut.npy:'));
+    assert.equal(await page.locator('#error').getAttribute('role'), 'alert');
+    // Within the window, and not clipped by the sidebar's own scrolling: the topmost element at
+    // the message's top and bottom edges is the message.
+    const seen = await page.evaluate(() => {
+      const e = document.querySelector('#error');
+      const r = e.getBoundingClientRect();
+      const x = r.left + r.width / 2;
+      const hit = (y) => e.contains(document.elementFromPoint(x, y));
+      return { top: r.top, bottom: r.bottom, height: innerHeight, hits: [hit(r.top + 2), hit(r.bottom - 2)] };
+    });
+    assert.ok(seen.top >= 0 && seen.bottom <= seen.height, `the message is at ${seen.top}–${seen.bottom} of ${seen.height} px`);
+    assert.deepEqual(seen.hits, [true, true], 'the message is covered or clipped');
+    assert.equal(await text(page, '#coverage-readout'), before);
     assert.deepEqual(errors, []);
   });
 });

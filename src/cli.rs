@@ -120,8 +120,10 @@ struct RankArgs {
     #[arg(long, value_enum, default_value = "exact")]
     algorithm: AlgorithmArg,
     /// model: the paper's λ_β; empirical: Henderson & Newton's (1 − β) quantile of V_β
-    #[arg(long, value_enum, default_value = "model")]
-    lambda: LambdaArg,
+    /// [default: model with --algorithm exact, empirical with --algorithm grid, which then gives
+    /// the rvalues R package's r-values]
+    #[arg(long, value_enum)]
+    lambda: Option<LambdaArg>,
     /// Prior N(μ, τ²): 'estimate' (μ = mean, τ² by marginal ML) or fixed as MU,TAU2
     #[arg(long, value_name = "estimate|MU,TAU2", default_value = "estimate", value_parser = parse_hyper)]
     hyper: HyperChoice,
@@ -412,11 +414,21 @@ fn print_stdout(text: &str) -> CliResult<()> {
 // ---------------------------------------------------------------------------------------------
 // rank
 
+/// `rank`'s λ rule when `--lambda` is not given: who asks for the grid asks for the rvalues R
+/// package's numbers, and the package uses the empirical rule (docs/method.md §9).
+fn rank_lambda(algorithm: AlgorithmArg, lambda: Option<LambdaArg>) -> LambdaArg {
+    lambda.unwrap_or(match algorithm {
+        AlgorithmArg::Exact => LambdaArg::Model,
+        AlgorithmArg::Grid => LambdaArg::Empirical,
+    })
+}
+
 fn run_rank(a: &RankArgs) -> CliResult<()> {
     let file = display(&a.input);
     let u = units::parse_units(&file, &read_file(&a.input)?)?;
     let s: Vec<f64> = u.se.iter().map(|se| se * se).collect();
-    let p = rvalue::parametric(&u.estimate, &s, a.hyper, a.algorithm.into(), a.lambda.into())
+    let lambda = rank_lambda(a.algorithm, a.lambda);
+    let p = rvalue::parametric(&u.estimate, &s, a.hyper, a.algorithm.into(), lambda.into())
         .map_err(|e| CliError(format!("{file}: {e}")))?;
     let mut out = String::from("estimate,se,post_mean,post_sd,rvalue\n");
     for i in 0..u.estimate.len() {

@@ -126,6 +126,34 @@ fn rank_grid_empirical_reproduces_the_r_package() {
     assert_eq!(out2, out);
 }
 
+/// `--algorithm grid` alone asks for the rvalues R package's numbers: its λ rule defaults to the
+/// package's empirical one (docs/method.md §9), and `--lambda model` still overrides it.
+#[test]
+fn rank_grid_alone_gives_the_r_package() {
+    let input = path("tests/data/reference/rvalues_R_12_units.csv");
+    let reference = std::fs::read_to_string(&input).unwrap();
+    let (rh, rr) = parse_csv(&reference);
+    let out = ok(&["rank", "--input", &input, "--algorithm", "grid"]);
+    let empirical = ok(&["rank", "--input", &input, "--algorithm", "grid", "--lambda", "empirical"]);
+    assert_eq!(out, empirical);
+    let (h, rows) = parse_csv(&out);
+    assert_eq!(rows.len(), 12);
+    for name in ["estimate", "se", "post_mean", "post_sd", "rvalue"] {
+        let (got, want) = (column(&h, &rows, name), column(&rh, &rr, name));
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!((g - w).abs() <= 1e-9, "{name}[{i}]: {g} vs R {w}");
+        }
+    }
+    let model = ok(&["rank", "--input", &input, "--algorithm", "grid", "--lambda", "model"]);
+    assert_ne!(model, out, "--lambda model must override the grid's default");
+    let (hm, rm) = parse_csv(&model);
+    let (got, want) = (column(&hm, &rm, "rvalue"), column(&rh, &rr, "rvalue"));
+    assert!(got.iter().zip(&want).any(|(g, w)| (g - w).abs() > 1e-6), "the model rule gave R's r-values");
+    // The help says which default applies.
+    let help = ok(&["rank", "--help"]);
+    assert!(help.contains("empirical with --algorithm grid"), "{help}");
+}
+
 #[test]
 fn rank_defaults_and_fixed_hyper() {
     let input = path("tests/data/reference/rvalues_R_12_units.csv");

@@ -4,6 +4,8 @@
 //! core sees and back. Values are rounded to three significant digits so that a position always
 //! gives the same short, exactly representable-as-typed number (the σ² default 1000 is a
 //! position, not 999.99…), and `position(value(p)) == p` for every position.
+//! Powers come from `libm`, like every transcendental function of the core, so that native and
+//! wasm builds give the same values bit for bit.
 
 /// The α slider: 0.005 to 0.5 in steps of 0.005 (positions 1 to 100).
 pub const ALPHA_POSITIONS: (u32, u32) = (1, 100);
@@ -38,7 +40,7 @@ pub fn alpha_position(alpha: f64) -> u32 {
 pub fn beta_at(p: u32) -> f64 {
     let (lo, hi) = BETA_POSITIONS;
     let f = (clamp(p, BETA_POSITIONS) - lo) as f64 / (hi - lo) as f64;
-    round3(0.001 * 999f64.powf(f))
+    round3(0.001 * libm::pow(999.0, f))
 }
 
 pub fn beta_position(beta: f64) -> u32 {
@@ -48,7 +50,7 @@ pub fn beta_position(beta: f64) -> u32 {
 pub fn sigma2_at(p: u32) -> f64 {
     match clamp(p, SIGMA2_POSITIONS) {
         0 => 0.0,
-        p => round3(10f64.powf(-1.0 + (p - 1) as f64 / SIGMA2_PER_DECADE)).min(super::SIGMA2_RANGE.1),
+        p => round3(libm::pow(10.0, -1.0 + (p - 1) as f64 / SIGMA2_PER_DECADE)).min(super::SIGMA2_RANGE.1),
     }
 }
 

@@ -59,7 +59,8 @@ fn distribution(mut s: Vec<f64>, edges: &[f64]) -> Option<VarianceDistribution> 
 
 /// `bins + 1` log-spaced edges from the smallest positive variance to the largest (variances of
 /// model scores spread over decades: linear bins put nearly all candidates in the first one).
-/// Zero variances fall in the first bin; all zero gives the edges of `[0, 1]`.
+/// Zero variances fall in the first bin; all zero gives the edges of `[0, 1]`. `log` and `exp` from
+/// `libm`: the same edges natively and in wasm.
 fn log_edges(s: &[f64], bins: usize) -> Vec<f64> {
     let max = s.iter().copied().fold(0.0, f64::max);
     let min_pos = s.iter().copied().filter(|&x| x > 0.0).fold(f64::INFINITY, f64::min);
@@ -67,8 +68,8 @@ fn log_edges(s: &[f64], bins: usize) -> Vec<f64> {
         let hi = if max > 0.0 { max } else { 1.0 };
         return crate::conformal::alpha_grid(0.0, hi, bins + 1);
     }
-    let (a, b) = (min_pos.ln(), max.ln());
-    let mut edges: Vec<f64> = (0..=bins).map(|j| (a + (b - a) * j as f64 / bins as f64).exp()).collect();
+    let (a, b) = (libm::log(min_pos), libm::log(max));
+    let mut edges: Vec<f64> = (0..=bins).map(|j| libm::exp(a + (b - a) * j as f64 / bins as f64)).collect();
     // Exactly the data's ends, whatever exp(ln x) rounds to.
     edges[0] = min_pos;
     edges[bins] = max;

@@ -99,8 +99,8 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
         }
         Format::Zip => {
             let entries = npz::entries(file, bytes)?;
-            let find = |key: &str| entries.iter().find(|e| npz::member_key(&e.name) == key);
-            let Some(se) = find("scores") else {
+            let find = |key: &str| npz::find_member(file, &entries, key);
+            let Some(se) = find("scores")? else {
                 let names: Vec<String> = entries.iter().map(|e| shown(&e.name)).collect();
                 return Err(Error::parse(
                     file,
@@ -115,7 +115,7 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
             let sctx = format!("member '{}'", shown(&se.name));
             let (a, layout) = npz::member_array(file, bytes, se)?;
             let (scores, single_draw) = scores_from_array(file, &sctx, &a, &layout)?;
-            let labels = match find("labels") {
+            let labels = match find("labels")? {
                 None => None,
                 Some(le) => {
                     let lctx = format!("member '{}'", shown(&le.name));
@@ -189,7 +189,7 @@ fn one_array(file: &str, bytes: &[u8], member: &str) -> Result<(String, NpyArray
         }
         Format::Zip => {
             let entries = npz::entries(file, bytes)?;
-            let e = entries.iter().find(|e| npz::member_key(&e.name) == member).ok_or_else(|| {
+            let e = npz::find_member(file, &entries, member)?.ok_or_else(|| {
                 Error::parse(
                     file,
                     "archive",

@@ -245,11 +245,19 @@ impl LitParser<'_> {
                     break;
                 }
                 Some(b'\\') => {
+                    // Python's escapes, as numpy's `literal_eval` reads them: `'fortran_orde\r'`
+                    // is not the key 'fortran_order'. numpy writes none; others are refused.
                     self.i += 1;
-                    match self.s.get(self.i) {
-                        Some(&b) => out.push(b),
+                    let b = match self.s.get(self.i) {
+                        Some(&b @ (b'\\' | b'\'' | b'"')) => b,
+                        Some(b'n') => b'\n',
+                        Some(b'r') => b'\r',
+                        Some(b't') => b'\t',
+                        Some(b'0') => 0,
+                        Some(_) => return self.err("unsupported escape sequence in a header string"),
                         None => return self.err("unterminated string in header"),
-                    }
+                    };
+                    out.push(b);
                     self.i += 1;
                 }
                 Some(&b) => {
@@ -762,6 +770,21 @@ pub(crate) mod tests {
         let a =
             parse_npy("py2.npy", &npy_raw(1, h, &[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0])).unwrap();
         assert_eq!(a.data, NpyData::Int(vec![1, 2]));
+    }
+
+    #[test]
+    fn header_strings_read_python_escapes() {
+        let data = f64_bytes(&[1.0, 2.0]);
+        // Escaped quotes are the quote; numpy's literal_eval reads the same.
+        let h = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'n\\'o\\\\te': 1}";
+        assert_eq!(parse_npy("q.npy", &npy_raw(1, h, &data)).unwrap().shape, vec![2]);
+        // `\r` is a carriage return: this key is not 'fortran_order', so that key is missing.
+        let h = "{'descr': '<f8', 'fortran_orde\\r': False, 'shape': (2,), }";
+        let e = parse_npy("r.npy", &npy_raw(1, h, &data)).unwrap_err().to_string();
+        assert!(e.contains("no 'fortran_order' key"), "{e}");
+        let h = "{'descr': '<f\\x38', 'fortran_order': False, 'shape': (2,), }";
+        let e = parse_npy("x.npy", &npy_raw(1, h, &data)).unwrap_err().to_string();
+        assert!(e.contains("unsupported escape"), "{e}");
     }
 
     #[test]

@@ -51,6 +51,12 @@ pub fn parse_npz(file: &str, bytes: &[u8]) -> Result<Vec<(String, NpyArray)>> {
             ),
         ));
     }
+    let mut keys: Vec<&str> =
+        entries.iter().filter(|e| !e.name.ends_with('/')).map(|e| member_key(&e.name)).collect();
+    keys.sort_unstable();
+    if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+        return Err(two_of(file, w[0]));
+    }
     let mut out = Vec::new();
     for e in &entries {
         if e.name.ends_with('/') {
@@ -60,6 +66,25 @@ pub fn parse_npz(file: &str, bytes: &[u8]) -> Result<Vec<(String, NpyArray)>> {
         out.push((member_key(&e.name).to_string(), a));
     }
     Ok(out)
+}
+
+/// The member numpy gives for `key`, `None` if there is none. Two members of that key are an
+/// error: numpy reads the last, a reader by name the first, and neither is what the file means.
+pub(crate) fn find_member<'a>(file: &str, entries: &'a [Entry], key: &str) -> Result<Option<&'a Entry>> {
+    let mut found = entries.iter().filter(|e| member_key(&e.name) == key);
+    let first = found.next();
+    match found.next() {
+        Some(_) => Err(two_of(file, key)),
+        None => Ok(first),
+    }
+}
+
+fn two_of(file: &str, key: &str) -> Error {
+    Error::parse(
+        file,
+        "archive",
+        format!("the archive holds two members named '{}'; expected one of each", shown(key)),
+    )
 }
 
 /// The key numpy gives a member: its name without the `.npy` suffix.
@@ -115,6 +140,21 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
     })?;
     let rd16 = |at| u16_at(bytes, at).unwrap_or(0);
     let rd32 = |at| u32_at(bytes, at).unwrap_or(0);
+    // One disk, and as many entries on it as in all: anything else is a split archive or a
+    // corrupt record, whose members the two counts would disagree on (numpy reads by the
+    // directory's size, we would read by the total count; the zip crate refuses it).
+    let (disk, cd_disk, on_disk) = (rd16(eocd + 4), rd16(eocd + 6), rd16(eocd + 8));
+    if disk != 0 || cd_disk != 0 || on_disk != rd16(eocd + 10) {
+        return Err(perr(
+            eocd,
+            format!(
+                "the end-of-central-directory record says disk {disk}, directory on disk \
+                 {cd_disk}, {on_disk} entries on this disk of {} in all: a split (multi-disk) \
+                 archive or a corrupt one",
+                rd16(eocd + 10)
+            ),
+        ));
+    }
     let mut count = u64::from(rd16(eocd + 10));
     let mut cd_size = u64::from(rd32(eocd + 12));
     let mut cd_offset = u64::from(rd32(eocd + 16));
@@ -412,8 +452,9 @@ pub(crate) mod tests {
     #[test]
     fn many_entries_for_one_member_are_bounded_in_all() {
         let (s, _) = sample();
-        let members: Vec<Member> = (0..3)
-            .map(|_| Member { name: "scores.npy", data: &s, deflate: true, zip64_central: false })
+        let members: Vec<Member> = ["a.npy", "b.npy", "c.npy"]
+            .into_iter()
+            .map(|name| Member { name, data: &s, deflate: true, zip64_central: false })
             .collect();
         let mut zip = build_zip(&members);
         // Each entry claims 1.5 GB, under the member limit; together they are over the archive's.
@@ -425,6 +466,42 @@ pub(crate) mod tests {
         }
         let e = parse_npz("many.npz", &zip).unwrap_err().to_string();
         assert!(e.contains("many.npz: archive: the members claim") && e.contains("in all"), "{e}");
+    }
+
+    #[test]
+    fn two_members_of_one_name_are_refused() {
+        // numpy would read the last, a reader by name the first: neither is what the file means.
+        let (s, l) = sample();
+        let zip = build_zip(&[
+            Member { name: "scores.npy", data: &s, deflate: false, zip64_central: false },
+            Member { name: "labels.npy", data: &l, deflate: false, zip64_central: false },
+            Member { name: "labels.npy", data: &s, deflate: true, zip64_central: false },
+        ]);
+        let e = parse_npz("dup.npz", &zip).unwrap_err().to_string();
+        assert!(e.contains("dup.npz: archive: the archive holds two members named 'labels'"), "{e}");
+        let e = crate::io::read_scores("dup.npz", &zip).unwrap_err().to_string();
+        assert!(e.contains("two members named 'labels'"), "{e}");
+        let e = crate::io::read_labels("dup.npz", &zip, 2, 2).unwrap_err().to_string();
+        assert!(e.contains("two members named 'labels'"), "{e}");
+    }
+
+    #[test]
+    fn split_archive_records_are_refused() {
+        let (s, l) = sample();
+        let good = build_zip(&[
+            Member { name: "scores.npy", data: &s, deflate: false, zip64_central: false },
+            Member { name: "labels.npy", data: &l, deflate: false, zip64_central: false },
+        ]);
+        assert_eq!(parse_npz("ok.npz", &good).unwrap().len(), 2);
+        let eocd = good.len() - 22;
+        // A disk number, the directory's disk, and entries on this disk that are not all of them
+        // (the total would drop the labels without a word).
+        for (at, v) in [(4, 1u16), (6, 1), (10, 1)] {
+            let mut zip = good.clone();
+            zip[eocd + at..eocd + at + 2].copy_from_slice(&v.to_le_bytes());
+            let e = parse_npz("split.npz", &zip).unwrap_err().to_string();
+            assert!(e.contains("split.npz: byte") && e.contains("multi-disk"), "{e}");
+        }
     }
 
     #[test]

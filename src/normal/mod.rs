@@ -5,6 +5,15 @@
 //!
 //! All transcendental functions in the core come from the `libm` crate (FreeBSD's msun in
 //! Rust), not the platform's C library, so native and wasm builds give the same bits.
+//!
+//! **statrs is the oracle, not the implementation.** `statrs::distribution::Normal` has the
+//! same functions, but its `exp` and `ln` go through `num-traits`, which calls the platform's
+//! maths library as soon as its `std` feature is on, and something in every build switches it on
+//! (plotters in the page, proptest in the tests). Native and wasm builds would then differ in
+//! the last bits, and `tests/agreement.rs` would fail. So the core keeps its own Φ, tail and
+//! Φ⁻¹ on `libm`, and `tests/normal_oracle.rs` (native only: statrs is a native dev-dependency)
+//! compares them with statrs over the whole double range: `|x| ≤ 38` for Φ and the tail, `p` from
+//! 1e-300 to 1 − 1e-16 for Φ⁻¹, to the relative error bounds written there.
 
 mod fast;
 

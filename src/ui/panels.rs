@@ -224,8 +224,10 @@ pub fn summary_cells(v: &AlphaView) -> Vec<[String; 4]> {
 }
 
 /// Panel 6's column headers after the method (index.html's `<thead>`), repeated on each cell as
-/// `data-label` for the narrow layout in which the rows become labelled cards.
-const SUMMARY_COLUMNS: [&str; 4] = ["Coverage", "Set size", "Label position", "Empty"];
+/// `data-label` for the narrow layout in which the rows become labelled cards. The label position
+/// counts from 0, like the paper's average index, while the inspector's ranks count from 1: the
+/// header says so.
+const SUMMARY_COLUMNS: [&str; 4] = ["Coverage", "Set size", "Label position (from 0)", "Empty"];
 
 /// Panel 6's rows (the cells of [`summary_cells`] with a header per method).
 pub fn summary_rows(v: &AlphaView) -> String {
