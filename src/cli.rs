@@ -526,28 +526,47 @@ struct Ranker {
     required: bool,
 }
 
-impl Ranker {
-    fn open(
-        device: DeviceArg,
-        methods: &[Method],
-        opts: &ScoreOptions,
-        t: &ScoreTensor,
-    ) -> CliResult<Ranker> {
+/// Opening the GPU, started on a thread of its own before the data are read: creating a Vulkan
+/// instance and listing its adapters takes about a tenth of a second, as long as reading a
+/// large score file, so the two overlap.
+struct Probe {
+    device: gpu::Device,
+    opening: Option<std::thread::JoinHandle<crate::Result<Opened>>>,
+}
+
+/// What `gpu::open` gives: the GPU, or why the CPU ranks instead.
+type Opened = (Option<gpu::Gpu>, Option<String>);
+
+impl Probe {
+    /// Starts opening the GPU if `--device` allows one and a method ranks draws.
+    fn start(device: DeviceArg, methods: &[Method], opts: &ScoreOptions) -> Probe {
         let device = match device {
             DeviceArg::Cpu => gpu::Device::Cpu,
             DeviceArg::Gpu => gpu::Device::Gpu,
             DeviceArg::Auto => gpu::Device::Auto,
         };
-        if !conformal::needs_draw_orders(methods, opts) {
-            return Ok(Ranker { gpu: None, required: false });
+        if device == gpu::Device::Cpu || !conformal::needs_draw_orders(methods, opts) {
+            return Probe { device, opening: None };
         }
-        let (g, _why_cpu) = gpu::open(device)?;
-        Ok(Ranker {
-            gpu: g.map(|g| (g, gpu::keys::Keys::of(t.data()))),
-            required: device == gpu::Device::Gpu,
-        })
+        // Before the thread starts: it sets an environment variable.
+        gpu::quiet_device_select();
+        Probe { device, opening: Some(std::thread::spawn(move || gpu::open(device))) }
     }
 
+    /// The ranker for `t`, once the GPU is open (or known to be absent).
+    fn finish(self, t: &ScoreTensor) -> CliResult<Ranker> {
+        let required = self.device == gpu::Device::Gpu;
+        let Some(opening) = self.opening else { return Ok(Ranker { gpu: None, required }) };
+        let (g, _why_cpu) = match opening.join() {
+            Ok(opened) => opened?,
+            Err(_) if required => return Err(CliError("the GPU could not be opened".into())),
+            Err(_) => (None, None),
+        };
+        Ok(Ranker { gpu: g.map(|g| (g, gpu::keys::Keys::of(t.data()))), required })
+    }
+}
+
+impl Ranker {
     /// A GPU failure: an error under `--device gpu`, else a warning and the CPU from now on.
     fn failed(&mut self, e: crate::Error) -> CliResult<()> {
         if self.required {
@@ -625,6 +644,7 @@ fn for_each_split(
 fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.method.methods)?;
     let opts = a.score.method.options();
+    let probe = Probe::start(a.score.device, &methods, &opts);
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
     let plan = match &a.split {
@@ -632,7 +652,7 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
     warn_data(t, &methods);
-    let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
+    let mut ranker = probe.finish(t)?;
     let prep =
         Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
     let splits = plan.splits(t.n())?;
@@ -656,11 +676,12 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
 fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.method.methods)?;
     let opts = a.score.method.options();
+    let probe = Probe::start(a.score.device, &methods, &opts);
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
     let split = read_split(&a.split, t.n())?.keyed(a.seed, 0);
     warn_data(t, &methods);
-    let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
+    let mut ranker = probe.finish(t)?;
     let prep =
         Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
     let mut progress = Progress::new();
