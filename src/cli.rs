@@ -139,6 +139,16 @@ struct ScoreArgs {
     /// or auto (a hardware GPU if present, else the CPU); the output is the same on each
     #[arg(long, value_enum, default_value = "auto")]
     device: DeviceArg,
+    /// Threads for the CPU's work (default: every core); the output is the same for any number
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+impl ScoreArgs {
+    /// `--threads`, or every core the system offers.
+    fn threads(&self) -> usize {
+        self.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from)
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -617,12 +627,14 @@ impl Ranker {
 }
 
 /// Calls `each` with the calibrated scores of `method` on every split in turn, with progress.
+#[allow(clippy::too_many_arguments)] // each is one of the run's settings
 fn for_each_split(
     prep: &Prepared<'_>,
     ranker: &mut Ranker,
     method: Method,
     opts: &ScoreOptions,
     splits: &[Split],
+    threads: usize,
     progress: &mut Progress,
     mut each: impl FnMut(Calibrated),
 ) -> CliResult<()> {
@@ -635,7 +647,7 @@ fn for_each_split(
     // The GPU does what it can; the CPU does the splits it did not get to.
     let done = ranker.calibrate_each(prep, method, opts, splits, &mut report)?.unwrap_or(0);
     if done < splits.len() {
-        prep.calibrate_each(method, opts, &splits[done..], |r, c| report(done + r, c))?;
+        prep.calibrate_each_threads(method, opts, &splits[done..], threads, |r, c| report(done + r, c))?;
     }
     progress.count(&label, splits.len(), splits.len());
     Ok(())
@@ -660,7 +672,7 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let mut rows = Vec::with_capacity(methods.len());
     for &method in &methods {
         let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
-        for_each_split(&prep, &mut ranker, method, &opts, &splits, &mut progress, |c| {
+        for_each_split(&prep, &mut ranker, method, &opts, &splits, a.score.threads(), &mut progress, |c| {
             metrics.push(c.metrics(a.score.alpha, a.score.method.never_empty));
             sizes.push(c.sizes(a.score.alpha, a.score.method.never_empty));
         })?;
@@ -693,6 +705,7 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
             method,
             &opts,
             std::slice::from_ref(&split),
+            a.score.threads(),
             &mut progress,
             |c| {
                 for pos in 0..c.test.len() {
@@ -842,7 +855,7 @@ mod tests {
                 .map(|c| c.metrics(0.2, false))
                 .collect();
             let mut got = Vec::new();
-            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, &mut Progress::new(), |c| {
+            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |c| {
                 got.push(c.metrics(0.2, false))
             })
             .unwrap();
@@ -855,8 +868,9 @@ mod tests {
         }
         ranker.required = true;
         let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
-        let e = for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, &mut Progress::new(), |_| {})
-            .unwrap_err();
+        let e =
+            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |_| {})
+                .unwrap_err();
         assert!(e.0.starts_with("GPU: "), "{}", e.0);
     }
 }

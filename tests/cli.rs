@@ -771,6 +771,63 @@ fn devices_keep_stderr_clean_without_a_display() {
     }
 }
 
+/// `--threads` changes who computes, never what: `conformal` over several splits and `sets` on
+/// one split (its test items in chunks) give the same bytes on 1 and 3 threads, for every kind
+/// of r-value.
+#[test]
+fn threads_give_the_same_output_byte_for_byte() {
+    let dir = tmp_dir("threads");
+    let mask = digits_mask_file(&dir);
+    let scores = digits_npz();
+    for kind in ["parametric", "nonparametric", "pooled"] {
+        let conformal = |threads: &str| {
+            ok(&[
+                "conformal",
+                "--scores",
+                &scores,
+                "--alpha",
+                "0.1",
+                "--splits",
+                "3",
+                "--rvalue",
+                kind,
+                "--device",
+                "cpu",
+                "--threads",
+                threads,
+            ])
+        };
+        assert_eq!(conformal("1"), conformal("3"), "{kind}: conformal");
+        let sets = |threads: &str| {
+            let out = dir.join(format!("sets_{kind}_{threads}.csv"));
+            let out_s = out.to_str().unwrap();
+            ok(&[
+                "sets",
+                "--scores",
+                &scores,
+                "--alpha",
+                "0.1",
+                "--split",
+                &mask,
+                "--rvalue",
+                kind,
+                "--device",
+                "cpu",
+                "--threads",
+                threads,
+                "--output",
+                out_s,
+            ]);
+            std::fs::read(out).unwrap()
+        };
+        let one = sets("1");
+        assert!(one.len() > 1000, "{kind}: sets has rows");
+        assert_eq!(one, sets("3"), "{kind}: sets");
+    }
+    let zero = bad(&["conformal", "--scores", &scores, "--alpha", "0.1", "--threads", "0"]);
+    assert!(zero.contains("threads"), "{zero}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // tie order
 
