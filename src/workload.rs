@@ -44,10 +44,10 @@ pub fn cifar_like(seed: u64) -> (ScoreTensor, Vec<usize>) {
 /// CLIP-shaped zero-shot softmax probabilities: `n` items × `m` draws × `k` classes, label
 /// `item mod k`. Each class has a latent cosine similarity to the image (about 0.2, the true
 /// class a margin higher, the others spread downwards with a heavy tail, so that some are far
-/// off), each draw
-/// (a prompt or adapter perturbation) moves it by a class-dependent amount, and CLIP's logit
-/// scale of 100 turns similarities into logits. The softmax runs in `f32`, as a model's does:
-/// most probabilities are tiny, some subnormal, some exactly 0, and confident items tie at 1.
+/// off), each draw (a prompt or adapter perturbation) moves it by a class-dependent amount, and
+/// CLIP's logit scale of 100 turns similarities into logits. The softmax runs in `f32`, as a
+/// model's does: on the benchmark's shape 84 % of probabilities are below 1e-6, 2.5 % subnormal
+/// and 3.8 % exactly 0, and confident items tie at 1; the mean score's accuracy is 0.67.
 pub fn clip_probabilities(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usize>) {
     let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
     let (latent, sensitivity) = clip_latent(n, k, &labels, seed);
