@@ -3,7 +3,7 @@
 //! peak heap growth of the first run. `tests/wasm_bench.rs` runs the same workloads as wasm.
 
 use rvalue_explorer::rvalue::{pooled_item_oracle, TieOrder};
-use rvalue_explorer::workload::Suite;
+use rvalue_explorer::workload::{PooledCase, Suite};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -100,6 +100,21 @@ fn main() {
             "pooled O(U²) oracle, one split",
             ms * 100.0
         );
+    }
+    // The same split on three score scales: the entry tables must not care which.
+    for (name, case) in [
+        ("pooled-logits", PooledCase::logits as fn() -> PooledCase),
+        ("pooled-probabilities", PooledCase::probabilities),
+        ("pooled-log-probabilities", PooledCase::log_probabilities),
+    ] {
+        if !run(name) {
+            continue;
+        }
+        let case = case();
+        for (ties, label) in [(TieOrder::Exchangeable, "exchangeable"), (TieOrder::Index, "index ties")] {
+            let line = format!("{name}: one split, {label}");
+            report(&line, "-", time(9, || case.pooled_split(ties)));
+        }
     }
     if run("nonparametric") {
         report(

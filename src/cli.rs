@@ -141,6 +141,16 @@ struct ScoreArgs {
     /// or auto (a hardware GPU if present, else the CPU); the output is the same on each
     #[arg(long, value_enum, default_value = "auto")]
     device: DeviceArg,
+    /// Threads for the CPU's work (default: every core); the output is the same for any number
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+impl ScoreArgs {
+    /// `--threads`, or every core the system offers.
+    fn threads(&self) -> usize {
+        self.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from)
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -538,28 +548,47 @@ struct Ranker {
     required: bool,
 }
 
-impl Ranker {
-    fn open(
-        device: DeviceArg,
-        methods: &[Method],
-        opts: &ScoreOptions,
-        t: &ScoreTensor,
-    ) -> CliResult<Ranker> {
+/// Opening the GPU, started on a thread of its own before the data are read: creating a Vulkan
+/// instance and listing its adapters takes about a tenth of a second, as long as reading a
+/// large score file, so the two overlap.
+struct Probe {
+    device: gpu::Device,
+    opening: Option<std::thread::JoinHandle<crate::Result<Opened>>>,
+}
+
+/// What `gpu::open` gives: the GPU, or why the CPU ranks instead.
+type Opened = (Option<gpu::Gpu>, Option<String>);
+
+impl Probe {
+    /// Starts opening the GPU if `--device` allows one and a method ranks draws.
+    fn start(device: DeviceArg, methods: &[Method], opts: &ScoreOptions) -> Probe {
         let device = match device {
             DeviceArg::Cpu => gpu::Device::Cpu,
             DeviceArg::Gpu => gpu::Device::Gpu,
             DeviceArg::Auto => gpu::Device::Auto,
         };
-        if !conformal::needs_draw_orders(methods, opts) {
-            return Ok(Ranker { gpu: None, required: false });
+        if device == gpu::Device::Cpu || !conformal::needs_draw_orders(methods, opts) {
+            return Probe { device, opening: None };
         }
-        let (g, _why_cpu) = gpu::open(device)?;
-        Ok(Ranker {
-            gpu: g.map(|g| (g, gpu::keys::Keys::of(t.data()))),
-            required: device == gpu::Device::Gpu,
-        })
+        // Before the thread starts: it sets an environment variable.
+        gpu::quiet_device_select();
+        Probe { device, opening: Some(std::thread::spawn(move || gpu::open(device))) }
     }
 
+    /// The ranker for `t`, once the GPU is open (or known to be absent).
+    fn finish(self, t: &ScoreTensor) -> CliResult<Ranker> {
+        let required = self.device == gpu::Device::Gpu;
+        let Some(opening) = self.opening else { return Ok(Ranker { gpu: None, required }) };
+        let (g, _why_cpu) = match opening.join() {
+            Ok(opened) => opened?,
+            Err(_) if required => return Err(CliError("the GPU could not be opened".into())),
+            Err(_) => (None, None),
+        };
+        Ok(Ranker { gpu: g.map(|g| (g, gpu::keys::Keys::of(t.data()))), required })
+    }
+}
+
+impl Ranker {
     /// A GPU failure: an error under `--device gpu`, else a warning and the CPU from now on.
     fn failed(&mut self, e: crate::Error) -> CliResult<()> {
         if self.required {
@@ -610,12 +639,14 @@ impl Ranker {
 }
 
 /// Calls `each` with the calibrated scores of `method` on every split in turn, with progress.
+#[allow(clippy::too_many_arguments)] // each is one of the run's settings
 fn for_each_split(
     prep: &Prepared<'_>,
     ranker: &mut Ranker,
     method: Method,
     opts: &ScoreOptions,
     splits: &[Split],
+    threads: usize,
     progress: &mut Progress,
     mut each: impl FnMut(Calibrated),
 ) -> CliResult<()> {
@@ -628,7 +659,7 @@ fn for_each_split(
     // The GPU does what it can; the CPU does the splits it did not get to.
     let done = ranker.calibrate_each(prep, method, opts, splits, &mut report)?.unwrap_or(0);
     if done < splits.len() {
-        prep.calibrate_each(method, opts, &splits[done..], |r, c| report(done + r, c))?;
+        prep.calibrate_each_threads(method, opts, &splits[done..], threads, |r, c| report(done + r, c))?;
     }
     progress.count(&label, splits.len(), splits.len());
     Ok(())
@@ -637,6 +668,7 @@ fn for_each_split(
 fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.method.methods)?;
     let opts = a.score.method.options();
+    let probe = Probe::start(a.score.device, &methods, &opts);
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
     let plan = match &a.split {
@@ -644,7 +676,7 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
     warn_data(t, &methods);
-    let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
+    let mut ranker = probe.finish(t)?;
     let prep =
         Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
     let splits = plan.splits(t.n())?;
@@ -652,7 +684,7 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let mut rows = Vec::with_capacity(methods.len());
     for &method in &methods {
         let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
-        for_each_split(&prep, &mut ranker, method, &opts, &splits, &mut progress, |c| {
+        for_each_split(&prep, &mut ranker, method, &opts, &splits, a.score.threads(), &mut progress, |c| {
             metrics.push(c.metrics(a.score.alpha, a.score.method.never_empty));
             sizes.push(c.sizes(a.score.alpha, a.score.method.never_empty));
         })?;
@@ -668,11 +700,12 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
 fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.method.methods)?;
     let opts = a.score.method.options();
+    let probe = Probe::start(a.score.device, &methods, &opts);
     let (data, labels) = load_data(&a.data)?;
     let t = &data.scores;
     let split = read_split(&a.split, t.n())?.keyed(a.seed, 0);
     warn_data(t, &methods);
-    let mut ranker = Ranker::open(a.score.device, &methods, &opts, t)?;
+    let mut ranker = probe.finish(t)?;
     let prep =
         Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
     let mut progress = Progress::new();
@@ -684,6 +717,7 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
             method,
             &opts,
             std::slice::from_ref(&split),
+            a.score.threads(),
             &mut progress,
             |c| {
                 for pos in 0..c.test.len() {
@@ -833,7 +867,7 @@ mod tests {
                 .map(|c| c.metrics(0.2, false))
                 .collect();
             let mut got = Vec::new();
-            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, &mut Progress::new(), |c| {
+            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |c| {
                 got.push(c.metrics(0.2, false))
             })
             .unwrap();
@@ -846,8 +880,9 @@ mod tests {
         }
         ranker.required = true;
         let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
-        let e = for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, &mut Progress::new(), |_| {})
-            .unwrap_err();
+        let e =
+            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |_| {})
+                .unwrap_err();
         assert!(e.0.starts_with("GPU: "), "{}", e.0);
     }
 }

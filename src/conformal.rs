@@ -249,7 +249,7 @@ pub fn item_scores(
     method: Method,
     opts: &ScoreOptions,
 ) -> Result<Option<Vec<f64>>> {
-    scores_with(t, summaries, order, method, opts, |_| None)
+    scores_with(t, summaries, order, method, opts, |_| None, 1)
 }
 
 /// [`item_scores`] where item `i` with `only[i] = Some(c)` needs candidate `c`'s score alone (a
@@ -266,13 +266,18 @@ pub fn item_scores_only(
     opts: &ScoreOptions,
     only: &[Option<usize>],
 ) -> Result<Option<Vec<f64>>> {
+    check_only(t, only)?;
+    scores_with(t, summaries, order, method, opts, |i| only[i], 1)
+}
+
+fn check_only(t: &ScoreTensor, only: &[Option<usize>]) -> Result<()> {
     if only.len() != t.n() {
         return Err(Error::shape(format!("{} entries of needed candidates for {} items", only.len(), t.n())));
     }
     if let Some(i) = only.iter().position(|c| c.is_some_and(|c| c >= t.k())) {
         return Err(Error::invalid(format!("item {i}'s needed candidate is beyond K = {}", t.k())));
     }
-    scores_with(t, summaries, order, method, opts, |i| only[i])
+    Ok(())
 }
 
 /// Per item, the one candidate whose score `splits` read when the item is a test item in none
@@ -287,13 +292,16 @@ pub fn needed_candidates(labels: &[usize], splits: &[Split]) -> Vec<Option<usize
     only
 }
 
+/// [`item_scores_only`]'s work; the rank-based and parametric r-values' items in `threads`
+/// contiguous chunks, one thread each, joined in item order (the same scores for every count).
 fn scores_with(
     t: &ScoreTensor,
     summaries: &Summaries,
     order: Option<&DrawOrder>,
     method: Method,
     opts: &ScoreOptions,
-    only: impl Fn(usize) -> Option<usize>,
+    only: impl Fn(usize) -> Option<usize> + Sync,
+    threads: usize,
 ) -> Result<Option<Vec<f64>>> {
     let (n, k) = (t.n(), t.k());
     match method {
@@ -319,19 +327,54 @@ fn scores_with(
                         &own
                     }
                 };
-                Ok(Some((0..n).flat_map(|i| nonparametric_from_order(order, i)).collect()))
+                let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+                    Ok(items.flat_map(|i| nonparametric_from_order(order, i)).collect())
+                };
+                in_chunks(n, threads, rows).map(Some)
             }
             RvalueKind::Parametric => {
                 let hyper = match opts.prior {
                     Prior::PerItem => HyperChoice::Estimate,
                     Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
                 };
-                let mut out = Vec::with_capacity(n * k);
-                parametric_scores(summaries, opts, hyper, 0..n, |i| only(i).into(), &mut out)?;
-                Ok(Some(out))
+                let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+                    let mut out = Vec::with_capacity(items.len() * k);
+                    parametric_scores(summaries, opts, hyper, items, |i| only(i).into(), &mut out)?;
+                    Ok(out)
+                };
+                in_chunks(n, threads, rows).map(Some)
             }
         },
     }
+}
+
+/// `rows(range)` over `0..n` cut into `threads` contiguous ranges, each on a thread of its own,
+/// concatenated in order: the same as `rows(0..n)` whatever the count. One thread runs here.
+fn in_chunks<T: Send>(
+    n: usize,
+    threads: usize,
+    rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>> + Sync,
+) -> Result<Vec<T>> {
+    let size = n.div_ceil(threads.max(1)).max(1);
+    if threads <= 1 || size >= n {
+        return rows(0..n);
+    }
+    let parts: Vec<Result<Vec<T>>> = std::thread::scope(|s| {
+        let rows = &rows;
+        let running: Vec<_> =
+            (0..n).step_by(size).map(|a| s.spawn(move || rows(a..(a + size).min(n)))).collect();
+        running.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(stopped()))).collect()
+    });
+    let mut out = Vec::new();
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// A worker thread that ended without a result (it panicked).
+fn stopped() -> Error {
+    Error::invalid("a worker thread stopped without a result")
 }
 
 /// Which of an item's parametric r-values a caller reads ([`parametric_scores`]).
@@ -557,6 +600,37 @@ impl Calibrated {
         let mut b = PooledBuilder::new(t, labels, split, ties)?;
         b.step(t, order, split, usize::MAX);
         Ok(b.finish(labels, split))
+    }
+
+    /// [`Calibrated::pooled`] with the test items in `threads` contiguous chunks, one thread
+    /// each with its own workspace over the split's shared calibration tables, recorded in
+    /// test order: the same result for every count. One thread runs here.
+    pub fn pooled_threads(
+        t: &ScoreTensor,
+        labels: &[usize],
+        order: Option<&DrawOrder>,
+        split: &Split,
+        ties: TieOrder,
+        threads: usize,
+    ) -> Result<Self> {
+        if threads <= 1 {
+            return Calibrated::pooled(t, labels, order, split, ties);
+        }
+        let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
+        let items = |range: std::ops::Range<usize>| -> Result<Vec<rvalue::PooledItem>> {
+            let mut work = Workspace::default();
+            // Batches share each draw's calibration tables while their entry points are found.
+            Ok(split.test[range]
+                .chunks(POOLED_BATCH)
+                .flat_map(|b| ps.items(t, b, order, &mut work))
+                .collect())
+        };
+        let done = in_chunks(split.test.len(), threads, items)?;
+        let mut out = PooledScores::new(t.n(), t.k(), split);
+        for (&i, it) in split.test.iter().zip(&done) {
+            out.record(i, it);
+        }
+        Ok(out.finish(labels, split))
     }
 
     /// Pooled CP_r from greedy results computed elsewhere (the GPU path, `gpu::pooled_items`),
@@ -909,15 +983,31 @@ impl<'a> Prepared<'a> {
         method: Method,
         opts: &ScoreOptions,
         splits: &[Split],
+        each: impl FnMut(usize, Calibrated),
+    ) -> Result<()> {
+        self.calibrate_each_threads(method, opts, splits, 1, each)
+    }
+
+    /// [`Prepared::calibrate_each`] on `threads` threads (natively; wasm has one): the
+    /// split-independent scores a chunk of items per thread, pooled CP_r a chunk of each
+    /// split's test items per thread. `each` sees the same splits in the same order, with the
+    /// same values, for every count.
+    pub fn calibrate_each_threads(
+        &self,
+        method: Method,
+        opts: &ScoreOptions,
+        splits: &[Split],
+        threads: usize,
         mut each: impl FnMut(usize, Calibrated),
     ) -> Result<()> {
-        let k = self.t.k();
+        let (t, k, order) = (self.t, self.t.k(), self.order.as_ref());
         let only = needed_candidates(self.labels, splits);
-        let fixed = item_scores_only(self.t, &self.summaries, self.order.as_ref(), method, opts, &only)?;
+        check_only(t, &only)?;
+        let fixed = scores_with(t, &self.summaries, order, method, opts, |i| only[i], threads)?;
         for (r, split) in splits.iter().enumerate() {
             let c = match &fixed {
                 Some(scores) => Calibrated::fixed(scores, k, self.labels, split),
-                None => Calibrated::pooled(self.t, self.labels, self.order.as_ref(), split, opts.ties)?,
+                None => Calibrated::pooled_threads(t, self.labels, order, split, opts.ties, threads)?,
             };
             each(r, c);
         }

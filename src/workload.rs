@@ -41,6 +41,70 @@ pub fn cifar_like(seed: u64) -> (ScoreTensor, Vec<usize>) {
     logits(2000, 31, 100, seed)
 }
 
+/// CLIP-shaped zero-shot softmax probabilities: `n` items × `m` draws × `k` classes, label
+/// `item mod k`. Each class has a latent cosine similarity to the image (about 0.2, the true
+/// class a margin higher, the others spread downwards with a heavy tail, so that some are far
+/// off), each draw (a prompt or adapter perturbation) moves it by a class-dependent amount, and
+/// CLIP's logit scale of 100 turns similarities into logits. The softmax runs in `f32`, as a
+/// model's does: on the benchmark's shape 84 % of probabilities are below 1e-6, 2.5 % subnormal
+/// and 3.8 % exactly 0, and confident items tie at 1; the mean score's accuracy is 0.67.
+pub fn clip_probabilities(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usize>) {
+    let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+    let (latent, sensitivity) = clip_latent(n, k, &labels, seed);
+    let mut data = Vec::with_capacity(n * m * k);
+    let mut logit = vec![0f32; k];
+    for i in 0..n {
+        for d in 0..m {
+            for (c, l) in logit.iter_mut().enumerate() {
+                let z = standard_normal(seed, i as u32, d as u32, c as u32);
+                *l = (100.0 * (latent[i * k + c] + sensitivity[i * k + c] * z)) as f32;
+            }
+            data.extend(softmax_f32(&logit).into_iter().map(f64::from));
+        }
+    }
+    (ScoreTensor::new(n, m, k, data).expect("finite by construction"), labels)
+}
+
+/// Per item and class, the latent cosine similarity and its draw-to-draw spread.
+fn clip_latent(n: usize, k: usize, labels: &[usize], seed: u64) -> (Vec<f64>, Vec<f64>) {
+    let z = |j: usize, stream: u32| standard_normal(seed, (j / k) as u32, stream, (j % k) as u32);
+    let latent = (0..n * k)
+        .map(|j| {
+            if j % k == labels[j / k] {
+                0.3 + 0.03 * z(j, u32::MAX)
+            } else {
+                // Most classes sit near the image's similarity, some far below it.
+                let far = z(j, u32::MAX - 1);
+                0.2 + 0.03 * z(j, u32::MAX) - 0.2 * far * far
+            }
+        })
+        .collect();
+    let sensitivity = (0..n * k)
+        .map(|j| {
+            let s = z(j, u32::MAX - 3);
+            0.025 * (0.2 + s * s)
+        })
+        .collect();
+    (latent, sensitivity)
+}
+
+/// A softmax in `f32` arithmetic (shifted by the maximum, as frameworks compute it).
+fn softmax_f32(logit: &[f32]) -> Vec<f32> {
+    let top = logit.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let e: Vec<f32> = logit.iter().map(|&l| libm::expf(l - top)).collect();
+    let sum: f32 = e.iter().sum();
+    e.iter().map(|&x| x / sum).collect()
+}
+
+/// [`clip_probabilities`] as log-probabilities: the natural log of each `f32` probability in
+/// f64 (strictly increasing there, so every ranking and r-value is the same), with exact zeros
+/// sent to −1000, below the log of the smallest subnormal.
+pub fn clip_log_probabilities(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usize>) {
+    let (p, labels) = clip_probabilities(n, m, k, seed);
+    let data = p.data().iter().map(|&x| if x > 0.0 { libm::log(x) } else { -1000.0 }).collect();
+    (ScoreTensor::new(n, m, k, data).expect("finite by construction"), labels)
+}
+
 /// `u` units with estimates and noise variances, as an rvalues-package input.
 pub fn units(u: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let x = (0..u).map(|i| 1.5 * standard_normal(seed, i as u32, 0, 0)).collect();
@@ -148,6 +212,44 @@ impl Suite {
             LambdaRule::Empirical,
         )
         .map_or(0.0, |p| p.rvalue.iter().sum())
+    }
+}
+
+/// One data set and split for the pooled benchmarks across score scales: the tensor, its draw
+/// orders and a half/half split (seed 1), built only by the benchmarks that use it.
+pub struct PooledCase {
+    pub tensor: ScoreTensor,
+    pub labels: Vec<usize>,
+    pub split: crate::conformal::Split,
+    pub order: crate::rvalue::DrawOrder,
+}
+
+impl PooledCase {
+    /// The CIFAR-shaped logits of [`Suite`].
+    pub fn logits() -> Self {
+        Self::of(cifar_like(1))
+    }
+
+    /// [`clip_probabilities`] in the CIFAR-100 shape (2000 × 31 × 100, seed 1).
+    pub fn probabilities() -> Self {
+        Self::of(clip_probabilities(2000, 31, 100, 1))
+    }
+
+    /// [`clip_log_probabilities`] in the same shape: the same rankings as [`Self::probabilities`].
+    pub fn log_probabilities() -> Self {
+        Self::of(clip_log_probabilities(2000, 31, 100, 1))
+    }
+
+    fn of((tensor, labels): (ScoreTensor, Vec<usize>)) -> Self {
+        let split = crate::conformal::Split::random(tensor.n(), 0.5, 1, 0).expect("2000 items split in two");
+        let order = crate::rvalue::DrawOrder::of(&tensor).expect("K ≤ 65536");
+        PooledCase { tensor, labels, split, order }
+    }
+
+    /// Pooled CP_r for one split under the tie order `ties` (the test items' number).
+    pub fn pooled_split(&self, ties: crate::rvalue::TieOrder) -> usize {
+        crate::conformal::Calibrated::pooled(&self.tensor, &self.labels, Some(&self.order), &self.split, ties)
+            .map_or(0, |c| c.test.len())
     }
 }
 

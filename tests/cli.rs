@@ -739,6 +739,123 @@ fn device_gpu_without_an_adapter_is_an_error_and_auto_falls_back() {
     assert!(bad_device.contains("tpu"), "{bad_device}");
 }
 
+/// No display environment (as in a container or over ssh): Vulkan's layers must print nothing,
+/// so stderr holds only the program's own lines, and the output is the CPU's. `auto` (which
+/// here finds no hardware GPU) and, with the `gpu` feature, `gpu` (which opens lavapipe), both
+/// subcommands, both rank-based r-values.
+#[test]
+fn devices_keep_stderr_clean_without_a_display() {
+    let dir = tmp_dir("device-quiet");
+    let mask = digits_mask_file(&dir);
+    let scores = digits_npz();
+    let devices: &[&str] = if cfg!(feature = "gpu") { &["auto", "gpu"] } else { &["auto"] };
+    // The output, or None when `gpu` found no adapter and GPU tests may be skipped.
+    let quiet = |args: &[&str], device: &str| -> Option<String> {
+        let o = Command::new(BIN)
+            .args(args)
+            .args(["--device", device])
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("DISPLAY")
+            .env_remove("NODEVICE_SELECT")
+            .output()
+            .expect("the rvalue binary runs");
+        let err = stderr(&o);
+        #[cfg(feature = "gpu")]
+        if device == "gpu" && o.status.code() != Some(0) && may_skip_gpu() {
+            return None;
+        }
+        assert_eq!(o.status.code(), Some(0), "{args:?} on {device}: {err}");
+        assert!(err.lines().all(|l| l.starts_with("rvalue")), "{args:?} on {device}: {err}");
+        Some(stdout(&o))
+    };
+    for kind in ["nonparametric", "pooled"] {
+        let args = [
+            "conformal",
+            "--scores",
+            &scores,
+            "--alpha",
+            "0.1",
+            "--splits",
+            "2",
+            "--rvalue",
+            kind,
+            "--method",
+            "cp-r",
+        ];
+        let cpu = ok(&[&args[..], &["--device", "cpu"]].concat());
+        let out = dir.join(format!("sets_{kind}.csv"));
+        let out = out.to_str().unwrap();
+        let sets = [
+            "sets", "--scores", &scores, "--alpha", "0.1", "--split", &mask, "--rvalue", kind, "--output",
+            out,
+        ];
+        for &device in devices {
+            if let Some(got) = quiet(&args, device) {
+                assert_eq!(got, cpu, "{kind} on {device}");
+            }
+            quiet(&sets, device);
+        }
+    }
+}
+
+/// `--threads` changes who computes, never what: `conformal` over several splits and `sets` on
+/// one split (its test items in chunks) give the same bytes on 1 and 3 threads, for every kind
+/// of r-value.
+#[test]
+fn threads_give_the_same_output_byte_for_byte() {
+    let dir = tmp_dir("threads");
+    let mask = digits_mask_file(&dir);
+    let scores = digits_npz();
+    for kind in ["parametric", "nonparametric", "pooled"] {
+        let conformal = |threads: &str| {
+            ok(&[
+                "conformal",
+                "--scores",
+                &scores,
+                "--alpha",
+                "0.1",
+                "--splits",
+                "3",
+                "--rvalue",
+                kind,
+                "--device",
+                "cpu",
+                "--threads",
+                threads,
+            ])
+        };
+        assert_eq!(conformal("1"), conformal("3"), "{kind}: conformal");
+        let sets = |threads: &str| {
+            let out = dir.join(format!("sets_{kind}_{threads}.csv"));
+            let out_s = out.to_str().unwrap();
+            ok(&[
+                "sets",
+                "--scores",
+                &scores,
+                "--alpha",
+                "0.1",
+                "--split",
+                &mask,
+                "--rvalue",
+                kind,
+                "--device",
+                "cpu",
+                "--threads",
+                threads,
+                "--output",
+                out_s,
+            ]);
+            std::fs::read(out).unwrap()
+        };
+        let one = sets("1");
+        assert!(one.len() > 1000, "{kind}: sets has rows");
+        assert_eq!(one, sets("3"), "{kind}: sets");
+    }
+    let zero = bad(&["conformal", "--scores", &scores, "--alpha", "0.1", "--threads", "0"]);
+    assert!(zero.contains("threads"), "{zero}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // tie order
 

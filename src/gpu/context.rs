@@ -48,6 +48,10 @@ pub struct Options {
     pub rank_source: Option<String>,
     /// Behave as if no adapter were present.
     pub no_adapter: bool,
+    /// Take only a hardware adapter, the best by type (discrete first): software ones
+    /// (lavapipe) are refused from the adapters' list, before a device is opened or a kernel
+    /// compiled, which is most of what trying them costs.
+    pub hardware_only: bool,
 }
 
 /// Runs a future that is ready or becomes ready without waking (native wgpu's futures are
@@ -92,8 +96,38 @@ impl std::fmt::Debug for Gpu {
 /// WebGPU in wasm; they are the only ones compiled in.
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
+    desc.backends = backends();
     wgpu::Instance::new(desc)
+}
+
+fn backends() -> wgpu::Backends {
+    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all())
+}
+
+/// The adapter `opts` asks for: the first one, or the best hardware one.
+async fn adapter(opts: &Options) -> Result<wgpu::Adapter> {
+    let instance = instance();
+    if !opts.hardware_only {
+        return instance
+            .request_adapter(&wgpu::RequestAdapterOptions::default())
+            .await
+            .map_err(|e| gpu_err(format!("no GPU adapter: {e}")));
+    }
+    let preference = |t: wgpu::DeviceType| match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu | wgpu::DeviceType::Other => 2,
+        wgpu::DeviceType::Cpu => 3,
+    };
+    instance
+        .enumerate_adapters(backends())
+        .await
+        .into_iter()
+        .map(|a| (preference(a.get_info().device_type), a))
+        .filter(|(p, _)| *p < 3)
+        .min_by_key(|(p, _)| *p)
+        .map(|(_, a)| a)
+        .ok_or_else(|| gpu_err("no hardware GPU adapter (a software one is slower than the CPU path)"))
 }
 
 /// What the page or the CLI says about the adapter the GPU path would use.
@@ -143,10 +177,7 @@ impl Gpu {
         if opts.no_adapter {
             return Err(gpu_err("no GPU adapter (switched off)"));
         }
-        let adapter = instance()
-            .request_adapter(&wgpu::RequestAdapterOptions::default())
-            .await
-            .map_err(|e| gpu_err(format!("no GPU adapter: {e}")))?;
+        let adapter = adapter(&opts).await?;
         let info = adapter.get_info();
         let limits = adapter.limits();
         if limits.max_compute_invocations_per_workgroup < WORKGROUP

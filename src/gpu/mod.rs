@@ -69,7 +69,10 @@ pub fn open(device: Device) -> Result<(Option<Gpu>, Option<String>)> {
     if device == Device::Cpu {
         return Ok((None, None));
     }
-    let opened = open_gpu();
+    if device == Device::Auto && !may_have_hardware_gpu() {
+        return Ok((None, Some("no GPU device node; using the CPU".into())));
+    }
+    let opened = open_gpu(device == Device::Auto);
     match (device, opened) {
         (Device::Gpu, Ok(g)) => Ok((Some(g), None)),
         (Device::Gpu, Err(e)) => Err(e),
@@ -82,9 +85,41 @@ pub fn open(device: Device) -> Result<(Option<Gpu>, Option<String>)> {
 }
 
 #[cfg(all(not(target_arch = "wasm32"), feature = "gpu"))]
-fn open_gpu() -> Result<Gpu> {
+fn open_gpu(hardware_only: bool) -> Result<Gpu> {
     let off = std::env::var(ENV_OFF).is_ok_and(|v| v == "off");
-    Gpu::with_options(Options { no_adapter: off, ..Options::default() })
+    Gpu::with_options(Options { no_adapter: off, hardware_only, ..Options::default() })
+}
+
+/// Whether the system shows a GPU device node. Listing Vulkan adapters loads every installed
+/// driver, lavapipe's LLVM among them, which takes a tenth of a second or more; on Linux a
+/// hardware GPU is reached through a DRM render node (Mesa's and most other drivers), NVIDIA's
+/// own nodes or WSL's `/dev/dxg`, so where there is none `auto` need not ask Vulkan. Elsewhere
+/// it always asks.
+#[cfg(not(target_arch = "wasm32"))]
+fn may_have_hardware_gpu() -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    let render_node = std::fs::read_dir("/dev/dri").is_ok_and(|mut d| {
+        d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("renderD")))
+    });
+    render_node
+        || ["/dev/nvidiactl", "/dev/nvidia0", "/dev/dxg"].iter().any(|p| std::path::Path::new(p).exists())
+}
+
+/// Switches off Mesa's device-selection layer for this process unless the user set its switch.
+/// That implicit Vulkan layer puts the GPU driving the display first; to find it, it connects
+/// to the Wayland and X11 displays whenever an instance enables their surface extensions, as
+/// wgpu's always does, and without a display libwayland prints `error: XDG_RUNTIME_DIR is
+/// invalid or not set in the environment.` on stderr, once per adapter list. Ranking draws
+/// needs no display, and `auto` picks its adapter by type, so the layer has nothing to do here.
+/// It changes the environment: call it before any other thread starts.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn quiet_device_select() {
+    const SWITCH: &str = "NODEVICE_SELECT";
+    if cfg!(feature = "gpu") && std::env::var_os(SWITCH).is_none() {
+        std::env::set_var(SWITCH, "1");
+    }
 }
 
 /// Without the `gpu` feature there is no GPU type; this one cannot be built.
@@ -103,7 +138,7 @@ impl Gpu {
 }
 
 #[cfg(all(not(target_arch = "wasm32"), not(feature = "gpu")))]
-fn open_gpu() -> Result<Gpu> {
+fn open_gpu(_: bool) -> Result<Gpu> {
     Err(Error::Gpu("this build has no GPU support (cargo feature `gpu`)".into()))
 }
 

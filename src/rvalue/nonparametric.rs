@@ -20,7 +20,7 @@ pub struct SortScratch {
 
 /// A `u64` whose unsigned order is the descending order of finite scores (`−0` ties `+0`).
 #[inline]
-fn desc_key(x: f64) -> u64 {
+pub(crate) fn desc_key(x: f64) -> u64 {
     let x = if x == 0.0 { 0.0 } else { x };
     let b = x.to_bits();
     let ascending = if b >> 63 == 1 { !b } else { b | (1 << 63) };

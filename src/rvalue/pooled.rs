@@ -7,7 +7,7 @@
 //! it and runs the greedy on counts with a blocked maximum: `O(M·U)` count updates and cheap
 //! picks per item instead of the `O(U²)` of counting every rank.
 
-use super::nonparametric::{nested_greedy, sort_desc, DrawOrder};
+use super::nonparametric::{desc_key, nested_greedy, sort_desc, DrawOrder};
 use super::ties::{by_rank, order_equal_scores, Ties};
 use crate::conformal::k_star;
 use crate::tensor::ScoreTensor;
@@ -82,12 +82,22 @@ pub struct PooledSplit {
 }
 
 /// Where a score enters one draw's descending calibration scores: the number of them `≥` it.
-/// A table over equal-width score buckets gives a start within a unit or two of the answer (a
-/// test item's candidates mostly land inside the calibration range, so a merge or a binary
-/// search would cost a dozen comparisons each); a forward scan from there makes it exact.
-/// The table is built with the lookup's own [`EntryTable::bucket`], which is monotone (a
-/// rounded subtraction, and a rounded product with a positive scale, keep order), so a start
-/// never passes the true entry point, whatever the rounding.
+///
+/// The first level is a table over equal-width score buckets, two per calibration score: where
+/// scores spread evenly (logits, log-probabilities) nearly every bucket holds at most a couple
+/// of them, and a candidate's bucket gives its entry point after a compare or two. Softmax
+/// probabilities crowd instead (most near 0), and a crowded bucket would cost a long scan. So a
+/// bucket holding more than [`PAD`] scores gets a [`Node`] that splits it further on each
+/// score's order-preserving integer key ([`desc_key`]: ascending key, descending score), which
+/// adapts to the scores themselves, whatever their scale: about two slots per key it holds, by
+/// the top bits of the key's offset from its smallest key, recursively, and a run of equal
+/// keys gets a two-slot node. Every leaf then holds at most [`PAD`] scores, compared at once.
+///
+/// Every level's slots are monotone in the score (the buckets are built with the lookup's own
+/// [`EntryTable::bucket`]; a rounded subtraction, and a rounded product with a positive scale,
+/// keep order) and a slot's start counts the scores in earlier slots, all above the one looked
+/// up: a start never passes the entry point, and the next slot's start never falls short of
+/// it. The answer is a count, so it is the same as any exact search's.
 #[derive(Debug, Clone)]
 struct EntryTable {
     top: f64,
@@ -95,28 +105,95 @@ struct EntryTable {
     scale: f64,
     /// The last bucket's index, as a float for the range test.
     last: f64,
-    /// `start[b]`: the number of calibration scores in buckets before `b`.
-    start: Vec<u32>,
+    /// The buckets' slots, then every node's, each level's followed by its end: a leaf's start
+    /// (the number of calibration scores before it), or [`CHILD`] plus its node's index.
+    slots: Vec<u32>,
+    nodes: Vec<Node>,
 }
 
+/// A key range split into `last + 1` slots of `2^shift` keys from `lo`: slot `b` holds the keys
+/// `k` with `⌊(k − lo)/2^shift⌋ = b`, the last slot also those beyond, slot 0 those below `lo`.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    lo: u64,
+    shift: u32,
+    last: u32,
+    first_slot: u32,
+}
+
+/// The flag of a slot that refers to a node rather than holding a leaf's start.
+const CHILD: u32 = 1 << 31;
+
 impl EntryTable {
-    /// Two buckets per calibration unit keep the expected scan short where scores crowd.
+    /// The table of `cal_s`, one draw's calibration scores, descending (at least one).
     fn new(cal_s: &[f64]) -> Self {
         let (top, bottom) = (cal_s[0], cal_s[cal_s.len() - 1]);
         let buckets = 2 * cal_s.len();
         let scale = buckets as f64 / (top - bottom);
         // Equal scores, or a range so wide or narrow that the scale is not finite: one bucket.
         let scale = if top > bottom && scale.is_finite() { scale } else { 0.0 };
-        let mut table =
-            EntryTable { top, scale, last: buckets as f64, start: Vec::with_capacity(buckets + 1) };
+        let mut table = EntryTable {
+            top,
+            scale,
+            last: buckets as f64,
+            slots: Vec::with_capacity(buckets + 2),
+            nodes: Vec::new(),
+        };
         let mut i = 0;
         for b in 0..=buckets {
             while i < cal_s.len() && table.bucket(cal_s[i]) < b {
                 i += 1;
             }
-            table.start.push(i as u32);
+            table.slots.push(i as u32);
         }
+        table.slots.push(cal_s.len() as u32);
+        let keys: Vec<u64> = cal_s.iter().map(|&s| desc_key(s)).collect();
+        table.refine(&keys, 0, buckets);
         table
+    }
+
+    /// Gives each of the slots `first_slot..=last_slot` (one level's, followed by its end) that
+    /// holds more than [`PAD`] keys a node of its own.
+    fn refine(&mut self, keys: &[u64], first_slot: usize, last_slot: usize) {
+        for b in first_slot..=last_slot {
+            let (s, e) = (self.slots[b] as usize, self.slots[b + 1] as usize);
+            if e - s > PAD {
+                let child = self.add_node(keys, s, e);
+                self.slots[b] = CHILD | child;
+            }
+        }
+    }
+
+    /// Adds the node over `keys[first..end]` (ascending) and its descendants; returns its index.
+    fn add_node(&mut self, keys: &[u64], first: usize, end: usize) -> u32 {
+        let (lo, hi) = (keys[first], keys[end - 1]);
+        let at = self.nodes.len() as u32;
+        let first_slot = self.slots.len() as u32;
+        if lo == hi {
+            // Equal keys: slot 0 takes the keys below theirs and starts before them, slot 1 their
+            // own and those above and starts after them (a score equal to them enters after all
+            // of them). Finite scores have positive keys, so `lo − 1` does not wrap.
+            self.nodes.push(Node { lo: lo - 1, shift: 0, last: 1, first_slot });
+            self.slots.extend([first as u32, end as u32, end as u32]);
+            return at;
+        }
+        // About two slots per key, in a power-of-two width: `range >> shift < target`. Each
+        // level narrows the range, down to slots of one key value each, so the recursion ends.
+        let (range, target) = (hi - lo, 2 * (end - first) as u64);
+        let shift = (0..63).find(|&s| range >> s < target).unwrap_or(63);
+        let node = Node { lo, shift, last: (range >> shift) as u32, first_slot };
+        self.nodes.push(node);
+        let mut i = first;
+        for b in 0..=node.last as usize {
+            while i < end && node.slot(keys[i]) < b {
+                i += 1;
+            }
+            self.slots.push(i as u32);
+        }
+        self.slots.push(end as u32);
+        let base = first_slot as usize;
+        self.refine(keys, base, base + node.last as usize);
+        at
     }
 
     /// `⌊(top − score)·scale⌋` within `0..=buckets`; nondecreasing as `score` falls.
@@ -136,6 +213,25 @@ impl EntryTable {
         }
     }
 
+    /// The start of the leaf that `score` falls in: its bucket's, or its key's below a
+    /// crowded bucket.
+    #[inline(always)]
+    fn leaf(&self, score: f64) -> usize {
+        let s = self.slots[self.bucket(score)];
+        if s & CHILD == 0 {
+            return s as usize;
+        }
+        let key = desc_key(score);
+        let mut node = self.nodes[(s & !CHILD) as usize];
+        loop {
+            let s = self.slots[node.first_slot as usize + node.slot(key)];
+            if s & CHILD == 0 {
+                return s as usize;
+            }
+            node = self.nodes[(s & !CHILD) as usize];
+        }
+    }
+
     /// Where each of `scores` (descending) enters `cal_s` (this table's draw, descending, then
     /// [`PAD`] times `−∞`): `entries[i]` = the number of calibration scores `≥ scores[i]`.
     fn entries(&self, cal_s: &[f64], scores: impl Iterator<Item = f64>, entries: &mut [u32]) {
@@ -144,16 +240,15 @@ impl EntryTable {
         for (e, score) in entries.iter_mut().zip(scores) {
             // At or below every calibration score: after all of them (they win ties).
             *e = if score > bottom {
-                // The bucket's start is at most the entry point (see the type's note), and
-                // nearly always at most three short (on the CIFAR-shaped benchmark all but 0.6 %
-                // of candidates): the three scores after it are compared at once. They descend,
-                // so those `≥ score` come first and their number is the steps a scan would take;
-                // no compare waits on the one before. Starting from the start alone, rather than
-                // from the previous candidate's entry too, keeps the candidates independent.
-                let i = self.start[self.bucket(score)] as usize;
+                // At most `PAD` calibration scores of the leaf follow its start: those `≥ score`
+                // come first (they descend), so their number is the steps a scan would take,
+                // and no compare waits on the one before. Starting from the leaf alone, rather
+                // than from the previous candidate's entry too, keeps the candidates independent.
+                let i = self.leaf(score);
                 let next = &cal_s[i..i + PAD];
                 let mut i = i + next.iter().map(|&c| usize::from(c >= score)).sum::<usize>();
-                // The padding (`−∞`, below every finite score) ends this loop at `n` at the latest.
+                // The leaf's end stops this after one compare; the padding (`−∞`, below every
+                // finite score) would at `n`.
                 while cal_s[i] >= score {
                     i += 1;
                 }
@@ -162,6 +257,14 @@ impl EntryTable {
                 n as u32
             };
         }
+    }
+}
+
+impl Node {
+    /// The slot of `key`: nondecreasing in `key`.
+    #[inline(always)]
+    fn slot(&self, key: u64) -> usize {
+        (key.saturating_sub(self.lo) >> self.shift).min(u64::from(self.last)) as usize
     }
 }
 

@@ -230,3 +230,93 @@ proptest! {
         }
     }
 }
+
+/// Softmax-probability-like scores: most near 0 (tiny normals, `f32` and `f64` subnormals,
+/// exact zeros), the rest crowding towards 1, with ties at 0, at 1 and at a few repeated
+/// values. The entry tables refine the crowded key ranges node by node and give tied runs
+/// nodes of their own; every candidate must still enter where the oracle's ranking puts it.
+#[test]
+fn probability_like_scores_equal_the_oracle() {
+    let (n_cal, m, k) = (400, 4, 24);
+    let n = n_cal + 6;
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let data: Vec<f64> = (0..n * m * k)
+        .map(|_| {
+            let r = next();
+            let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+            match r % 10 {
+                0 => 0.0,
+                1 => f64::from(f32::from_bits((r >> 40) as u32 & 0x007f_ffff)),
+                2 => 5e-324 * ((r >> 50) % 4) as f64,
+                3 => 1.0,
+                4 => [1e-30, 0.5, 1.0 - 1e-7][(r >> 32) as usize % 3],
+                5 | 6 => libm::exp(-700.0 * u),
+                _ => f64::from((1.0 - u * u * 1e-3) as f32),
+            }
+        })
+        .collect();
+    let t = ScoreTensor::new(n, m, k, data).unwrap();
+    let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+    let cal_items: Vec<usize> = (0..n_cal).collect();
+    let order = DrawOrder::of(&t).unwrap();
+    for ties in [Ties::INDEX, Ties::new(TieOrder::Exchangeable, 11, 3)] {
+        let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap();
+        let mut work = Workspace::default();
+        let test: Vec<usize> = (n_cal..n).collect();
+        let together = split.items(&t, &test, Some(&order), &mut work);
+        for (&item, got) in test.iter().zip(&together) {
+            let oracle = pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap();
+            assert_eq!(got, &oracle, "item {item} {ties:?}");
+            assert_eq!(split.item(&t, item, None, &mut work), oracle, "item {item} {ties:?}");
+        }
+    }
+}
+
+/// Every score's entry point is the count of calibration scores at or above it, on the
+/// probability-shaped benchmark workload's first draws (subnormals, zeros and ties at 1).
+#[test]
+fn entry_points_are_counts_on_clip_like_probabilities() {
+    let (t, labels) = crate::workload::clip_probabilities(300, 3, 100, 4);
+    for d in 0..t.m() {
+        let mut cal_s: Vec<f64> = (0..200).map(|i| t.get(i, d, labels[i])).collect();
+        cal_s.sort_by(|a, b| b.total_cmp(a));
+        let table = EntryTable::new(&cal_s);
+        // The scores crowd near 0: buckets are refined by key nodes, two levels deep at least.
+        let nested = |node: &Node| {
+            let slots = &table.slots[node.first_slot as usize..=(node.first_slot + node.last) as usize];
+            slots.iter().any(|&s| s & CHILD != 0)
+        };
+        assert!(table.nodes.iter().any(nested), "draw {d}: {} nodes", table.nodes.len());
+        cal_s.extend([f64::NEG_INFINITY; PAD]);
+        for &s in t.data() {
+            let want = cal_s.iter().filter(|&&c| c >= s).count();
+            let mut got = [0u32];
+            table.entries(&cal_s, std::iter::once(s), &mut got);
+            assert_eq!(got[0] as usize, want, "score {s:e}, draw {d}");
+        }
+    }
+}
+
+/// Runs of equal scores get two-slot nodes: a score equal to the run enters after all of it,
+/// a higher one before, and the leaf scan never walks the run.
+#[test]
+fn runs_of_equal_scores_get_their_own_node() {
+    let mut cal_s: Vec<f64> = (0..50).map(|i| 1.0 - i as f64 * 1e-3).collect();
+    cal_s.extend([1e-40; 30]);
+    cal_s.extend([0.0; 20]);
+    let table = EntryTable::new(&cal_s);
+    assert!(table.nodes.iter().any(|n| n.last == 1 && n.shift == 0));
+    let n = cal_s.len();
+    cal_s.extend([f64::NEG_INFINITY; PAD]);
+    for (score, want) in [(1e-40, 80), (2e-40, 50), (0.0, 100), (5e-324, 80), (-0.0, 100), (1.0, 1)] {
+        let mut got = [0u32];
+        table.entries(&cal_s, std::iter::once(score), &mut got);
+        assert_eq!(got[0] as usize, want.min(n), "score {score:e}");
+    }
+}
