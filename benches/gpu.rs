@@ -3,7 +3,7 @@
 //! emulation on the CPU) the "GPU" figures measure that emulation: no speed-up is expected.
 //!
 //! Workloads: rank counting (the nonparametric r-value's counts) for the CIFAR-shaped tensor
-//! (`workload::cifar_like`, 2000 × 31 × 100) and for 1000 candidates × 1000 draws; pooled
+//! (`samples::cifar_like`, 2000 × 31 × 100) and for 1000 candidates × 1000 draws; pooled
 //! positions for one split of the CIFAR-shaped tensor; the normal generator.
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -807,7 +807,7 @@ mod tests {
             }
         };
         g.destroy_device();
-        let (t, labels) = crate::workload::logits(40, 6, 5, 3);
+        let (t, labels) = crate::samples::logits(40, 6, 5, 3);
         let splits = SplitPlan::Random { count: 3, cal_fraction: 0.5, seed: 1 }.splits(t.n()).unwrap();
         let prep = Prepared::new(&t, &labels, false).unwrap();
         let keys = gpu::keys::Keys::of(t.data());

@@ -19,8 +19,10 @@ pub mod explorer;
 pub mod gpu;
 pub mod io;
 pub mod normal;
+pub mod quantile;
 pub mod rng;
 pub mod rvalue;
+pub mod samples;
 pub mod tensor;
 pub mod toy;
 #[cfg(target_arch = "wasm32")]

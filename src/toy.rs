@@ -1,7 +1,7 @@
 //! The toy setting of the paper's §2.2 (docs/method.md §6): closed forms and a seeded simulator.
 //!
 //! Every random number is addressable by (seed, item, draw, candidate): the draws come from the
-//! integer generator of [`crate::gpu::draws`] (Philox4x32-10 and an integer inverse CDF), which
+//! integer generator of [`draws`] (Philox4x32-10 and an integer inverse CDF), which
 //! the GPU kernel reproduces bit for bit (docs/method.md §7), so a GPU can regenerate the same data without
 //! shipping it.
 
@@ -9,8 +9,9 @@
 // a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod draws;
+
 use crate::eb::Hyper;
-use crate::gpu::draws;
 use crate::normal;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};

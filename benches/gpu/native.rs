@@ -2,10 +2,11 @@
 // wasm, where the wasm tests exercise WebGPU instead).
 
 use rvalue_explorer::conformal::Split;
-use rvalue_explorer::gpu::{self, block_on, cpu, draws, keys::Keys, Gpu};
+use rvalue_explorer::gpu::{self, block_on, cpu, keys::Keys, Gpu};
 use rvalue_explorer::rvalue::nonparametric::{rank_counts, sort_desc};
 use rvalue_explorer::rvalue::{PooledSplit, TieOrder};
-use rvalue_explorer::workload;
+use rvalue_explorer::samples;
+use rvalue_explorer::toy::draws;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -77,14 +78,14 @@ fn main() {
     println!("fastest of 3 runs after a warm-up, one CPU thread for the CPU path");
 
     if run("counts") {
-        let (t, _) = workload::cifar_like(1);
+        let (t, _) = samples::cifar_like(1);
         let (n, m, k) = (t.n(), t.m(), t.k());
         let keys = Keys::of(t.data());
         let c = fastest(3, || cpu_counts(t.data(), n, m, k));
         let gs = g.as_ref().map(|g| fastest(3, || block_on(g.rank_counts(&keys, m, k)).unwrap().unwrap()));
         line(&format!("rank counts, {n} items × {m} draws × {k}"), n, c, gs);
 
-        let (t, _) = workload::logits(4, 1000, 1000, 2);
+        let (t, _) = samples::logits(4, 1000, 1000, 2);
         let (n, m, k) = (t.n(), t.m(), t.k());
         let keys = Keys::of(t.data());
         let c = fastest(1, || cpu_counts(t.data(), n, m, k));
@@ -93,7 +94,7 @@ fn main() {
     }
 
     if run("pooled") {
-        let (t, labels) = workload::cifar_like(1);
+        let (t, labels) = samples::cifar_like(1);
         let split = Split::random(t.n(), 0.5, 0, 0).unwrap();
         let keys = Keys::of(t.data());
         let cal = cpu::PooledCal::new(&t, &keys, &labels, &split.cal);

@@ -7,8 +7,8 @@
 //! same `async` functions are awaited through `wasm-bindgen-futures`.
 
 use super::cpu::PooledCal;
-use super::draws;
 use super::keys::Keys;
+use crate::toy::draws;
 use crate::{Error, Result};
 use std::future::Future;
 use std::pin::pin;

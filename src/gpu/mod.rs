@@ -4,8 +4,8 @@
 //! - [`keys`]: scores as integer sort keys (one u32 when every score is an f32, else two), so
 //!   the kernels rank exactly as the CPU does without comparing floats.
 //! - [`cpu`]: the kernels' CPU twins, and the pooled greedy that stays on the CPU.
-//! - [`draws`]: a normal generator in integer arithmetic (Philox4x32-10 + an integer inverse
-//!   CDF), identical in Rust and WGSL.
+//! - `draws.wgsl`: the WGSL twin of the core's normal generator (`toy::draws`: Philox4x32-10 +
+//!   an integer inverse CDF), identical in Rust and WGSL.
 //! - `context` (feature `gpu`): wgpu device, the kernels `rank.wgsl` / `draws.wgsl`, batching
 //!   within the adapter's limits, readback, errors as values.
 //!
@@ -17,7 +17,6 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod cpu;
-pub mod draws;
 pub mod keys;
 
 #[cfg(feature = "gpu")]
@@ -209,7 +208,7 @@ pub async fn pooled_calibrated_async(
 }
 
 /// One toy repeat (docs/method.md §6) with its normals drawn on the GPU: equal to `toy::simulate` bit for
-/// bit (both sides run [`draws`]' generator; the affine map to scores is the core's).
+/// bit (both sides run `toy::draws`' generator; the affine map to scores is the core's).
 #[cfg(feature = "gpu")]
 pub async fn toy_repeat_async(gpu: &Gpu, p: &ToyParams, repeat: usize) -> Result<(ScoreTensor, Vec<usize>)> {
     let first = toy::first_item(p, repeat)?;

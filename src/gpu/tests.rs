@@ -10,6 +10,7 @@ use super::*;
 use crate::conformal::{Calibrated, Split};
 use crate::rvalue::nonparametric::{rank_counts as cpu_counts_of_orders, sort_desc};
 use crate::rvalue::{pooled_item_oracle, TieOrder};
+use crate::toy::draws;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 

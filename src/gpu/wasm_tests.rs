@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
+use crate::toy::draws;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[test]

@@ -9,7 +9,7 @@
 
 use super::nonparametric::{nested_greedy, sort_desc, DrawOrder};
 use super::ties::{by_rank, order_equal_scores, Ties};
-use crate::conformal::k_star;
+use crate::quantile::k_star;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 use std::cmp::Ordering;

@@ -384,8 +384,8 @@ mod simd128 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::draws::{normal, normals, table};
     use crate::rng::{key_of, Stream};
+    use crate::toy::draws::{normal, normals, table};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 

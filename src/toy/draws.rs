@@ -8,7 +8,7 @@
 //! 1. Philox4x32-10 keyed by the seed, counter `[item, draw, candidate / 4, 1]`: candidate `c`
 //!    takes word `c mod 4` of its block, so one block serves four neighbouring candidates (the
 //!    CPU computes it once; a GPU invocation recomputes it, which costs nothing there). Word 3 of
-//!    the counter is 1, which keeps these numbers apart from the workloads' Box–Muller stream
+//!    the counter is 1, which keeps these numbers apart from the samples' Box–Muller stream
 //!    (word 3 = 0). In WGSL the 32×32→64 multiply is done on 16-bit halves (`draws.wgsl`,
 //!    `mulhilo`).
 //! 2. An integer inverse CDF of that word `x`: bit 31 is the sign; the other 31 bits give
