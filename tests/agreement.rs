@@ -4,6 +4,9 @@
 //! `make test`, as wasm in headless Chromium, so both must match the same file.
 //! After an intended change of results: `RVALUE_UPDATE_GOLDEN=1 cargo test --test agreement`.
 
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use rvalue_explorer::conformal::{self, Method, Prepared, RvalueKind, ScoreOptions, SplitPlan};
 use rvalue_explorer::rvalue::{
     self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, TieOrder, Ties, Workspace,

@@ -4,6 +4,8 @@
 //! and a fragment the one-line message must contain. Status 2 is a refused file; status 0 marks
 //! files that are accepted with a note on stderr (docs/method.md: `[N, K]` is read as `M = 1`).
 #![cfg(not(target_arch = "wasm32"))]
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 // The file builders shared with the fuzz harness at the repository root.
 #[path = "../../../tests/common/mod.rs"]

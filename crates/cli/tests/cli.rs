@@ -1,6 +1,8 @@
 //! The `rvalue` binary against docs/method.md §9: outputs, cross-checks between subcommands, exit status
 //! and one-line errors. Runs the built binary on the sample files in `assets/`.
 #![cfg(not(target_arch = "wasm32"))]
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -5,9 +5,6 @@
 //! items (sorted once) and what the threshold needs. Any α, or a sweep over 100 of them, is then
 //! answered without recomputing a single r-value.
 
-// User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
-#![deny(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::eb::Hyper;
 use crate::rng::Stream;
 use crate::rvalue::nonparametric::nonparametric_from_order;

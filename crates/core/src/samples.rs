@@ -1,6 +1,9 @@
 //! Seeded synthetic score tensors and units: the page's synthetic CIFAR-100-shaped sample, and
 //! the inputs of the benchmarks and of the agreement tests (nothing large is committed).
 
+// Seeded inputs made here, never user data: an `expect` states an invariant of the generator.
+#![allow(clippy::expect_used)]
+
 use crate::rng::{key_of, open01, philox4x32_10};
 use crate::tensor::ScoreTensor;
 

@@ -1,8 +1,5 @@
 //! The score tensor `S[n][m][k]` (docs/method.md §1) and its per-candidate summaries.
 
-// User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
-#![deny(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::{Error, Result};
 
 /// Scores of `n` items × `m` draws × `k` candidates, row-major (`k` fastest), higher is better.

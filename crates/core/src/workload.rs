@@ -1,6 +1,9 @@
 //! The benchmark suite (native `cargo bench` and the wasm bench in Chromium run the same
 //! workloads on the same numbers), on the seeded inputs of [`crate::samples`].
 
+// Benchmark inputs made here, never user data: an `expect` states what the seeded data satisfies.
+#![allow(clippy::expect_used)]
+
 use crate::samples::{cifar_like, units};
 use crate::tensor::ScoreTensor;
 

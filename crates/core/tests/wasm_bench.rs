@@ -2,6 +2,8 @@
 //! Only built with `--cfg rvalue_bench` (`make bench-wasm`): a release build that prints its
 //! figures, not a test of anything.
 #![cfg(all(target_arch = "wasm32", rvalue_bench))]
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rvalue_core::conformal::{item_scores_only, needed_candidates, Method, Prior, ScoreOptions, Split};
 use rvalue_core::rvalue::TieOrder;

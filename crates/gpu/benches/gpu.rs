@@ -6,6 +6,9 @@
 //! (`samples::cifar_like`, 2000 × 31 × 100) and for 1000 candidates × 1000 draws; pooled
 //! positions for one split of the CIFAR-shaped tensor; the normal generator.
 
+// A benchmark (not a user data path): a failed unwrap is a failed run.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[cfg(not(target_arch = "wasm32"))]
 include!("gpu/native.rs");
 

@@ -4,9 +4,6 @@
 //! Smaller is better: `r_i = inf{β : V_β(i) ≥ λ_β}` is the smallest top fraction that unit `i`
 //! can be placed in.
 
-// User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
-#![deny(clippy::unwrap_used, clippy::expect_used)]
-
 mod brent;
 pub mod nonparametric;
 pub mod parametric;
