@@ -1,4 +1,6 @@
-//! The `rvalue` command line (docs/method.md §9): `rank`, `conformal`, `sets` and `toy`.
+//! rvalue-cli: the `rvalue` command line (docs/method.md §9): `rank`, `conformal`, `sets` and
+//! `toy`. [`main`] is the entry point (the `rvalue` bin calls it); the numbers come from
+//! `rvalue-core`, `--device` routes rank-based r-values through `rvalue-gpu`.
 //!
 //! Exit status 0 on success; on any bad input one line `rvalue: <message>` on stderr and status 2
 //! (clap's own usage errors included); `--help` on every subcommand prints to stdout, status 0.
