@@ -32,8 +32,9 @@ setup:
 serve: setup
 	trunk serve --release
 
-# Native tests of every crate (lib, bins, integration tests, doc tests), the page's and the
-# core's tests compiled to wasm in headless Chromium (the CLI is native only), then a dev build of the page and the browser tests on it.
+# Native tests of every crate (lib, bins, integration tests, doc tests), the page's, the core's
+# and the GPU crate's tests compiled to wasm in headless Chromium (the CLI is native only), then
+# a dev build of the page and the browser tests on it.
 test: setup
 	$(MAKE) --no-print-directory test-native test-wasm test-e2e
 
@@ -42,7 +43,7 @@ test-native:
 
 test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
-	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core --lib --tests
+	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu --lib --tests
 
 # An optimised build of the page into dist/ (the browser tests run the default toy analysis,
 # which a debug build makes ten times slower).
@@ -95,4 +96,4 @@ fmt:
 # native only, so the wasm pass names the packages that run in the page.
 clippy:
 	cargo clippy --workspace --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core --lib --bins --tests -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu --lib --bins --tests -- -D warnings
