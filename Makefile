@@ -32,17 +32,18 @@ setup:
 serve: setup
 	trunk serve --release
 
-# Native tests (lib, bins, integration tests, doc tests), the same tests compiled to wasm in
-# headless Chromium, then a dev build of the page and the browser tests on it.
+# Native tests of every crate (lib, bins, integration tests, doc tests), the page's, the core's
+# and the GPU crate's tests compiled to wasm in headless Chromium (the CLI is native only), then
+# a dev build of the page and the browser tests on it.
 test: setup
 	$(MAKE) --no-print-directory test-native test-wasm test-e2e
 
 test-native:
-	cargo test
+	cargo test --workspace
 
 test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
-	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown --lib --tests
+	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu --lib --tests
 
 # An optimised build of the page into dist/ (the browser tests run the default toy analysis,
 # which a debug build makes ten times slower).
@@ -66,16 +67,16 @@ build: setup
 # then the same core workloads as optimised wasm in headless Chromium, then the page's own speed
 # in headless Chromium.
 bench: setup
-	cargo bench --bench core
-	cargo bench --bench explorer
-	cargo bench --bench gpu
+	cargo bench -p rvalue-core --bench core
+	cargo bench -p rvalue-core --bench explorer
+	cargo bench -p rvalue-gpu --bench gpu
 	$(MAKE) --no-print-directory bench-wasm
 	$(MAKE) --no-print-directory bench-page
 
 bench-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
 	$(WASM_TEST_ENV) RUSTFLAGS='--cfg rvalue_bench -C target-feature=+simd128' CARGO_TARGET_DIR=target/bench-wasm \
-		cargo test --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
+		cargo test -p rvalue-core --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
 
 # Speed figures of the optimised page in dist/ (e2e/bench.mjs, Debian's Chromium through
 # playwright-core): cold loads (first panel drawn and painted, gzipped transfer size), α slider
@@ -91,7 +92,8 @@ bench-page: test-page
 fmt:
 	cargo fmt --all
 
-# Both targets: the bins and tests have wasm-only code paths.
+# Both targets: the bins and tests have wasm-only code paths. The command line (crates/cli) is
+# native only, so the wasm pass names the packages that run in the page.
 clippy:
-	cargo clippy --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown --lib --bins --tests -- -D warnings
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu --lib --bins --tests -- -D warnings

@@ -1,36 +1,17 @@
-//! rvalue-explorer: r-value conformal prediction.
+//! rvalue-explorer: r-value conformal prediction in the browser.
 //!
-//! The core computes everything in `docs/method.md` §§1–6 and knows nothing of the
-//! browser. Data flows one way:
-//! file or simulator → [`tensor::ScoreTensor`] → [`tensor::Summaries`] → [`rvalue`] →
-//! [`conformal`] (calibration, sets, metrics). See `ARCHITECTURE.md`.
-
-// Index loops read closest to the formulas in numerical code.
-#![allow(clippy::needless_range_loop)]
-// `!(x > 0.0)` is deliberate where NaN must take the fallback branch.
-#![allow(clippy::neg_cmp_op_on_partial_ord)]
+//! This package is the web explorer: the page's UI ([`ui`], started by the `explorer` bin that
+//! trunk builds from `index.html`) and the JavaScript API ([`api`]), both wasm only. The
+//! numerics are `rvalue-core`'s and the GPU path `rvalue-gpu`'s, re-exported here under their
+//! module names (`conformal`, `explorer`, `gpu`, …). See `ARCHITECTURE.md`.
 
 #[cfg(target_arch = "wasm32")]
 pub mod api;
-pub mod conformal;
-pub mod eb;
-pub mod error;
-pub mod explorer;
-pub mod gpu;
-pub mod io;
-pub mod normal;
-pub mod rng;
-pub mod rvalue;
-pub mod tensor;
-pub mod toy;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
-pub mod workload;
 
-#[cfg(not(target_arch = "wasm32"))]
-pub mod cli;
-
-pub use error::{Error, Result};
+pub use rvalue_core::*;
+pub use rvalue_gpu as gpu;
 
 #[cfg(all(test, target_arch = "wasm32"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -4,11 +4,14 @@
 //! `make test`, as wasm in headless Chromium, so both must match the same file.
 //! After an intended change of results: `RVALUE_UPDATE_GOLDEN=1 cargo test --test agreement`.
 
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use rvalue_explorer::conformal::{self, Method, Prepared, RvalueKind, ScoreOptions, SplitPlan};
 use rvalue_explorer::rvalue::{
     self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, TieOrder, Ties, Workspace,
 };
-use rvalue_explorer::{toy, workload};
+use rvalue_explorer::{samples, toy};
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -53,10 +56,10 @@ fn lines() -> Vec<String> {
     let x: Vec<f64> = rows.iter().map(|r| r[0]).collect();
     let s: Vec<f64> = rows.iter().map(|r| r[1] * r[1]).collect();
     parametric_lines("r-12-units", &x, &s, &mut out);
-    let (x, s) = workload::units(300, 7);
+    let (x, s) = samples::units(300, 7);
     parametric_lines("units-300", &x, &s, &mut out);
 
-    let (t, labels) = workload::logits(60, 9, 12, 3);
+    let (t, labels) = samples::logits(60, 9, 12, 3);
     out.push(format!("logits {}", digest(t.data().iter().copied())));
     let order = DrawOrder::of(&t).expect("small K");
     let np = (0..t.n()).flat_map(|i| rvalue::nonparametric::nonparametric_from_order(&order, i));
@@ -88,7 +91,7 @@ fn lines() -> Vec<String> {
     out.push(format!("toy-simulate {}", digest(sim.data().iter().copied())));
     out.push(format!("toy-p-q {}", digest([toy::prob_q_exceeds_p(1.0, 1.0, 0.0, 1000.0)])));
 
-    let (t, labels) = workload::logits(60, 9, 12, 3);
+    let (t, labels) = samples::logits(60, 9, 12, 3);
     let ties = rvalue::Ties::new(TieOrder::Exchangeable, 11, 2);
     let split = PooledSplit::new(&t, &labels, &cal, ties).expect("valid");
     let pooled = (30..60).flat_map(|i| split.item(&t, i, None, &mut work).rvalues());

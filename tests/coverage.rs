@@ -10,6 +10,8 @@
 //! catches a `<` in the core's set rule. Pooled CP_r covers with its default exchangeable tie
 //! order and misses the lower bound with the authors' index order (docs/method.md §4).
 #![cfg(not(target_arch = "wasm32"))]
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rvalue_explorer::conformal::{Method, Prepared, RvalueKind, ScoreOptions, Split};
 use rvalue_explorer::rvalue::TieOrder;

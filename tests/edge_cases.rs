@@ -3,6 +3,8 @@
 //! only that nothing panics: M = 1, K = 1 and 2, all scores equal, zero variances, τ² = 0,
 //! variances of 10¹², tiny n (k* > n gives full sets), α at 0.001 and 0.999, β near 0 and 1.
 #![cfg(not(target_arch = "wasm32"))]
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rvalue_explorer::conformal::{
     self, evaluate, item_scores, k_star, Calibrated, Method, Prepared, RvalueKind, ScoreOptions, Split,

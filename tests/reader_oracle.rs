@@ -14,6 +14,8 @@
 //!   Python's zipfile does not; the comment is never read).
 //!
 //! Native only: npyz and zip are native dev-dependencies, the readers' own code runs in wasm too.
+// Tests: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::io::{Cursor, Read};

@@ -2,6 +2,9 @@
 //! (`cargo test --target wasm32-unknown-unknown`, see `.cargo/config.toml` and `webdriver.json`):
 //! proves the core computes the same numbers in the browser.
 
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use rvalue_explorer::tensor::{ScoreTensor, Summaries};
 
 // Without this the runner would use Node.js; we want the real browser.

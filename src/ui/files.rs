@@ -145,7 +145,7 @@ async fn next_paint() {
 }
 
 /// A sample made in the page rather than downloaded: the benchmarks' seeded CIFAR-100-shaped
-/// logits ([`crate::workload::cifar_like`]), a large input; or the toy's first repeat at its
+/// logits ([`crate::samples::cifar_like`]), a large input; or the toy's first repeat at its
 /// defaults ([`crate::toy::simulate`]), the toy's data as an upload (so that pooled r-values and
 /// random splits apply to it). Neither ships as a file, which keeps `dist/` small.
 async fn synthetic(app: Shared, name: String) {
@@ -153,7 +153,7 @@ async fn synthetic(app: Shared, name: String) {
     let (label, made) = if name == SYNTHETIC_TOY {
         ("toy defaults, repeat 1 (seed 1)", crate::toy::simulate(&crate::toy::ToyParams::default(), 0))
     } else {
-        ("synthetic CIFAR-100 shape (seed 1)", Ok(crate::workload::cifar_like(1)))
+        ("synthetic CIFAR-100 shape (seed 1)", Ok(crate::samples::cifar_like(1)))
     };
     let data =
         made.map(|(scores, labels)| crate::io::Dataset { scores, labels: Some(labels), single_draw: false });

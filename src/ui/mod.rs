@@ -14,9 +14,6 @@
 //! - [`workers`]: Web Workers that compute toy repeats on the other cores;
 //! - [`dom`]: typed `web-sys` helpers.
 
-// User data flows through here: a failure is an `Error`, never a panic (clippy.toml lets tests unwrap).
-#![deny(clippy::unwrap_used, clippy::expect_used)]
-
 pub mod app;
 pub mod canvas;
 mod device;

@@ -27,7 +27,7 @@ pub fn npy_header(descr: &str, shape: &str) -> String {
     format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}")
 }
 
-pub use rvalue_explorer::io::crc32;
+pub use rvalue_core::io::crc32;
 
 /// One member of a zip written by [`zip`].
 pub struct ZipMember {

@@ -1,0 +1,887 @@
+//! rvalue-cli: the `rvalue` command line (docs/method.md §9): `rank`, `conformal`, `sets` and
+//! `toy`. [`main`] is the entry point (the `rvalue` bin calls it); the numbers come from
+//! `rvalue-core`, `--device` routes rank-based r-values through `rvalue-gpu`.
+//!
+//! Exit status 0 on success; on any bad input one line `rvalue: <message>` on stderr and status 2
+//! (clap's own usage errors included); `--help` on every subcommand prints to stdout, status 0.
+
+mod output;
+mod units;
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use output::Progress;
+use rvalue_core::conformal::{
+    self, Calibrated, Method, Prepared, Prior, RvalueKind, ScoreOptions, Split, SplitMetrics, SplitPlan,
+    Summary,
+};
+use rvalue_core::eb::Hyper;
+use rvalue_core::io::{self, Dataset};
+use rvalue_core::rvalue::{self, Algorithm, HyperChoice, LambdaRule, TieOrder};
+use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::tensor::VarianceKind;
+use rvalue_core::toy::{self, ToyParams};
+use rvalue_gpu as gpu;
+
+/// The one warning of docs/method.md §8 for single-draw data.
+const SINGLE_DRAW_WARNING: &str = "M = 1: only CP and CP_avg are meaningful";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rvalue",
+    version,
+    about = "r-value conformal prediction: empirical Bayes r-values, split-conformal sets and the paper's toy",
+    propagate_version = true,
+    max_term_width = 100
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parametric r-values (Normal–Normal empirical Bayes) of units given as estimate and standard error
+    Rank(RankArgs),
+    /// Split-conformal coverage, set size, position and empty rate of CP, CP_avg and CP_r
+    Conformal(ConformalArgs),
+    /// Write the prediction sets of one given split to a CSV file
+    Sets(SetsArgs),
+    /// The paper's toy setting: P(q > p) and a simulated conformal experiment
+    Toy(ToyArgs),
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum AlgorithmArg {
+    Exact,
+    Grid,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum LambdaArg {
+    Model,
+    Empirical,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum RvalueArg {
+    Parametric,
+    Nonparametric,
+    Pooled,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum VarianceArg {
+    PerDraw,
+    OfMean,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum PriorArg {
+    PerItem,
+    Pooled,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum FormatArg {
+    Csv,
+    Json,
+}
+
+impl From<AlgorithmArg> for Algorithm {
+    fn from(a: AlgorithmArg) -> Self {
+        match a {
+            AlgorithmArg::Exact => Algorithm::Exact,
+            AlgorithmArg::Grid => Algorithm::Grid,
+        }
+    }
+}
+
+impl From<LambdaArg> for LambdaRule {
+    fn from(a: LambdaArg) -> Self {
+        match a {
+            LambdaArg::Model => LambdaRule::Model,
+            LambdaArg::Empirical => LambdaRule::Empirical,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct RankArgs {
+    /// CSV with a header holding 'estimate' and 'se' (standard error) columns; other columns are ignored
+    #[arg(long, value_name = "UNITS.csv")]
+    input: PathBuf,
+    /// exact: the infimum over β to 1e-9; grid: the rvalues 0.7.1 log grid (R-compatible)
+    #[arg(long, value_enum, default_value = "exact")]
+    algorithm: AlgorithmArg,
+    /// model: the paper's λ_β; empirical: Henderson & Newton's (1 − β) quantile of V_β
+    /// [default: model with --algorithm exact, empirical with --algorithm grid, which then gives
+    /// the rvalues R package's r-values]
+    #[arg(long, value_enum)]
+    lambda: Option<LambdaArg>,
+    /// Prior N(μ, τ²): 'estimate' (μ = mean, τ² by marginal ML) or fixed as MU,TAU2
+    #[arg(long, value_name = "estimate|MU,TAU2", default_value = "estimate", value_parser = parse_hyper)]
+    hyper: HyperChoice,
+}
+
+/// α and how the candidates are scored: shared by `conformal` and `sets`.
+#[derive(Args, Debug)]
+struct ScoreArgs {
+    /// Miscoverage level α in (0, 1); sets aim at coverage 1 − α
+    #[arg(long, value_name = "A", value_parser = parse_alpha)]
+    alpha: f64,
+    #[command(flatten)]
+    method: MethodArgs,
+    /// Where nonparametric and pooled r-values rank draws: cpu, gpu (fails without an adapter),
+    /// or auto (a hardware GPU if present, else the CPU); the output is the same on each
+    #[arg(long, value_enum, default_value = "auto")]
+    device: DeviceArg,
+    /// Threads for the CPU's work (default: every core); the output is the same for any number
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+}
+
+impl ScoreArgs {
+    /// `--threads`, or every core the system offers.
+    fn threads(&self) -> usize {
+        self.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from)
+    }
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum TiesArg {
+    Exchangeable,
+    Index,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum DeviceArg {
+    Cpu,
+    Gpu,
+    Auto,
+}
+
+/// Which methods, and how CP and CP_r score: shared by `conformal`, `sets` and `toy`.
+#[derive(Args, Debug)]
+struct MethodArgs {
+    /// Methods, comma-separated, rows in this order [default: cp,cp-avg,cp-r]
+    #[arg(long = "method", value_name = "METHODS", value_delimiter = ',', value_parser = parse_method)]
+    methods: Vec<Method>,
+    /// CP_r's r-value: parametric (per item over its K candidates), nonparametric (draw ranks), pooled (with the calibration items)
+    #[arg(long, value_enum, default_value = "parametric")]
+    rvalue: RvalueArg,
+    /// Variance in the parametric r-value: per-draw (s = v) or of-mean (s = v/M)
+    #[arg(long, value_enum, default_value = "per-draw")]
+    variance: VarianceArg,
+    /// Prior of the parametric r-value: one per item (the paper's) or pooled over all items
+    #[arg(long, value_enum, default_value = "per-item")]
+    prior: PriorArg,
+    /// Algorithm of the parametric r-value (exact or the rvalues 0.7.1 grid)
+    #[arg(long, value_enum, default_value = "exact")]
+    algorithm: AlgorithmArg,
+    /// λ rule of the parametric r-value (model or empirical)
+    #[arg(long, value_enum, default_value = "model")]
+    lambda: LambdaArg,
+    /// The draw m0 whose scores CP uses
+    #[arg(long, value_name = "M0", default_value_t = 0)]
+    cp_draw: usize,
+    /// Tie order of pooled r-values: exchangeable (seeded random, keeps coverage) or index
+    /// (the authors' code: calibration units win ties, under-covers with few draws)
+    #[arg(long, value_enum, default_value = "exchangeable")]
+    ties: TiesArg,
+    /// Add the best candidate to an empty set (as the authors' LAC did)
+    #[arg(long)]
+    never_empty: bool,
+}
+
+/// Where the scores and labels come from: shared by `conformal` and `sets`.
+#[derive(Args, Debug)]
+struct DataArgs {
+    /// Scores S[n][m][k] (or [n][k], read as M = 1): .npy, .npz with 'scores' (and 'labels'), or long-form CSV
+    #[arg(long, value_name = "S.npy")]
+    scores: PathBuf,
+    /// Labels y[n] in 0..K (.npy); optional when the scores file carries labels
+    #[arg(long, value_name = "Y.npy")]
+    labels: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct ConformalArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    #[command(flatten)]
+    score: ScoreArgs,
+    /// Number R of random calibration/test splits
+    #[arg(long, value_name = "R", default_value_t = 100)]
+    splits: usize,
+    /// Seed of the random splits and of pooled r-values' exchangeable tie order
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Fraction of the items that calibrate in a random split, in (0, 1)
+    #[arg(long, value_name = "F", default_value_t = 0.5)]
+    cal_fraction: f64,
+    /// Use this one split instead of random ones: a boolean mask [N] (.npy), true = calibration
+    #[arg(long, value_name = "MASK.npy", conflicts_with_all = ["splits", "cal_fraction"])]
+    split: Option<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "csv")]
+    format: FormatArg,
+}
+
+#[derive(Args, Debug)]
+struct SetsArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    #[command(flatten)]
+    score: ScoreArgs,
+    /// The split: a boolean mask [N] (.npy), true = calibration, false = test (required)
+    #[arg(long, value_name = "MASK.npy")]
+    split: PathBuf,
+    /// Seed of pooled r-values' exchangeable tie order (the split is split 0 of it)
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Output CSV, one row per (method, test item, candidate in the set): method,item,candidate,score,position (required)
+    #[arg(long, value_name = "SETS.csv")]
+    output: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct ToyArgs {
+    /// Variance σ² of the high-variance false candidates' draws
+    #[arg(long, value_name = "V", default_value_t = ToyParams::default().sigma2)]
+    sigma2: f64,
+    /// Mean μp of the true candidate's draws
+    #[arg(long, value_name = "V", default_value_t = ToyParams::default().mu_p)]
+    mu_p: f64,
+    /// Variance σp² of the true candidate's draws (and of the low-variance false ones)
+    #[arg(long, value_name = "V", default_value_t = ToyParams::default().sigma2_p)]
+    sigma2_p: f64,
+    /// Mean μq of the false candidates' draws
+    #[arg(long, value_name = "V", default_value_t = ToyParams::default().mu_q)]
+    mu_q: f64,
+    /// Candidates K per item (candidate 0 is the true one)
+    #[arg(long, value_name = "K", default_value_t = ToyParams::default().k)]
+    k: usize,
+    /// Draws M per item and candidate
+    #[arg(long, value_name = "M", default_value_t = ToyParams::default().m)]
+    m: usize,
+    /// Calibration items per repeat
+    #[arg(long, value_name = "N", default_value_t = ToyParams::default().n_cal)]
+    n_cal: usize,
+    /// Test items per repeat
+    #[arg(long, value_name = "N", default_value_t = ToyParams::default().n_test)]
+    n_test: usize,
+    /// Independent repeats of the experiment
+    #[arg(long, value_name = "R", default_value_t = ToyParams::default().repeats)]
+    repeats: usize,
+    /// Fraction h of the false candidates with variance σ² (the rest have σp²), in [0, 1]
+    #[arg(long, value_name = "H", default_value_t = ToyParams::default().high_var_fraction)]
+    high_var_fraction: f64,
+    /// Seed of the simulator
+    #[arg(long, value_name = "S", default_value_t = ToyParams::default().seed)]
+    seed: u64,
+    /// Miscoverage level α in (0, 1)
+    #[arg(long, value_name = "A", default_value_t = 0.1, value_parser = parse_alpha)]
+    alpha: f64,
+    #[command(flatten)]
+    method: MethodArgs,
+}
+
+/// A one-line message for the user; `main` prints it as `rvalue: <message>` and exits 2.
+#[derive(Debug)]
+struct CliError(String);
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // One line, whatever the source said.
+        let one: Vec<&str> = self.0.split(['\n', '\r']).map(str::trim).filter(|l| !l.is_empty()).collect();
+        f.write_str(&one.join(" "))
+    }
+}
+
+impl From<rvalue_core::Error> for CliError {
+    fn from(e: rvalue_core::Error) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+type CliResult<T> = std::result::Result<T, CliError>;
+
+fn fail<T>(msg: impl Into<String>) -> CliResult<T> {
+    Err(CliError(msg.into()))
+}
+
+fn parse_alpha(s: &str) -> std::result::Result<f64, String> {
+    let a: f64 = s.trim().parse().map_err(|_| "expected a number in (0, 1)".to_string())?;
+    if a > 0.0 && a < 1.0 {
+        Ok(a)
+    } else {
+        Err("α must be in (0, 1)".to_string())
+    }
+}
+
+fn parse_method(s: &str) -> std::result::Result<Method, String> {
+    Method::parse(s.trim()).map_err(|_| "expected cp, cp-avg or cp-r".to_string())
+}
+
+fn parse_hyper(s: &str) -> std::result::Result<HyperChoice, String> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("estimate") {
+        return Ok(HyperChoice::Estimate);
+    }
+    let bad = || "expected 'estimate' or MU,TAU2 (two numbers, τ² ≥ 0)".to_string();
+    let (mu, tau2) = s.split_once(',').ok_or_else(bad)?;
+    let mu: f64 = mu.trim().parse().map_err(|_| bad())?;
+    let tau2: f64 = tau2.trim().parse().map_err(|_| bad())?;
+    let h = Hyper::fixed(mu, tau2).map_err(|e| e.to_string())?;
+    Ok(HyperChoice::Fixed(h))
+}
+
+/// Runs the command line; returns the process exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(e),
+    };
+    let result = match cli.command {
+        Command::Rank(a) => run_rank(&a),
+        Command::Conformal(a) => run_conformal(&a),
+        Command::Sets(a) => run_sets(&a),
+        Command::Toy(a) => run_toy(&a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("rvalue: {e}");
+            2
+        }
+    }
+}
+
+/// Help and version go to stdout with status 0; every other clap error becomes one line, status 2.
+fn clap_error(e: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            0
+        }
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!("rvalue: no command given; expected rank, conformal, sets or toy (see rvalue --help)");
+            2
+        }
+        _ => {
+            // Point at the help of the subcommand in use, if any.
+            let sub = std::env::args()
+                .skip(1)
+                .find(|a| ["rank", "conformal", "sets", "toy"].contains(&a.as_str()))
+                .map(|s| format!(" {s}"))
+                .unwrap_or_default();
+            eprintln!("rvalue: {} (see rvalue{sub} --help)", clap_message(&e.render().to_string()));
+            2
+        }
+    }
+}
+
+/// Clap's multi-line error as one line: its text up to the usage, without `error:`, tips and
+/// the "for more information" hint.
+fn clap_message(rendered: &str) -> String {
+    let mut parts = Vec::new();
+    for line in rendered.lines().map(str::trim) {
+        if line.starts_with("Usage:") {
+            break;
+        }
+        if line.is_empty() || line.starts_with("tip:") || line.starts_with("For more information") {
+            continue;
+        }
+        parts.push(line.strip_prefix("error:").unwrap_or(line).trim());
+    }
+    parts.join(" ")
+}
+
+fn read_file(path: &Path) -> CliResult<Vec<u8>> {
+    std::fs::read(path).map_err(|e| CliError(format!("{}: cannot read: {e}", path.display())))
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Writes all of `text` to stdout; a closed pipe (`| head`) is not an error.
+fn print_stdout(text: &str) -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => fail(format!("writing to stdout: {e}")),
+        _ => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rank
+
+/// `rank`'s λ rule when `--lambda` is not given: who asks for the grid asks for the rvalues R
+/// package's numbers, and the package uses the empirical rule (docs/method.md §9).
+fn rank_lambda(algorithm: AlgorithmArg, lambda: Option<LambdaArg>) -> LambdaArg {
+    lambda.unwrap_or(match algorithm {
+        AlgorithmArg::Exact => LambdaArg::Model,
+        AlgorithmArg::Grid => LambdaArg::Empirical,
+    })
+}
+
+fn run_rank(a: &RankArgs) -> CliResult<()> {
+    let file = display(&a.input);
+    let u = units::parse_units(&file, &read_file(&a.input)?)?;
+    let s: Vec<f64> = u.se.iter().map(|se| se * se).collect();
+    let lambda = rank_lambda(a.algorithm, a.lambda);
+    let p = rvalue::parametric(&u.estimate, &s, a.hyper, a.algorithm.into(), lambda.into())
+        .map_err(|e| CliError(format!("{file}: {e}")))?;
+    let mut out = String::from("estimate,se,post_mean,post_sd,rvalue\n");
+    for i in 0..u.estimate.len() {
+        out.push_str(&format!(
+            "{},{},{},{},{}\n",
+            u.estimate[i], u.se[i], p.post_mean[i], p.post_sd[i], p.rvalue[i]
+        ));
+    }
+    print_stdout(&out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// conformal and sets
+
+/// Score tensor and labels from `--scores` and `--labels`.
+fn load_data(d: &DataArgs) -> CliResult<(Dataset, Vec<usize>)> {
+    let sfile = display(&d.scores);
+    let mut data = io::read_scores(&sfile, &read_file(&d.scores)?)?;
+    let n = data.scores.n();
+    if n < 2 {
+        return fail(format!(
+            "{sfile}: {n} item; expected at least 2 items (a split needs one to calibrate and one to test)"
+        ));
+    }
+    let labels = match (&d.labels, data.labels.take()) {
+        (Some(path), _) => {
+            io::read_labels(&display(path), &read_file(path)?, data.scores.n(), data.scores.k())?
+        }
+        (None, Some(l)) => l,
+        (None, None) => {
+            return fail(format!(
+                "{sfile}: the scores carry no labels; give --labels Y.npy (or an .npz with a 'labels' \
+                 member, or a long-form CSV with a 'label' column)"
+            ))
+        }
+    };
+    Ok((data, labels))
+}
+
+fn read_split(path: &Path, n: usize) -> CliResult<Split> {
+    let mask = io::read_mask(&display(path), &read_file(path)?, n)?;
+    Split::from_mask(&mask).map_err(|e| CliError(format!("{}: {e}", display(path))))
+}
+
+/// The methods in the given order (default all three), refusing duplicates.
+fn methods_of(given: &[Method]) -> CliResult<Vec<Method>> {
+    if given.is_empty() {
+        return Ok(Method::ALL.to_vec());
+    }
+    for (i, m) in given.iter().enumerate() {
+        if given[..i].contains(m) {
+            return fail(format!("--method lists {} twice", m.name()));
+        }
+    }
+    Ok(given.to_vec())
+}
+
+impl MethodArgs {
+    fn options(&self) -> ScoreOptions {
+        ScoreOptions {
+            kind: match self.rvalue {
+                RvalueArg::Parametric => RvalueKind::Parametric,
+                RvalueArg::Nonparametric => RvalueKind::Nonparametric,
+                RvalueArg::Pooled => RvalueKind::Pooled,
+            },
+            variance: match self.variance {
+                VarianceArg::PerDraw => VarianceKind::PerDraw,
+                VarianceArg::OfMean => VarianceKind::OfMean,
+            },
+            prior: match self.prior {
+                PriorArg::PerItem => Prior::PerItem,
+                PriorArg::Pooled => Prior::Pooled,
+            },
+            algorithm: self.algorithm.into(),
+            lambda: self.lambda.into(),
+            cp_draw: self.cp_draw,
+            ties: match self.ties {
+                TiesArg::Exchangeable => TieOrder::Exchangeable,
+                TiesArg::Index => TieOrder::Index,
+            },
+        }
+    }
+}
+
+/// Notes on data that is accepted but limits what the results mean. Called once every input is
+/// read, so that a refused file still gets a message of one line only.
+fn warn_data(t: &ScoreTensor, methods: &[Method]) {
+    warn_single_draw(t.m(), methods);
+    if t.k() == 1 {
+        eprintln!(
+            "rvalue: warning: K = 1: one candidate, so every prediction set is that candidate or empty"
+        );
+    }
+}
+
+fn warn_single_draw(m: usize, methods: &[Method]) {
+    if m == 1 && methods.contains(&Method::CpR) {
+        eprintln!("rvalue: warning: {SINGLE_DRAW_WARNING}");
+    }
+}
+
+/// The GPU that ranks draws for CP_r's rank-based r-values, if `--device` and the machine
+/// give one, with the tensor's sort keys. Results are the same as the CPU's (`gpu` module).
+struct Ranker {
+    gpu: Option<(gpu::Gpu, gpu::keys::Keys)>,
+    /// `--device gpu`: a GPU failure is an error; with `auto` the CPU takes over.
+    required: bool,
+}
+
+/// Opening the GPU, started on a thread of its own before the data are read: creating a Vulkan
+/// instance and listing its adapters takes about a tenth of a second, as long as reading a
+/// large score file, so the two overlap.
+struct Probe {
+    device: gpu::Device,
+    opening: Option<std::thread::JoinHandle<rvalue_core::Result<Opened>>>,
+}
+
+/// What `gpu::open` gives: the GPU, or why the CPU ranks instead.
+type Opened = (Option<gpu::Gpu>, Option<String>);
+
+impl Probe {
+    /// Starts opening the GPU if `--device` allows one and a method ranks draws.
+    fn start(device: DeviceArg, methods: &[Method], opts: &ScoreOptions) -> Probe {
+        let device = match device {
+            DeviceArg::Cpu => gpu::Device::Cpu,
+            DeviceArg::Gpu => gpu::Device::Gpu,
+            DeviceArg::Auto => gpu::Device::Auto,
+        };
+        if device == gpu::Device::Cpu || !conformal::needs_draw_orders(methods, opts) {
+            return Probe { device, opening: None };
+        }
+        // Before the thread starts: it sets an environment variable.
+        gpu::quiet_device_select();
+        Probe { device, opening: Some(std::thread::spawn(move || gpu::open(device))) }
+    }
+
+    /// The ranker for `t`, once the GPU is open (or known to be absent).
+    fn finish(self, t: &ScoreTensor) -> CliResult<Ranker> {
+        let required = self.device == gpu::Device::Gpu;
+        let Some(opening) = self.opening else { return Ok(Ranker { gpu: None, required }) };
+        let (g, _why_cpu) = match opening.join() {
+            Ok(opened) => opened?,
+            Err(_) if required => return Err(CliError("the GPU could not be opened".into())),
+            Err(_) => (None, None),
+        };
+        Ok(Ranker { gpu: g.map(|g| (g, gpu::keys::Keys::of(t.data()))), required })
+    }
+}
+
+impl Ranker {
+    /// A GPU failure: an error under `--device gpu`, else a warning and the CPU from now on.
+    fn failed(&mut self, e: rvalue_core::Error) -> CliResult<()> {
+        if self.required {
+            return Err(e.into());
+        }
+        eprintln!("rvalue: warning: {e}; using the CPU");
+        self.gpu = None;
+        Ok(())
+    }
+
+    /// Calibrated scores of `method` on every split, on the GPU when there is one and the
+    /// method ranks draws; `None` when the CPU should do it.
+    fn calibrate_each(
+        &mut self,
+        prep: &Prepared<'_>,
+        method: Method,
+        opts: &ScoreOptions,
+        splits: &[Split],
+        each: &mut dyn FnMut(usize, Calibrated),
+    ) -> CliResult<Option<usize>> {
+        let Some((g, keys)) = &self.gpu else { return Ok(None) };
+        if method != Method::CpR {
+            return Ok(None);
+        }
+        let (t, labels) = (prep.t, prep.labels);
+        match opts.kind {
+            RvalueKind::Parametric => Ok(None),
+            RvalueKind::Nonparametric => match gpu::nonparametric_rvalues(g, t, keys) {
+                Ok(scores) => {
+                    for (r, split) in splits.iter().enumerate() {
+                        each(r, Calibrated::fixed(&scores, t.k(), labels, split));
+                    }
+                    Ok(Some(splits.len()))
+                }
+                Err(e) => self.failed(e).map(|()| Some(0)),
+            },
+            RvalueKind::Pooled => {
+                for (r, split) in splits.iter().enumerate() {
+                    match gpu::pooled_calibrated(g, t, keys, labels, split, opts.ties) {
+                        Ok(c) => each(r, c),
+                        Err(e) => return self.failed(e).map(|()| Some(r)),
+                    }
+                }
+                Ok(Some(splits.len()))
+            }
+        }
+    }
+}
+
+/// Calls `each` with the calibrated scores of `method` on every split in turn, with progress.
+#[allow(clippy::too_many_arguments)] // each is one of the run's settings
+fn for_each_split(
+    prep: &Prepared<'_>,
+    ranker: &mut Ranker,
+    method: Method,
+    opts: &ScoreOptions,
+    splits: &[Split],
+    threads: usize,
+    progress: &mut Progress,
+    mut each: impl FnMut(Calibrated),
+) -> CliResult<()> {
+    let label = format!("{}: splits", method.name());
+    progress.show(&format!("{}: scoring…", method.name()));
+    let mut report = |r: usize, c: Calibrated| {
+        progress.count(&label, r + 1, splits.len());
+        each(c);
+    };
+    // The GPU does what it can; the CPU does the splits it did not get to.
+    let done = ranker.calibrate_each(prep, method, opts, splits, &mut report)?.unwrap_or(0);
+    if done < splits.len() {
+        prep.calibrate_each_threads(method, opts, &splits[done..], threads, |r, c| report(done + r, c))?;
+    }
+    progress.count(&label, splits.len(), splits.len());
+    Ok(())
+}
+
+fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
+    let methods = methods_of(&a.score.method.methods)?;
+    let opts = a.score.method.options();
+    let probe = Probe::start(a.score.device, &methods, &opts);
+    let (data, labels) = load_data(&a.data)?;
+    let t = &data.scores;
+    let plan = match &a.split {
+        Some(path) => SplitPlan::Fixed(read_split(path, t.n())?.keyed(a.seed, 0)),
+        None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
+    };
+    warn_data(t, &methods);
+    let mut ranker = probe.finish(t)?;
+    let prep =
+        Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
+    let splits = plan.splits(t.n())?;
+    let mut progress = Progress::new();
+    let mut rows = Vec::with_capacity(methods.len());
+    for &method in &methods {
+        let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+        for_each_split(&prep, &mut ranker, method, &opts, &splits, a.score.threads(), &mut progress, |c| {
+            metrics.push(c.metrics(a.score.alpha, a.score.method.never_empty));
+            sizes.push(c.sizes(a.score.alpha, a.score.method.never_empty));
+        })?;
+        rows.push(conformal::summarize(method, a.score.alpha, &metrics, &sizes, t.k()));
+    }
+    progress.clear();
+    print_stdout(&match a.format {
+        FormatArg::Csv => output::summary_csv(&rows),
+        FormatArg::Json => output::summary_json(&rows),
+    })
+}
+
+fn run_sets(a: &SetsArgs) -> CliResult<()> {
+    let methods = methods_of(&a.score.method.methods)?;
+    let opts = a.score.method.options();
+    let probe = Probe::start(a.score.device, &methods, &opts);
+    let (data, labels) = load_data(&a.data)?;
+    let t = &data.scores;
+    let split = read_split(&a.split, t.n())?.keyed(a.seed, 0);
+    warn_data(t, &methods);
+    let mut ranker = probe.finish(t)?;
+    let prep =
+        Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
+    let mut progress = Progress::new();
+    let mut out = String::from("method,item,candidate,score,position\n");
+    for &method in &methods {
+        for_each_split(
+            &prep,
+            &mut ranker,
+            method,
+            &opts,
+            std::slice::from_ref(&split),
+            a.score.threads(),
+            &mut progress,
+            |c| {
+                for pos in 0..c.test.len() {
+                    let set = c.set(pos, a.score.alpha, a.score.method.never_empty);
+                    for (position, (cand, score)) in set.members.iter().enumerate() {
+                        out.push_str(&format!("{},{},{cand},{score},{position}\n", method.name(), set.item));
+                    }
+                }
+            },
+        )?;
+    }
+    progress.clear();
+    std::fs::write(&a.output, out).map_err(|e| CliError(format!("{}: cannot write: {e}", display(&a.output))))
+}
+
+// ---------------------------------------------------------------------------------------------
+// toy
+
+fn run_toy(a: &ToyArgs) -> CliResult<()> {
+    let methods = methods_of(&a.method.methods)?;
+    let params = ToyParams {
+        k: a.k,
+        m: a.m,
+        n_cal: a.n_cal,
+        n_test: a.n_test,
+        repeats: a.repeats,
+        mu_p: a.mu_p,
+        sigma2_p: a.sigma2_p,
+        mu_q: a.mu_q,
+        sigma2: a.sigma2,
+        high_var_fraction: a.high_var_fraction,
+        seed: a.seed,
+    };
+    params.validate()?;
+    let opts = a.method.options();
+    warn_single_draw(a.m, &methods);
+
+    let p = toy::prob_q_exceeds_p(a.mu_p, a.sigma2_p, a.mu_q, a.sigma2);
+    let mut out = format!(
+        "P(q > p) = {:.2} % ({p})   [p ~ N({}, {}), q ~ N({}, {})]\n",
+        100.0 * p,
+        a.mu_p,
+        a.sigma2_p,
+        a.mu_q,
+        a.sigma2
+    );
+    out.push_str(&format!("Note: {}\n", toy::NOTE_ON_PAPER));
+    out.push_str(&format!(
+        "Simulated conformal experiment: K = {}, M = {}, n_cal = {}, n_test = {}, repeats = {}, \
+         h = {}, seed = {}, alpha = {}\n\n",
+        a.k, a.m, a.n_cal, a.n_test, a.repeats, a.high_var_fraction, a.seed, a.alpha
+    ));
+    print_stdout(&out)?;
+
+    let mask: Vec<bool> = (0..params.n()).map(|i| i < params.n_cal).collect();
+    let split = Split::from_mask(&mask)?;
+    let mut metrics: Vec<Vec<SplitMetrics>> = vec![Vec::new(); methods.len()];
+    let mut sizes: Vec<Vec<Vec<usize>>> = vec![Vec::new(); methods.len()];
+    let mut progress = Progress::new();
+    for r in 0..params.repeats {
+        progress.count("toy: repeats", r, params.repeats);
+        let (t, labels) = toy::simulate(&params, r)?;
+        let prep = Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
+        // Repeat r's tie order is split r of the toy's seed, as in the explorer.
+        let split = split.clone().keyed(params.seed, r as u64);
+        for (j, &method) in methods.iter().enumerate() {
+            for c in prep.calibrate(method, &opts, std::slice::from_ref(&split))? {
+                metrics[j].push(c.metrics(a.alpha, a.method.never_empty));
+                sizes[j].push(c.sizes(a.alpha, a.method.never_empty));
+            }
+        }
+    }
+    progress.clear();
+    let rows: Vec<Summary> = methods
+        .iter()
+        .enumerate()
+        .map(|(j, &method)| conformal::summarize(method, a.alpha, &metrics[j], &sizes[j], a.k))
+        .collect();
+    print_stdout(&output::summary_csv(&rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn hyper_values() {
+        assert_eq!(parse_hyper("estimate"), Ok(HyperChoice::Estimate));
+        assert_eq!(parse_hyper(" 0.5, 2 "), Ok(HyperChoice::Fixed(Hyper { mu: 0.5, tau2: 2.0 })));
+        assert!(parse_hyper("1,-1").unwrap_err().contains("τ²"));
+        assert!(parse_hyper("1").is_err());
+        assert!(parse_hyper("a,b").is_err());
+    }
+
+    #[test]
+    fn alpha_and_methods() {
+        assert_eq!(parse_alpha("0.1"), Ok(0.1));
+        assert!(parse_alpha("1.5").is_err() && parse_alpha("0").is_err() && parse_alpha("x").is_err());
+        assert_eq!(parse_method("cp-avg"), Ok(Method::CpAvg));
+        assert!(parse_method("lac").is_err());
+        assert_eq!(methods_of(&[]).unwrap(), Method::ALL);
+        assert!(methods_of(&[Method::Cp, Method::Cp]).unwrap_err().0.contains("twice"));
+    }
+
+    #[test]
+    fn clap_errors_become_one_line() {
+        let e = Cli::try_parse_from(["rvalue", "conformal", "--scores", "s.npy"]).unwrap_err();
+        let m = clap_message(&e.render().to_string());
+        assert!(!m.contains('\n') && m.contains("--alpha"), "{m}");
+        let e = Cli::try_parse_from(["rvalue", "conformal", "--scores", "s", "--alpha", "1.5"]).unwrap_err();
+        let m = clap_message(&e.render().to_string());
+        assert!(m.contains("'1.5'") && m.contains("(0, 1)"), "{m}");
+        assert_eq!(CliError("a\n  b\r\n".into()).to_string(), "a b");
+    }
+
+    /// A GPU that fails in the middle of a run (its device destroyed after opening): under
+    /// `auto` the CPU computes the splits instead and nothing changes; under `gpu` it is an
+    /// error. Needs an adapter (lavapipe), like the `gpu` module's tests.
+    #[cfg(feature = "gpu")]
+    #[test]
+    fn a_gpu_failing_mid_run_falls_back_to_the_cpu() {
+        let g = match gpu::Gpu::new() {
+            Ok(g) => g,
+            Err(_) if std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1") => return,
+            Err(e) => {
+                panic!("no GPU adapter ({e}); install mesa-vulkan-drivers or set RVALUE_SKIP_GPU_TESTS=1")
+            }
+        };
+        g.destroy_device();
+        let (t, labels) = rvalue_core::samples::logits(40, 6, 5, 3);
+        let splits = SplitPlan::Random { count: 3, cal_fraction: 0.5, seed: 1 }.splits(t.n()).unwrap();
+        let prep = Prepared::new(&t, &labels, false).unwrap();
+        let keys = gpu::keys::Keys::of(t.data());
+        let mut ranker = Ranker { gpu: Some((g, keys)), required: false };
+        for kind in [RvalueKind::Nonparametric, RvalueKind::Pooled] {
+            let opts = ScoreOptions { kind, ..ScoreOptions::default() };
+            let want: Vec<SplitMetrics> = prep
+                .calibrate(Method::CpR, &opts, &splits)
+                .unwrap()
+                .iter()
+                .map(|c| c.metrics(0.2, false))
+                .collect();
+            let mut got = Vec::new();
+            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |c| {
+                got.push(c.metrics(0.2, false))
+            })
+            .unwrap();
+            assert_eq!(got, want, "{kind:?}");
+            assert!(ranker.gpu.is_none(), "the failed GPU is dropped");
+            // Put a failing GPU back for the next kind, this time required.
+            let g = gpu::Gpu::new().unwrap();
+            g.destroy_device();
+            ranker.gpu = Some((g, gpu::keys::Keys::of(t.data())));
+        }
+        ranker.required = true;
+        let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
+        let e =
+            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |_| {})
+                .unwrap_err();
+        assert!(e.0.starts_with("GPU: "), "{}", e.0);
+    }
+}

@@ -1,0 +1,148 @@
+//! Output helpers: the summary rows as CSV or JSON, and a progress line on a terminal.
+
+use std::io::{IsTerminal, Write};
+
+use rvalue_core::conformal::Summary;
+
+/// The columns of `rvalue conformal` (docs/method.md §9).
+pub const SUMMARY_COLUMNS: [&str; 9] = [
+    "method",
+    "alpha",
+    "coverage_mean",
+    "coverage_sd",
+    "size_mean",
+    "size_sd",
+    "position_mean",
+    "empty_rate",
+    "splits",
+];
+
+/// The numeric fields of a summary row, in column order after `method`.
+fn numbers(s: &Summary) -> [f64; 7] {
+    [s.alpha, s.coverage_mean, s.coverage_sd, s.size_mean, s.size_sd, s.position_mean, s.empty_rate]
+}
+
+/// Summary rows as CSV: a header line, then one line per row. Numbers use Rust's shortest
+/// round-trip form; a missing value (no covered item for the position) is `NaN`.
+pub fn summary_csv(rows: &[Summary]) -> String {
+    let mut out = SUMMARY_COLUMNS.join(",");
+    out.push('\n');
+    for s in rows {
+        out.push_str(s.method.name());
+        for x in numbers(s) {
+            out.push_str(&format!(",{x}"));
+        }
+        out.push_str(&format!(",{}\n", s.splits));
+    }
+    out
+}
+
+/// A JSON number, `null` for NaN and infinities (JSON has neither).
+pub fn json_number(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        "null".to_string()
+    }
+}
+
+/// Summary rows as a JSON array of objects with the CSV's keys.
+pub fn summary_json(rows: &[Summary]) -> String {
+    let mut out = String::from("[");
+    for (i, s) in rows.iter().enumerate() {
+        out.push_str(if i == 0 { "\n  {" } else { ",\n  {" });
+        out.push_str(&format!("\"method\": \"{}\"", s.method.name()));
+        for (key, x) in SUMMARY_COLUMNS[1..8].iter().zip(numbers(s)) {
+            out.push_str(&format!(", \"{key}\": {}", json_number(x)));
+        }
+        out.push_str(&format!(", \"splits\": {}}}", s.splits));
+    }
+    out.push_str(if rows.is_empty() { "]\n" } else { "\n]\n" });
+    out
+}
+
+/// `label i/total` rewritten in place with `\r`, only when stderr is a terminal.
+pub struct Progress {
+    enabled: bool,
+    width: usize,
+}
+
+impl Progress {
+    pub fn new() -> Self {
+        Progress { enabled: std::io::stderr().is_terminal(), width: 0 }
+    }
+
+    /// Replaces the progress line by `text`.
+    pub fn show(&mut self, text: &str) {
+        if !self.enabled {
+            return;
+        }
+        let len = text.chars().count();
+        let pad = self.width.saturating_sub(len);
+        self.width = self.width.max(len);
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{text}{}", " ".repeat(pad));
+        let _ = err.flush();
+    }
+
+    /// `label done/total`.
+    pub fn count(&mut self, label: &str, done: usize, total: usize) {
+        if self.enabled {
+            self.show(&format!("{label} {done}/{total}"));
+        }
+    }
+
+    /// Erases the line, so that what follows starts clean.
+    pub fn clear(&mut self) {
+        if self.enabled && self.width > 0 {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r{}\r", " ".repeat(self.width));
+            let _ = err.flush();
+            self.width = 0;
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rvalue_core::conformal::Method;
+
+    fn row(method: Method, position: f64) -> Summary {
+        Summary {
+            method,
+            alpha: 0.1,
+            coverage_mean: 0.9,
+            coverage_sd: 0.0125,
+            size_mean: 1.5,
+            size_sd: 1.0 / 3.0,
+            position_mean: position,
+            empty_rate: 0.0,
+            splits: 7,
+            size_histogram: vec![],
+        }
+    }
+
+    #[test]
+    fn csv_and_json_rows() {
+        let rows = [row(Method::Cp, 0.25), row(Method::CpR, f64::NAN)];
+        let csv = summary_csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            "method,alpha,coverage_mean,coverage_sd,size_mean,size_sd,position_mean,empty_rate,splits"
+        );
+        assert_eq!(lines[1], "cp,0.1,0.9,0.0125,1.5,0.3333333333333333,0.25,0,7");
+        assert_eq!(lines[2], "cp-r,0.1,0.9,0.0125,1.5,0.3333333333333333,NaN,0,7");
+        let json = summary_json(&rows);
+        assert!(json.contains("\"method\": \"cp-r\", \"alpha\": 0.1,"), "{json}");
+        assert!(json.contains("\"position_mean\": null, \"empty_rate\": 0, \"splits\": 7}"), "{json}");
+        assert_eq!(summary_json(&[]), "[]\n");
+    }
+}

@@ -1,0 +1,1036 @@
+//! Split conformal prediction (docs/method.md §5): splits, the three nonconformity scores, calibration,
+//! prediction sets and their metrics over repeated splits.
+//!
+//! A method's scores for a split are kept as a [`Calibrated`]: candidate scores of the test
+//! items (sorted once) and what the threshold needs. Any α, or a sweep over 100 of them, is then
+//! answered without recomputing a single r-value.
+
+use crate::eb::Hyper;
+use crate::rng::Stream;
+use crate::rvalue::nonparametric::nonparametric_from_order;
+use crate::rvalue::{
+    self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, TieOrder, Ties, Workspace,
+};
+use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
+use crate::{Error, Result};
+
+pub use crate::quantile::{conformal_quantile, k_star};
+
+/// A conformal method (docs/method.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `−S[x][m0][k]`: one draw's score.
+    Cp,
+    /// `−X`: the mean over draws.
+    CpAvg,
+    /// The r-value.
+    CpR,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::Cp, Method::CpAvg, Method::CpR];
+
+    /// The name used on the command line and in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Cp => "cp",
+            Method::CpAvg => "cp-avg",
+            Method::CpR => "cp-r",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| Error::invalid(format!("unknown method '{s}' (expected cp, cp-avg or cp-r)")))
+    }
+}
+
+/// Which r-value CP_r uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RvalueKind {
+    /// Normal–Normal r-value over each item's K candidates (docs/method.md §2).
+    #[default]
+    Parametric,
+    /// Rank counts over each item's draws (docs/method.md §3).
+    Nonparametric,
+    /// Pooled with the calibration items' true labels (docs/method.md §4).
+    Pooled,
+}
+
+impl RvalueKind {
+    pub const ALL: [RvalueKind; 3] = [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RvalueKind::Parametric => "parametric",
+            RvalueKind::Nonparametric => "nonparametric",
+            RvalueKind::Pooled => "pooled",
+        }
+    }
+
+    /// The inverse of [`RvalueKind::name`].
+    pub fn parse(s: &str) -> Result<Self> {
+        RvalueKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            Error::invalid(format!(
+                "unknown r-value kind '{s}' (expected parametric, nonparametric or pooled)"
+            ))
+        })
+    }
+}
+
+/// Where the parametric r-value's prior comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Prior {
+    /// One prior per item, over its K candidates (the paper's setting).
+    #[default]
+    PerItem,
+    /// One prior estimated from all items' candidates.
+    Pooled,
+}
+
+impl Prior {
+    pub const ALL: [Prior; 2] = [Prior::PerItem, Prior::Pooled];
+
+    /// The name used in links, the page and the JavaScript API.
+    pub fn name(self) -> &'static str {
+        match self {
+            Prior::PerItem => "per-item",
+            Prior::Pooled => "pooled",
+        }
+    }
+
+    /// The inverse of [`Prior::name`].
+    pub fn parse(s: &str) -> Result<Self> {
+        crate::error::parse_name(s, &Prior::ALL, Prior::name, "prior")
+    }
+}
+
+/// Whether scoring `methods` with `opts` ranks draws (CP_r with rank-based r-values), i.e.
+/// whether [`Prepared::new`] should build the draw orders.
+pub fn needs_draw_orders(methods: &[Method], opts: &ScoreOptions) -> bool {
+    methods.contains(&Method::CpR) && opts.kind != RvalueKind::Parametric
+}
+
+/// Everything that shapes the scores (not α, not the split).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoreOptions {
+    pub kind: RvalueKind,
+    pub variance: VarianceKind,
+    pub prior: Prior,
+    pub algorithm: Algorithm,
+    pub lambda: LambdaRule,
+    /// CP's draw `m0`.
+    pub cp_draw: usize,
+    /// How pooled r-values break ties between units (docs/method.md §4).
+    pub ties: TieOrder,
+}
+
+impl Default for ScoreOptions {
+    fn default() -> Self {
+        ScoreOptions {
+            kind: RvalueKind::Parametric,
+            variance: VarianceKind::PerDraw,
+            prior: Prior::PerItem,
+            algorithm: Algorithm::Exact,
+            lambda: LambdaRule::Model,
+            cp_draw: 0,
+            ties: TieOrder::Exchangeable,
+        }
+    }
+}
+
+/// A calibration/test split; both lists ascending. `seed` and `index` name it in its seeded
+/// series (split `index` of `seed`), and key its pooled r-values' exchangeable tie order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    pub cal: Vec<usize>,
+    pub test: Vec<usize>,
+    pub seed: u64,
+    pub index: u64,
+}
+
+impl Split {
+    /// A split of these items, keyed as split 0 of seed 0.
+    pub fn new(cal: Vec<usize>, test: Vec<usize>) -> Self {
+        Split { cal, test, seed: 0, index: 0 }
+    }
+
+    /// The split keyed as split `index` of `seed` instead.
+    pub fn keyed(self, seed: u64, index: u64) -> Self {
+        Split { seed, index, ..self }
+    }
+
+    /// Its pooled r-values' tie order under `order`.
+    pub fn ties(&self, order: TieOrder) -> Ties {
+        Ties::new(order, self.seed, self.index)
+    }
+
+    /// Split number `index` of a seeded series: a random permutation, the first
+    /// `round(n · cal_fraction)` items calibrate.
+    pub fn random(n: usize, cal_fraction: f64, seed: u64, index: usize) -> Result<Self> {
+        if !(cal_fraction > 0.0 && cal_fraction < 1.0) {
+            return Err(Error::invalid(format!("calibration fraction {cal_fraction} is not in (0, 1)")));
+        }
+        let n_cal = (n as f64 * cal_fraction).round() as usize;
+        if n_cal == 0 || n_cal >= n {
+            return Err(Error::invalid(format!(
+                "{n} items are too few for a split with calibration fraction {cal_fraction}: \
+                 need at least one calibration and one test item"
+            )));
+        }
+        let perm = Stream::new(seed, index as u64).permutation(n);
+        let mut cal = perm[..n_cal].to_vec();
+        let mut test = perm[n_cal..].to_vec();
+        cal.sort_unstable();
+        test.sort_unstable();
+        Ok(Split { cal, test, seed, index: index as u64 })
+    }
+
+    /// The split of a boolean mask, `true` = calibration.
+    pub fn from_mask(mask: &[bool]) -> Result<Self> {
+        let cal: Vec<usize> = (0..mask.len()).filter(|&i| mask[i]).collect();
+        let test: Vec<usize> = (0..mask.len()).filter(|&i| !mask[i]).collect();
+        if cal.is_empty() || test.is_empty() {
+            return Err(Error::invalid(format!(
+                "the split mask has {} calibration and {} test items; both must be at least one",
+                cal.len(),
+                test.len()
+            )));
+        }
+        Ok(Split::new(cal, test))
+    }
+}
+
+/// Checks a data set for conformal use.
+pub fn check_data(t: &ScoreTensor, labels: &[usize]) -> Result<()> {
+    if labels.len() != t.n() {
+        return Err(Error::shape(format!("{} labels for {} items", labels.len(), t.n())));
+    }
+    if let Some(i) = labels.iter().position(|&y| y >= t.k()) {
+        return Err(Error::invalid(format!("label of item {i} is {} but K = {}", labels[i], t.k())));
+    }
+    Ok(())
+}
+
+/// Checks α.
+pub fn check_alpha(alpha: f64) -> Result<()> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!("α = {alpha} is not in (0, 1)")))
+    }
+}
+
+/// Split-independent nonconformity scores `[N][K]` (lower = more conforming) of a method; `None`
+/// for pooled CP_r, whose scores depend on the calibration items.
+pub fn item_scores(
+    t: &ScoreTensor,
+    summaries: &Summaries,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+) -> Result<Option<Vec<f64>>> {
+    scores_with(t, summaries, order, method, opts, |_| None, 1)
+}
+
+/// [`item_scores`] where item `i` with `only[i] = Some(c)` needs candidate `c`'s score alone (a
+/// calibration item that is a test item in no split: [`Calibrated::fixed`] reads only its true
+/// label's score). Parametric CP_r then computes that one r-value (the same bits as in
+/// [`item_scores`]) and leaves the item's other entries NaN: the rows keep their `[N][K]`
+/// layout, and an entry nobody computed must not pass for a score. The other methods compute
+/// every entry, as they cost little. `only` has one entry per item.
+pub fn item_scores_only(
+    t: &ScoreTensor,
+    summaries: &Summaries,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+    only: &[Option<usize>],
+) -> Result<Option<Vec<f64>>> {
+    check_only(t, only)?;
+    scores_with(t, summaries, order, method, opts, |i| only[i], 1)
+}
+
+fn check_only(t: &ScoreTensor, only: &[Option<usize>]) -> Result<()> {
+    if only.len() != t.n() {
+        return Err(Error::shape(format!("{} entries of needed candidates for {} items", only.len(), t.n())));
+    }
+    if let Some(i) = only.iter().position(|c| c.is_some_and(|c| c >= t.k())) {
+        return Err(Error::invalid(format!("item {i}'s needed candidate is beyond K = {}", t.k())));
+    }
+    Ok(())
+}
+
+/// Per item, the one candidate whose score `splits` read when the item is a test item in none
+/// of them (calibration reads only the true label's), else `None`: every candidate.
+pub fn needed_candidates(labels: &[usize], splits: &[Split]) -> Vec<Option<usize>> {
+    let mut only: Vec<Option<usize>> = labels.iter().map(|&y| Some(y)).collect();
+    for i in splits.iter().flat_map(|s| &s.test) {
+        if let Some(o) = only.get_mut(*i) {
+            *o = None;
+        }
+    }
+    only
+}
+
+/// [`item_scores_only`]'s work; the rank-based and parametric r-values' items in `threads`
+/// contiguous chunks, one thread each, joined in item order (the same scores for every count).
+fn scores_with(
+    t: &ScoreTensor,
+    summaries: &Summaries,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+    only: impl Fn(usize) -> Option<usize> + Sync,
+    threads: usize,
+) -> Result<Option<Vec<f64>>> {
+    let (n, k) = (t.n(), t.k());
+    match method {
+        Method::Cp => {
+            if opts.cp_draw >= t.m() {
+                return Err(Error::invalid(format!(
+                    "CP's draw {} does not exist (M = {})",
+                    opts.cp_draw,
+                    t.m()
+                )));
+            }
+            Ok(Some((0..n).flat_map(|i| t.draw(i, opts.cp_draw).iter().map(|s| -s)).collect()))
+        }
+        Method::CpAvg => Ok(Some(summaries.mean.iter().map(|x| -x).collect())),
+        Method::CpR => match opts.kind {
+            RvalueKind::Pooled => Ok(None),
+            RvalueKind::Nonparametric => {
+                let own;
+                let order = match order {
+                    Some(o) => o,
+                    None => {
+                        own = DrawOrder::of(t)?;
+                        &own
+                    }
+                };
+                let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+                    Ok(items.flat_map(|i| nonparametric_from_order(order, i)).collect())
+                };
+                in_chunks(n, threads, rows).map(Some)
+            }
+            RvalueKind::Parametric => {
+                let hyper = match opts.prior {
+                    Prior::PerItem => HyperChoice::Estimate,
+                    Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
+                };
+                let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+                    let mut out = Vec::with_capacity(items.len() * k);
+                    parametric_scores(summaries, opts, hyper, items, |i| only(i).into(), &mut out)?;
+                    Ok(out)
+                };
+                in_chunks(n, threads, rows).map(Some)
+            }
+        },
+    }
+}
+
+/// `rows(range)` over `0..n` cut into `threads` contiguous ranges, each on a thread of its own,
+/// concatenated in order: the same as `rows(0..n)` whatever the count. One thread runs here.
+fn in_chunks<T: Send>(
+    n: usize,
+    threads: usize,
+    rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>> + Sync,
+) -> Result<Vec<T>> {
+    let size = n.div_ceil(threads.max(1)).max(1);
+    if threads <= 1 || size >= n {
+        return rows(0..n);
+    }
+    let parts: Vec<Result<Vec<T>>> = std::thread::scope(|s| {
+        let rows = &rows;
+        let running: Vec<_> =
+            (0..n).step_by(size).map(|a| s.spawn(move || rows(a..(a + size).min(n)))).collect();
+        running.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(stopped()))).collect()
+    });
+    let mut out = Vec::new();
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// A worker thread that ended without a result (it panicked).
+fn stopped() -> Error {
+    Error::invalid("a worker thread stopped without a result")
+}
+
+/// Which of an item's parametric r-values a caller reads ([`parametric_scores`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need {
+    /// Every candidate's.
+    All,
+    /// Candidate `c`'s alone (a calibration item's true label); the others are NaN.
+    One(usize),
+    /// Exactly those at most the bound; the others may be `+∞`, known to exceed it
+    /// ([`rvalue::parametric_up_to`]). For a test item whose sets are only asked at thresholds up
+    /// to the bound: its sets, coverage, the true label's position and the best candidate are
+    /// then those of the exact row.
+    UpTo(f64),
+}
+
+impl From<Option<usize>> for Need {
+    fn from(only: Option<usize>) -> Need {
+        only.map_or(Need::All, Need::One)
+    }
+}
+
+/// Parametric CP_r's rows of items `items` appended to `out` (the explorer runs this a chunk of
+/// items at a time), each as much as `need(i)` asks (see [`item_scores_only`] and [`Need`]).
+pub fn parametric_scores(
+    summaries: &Summaries,
+    opts: &ScoreOptions,
+    hyper: HyperChoice,
+    items: std::ops::Range<usize>,
+    need: impl Fn(usize) -> Need,
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    let k = summaries.k;
+    // One buffer for every item's variances: an allocation per item showed in the profile.
+    let mut s = Vec::with_capacity(k);
+    for i in items {
+        s.clear();
+        s.extend((0..k).map(|c| summaries.s(i, c, opts.variance)));
+        let x = summaries.mean_row(i);
+        match need(i) {
+            Need::All => {
+                out.extend(rvalue::parametric(x, &s, hyper, opts.algorithm, opts.lambda)?.rvalue);
+            }
+            Need::One(c) => {
+                let r = rvalue::parametric_unit(x, &s, hyper, opts.algorithm, opts.lambda, c)?;
+                out.extend((0..k).map(|j| if j == c { r } else { f64::NAN }));
+            }
+            Need::UpTo(bound) => {
+                out.extend(rvalue::parametric_up_to(x, &s, hyper, opts.algorithm, opts.lambda, bound)?);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The hyperparameters a pooled prior would use (for display).
+pub fn pooled_hyper(summaries: &Summaries, variance: VarianceKind) -> Result<Hyper> {
+    let s: Vec<f64> = (0..summaries.n)
+        .flat_map(|i| (0..summaries.k).map(move |c| (i, c)))
+        .map(|(i, c)| summaries.s(i, c, variance))
+        .collect();
+    crate::eb::estimate(&summaries.mean, &s)
+}
+
+/// How a split's threshold is found.
+#[derive(Debug, Clone)]
+enum Threshold {
+    /// One quantile of the calibration scores (ascending).
+    Global(Vec<f64>),
+    /// Pooled: each test item has its own calibration r-values (ascending, `n` per item).
+    PerItem { n: usize, cal: Vec<f64> },
+}
+
+/// One method's scores on one split, ready to answer any α.
+#[derive(Debug, Clone)]
+pub struct Calibrated {
+    pub k: usize,
+    /// Test items, ascending.
+    pub test: Vec<usize>,
+    /// `[test][K]` the method's scores of the test items' candidates.
+    scores: Vec<f64>,
+    /// `[test][K]` the same, ascending.
+    sorted: Vec<f64>,
+    /// Each test item's true label.
+    labels: Vec<usize>,
+    threshold: Threshold,
+}
+
+/// Metrics of one split at one α.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SplitMetrics {
+    pub coverage: f64,
+    pub size: f64,
+    /// Mean 0-based position of the true label in its set (over items whose set holds it);
+    /// `NaN` when no set does.
+    pub position: f64,
+    pub empty_rate: f64,
+}
+
+/// A test item's prediction set, ordered by the method's score (ties to the lower candidate).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemSet {
+    pub item: usize,
+    /// `(candidate, score)` in set order; the index is the position.
+    pub members: Vec<(usize, f64)>,
+}
+
+impl ItemSet {
+    /// Whether `candidate` is in the set (for the true label: whether the set covers it).
+    pub fn contains(&self, candidate: usize) -> bool {
+        self.members.iter().any(|&(c, _)| c == candidate)
+    }
+}
+
+/// Test items whose entry points [`PooledSplit::items`] finds together.
+const POOLED_BATCH: usize = 16;
+
+/// Pooled CP_r on one split, built a chunk of test items at a time so that a page can spread
+/// the greedy over several frames; [`Calibrated::pooled`] is one `step` over all items.
+#[derive(Debug)]
+pub struct PooledBuilder {
+    ps: PooledSplit,
+    work: Workspace,
+    out: PooledScores,
+    next: usize,
+}
+
+/// Greedy results collected into a split's scores: each test item's candidates' r-values and
+/// its calibration r-values in selection order.
+#[derive(Debug)]
+struct PooledScores {
+    k: usize,
+    scores: Vec<f64>,
+    cal: Vec<f64>,
+}
+
+impl PooledScores {
+    fn new(n: usize, k: usize, split: &Split) -> Self {
+        PooledScores {
+            k,
+            scores: vec![0.0; n * k],
+            cal: Vec::with_capacity(split.test.len() * split.cal.len()),
+        }
+    }
+
+    /// Test item `i`'s result; items come in `split.test` order.
+    fn record(&mut self, i: usize, it: &rvalue::PooledItem) {
+        let u = it.units as f64;
+        for (c, &s) in it.cand_step.iter().enumerate() {
+            self.scores[i * self.k + c] = s as f64 / u;
+        }
+        self.cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
+    }
+
+    fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
+        let n = split.cal.len();
+        Calibrated::with_threshold(
+            &self.scores,
+            self.k,
+            labels,
+            &split.test,
+            Threshold::PerItem { n, cal: self.cal },
+        )
+    }
+}
+
+impl PooledBuilder {
+    pub fn new(t: &ScoreTensor, labels: &[usize], split: &Split, ties: TieOrder) -> Result<Self> {
+        Ok(PooledBuilder {
+            ps: PooledSplit::new(t, labels, &split.cal, split.ties(ties))?,
+            work: Workspace::default(),
+            out: PooledScores::new(t.n(), t.k(), split),
+            next: 0,
+        })
+    }
+
+    /// Work of one test item in draw-unit updates, `M·(n + K)`, for sizing chunks.
+    pub fn item_cost(t: &ScoreTensor, split: &Split) -> usize {
+        t.m() * (split.cal.len() + t.k())
+    }
+
+    /// Runs the greedy for up to `items` more test items (`t`, `order` and `split` as in
+    /// [`PooledBuilder::new`]); true when every test item is done.
+    pub fn step(&mut self, t: &ScoreTensor, order: Option<&DrawOrder>, split: &Split, items: usize) -> bool {
+        let end = self.next.saturating_add(items.max(1)).min(split.test.len());
+        // Batches share each draw's calibration tables while their entry points are found.
+        for batch in split.test[self.next..end].chunks(POOLED_BATCH) {
+            for (&i, it) in batch.iter().zip(self.ps.items(t, batch, order, &mut self.work)) {
+                self.out.record(i, &it);
+            }
+        }
+        self.next = end;
+        end == split.test.len()
+    }
+
+    /// Test items done so far.
+    pub fn done(&self) -> usize {
+        self.next
+    }
+
+    /// The calibrated split; call after `step` has returned true.
+    pub fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
+        self.out.finish(labels, split)
+    }
+}
+
+impl Calibrated {
+    /// From split-independent scores `[N][K]`.
+    pub fn fixed(scores: &[f64], k: usize, labels: &[usize], split: &Split) -> Self {
+        let mut cal: Vec<f64> = split.cal.iter().map(|&i| scores[i * k + labels[i]]).collect();
+        cal.sort_unstable_by(f64::total_cmp);
+        Self::with_threshold(scores, k, labels, &split.test, Threshold::Global(cal))
+    }
+
+    /// Pooled CP_r: runs the greedy for every test item of the split, ties broken by `ties`.
+    pub fn pooled(
+        t: &ScoreTensor,
+        labels: &[usize],
+        order: Option<&DrawOrder>,
+        split: &Split,
+        ties: TieOrder,
+    ) -> Result<Self> {
+        let mut b = PooledBuilder::new(t, labels, split, ties)?;
+        b.step(t, order, split, usize::MAX);
+        Ok(b.finish(labels, split))
+    }
+
+    /// [`Calibrated::pooled`] with the test items in `threads` contiguous chunks, one thread
+    /// each with its own workspace over the split's shared calibration tables, recorded in
+    /// test order: the same result for every count. One thread runs here.
+    pub fn pooled_threads(
+        t: &ScoreTensor,
+        labels: &[usize],
+        order: Option<&DrawOrder>,
+        split: &Split,
+        ties: TieOrder,
+        threads: usize,
+    ) -> Result<Self> {
+        if threads <= 1 {
+            return Calibrated::pooled(t, labels, order, split, ties);
+        }
+        let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
+        let items = |range: std::ops::Range<usize>| -> Result<Vec<rvalue::PooledItem>> {
+            let mut work = Workspace::default();
+            // Batches share each draw's calibration tables while their entry points are found.
+            Ok(split.test[range]
+                .chunks(POOLED_BATCH)
+                .flat_map(|b| ps.items(t, b, order, &mut work))
+                .collect())
+        };
+        let done = in_chunks(split.test.len(), threads, items)?;
+        let mut out = PooledScores::new(t.n(), t.k(), split);
+        for (&i, it) in split.test.iter().zip(&done) {
+            out.record(i, it);
+        }
+        Ok(out.finish(labels, split))
+    }
+
+    /// Pooled CP_r from greedy results computed elsewhere (the GPU path, `gpu::pooled_items`),
+    /// one per test item in `split.test` order: the same value as [`Calibrated::pooled`].
+    pub fn from_pooled_items(
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        items: &[rvalue::PooledItem],
+    ) -> Self {
+        let mut out = PooledScores::new(labels.len(), k, split);
+        for (&i, it) in split.test.iter().zip(items) {
+            out.record(i, it);
+        }
+        out.finish(labels, split)
+    }
+
+    fn with_threshold(all: &[f64], k: usize, labels: &[usize], test: &[usize], threshold: Threshold) -> Self {
+        let mut scores = Vec::with_capacity(test.len() * k);
+        for &i in test {
+            scores.extend_from_slice(&all[i * k..(i + 1) * k]);
+        }
+        let mut sorted = scores.clone();
+        for row in sorted.chunks_exact_mut(k) {
+            row.sort_unstable_by(f64::total_cmp);
+        }
+        Calibrated {
+            k,
+            test: test.to_vec(),
+            scores,
+            sorted,
+            labels: test.iter().map(|&i| labels[i]).collect(),
+            threshold,
+        }
+    }
+
+    /// The threshold `q̂` for test item `t` (by position in `test`): the `k*`-th smallest
+    /// calibration score, `+∞` if `k* > n`. Pooled boundaries are `1` then, as all r ≤ 1.
+    pub fn threshold(&self, t: usize, alpha: f64) -> f64 {
+        match &self.threshold {
+            Threshold::Global(cal) => conformal_quantile(cal, alpha),
+            Threshold::PerItem { n, cal } => conformal_quantile(&cal[t * n..(t + 1) * n], alpha),
+        }
+    }
+
+    /// Test item `t`'s K scores (by position in `test`).
+    pub fn row(&self, t: usize) -> &[f64] {
+        &self.scores[t * self.k..(t + 1) * self.k]
+    }
+
+    /// Test item `t`'s true label.
+    pub fn label(&self, t: usize) -> usize {
+        self.labels[t]
+    }
+
+    /// Whether each test item has its own threshold (pooled CP_r) rather than one per split.
+    pub fn per_item_threshold(&self) -> bool {
+        matches!(self.threshold, Threshold::PerItem { .. })
+    }
+
+    /// The best candidate (lowest score, lowest index among ties).
+    fn best(&self, t: usize) -> usize {
+        let row = self.row(t);
+        (0..self.k).fold(0, |b, c| if row[c] < row[b] { c } else { b })
+    }
+
+    /// Test item `t`'s set `{k : score ≤ q̂}` (≤: discrete r-values tie), in set order.
+    pub fn set(&self, t: usize, alpha: f64, never_empty: bool) -> ItemSet {
+        let q = self.threshold(t, alpha);
+        let row = self.row(t);
+        let mut members: Vec<(usize, f64)> =
+            (0..self.k).filter(|&c| row[c] <= q).map(|c| (c, row[c])).collect();
+        if members.is_empty() && never_empty {
+            let b = self.best(t);
+            members.push((b, row[b]));
+        }
+        members.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        ItemSet { item: self.test[t], members }
+    }
+
+    /// Coverage, size, position and empty rate at α.
+    pub fn metrics(&self, alpha: f64, never_empty: bool) -> SplitMetrics {
+        let nt = self.test.len();
+        let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
+        for t in 0..nt {
+            let set = self.set(t, alpha, never_empty);
+            size += set.members.len();
+            if set.members.is_empty() {
+                empty += 1;
+            }
+            if let Some(p) = set.members.iter().position(|&(c, _)| c == self.labels[t]) {
+                covered += 1;
+                pos_sum += p;
+            }
+        }
+        let nt = nt as f64;
+        SplitMetrics {
+            coverage: covered as f64 / nt,
+            size: size as f64 / nt,
+            position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
+            empty_rate: empty as f64 / nt,
+        }
+    }
+
+    /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α,
+    /// or with a global threshold and few candidates `O(log A)` per test score.
+    pub fn sweep(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
+        match &self.threshold {
+            Threshold::Global(_) if self.global_sweep_pays(alphas.len()) => {
+                self.sweep_global(alphas, never_empty)
+            }
+            _ => self.sweep_per_item(alphas, never_empty),
+        }
+    }
+
+    /// Whether placing all `n·K` test scores among the A thresholds (`n·K·log A`) costs less than
+    /// a binary search per item and α (`A·n·log K`): yes for the toy's ten candidates, no for a
+    /// hundred classes (a tie keeps the per-item loop).
+    fn global_sweep_pays(&self, alphas: usize) -> bool {
+        self.k * (alphas.max(2).ilog2() as usize) < alphas * self.k.max(2).ilog2() as usize
+    }
+
+    /// [`Calibrated::sweep`] item by item (any threshold).
+    fn sweep_per_item(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
+        let nt = self.test.len();
+        let best: Vec<usize> = if never_empty { (0..nt).map(|t| self.best(t)).collect() } else { Vec::new() };
+        alphas
+            .iter()
+            .map(|&alpha| {
+                let global = match &self.threshold {
+                    Threshold::Global(_) => Some(self.threshold(0, alpha)),
+                    Threshold::PerItem { .. } => None,
+                };
+                let (mut covered, mut size) = (0usize, 0usize);
+                for t in 0..nt {
+                    let q = global.unwrap_or_else(|| self.threshold(t, alpha));
+                    let sorted = &self.sorted[t * self.k..(t + 1) * self.k];
+                    let count = sorted.partition_point(|&s| s <= q);
+                    let label_score = self.row(t)[self.labels[t]];
+                    if count == 0 && never_empty {
+                        size += 1;
+                        covered += usize::from(best[t] == self.labels[t]);
+                    } else {
+                        size += count;
+                        covered += usize::from(label_score <= q);
+                    }
+                }
+                (covered as f64 / nt as f64, size as f64 / nt as f64)
+            })
+            .collect()
+    }
+
+    /// [`Calibrated::sweep`] with one threshold `q` for all test items. Then every count is a
+    /// count of values at or below `q`: the set sizes add up to the test scores `≤ q`, coverage
+    /// counts the true labels' scores `≤ q`, and never-empty adds, per item whose best score
+    /// exceeds `q`, a set of one that covers when the best candidate is the true one. The counts
+    /// are the per-item loop's, so the fractions are the same bits.
+    fn sweep_global(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
+        let nt = self.test.len();
+        let qs: Vec<f64> = alphas.iter().map(|&alpha| self.threshold(0, alpha)).collect();
+        let size = counts_at_most(self.scores.iter().copied(), &qs);
+        let covered = counts_at_most((0..nt).map(|t| self.row(t)[self.labels[t]]), &qs);
+        // Each row's lowest score, for all items and for those whose best is the true label.
+        let (mut mins, mut mins_true) = (Vec::new(), Vec::new());
+        if never_empty {
+            for t in 0..nt {
+                let b = self.best(t);
+                mins.push(self.row(t)[b]);
+                if b == self.labels[t] {
+                    mins_true.push(self.row(t)[b]);
+                }
+            }
+        }
+        let (mins_at_most, mins_true_at_most) =
+            (counts_at_most(mins.iter().copied(), &qs), counts_at_most(mins_true.iter().copied(), &qs));
+        (0..qs.len())
+            .map(|a| {
+                let (mut covered, mut size) = (covered[a], size[a]);
+                if never_empty {
+                    size += mins.len() - mins_at_most[a];
+                    covered += mins_true.len() - mins_true_at_most[a];
+                }
+                (covered as f64 / nt as f64, size as f64 / nt as f64)
+            })
+            .collect()
+    }
+
+    /// Set sizes of every test item at α (for histograms).
+    pub fn sizes(&self, alpha: f64, never_empty: bool) -> Vec<usize> {
+        (0..self.test.len())
+            .map(|t| {
+                let q = self.threshold(t, alpha);
+                let c = self.sorted[t * self.k..(t + 1) * self.k].partition_point(|&s| s <= q);
+                if c == 0 && never_empty {
+                    1
+                } else {
+                    c
+                }
+            })
+            .collect()
+    }
+}
+
+/// How many of `values` are at most each threshold: `counts[a] = #{v : v ≤ qs[a]}` (a NaN is
+/// at most nothing, and nothing is at most a NaN). Each value is placed among the thresholds,
+/// sorted once, by a binary search: for the α sweep's hundred thresholds that is cheaper than
+/// sorting the values, which the page's toy did for every method of every repeat.
+fn counts_at_most(values: impl Iterator<Item = f64>, qs: &[f64]) -> Vec<usize> {
+    let mut sorted: Vec<f64> = qs.iter().copied().filter(|q| !q.is_nan()).collect();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let (Some(&lowest), Some(&highest)) = (sorted.first(), sorted.last()) else {
+        return vec![0; qs.len()];
+    };
+    // at_most[j]: the values above the j lowest thresholds and at most the others, then summed.
+    let mut at_most = vec![0usize; sorted.len() + 1];
+    for v in values.filter(|v| !v.is_nan()) {
+        // Most scores lie beyond the thresholds' range (the toy's false candidates): no search.
+        let j = if v <= lowest {
+            0
+        } else if v > highest {
+            sorted.len()
+        } else {
+            sorted.partition_point(|&q| q < v)
+        };
+        at_most[j] += 1;
+    }
+    for j in 1..at_most.len() {
+        at_most[j] += at_most[j - 1];
+    }
+    // A threshold's count is that of the first of its equals in `sorted`.
+    qs.iter().map(|&q| if q.is_nan() { 0 } else { at_most[sorted.partition_point(|&s| s < q)] }).collect()
+}
+
+/// Summary of a method over repeated splits (one row of `rvalue conformal`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub method: Method,
+    pub alpha: f64,
+    pub coverage_mean: f64,
+    pub coverage_sd: f64,
+    pub size_mean: f64,
+    pub size_sd: f64,
+    /// Mean over splits of the per-split mean position (splits with no covered item skipped).
+    pub position_mean: f64,
+    pub empty_rate: f64,
+    pub splits: usize,
+    /// `histogram[s]` = number of test sets of size `s`, over all splits.
+    pub size_histogram: Vec<u64>,
+}
+
+/// Mean and population sd (numpy's default).
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// Aggregates per-split metrics and set sizes into a [`Summary`].
+pub fn summarize(
+    method: Method,
+    alpha: f64,
+    per_split: &[SplitMetrics],
+    sizes: &[Vec<usize>],
+    k: usize,
+) -> Summary {
+    let cov: Vec<f64> = per_split.iter().map(|m| m.coverage).collect();
+    let size: Vec<f64> = per_split.iter().map(|m| m.size).collect();
+    let pos: Vec<f64> = per_split.iter().map(|m| m.position).filter(|p| p.is_finite()).collect();
+    let (coverage_mean, coverage_sd) = mean_sd(&cov);
+    let (size_mean, size_sd) = mean_sd(&size);
+    let mut size_histogram = vec![0u64; k + 1];
+    for s in sizes.iter().flatten() {
+        size_histogram[(*s).min(k)] += 1;
+    }
+    Summary {
+        method,
+        alpha,
+        coverage_mean,
+        coverage_sd,
+        size_mean,
+        size_sd,
+        position_mean: if pos.is_empty() { f64::NAN } else { mean_sd(&pos).0 },
+        empty_rate: per_split.iter().map(|m| m.empty_rate).sum::<f64>() / per_split.len() as f64,
+        splits: per_split.len(),
+        size_histogram,
+    }
+}
+
+/// Which splits to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SplitPlan {
+    /// `count` seeded random splits.
+    Random { count: usize, cal_fraction: f64, seed: u64 },
+    /// Exactly this split.
+    Fixed(Split),
+}
+
+impl SplitPlan {
+    pub fn splits(&self, n: usize) -> Result<Vec<Split>> {
+        match self {
+            SplitPlan::Random { count, cal_fraction, seed } => {
+                if *count == 0 {
+                    return Err(Error::invalid("the number of splits must be at least 1"));
+                }
+                (0..*count).map(|r| Split::random(n, *cal_fraction, *seed, r)).collect()
+            }
+            SplitPlan::Fixed(s) => {
+                if s.cal.iter().chain(&s.test).any(|&i| i >= n) {
+                    return Err(Error::shape(format!("the split refers to items beyond N = {n}")));
+                }
+                Ok(vec![s.clone()])
+            }
+        }
+    }
+}
+
+/// A data set prepared once for any number of methods, splits and α values.
+pub struct Prepared<'a> {
+    pub t: &'a ScoreTensor,
+    pub labels: &'a [usize],
+    pub summaries: Summaries,
+    pub order: Option<DrawOrder>,
+}
+
+impl<'a> Prepared<'a> {
+    /// Validates and summarises; draw orders are computed only when a rank-based r-value needs them.
+    pub fn new(t: &'a ScoreTensor, labels: &'a [usize], need_order: bool) -> Result<Self> {
+        check_data(t, labels)?;
+        let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
+        Ok(Prepared { t, labels, summaries: Summaries::of(t), order })
+    }
+
+    /// Calibrated scores of a method on each split.
+    pub fn calibrate(
+        &self,
+        method: Method,
+        opts: &ScoreOptions,
+        splits: &[Split],
+    ) -> Result<Vec<Calibrated>> {
+        let mut out = Vec::with_capacity(splits.len());
+        self.calibrate_each(method, opts, splits, |_, c| out.push(c))?;
+        Ok(out)
+    }
+
+    /// Calls `each(index, calibrated)` for every split in turn: split-independent scores are
+    /// computed once, and only one split's pooled r-values are held at a time.
+    pub fn calibrate_each(
+        &self,
+        method: Method,
+        opts: &ScoreOptions,
+        splits: &[Split],
+        each: impl FnMut(usize, Calibrated),
+    ) -> Result<()> {
+        self.calibrate_each_threads(method, opts, splits, 1, each)
+    }
+
+    /// [`Prepared::calibrate_each`] on `threads` threads (natively; wasm has one): the
+    /// split-independent scores a chunk of items per thread, pooled CP_r a chunk of each
+    /// split's test items per thread. `each` sees the same splits in the same order, with the
+    /// same values, for every count.
+    pub fn calibrate_each_threads(
+        &self,
+        method: Method,
+        opts: &ScoreOptions,
+        splits: &[Split],
+        threads: usize,
+        mut each: impl FnMut(usize, Calibrated),
+    ) -> Result<()> {
+        let (t, k, order) = (self.t, self.t.k(), self.order.as_ref());
+        let only = needed_candidates(self.labels, splits);
+        check_only(t, &only)?;
+        let fixed = scores_with(t, &self.summaries, order, method, opts, |i| only[i], threads)?;
+        for (r, split) in splits.iter().enumerate() {
+            let c = match &fixed {
+                Some(scores) => Calibrated::fixed(scores, k, self.labels, split),
+                None => Calibrated::pooled_threads(t, self.labels, order, split, opts.ties, threads)?,
+            };
+            each(r, c);
+        }
+        Ok(())
+    }
+}
+
+/// Runs a method over splits at one α (the rows of `rvalue conformal`).
+pub fn evaluate(calibrated: &[Calibrated], method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
+    check_alpha(alpha)?;
+    let k = calibrated.first().map(|c| c.k).unwrap_or(0);
+    let per_split: Vec<SplitMetrics> = calibrated.iter().map(|c| c.metrics(alpha, never_empty)).collect();
+    let sizes: Vec<Vec<usize>> = calibrated.iter().map(|c| c.sizes(alpha, never_empty)).collect();
+    Ok(summarize(method, alpha, &per_split, &sizes, k))
+}
+
+/// `count` α values evenly spaced on `[lo, hi]`.
+pub fn alpha_grid(lo: f64, hi: f64, count: usize) -> Vec<f64> {
+    match count {
+        0 => Vec::new(),
+        1 => vec![lo],
+        _ => (0..count).map(|i| lo + (hi - lo) * i as f64 / (count - 1) as f64).collect(),
+    }
+}
+
+/// Mean coverage and set size over splits at each α.
+pub fn sweep(calibrated: &[Calibrated], alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
+    let mut acc = vec![(0.0, 0.0); alphas.len()];
+    for c in calibrated {
+        for (a, (cov, size)) in acc.iter_mut().zip(c.sweep(alphas, never_empty)) {
+            a.0 += cov;
+            a.1 += size;
+        }
+    }
+    let r = calibrated.len().max(1) as f64;
+    acc.iter().map(|&(c, s)| (c / r, s / r)).collect()
+}
+
+mod bytes;
+pub use bytes::{read_calibrations, write_calibrations};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,128 @@
+//! The job's hook for work done outside the core (the page's GPU path): the job says which
+//! rank-based work its next step would do, and takes the result computed elsewhere instead of
+//! doing it. The core stays free of any device: the caller decides where the work runs, and a
+//! caller that never answers leaves the job to do the work itself on the next `step`.
+
+use super::{pooled_items_per_step, AnalysisJob, PartTensor, Phase};
+use crate::conformal::{Calibrated, RvalueKind, Split};
+use crate::rvalue::TieOrder;
+use crate::{Error, Result};
+
+/// CP_r's place in `Method::ALL`.
+const CP_R: usize = 2;
+
+/// What the job's next step would compute.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Offload {
+    /// CP_r's nonparametric r-values `[N][K]` of the whole part, as `conformal::item_scores`
+    /// gives them; answer with [`AnalysisJob::supply_rvalues`].
+    Nonparametric,
+    /// Pooled CP_r calibrated on the part's split number `index`, as `Calibrated::pooled` gives
+    /// it; answer with [`AnalysisJob::supply_pooled`]. `items_per_step` is the chunk of test
+    /// items the job itself would do per step, for a caller that keeps a page responsive.
+    Pooled { index: usize, split: Split, ties: TieOrder, items_per_step: usize },
+}
+
+/// The offloadable step the job is at: nonparametric r-values, or pooled split `i`.
+#[derive(Debug, Clone, Copy)]
+enum Pending {
+    Rvalues,
+    Split(usize),
+}
+
+/// Work handed out of the job, with what is needed to do it; it holds no borrow of the job.
+#[derive(Debug, Clone)]
+pub struct OffloadRequest {
+    pub what: Offload,
+    /// The part (toy repeat) it belongs to; a result for another part is refused.
+    pub part: usize,
+    pub tensor: PartTensor,
+    pub labels: Vec<usize>,
+}
+
+impl AnalysisJob {
+    /// The rank-based work the next step would do, if any: nonparametric r-values before the
+    /// first chunk of them, a pooled split before its first test item. `None` for everything
+    /// else (parametric r-values, CP, CP_avg, loading).
+    pub fn offload(&self) -> Option<OffloadRequest> {
+        let part = self.part.as_ref()?;
+        let what = match self.pending()? {
+            Pending::Rvalues => Offload::Nonparametric,
+            Pending::Split(next) => {
+                let split = part.splits[next].clone();
+                let items_per_step = pooled_items_per_step(self.budget, part.tensor(), &split);
+                Offload::Pooled { index: next, split, ties: self.opts.ties, items_per_step }
+            }
+        };
+        Some(OffloadRequest {
+            what,
+            part: self.part_index,
+            tensor: part.tensor.clone(),
+            labels: part.labels.clone(),
+        })
+    }
+
+    /// The fraction of the job done when the work [`AnalysisJob::offload`] names is `done`
+    /// (in `[0, 1]`) done elsewhere, for a progress bar that moves while it runs.
+    pub fn fraction_done_offloaded(&self, done: f64) -> f64 {
+        match self.pending() {
+            Some(_) => self.fraction_with(Some(done.clamp(0.0, 1.0))),
+            None => self.fraction_done(),
+        }
+    }
+
+    /// What [`AnalysisJob::offload`] would name, without copying anything.
+    fn pending(&self) -> Option<Pending> {
+        let part = self.part.as_ref()?;
+        match (self.phase, self.opts.kind) {
+            (Phase::Scores { method: CP_R, next: 0 }, RvalueKind::Nonparametric)
+                if part.scores[CP_R].is_none() =>
+            {
+                Some(Pending::Rvalues)
+            }
+            (Phase::Calibrate { next, method: CP_R }, RvalueKind::Pooled) if self.pooled.is_none() => {
+                Some(Pending::Split(next))
+            }
+            _ => None,
+        }
+    }
+
+    /// Takes CP_r's nonparametric r-values `[N][K]` of part `part` computed elsewhere, in place
+    /// of the step [`AnalysisJob::offload`] announced as [`Offload::Nonparametric`].
+    pub fn supply_rvalues(&mut self, part: usize, rvalues: Vec<f64>) -> Result<()> {
+        if part != self.part_index || !matches!(self.pending(), Some(Pending::Rvalues)) {
+            return Err(stale("nonparametric r-values"));
+        }
+        let p = self.part.as_mut().ok_or_else(|| stale("nonparametric r-values"))?;
+        let (n, k) = (p.tensor().n(), p.tensor().k());
+        if rvalues.len() != n * k {
+            return Err(Error::shape(format!("{} r-values for {n} items × {k} candidates", rvalues.len())));
+        }
+        p.scores[CP_R] = Some(rvalues);
+        self.phase = Phase::Calibrate { next: 0, method: 0 };
+        Ok(())
+    }
+
+    /// Takes pooled CP_r on split number `index` of part `part` computed elsewhere (e.g.
+    /// `Calibrated::from_pooled_items`), in place of the step announced as [`Offload::Pooled`].
+    pub fn supply_pooled(&mut self, part: usize, index: usize, c: Calibrated) -> Result<()> {
+        let current =
+            part == self.part_index && matches!(self.pending(), Some(Pending::Split(i)) if i == index);
+        let Some(p) = self.part.as_ref().filter(|_| current) else { return Err(stale("a pooled split")) };
+        let (wanted, k) = (&p.splits[index], p.tensor().k());
+        if c.test != wanted.test || c.k != k {
+            return Err(Error::shape(format!(
+                "a pooled split of {} test items × K = {} for one of {} × {k}",
+                c.test.len(),
+                c.k,
+                wanted.test.len()
+            )));
+        }
+        self.record(index, CP_R, c);
+        Ok(())
+    }
+}
+
+fn stale(what: &str) -> Error {
+    Error::invalid(format!("{what} handed in for a step the analysis is not at"))
+}

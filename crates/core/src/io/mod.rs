@@ -1,0 +1,599 @@
+//! Score, label and split-mask files (docs/method.md §8): `.npy`, `.npz` and long-form CSV.
+//!
+//! Everything takes bytes (the browser hands us bytes, the CLI reads the file first) and a file
+//! name used only in messages. Every error names the file, the place (byte offset, or line and
+//! column) and what was expected; nothing panics on any input.
+
+mod csv;
+mod npy;
+mod npz;
+
+pub use npy::{parse_npy, write_npy_bool, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC};
+pub use npz::{crc32, parse_npz, ZIP_MAGIC};
+
+use crate::tensor::ScoreTensor;
+use crate::{Error, Result};
+use npy::{format_shape, Layout};
+
+/// The most elements one array may claim; larger claims are refused before anything is allocated.
+pub const MAX_ELEMENTS: usize = 1 << 28;
+
+/// Scores read from a file, with the labels when the file carried them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    /// `S[n][m][k]`.
+    pub scores: ScoreTensor,
+    /// `y[n]` when the file had them (npz member `labels`, CSV column `label`).
+    pub labels: Option<Vec<usize>>,
+    /// The array had shape `[N, K]` and was read as `M = 1` (only CP and CP_avg are meaningful).
+    pub single_draw: bool,
+}
+
+/// File text echoed in a message (a CSV field, a dtype, a member name): control characters
+/// escaped and long text cut, so that a hostile file still gets a short message on one line.
+pub(crate) fn shown(s: &str) -> String {
+    const MAX_CHARS: usize = 48;
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == MAX_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `ctx, at` or just `at`: npz members prefix their places with the member name.
+pub(crate) fn place(ctx: &str, at: &str) -> String {
+    if ctx.is_empty() {
+        at.to_string()
+    } else {
+        format!("{ctx}, {at}")
+    }
+}
+
+enum Format {
+    Npy,
+    Zip,
+    Text,
+}
+
+/// An archive with no members is just its end record (`np.savez(f)` with nothing to save).
+const ZIP_EMPTY_MAGIC: &[u8; 4] = b"PK\x05\x06";
+
+/// Decides by content, not by extension, so a misnamed file still reads correctly.
+fn sniff(bytes: &[u8]) -> Format {
+    if bytes.starts_with(NPY_MAGIC) {
+        Format::Npy
+    } else if bytes.starts_with(ZIP_MAGIC) || bytes.starts_with(ZIP_EMPTY_MAGIC) {
+        Format::Zip
+    } else {
+        Format::Text
+    }
+}
+
+/// Reads scores from a `.npy` (`[N, M, K]` or `[N, K]`), an `.npz` (`scores`, optional `labels`)
+/// or a long-form CSV, whatever the file is called.
+pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
+    if bytes.is_empty() {
+        // Said here, not by the CSV reader the sniffing falls back to, whatever the file is called.
+        return Err(Error::parse(
+            file,
+            "byte 0",
+            "the file is empty (0 bytes); expected a .npy, an .npz or a long-form CSV",
+        ));
+    }
+    match sniff(bytes) {
+        Format::Npy => {
+            let (a, layout) = npy::parse_npy_with(file, "", bytes)?;
+            let (scores, single_draw) = scores_from_array(file, "", &a, &layout)?;
+            Ok(Dataset { scores, labels: None, single_draw })
+        }
+        Format::Zip => {
+            let entries = npz::entries(file, bytes)?;
+            let find = |key: &str| npz::find_member(file, &entries, key);
+            let Some(se) = find("scores")? else {
+                let names: Vec<String> = entries.iter().map(|e| shown(&e.name)).collect();
+                return Err(Error::parse(
+                    file,
+                    "archive",
+                    format!(
+                        "no member 'scores' in the .npz; expected np.savez(file, scores=…, \
+                         labels=…), found members [{}]",
+                        names.join(", ")
+                    ),
+                ));
+            };
+            let sctx = format!("member '{}'", shown(&se.name));
+            let (a, layout) = npz::member_array(file, bytes, se)?;
+            let (scores, single_draw) = scores_from_array(file, &sctx, &a, &layout)?;
+            let labels = match find("labels")? {
+                None => None,
+                Some(le) => {
+                    let lctx = format!("member '{}'", shown(&le.name));
+                    let (a, layout) = npz::member_array(file, bytes, le)?;
+                    Some(labels_from_array(file, &lctx, &a, &layout, scores.n(), scores.k())?)
+                }
+            };
+            Ok(Dataset { scores, labels, single_draw })
+        }
+        Format::Text => {
+            let c = csv::parse_long_csv(file, bytes)?;
+            Ok(Dataset { scores: c.scores, labels: c.labels, single_draw: false })
+        }
+    }
+}
+
+/// Reads labels `y[n]` in `0..k` from a `.npy` of shape `[N]` (integers, or floats holding exact
+/// integers), or from the `labels` member of an `.npz`.
+pub fn read_labels(file: &str, bytes: &[u8], n: usize, k: usize) -> Result<Vec<usize>> {
+    let (ctx, a, layout) = one_array(file, bytes, "labels")?;
+    labels_from_array(file, &ctx, &a, &layout, n, k)
+}
+
+/// Reads a split mask of shape `[N]` (bool, or 0/1 numbers); `true` marks a calibration item.
+pub fn read_mask(file: &str, bytes: &[u8], n: usize) -> Result<Vec<bool>> {
+    let (ctx, a, layout) = one_array(file, bytes, "mask")?;
+    check_vector_shape(file, &ctx, &a, n, "split mask", "one flag per item")?;
+    let bad = |i: usize, v: String| {
+        Error::parse(
+            file,
+            place(&ctx, &format!("byte {}", layout.byte_of(&a.shape, false, i))),
+            format!("mask [{i}] is {v}; expected 0 or 1 (or bool), 1 = calibration"),
+        )
+    };
+    match &a.data {
+        NpyData::Bool(v) => Ok(v.clone()),
+        NpyData::Int(v) => v
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| match x {
+                0 => Ok(false),
+                1 => Ok(true),
+                _ => Err(bad(i, x.to_string())),
+            })
+            .collect(),
+        NpyData::F32(v) => floats_to_mask(v.iter().map(|&x| f64::from(x)), bad),
+        NpyData::F64(v) => floats_to_mask(v.iter().copied(), bad),
+    }
+}
+
+fn floats_to_mask(v: impl Iterator<Item = f64>, bad: impl Fn(usize, String) -> Error) -> Result<Vec<bool>> {
+    v.enumerate()
+        .map(|(i, x)| {
+            if x == 0.0 {
+                Ok(false)
+            } else if x == 1.0 {
+                Ok(true)
+            } else {
+                Err(bad(i, x.to_string()))
+            }
+        })
+        .collect()
+}
+
+/// The single array of a `.npy`, or member `member` of an `.npz`, with the context for places.
+fn one_array(file: &str, bytes: &[u8], member: &str) -> Result<(String, NpyArray, Layout)> {
+    match sniff(bytes) {
+        Format::Npy => {
+            let (a, l) = npy::parse_npy_with(file, "", bytes)?;
+            Ok((String::new(), a, l))
+        }
+        Format::Zip => {
+            let entries = npz::entries(file, bytes)?;
+            let e = npz::find_member(file, &entries, member)?.ok_or_else(|| {
+                Error::parse(
+                    file,
+                    "archive",
+                    format!("no member '{member}' in the .npz; expected a .npy or an .npz with '{member}'"),
+                )
+            })?;
+            let (a, l) = npz::member_array(file, bytes, e)?;
+            Ok((format!("member '{}'", shown(&e.name)), a, l))
+        }
+        Format::Text => Err(Error::parse(
+            file,
+            "byte 0",
+            format!("not a .npy file (no \\x93NUMPY magic); expected the {member} saved with np.save"),
+        )),
+    }
+}
+
+fn check_vector_shape(file: &str, ctx: &str, a: &NpyArray, n: usize, what: &str, why: &str) -> Result<()> {
+    if a.shape.as_slice() != [n] {
+        return Err(Error::parse(
+            file,
+            place(ctx, "header"),
+            format!(
+                "{what} has shape {}; expected [{n}] ({why} of the {n} items in the scores)",
+                format_shape(&a.shape)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn labels_from_array(
+    file: &str,
+    ctx: &str,
+    a: &NpyArray,
+    layout: &Layout,
+    n: usize,
+    k: usize,
+) -> Result<Vec<usize>> {
+    check_vector_shape(file, ctx, a, n, "labels", "one label per item")?;
+    let at = |i: usize| place(ctx, &format!("byte {}", layout.byte_of(&a.shape, false, i)));
+    let range = |i: usize, v: String| {
+        Error::parse(
+            file,
+            at(i),
+            format!(
+                "label [{i}] is {v}, out of range; expected 0 <= label < K = {k} (the number of candidates)"
+            ),
+        )
+    };
+    let check_int = |i: usize, x: i64| -> Result<usize> {
+        if x < 0 || x as u64 >= k as u64 {
+            Err(range(i, x.to_string()))
+        } else {
+            Ok(x as usize)
+        }
+    };
+    let check_float = |i: usize, x: f64| -> Result<usize> {
+        if !x.is_finite() || x.fract() != 0.0 {
+            return Err(Error::parse(
+                file,
+                at(i),
+                format!("label [{i}] is {x}; expected an integer class index"),
+            ));
+        }
+        if x < 0.0 || x >= k as f64 {
+            return Err(range(i, x.to_string()));
+        }
+        Ok(x as usize)
+    };
+    match &a.data {
+        NpyData::Int(v) => v.iter().enumerate().map(|(i, &x)| check_int(i, x)).collect(),
+        NpyData::F64(v) => v.iter().enumerate().map(|(i, &x)| check_float(i, x)).collect(),
+        NpyData::F32(v) => v.iter().enumerate().map(|(i, &x)| check_float(i, f64::from(x))).collect(),
+        NpyData::Bool(_) => {
+            Err(Error::parse(file, place(ctx, "header"), "labels are bool; expected integer class indices"))
+        }
+    }
+}
+
+/// Builds the score tensor from an `[N, M, K]` or `[N, K]` array; the flag says it was `[N, K]`.
+fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Result<(ScoreTensor, bool)> {
+    let (n, m, k, single) = match a.shape.as_slice() {
+        &[n, m, k] => (n, m, k, false),
+        &[n, k] => (n, 1, k, true),
+        s => {
+            return Err(Error::parse(
+                file,
+                place(ctx, "header"),
+                format!(
+                    "scores have shape {}; expected [N, M, K] (items, draws, candidates) or [N, K]",
+                    format_shape(s)
+                ),
+            ))
+        }
+    };
+    if n == 0 || m == 0 || k == 0 {
+        return Err(Error::parse(
+            file,
+            place(ctx, "header"),
+            format!(
+                "scores have shape {} with an empty axis; expected at least one item, draw and \
+                 candidate",
+                format_shape(&a.shape)
+            ),
+        ));
+    }
+    let data: Vec<f64> = match &a.data {
+        NpyData::F64(v) => v.clone(),
+        NpyData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        // Judge scores are often small integers; they convert exactly.
+        NpyData::Int(v) => v.iter().map(|&x| x as f64).collect(),
+        NpyData::Bool(_) => {
+            return Err(Error::parse(
+                file,
+                place(ctx, "header"),
+                "scores are bool; expected float32/float64 scores",
+            ))
+        }
+    };
+    if let Some(i) = data.iter().position(|x| !x.is_finite()) {
+        let (item, rest) = (i / (m * k), i % (m * k));
+        let idx = if single {
+            format!("[{item}][{}]", rest % k)
+        } else {
+            format!("[{item}][{}][{}]", rest / k, rest % k)
+        };
+        return Err(Error::parse(
+            file,
+            place(ctx, &format!("byte {}", layout.byte_of(&a.shape, a.fortran_order, i))),
+            format!("score {idx} is {}; expected a finite number", data[i]),
+        ));
+    }
+    let scores =
+        ScoreTensor::new(n, m, k, data).map_err(|e| Error::parse(file, place(ctx, "data"), e.to_string()))?;
+    Ok((scores, single))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::npy::tests::npy_raw;
+    use super::npz::tests::{build_zip, Member};
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// The numpy-written fixtures, compiled in so that the tests also run as wasm.
+    fn fixture(name: &str) -> Vec<u8> {
+        macro_rules! fixtures {
+            ($($f:literal),*) => {
+                match name {
+                    $($f => include_bytes!(concat!("../../../../tests/data/io/", $f)).to_vec(),)*
+                    other => panic!("no fixture {other}"),
+                }
+            };
+        }
+        fixtures!(
+            "data.npz",
+            "data_compressed.npz",
+            "data_stream.npz",
+            "labels_f8.npy",
+            "labels_i4.npy",
+            "mask_bool.npy",
+            "scores_f4.npy",
+            "scores_fortran3.npy",
+            "scores_nk_fortran.npy"
+        )
+    }
+
+    /// The fixtures' scores: `((i·M·K + j·K + k) mod 17) / 8 − 1` with N, M, K = 6, 3, 4.
+    fn fixture_score(i: usize, j: usize, k: usize) -> f64 {
+        ((i * 12 + j * 4 + k) % 17) as f64 / 8.0 - 1.0
+    }
+
+    fn check_fixture_scores(t: &ScoreTensor, draws: &[usize]) {
+        assert_eq!((t.n(), t.m(), t.k()), (6, draws.len(), 4));
+        for i in 0..6 {
+            for (jj, &j) in draws.iter().enumerate() {
+                for k in 0..4 {
+                    assert_eq!(t.get(i, jj, k), fixture_score(i, j, k), "[{i}][{j}][{k}]");
+                }
+            }
+        }
+    }
+
+    fn err<T: std::fmt::Debug>(r: Result<T>) -> String {
+        match r {
+            Ok(v) => panic!("expected an error, got {v:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn numpy_fixtures_parse() {
+        let d = read_scores("scores_f4.npy", &fixture("scores_f4.npy")).unwrap();
+        check_fixture_scores(&d.scores, &[0, 1, 2]);
+        assert!(!d.single_draw && d.labels.is_none());
+        let a = parse_npy("f", &fixture("scores_f4.npy")).unwrap();
+        assert!(matches!(a.data, NpyData::F32(_)));
+
+        let d = read_scores("f3.npy", &fixture("scores_fortran3.npy")).unwrap();
+        check_fixture_scores(&d.scores, &[0, 1, 2]);
+        assert!(parse_npy("f", &fixture("scores_fortran3.npy")).unwrap().fortran_order);
+
+        let d = read_scores("nk.npy", &fixture("scores_nk_fortran.npy")).unwrap();
+        check_fixture_scores(&d.scores, &[0]);
+        assert!(d.single_draw);
+
+        let labels = vec![0, 1, 2, 3, 0, 1];
+        for name in ["data.npz", "data_compressed.npz", "data_stream.npz"] {
+            let d = read_scores(name, &fixture(name)).unwrap();
+            check_fixture_scores(&d.scores, &[0, 1, 2]);
+            assert_eq!(d.labels.as_deref(), Some(&labels[..]), "{name}");
+        }
+        let members = parse_npz("c.npz", &fixture("data_compressed.npz")).unwrap();
+        let names: Vec<&str> = members.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["scores", "labels"]);
+        // The class-name member is a string array: whole-archive parsing says so, read_scores skips it.
+        let e = err(parse_npz("data.npz", &fixture("data.npz")));
+        assert!(e.contains("data.npz: member 'classes.npy'") && e.contains("unicode"), "{e}");
+
+        assert_eq!(read_labels("l.npy", &fixture("labels_i4.npy"), 6, 4).unwrap(), labels);
+        assert_eq!(read_labels("l.npy", &fixture("labels_f8.npy"), 6, 4).unwrap(), labels);
+        assert_eq!(read_labels("d.npz", &fixture("data.npz"), 6, 4).unwrap(), labels);
+        let mask = read_mask("m.npy", &fixture("mask_bool.npy"), 6).unwrap();
+        assert_eq!(mask, [true, false, true, false, true, false]);
+    }
+
+    #[test]
+    fn read_scores_dispatches_on_content() {
+        let data: Vec<f64> = (0..12).map(f64::from).collect();
+        let d = read_scores("wrong_name.csv", &write_npy_f64(&[2, 3, 2], &data)).unwrap();
+        assert_eq!((d.scores.n(), d.scores.m(), d.scores.k()), (2, 3, 2));
+        assert_eq!(d.scores.data(), &data[..]);
+        let d = read_scores("x.npy", &write_npy_f64(&[3, 4], &data)).unwrap();
+        assert!(d.single_draw);
+        assert_eq!((d.scores.n(), d.scores.m(), d.scores.k()), (3, 1, 4));
+        let d = read_scores("x.npy", &write_npy_i64(&[1, 1, 2], &[3, 7])).unwrap();
+        assert_eq!(d.scores.data(), &[3.0, 7.0]);
+        let csv = b"item,draw,candidate,score,label\n0,0,0,1.5,1\n0,0,1,2.5,1\n";
+        let d = read_scores("x.npz", csv).unwrap();
+        assert_eq!(d.labels, Some(vec![1]));
+        assert!(!d.single_draw);
+    }
+
+    #[test]
+    fn npz_built_by_hand() {
+        let s = write_npy_f64(&[2, 1, 3], &[0.1, 0.2, 0.3, 0.4, 0.5, 0.6]);
+        let l = write_npy_i64(&[2], &[2, 0]);
+        let zip = build_zip(&[
+            Member { name: "labels.npy", data: &l, deflate: true, zip64_central: false },
+            Member { name: "scores.npy", data: &s, deflate: false, zip64_central: false },
+        ]);
+        let d = read_scores("h.npz", &zip).unwrap();
+        assert_eq!(d.labels, Some(vec![2, 0]));
+        assert_eq!(d.scores.get(1, 0, 2), 0.6);
+
+        let zip = build_zip(&[Member { name: "scores.npy", data: &s, deflate: true, zip64_central: true }]);
+        assert_eq!(read_scores("h.npz", &zip).unwrap().labels, None);
+
+        let zip = build_zip(&[Member { name: "x.npy", data: &s, deflate: false, zip64_central: false }]);
+        let e = err(read_scores("h.npz", &zip));
+        assert!(
+            e.contains("h.npz: archive") && e.contains("no member 'scores'") && e.contains("x.npy"),
+            "{e}"
+        );
+
+        let bad = write_npy_i64(&[3], &[0, 1, 2]);
+        let zip = build_zip(&[
+            Member { name: "scores.npy", data: &s, deflate: false, zip64_central: false },
+            Member { name: "labels.npy", data: &bad, deflate: true, zip64_central: false },
+        ]);
+        let e = err(read_scores("h.npz", &zip));
+        assert!(
+            e.contains("h.npz: member 'labels.npy', header")
+                && e.contains("shape [3]")
+                && e.contains("expected [2]"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn non_finite_scores_name_index_and_byte() {
+        let mut v = vec![0.0; 2 * 3 * 4];
+        v[21] = f64::NAN; // [1][2][1] = (1·3 + 2)·4 + 1
+        let bytes = write_npy_f64(&[2, 3, 4], &v);
+        let off = bytes.len() - v.len() * 8;
+        let e = err(read_scores("nan.npy", &bytes));
+        assert!(e.contains("nan.npy") && e.contains("score [1][2][1] is NaN") && e.contains("finite"), "{e}");
+        assert!(e.contains(&format!("byte {}", off + 21 * 8)), "{e}");
+        let bytes = write_npy_f64(&[2, 2], &[0.0, 1.0, f64::INFINITY, 0.0]);
+        let e = err(read_scores("inf.npy", &bytes));
+        assert!(e.contains("score [1][0] is inf"), "{e}");
+        // Fortran order: the byte named is where the value really sits in the file.
+        let h = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }";
+        let raw: Vec<u8> = [0.0f32, f32::NAN, 0.0, 0.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let e = err(read_scores("f.npy", &npy_raw(1, h, &raw)));
+        assert!(
+            e.contains("score [1][0] is NaN") && e.contains(&format!("byte {}", 10 + h.len() + 4)),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn score_shape_and_dtype_errors() {
+        let e = err(read_scores("s.npy", &write_npy_f64(&[4], &[0.0; 4])));
+        assert!(
+            e.contains("s.npy: header") && e.contains("shape [4]") && e.contains("expected [N, M, K]"),
+            "{e}"
+        );
+        let e = err(read_scores("s.npy", &write_npy_f64(&[0, 2], &[])));
+        assert!(e.contains("empty axis"), "{e}");
+        let e = err(read_scores("s.npy", &write_npy_bool(&[1, 2], &[true, false])));
+        assert!(e.contains("bool") && e.contains("expected float"), "{e}");
+        let h = "{'descr': '<U5', 'fortran_order': False, 'shape': (1, 1), }";
+        let e = err(read_scores("u.npy", &npy_raw(1, h, &[0; 20])));
+        assert!(e.contains("u.npy: byte 10 (header)") && e.contains("'<U5'"), "{e}");
+        let e = err(read_scores("t.npy", b"\x93NUMPY\x01"));
+        assert!(e.contains("t.npy: byte 0"), "{e}");
+    }
+
+    #[test]
+    fn labels_are_checked() {
+        let e = err(read_labels("l.npy", &write_npy_i64(&[3], &[0, 5, 1]), 3, 5));
+        assert!(e.contains("l.npy: byte ") && e.contains("label [1] is 5") && e.contains("K = 5"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_i64(&[3], &[0, 1, -2]), 3, 5));
+        assert!(e.contains("label [2] is -2") && e.contains("out of range"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_i64(&[4], &[0; 4]), 3, 5));
+        assert!(e.contains("l.npy: header") && e.contains("shape [4]") && e.contains("expected [3]"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_i64(&[3, 1], &[0; 3]), 3, 5));
+        assert!(e.contains("shape [3, 1]"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_f64(&[2], &[1.0, 2.5]), 2, 5));
+        assert!(e.contains("label [1] is 2.5") && e.contains("integer"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_f64(&[2], &[1.0, 7.0]), 2, 5));
+        assert!(e.contains("label [1] is 7") && e.contains("out of range"), "{e}");
+        let e = err(read_labels("l.npy", &write_npy_bool(&[2], &[true, false]), 2, 5));
+        assert!(e.contains("bool"), "{e}");
+        let e = err(read_labels("l.txt", b"0\n1\n", 2, 5));
+        assert!(e.contains("l.txt: byte 0") && e.contains("np.save"), "{e}");
+        assert_eq!(read_labels("l.npy", &write_npy_f64(&[2], &[4.0, 0.0]), 2, 5).unwrap(), [4, 0]);
+    }
+
+    #[test]
+    fn masks_are_checked() {
+        assert_eq!(read_mask("m.npy", &write_npy_i64(&[3], &[1, 0, 1]), 3).unwrap(), [true, false, true]);
+        assert_eq!(read_mask("m.npy", &write_npy_f64(&[2], &[0.0, 1.0]), 2).unwrap(), [false, true]);
+        let e = err(read_mask("m.npy", &write_npy_i64(&[3], &[1, 2, 1]), 3));
+        assert!(
+            e.contains("m.npy: byte ") && e.contains("mask [1] is 2") && e.contains("expected 0 or 1"),
+            "{e}"
+        );
+        let e = err(read_mask("m.npy", &write_npy_bool(&[2], &[true, false]), 3));
+        assert!(e.contains("shape [2]") && e.contains("expected [3]"), "{e}");
+    }
+
+    #[test]
+    fn corrupted_fixtures_never_panic() {
+        for name in
+            ["scores_f4.npy", "scores_fortran3.npy", "data.npz", "data_compressed.npz", "data_stream.npz"]
+        {
+            let good = fixture(name);
+            for i in 0..good.len() {
+                for flip in [0x01u8, 0x80, 0xFF] {
+                    let mut b = good.clone();
+                    b[i] ^= flip;
+                    let _ = read_scores(name, &b);
+                    let _ = read_labels(name, &b, 6, 4);
+                    let _ = read_mask(name, &b, 6);
+                }
+                let _ = read_scores(name, &good[..i]);
+            }
+        }
+    }
+
+    #[test]
+    fn echoed_file_text_stays_one_short_line() {
+        assert_eq!(shown("a\n\u{1b}[31m\0"), "a\\n\\u{1b}[31m\\u{0}");
+        assert_eq!(shown(&"x".repeat(100)), format!("{}…", "x".repeat(48)));
+        let s = write_npy_f64(&[1], &[0.0]);
+        let zip = build_zip(&[Member { name: "a\nb.npy", data: &s, deflate: false, zip64_central: false }]);
+        let e = err(read_scores("h.npz", &zip));
+        assert!(e.contains("found members [a\\nb.npy]") && !e.contains('\n'), "{e}");
+        let e = err(read_scores("c.csv", b"item,draw,candidate,score\n0,0,0,1\x07\n"));
+        assert!(e.contains("found '1\\u{7}'") && !e.chars().any(char::is_control), "{e}");
+        let e = err(read_scores("c.csv", format!("{}\n", "\u{1}".repeat(500)).as_bytes()));
+        assert!(e.len() < 400 && !e.chars().any(char::is_control), "{e}");
+    }
+
+    #[test]
+    fn empty_files_and_empty_archives() {
+        for name in ["e.npy", "e.csv", "e.npz"] {
+            let e = err(read_scores(name, b""));
+            assert!(e.contains(&format!("{name}: byte 0: the file is empty (0 bytes)")), "{e}");
+        }
+        let zip = build_zip(&[]);
+        assert!(zip.starts_with(b"PK\x05\x06"));
+        let e = err(read_scores("z.npz", &zip));
+        assert!(e.contains("z.npz: archive: no member 'scores'") && e.contains("found members []"), "{e}");
+    }
+
+    #[test]
+    fn cifar_sized_float32_file() {
+        let (n, m, k) = (2000usize, 31usize, 100usize);
+        let h = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {m}, {k}), }}");
+        let raw: Vec<u8> = (0..n * m * k).flat_map(|i| ((i % 1000) as f32 * 0.01).to_le_bytes()).collect();
+        let d = read_scores("cifar.npy", &npy_raw(1, &h, &raw)).unwrap();
+        assert_eq!((d.scores.n(), d.scores.m(), d.scores.k()), (n, m, k));
+        assert_eq!(d.scores.get(1999, 30, 99), (((n * m * k - 1) % 1000) as f32 * 0.01) as f64);
+    }
+}

@@ -1,0 +1,26 @@
+//! rvalue-core: r-value conformal prediction, free of terminals and browsers.
+//!
+//! It computes everything in `docs/method.md` §§1–6. Data flows one way:
+//! file ([`io::read_scores`]) or simulator ([`toy::simulate`]) → [`tensor::ScoreTensor`] →
+//! [`tensor::Summaries`] → [`rvalue`] → [`conformal`] (calibration, sets, metrics). The page's
+//! state model ([`explorer`]: `Controls`, `AnalysisJob`, `Analysis`) sits on top. Seeded inputs
+//! live in [`samples`], the benchmark suite in [`workload`]. See `ARCHITECTURE.md`.
+
+pub mod conformal;
+pub mod eb;
+pub mod error;
+pub mod explorer;
+pub mod io;
+pub mod normal;
+pub mod quantile;
+pub mod rng;
+pub mod rvalue;
+pub mod samples;
+pub mod tensor;
+pub mod toy;
+pub mod workload;
+
+pub use error::{Error, Result};
+
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
