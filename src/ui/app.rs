@@ -1318,7 +1318,8 @@ fn wire(app: &Shared) -> Result<()> {
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
     }
     super::files::wire(app, &doc)?;
-    permalink::wire(app, &doc)?;
+    let a = app.clone();
+    permalink::wire(&doc, move || a.borrow_mut().link_now())?;
     export::wire(app, &doc)?;
     Ok(())
 }
