@@ -37,8 +37,6 @@ mod export;
 
 /// Work per animation frame: the page stays responsive between slices.
 const FRAME_BUDGET_MS: f64 = 30.0;
-/// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
-pub(super) const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 /// Histogram bins of panel 8.
 const VARIANCE_BINS: usize = 40;
 /// Points per curve of panels 1, 2 and 5.
@@ -265,7 +263,7 @@ fn launch(
         embed::post_heights(&doc, p);
     }
     if let DataRef::Sample(name) = data {
-        files::load_named(&app, name);
+        files::load_named(&file_sink(&app), name);
     }
     request_frame(&app);
     Ok(app)
@@ -1317,26 +1315,25 @@ fn wire(app: &Shared) -> Result<()> {
         let a = app.clone();
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
     }
-    super::files::wire(app, &doc)?;
+    files::wire(&file_sink(app), &doc)?;
     let a = app.clone();
     permalink::wire(&doc, move || a.borrow_mut().link_now())?;
     export::wire(app, &doc)?;
     Ok(())
 }
 
-/// Entry points for [`super::files`].
-pub(super) fn file_loaded(
-    app: &Shared,
-    name: String,
-    bytes: Vec<u8>,
-    labels: Option<(String, Vec<u8>)>,
-    origin: DataRef,
-) {
-    with(app, |a| a.loaded(name, &bytes, labels, origin));
-}
-
-pub(super) fn dataset_ready(app: &Shared, name: String, data: Result<Dataset>, origin: DataRef) {
-    with(app, |a| a.install(name, data, origin));
+/// Where [`super::files`] delivers what it loaded: into the app, then a frame.
+pub(super) fn file_sink(app: &Shared) -> files::Sink {
+    let app = app.clone();
+    Rc::new(move |got| {
+        with(&app, |a| match got {
+            files::Got::Bytes { name, bytes, labels, origin } => a.loaded(name, &bytes, labels, origin),
+            files::Got::Dataset { name, data, origin } => a.install(name, data, origin),
+            files::Got::Failed(msg) => {
+                a.show_error(Some(&format!("{msg}. The results shown are unchanged.")))
+            }
+        })
+    })
 }
 
 /// Entry points for [`super::device`]: the GPU opened (or not), a GPU answer for job `serial`.
@@ -1376,8 +1373,4 @@ pub(super) fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
         }
         a.dirty.device |= a.pool.ready() != ready;
     });
-}
-
-pub(super) fn file_failed(app: &Shared, msg: String) {
-    with(app, |a| a.show_error(Some(&format!("{msg}. The results shown are unchanged."))));
 }
