@@ -257,7 +257,15 @@ fn launch(
         a.show_mode();
         a.start_job();
     }
-    device::open(Rc::downgrade(&app), gpu_switch);
+    let me = Rc::downgrade(&app);
+    device::open(gpu_switch, move |opened| {
+        if let Some(app) = me.upgrade() {
+            with(&app, |a| {
+                a.device.opened(opened);
+                a.dirty.device = true;
+            });
+        }
+    });
     wire(&app)?;
     if let Some(p) = embed {
         embed::post_heights(&doc, p);
@@ -609,7 +617,13 @@ impl App {
         }
         loop {
             let Some(run) = self.running.as_mut() else { return };
-            if device::offload(&self.device, &mut run.gpu, || run.job.offload(), &self.me) {
+            let me = self.me.clone();
+            let answered = move |serial, part, answer| {
+                if let Some(app) = me.upgrade() {
+                    offloaded(&app, serial, part, answer);
+                }
+            };
+            if device::offload(&self.device, &mut run.gpu, || run.job.offload(), answered) {
                 self.status = format!(
                     "{} on the GPU – {:.0} %. Showing {}.",
                     run.job.describe(),
@@ -1336,17 +1350,9 @@ pub(super) fn file_sink(app: &Shared) -> files::Sink {
     })
 }
 
-/// Entry points for [`super::device`]: the GPU opened (or not), a GPU answer for job `serial`.
-pub(super) fn device_ready(app: &Shared, f: impl FnOnce(&mut Device)) {
-    with(app, |a| {
-        f(&mut a.device);
-        a.dirty.device = true;
-    });
-}
-
 #[cfg_attr(not(feature = "gpu"), allow(dead_code, unused_variables))]
 /// The GPU's answer for part `part` of job `serial`.
-pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answer>) {
+fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answer>) {
     with(app, |a| {
         let Some(run) = a.running.as_mut() else { return };
         #[cfg(feature = "gpu")]
