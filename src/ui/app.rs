@@ -540,7 +540,13 @@ impl App {
         match Source::from_controls(&self.controls, data).and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
                 if self.controls.mode == Mode::Toy && self.controls.toy.repeats > 1 {
-                    self.pool.start(&self.me);
+                    let me = self.me.clone();
+                    let on_reply: workers::OnReply = Rc::new(move |i, reply| {
+                        if let Some(app) = me.upgrade() {
+                            worker_replied(&app, i, reply);
+                        }
+                    });
+                    self.pool.start(&on_reply);
                 }
                 self.jobs += 1;
                 self.running = Some(Running {
@@ -1368,7 +1374,7 @@ fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answ
 }
 
 /// Worker `i`'s reply: started, or a repeat (of the running job, or of one since replaced).
-pub(super) fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
+fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
     with(app, |a| {
         let ready = a.pool.ready();
         if let Some(run) = a.running.as_mut() {
