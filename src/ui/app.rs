@@ -28,7 +28,7 @@ use crate::explorer::{
     threshold_curves_with, threshold_inputs, AlphaView, Analysis, AnalysisJob, Controls, DataSummary,
     InclusionInputs, Mode, Progress, Source,
 };
-use crate::io::{self, Dataset};
+use crate::io::Dataset;
 use crate::rvalue::TieOrder;
 use crate::tensor::VarianceKind;
 use crate::{Error, Result};
@@ -1038,22 +1038,6 @@ impl App {
         self.render_item();
     }
 
-    /// A score file's bytes arrived (from a drop, the picker or a sample); `labels` is a
-    /// separate labels file when two were dropped.
-    fn loaded(&mut self, name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>, origin: DataRef) {
-        let data = io::read_scores(&name, bytes).and_then(|mut d| {
-            if let Some((lname, lbytes)) = &labels {
-                d.labels = Some(io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
-            }
-            Ok(d)
-        });
-        let name = match &labels {
-            Some((l, _)) => format!("{name} + {l}"),
-            None => name,
-        };
-        self.install(name, data, origin);
-    }
-
     /// Shows a data set read from a file or generated in the page, or why it cannot be used.
     fn install(&mut self, name: String, data: Result<Dataset>, origin: DataRef) {
         let result = data.and_then(|d| {
@@ -1347,7 +1331,6 @@ pub(super) fn file_sink(app: &Shared) -> files::Sink {
     let app = app.clone();
     Rc::new(move |got| {
         with(&app, |a| match got {
-            files::Got::Bytes { name, bytes, labels, origin } => a.loaded(name, &bytes, labels, origin),
             files::Got::Dataset { name, data, origin } => a.install(name, data, origin),
             files::Got::Failed(msg) => {
                 a.show_error(Some(&format!("{msg}. The results shown are unchanged.")))

@@ -17,10 +17,7 @@ const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// What a load gave, for the page to show.
 pub enum Got {
-    /// A score file's bytes (from a drop, the picker or a sample), and a separate labels file's
-    /// when two were given.
-    Bytes { name: String, bytes: Vec<u8>, labels: Option<(String, Vec<u8>)>, origin: DataRef },
-    /// A data set made in the page, or why it could not be.
+    /// A data set read from a file or made in the page, or why it could not be.
     Dataset { name: String, data: Result<Dataset>, origin: DataRef },
     /// Why nothing could be read.
     Failed(String),
@@ -47,6 +44,22 @@ async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
+/// A score file's bytes (from a drop, the picker or a sample) read, with `labels` from a
+/// separate labels file when two were dropped; the name to show, and the data set.
+pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (String, Result<Dataset>) {
+    let data = crate::io::read_scores(&name, bytes).and_then(|mut d| {
+        if let Some((lname, lbytes)) = &labels {
+            d.labels = Some(crate::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
+        }
+        Ok(d)
+    });
+    let name = match &labels {
+        Some((l, _)) => format!("{name} + {l}"),
+        None => name,
+    };
+    (name, data)
+}
+
 /// One file, or a scores file and a labels file (the one whose name holds "label").
 async fn load_list(sink: Sink, all: Vec<File>) {
     let result = async {
@@ -68,7 +81,10 @@ async fn load_list(sink: Sink, all: Vec<File>) {
     }
     .await;
     match result {
-        Ok((name, bytes, labels)) => sink(Got::Bytes { name, bytes, labels, origin: DataRef::Upload }),
+        Ok((name, bytes, labels)) => {
+            let (name, data) = read(name, &bytes, labels);
+            sink(Got::Dataset { name, data, origin: DataRef::Upload })
+        }
         Err(e) => sink(Got::Failed(e)),
     }
 }
@@ -89,7 +105,8 @@ async fn load_sample(sink: Sink, name: String) {
     match result {
         Ok(bytes) => {
             let origin = DataRef::Sample(name.clone());
-            sink(Got::Bytes { name, bytes, labels: None, origin })
+            let (name, data) = read(name, &bytes, None);
+            sink(Got::Dataset { name, data, origin })
         }
         Err(e) => sink(Got::Failed(format!("sample {name} could not be fetched: {e}"))),
     }
