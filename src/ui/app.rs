@@ -168,7 +168,7 @@ pub struct App {
     pool: Pool,
     /// Jobs started so far.
     jobs: u64,
-    /// This app, for the GPU's answers, which arrive later.
+    /// This app, for the callbacks of what arrives later: the GPU's answers, workers' replies.
     me: std::rc::Weak<RefCell<App>>,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
     figures: RefCell<std::collections::HashMap<&'static str, Figure>>,
