@@ -28,7 +28,7 @@ use crate::explorer::{
     threshold_curves_with, threshold_inputs, AlphaView, Analysis, AnalysisJob, Controls, DataSummary,
     InclusionInputs, Mode, Progress, Source,
 };
-use crate::io::{self, Dataset};
+use crate::io::Dataset;
 use crate::rvalue::TieOrder;
 use crate::tensor::VarianceKind;
 use crate::{Error, Result};
@@ -37,8 +37,6 @@ mod export;
 
 /// Work per animation frame: the page stays responsive between slices.
 const FRAME_BUDGET_MS: f64 = 30.0;
-/// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
-pub(super) const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 /// Histogram bins of panel 8.
 const VARIANCE_BINS: usize = 40;
 /// Points per curve of panels 1, 2 and 5.
@@ -170,7 +168,7 @@ pub struct App {
     pool: Pool,
     /// Jobs started so far.
     jobs: u64,
-    /// This app, for the GPU's answers, which arrive later.
+    /// This app, for the callbacks of what arrives later: the GPU's answers, workers' replies.
     me: std::rc::Weak<RefCell<App>>,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
     figures: RefCell<std::collections::HashMap<&'static str, Figure>>,
@@ -259,13 +257,21 @@ fn launch(
         a.show_mode();
         a.start_job();
     }
-    device::open(Rc::downgrade(&app), gpu_switch);
+    let me = Rc::downgrade(&app);
+    device::open(gpu_switch, move |opened| {
+        if let Some(app) = me.upgrade() {
+            with(&app, |a| {
+                a.device.opened(opened);
+                a.dirty.device = true;
+            });
+        }
+    });
     wire(&app)?;
     if let Some(p) = embed {
         embed::post_heights(&doc, p);
     }
     if let DataRef::Sample(name) = data {
-        files::load_named(&app, name);
+        files::load_named(&file_sink(&app), name);
     }
     request_frame(&app);
     Ok(app)
@@ -534,7 +540,13 @@ impl App {
         match Source::from_controls(&self.controls, data).and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
                 if self.controls.mode == Mode::Toy && self.controls.toy.repeats > 1 {
-                    self.pool.start(&self.me);
+                    let me = self.me.clone();
+                    let on_reply: workers::OnReply = Rc::new(move |i, reply| {
+                        if let Some(app) = me.upgrade() {
+                            worker_replied(&app, i, reply);
+                        }
+                    });
+                    self.pool.start(&on_reply);
                 }
                 self.jobs += 1;
                 self.running = Some(Running {
@@ -611,7 +623,13 @@ impl App {
         }
         loop {
             let Some(run) = self.running.as_mut() else { return };
-            if device::offload(&self.device, &mut run.gpu, || run.job.offload(), &self.me) {
+            let me = self.me.clone();
+            let answered = move |serial, part, answer| {
+                if let Some(app) = me.upgrade() {
+                    offloaded(&app, serial, part, answer);
+                }
+            };
+            if device::offload(&self.device, &mut run.gpu, || run.job.offload(), answered) {
                 self.status = format!(
                     "{} on the GPU – {:.0} %. Showing {}.",
                     run.job.describe(),
@@ -1020,22 +1038,6 @@ impl App {
         self.render_item();
     }
 
-    /// A score file's bytes arrived (from a drop, the picker or a sample); `labels` is a
-    /// separate labels file when two were dropped.
-    fn loaded(&mut self, name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>, origin: DataRef) {
-        let data = io::read_scores(&name, bytes).and_then(|mut d| {
-            if let Some((lname, lbytes)) = &labels {
-                d.labels = Some(io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
-            }
-            Ok(d)
-        });
-        let name = match &labels {
-            Some((l, _)) => format!("{name} + {l}"),
-            None => name,
-        };
-        self.install(name, data, origin);
-    }
-
     /// Shows a data set read from a file or generated in the page, or why it cannot be used.
     fn install(&mut self, name: String, data: Result<Dataset>, origin: DataRef) {
         let result = data.and_then(|d| {
@@ -1317,38 +1319,29 @@ fn wire(app: &Shared) -> Result<()> {
         let a = app.clone();
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
     }
-    super::files::wire(app, &doc)?;
-    permalink::wire(app, &doc)?;
+    files::wire(&file_sink(app), &doc)?;
+    let a = app.clone();
+    permalink::wire(&doc, move || a.borrow_mut().link_now())?;
     export::wire(app, &doc)?;
     Ok(())
 }
 
-/// Entry points for [`super::files`].
-pub(super) fn file_loaded(
-    app: &Shared,
-    name: String,
-    bytes: Vec<u8>,
-    labels: Option<(String, Vec<u8>)>,
-    origin: DataRef,
-) {
-    with(app, |a| a.loaded(name, &bytes, labels, origin));
-}
-
-pub(super) fn dataset_ready(app: &Shared, name: String, data: Result<Dataset>, origin: DataRef) {
-    with(app, |a| a.install(name, data, origin));
-}
-
-/// Entry points for [`super::device`]: the GPU opened (or not), a GPU answer for job `serial`.
-pub(super) fn device_ready(app: &Shared, f: impl FnOnce(&mut Device)) {
-    with(app, |a| {
-        f(&mut a.device);
-        a.dirty.device = true;
-    });
+/// Where [`super::files`] delivers what it loaded: into the app, then a frame.
+pub(super) fn file_sink(app: &Shared) -> files::Sink {
+    let app = app.clone();
+    Rc::new(move |got| {
+        with(&app, |a| match got {
+            files::Got::Dataset { name, data, origin } => a.install(name, data, origin),
+            files::Got::Failed(msg) => {
+                a.show_error(Some(&format!("{msg}. The results shown are unchanged.")))
+            }
+        })
+    })
 }
 
 #[cfg_attr(not(feature = "gpu"), allow(dead_code, unused_variables))]
 /// The GPU's answer for part `part` of job `serial`.
-pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answer>) {
+fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answer>) {
     with(app, |a| {
         let Some(run) = a.running.as_mut() else { return };
         #[cfg(feature = "gpu")]
@@ -1364,7 +1357,7 @@ pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<d
 }
 
 /// Worker `i`'s reply: started, or a repeat (of the running job, or of one since replaced).
-pub(super) fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
+fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
     with(app, |a| {
         let ready = a.pool.ready();
         if let Some(run) = a.running.as_mut() {
@@ -1375,8 +1368,4 @@ pub(super) fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
         }
         a.dirty.device |= a.pool.ready() != ready;
     });
-}
-
-pub(super) fn file_failed(app: &Shared, msg: String) {
-    with(app, |a| a.show_error(Some(&format!("{msg}. The results shown are unchanged."))));
 }

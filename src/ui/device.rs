@@ -11,17 +11,13 @@
 // Without the `gpu` feature the state is always `Cpu`, and the answer machinery is idle.
 #![cfg_attr(not(feature = "gpu"), allow(dead_code, unused_imports, unused_variables))]
 
-use std::cell::RefCell;
-use std::rc::{Rc, Weak};
-
-use super::app::App;
+use std::rc::Rc;
 
 #[cfg(feature = "gpu")]
 use crate::conformal::Calibrated;
 use crate::explorer::OffloadRequest;
 #[cfg(feature = "gpu")]
 use crate::gpu::{self, keys::Keys, Gpu};
-#[cfg(feature = "gpu")]
 use crate::Result;
 
 /// What the page computes on.
@@ -34,6 +30,9 @@ enum State {
     /// Why there is no GPU.
     Cpu(String),
 }
+
+/// The GPU opened, or why not: [`open`]'s result, for [`Device::opened`].
+pub(super) struct Opened(State);
 
 /// The page's compute device and the last GPU failure of a job.
 pub(super) struct Device {
@@ -63,6 +62,11 @@ pub(super) struct JobGpu {
 impl Device {
     pub(super) fn new() -> Device {
         Device { state: State::Opening, failure: None, jobs: 0 }
+    }
+
+    /// The GPU [`open`] opened (or why it did not).
+    pub(super) fn opened(&mut self, opened: Opened) {
+        self.state = opened.0;
     }
 
     /// A fresh record for the job about to start.
@@ -103,12 +107,13 @@ impl Device {
 }
 
 /// Whether `job` waits for the GPU: a call under way, or one started now for the job's next
-/// step. `false` leaves the step to the CPU.
+/// step. `false` leaves the step to the CPU. `answered(serial, part, answer)` is called with
+/// the GPU's answer for the job numbered `serial`, when it comes.
 pub(super) fn offload(
     device: &Device,
     job: &mut JobGpu,
     request: impl FnOnce() -> Option<OffloadRequest>,
-    app: &Weak<RefCell<App>>,
+    answered: impl FnOnce(u64, usize, Result<Answer>) + 'static,
 ) -> bool {
     if job.busy {
         return true;
@@ -126,16 +131,14 @@ pub(super) fn offload(
         };
         job.busy = true;
         job.done.set(0.0);
-        let (gpu, app, serial, done) = (g.clone(), app.clone(), job.serial, job.done.clone());
+        let (gpu, serial, done) = (g.clone(), job.serial, job.done.clone());
         wasm_bindgen_futures::spawn_local(async move {
             let answer = compute(&gpu, &req, &keys, &done).await;
-            if let Some(app) = app.upgrade() {
-                super::app::offloaded(&app, serial, req.part, answer);
-            }
+            answered(serial, req.part, answer);
         });
         return true;
     }
-    let _ = (device, request, app);
+    let _ = (device, request, answered);
     false
 }
 
@@ -236,10 +239,10 @@ async fn browser_adapter_name() -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
-/// Opens the GPU in the background and tells the app when it is open (or why not). `switch`:
-/// the page address' test switch (`?gpu=off|bad-shader|lost`, README), if any.
+/// Opens the GPU in the background and calls `ready` when it is open (or with why not).
+/// `switch`: the page address' test switch (`?gpu=off|bad-shader|lost`, README), if any.
 #[cfg_attr(not(feature = "gpu"), allow(unused_variables))]
-pub(super) fn open(app: Weak<RefCell<App>>, switch: Option<String>) {
+pub(super) fn open(switch: Option<String>, ready: impl FnOnce(Opened) + 'static) {
     #[cfg(feature = "gpu")]
     wasm_bindgen_futures::spawn_local(async move {
         let opts = gpu::Options {
@@ -262,16 +265,10 @@ pub(super) fn open(app: Weak<RefCell<App>>, switch: Option<String>) {
             }
             Err(e) => State::Cpu(e.to_string()),
         };
-        if let Some(app) = app.upgrade() {
-            super::app::device_ready(&app, |d| d.state = state);
-        }
+        ready(Opened(state));
     });
     #[cfg(not(feature = "gpu"))]
-    if let Some(app) = app.upgrade() {
-        super::app::device_ready(&app, |d| {
-            d.state = State::Cpu("this build has no GPU support (cargo feature `gpu`)".into())
-        });
-    }
+    ready(Opened(State::Cpu("this build has no GPU support (cargo feature `gpu`)".into())));
 }
 
 #[cfg(test)]

@@ -1,14 +1,30 @@
 //! Getting bytes into the page: the file picker, drag and drop anywhere on the page, and the
 //! bundled samples (fetched from the app's own `assets/`). Nothing is sent anywhere.
 
+use std::rc::Rc;
+
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
-use super::app::{dataset_ready, file_failed, file_loaded, Shared, MAX_FILE_BYTES};
 use super::dom;
 use crate::explorer::url::{DataRef, SYNTHETIC_CIFAR, SYNTHETIC_TOY};
+use crate::io::Dataset;
 use crate::Result;
+
+/// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
+const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// What a load gave, for the page to show.
+pub enum Got {
+    /// A data set read from a file or made in the page, or why it could not be.
+    Dataset { name: String, data: Result<Dataset>, origin: DataRef },
+    /// Why nothing could be read.
+    Failed(String),
+}
+
+/// Where loads deliver what they got: the page, which shows it.
+pub type Sink = Rc<dyn Fn(Got)>;
 
 fn js_err(v: wasm_bindgen::JsValue) -> String {
     v.as_string()
@@ -28,8 +44,24 @@ async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
+/// A score file's bytes (from a drop, the picker or a sample) read, with `labels` from a
+/// separate labels file when two were dropped; the name to show, and the data set.
+pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (String, Result<Dataset>) {
+    let data = crate::io::read_scores(&name, bytes).and_then(|mut d| {
+        if let Some((lname, lbytes)) = &labels {
+            d.labels = Some(crate::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
+        }
+        Ok(d)
+    });
+    let name = match &labels {
+        Some((l, _)) => format!("{name} + {l}"),
+        None => name,
+    };
+    (name, data)
+}
+
 /// One file, or a scores file and a labels file (the one whose name holds "label").
-async fn load_list(app: Shared, all: Vec<File>) {
+async fn load_list(sink: Sink, all: Vec<File>) {
     let result = async {
         match all.as_slice() {
             [] => Err("no file was given".to_string()),
@@ -49,12 +81,15 @@ async fn load_list(app: Shared, all: Vec<File>) {
     }
     .await;
     match result {
-        Ok((name, bytes, labels)) => file_loaded(&app, name, bytes, labels, DataRef::Upload),
-        Err(e) => file_failed(&app, e),
+        Ok((name, bytes, labels)) => {
+            let (name, data) = read(name, &bytes, labels);
+            sink(Got::Dataset { name, data, origin: DataRef::Upload })
+        }
+        Err(e) => sink(Got::Failed(e)),
     }
 }
 
-async fn load_sample(app: Shared, name: String) {
+async fn load_sample(sink: Sink, name: String) {
     let result = async {
         let w = web_sys::window().ok_or("no window")?;
         // Relative, so the page works from any sub-path of a static server.
@@ -70,9 +105,10 @@ async fn load_sample(app: Shared, name: String) {
     match result {
         Ok(bytes) => {
             let origin = DataRef::Sample(name.clone());
-            file_loaded(&app, name, bytes, None, origin)
+            let (name, data) = read(name, &bytes, None);
+            sink(Got::Dataset { name, data, origin })
         }
-        Err(e) => file_failed(&app, format!("sample {name} could not be fetched: {e}")),
+        Err(e) => sink(Got::Failed(format!("sample {name} could not be fetched: {e}"))),
     }
 }
 
@@ -80,8 +116,8 @@ fn files_of(list: &FileList) -> Vec<File> {
     (0..list.length()).filter_map(|i| list.get(i)).collect()
 }
 
-pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
-    let a = app.clone();
+pub fn wire(sink: &Sink, doc: &Document) -> Result<()> {
+    let a = sink.clone();
     dom::listen_id(doc, "file", "change", move |e| {
         let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
         if let Some(files) = input.files() {
@@ -93,7 +129,7 @@ pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
     })?;
     // Drop anywhere on the page; dragover must be cancelled for drop to fire.
     dom::listen(doc, "dragover", |e| e.prevent_default());
-    let a = app.clone();
+    let a = sink.clone();
     let d = doc.clone();
     dom::listen(doc, "drop", move |e| {
         e.prevent_default();
@@ -111,14 +147,14 @@ pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
         let Some(name) = b.get_attribute("data-file").or_else(|| b.get_attribute("data-synthetic")) else {
             continue;
         };
-        let a = app.clone();
+        let a = sink.clone();
         dom::listen(&b, "click", move |_| load_named(&a, name.clone()));
     }
     Ok(())
 }
 
 /// Loads the bundled sample `name` (one of [`crate::explorer::url::SAMPLES`]), as its button does.
-pub fn load_named(app: &Shared, name: String) {
+pub fn load_named(sink: &Sink, name: String) {
     let status = match name.as_str() {
         SYNTHETIC_CIFAR => "Generating a CIFAR-100-shaped tensor (2000 × 31 × 100)…".to_string(),
         SYNTHETIC_TOY => "Simulating the toy at its defaults (1000 × 30 × 10)…".to_string(),
@@ -128,9 +164,9 @@ pub fn load_named(app: &Shared, name: String) {
         dom::set_text(&d, "status", &status);
     }
     if name == SYNTHETIC_CIFAR || name == SYNTHETIC_TOY {
-        spawn_local(synthetic(app.clone(), name));
+        spawn_local(synthetic(sink.clone(), name));
     } else {
-        spawn_local(load_sample(app.clone(), name));
+        spawn_local(load_sample(sink.clone(), name));
     }
 }
 
@@ -148,7 +184,7 @@ async fn next_paint() {
 /// logits ([`crate::samples::cifar_like`]), a large input; or the toy's first repeat at its
 /// defaults ([`crate::toy::simulate`]), the toy's data as an upload (so that pooled r-values and
 /// random splits apply to it). Neither ships as a file, which keeps `dist/` small.
-async fn synthetic(app: Shared, name: String) {
+async fn synthetic(sink: Sink, name: String) {
     next_paint().await;
     let (label, made) = if name == SYNTHETIC_TOY {
         ("toy defaults, repeat 1 (seed 1)", crate::toy::simulate(&crate::toy::ToyParams::default(), 0))
@@ -157,5 +193,5 @@ async fn synthetic(app: Shared, name: String) {
     };
     let data =
         made.map(|(scores, labels)| crate::io::Dataset { scores, labels: Some(labels), single_draw: false });
-    dataset_ready(&app, label.to_string(), data, DataRef::Sample(name));
+    sink(Got::Dataset { name: label.to_string(), data, origin: DataRef::Sample(name) });
 }

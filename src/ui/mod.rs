@@ -13,6 +13,9 @@
 //! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
 //! - [`workers`]: Web Workers that compute toy repeats on the other cores;
 //! - [`dom`]: typed `web-sys` helpers.
+//!
+//! Only [`app`] knows the `App`: the other modules take callbacks (or return values) that
+//! `app` builds from its `Shared` and applies, so no module here imports `app`.
 
 pub mod app;
 pub mod canvas;

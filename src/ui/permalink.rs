@@ -15,7 +15,6 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, HtmlInputElement};
 
-use super::app::Shared;
 use super::dom;
 use crate::explorer::url::{Restored, UrlState};
 use crate::Result;
@@ -107,12 +106,12 @@ impl Link {
 }
 
 /// The Copy link button: the clipboard when the browser allows it, else the link in a text
-/// field, selected, for the user to copy.
-pub fn wire(app: &Shared, doc: &Document) -> Result<()> {
-    let a = app.clone();
+/// field, selected, for the user to copy. `link_now`: the page's address as it is now, written
+/// into the address bar at once.
+pub fn wire(doc: &Document, link_now: impl Fn() -> String + 'static) -> Result<()> {
     let d = doc.clone();
     dom::listen_id(doc, "copy-link", "click", move |_| {
-        let url = a.borrow_mut().link_now();
+        let url = link_now();
         let d = d.clone();
         match clipboard_write(&url) {
             Some(p) => spawn_local(async move {

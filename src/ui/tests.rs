@@ -15,6 +15,7 @@ use super::app::{self, Shared};
 use super::canvas::Canvas;
 use super::dom;
 use super::figure::{Axis, Dots, Figure, Layer, Line, BLUE, GREEN, GREY, VERMILLION};
+use super::files;
 use super::panels;
 use crate::conformal::RvalueKind;
 use crate::explorer::scales::short;
@@ -256,7 +257,8 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     let bytes = include_bytes!("../../assets/small_long.csv");
     fire(&doc, "splits", "3", "change");
     let sample = crate::explorer::url::DataRef::Sample("small_long.csv".into());
-    app::file_loaded(&app, "small_long.csv".into(), bytes.to_vec(), None, sample);
+    let (name, data) = files::read("small_long.csv".into(), bytes, None);
+    app::file_sink(&app)(files::Got::Dataset { name, data, origin: sample });
     idle(&app).await;
     let a = app.borrow();
     // A link to this view names the sample.

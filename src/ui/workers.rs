@@ -8,15 +8,13 @@
 //! `workers=N` sets the count (0: the page's thread alone), for tests and benchmarks. A worker that fails to start or whose repeat fails is stopped, and
 //! its repeat goes back to the job.
 
-use std::cell::RefCell;
-use std::rc::Weak;
+use std::rc::Rc;
 
 use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
-use super::app::{self, App};
 use crate::explorer::AnalysisJob;
 
 /// Workers at most: the toy's repeats are the only work they share, and each holds a wasm
@@ -68,6 +66,9 @@ pub(super) struct Pool {
     switch: Option<String>,
 }
 
+/// Where worker `i`'s replies go: `(i, reply)`, for [`Pool::replied`].
+pub(super) type OnReply = Rc<dyn Fn(usize, Reply)>;
+
 /// The running job and its serial, as the pool's calls take it.
 pub(super) type JobRef<'a> = Option<(&'a mut AnalysisJob, u64)>;
 
@@ -78,8 +79,8 @@ impl Pool {
         Pool { switch, ..Pool::default() }
     }
 
-    /// Starts the workers, once.
-    pub fn start(&mut self, app: &Weak<RefCell<App>>) {
+    /// Starts the workers, once; their replies go to `on_reply`.
+    pub fn start(&mut self, on_reply: &OnReply) {
         if std::mem::replace(&mut self.started, true) {
             return;
         }
@@ -94,7 +95,7 @@ impl Pool {
             }
         };
         let Some(init) = init_message() else { return };
-        self.slots = (0..count).filter_map(|i| Slot::start(i, app, &init)).collect();
+        self.slots = (0..count).filter_map(|i| Slot::start(i, on_reply, &init)).collect();
     }
 
     /// Workers started and not stopped.
@@ -155,22 +156,20 @@ impl Pool {
 }
 
 impl Slot {
-    fn start(i: usize, app: &Weak<RefCell<App>>, init: &JsValue) -> Option<Slot> {
+    fn start(i: usize, on_reply: &OnReply, init: &JsValue) -> Option<Slot> {
         let opts = WorkerOptions::new();
         opts.set_type(WorkerType::Module);
         let worker = Worker::new_with_options("www/worker.js", &opts).ok()?;
-        let to_app = app.clone();
+        let to_app = on_reply.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
-            if let (Some(app), Some(reply)) = (to_app.upgrade(), read_reply(&ev.data())) {
-                app::worker_replied(&app, i, reply);
+            if let Some(reply) = read_reply(&ev.data()) {
+                to_app(i, reply);
             }
         });
-        let to_app = app.clone();
+        let to_app = on_reply.clone();
         // The script itself did not load or threw at the top level.
         let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
-            if let Some(app) = to_app.upgrade() {
-                app::worker_replied(&app, i, Reply::Failed("the worker script failed".to_string()));
-            }
+            to_app(i, Reply::Failed("the worker script failed".to_string()));
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
