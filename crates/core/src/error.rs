@@ -25,19 +25,6 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// The value among `all` whose `name` is `s`, or an error naming `what` and the names allowed:
-/// the inverse of an option's `name` (prior, variance, algorithm, λ rule).
-pub(crate) fn parse_name<T: Copy>(s: &str, all: &[T], name: fn(T) -> &'static str, what: &str) -> Result<T> {
-    all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
-        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
-        let expected = match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => names.join(""),
-        };
-        Error::invalid(format!("unknown {what} '{s}' (expected {expected})"))
-    })
-}
-
 impl Error {
     pub fn invalid(msg: impl Into<String>) -> Self {
         Error::Invalid(msg.into())
@@ -47,24 +34,5 @@ impl Error {
     }
     pub fn parse(file: impl Into<String>, place: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Parse { file: file.into(), place: place.into(), message: message.into() }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::conformal::Prior;
-    use crate::rvalue::{Algorithm, LambdaRule};
-    use crate::tensor::VarianceKind;
-    #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
-
-    #[test]
-    fn option_names_read_back_and_others_are_named_in_the_error() {
-        assert!(Prior::ALL.iter().all(|&p| Prior::parse(p.name()) == Ok(p)));
-        assert!(VarianceKind::ALL.iter().all(|&v| VarianceKind::parse(v.name()) == Ok(v)));
-        assert!(Algorithm::ALL.iter().all(|&a| Algorithm::parse(a.name()) == Ok(a)));
-        assert!(LambdaRule::ALL.iter().all(|&l| LambdaRule::parse(l.name()) == Ok(l)));
-        let e = Prior::parse("global").unwrap_err().to_string();
-        assert!(e.contains("unknown prior 'global' (expected per-item or pooled)"), "{e}");
     }
 }

@@ -32,25 +32,17 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::toy::{self, ToyParams};
 use rvalue_core::{Error, Result};
 
-/// Where rank-based r-values are computed (`--device`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Device {
-    Cpu,
-    /// A GPU adapter, any kind; an error if there is none.
-    Gpu,
-    /// A hardware GPU if there is one, else the CPU. Software adapters (lavapipe, SwiftShader)
-    /// are passed over: they emulate a GPU on the CPU and are slower than the CPU path.
-    Auto,
-}
-
-impl Device {
-    pub fn parse(s: &str) -> Result<Device> {
-        match s {
-            "cpu" => Ok(Device::Cpu),
-            "gpu" => Ok(Device::Gpu),
-            "auto" => Ok(Device::Auto),
-            _ => Err(Error::invalid(format!("unknown device '{s}' (expected cpu, gpu or auto)"))),
-        }
+rvalue_core::options! {
+    /// Where rank-based r-values are computed (`--device`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Device("device") {
+        Cpu = "cpu",
+        /// A GPU adapter, any kind; an error if there is none.
+        Gpu = "gpu",
+        /// A hardware GPU if there is one, else the CPU. Software adapters (lavapipe,
+        /// SwiftShader) are passed over: they emulate a GPU on the CPU and are slower than the
+        /// CPU path.
+        Auto = "auto",
     }
 }
 

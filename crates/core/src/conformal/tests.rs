@@ -228,9 +228,9 @@ fn cp_r_shrinks_sets_in_the_toy_setting() {
 #[test]
 fn rvalue_kind_names_parse_back() {
     for k in RvalueKind::ALL {
-        assert_eq!(RvalueKind::parse(k.name()).unwrap(), k);
+        assert_eq!(k.name().parse::<RvalueKind>().unwrap(), k);
     }
-    assert!(RvalueKind::parse("grid").unwrap_err().to_string().contains("'grid'"));
+    assert!("grid".parse::<RvalueKind>().unwrap_err().to_string().contains("'grid'"));
 }
 
 /// A split whose calibration items are test items nowhere (the toy's): parametric CP_r computes
