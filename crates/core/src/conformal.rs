@@ -150,7 +150,7 @@ impl Split {
 /// Checks a data set for conformal use.
 pub fn check_data(t: &ScoreTensor, labels: &[usize]) -> Result<()> {
     if labels.len() != t.n() {
-        return Err(Error::shape(format!("{} labels for {} items", labels.len(), t.n())));
+        return Err(Error::length("labels", labels.len(), format!("{} items", t.n())));
     }
     if let Some(i) = labels.iter().position(|&y| y >= t.k()) {
         return Err(Error::invalid(format!("label of item {i} is {} but K = {}", labels[i], t.k())));
@@ -163,7 +163,7 @@ pub fn check_alpha(alpha: f64) -> Result<()> {
     if alpha > 0.0 && alpha < 1.0 {
         Ok(())
     } else {
-        Err(Error::invalid(format!("α = {alpha} is not in (0, 1)")))
+        Err(Error::out_of_range("α", alpha, "(0, 1)"))
     }
 }
 
@@ -199,7 +199,7 @@ pub fn item_scores_only(
 
 fn check_only(t: &ScoreTensor, only: &[Option<usize>]) -> Result<()> {
     if only.len() != t.n() {
-        return Err(Error::shape(format!("{} entries of needed candidates for {} items", only.len(), t.n())));
+        return Err(Error::length("entries of needed candidates", only.len(), format!("{} items", t.n())));
     }
     if let Some(i) = only.iter().position(|c| c.is_some_and(|c| c >= t.k())) {
         return Err(Error::invalid(format!("item {i}'s needed candidate is beyond K = {}", t.k())));

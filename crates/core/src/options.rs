@@ -33,11 +33,11 @@ pub fn expected<T: Choice>() -> String {
 /// The value of `T` named `s`, or an error naming the option and the names allowed: what
 /// `FromStr` does for every option.
 pub fn parse<T: Choice>(s: &str) -> Result<T> {
-    T::all()
-        .iter()
-        .copied()
-        .find(|&v| v.name() == s)
-        .ok_or_else(|| Error::invalid(format!("unknown {} '{s}' (expected {})", T::OPTION, expected::<T>())))
+    T::all().iter().copied().find(|&v| v.name() == s).ok_or_else(|| Error::InvalidOption {
+        option: T::OPTION.to_string(),
+        value: s.to_string(),
+        expected: expected::<T>(),
+    })
 }
 
 /// Declares option enums: each variant with the name it has in links, the page, the JavaScript
@@ -120,6 +120,7 @@ mod tests {
     use crate::explorer::Mode;
     use crate::rvalue::{Algorithm, LambdaRule, TieOrder};
     use crate::tensor::VarianceKind;
+    use crate::Error;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -152,7 +153,10 @@ mod tests {
 
     #[test]
     fn unknown_names_are_errors_that_list_the_names() {
-        let e = "global".parse::<Prior>().unwrap_err().to_string();
+        let e = "global".parse::<Prior>().unwrap_err();
+        assert!(matches!(&e, Error::InvalidOption { option, value, expected }
+            if option == "prior" && value == "global" && expected == "per-item or pooled"));
+        let e = e.to_string();
         assert_eq!(e, "invalid argument: unknown prior 'global' (expected per-item or pooled)");
         let e = "x".parse::<Method>().unwrap_err().to_string();
         assert_eq!(e, "invalid argument: unknown method 'x' (expected cp, cp-avg or cp-r)");

@@ -127,7 +127,7 @@ impl Gpu {
 
 #[cfg(all(not(target_arch = "wasm32"), not(feature = "gpu")))]
 fn open_gpu(_: bool) -> Result<Gpu> {
-    Err(Error::Gpu("this build has no GPU support (cargo feature `gpu`)".into()))
+    Err(Error::gpu("this build has no GPU support (cargo feature `gpu`)"))
 }
 
 /// Without the `gpu` feature no `Gpu` exists, so these are never called.
@@ -271,7 +271,7 @@ fn greedy_all(pos: &[u32], ps: &PooledSplit, t: &ScoreTensor, items: &[usize]) -
     let mut work = Workspace::default();
     pos.chunks_exact(t.m() * t.k())
         .zip(items)
-        .map(|(p, &i)| ps.item_from_positions(i, p, &mut work).map_err(|e| Error::Gpu(e.to_string())))
+        .map(|(p, &i)| ps.item_from_positions(i, p, &mut work).map_err(|e| Error::gpu(e.to_string())))
         .collect()
 }
 
