@@ -17,16 +17,18 @@
 //! r.hyper.mu; // the estimated prior mean
 //! ```
 
+use std::str::FromStr;
+
 use js_sys::{Array, ArrayBuffer, BigInt64Array, BigUint64Array, DataView, Float64Array, Object, Reflect};
 use js_sys::{Uint32Array, Uint8Array};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::conformal::{self, Method, Prior, RvalueKind, ScoreOptions, Split, SplitPlan};
+use crate::conformal::{self, Method, ScoreOptions, Split, SplitPlan};
 use crate::eb::Hyper;
-use crate::rvalue::{self, Algorithm, HyperChoice, LambdaRule, TieOrder};
-use crate::tensor::{ScoreTensor, VarianceKind};
+use crate::rvalue::{self, HyperChoice};
+use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 
 /// Arguments of [`rvalues`].
@@ -150,7 +152,7 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
         Some(h) => HyperChoice::Fixed(Hyper::fixed(h.mu, h.tau2)?),
         None => HyperChoice::Estimate,
     };
-    let p = rvalue::parametric(&x, &s, hyper, algorithm(a.algorithm.as_deref())?, rule(a.rule.as_deref())?)?;
+    let p = rvalue::parametric(&x, &s, hyper, option(a.algorithm.as_deref())?, option(a.rule.as_deref())?)?;
     Ok(object(&[
         ("rvalue", Float64Array::from(&p.rvalue[..]).into()),
         ("postMean", Float64Array::from(&p.post_mean[..]).into()),
@@ -192,7 +194,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
     let opts = score_options(&a)?;
     let splits = split_plan(&a, n)?.splits(n)?;
     let methods = match &a.methods {
-        Some(names) => names.iter().map(|s| Method::parse(s)).collect::<Result<Vec<_>>>()?,
+        Some(names) => names.iter().map(|s| s.parse::<Method>()).collect::<Result<Vec<_>>>()?,
         None => Method::ALL.to_vec(),
     };
     let prepared = conformal::Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
@@ -253,25 +255,22 @@ fn parse<T: for<'de> Deserialize<'de>>(args: JsValue, fields: &[&str]) -> Result
     serde_wasm_bindgen::from_value(args).map_err(|e| Error::invalid(format!("bad arguments: {e}")))
 }
 
-fn algorithm(name: Option<&str>) -> Result<Algorithm> {
-    name.map_or(Ok(Algorithm::default()), Algorithm::parse)
-}
-
-fn rule(name: Option<&str>) -> Result<LambdaRule> {
-    name.map_or(Ok(LambdaRule::default()), LambdaRule::parse)
+/// The option named `name`, or its default when the field is absent.
+fn option<T: FromStr<Err = Error> + Default>(name: Option<&str>) -> Result<T> {
+    name.map_or(Ok(T::default()), str::parse)
 }
 
 fn score_options(a: &ConformalArgs) -> Result<ScoreOptions> {
-    let prior = a.prior.as_deref().map_or(Ok(Prior::default()), Prior::parse)?;
-    let variance = a.variance.as_deref().map_or(Ok(VarianceKind::default()), VarianceKind::parse)?;
+    let prior = option(a.prior.as_deref())?;
+    let variance = option(a.variance.as_deref())?;
     Ok(ScoreOptions {
-        kind: a.kind.as_deref().map_or(Ok(RvalueKind::default()), RvalueKind::parse)?,
+        kind: option(a.kind.as_deref())?,
         variance,
         prior,
-        algorithm: algorithm(a.algorithm.as_deref())?,
-        lambda: rule(a.rule.as_deref())?,
+        algorithm: option(a.algorithm.as_deref())?,
+        lambda: option(a.rule.as_deref())?,
         cp_draw: a.cp_draw.unwrap_or(0),
-        ties: a.ties.as_deref().map_or(Ok(TieOrder::default()), TieOrder::parse)?,
+        ties: option(a.ties.as_deref())?,
     })
 }
 

@@ -272,7 +272,8 @@ fn alpha_at_0_001_and_0_999() {
         .calibrate(Method::Cp, &ScoreOptions::default(), &[sp])
         .unwrap();
     for bad in [0.0, 1.0, -0.1, f64::NAN, f64::INFINITY] {
-        assert!(matches!(evaluate(&c, Method::Cp, bad, false), Err(Error::Invalid(_))), "α = {bad}");
+        let e = evaluate(&c, Method::Cp, bad, false).unwrap_err();
+        assert!(matches!(&e, Error::OutOfRange { what, .. } if what == "α"), "α = {bad}: {e}");
         assert!(conformal::check_alpha(bad).is_err());
     }
 }

@@ -20,7 +20,6 @@ use super::panels::{self, RankingColumn};
 use super::permalink::{self, Link};
 use super::workers::{self, Pool};
 use super::{embed, files};
-use crate::conformal::{Prior, RvalueKind};
 use crate::explorer::scales::{self, short};
 use crate::explorer::url::{DataRef, Panel, UrlState};
 use crate::explorer::{
@@ -29,8 +28,6 @@ use crate::explorer::{
     InclusionInputs, Mode, Progress, Source,
 };
 use crate::io::Dataset;
-use crate::rvalue::TieOrder;
-use crate::tensor::VarianceKind;
 use crate::{Error, Result};
 
 mod export;
@@ -371,11 +368,11 @@ impl App {
         c.alpha = slider("alpha", "α", c.alpha, scales::alpha_at, scales::alpha_position)?;
         c.beta = slider("beta", "β", c.beta, scales::beta_at, scales::beta_position)?;
         c.sigma2 = slider("sigma2", "σ²", c.sigma2, scales::sigma2_at, scales::sigma2_position)?;
-        c.score.kind = RvalueKind::parse(&select(d, "kind")?.value())?;
-        c.score.prior = Prior::parse(&select(d, "prior")?.value())?;
-        c.score.variance = VarianceKind::parse(&select(d, "variance")?.value())?;
+        c.score.kind = select(d, "kind")?.value().parse()?;
+        c.score.prior = select(d, "prior")?.value().parse()?;
+        c.score.variance = select(d, "variance")?.value().parse()?;
         c.score.cp_draw = number(d, "cp-draw", "CP's draw")?;
-        c.score.ties = TieOrder::parse(&select(d, "ties")?.value())?;
+        c.score.ties = select(d, "ties")?.value().parse()?;
         c.never_empty = checked(d, "never-empty")?;
         c.toy.k = number(d, "toy-k", "K")?;
         c.toy.m = number(d, "toy-m", "M")?;

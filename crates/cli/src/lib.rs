@@ -11,7 +11,9 @@ mod units;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use output::Progress;
@@ -21,6 +23,7 @@ use rvalue_core::conformal::{
 };
 use rvalue_core::eb::Hyper;
 use rvalue_core::io::{self, Dataset};
+use rvalue_core::options::{self, Choice};
 use rvalue_core::rvalue::{self, Algorithm, HyperChoice, LambdaRule, TieOrder};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::tensor::VarianceKind;
@@ -55,59 +58,19 @@ enum Command {
     Toy(ToyArgs),
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum AlgorithmArg {
-    Exact,
-    Grid,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum LambdaArg {
-    Model,
-    Empirical,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum RvalueArg {
-    Parametric,
-    Nonparametric,
-    Pooled,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum VarianceArg {
-    PerDraw,
-    OfMean,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug)]
-enum PriorArg {
-    PerItem,
-    Pooled,
-}
-
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq)]
 enum FormatArg {
     Csv,
     Json,
 }
 
-impl From<AlgorithmArg> for Algorithm {
-    fn from(a: AlgorithmArg) -> Self {
-        match a {
-            AlgorithmArg::Exact => Algorithm::Exact,
-            AlgorithmArg::Grid => Algorithm::Grid,
-        }
-    }
-}
-
-impl From<LambdaArg> for LambdaRule {
-    fn from(a: LambdaArg) -> Self {
-        match a {
-            LambdaArg::Model => LambdaRule::Model,
-            LambdaArg::Empirical => LambdaRule::Empirical,
-        }
-    }
+/// clap's parser for a core option: the names of its values (listed by `--help` and in clap's
+/// error for a bad value), read back by its `FromStr`. The option is defined once, in the core.
+fn choice<T>() -> impl TypedValueParser<Value = T>
+where
+    T: Choice + FromStr<Err = rvalue_core::Error> + Send + Sync,
+{
+    PossibleValuesParser::new(options::names::<T>()).try_map(|s| s.parse::<T>())
 }
 
 #[derive(Args, Debug)]
@@ -116,13 +79,13 @@ struct RankArgs {
     #[arg(long, value_name = "UNITS.csv")]
     input: PathBuf,
     /// exact: the infimum over β to 1e-9; grid: the rvalues 0.7.1 log grid (R-compatible)
-    #[arg(long, value_enum, default_value = "exact")]
-    algorithm: AlgorithmArg,
+    #[arg(long, value_parser = choice::<Algorithm>(), default_value_t)]
+    algorithm: Algorithm,
     /// model: the paper's λ_β; empirical: Henderson & Newton's (1 − β) quantile of V_β
     /// [default: model with --algorithm exact, empirical with --algorithm grid, which then gives
     /// the rvalues R package's r-values]
-    #[arg(long, value_enum)]
-    lambda: Option<LambdaArg>,
+    #[arg(long, value_parser = choice::<LambdaRule>())]
+    lambda: Option<LambdaRule>,
     /// Prior N(μ, τ²): 'estimate' (μ = mean, τ² by marginal ML) or fixed as MU,TAU2
     #[arg(long, value_name = "estimate|MU,TAU2", default_value = "estimate", value_parser = parse_hyper)]
     hyper: HyperChoice,
@@ -138,8 +101,8 @@ struct ScoreArgs {
     method: MethodArgs,
     /// Where nonparametric and pooled r-values rank draws: cpu, gpu (fails without an adapter),
     /// or auto (a hardware GPU if present, else the CPU); the output is the same on each
-    #[arg(long, value_enum, default_value = "auto")]
-    device: DeviceArg,
+    #[arg(long, value_parser = choice::<gpu::Device>(), default_value = "auto")]
+    device: gpu::Device,
     /// Threads for the CPU's work (default: every core); the output is the same for any number
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
@@ -152,19 +115,6 @@ impl ScoreArgs {
     }
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum TiesArg {
-    Exchangeable,
-    Index,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum DeviceArg {
-    Cpu,
-    Gpu,
-    Auto,
-}
-
 /// Which methods, and how CP and CP_r score: shared by `conformal`, `sets` and `toy`.
 #[derive(Args, Debug)]
 struct MethodArgs {
@@ -172,27 +122,27 @@ struct MethodArgs {
     #[arg(long = "method", value_name = "METHODS", value_delimiter = ',', value_parser = parse_method)]
     methods: Vec<Method>,
     /// CP_r's r-value: parametric (per item over its K candidates), nonparametric (draw ranks), pooled (with the calibration items)
-    #[arg(long, value_enum, default_value = "parametric")]
-    rvalue: RvalueArg,
+    #[arg(long, value_parser = choice::<RvalueKind>(), default_value_t)]
+    rvalue: RvalueKind,
     /// Variance in the parametric r-value: per-draw (s = v) or of-mean (s = v/M)
-    #[arg(long, value_enum, default_value = "per-draw")]
-    variance: VarianceArg,
+    #[arg(long, value_parser = choice::<VarianceKind>(), default_value_t)]
+    variance: VarianceKind,
     /// Prior of the parametric r-value: one per item (the paper's) or pooled over all items
-    #[arg(long, value_enum, default_value = "per-item")]
-    prior: PriorArg,
+    #[arg(long, value_parser = choice::<Prior>(), default_value_t)]
+    prior: Prior,
     /// Algorithm of the parametric r-value (exact or the rvalues 0.7.1 grid)
-    #[arg(long, value_enum, default_value = "exact")]
-    algorithm: AlgorithmArg,
+    #[arg(long, value_parser = choice::<Algorithm>(), default_value_t)]
+    algorithm: Algorithm,
     /// λ rule of the parametric r-value (model or empirical)
-    #[arg(long, value_enum, default_value = "model")]
-    lambda: LambdaArg,
+    #[arg(long, value_parser = choice::<LambdaRule>(), default_value_t)]
+    lambda: LambdaRule,
     /// The draw m0 whose scores CP uses
     #[arg(long, value_name = "M0", default_value_t = 0)]
     cp_draw: usize,
     /// Tie order of pooled r-values: exchangeable (seeded random, keeps coverage) or index
     /// (the authors' code: calibration units win ties, under-covers with few draws)
-    #[arg(long, value_enum, default_value = "exchangeable")]
-    ties: TiesArg,
+    #[arg(long, value_parser = choice::<TieOrder>(), default_value_t)]
+    ties: TieOrder,
     /// Add the best candidate to an empty set (as the authors' LAC did)
     #[arg(long)]
     never_empty: bool,
@@ -325,7 +275,7 @@ fn parse_alpha(s: &str) -> std::result::Result<f64, String> {
 }
 
 fn parse_method(s: &str) -> std::result::Result<Method, String> {
-    Method::parse(s.trim()).map_err(|_| "expected cp, cp-avg or cp-r".to_string())
+    s.trim().parse::<Method>().map_err(|_| "expected cp, cp-avg or cp-r".to_string())
 }
 
 fn parse_hyper(s: &str) -> std::result::Result<HyperChoice, String> {
@@ -425,10 +375,10 @@ fn print_stdout(text: &str) -> CliResult<()> {
 
 /// `rank`'s λ rule when `--lambda` is not given: who asks for the grid asks for the rvalues R
 /// package's numbers, and the package uses the empirical rule (docs/method.md §9).
-fn rank_lambda(algorithm: AlgorithmArg, lambda: Option<LambdaArg>) -> LambdaArg {
+fn rank_lambda(algorithm: Algorithm, lambda: Option<LambdaRule>) -> LambdaRule {
     lambda.unwrap_or(match algorithm {
-        AlgorithmArg::Exact => LambdaArg::Model,
-        AlgorithmArg::Grid => LambdaArg::Empirical,
+        Algorithm::Exact => LambdaRule::Model,
+        Algorithm::Grid => LambdaRule::Empirical,
     })
 }
 
@@ -437,7 +387,7 @@ fn run_rank(a: &RankArgs) -> CliResult<()> {
     let u = units::parse_units(&file, &read_file(&a.input)?)?;
     let s: Vec<f64> = u.se.iter().map(|se| se * se).collect();
     let lambda = rank_lambda(a.algorithm, a.lambda);
-    let p = rvalue::parametric(&u.estimate, &s, a.hyper, a.algorithm.into(), lambda.into())
+    let p = rvalue::parametric(&u.estimate, &s, a.hyper, a.algorithm, lambda)
         .map_err(|e| CliError(format!("{file}: {e}")))?;
     let mut out = String::from("estimate,se,post_mean,post_sd,rvalue\n");
     for i in 0..u.estimate.len() {
@@ -498,26 +448,13 @@ fn methods_of(given: &[Method]) -> CliResult<Vec<Method>> {
 impl MethodArgs {
     fn options(&self) -> ScoreOptions {
         ScoreOptions {
-            kind: match self.rvalue {
-                RvalueArg::Parametric => RvalueKind::Parametric,
-                RvalueArg::Nonparametric => RvalueKind::Nonparametric,
-                RvalueArg::Pooled => RvalueKind::Pooled,
-            },
-            variance: match self.variance {
-                VarianceArg::PerDraw => VarianceKind::PerDraw,
-                VarianceArg::OfMean => VarianceKind::OfMean,
-            },
-            prior: match self.prior {
-                PriorArg::PerItem => Prior::PerItem,
-                PriorArg::Pooled => Prior::Pooled,
-            },
-            algorithm: self.algorithm.into(),
-            lambda: self.lambda.into(),
+            kind: self.rvalue,
+            variance: self.variance,
+            prior: self.prior,
+            algorithm: self.algorithm,
+            lambda: self.lambda,
             cp_draw: self.cp_draw,
-            ties: match self.ties {
-                TiesArg::Exchangeable => TieOrder::Exchangeable,
-                TiesArg::Index => TieOrder::Index,
-            },
+            ties: self.ties,
         }
     }
 }
@@ -560,12 +497,7 @@ type Opened = (Option<gpu::Gpu>, Option<String>);
 
 impl Probe {
     /// Starts opening the GPU if `--device` allows one and a method ranks draws.
-    fn start(device: DeviceArg, methods: &[Method], opts: &ScoreOptions) -> Probe {
-        let device = match device {
-            DeviceArg::Cpu => gpu::Device::Cpu,
-            DeviceArg::Gpu => gpu::Device::Gpu,
-            DeviceArg::Auto => gpu::Device::Auto,
-        };
+    fn start(device: gpu::Device, methods: &[Method], opts: &ScoreOptions) -> Probe {
         if device == gpu::Device::Cpu || !conformal::needs_draw_orders(methods, opts) {
             return Probe { device, opening: None };
         }

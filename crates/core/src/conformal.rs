@@ -16,94 +16,38 @@ use crate::{Error, Result};
 
 pub use crate::quantile::{conformal_quantile, k_star};
 
-/// A conformal method (docs/method.md §5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// `−S[x][m0][k]`: one draw's score.
-    Cp,
-    /// `−X`: the mean over draws.
-    CpAvg,
-    /// The r-value.
-    CpR,
-}
-
-impl Method {
-    pub const ALL: [Method; 3] = [Method::Cp, Method::CpAvg, Method::CpR];
-
-    /// The name used on the command line and in outputs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Cp => "cp",
-            Method::CpAvg => "cp-avg",
-            Method::CpR => "cp-r",
-        }
+crate::options! {
+    /// A conformal method (docs/method.md §5).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Method("method") {
+        /// `−S[x][m0][k]`: one draw's score.
+        Cp = "cp",
+        /// `−X`: the mean over draws.
+        CpAvg = "cp-avg",
+        /// The r-value.
+        CpR = "cp-r",
     }
 
-    pub fn parse(s: &str) -> Result<Self> {
-        Method::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| Error::invalid(format!("unknown method '{s}' (expected cp, cp-avg or cp-r)")))
-    }
-}
-
-/// Which r-value CP_r uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RvalueKind {
-    /// Normal–Normal r-value over each item's K candidates (docs/method.md §2).
-    #[default]
-    Parametric,
-    /// Rank counts over each item's draws (docs/method.md §3).
-    Nonparametric,
-    /// Pooled with the calibration items' true labels (docs/method.md §4).
-    Pooled,
-}
-
-impl RvalueKind {
-    pub const ALL: [RvalueKind; 3] = [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            RvalueKind::Parametric => "parametric",
-            RvalueKind::Nonparametric => "nonparametric",
-            RvalueKind::Pooled => "pooled",
-        }
+    /// Which r-value CP_r uses.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum RvalueKind("r-value kind") {
+        /// Normal–Normal r-value over each item's K candidates (docs/method.md §2).
+        #[default]
+        Parametric = "parametric",
+        /// Rank counts over each item's draws (docs/method.md §3).
+        Nonparametric = "nonparametric",
+        /// Pooled with the calibration items' true labels (docs/method.md §4).
+        Pooled = "pooled",
     }
 
-    /// The inverse of [`RvalueKind::name`].
-    pub fn parse(s: &str) -> Result<Self> {
-        RvalueKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            Error::invalid(format!(
-                "unknown r-value kind '{s}' (expected parametric, nonparametric or pooled)"
-            ))
-        })
-    }
-}
-
-/// Where the parametric r-value's prior comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Prior {
-    /// One prior per item, over its K candidates (the paper's setting).
-    #[default]
-    PerItem,
-    /// One prior estimated from all items' candidates.
-    Pooled,
-}
-
-impl Prior {
-    pub const ALL: [Prior; 2] = [Prior::PerItem, Prior::Pooled];
-
-    /// The name used in links, the page and the JavaScript API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Prior::PerItem => "per-item",
-            Prior::Pooled => "pooled",
-        }
-    }
-
-    /// The inverse of [`Prior::name`].
-    pub fn parse(s: &str) -> Result<Self> {
-        crate::error::parse_name(s, &Prior::ALL, Prior::name, "prior")
+    /// Where the parametric r-value's prior comes from.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum Prior("prior") {
+        /// One prior per item, over its K candidates (the paper's setting).
+        #[default]
+        PerItem = "per-item",
+        /// One prior estimated from all items' candidates.
+        Pooled = "pooled",
     }
 }
 
@@ -206,7 +150,7 @@ impl Split {
 /// Checks a data set for conformal use.
 pub fn check_data(t: &ScoreTensor, labels: &[usize]) -> Result<()> {
     if labels.len() != t.n() {
-        return Err(Error::shape(format!("{} labels for {} items", labels.len(), t.n())));
+        return Err(Error::length("labels", labels.len(), format!("{} items", t.n())));
     }
     if let Some(i) = labels.iter().position(|&y| y >= t.k()) {
         return Err(Error::invalid(format!("label of item {i} is {} but K = {}", labels[i], t.k())));
@@ -219,7 +163,7 @@ pub fn check_alpha(alpha: f64) -> Result<()> {
     if alpha > 0.0 && alpha < 1.0 {
         Ok(())
     } else {
-        Err(Error::invalid(format!("α = {alpha} is not in (0, 1)")))
+        Err(Error::out_of_range("α", alpha, "(0, 1)"))
     }
 }
 
@@ -255,7 +199,7 @@ pub fn item_scores_only(
 
 fn check_only(t: &ScoreTensor, only: &[Option<usize>]) -> Result<()> {
     if only.len() != t.n() {
-        return Err(Error::shape(format!("{} entries of needed candidates for {} items", only.len(), t.n())));
+        return Err(Error::length("entries of needed candidates", only.len(), format!("{} items", t.n())));
     }
     if let Some(i) = only.iter().position(|c| c.is_some_and(|c| c >= t.k())) {
         return Err(Error::invalid(format!("item {i}'s needed candidate is beyond K = {}", t.k())));

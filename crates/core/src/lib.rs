@@ -12,6 +12,7 @@ pub mod error;
 pub mod explorer;
 pub mod io;
 pub mod normal;
+pub mod options;
 pub mod quantile;
 pub mod rng;
 pub mod rvalue;

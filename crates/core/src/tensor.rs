@@ -89,30 +89,15 @@ impl ScoreTensor {
     }
 }
 
-/// Which variance the r-value uses (docs/method.md §1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum VarianceKind {
-    /// `s = v`: variability itself is the signal (the paper's choice).
-    #[default]
-    PerDraw,
-    /// `s = v / M`: the squared standard error of the mean.
-    OfMean,
-}
-
-impl VarianceKind {
-    pub const ALL: [VarianceKind; 2] = [VarianceKind::PerDraw, VarianceKind::OfMean];
-
-    /// The name used in links, the page and the JavaScript API.
-    pub fn name(self) -> &'static str {
-        match self {
-            VarianceKind::PerDraw => "per-draw",
-            VarianceKind::OfMean => "of-mean",
-        }
-    }
-
-    /// The inverse of [`VarianceKind::name`].
-    pub fn parse(s: &str) -> Result<Self> {
-        crate::error::parse_name(s, &VarianceKind::ALL, VarianceKind::name, "variance")
+crate::options! {
+    /// Which variance the r-value uses (docs/method.md §1).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum VarianceKind("variance") {
+        /// `s = v`: variability itself is the signal (the paper's choice).
+        #[default]
+        PerDraw = "per-draw",
+        /// `s = v / M`: the squared standard error of the mean.
+        OfMean = "of-mean",
     }
 }
 

@@ -175,10 +175,11 @@ pub fn from_normals(p: &ToyParams, normals: &[f32]) -> Result<(ScoreTensor, Vec<
     p.validate()?;
     let (n, m, k) = (p.n(), p.m, p.k);
     if normals.len() != n * m * k {
-        return Err(Error::Shape(format!(
-            "{} normals for a repeat of {n} items × {m} draws × {k} candidates",
-            normals.len()
-        )));
+        return Err(Error::length(
+            "normals",
+            normals.len(),
+            format!("a repeat of {n} items × {m} draws × {k} candidates"),
+        ));
     }
     let laws = Laws::of(p);
     let data = normals.iter().enumerate().map(|(j, &z)| laws.score(j % k, z)).collect();
@@ -426,7 +427,7 @@ mod tests {
         let p = ToyParams { k: 6, ..small() };
         let z = draws::normals(p.seed, p.n() as u32, p.n() as u32, p.m as u32, p.k as u32);
         assert_eq!(from_normals(&p, &z).unwrap(), simulate(&p, 1).unwrap());
-        assert!(matches!(from_normals(&p, &z[1..]), Err(Error::Shape(_))));
+        assert!(matches!(from_normals(&p, &z[1..]), Err(Error::Length { .. })));
     }
 
     #[test]

@@ -68,7 +68,7 @@ pub fn block_on<T>(fut: impl Future<Output = T>) -> Result<T> {
 }
 
 fn gpu_err(msg: impl Into<String>) -> Error {
-    Error::Gpu(msg.into())
+    Error::gpu(msg)
 }
 
 /// An open GPU with the three kernels compiled.

@@ -175,7 +175,7 @@ mod tests {
         let ps = PooledSplit::new(&t, &[0, 0, 0], &[0, 1], Ties::INDEX).unwrap();
         assert!(crate::greedy_all(&[0, 3], &ps, &t, &[2]).is_ok());
         for bad in [[1, 1], [0, 4]] {
-            assert!(matches!(crate::greedy_all(&bad, &ps, &t, &[2]), Err(rvalue_core::Error::Gpu(_))));
+            assert!(matches!(crate::greedy_all(&bad, &ps, &t, &[2]), Err(rvalue_core::Error::Gpu { .. })));
         }
     }
 }

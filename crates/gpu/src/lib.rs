@@ -32,25 +32,17 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::toy::{self, ToyParams};
 use rvalue_core::{Error, Result};
 
-/// Where rank-based r-values are computed (`--device`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Device {
-    Cpu,
-    /// A GPU adapter, any kind; an error if there is none.
-    Gpu,
-    /// A hardware GPU if there is one, else the CPU. Software adapters (lavapipe, SwiftShader)
-    /// are passed over: they emulate a GPU on the CPU and are slower than the CPU path.
-    Auto,
-}
-
-impl Device {
-    pub fn parse(s: &str) -> Result<Device> {
-        match s {
-            "cpu" => Ok(Device::Cpu),
-            "gpu" => Ok(Device::Gpu),
-            "auto" => Ok(Device::Auto),
-            _ => Err(Error::invalid(format!("unknown device '{s}' (expected cpu, gpu or auto)"))),
-        }
+rvalue_core::options! {
+    /// Where rank-based r-values are computed (`--device`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Device("device") {
+        Cpu = "cpu",
+        /// A GPU adapter, any kind; an error if there is none.
+        Gpu = "gpu",
+        /// A hardware GPU if there is one, else the CPU. Software adapters (lavapipe,
+        /// SwiftShader) are passed over: they emulate a GPU on the CPU and are slower than the
+        /// CPU path.
+        Auto = "auto",
     }
 }
 
@@ -135,7 +127,7 @@ impl Gpu {
 
 #[cfg(all(not(target_arch = "wasm32"), not(feature = "gpu")))]
 fn open_gpu(_: bool) -> Result<Gpu> {
-    Err(Error::Gpu("this build has no GPU support (cargo feature `gpu`)".into()))
+    Err(Error::gpu("this build has no GPU support (cargo feature `gpu`)"))
 }
 
 /// Without the `gpu` feature no `Gpu` exists, so these are never called.
@@ -279,7 +271,7 @@ fn greedy_all(pos: &[u32], ps: &PooledSplit, t: &ScoreTensor, items: &[usize]) -
     let mut work = Workspace::default();
     pos.chunks_exact(t.m() * t.k())
         .zip(items)
-        .map(|(p, &i)| ps.item_from_positions(i, p, &mut work).map_err(|e| Error::Gpu(e.to_string())))
+        .map(|(p, &i)| ps.item_from_positions(i, p, &mut work).map_err(|e| Error::gpu(e.to_string())))
         .collect()
 }
 

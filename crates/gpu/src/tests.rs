@@ -119,7 +119,7 @@ fn rank_counts_split_across_dispatches() {
     // One item that exceeds a binding is refused, with a message.
     let s = scores(1, 2 * 64 * 64, 1);
     let e = block_on(g.rank_counts(&Keys::of(&s), 2, 64)).unwrap().unwrap_err();
-    assert!(matches!(&e, Error::Gpu(m) if m.contains("storage binding")), "{e}");
+    assert!(matches!(&e, Error::Gpu { message: m } if m.contains("storage binding")), "{e}");
 }
 
 #[test]
@@ -241,13 +241,13 @@ fn a_shader_that_fails_to_compile_is_an_error() {
     }
     let broken = RANK_WGSL.replace("fn rank_in(", "fn rank_in(((");
     let e = Gpu::with_options(Options { rank_source: Some(broken), ..Default::default() }).unwrap_err();
-    assert!(matches!(&e, Error::Gpu(m) if m.contains("compiling the kernels")), "{e}");
+    assert!(matches!(&e, Error::Gpu { message: m } if m.contains("compiling the kernels")), "{e}");
 }
 
 #[test]
 fn no_adapter_is_an_error_and_auto_falls_back() {
     let e = Gpu::with_options(Options { no_adapter: true, ..Default::default() }).unwrap_err();
-    assert!(matches!(&e, Error::Gpu(m) if m.contains("no GPU adapter")), "{e}");
+    assert!(matches!(&e, Error::Gpu { message: m } if m.contains("no GPU adapter")), "{e}");
     assert!(matches!(open(Device::Cpu), Ok((None, None))));
 }
 
@@ -262,7 +262,7 @@ fn a_lost_device_is_an_error() {
     g.destroy_device();
     let e = block_on(g.rank_counts(&keys, 3, 4)).unwrap().unwrap_err();
     assert!(
-        matches!(&e, Error::Gpu(m) if m.contains("lost") || m.contains("destroyed") || m.contains("invalid")),
+        matches!(&e, Error::Gpu { message: m } if m.contains("lost") || m.contains("destroyed") || m.contains("invalid")),
         "{e}"
     );
 }

@@ -15,7 +15,7 @@ async fn the_probe_answers_and_an_adapter_if_any_ranks_like_the_cpu() {
         // No WebGPU here (Chromium without --enable-unsafe-webgpu on Linux): the CPU path.
         Err(e) => {
             wasm_bindgen_test::console_log!("no adapter, the CPU path: {e}");
-            assert!(matches!(e, Error::Gpu(ref m) if m.contains("no GPU adapter")), "{e}");
+            assert!(matches!(e, Error::Gpu { message: ref m } if m.contains("no GPU adapter")), "{e}");
             return;
         }
     };

@@ -228,9 +228,32 @@ fn cp_r_shrinks_sets_in_the_toy_setting() {
 #[test]
 fn rvalue_kind_names_parse_back() {
     for k in RvalueKind::ALL {
-        assert_eq!(RvalueKind::parse(k.name()).unwrap(), k);
+        assert_eq!(k.name().parse::<RvalueKind>().unwrap(), k);
     }
-    assert!(RvalueKind::parse("grid").unwrap_err().to_string().contains("'grid'"));
+    let e = "grid".parse::<RvalueKind>().unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidOption { option, value, .. } if option == "r-value kind" && value == "grid"),
+        "{e}"
+    );
+}
+
+/// Common failures come as kinds a caller can match, with the values that caused them.
+#[test]
+fn failures_are_kinds_with_fields() {
+    let e = check_alpha(1.5).unwrap_err();
+    assert!(matches!(&e, Error::OutOfRange { what, value, .. } if what == "α" && *value == 1.5), "{e}");
+    assert_eq!(e.to_string(), "invalid argument: α = 1.5 is not in (0, 1)");
+    let t = ScoreTensor::new(3, 1, 2, vec![0.0; 6]).unwrap();
+    let Err(e) = Prepared::new(&t, &[0, 1], false) else { panic!("2 labels for 3 items") };
+    assert!(
+        matches!(&e, Error::Length { what, got: 2, expected } if what == "labels" && expected == "3 items"),
+        "{e}"
+    );
+    assert_eq!(e.to_string(), "shape mismatch: 2 labels for 3 items");
+    let e = "global".parse::<Prior>().unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidOption { option, value, .. } if option == "prior" && value == "global")
+    );
 }
 
 /// A split whose calibration items are test items nowhere (the toy's): parametric CP_r computes

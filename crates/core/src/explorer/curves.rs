@@ -141,7 +141,7 @@ pub fn threshold_curves_with(
     check_nonneg("σ²", sigma2_grid)?;
     check_nonneg("σ² slider", &[slider])?;
     if let Some(b) = betas.iter().find(|b| !(**b > 0.0 && **b < 1.0)) {
-        return Err(Error::invalid(format!("β = {b} is not in (0, 1)")));
+        return Err(Error::out_of_range("β", *b, "(0, 1)"));
     }
     if let Some(h) = hyper {
         Hyper::fixed(h.mu, h.tau2)?;
@@ -289,7 +289,7 @@ impl InclusionInputs {
     /// - `μ0 = μq`.
     pub fn toy(params: &ToyParams, alpha: f64, beta: f64) -> Result<Self> {
         check_alpha(alpha)?;
-        check_alpha(beta).map_err(|_| Error::invalid(format!("β = {beta} is not in (0, 1)")))?;
+        check_alpha(beta).map_err(|_| Error::out_of_range("β", beta, "(0, 1)"))?;
         let (hyper, s) = toy_design(params)?;
         let t_std = finite(params.mu_p + params.sigma2_p.sqrt() * normal::quantile(alpha));
         let z = if hyper.tau2 > 0.0 {
@@ -319,7 +319,7 @@ impl Analysis {
             return InclusionInputs::toy(p, alpha, beta);
         }
         check_alpha(alpha)?;
-        check_alpha(beta).map_err(|_| Error::invalid(format!("β = {beta} is not in (0, 1)")))?;
+        check_alpha(beta).map_err(|_| Error::out_of_range("β", beta, "(0, 1)"))?;
         let hyper =
             self.hyper().ok_or_else(|| Error::invalid("no prior could be estimated from the data"))?;
         let cp = &self.calibrated(Method::Cp)[0];

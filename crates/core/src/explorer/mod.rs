@@ -78,14 +78,16 @@ pub const ALPHA_RANGE: (f64, f64) = (0.005, 0.5);
 pub const BETA_RANGE: (f64, f64) = (0.001, 0.999);
 pub const SIGMA2_RANGE: (f64, f64) = (0.0, 5000.0);
 
-/// Where the data comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Mode {
-    /// The simulated experiment of docs/method.md §6.
-    #[default]
-    Toy,
-    /// An uploaded or bundled score file.
-    Scores,
+crate::options! {
+    /// Where the data comes from.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum Mode("mode") {
+        /// The simulated experiment of docs/method.md §6.
+        #[default]
+        Toy = "toy",
+        /// An uploaded or bundled score file.
+        Scores = "scores",
+    }
 }
 
 /// Every setting of the page, with the defaults of docs/method.md.

@@ -12,10 +12,7 @@ use std::fmt::Display;
 use std::str::FromStr;
 
 use super::{Controls, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
-use crate::conformal::{Prior, RvalueKind};
-use crate::rvalue::parametric::{Algorithm, LambdaRule};
-use crate::rvalue::TieOrder;
-use crate::tensor::VarianceKind;
+use crate::options::{self, Choice};
 use crate::toy::ToyParams;
 
 /// The bundled samples a link may name: files under the app's `assets/`, and `toy` and `cifar`,
@@ -27,17 +24,19 @@ pub const SYNTHETIC_CIFAR: &str = "cifar";
 /// The toy's first repeat at its defaults, simulated in the page.
 pub const SYNTHETIC_TOY: &str = "toy";
 
-/// One panel of the page, as named in `?embed=`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Panel {
-    Scores,
-    Threshold,
-    Coverage,
-    Size,
-    Theorem3,
-    Summary,
-    Inspector,
-    Data,
+crate::options! {
+    /// One panel of the page, as named in `?embed=` (in the page's order).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Panel("panel") {
+        Scores = "scores",
+        Threshold = "threshold",
+        Coverage = "coverage",
+        Size = "size",
+        Theorem3 = "theorem3",
+        Summary = "summary",
+        Inspector = "inspector",
+        Data = "data",
+    }
 }
 
 /// The sliders a panel's view depends on (what an embedded panel shows with it).
@@ -49,34 +48,6 @@ pub struct Sliders {
 }
 
 impl Panel {
-    pub const ALL: [Panel; 8] = [
-        Panel::Scores,
-        Panel::Threshold,
-        Panel::Coverage,
-        Panel::Size,
-        Panel::Theorem3,
-        Panel::Summary,
-        Panel::Inspector,
-        Panel::Data,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Panel::Scores => "scores",
-            Panel::Threshold => "threshold",
-            Panel::Coverage => "coverage",
-            Panel::Size => "size",
-            Panel::Theorem3 => "theorem3",
-            Panel::Summary => "summary",
-            Panel::Inspector => "inspector",
-            Panel::Data => "data",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Panel> {
-        Panel::ALL.into_iter().find(|p| p.name() == s)
-    }
-
     /// The panel's number on the page (1 to 8, the order of [`Panel::ALL`]).
     pub fn number(self) -> usize {
         Panel::ALL.iter().position(|&p| p == self).map_or(0, |i| i + 1)
@@ -153,18 +124,6 @@ pub struct Restored {
     pub workers_switch: Option<String>,
 }
 
-fn mode_name(m: Mode) -> &'static str {
-    match m {
-        Mode::Toy => "toy",
-        Mode::Scores => "scores",
-    }
-}
-
-/// The name among `all` that `s` is, by `name`.
-fn by_name<T: Copy>(s: &str, all: &[T], name: fn(T) -> &'static str) -> Option<T> {
-    all.iter().copied().find(|&v| name(v) == s)
-}
-
 /// Collects `key=value` pairs for the settings that differ from the defaults.
 struct Writer(Vec<String>);
 
@@ -188,17 +147,17 @@ impl UrlState {
         let d = Controls::default().for_mode(c.mode);
         let (t, dt) = (&c.toy, &d.toy);
         let mut w = Writer(Vec::new());
-        w.put("mode", mode_name(c.mode), mode_name(Mode::Toy));
+        w.put("mode", c.mode, Mode::Toy);
         w.put("alpha", c.alpha, d.alpha);
         w.put("beta", c.beta, d.beta);
         w.put("sigma2", c.sigma2, d.sigma2);
-        w.put("kind", c.score.kind.name(), d.score.kind.name());
-        w.put("prior", c.score.prior.name(), d.score.prior.name());
-        w.put("variance", c.score.variance.name(), d.score.variance.name());
-        w.put("algorithm", c.score.algorithm.name(), d.score.algorithm.name());
-        w.put("lambda", c.score.lambda.name(), d.score.lambda.name());
+        w.put("kind", c.score.kind, d.score.kind);
+        w.put("prior", c.score.prior, d.score.prior);
+        w.put("variance", c.score.variance, d.score.variance);
+        w.put("algorithm", c.score.algorithm, d.score.algorithm);
+        w.put("lambda", c.score.lambda, d.score.lambda);
         w.put("cp-draw", c.score.cp_draw, d.score.cp_draw);
-        w.put("ties", c.score.ties.name(), d.score.ties.name());
+        w.put("ties", c.score.ties, d.score.ties);
         w.put("never-empty", u8::from(c.never_empty), u8::from(d.never_empty));
         w.put("k", t.k, dt.k);
         w.put("m", t.m, dt.m);
@@ -234,7 +193,7 @@ impl UrlState {
         let pairs = pairs(query.strip_prefix('?').unwrap_or(query));
         let mut r = Reader { warnings: Vec::new() };
         let mode = match pairs.iter().rev().find(|(k, _)| k == "mode") {
-            Some((_, v)) => r.choice("mode", v, &[Mode::Toy, Mode::Scores], mode_name).unwrap_or_default(),
+            Some((_, v)) => r.choice::<Mode>("mode", v).unwrap_or_default(),
             None => Mode::Toy,
         };
         let mut state = UrlState::with_controls(Controls::default().for_mode(mode));
@@ -357,14 +316,13 @@ impl Reader {
         Some(n)
     }
 
-    fn choice<T: Copy>(&mut self, key: &str, v: &str, all: &[T], name: fn(T) -> &'static str) -> Option<T> {
-        let found = by_name(v, all, name);
+    fn choice<T: Choice + FromStr>(&mut self, key: &str, v: &str) -> Option<T> {
+        let found = v.parse().ok();
         if found.is_none() {
-            let names: Vec<_> = all.iter().map(|&t| name(t)).collect();
             self.warn(format!(
                 "'{key}={}' is not one of {}: the default is used",
                 shown(v),
-                names.join(", ")
+                options::names::<T>().join(", ")
             ));
         }
         found
@@ -397,13 +355,13 @@ impl Reader {
             "alpha" => set!(c.alpha, self.real(key, v, ALPHA_RANGE, false)),
             "beta" => set!(c.beta, self.real(key, v, BETA_RANGE, false)),
             "sigma2" => set!(c.sigma2, self.real(key, v, SIGMA2_RANGE, false)),
-            "kind" => set!(c.score.kind, self.choice(key, v, &RvalueKind::ALL, RvalueKind::name)),
-            "prior" => set!(c.score.prior, self.choice(key, v, &Prior::ALL, Prior::name)),
-            "variance" => set!(c.score.variance, self.choice(key, v, &VarianceKind::ALL, VarianceKind::name)),
-            "algorithm" => set!(c.score.algorithm, self.choice(key, v, &Algorithm::ALL, Algorithm::name)),
-            "lambda" => set!(c.score.lambda, self.choice(key, v, &LambdaRule::ALL, LambdaRule::name)),
+            "kind" => set!(c.score.kind, self.choice(key, v)),
+            "prior" => set!(c.score.prior, self.choice(key, v)),
+            "variance" => set!(c.score.variance, self.choice(key, v)),
+            "algorithm" => set!(c.score.algorithm, self.choice(key, v)),
+            "lambda" => set!(c.score.lambda, self.choice(key, v)),
             "cp-draw" => set!(c.score.cp_draw, self.number(key, v)),
-            "ties" => set!(c.score.ties, self.choice(key, v, &TieOrder::ALL, TieOrder::name)),
+            "ties" => set!(c.score.ties, self.choice(key, v)),
             "never-empty" => set!(c.never_empty, self.flag(key, v, "1", "0")),
             "k" => set!(c.toy.k, self.count(key, v, 2)),
             "m" => set!(c.toy.m, self.count(key, v, 1)),
@@ -434,10 +392,10 @@ impl Reader {
                 _ => self.warn(format!("'data={}' is not 'upload': ignored", shown(v))),
             },
             "item" => set!(s.item, self.number(key, v)),
-            "embed" => match Panel::parse(v) {
-                Some(p) => s.embed = Some(p),
-                None => {
-                    let names: Vec<_> = Panel::ALL.iter().map(|p| p.name()).collect();
+            "embed" => match v.parse::<Panel>() {
+                Ok(p) => s.embed = Some(p),
+                Err(_) => {
+                    let names = options::names::<Panel>();
                     self.warn(format!(
                         "'embed={}' is not a panel ({}): the whole page is shown",
                         shown(v),
@@ -583,7 +541,7 @@ mod tests {
     #[test]
     fn every_panel_has_a_name_and_an_element() {
         for p in Panel::ALL {
-            assert_eq!(Panel::parse(p.name()), Some(p));
+            assert_eq!(p.name().parse::<Panel>(), Ok(p));
             assert_eq!(p.element_id(), format!("panel-{}", p.name()));
         }
         assert!(!Panel::Theorem3.needs_analysis(Mode::Toy) && Panel::Theorem3.needs_analysis(Mode::Scores));
@@ -612,22 +570,26 @@ mod tests {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod properties {
     use super::*;
-    use crate::conformal::ScoreOptions;
+    use crate::conformal::{Prior, RvalueKind, ScoreOptions};
+    use crate::rvalue::{Algorithm, LambdaRule, TieOrder};
+    use crate::tensor::VarianceKind;
     use proptest::prelude::*;
 
-    fn one_of<T: Copy + std::fmt::Debug + 'static>(all: &'static [T]) -> impl Strategy<Value = T> {
+    /// Any value of the option `T`.
+    fn one_of<T: Choice + std::fmt::Debug>() -> impl Strategy<Value = T> {
+        let all = T::all();
         (0..all.len()).prop_map(move |i| all[i])
     }
 
     fn score() -> impl Strategy<Value = ScoreOptions> {
         (
-            one_of(&RvalueKind::ALL),
-            one_of(&VarianceKind::ALL),
-            one_of(&Prior::ALL),
-            one_of(&Algorithm::ALL),
-            one_of(&LambdaRule::ALL),
+            one_of::<RvalueKind>(),
+            one_of::<VarianceKind>(),
+            one_of::<Prior>(),
+            one_of::<Algorithm>(),
+            one_of::<LambdaRule>(),
             0usize..5000,
-            one_of(&TieOrder::ALL),
+            one_of::<TieOrder>(),
         )
             .prop_map(|(kind, variance, prior, algorithm, lambda, cp_draw, ties)| ScoreOptions {
                 kind,
@@ -666,7 +628,7 @@ mod properties {
 
     fn controls() -> impl Strategy<Value = Controls> {
         (
-            one_of(&[Mode::Toy, Mode::Scores]),
+            one_of::<Mode>(),
             toy(),
             (ALPHA_RANGE.0..=ALPHA_RANGE.1, BETA_RANGE.0..=BETA_RANGE.1, SIGMA2_RANGE.0..=SIGMA2_RANGE.1),
             score(),
@@ -696,7 +658,7 @@ mod properties {
             controls(),
             any::<usize>(),
             0usize..=SAMPLES.len() + 1,
-            proptest::option::of(one_of(&Panel::ALL)),
+            proptest::option::of(one_of::<Panel>()),
             any::<bool>(),
         )
             .prop_map(|(controls, item, data, embed, large_text)| {

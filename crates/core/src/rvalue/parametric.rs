@@ -13,57 +13,25 @@ use crate::Result;
 
 mod table;
 
-/// How the infimum over β is found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Algorithm {
-    /// The infimum to within `1e-9` in β, with no grid.
-    #[default]
-    Exact,
-    /// The rvalues 0.7.1 grid algorithm (R-compatible).
-    Grid,
-}
-
-/// How `λ_β` is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LambdaRule {
-    /// The paper's derivation: `z_β` solves the marginal selection constraint.
-    #[default]
-    Model,
-    /// Henderson & Newton: the `(1 − β)` type-1 quantile of `{V_β(i)}`.
-    Empirical,
-}
-
-impl Algorithm {
-    pub const ALL: [Algorithm; 2] = [Algorithm::Exact, Algorithm::Grid];
-
-    /// The name used in links and the JavaScript API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Algorithm::Exact => "exact",
-            Algorithm::Grid => "grid",
-        }
+crate::options! {
+    /// How the infimum over β is found.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum Algorithm("algorithm") {
+        /// The infimum to within `1e-9` in β, with no grid.
+        #[default]
+        Exact = "exact",
+        /// The rvalues 0.7.1 grid algorithm (R-compatible).
+        Grid = "grid",
     }
 
-    /// The inverse of [`Algorithm::name`].
-    pub fn parse(s: &str) -> Result<Self> {
-        crate::error::parse_name(s, &Algorithm::ALL, Algorithm::name, "algorithm")
-    }
-}
-
-impl LambdaRule {
-    pub const ALL: [LambdaRule; 2] = [LambdaRule::Model, LambdaRule::Empirical];
-
-    /// The name used in links and the JavaScript API.
-    pub fn name(self) -> &'static str {
-        match self {
-            LambdaRule::Model => "model",
-            LambdaRule::Empirical => "empirical",
-        }
-    }
-
-    /// The inverse of [`LambdaRule::name`].
-    pub fn parse(s: &str) -> Result<Self> {
-        crate::error::parse_name(s, &LambdaRule::ALL, LambdaRule::name, "rule")
+    /// How `λ_β` is chosen.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum LambdaRule("rule") {
+        /// The paper's derivation: `z_β` solves the marginal selection constraint.
+        #[default]
+        Model = "model",
+        /// Henderson & Newton: the `(1 − β)` type-1 quantile of `{V_β(i)}`.
+        Empirical = "empirical",
     }
 }
 

@@ -285,7 +285,7 @@ fn prefetch(s: &[f64]) {
 
 fn check_items(t: &ScoreTensor, labels: &[usize], cal_items: &[usize]) -> Result<()> {
     if labels.len() != t.n() {
-        return Err(Error::shape(format!("{} labels for {} items", labels.len(), t.n())));
+        return Err(Error::length("labels", labels.len(), format!("{} items", t.n())));
     }
     if cal_items.is_empty() {
         return Err(Error::invalid("pooled r-values need at least one calibration item"));
@@ -395,7 +395,7 @@ impl PooledSplit {
     pub fn item_from_positions(&self, item: usize, pos: &[u32], work: &mut Workspace) -> Result<PooledItem> {
         let (n, m, k) = (self.n, self.m, self.k);
         if pos.len() != m * k {
-            return Err(Error::shape(format!("{} positions for {m} draws × {k} candidates", pos.len())));
+            return Err(Error::length("positions", pos.len(), format!("{m} draws × {k} candidates")));
         }
         self.reserve(1, work);
         self.candidate_order(item, 0, work);

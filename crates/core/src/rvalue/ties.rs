@@ -23,33 +23,17 @@
 //! `g_c = n`, rank = index, so one code path serves both.
 
 use crate::rng::Stream;
-use crate::Result;
 
-/// Which rule breaks ties between units in pooled r-values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TieOrder {
-    /// A seeded random order in which the test item's candidates are exchangeable with the
-    /// calibration units: keeps the conformal guarantee.
-    #[default]
-    Exchangeable,
-    /// The authors' rule: ties to the lower unit index, calibration units first.
-    Index,
-}
-
-impl TieOrder {
-    pub const ALL: [TieOrder; 2] = [TieOrder::Exchangeable, TieOrder::Index];
-
-    /// The name used in links, the JavaScript API and the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            TieOrder::Exchangeable => "exchangeable",
-            TieOrder::Index => "index",
-        }
-    }
-
-    /// The inverse of [`TieOrder::name`].
-    pub fn parse(s: &str) -> Result<Self> {
-        crate::error::parse_name(s, &TieOrder::ALL, TieOrder::name, "tie order")
+crate::options! {
+    /// Which rule breaks ties between units in pooled r-values.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum TieOrder("tie order") {
+        /// A seeded random order in which the test item's candidates are exchangeable with the
+        /// calibration units: keeps the conformal guarantee.
+        #[default]
+        Exchangeable = "exchangeable",
+        /// The authors' rule: ties to the lower unit index, calibration units first.
+        Index = "index",
     }
 }
 
@@ -161,9 +145,13 @@ mod tests {
 
     #[test]
     fn names_read_back() {
-        assert!(TieOrder::ALL.iter().all(|&t| TieOrder::parse(t.name()) == Ok(t)));
-        let e = TieOrder::parse("random").unwrap_err().to_string();
-        assert!(e.contains("unknown tie order 'random' (expected exchangeable or index)"), "{e}");
+        assert!(TieOrder::ALL.iter().all(|&t| t.name().parse::<TieOrder>() == Ok(t)));
+        let e = "random".parse::<TieOrder>().unwrap_err();
+        assert!(
+            matches!(&e, crate::Error::InvalidOption { option, expected, .. }
+                if option == "tie order" && expected == "exchangeable or index"),
+            "{e}"
+        );
     }
 
     #[test]

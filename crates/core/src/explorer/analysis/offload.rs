@@ -96,7 +96,7 @@ impl AnalysisJob {
         let p = self.part.as_mut().ok_or_else(|| stale("nonparametric r-values"))?;
         let (n, k) = (p.tensor().n(), p.tensor().k());
         if rvalues.len() != n * k {
-            return Err(Error::shape(format!("{} r-values for {n} items × {k} candidates", rvalues.len())));
+            return Err(Error::length("r-values", rvalues.len(), format!("{n} items × {k} candidates")));
         }
         p.scores[CP_R] = Some(rvalues);
         self.phase = Phase::Calibrate { next: 0, method: 0 };
