@@ -359,6 +359,7 @@ impl PooledSplit {
         work.place.resize(items * k, 0);
         work.by_rank.resize(items * k, 0);
         work.rank.resize(items * k, 0);
+        work.sorted.resize(k, 0.0);
     }
 
     /// Runs the greedy for one test item. `order` (from [`DrawOrder::of`]) saves re-sorting.
@@ -454,15 +455,18 @@ impl PooledSplit {
                     None => sort_desc(scores, ord),
                 }
                 let entries = &mut work.entries[at..at + k];
-                let places = &work.place[b * k..(b + 1) * k];
-                if exchangeable {
-                    order_equal_scores(scores, &work.rank[b * k..(b + 1) * k], ord);
-                }
-                self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
-                if exchangeable {
-                    self.place_among_equal(d, scores, places, ord, entries);
-                }
                 let rank = &work.rank[b * k..(b + 1) * k];
+                if exchangeable {
+                    // The scores in the candidates' order, gathered once for the three passes
+                    // that read them (reordering equal runs leaves this sequence as it is).
+                    let sorted = &mut work.sorted[..k];
+                    sorted.iter_mut().zip(ord.iter()).for_each(|(x, &c)| *x = scores[c as usize]);
+                    order_equal_scores(sorted, rank, ord);
+                    self.entry[d].entries(cal_s, sorted.iter().copied(), entries);
+                    self.place_among_equal(d, sorted, &work.place[b * k..(b + 1) * k], ord, entries);
+                } else {
+                    self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
+                }
                 ord.iter_mut().for_each(|c| *c = rank[*c as usize]);
             }
         }
@@ -472,12 +476,17 @@ impl PooledSplit {
     /// `cal_s[e − 1]` equal to its score) to its place among them: after the tied calibration
     /// units whose index is below its place, before the rest. Those units are sorted by index,
     /// so two binary searches find it; scores that tie nothing cost one compare.
-    fn place_among_equal(&self, d: usize, scores: &[f64], places: &[u32], ord: &[u16], entries: &mut [u32]) {
+    fn place_among_equal(&self, d: usize, sorted: &[f64], places: &[u32], ord: &[u16], entries: &mut [u32]) {
         let n = self.n;
         let cal_s = &self.cal_scores[d * (n + PAD)..d * (n + PAD) + n];
         let units = &self.cal_units[d * n..(d + 1) * n];
-        for (e, &c) in entries.iter_mut().zip(ord) {
-            let (at, s) = (*e as usize, scores[c as usize]);
+        // Ties with calibration scores are rare in continuous data: a branch-free pass first.
+        let tied = |(&e, &s): (&u32, &f64)| e > 0 && cal_s[e as usize - 1] == s;
+        if !entries.iter().zip(sorted).fold(false, |any, x| any | tied(x)) {
+            return;
+        }
+        for ((e, &c), &s) in entries.iter_mut().zip(ord).zip(sorted) {
+            let at = *e as usize;
             if at > 0 && cal_s[at - 1] == s {
                 let first = cal_s[..at].partition_point(|&x| x > s);
                 let g = places[c as usize];
@@ -627,6 +636,8 @@ pub struct Workspace {
     rank: Vec<u16>,
     /// One item's candidate places by rank, for the greedy's picks.
     place_by_rank: Vec<u32>,
+    /// One draw's candidate scores in their order (exchangeable ties).
+    sorted: Vec<f64>,
     /// `[item][draw][K]` where each of them enters the draw's calibration order.
     entries: Vec<u32>,
     /// Per draw, the calibration units and candidates placed in earlier chunks.
@@ -899,16 +910,18 @@ mod wide {
                 let v = _mm512_set1_epi16(best);
                 let at_best = _mm512_cmpeq_epi16_mask(maxima, v);
                 let mut block = at_best.trailing_zeros() as usize;
+                let mut found = block_mask(counts, block, v);
                 let later = if block < tie.first_block { at_best >> tie.first_block } else { 0 };
                 if later != 0 {
                     let cblock = tie.first_block + later.trailing_zeros() as usize;
-                    let first = |b: usize| b * BLOCK + block_mask(counts, b, v).0.trailing_zeros() as usize;
-                    if tie.candidate_first(first(cblock), first(block)) {
-                        block = cblock;
+                    let candidate = block_mask(counts, cblock, v);
+                    let x = cblock * BLOCK + candidate.0.trailing_zeros() as usize;
+                    if tie.candidate_first(x, block * BLOCK + found.0.trailing_zeros() as usize) {
+                        (block, found) = (cblock, candidate);
                     }
                 }
                 let start = block * BLOCK;
-                let (mask, m_lo, m_hi, lo, hi) = block_mask(counts, block, v);
+                let (mask, m_lo, m_hi, lo, hi) = found;
                 // Another count equal to `best` keeps it the block's maximum; otherwise the
                 // largest of the rest (negative if all the rest are chosen).
                 let rest = if mask & mask.wrapping_sub(1) != 0 {

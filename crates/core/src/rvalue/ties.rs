@@ -22,7 +22,7 @@
 //! `g_c ≤ j`, and places never decrease along the ranks. The index rule is the special case
 //! `g_c = n`, rank = index, so one code path serves both.
 
-use crate::rng::Stream;
+use crate::rng::{key_of, philox4x32_10};
 
 crate::options! {
     /// Which rule breaks ties between units in pooled r-values.
@@ -46,9 +46,9 @@ pub struct Ties {
     pub split: u64,
 }
 
-/// Mixed into the seed so that the orders' Philox streams are not the split permutations' of the
-/// same seed ("ties" in ASCII).
-const TAG: u64 = 0x7469_6573 << 32;
+/// Counter word that keeps the orders' Philox blocks apart from the split permutations' and the
+/// toy's draws under the same seed ("ties" in ASCII).
+const TAG: u32 = 0x7469_6573;
 
 impl Ties {
     /// The authors' rule (no key needed).
@@ -65,10 +65,10 @@ impl Ties {
     /// Test item `item`'s tie order among `n` calibration units: each candidate's place
     /// (`places[c]`, calibration units before it) and rank among the candidates (`rank[c]`).
     ///
-    /// The exchangeable order draws, from one Philox stream keyed by the seed, the split and the
-    /// item, the candidates' `K` positions among the `U` (Floyd's sampling of a `K`-subset) and
-    /// then their order in those positions (Fisher–Yates): the same numbers on every device,
-    /// thread count and platform.
+    /// The exchangeable order draws the candidates' `K` positions among the `U` (Floyd's sampling
+    /// of a `K`-subset) and then their order in those positions (Fisher–Yates), from a
+    /// [`SplitMix`] stream keyed by the seed, the split and the item: integer arithmetic only, so
+    /// the same numbers on every device, thread count and platform.
     pub fn order(&self, item: usize, n: usize, places: &mut [u32], rank: &mut [u16]) {
         let k = places.len();
         if self.is_index() {
@@ -76,7 +76,7 @@ impl Ties {
             rank.iter_mut().enumerate().for_each(|(c, r)| *r = c as u16);
             return;
         }
-        let mut rng = Stream::new(self.seed ^ TAG, self.split.wrapping_shl(32) ^ item as u64);
+        let mut rng = SplitMix::keyed(self.seed, self.split, item);
         let u = n + k;
         let mut taken = vec![0u64; u.div_ceil(64)];
         for top in n..u {
@@ -106,6 +106,38 @@ impl Ties {
     }
 }
 
+/// SplitMix64 (Steele, Lea and Flood, 2014) started from one Philox4x32-10 block of the key
+/// (seed; split, item, [`TAG`]): a test item needs about `2K` uniform integers, and a Philox
+/// block per two of them cost as much as a tenth of the pooled greedy.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn keyed(seed: u64, split: u64, item: usize) -> Self {
+        let counter = [item as u32, (item as u64 >> 32) as u32, split as u32, (split >> 32) as u32 ^ TAG];
+        let w = philox4x32_10(counter, key_of(seed));
+        SplitMix((w[0] as u64) << 32 | w[1] as u64)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` without bias (Lemire's multiply-and-reject).
+    fn below(&mut self, n: u64) -> u64 {
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let m = self.next() as u128 * n as u128;
+            if (m as u64) >= threshold {
+                return (m >> 64) as u64;
+            }
+        }
+    }
+}
+
 /// The candidates by rank: `by_rank[r]` is the candidate of rank `r`.
 pub fn by_rank(rank: &[u16], by_rank: &mut [u16]) {
     for (c, &r) in rank.iter().enumerate() {
@@ -115,13 +147,17 @@ pub fn by_rank(rank: &[u16], by_rank: &mut [u16]) {
 
 /// Reorders runs of equal scores in `ord` (candidates best first, equal scores in index order,
 /// as [`super::nonparametric::sort_desc`] leaves them) by rank, the order in which the ties put
-/// them.
-pub fn order_equal_scores(scores: &[f64], rank: &[u16], ord: &mut [u16]) {
+/// them. `sorted` holds the scores in `ord`'s order (and still does afterwards).
+pub fn order_equal_scores(sorted: &[f64], rank: &[u16], ord: &mut [u16]) {
+    // Most draws of continuous scores tie nothing: one branch-free pass says so.
+    if !sorted.windows(2).fold(false, |any, w| any | (w[0] == w[1])) {
+        return;
+    }
     let mut i = 0;
     while i + 1 < ord.len() {
-        let s = scores[ord[i] as usize];
+        let s = sorted[i];
         let mut j = i + 1;
-        while j < ord.len() && scores[ord[j] as usize] == s {
+        while j < ord.len() && sorted[j] == s {
             j += 1;
         }
         // Runs of equal scores are short: an insertion sort, which also keeps the page's wasm
@@ -201,7 +237,8 @@ mod tests {
         let scores = [1.0, 2.0, 1.0, 1.0, 3.0, 2.0];
         let rank = [4, 0, 1, 3, 5, 2];
         let mut ord = [4u16, 1, 5, 0, 2, 3];
-        order_equal_scores(&scores, &rank, &mut ord);
+        let sorted = ord.map(|c| scores[c as usize]);
+        order_equal_scores(&sorted, &rank, &mut ord);
         assert_eq!(ord, [4, 1, 5, 2, 3, 0]);
     }
 }
