@@ -38,8 +38,10 @@ serve: setup
 test: setup
 	$(MAKE) --no-print-directory test-native test-wasm test-e2e
 
+# The core's optional `ndarray` conversions are off in every build above; their tests run here.
 test-native:
 	cargo test --workspace
+	cargo test -p rvalue-core --features ndarray --lib tensor::
 
 test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
@@ -96,4 +98,5 @@ fmt:
 # native only, so the wasm pass names the packages that run in the page.
 clippy:
 	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy -p rvalue-core --features ndarray --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu --lib --bins --tests -- -D warnings

@@ -271,3 +271,75 @@ mod tests {
         assert!(ScoreTensor::new(0, 1, 2, vec![]).is_err());
     }
 }
+
+/// `ScoreTensor` and `ndarray`'s `[N, M, K]` arrays (feature `ndarray`).
+#[cfg(feature = "ndarray")]
+mod arrays {
+    use super::ScoreTensor;
+    use crate::Result;
+    use ndarray::ArrayView3;
+
+    impl ScoreTensor {
+        /// The tensor as an `[N, M, K]` view of its own scores: no copy.
+        pub fn view(&self) -> ArrayView3<'_, f64> {
+            let shape = (self.n, self.m, self.k);
+            // The data's length is N·M·K by construction (`shaped`), which is all `from_shape`
+            // checks for a standard layout.
+            #[allow(clippy::expect_used)]
+            ArrayView3::from_shape(shape, &self.data).expect("a tensor's data has N·M·K scores")
+        }
+
+        /// A tensor of an `[N, M, K]` view in any memory order (C, Fortran, strided), checked as
+        /// [`ScoreTensor::new`] checks. The scores are copied once, into row-major order: one
+        /// `memcpy` when the view already is.
+        pub fn from_view(a: ArrayView3<'_, f64>) -> Result<Self> {
+            let (n, m, k) = a.dim();
+            let data = match a.as_slice() {
+                Some(s) => s.to_vec(),
+                None => a.iter().copied().collect(),
+            };
+            ScoreTensor::new(n, m, k, data)
+        }
+
+        /// [`ScoreTensor::from_view`] for `f32` scores (model outputs), widened exactly.
+        pub fn from_view_f32(a: ArrayView3<'_, f32>) -> Result<Self> {
+            let (n, m, k) = a.dim();
+            ScoreTensor::new(n, m, k, a.iter().map(|&x| f64::from(x)).collect())
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use ndarray::{Array3, ShapeBuilder};
+
+        #[test]
+        fn views_round_trip_in_every_layout() {
+            let t = ScoreTensor::new(2, 3, 4, (0..24).map(f64::from).collect()).unwrap();
+            let v = t.view();
+            assert_eq!((v.dim(), v[[1, 2, 3]]), ((2, 3, 4), t.get(1, 2, 3)));
+            assert_eq!(v.as_ptr(), t.data().as_ptr(), "the view borrows the tensor's scores");
+            assert_eq!(ScoreTensor::from_view(v).unwrap(), t);
+            // Fortran order and a strided view read back in logical order.
+            let f = Array3::from_shape_fn((2, 3, 4).f(), |(i, d, c)| t.get(i, d, c));
+            assert_eq!(ScoreTensor::from_view(f.view()).unwrap(), t);
+            let wide = Array3::from_shape_fn(
+                (2, 3, 8),
+                |(i, d, c)| if c % 2 == 0 { t.get(i, d, c / 2) } else { -1.0 },
+            );
+            let every_other = wide.slice(ndarray::s![.., .., ..;2]);
+            assert_eq!(ScoreTensor::from_view(every_other).unwrap(), t);
+            let f32s = Array3::from_shape_fn((2, 3, 4), |(i, d, c)| t.get(i, d, c) as f32);
+            assert_eq!(ScoreTensor::from_view_f32(f32s.view()).unwrap(), t);
+        }
+
+        #[test]
+        fn views_are_checked_like_any_tensor() {
+            let mut a = Array3::<f64>::zeros((2, 2, 2));
+            a[[1, 0, 1]] = f64::NAN;
+            let e = ScoreTensor::from_view(a.view()).unwrap_err().to_string();
+            assert!(e.contains("score [1][0][1] is NaN"), "{e}");
+            assert!(ScoreTensor::from_view(Array3::<f64>::zeros((0, 2, 2)).view()).is_err());
+        }
+    }
+}
