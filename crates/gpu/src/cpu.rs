@@ -82,10 +82,14 @@ impl PooledCal {
 pub fn tie_orders(ps: &PooledSplit, items: &[u32]) -> Vec<u32> {
     let k = ps.k();
     let mut out = vec![0u32; items.len() * 2 * k];
-    let mut rank = vec![0u16; k];
+    let (mut by_rank, mut rank) = (vec![0u32; k], vec![0u16; k]);
     for (&i, o) in items.iter().zip(out.chunks_exact_mut((2 * k).max(1))) {
-        ps.ties().order(i as usize, ps.n_cal(), &mut o[..k], &mut rank);
-        o[k..].iter_mut().zip(&rank).for_each(|(o, &r)| *o = u32::from(r));
+        ps.ties().order(i as usize, ps.n_cal(), &mut by_rank, &mut rank);
+        // The kernel reads each candidate's own place.
+        let (places, ranks) = o.split_at_mut(k);
+        for ((p, r), &rc) in places.iter_mut().zip(ranks).zip(&rank) {
+            (*p, *r) = (by_rank[rc as usize], u32::from(rc));
+        }
     }
     out
 }

@@ -344,7 +344,8 @@ impl PooledSplit {
         self.ties
     }
 
-    /// Test item `item`'s candidate places and ranks ([`Ties::order`]) into `work`'s slot `b`.
+    /// Test item `item`'s candidate ranks and places by rank ([`Ties::order`]) into `work`'s
+    /// slot `b`.
     fn candidate_order(&self, item: usize, b: usize, work: &mut Workspace) {
         let at = b * self.k..(b + 1) * self.k;
         self.ties.order(item, self.n, &mut work.place[at.clone()], &mut work.rank[at.clone()]);
@@ -463,7 +464,7 @@ impl PooledSplit {
                     sorted.iter_mut().zip(ord.iter()).for_each(|(x, &c)| *x = scores[c as usize]);
                     order_equal_scores(sorted, rank, ord);
                     self.entry[d].entries(cal_s, sorted.iter().copied(), entries);
-                    self.place_among_equal(d, sorted, &work.place[b * k..(b + 1) * k], ord, entries);
+                    self.place_among_equal(d, sorted, &work.place[b * k..(b + 1) * k], rank, ord, entries);
                 } else {
                     self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
                 }
@@ -476,7 +477,15 @@ impl PooledSplit {
     /// `cal_s[e − 1]` equal to its score) to its place among them: after the tied calibration
     /// units whose index is below its place, before the rest. Those units are sorted by index,
     /// so two binary searches find it; scores that tie nothing cost one compare.
-    fn place_among_equal(&self, d: usize, sorted: &[f64], places: &[u32], ord: &[u16], entries: &mut [u32]) {
+    fn place_among_equal(
+        &self,
+        d: usize,
+        sorted: &[f64],
+        places: &[u32],
+        rank: &[u16],
+        ord: &[u16],
+        entries: &mut [u32],
+    ) {
         let n = self.n;
         let cal_s = &self.cal_scores[d * (n + PAD)..d * (n + PAD) + n];
         let units = &self.cal_units[d * n..(d + 1) * n];
@@ -489,7 +498,7 @@ impl PooledSplit {
             let at = *e as usize;
             if at > 0 && cal_s[at - 1] == s {
                 let first = cal_s[..at].partition_point(|&x| x > s);
-                let g = places[c as usize];
+                let g = places[rank[c as usize] as usize];
                 *e = (first + units[first..at].partition_point(|&j| j < g)) as u32;
             }
         }
@@ -521,14 +530,11 @@ impl PooledSplit {
         let u = n + k;
         work.reset(n, cb, k, m);
         picks.reset(&work.counts);
-        let by_rank = &work.by_rank[b * k..(b + 1) * k];
-        let places = &work.place[b * k..(b + 1) * k];
-        let mut place_by_rank = std::mem::take(&mut work.place_by_rank);
-        place_by_rank.clear();
-        place_by_rank.extend(by_rank.iter().map(|&c| places[c as usize]));
+        // Taken out for the steps, which borrow the rest of `work` mutably.
+        let places = std::mem::take(&mut work.place);
         // Under the index rule calibration units win every tie: no pick needs to look further.
         let first_block = if self.ties.is_index() { 0 } else { cb / BLOCK };
-        let tie = TiePick { first_block, cb, places: &place_by_rank };
+        let tie = TiePick { first_block, cb, places: &places[b * k..(b + 1) * k] };
         let mut cand_step = vec![0u32; k];
         let mut cal_steps = Vec::with_capacity(n);
         let stride = CHUNK + WILD;
@@ -548,7 +554,7 @@ impl PooledSplit {
                 }
             }
         }
-        work.place_by_rank = place_by_rank;
+        work.place = places;
         PooledItem { units: u as u32, cand_step, cal_steps }
     }
 
@@ -629,13 +635,11 @@ unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
 pub struct Workspace {
     /// `[item][draw][K]` the items' candidates, best first (as ranks once entry points are found).
     ord: Vec<u16>,
-    /// `[item][K]` each candidate's place among the calibration units ([`Ties::places`]).
+    /// `[item][K]` by rank, the candidates' places among the calibration units ([`Ties::order`]).
     place: Vec<u32>,
     /// `[item][K]` the candidates in the ties' order, and each candidate's rank in it.
     by_rank: Vec<u16>,
     rank: Vec<u16>,
-    /// One item's candidate places by rank, for the greedy's picks.
-    place_by_rank: Vec<u32>,
     /// One draw's candidate scores in their order (exchangeable ties).
     sorted: Vec<f64>,
     /// `[item][draw][K]` where each of them enters the draw's calibration order.
@@ -1194,11 +1198,13 @@ pub fn pooled_item_oracle(
 }
 
 /// Each unit's position in the tie order (units: calibration `0..n`, then candidates): before
-/// calibration unit `j` come the candidates whose place is at most `j`, in rank order.
+/// calibration unit `j` come the candidates whose place is at most `j`, in rank order
+/// (`places` by rank, as [`Ties::order`] gives them).
 fn tie_positions(places: &[u32], rank: &[u16], n: usize) -> Vec<usize> {
     let k = places.len();
     let mut cands: Vec<usize> = (0..k).collect();
     cands.sort_by_key(|&c| rank[c]);
+    let places: Vec<u32> = (0..k).map(|c| places[rank[c] as usize]).collect();
     let mut at = vec![0; n + k];
     let mut next = cands.iter().peekable();
     let mut pos = 0;
