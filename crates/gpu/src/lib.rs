@@ -199,9 +199,7 @@ pub async fn pooled_items_chunked_async(
     chunk: usize,
     mut done: impl FnMut(usize),
 ) -> Result<Vec<PooledItem>> {
-    // Checks the inputs before `PooledCal` indexes them.
-    let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
-    let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
+    let (ps, cal) = pooled_inputs(t, keys, labels, split, ties)?;
     let mut out = Vec::with_capacity(split.test.len());
     for items in split.test.chunks(chunk.max(1)) {
         let test: Vec<u32> = items.iter().map(|&i| i as u32).collect();
@@ -275,6 +273,19 @@ fn greedy_all(pos: &[u32], ps: &PooledSplit, t: &ScoreTensor, items: &[usize]) -
         .collect()
 }
 
+/// The split prepared for the core's greedy and for the kernel (or its twin); the first checks
+/// the inputs before `PooledCal` indexes them.
+fn pooled_inputs(
+    t: &ScoreTensor,
+    keys: &Keys,
+    labels: &[usize],
+    split: &Split,
+    ties: TieOrder,
+) -> Result<(PooledSplit, cpu::PooledCal)> {
+    let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
+    Ok((ps, cpu::PooledCal::new(t, keys, labels, &split.cal)))
+}
+
 /// The CPU twin of [`pooled_items`] (the same positions from [`cpu::pooled_positions`]).
 pub fn pooled_items_cpu(
     t: &ScoreTensor,
@@ -283,8 +294,7 @@ pub fn pooled_items_cpu(
     split: &Split,
     ties: TieOrder,
 ) -> Result<Vec<PooledItem>> {
-    let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
-    let cal = cpu::PooledCal::new(t, keys, labels, &split.cal);
+    let (ps, cal) = pooled_inputs(t, keys, labels, split, ties)?;
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
     let orders = cpu::tie_orders(&ps, &test);
     greedy_all(&cpu::pooled_positions(keys, &cal, &test, &orders), &ps, t, &split.test)
