@@ -78,7 +78,7 @@ bench: setup
 bench-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
 	$(WASM_TEST_ENV) RUSTFLAGS='--cfg rvalue_bench -C target-feature=+simd128' CARGO_TARGET_DIR=target/bench-wasm \
-		cargo test -p rvalue-core --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
+		cargo test -p rvalue-explorer --release --target wasm32-unknown-unknown --test wasm_bench -- --nocapture
 
 # Speed figures of the optimised page in dist/ (e2e/bench.mjs, Debian's Chromium through
 # playwright-core): cold loads (first panel drawn and painted, gzipped transfer size), α slider
