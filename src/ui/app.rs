@@ -459,12 +459,14 @@ impl App {
                 set_text(&self.doc, "error", m);
                 set_hidden(&self.doc, "error", false);
                 // The message sits under the controls, below the fold of the sidebar when the toy's
-                // parameters are open: bring it into view, moving as little as possible. Not in an
-                // embedded panel, whose frame fills its height and must not scroll the host page.
+                // parameters are open: bring it into view, to the middle, since the status lines
+                // above it can still grow in the same frame (at the nearest edge that pushed it
+                // partly out of view). Not in an embedded panel, whose frame fills its height and
+                // must not scroll the host page.
                 if self.embed.is_none() {
                     if let Some(e) = self.doc.get_element_by_id("error") {
                         let opts = web_sys::ScrollIntoViewOptions::new();
-                        opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                        opts.set_block(web_sys::ScrollLogicalPosition::Center);
                         e.scroll_into_view_with_scroll_into_view_options(&opts);
                     }
                 }
