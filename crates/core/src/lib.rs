@@ -13,6 +13,7 @@ pub mod explorer;
 pub mod io;
 pub mod normal;
 pub mod options;
+pub mod predict;
 pub mod quantile;
 pub mod rng;
 pub mod rvalue;

@@ -1,0 +1,228 @@
+//! Prediction sets for new, unlabelled items (docs/method.md §5): calibrate on labelled items,
+//! then give each new item its set at any α.
+//!
+//! A prediction is the split whose calibration items are the labelled ones and whose test items
+//! are the new ones, over the two tensors joined (labelled first). So its sets are, bit for bit,
+//! those of `rvalue sets` on the joined file with that split: the same r-values (a pooled prior
+//! or a pooled r-value sees exactly the same units), the same tie order (split 0 of `seed`).
+//! The new items' labels are never read: they are stood in by candidate 0, which only the
+//! coverage metrics would look at.
+
+use crate::conformal::{self, Calibrated, ItemSet, Method, Prepared, ScoreOptions, Split};
+use crate::tensor::ScoreTensor;
+use crate::{Error, Result};
+
+/// One method's calibrated sets for new items, ready to answer any α.
+#[derive(Debug, Clone)]
+pub struct Prediction {
+    calibrated: Calibrated,
+    /// Labelled items before the new ones in the joined tensor.
+    n_cal: usize,
+}
+
+/// Calibrates `method` on the labelled items `cal` (labels `cal_labels`) and scores the new
+/// items `test`, on `threads` threads (the result is the same for any count).
+///
+/// `seed` keys the pooled r-values' exchangeable tie order, as `--seed` does for `rvalue sets`.
+pub fn predict(
+    cal: &ScoreTensor,
+    cal_labels: &[usize],
+    test: &ScoreTensor,
+    method: Method,
+    opts: &ScoreOptions,
+    seed: u64,
+    threads: usize,
+) -> Result<Prediction> {
+    let (joined, labels, split) = joined_split(cal, cal_labels, test, seed)?;
+    let need_order = conformal::needs_draw_orders(&[method], opts);
+    let prep = Prepared::new(&joined, &labels, need_order)?;
+    let mut out = None;
+    prep.calibrate_each_threads(method, opts, std::slice::from_ref(&split), threads, |_, c| out = Some(c))?;
+    let calibrated = out.ok_or_else(|| Error::invalid("no split was calibrated"))?;
+    Ok(Prediction { calibrated, n_cal: cal.n() })
+}
+
+/// The joined tensor (labelled items first), its labels (candidate 0 standing in for the new
+/// items') and the split: labelled items calibrate, new ones are tested, keyed as split 0 of
+/// `seed`. Callers with their own ranker (the CLI's GPU path) calibrate this split themselves.
+pub fn joined_split(
+    cal: &ScoreTensor,
+    cal_labels: &[usize],
+    test: &ScoreTensor,
+    seed: u64,
+) -> Result<(ScoreTensor, Vec<usize>, Split)> {
+    if cal_labels.len() != cal.n() {
+        return Err(Error::length(
+            "calibration labels",
+            cal_labels.len(),
+            format!("{} (one per labelled item)", cal.n()),
+        ));
+    }
+    let joined = joined(cal, test)?;
+    let mut labels = cal_labels.to_vec();
+    labels.resize(joined.n(), 0);
+    let split = Split::new((0..cal.n()).collect(), (cal.n()..joined.n()).collect()).keyed(seed, 0);
+    Ok((joined, labels, split))
+}
+
+/// `a`'s items, then `b`'s, refusing different draw or candidate counts.
+fn joined(a: &ScoreTensor, b: &ScoreTensor) -> Result<ScoreTensor> {
+    if (a.m(), a.k()) != (b.m(), b.k()) {
+        return Err(Error::shape(format!(
+            "the new items have M = {} draws and K = {} candidates, the labelled ones M = {} and K = {}",
+            b.m(),
+            b.k(),
+            a.m(),
+            a.k()
+        )));
+    }
+    let mut data = Vec::with_capacity(a.data().len() + b.data().len());
+    data.extend_from_slice(a.data());
+    data.extend_from_slice(b.data());
+    ScoreTensor::new(a.n() + b.n(), a.m(), a.k(), data)
+}
+
+impl Prediction {
+    /// From a calibrated split of [`joined_split`] with `n_cal` labelled items.
+    pub fn from_calibrated(calibrated: Calibrated, n_cal: usize) -> Self {
+        Prediction { calibrated, n_cal }
+    }
+
+    /// The number of new items.
+    pub fn n_test(&self) -> usize {
+        self.calibrated.test.len()
+    }
+
+    /// Candidates per item.
+    pub fn k(&self) -> usize {
+        self.calibrated.k
+    }
+
+    /// New item `j`'s set at α (`item` counts the new items from 0), in set order.
+    pub fn set(&self, j: usize, alpha: f64, never_empty: bool) -> ItemSet {
+        let mut set = self.calibrated.set(j, alpha, never_empty);
+        set.item -= self.n_cal;
+        set
+    }
+
+    /// Every new item's set as a mask `[n_test][K]`, row-major: `true` = in the set.
+    pub fn mask(&self, alpha: f64, never_empty: bool) -> Vec<bool> {
+        let k = self.k();
+        let mut mask = vec![false; self.n_test() * k];
+        for j in 0..self.n_test() {
+            for &(c, _) in &self.set(j, alpha, never_empty).members {
+                mask[j * k + c] = true;
+            }
+        }
+        mask
+    }
+
+    /// New item `j`'s threshold `q̂` at α: its candidates with a score ≤ `q̂` form its set.
+    /// The same for every item unless CP_r's r-values are pooled.
+    pub fn threshold(&self, j: usize, alpha: f64) -> f64 {
+        self.calibrated.threshold(j, alpha)
+    }
+
+    /// New item `j`'s K scores under the method (lower is more conforming).
+    pub fn scores(&self, j: usize) -> &[f64] {
+        self.calibrated.row(j)
+    }
+
+    /// Whether each new item has its own threshold (pooled CP_r) rather than one for all.
+    pub fn per_item_threshold(&self) -> bool {
+        self.calibrated.per_item_threshold()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformal::RvalueKind;
+    use crate::rvalue::TieOrder;
+    use crate::toy::{simulate, ToyParams};
+
+    /// 50 toy items with labels spread over the candidates (the toy's own are all 0).
+    fn toy(seed: u64) -> (ScoreTensor, Vec<usize>) {
+        let p = ToyParams { n_cal: 30, n_test: 20, m: 5, k: 6, seed, ..ToyParams::default() };
+        let (t, _) = simulate(&p, 0).expect("toy parameters are valid");
+        let labels = (0..t.n()).map(|i| (i * 7 + i / 3) % t.k()).collect();
+        (t, labels)
+    }
+
+    /// The first `n` items of `t` as a tensor of their own.
+    fn items(t: &ScoreTensor, range: std::ops::Range<usize>) -> ScoreTensor {
+        let per = t.m() * t.k();
+        let data = t.data()[range.start * per..range.end * per].to_vec();
+        ScoreTensor::new(range.len(), t.m(), t.k(), data).expect("a slice of a valid tensor")
+    }
+
+    #[test]
+    fn predictions_are_the_sets_of_the_joined_split() {
+        let (t, labels) = toy(7);
+        let n_cal = 30;
+        let (cal, test) = (items(&t, 0..n_cal), items(&t, n_cal..t.n()));
+        let opt_sets = [
+            ScoreOptions::default(),
+            ScoreOptions { kind: RvalueKind::Nonparametric, ..ScoreOptions::default() },
+            ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() },
+            ScoreOptions { kind: RvalueKind::Pooled, ties: TieOrder::Index, ..ScoreOptions::default() },
+            ScoreOptions { prior: conformal::Prior::Pooled, ..ScoreOptions::default() },
+        ];
+        for opts in opt_sets {
+            for method in Method::ALL {
+                let split = Split::new((0..n_cal).collect(), (n_cal..t.n()).collect()).keyed(3, 0);
+                let prep =
+                    Prepared::new(&t, &labels, conformal::needs_draw_orders(&[method], &opts)).unwrap();
+                let want = prep.calibrate(method, &opts, std::slice::from_ref(&split)).unwrap().remove(0);
+                let got = predict(&cal, &labels[..n_cal], &test, method, &opts, 3, 2).unwrap();
+                assert_eq!(got.n_test(), t.n() - n_cal);
+                for alpha in [0.05, 0.1, 0.3] {
+                    for j in 0..got.n_test() {
+                        let (w, g) = (want.set(j, alpha, false), got.set(j, alpha, false));
+                        assert_eq!(g.item, j);
+                        assert_eq!(w.item, j + n_cal);
+                        assert_eq!(w.members, g.members, "{method} {opts:?} α={alpha} item {j}");
+                        assert_eq!(want.threshold(j, alpha).to_bits(), got.threshold(j, alpha).to_bits());
+                    }
+                    let mask = got.mask(alpha, true);
+                    for j in 0..got.n_test() {
+                        let set = got.set(j, alpha, true);
+                        for c in 0..got.k() {
+                            assert_eq!(mask[j * got.k() + c], set.contains(c));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_new_items_labels_are_never_read() {
+        let (t, labels) = toy(11);
+        let (cal, test) = (items(&t, 0..30), items(&t, 30..t.n()));
+        let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
+        let a = predict(&cal, &labels[..30], &test, Method::CpR, &opts, 0, 1).unwrap();
+        // Changing the true labels of the new items in the joined split changes nothing.
+        let (joined, mut l, split) = joined_split(&cal, &labels[..30], &test, 0).unwrap();
+        l[30..].iter_mut().enumerate().for_each(|(j, y)| *y = (j * 5 + 1) % 6);
+        let prep = Prepared::new(&joined, &l, true).unwrap();
+        let b = prep.calibrate(Method::CpR, &opts, &[split]).unwrap().remove(0);
+        for j in 0..a.n_test() {
+            assert_eq!(a.set(j, 0.1, false).members, b.set(j, 0.1, false).members);
+        }
+    }
+
+    #[test]
+    fn mismatched_inputs_are_errors() {
+        let (t, labels) = toy(1);
+        let cal = items(&t, 0..30);
+        let wrong_k = ScoreTensor::new(2, t.m(), t.k() + 1, vec![0.0; 2 * t.m() * (t.k() + 1)]).unwrap();
+        let opts = ScoreOptions::default();
+        assert!(matches!(
+            predict(&cal, &labels[..29], &cal, Method::Cp, &opts, 0, 1),
+            Err(Error::Length { .. })
+        ));
+        let e = predict(&cal, &labels[..30], &wrong_k, Method::Cp, &opts, 0, 1).unwrap_err();
+        assert!(matches!(e, Error::Shape(_)), "{e}");
+    }
+}
