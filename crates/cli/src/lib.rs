@@ -1,11 +1,12 @@
-//! rvalue-cli: the `rvalue` command line (docs/method.md §9): `rank`, `conformal`, `sets` and
-//! `toy`. [`main`] is the entry point (the `rvalue` bin calls it); the numbers come from
-//! `rvalue-core`, `--device` routes rank-based r-values through `rvalue-gpu`.
+//! rvalue-cli: the `rvalue` command line (docs/method.md §9): `rank`, `conformal`, `sets`,
+//! `predict` and `toy`. [`main`] is the entry point (the `rvalue` bin calls it); the numbers come
+//! from `rvalue-core`, `--device` routes rank-based r-values through `rvalue-gpu`.
 //!
 //! Exit status 0 on success; on any bad input one line `rvalue: <message>` on stderr and status 2
 //! (clap's own usage errors included); `--help` on every subcommand prints to stdout, status 0.
 
 mod output;
+mod predict;
 mod units;
 
 use std::fmt;
@@ -54,6 +55,8 @@ enum Command {
     Conformal(ConformalArgs),
     /// Write the prediction sets of one given split to a CSV file
     Sets(SetsArgs),
+    /// Calibrate on labelled items, write the prediction sets of new, unlabelled ones
+    Predict(predict::PredictArgs),
     /// The paper's toy setting: P(q > p) and a simulated conformal experiment
     Toy(ToyArgs),
 }
@@ -91,12 +94,15 @@ struct RankArgs {
     hyper: HyperChoice,
 }
 
-/// α and how the candidates are scored: shared by `conformal` and `sets`.
+/// α, the methods, how they score and where: shared by `conformal` and `sets` (several methods,
+/// [`MethodList`]) and `predict` (one, [`OneMethod`]).
 #[derive(Args, Debug)]
-struct ScoreArgs {
+struct ScoreArgs<M: Args = MethodList> {
     /// Miscoverage level α in (0, 1); sets aim at coverage 1 − α
     #[arg(long, value_name = "A", value_parser = parse_alpha)]
     alpha: f64,
+    #[command(flatten)]
+    methods: M,
     #[command(flatten)]
     method: MethodArgs,
     /// Where nonparametric and pooled r-values rank draws: cpu, gpu (fails without an adapter),
@@ -108,19 +114,32 @@ struct ScoreArgs {
     threads: Option<u16>,
 }
 
-impl ScoreArgs {
+impl<M: Args> ScoreArgs<M> {
     /// `--threads`, or every core the system offers.
     fn threads(&self) -> usize {
         self.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from)
     }
 }
 
-/// Which methods, and how CP and CP_r score: shared by `conformal`, `sets` and `toy`.
+/// Which methods: shared by `conformal`, `sets` and `toy`.
 #[derive(Args, Debug)]
-struct MethodArgs {
+struct MethodList {
     /// Methods, comma-separated, rows in this order [default: cp,cp-avg,cp-r]
     #[arg(long = "method", value_name = "METHODS", value_delimiter = ',', value_parser = parse_method)]
-    methods: Vec<Method>,
+    list: Vec<Method>,
+}
+
+/// The one method of `predict`, whose output has no method column.
+#[derive(Args, Debug)]
+struct OneMethod {
+    /// The method, one of cp, cp-avg, cp-r (run again for another)
+    #[arg(long = "method", value_name = "METHOD", default_value = "cp-r", value_parser = parse_one_method)]
+    one: Method,
+}
+
+/// How CP and CP_r score: shared by `conformal`, `sets`, `predict` and `toy`.
+#[derive(Args, Debug)]
+struct MethodArgs {
     /// CP_r's r-value: parametric (per item over its K candidates), nonparametric (draw ranks), pooled (with the calibration items)
     #[arg(long, value_parser = choice::<RvalueKind>(), default_value_t)]
     rvalue: RvalueKind,
@@ -238,6 +257,8 @@ struct ToyArgs {
     #[arg(long, value_name = "A", default_value_t = 0.1, value_parser = parse_alpha)]
     alpha: f64,
     #[command(flatten)]
+    methods: MethodList,
+    #[command(flatten)]
     method: MethodArgs,
 }
 
@@ -278,6 +299,14 @@ fn parse_method(s: &str) -> std::result::Result<Method, String> {
     s.trim().parse::<Method>().map_err(|_| "expected cp, cp-avg or cp-r".to_string())
 }
 
+/// `--method` of `predict`: one name; a list gets a message of its own, not "unknown method".
+fn parse_one_method(s: &str) -> std::result::Result<Method, String> {
+    if s.contains(',') {
+        return Err("one method only; the sets of each method need a run of their own".to_string());
+    }
+    parse_method(s)
+}
+
 fn parse_hyper(s: &str) -> std::result::Result<HyperChoice, String> {
     let s = s.trim();
     if s.eq_ignore_ascii_case("estimate") {
@@ -301,6 +330,7 @@ pub fn main() -> i32 {
         Command::Rank(a) => run_rank(&a),
         Command::Conformal(a) => run_conformal(&a),
         Command::Sets(a) => run_sets(&a),
+        Command::Predict(a) => predict::run(&a),
         Command::Toy(a) => run_toy(&a),
     };
     match result {
@@ -321,14 +351,16 @@ fn clap_error(e: clap::Error) -> i32 {
             0
         }
         ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            eprintln!("rvalue: no command given; expected rank, conformal, sets or toy (see rvalue --help)");
+            eprintln!(
+                "rvalue: no command given; expected rank, conformal, sets, predict or toy (see rvalue --help)"
+            );
             2
         }
         _ => {
             // Point at the help of the subcommand in use, if any.
             let sub = std::env::args()
                 .skip(1)
-                .find(|a| ["rank", "conformal", "sets", "toy"].contains(&a.as_str()))
+                .find(|a| ["rank", "conformal", "sets", "predict", "toy"].contains(&a.as_str()))
                 .map(|s| format!(" {s}"))
                 .unwrap_or_default();
             eprintln!("rvalue: {} (see rvalue{sub} --help)", clap_message(&e.render().to_string()));
@@ -355,6 +387,10 @@ fn clap_message(rendered: &str) -> String {
 
 fn read_file(path: &Path) -> CliResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| CliError(format!("{}: cannot read: {e}", path.display())))
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> CliResult<()> {
+    std::fs::write(path, bytes).map_err(|e| CliError(format!("{}: cannot write: {e}", display(path))))
 }
 
 fn display(path: &Path) -> String {
@@ -404,27 +440,36 @@ fn run_rank(a: &RankArgs) -> CliResult<()> {
 
 /// Score tensor and labels from `--scores` and `--labels`.
 fn load_data(d: &DataArgs) -> CliResult<(Dataset, Vec<usize>)> {
-    let sfile = display(&d.scores);
-    let mut data = io::read_scores(&sfile, &read_file(&d.scores)?)?;
+    let mut data = read_scores_file(&d.scores)?;
     let n = data.scores.n();
     if n < 2 {
         return fail(format!(
-            "{sfile}: {n} item; expected at least 2 items (a split needs one to calibrate and one to test)"
+            "{}: {n} item; expected at least 2 items (a split needs one to calibrate and one to test)",
+            display(&d.scores)
         ));
     }
-    let labels = match (&d.labels, data.labels.take()) {
-        (Some(path), _) => {
-            io::read_labels(&display(path), &read_file(path)?, data.scores.n(), data.scores.k())?
-        }
-        (None, Some(l)) => l,
-        (None, None) => {
-            return fail(format!(
-                "{sfile}: the scores carry no labels; give --labels Y.npy (or an .npz with a 'labels' \
-                 member, or a long-form CSV with a 'label' column)"
-            ))
-        }
-    };
+    let labels = labels_of(&mut data, &d.scores, d.labels.as_deref(), "--labels")?;
     Ok((data, labels))
+}
+
+fn read_scores_file(path: &Path) -> CliResult<Dataset> {
+    Ok(io::read_scores(&display(path), &read_file(path)?)?)
+}
+
+/// The labels of `data` (read from `scores`): from the file `given` by option `flag`, else the
+/// ones `data` carried (taken out of it).
+fn labels_of(data: &mut Dataset, scores: &Path, given: Option<&Path>, flag: &str) -> CliResult<Vec<usize>> {
+    match (given, data.labels.take()) {
+        (Some(path), _) => {
+            Ok(io::read_labels(&display(path), &read_file(path)?, data.scores.n(), data.scores.k())?)
+        }
+        (None, Some(l)) => Ok(l),
+        (None, None) => fail(format!(
+            "{}: the scores carry no labels; give {flag} Y.npy (or an .npz with a 'labels' member, \
+             or a long-form CSV with a 'label' column)",
+            display(scores)
+        )),
+    }
 }
 
 fn read_split(path: &Path, n: usize) -> CliResult<Split> {
@@ -597,7 +642,7 @@ fn for_each_split(
 }
 
 fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
-    let methods = methods_of(&a.score.method.methods)?;
+    let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.method.options();
     let probe = Probe::start(a.score.device, &methods, &opts);
     let (data, labels) = load_data(&a.data)?;
@@ -629,7 +674,7 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
 }
 
 fn run_sets(a: &SetsArgs) -> CliResult<()> {
-    let methods = methods_of(&a.score.method.methods)?;
+    let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.method.options();
     let probe = Probe::start(a.score.device, &methods, &opts);
     let (data, labels) = load_data(&a.data)?;
@@ -661,14 +706,14 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
         )?;
     }
     progress.clear();
-    std::fs::write(&a.output, out).map_err(|e| CliError(format!("{}: cannot write: {e}", display(&a.output))))
+    write_file(&a.output, out.as_bytes())
 }
 
 // ---------------------------------------------------------------------------------------------
 // toy
 
 fn run_toy(a: &ToyArgs) -> CliResult<()> {
-    let methods = methods_of(&a.method.methods)?;
+    let methods = methods_of(&a.methods.list)?;
     let params = ToyParams {
         k: a.k,
         m: a.m,

@@ -1,0 +1,121 @@
+//! `rvalue predict`: the sets of new, unlabelled items, calibrated on labelled ones
+//! (docs/method.md §5). The run is `rvalue sets` on the split whose test items are the new ones,
+//! through the same ranker, so `--device` and `--threads` change nothing in the output.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use rvalue_core::conformal::{self, Calibrated, Prepared};
+use rvalue_core::io::{write_npy_bool, Dataset};
+use rvalue_core::predict::{joined_split, Prediction};
+
+use super::output::Progress;
+use super::{
+    display, fail, for_each_split, labels_of, read_scores_file, warn_data, write_file, CliError, CliResult,
+    OneMethod, Probe, ScoreArgs,
+};
+
+#[derive(Args, Debug)]
+pub(crate) struct PredictArgs {
+    /// Labelled scores that calibrate, S[n][m][k] (or [n][k]): .npy, .npz with 'scores' (and
+    /// 'labels'), or long-form CSV
+    #[arg(long, value_name = "CAL.npz")]
+    calibration: PathBuf,
+    /// Labels of the calibration items, in 0..K (.npy); optional when the calibration file
+    /// carries them
+    #[arg(long, value_name = "Y.npy")]
+    calibration_labels: Option<PathBuf>,
+    /// Scores of the new items, in any of the same formats, with the same M and K; labels it
+    /// carries are not read
+    #[arg(long, value_name = "TEST.npy")]
+    test: PathBuf,
+    #[command(flatten)]
+    score: ScoreArgs<OneMethod>,
+    /// Seed of pooled r-values' exchangeable tie order (the prediction is split 0 of it)
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+    /// Output, by its extension: .csv, one row per (new item, candidate in its set):
+    /// item,candidate,score,position, items counted from 0; .npy, a boolean mask [n_test, K]
+    #[arg(long, value_name = "SETS.csv|SETS.npy")]
+    output: PathBuf,
+}
+
+/// What `--output`'s extension asks for.
+#[derive(Clone, Copy)]
+enum OutputKind {
+    Csv,
+    Npy,
+}
+
+impl OutputKind {
+    /// Known before anything is read, so a misnamed output costs no computation.
+    fn of(path: &Path) -> CliResult<OutputKind> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            Some("csv") => Ok(OutputKind::Csv),
+            Some("npy") => Ok(OutputKind::Npy),
+            _ => fail(format!(
+                "{}: unknown output type; expected a name ending in .csv (rows) or .npy (a boolean mask)",
+                display(path)
+            )),
+        }
+    }
+}
+
+pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
+    let kind = OutputKind::of(&a.output)?;
+    let method = a.score.methods.one;
+    let opts = a.score.method.options();
+    let probe = Probe::start(a.score.device, &[method], &opts);
+    let (mut cal, test) = (read_scores_file(&a.calibration)?, read_scores_file(&a.test)?);
+    let cal_labels =
+        labels_of(&mut cal, &a.calibration, a.calibration_labels.as_deref(), "--calibration-labels")?;
+    let (joined, labels, split) =
+        joined_split(&cal.scores, &cal_labels, &test.scores, a.seed).map_err(|e| match e {
+            rvalue_core::Error::Shape(_) => CliError(format!("{}: {e}", display(&a.test))),
+            e => e.into(),
+        })?;
+    warn_data(&joined, &[method]);
+    note_ignored_labels(&test, &a.test);
+    let mut ranker = probe.finish(&joined)?;
+    let need_order = conformal::needs_draw_orders(&[method], &opts) && ranker.gpu.is_none();
+    let prep = Prepared::new(&joined, &labels, need_order)?;
+    let mut progress = Progress::new();
+    let mut calibrated: Option<Calibrated> = None;
+    let splits = std::slice::from_ref(&split);
+    for_each_split(&prep, &mut ranker, method, &opts, splits, a.score.threads(), &mut progress, |c| {
+        calibrated = Some(c)
+    })?;
+    let Some(calibrated) = calibrated else { return fail("the new items were not scored") };
+    let prediction = Prediction::from_calibrated(calibrated, cal.scores.n());
+    let (alpha, never_empty) = (a.score.alpha, a.score.method.never_empty);
+    let bytes = match kind {
+        OutputKind::Csv => sets_csv(&prediction, alpha, never_empty).into_bytes(),
+        OutputKind::Npy => {
+            write_npy_bool(&[prediction.n_test(), prediction.k()], &prediction.mask(alpha, never_empty))
+        }
+    };
+    progress.clear();
+    write_file(&a.output, &bytes)
+}
+
+/// Labels in the test file are allowed (the same file may serve `rvalue sets`) but unused: say
+/// so, lest someone take the output for an evaluation.
+fn note_ignored_labels(test: &Dataset, path: &Path) {
+    if test.labels.is_some() {
+        eprintln!("rvalue: note: {}: the file carries labels; predict does not read them", display(path));
+    }
+}
+
+/// `item,candidate,score,position` rows, items counted from 0 among the new ones, each set in
+/// its method's order: the rows of `rvalue sets` without the method column.
+fn sets_csv(p: &Prediction, alpha: f64, never_empty: bool) -> String {
+    let mut out = String::from("item,candidate,score,position\n");
+    for j in 0..p.n_test() {
+        let set = p.set(j, alpha, never_empty);
+        for (position, (cand, score)) in set.members.iter().enumerate() {
+            out.push_str(&format!("{},{cand},{score},{position}\n", set.item));
+        }
+    }
+    out
+}
