@@ -8,7 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use rvalue_core::io::{read_scores, write_npy_bool, write_npy_f64, write_npy_i64};
+use rvalue_core::io::{
+    parse_npy, read_labels, read_mask, read_scores, write_npy_bool, write_npy_f64, write_npy_i64, NpyData,
+};
+use rvalue_core::tensor::ScoreTensor;
 
 const BIN: &str = env!("CARGO_BIN_EXE_rvalue");
 // The repository root, which holds `assets/` and `tests/data/`.
@@ -506,6 +509,274 @@ fn sets_needs_split_and_output() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// predict
+
+/// A data set as files for `predict` and the equivalent `sets` run: the calibration items (`mask`
+/// true), then the new ones, joined in `joined.npy` with the mask `[true]*n_cal + [false]*n_test`.
+struct PredictFiles {
+    joined: String,
+    labels: String,
+    mask: String,
+    cal: String,
+    cal_labels: String,
+    test: String,
+    n_cal: usize,
+}
+
+fn predict_files(dir: &Path, t: &ScoreTensor, labels: &[usize], mask: &[bool]) -> PredictFiles {
+    let cal: Vec<usize> = (0..t.n()).filter(|&i| mask[i]).collect();
+    let test: Vec<usize> = (0..t.n()).filter(|&i| !mask[i]).collect();
+    let per = t.m() * t.k();
+    let scores_of = |items: &[usize]| -> Vec<f64> {
+        items.iter().flat_map(|&i| t.data()[i * per..(i + 1) * per].iter().copied()).collect()
+    };
+    let labels_of = |items: &[usize]| -> Vec<i64> { items.iter().map(|&i| labels[i] as i64).collect() };
+    let joined: Vec<usize> = cal.iter().chain(&test).copied().collect();
+    let write = |name: &str, bytes: Vec<u8>| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (n_cal, n, m, k) = (cal.len(), joined.len(), t.m(), t.k());
+    let joined_mask: Vec<bool> = (0..n).map(|i| i < n_cal).collect();
+    PredictFiles {
+        joined: write("joined.npy", write_npy_f64(&[n, m, k], &scores_of(&joined))),
+        labels: write("labels.npy", write_npy_i64(&[n], &labels_of(&joined))),
+        mask: write("mask.npy", write_npy_bool(&[n], &joined_mask)),
+        cal: write("cal.npy", write_npy_f64(&[n_cal, m, k], &scores_of(&cal))),
+        cal_labels: write("cal_labels.npy", write_npy_i64(&[n_cal], &labels_of(&cal))),
+        test: write("test.npy", write_npy_f64(&[test.len(), m, k], &scores_of(&test))),
+        n_cal,
+    }
+}
+
+/// The first 300 digits (the runs stay short), calibration and new items interleaved as
+/// [`digits_mask`] says.
+fn digits_predict_files(dir: &Path) -> PredictFiles {
+    let data = read_scores("digits", &std::fs::read(digits_npz()).unwrap()).unwrap();
+    let (t, labels) = (&data.scores, data.labels.unwrap());
+    let per = t.m() * t.k();
+    let head = ScoreTensor::new(300, t.m(), t.k(), t.data()[..300 * per].to_vec()).unwrap();
+    predict_files(dir, &head, &labels[..300], &digits_mask()[..300])
+}
+
+impl PredictFiles {
+    /// The arguments of `rvalue predict` writing to `out`, before any others.
+    fn predict_args<'a>(&'a self, out: &'a str) -> [&'a str; 9] {
+        [
+            "predict",
+            "--calibration",
+            &self.cal,
+            "--calibration-labels",
+            &self.cal_labels,
+            "--test",
+            &self.test,
+            "--output",
+            out,
+        ]
+    }
+
+    /// `rvalue predict` with `extra` options, written to `out`: the file's bytes. Nothing on
+    /// stdout or stderr.
+    fn predict(&self, out: &Path, extra: &[&str]) -> Vec<u8> {
+        let o = run(&[&self.predict_args(out.to_str().unwrap())[..], extra].concat());
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        assert!(o.stdout.is_empty() && o.stderr.is_empty(), "{extra:?}: {}", stderr(&o));
+        std::fs::read(out).unwrap()
+    }
+
+    /// `rvalue sets` on the joined file with `extra` options, as `predict` rows: the method column
+    /// dropped and the items counted from the first new one.
+    fn sets_as_predict(&self, out: &Path, extra: &[&str]) -> String {
+        let out_s = out.to_str().unwrap();
+        let args = [
+            "sets",
+            "--scores",
+            &self.joined,
+            "--labels",
+            &self.labels,
+            "--split",
+            &self.mask,
+            "--output",
+            out_s,
+        ];
+        ok(&[&args[..], extra].concat());
+        let mut rows = String::from("item,candidate,score,position\n");
+        for line in std::fs::read_to_string(out).unwrap().lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let item: usize = f[1].parse().unwrap();
+            rows.push_str(&format!("{},{},{},{}\n", item - self.n_cal, f[2], f[3], f[4]));
+        }
+        rows
+    }
+
+    /// `predict` and `sets` with the same `extra` options agree; the rows.
+    fn same_as_sets(&self, dir: &Path, extra: &[&str]) -> String {
+        let extra = [extra, &["--device", "cpu"]].concat();
+        let want = self.sets_as_predict(&dir.join("sets.csv"), &extra);
+        let got = String::from_utf8(self.predict(&dir.join("predicted.csv"), &extra)).unwrap();
+        assert_eq!(got, want, "{extra:?}");
+        got
+    }
+}
+
+/// `predict` is `sets` on the split whose test items are the new ones: the same rows, byte for
+/// byte, for every method and r-value and both tie orders (docs/method.md §5).
+#[test]
+fn predict_gives_the_sets_of_the_joined_split() {
+    let dir = tmp_dir("predict_sets");
+    let f = digits_predict_files(&dir);
+    let runs: [&[&str]; 8] = [
+        &["--method", "cp", "--alpha", "0.1"],
+        &["--method", "cp-avg", "--alpha", "0.2", "--never-empty"],
+        &["--method", "cp-r", "--alpha", "0.1"],
+        &["--method", "cp-r", "--alpha", "0.05", "--prior", "pooled", "--variance", "of-mean"],
+        &["--method", "cp-r", "--alpha", "0.1", "--rvalue", "nonparametric"],
+        &["--method", "cp-r", "--alpha", "0.1", "--rvalue", "pooled", "--threads", "2"],
+        &["--method", "cp-r", "--alpha", "0.1", "--rvalue", "pooled", "--seed", "7"],
+        &["--method", "cp-r", "--alpha", "0.3", "--rvalue", "pooled", "--ties", "index"],
+    ];
+    let rows: usize = runs.iter().map(|extra| f.same_as_sets(&dir, extra).lines().count() - 1).sum();
+    assert!(rows > 1000, "the sets have members: {rows}");
+}
+
+/// On data with ties the seed changes pooled sets: `predict` follows `--seed` as `sets` does.
+#[test]
+fn predict_follows_the_seed_of_the_tie_order() {
+    let dir = tmp_dir("predict_seed");
+    let tiny = pooled_tiny_files(&dir);
+    let data = read_scores("tiny", &std::fs::read(&tiny.scores).unwrap()).unwrap();
+    let (n, k) = (data.scores.n(), data.scores.k());
+    let labels = read_labels("tiny", &std::fs::read(&tiny.labels).unwrap(), n, k).unwrap();
+    let mask = read_mask("tiny", &std::fs::read(&tiny.mask).unwrap(), n).unwrap();
+    let f = predict_files(&dir, &data.scores, &labels, &mask);
+    let alpha = tiny.alpha.to_string();
+    let rows = |seed: &str| {
+        f.same_as_sets(&dir, &["--alpha", &alpha, "--method", "cp-r", "--rvalue", "pooled", "--seed", seed])
+    };
+    let first = rows("0");
+    assert!((1..6).any(|s| rows(&s.to_string()) != first), "the seed changes the tie order");
+}
+
+/// The `.npy` output is the CSV's sets as a boolean mask `[n_test, K]`.
+#[test]
+fn predict_npy_is_the_csv_sets_as_a_mask() {
+    let dir = tmp_dir("predict_npy");
+    let f = digits_predict_files(&dir);
+    for extra in [&["--alpha", "0.1", "--rvalue", "pooled"][..], &["--alpha", "0.02", "--never-empty"]] {
+        let csv = String::from_utf8(f.predict(&dir.join("sets.csv"), extra)).unwrap();
+        let npy = f.predict(&dir.join("sets.NPY"), extra);
+        let a = parse_npy("sets.npy", &npy).unwrap();
+        let NpyData::Bool(mask) = a.data else { panic!("a boolean array: {:?}", a.shape) };
+        let (n_test, k) = (300 - f.n_cal, 10);
+        assert_eq!(a.shape, [n_test, k]);
+        let mut want = vec![false; n_test * k];
+        for r in parse_csv(&csv).1 {
+            want[r[0].parse::<usize>().unwrap() * k + r[1].parse::<usize>().unwrap()] = true;
+        }
+        assert_eq!(mask, want, "{extra:?}");
+        assert!(mask.iter().any(|&b| b) && !mask.iter().all(|&b| b), "{extra:?}: some in, some out");
+    }
+}
+
+/// Labels come from the calibration file when it carries them; the test file's are never read,
+/// and a note says so (the plain case says nothing).
+#[test]
+fn predict_takes_labels_from_the_calibration_file_only() {
+    let dir = tmp_dir("predict_labels");
+    let (npz, npy, y) =
+        (digits_npz(), path("assets/digits_wbb_scores.npy"), path("assets/digits_wbb_labels.npy"));
+    let out = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (carried, given) = (out("carried.csv"), out("given.csv"));
+    let common = ["--alpha", "0.1", "--device", "cpu"];
+    let o =
+        run(&[&["predict", "--calibration", &npz, "--test", &npy, "--output", &carried][..], &common]
+            .concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stderr.is_empty(), "no note when the test file has no labels: {}", stderr(&o));
+    let args =
+        ["predict", "--calibration", &npy, "--calibration-labels", &y, "--test", &npz, "--output", &given];
+    let o = run(&[&args[..], &common].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("note") && err.contains("digits_wbb.npz") && err.contains("labels"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let carried = std::fs::read_to_string(&carried).unwrap();
+    assert!(carried.lines().count() > 500, "{carried}");
+    assert_eq!(carried, std::fs::read_to_string(&given).unwrap());
+}
+
+/// `--device gpu` ranks the joined split's draws on the GPU: the same sets as the CPU's.
+#[cfg(feature = "gpu")]
+#[test]
+fn predict_on_the_gpu_gives_the_cpu_sets() {
+    let dir = tmp_dir("predict_gpu");
+    let f = digits_predict_files(&dir);
+    for kind in ["nonparametric", "pooled"] {
+        let cpu = f.predict(&dir.join("cpu.csv"), &["--alpha", "0.1", "--rvalue", kind, "--device", "cpu"]);
+        let out = dir.join("gpu.csv");
+        let args = ["--alpha", "0.1", "--rvalue", kind, "--device", "gpu"];
+        let o = run(&[&f.predict_args(out.to_str().unwrap())[..], &args].concat());
+        if o.status.code() != Some(0) && may_skip_gpu() {
+            return;
+        }
+        assert_eq!(o.status.code(), Some(0), "{kind}: {}", stderr(&o));
+        assert_eq!(std::fs::read(out).unwrap(), cpu, "{kind}");
+    }
+}
+
+/// `rvalue predict` on the given files with α = 0.1, expecting a one-line error: the line.
+fn predict_bad(cal: &str, cal_labels: Option<&str>, test: &str, out: &str, extra: &[&str]) -> String {
+    let mut args = vec!["predict", "--calibration", cal, "--test", test, "--output", out, "--alpha", "0.1"];
+    if let Some(y) = cal_labels {
+        args.extend(["--calibration-labels", y]);
+    }
+    bad(&[&args[..], extra].concat())
+}
+
+#[test]
+fn predict_bad_inputs_exit_2_with_one_line() {
+    let dir = tmp_dir("predict_bad");
+    let f = digits_predict_files(&dir);
+    let out = dir.join("sets.csv");
+    let out = out.to_str().unwrap();
+    let (cal, y, test) = (f.cal.as_str(), Some(f.cal_labels.as_str()), f.test.as_str());
+    // No labels for the calibration items; labels of the wrong length (the joined file's).
+    let e = predict_bad(test, None, test, out, &[]);
+    assert!(e.contains("test.npy") && e.contains("--calibration-labels"), "{e}");
+    let e = predict_bad(cal, Some(&f.labels), test, out, &[]);
+    assert!(e.contains("labels.npy") && e.contains("[300]"), "{e}");
+    // Other M, other K.
+    let (m3, k4) = (dir.join("m3.npy"), dir.join("k4.npy"));
+    std::fs::write(&m3, write_npy_f64(&[5, 3, 10], &[0.5; 150])).unwrap();
+    std::fs::write(&k4, write_npy_f64(&[5, 30, 4], &[0.5; 600])).unwrap();
+    for (file, what) in [(&m3, "M = 3"), (&k4, "K = 4")] {
+        let file = file.to_str().unwrap();
+        let e = predict_bad(cal, y, file, out, &[]);
+        assert!(e.contains(file) && e.contains(what) && e.contains("M = 30"), "{e}");
+    }
+    let e = bad(&[&f.predict_args(out)[..], &["--alpha", "1"]].concat());
+    assert!(e.contains("--alpha") && e.contains("(0, 1)"), "{e}");
+    let e = predict_bad(cal, y, test, out, &["--method", "cp,cp-r"]);
+    assert!(e.contains("--method") && e.contains("one method"), "{e}");
+    let e = predict_bad(cal, y, test, out, &["--method", "lac"]);
+    assert!(e.contains("lac"), "{e}");
+    let e = bad(&["predict", "--calibration", cal, "--alpha", "0.1", "--output", out]);
+    assert!(e.contains("--test"), "{e}");
+    let e = predict_bad("/nonexistent/cal.npy", None, test, out, &[]);
+    assert!(e.contains("/nonexistent/cal.npy"), "{e}");
+    for out in ["/nonexistent-dir/sets.csv", "/nonexistent-dir/sets.npy"] {
+        let e = predict_bad(cal, y, test, out, &[]);
+        assert!(e.contains(out) && e.contains("cannot write"), "{e}");
+    }
+    for out in [dir.join("sets.txt"), dir.join("sets")] {
+        let e = predict_bad(cal, y, test, out.to_str().unwrap(), &[]);
+        assert!(e.contains(".csv") && e.contains(".npy"), "{e}");
+        assert!(!out.exists(), "nothing written");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // toy
 
 #[test]
@@ -606,7 +877,7 @@ fn bad_inputs_exit_2_with_one_line() {
 
 #[test]
 fn help_everywhere_exits_0_on_stdout() {
-    for sub in [&[][..], &["rank"], &["conformal"], &["sets"], &["toy"]] {
+    for sub in [&[][..], &["rank"], &["conformal"], &["sets"], &["predict"], &["toy"]] {
         let o = run(&[sub, &["--help"]].concat());
         assert_eq!(o.status.code(), Some(0), "{sub:?}");
         assert!(o.stderr.is_empty(), "{sub:?}");
