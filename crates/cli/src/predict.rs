@@ -5,9 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use rvalue_core::conformal::{self, Calibrated, Prepared};
+use rvalue_core::conformal::{self, Calibrated, Prepared, Split};
 use rvalue_core::io::{write_npy_bool, Dataset};
 use rvalue_core::predict::{joined_split, Prediction};
+use rvalue_core::tensor::ScoreTensor;
 
 use super::output::Progress;
 use super::{
@@ -67,27 +68,19 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     let method = a.score.methods.one;
     let opts = a.score.method.options();
     let probe = Probe::start(a.score.device, &[method], &opts);
-    let (mut cal, test) = (read_scores_file(&a.calibration)?, read_scores_file(&a.test)?);
-    let cal_labels =
-        labels_of(&mut cal, &a.calibration, a.calibration_labels.as_deref(), "--calibration-labels")?;
-    let (joined, labels, split) =
-        joined_split(&cal.scores, &cal_labels, &test.scores, a.seed).map_err(|e| match e {
-            rvalue_core::Error::Shape(_) => CliError(format!("{}: {e}", display(&a.test))),
-            e => e.into(),
-        })?;
-    warn_data(&joined, &[method]);
-    note_ignored_labels(&test, &a.test);
-    let mut ranker = probe.finish(&joined)?;
+    let j = read_joined(a)?;
+    warn_data(&j.t, &[method]);
+    let mut ranker = probe.finish(&j.t)?;
     let need_order = conformal::needs_draw_orders(&[method], &opts) && ranker.gpu.is_none();
-    let prep = Prepared::new(&joined, &labels, need_order)?;
+    let prep = Prepared::new(&j.t, &j.labels, need_order)?;
     let mut progress = Progress::new();
     let mut calibrated: Option<Calibrated> = None;
-    let splits = std::slice::from_ref(&split);
+    let splits = std::slice::from_ref(&j.split);
     for_each_split(&prep, &mut ranker, method, &opts, splits, a.score.threads(), &mut progress, |c| {
         calibrated = Some(c)
     })?;
     let Some(calibrated) = calibrated else { return fail("the new items were not scored") };
-    let prediction = Prediction::from_calibrated(calibrated, cal.scores.n());
+    let prediction = Prediction::from_calibrated(calibrated, j.n_cal);
     let (alpha, never_empty) = (a.score.alpha, a.score.method.never_empty);
     let bytes = match kind {
         OutputKind::Csv => sets_csv(&prediction, alpha, never_empty).into_bytes(),
@@ -97,6 +90,29 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     };
     progress.clear();
     write_file(&a.output, &bytes)
+}
+
+/// The joined split of `predict::joined_split`, with the labelled items before the new ones.
+struct Joined {
+    t: ScoreTensor,
+    labels: Vec<usize>,
+    split: Split,
+    n_cal: usize,
+}
+
+/// Reads and joins both files. The tensors of each file are dropped here, so the run holds the
+/// scores once, as `rvalue sets` does.
+fn read_joined(a: &PredictArgs) -> CliResult<Joined> {
+    let (mut cal, test) = (read_scores_file(&a.calibration)?, read_scores_file(&a.test)?);
+    let cal_labels =
+        labels_of(&mut cal, &a.calibration, a.calibration_labels.as_deref(), "--calibration-labels")?;
+    let (t, labels, split) =
+        joined_split(&cal.scores, &cal_labels, &test.scores, a.seed).map_err(|e| match e {
+            rvalue_core::Error::Shape(_) => CliError(format!("{}: {e}", display(&a.test))),
+            e => e.into(),
+        })?;
+    note_ignored_labels(&test, &a.test);
+    Ok(Joined { t, labels, split, n_cal: cal.scores.n() })
 }
 
 /// Labels in the test file are allowed (the same file may serve `rvalue sets`) but unused: say
