@@ -1,12 +1,14 @@
 //! rvalue-explorer: r-value conformal prediction in the browser.
 //!
 //! This package is the web explorer: the page's UI ([`ui`], started by the `explorer` bin that
-//! trunk builds from `index.html`) and the JavaScript API ([`api`]), both wasm only. The
-//! numerics are `rvalue-core`'s and the GPU path `rvalue-gpu`'s, re-exported here under their
-//! module names (`conformal`, `explorer`, `gpu`, …). See `ARCHITECTURE.md`.
+//! trunk builds from `index.html`), wasm only. The page's module also exports the JavaScript API
+//! (`rvalue-wasm-api`, here as [`api`]). The numerics are `rvalue-core`'s and the GPU path
+//! `rvalue-gpu`'s, re-exported here under their module names (`conformal`, `explorer`, `gpu`, …).
+//! See `ARCHITECTURE.md`.
 
+// Naming the crate links it in, and with it its wasm-bindgen exports.
 #[cfg(target_arch = "wasm32")]
-pub mod api;
+pub use rvalue_wasm_api as api;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
 

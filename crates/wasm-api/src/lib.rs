@@ -1,5 +1,8 @@
-//! The JavaScript API (wasm only): functions a documentation page imports from the page's wasm
-//! module to compute with the core, without the explorer's UI.
+//! The JavaScript API: functions a documentation page imports to compute with the core, without
+//! the explorer's UI. Two builds use this one definition: the explorer's page module exports it
+//! (on its page as `window.wasmBindings`), and `scripts/api_module.pl` builds this crate alone
+//! into `dist/api/rvalue.js` and `dist/api/rvalue_bg.wasm`, a module with fixed names that holds
+//! no UI, plotters or DOM code. wasm only: natively the crate is empty.
 //!
 //! Each function takes one plain object. Arrays of numbers may be typed arrays or plain arrays;
 //! names are camelCase; an unknown field is an error (a misspelt option must not be ignored
@@ -7,15 +10,15 @@
 //! included, is a thrown JS `Error` with the core's message: nothing here panics on input (a
 //! panic in wasm would kill the module for the whole page).
 //!
-//! The functions are exports of the page's module (trunk's `explorer-<hash>.js`, see
-//! `www/api-example.js` for finding it by its hashed name):
-//!
 //! ```js
-//! const api = await loadApi(); // www/api-example.js: imports the module, instantiates the wasm
-//! const r = api.rvalues({ x: [0.1, 3.1, -2.7], se: [1.4, 1.6, 1.2] });
+//! import init, { rvalues } from './api/rvalue.js';
+//! await init(); // fetches and instantiates rvalue_bg.wasm, next to rvalue.js
+//! const r = rvalues({ x: [0.1, 3.1, -2.7], se: [1.4, 1.6, 1.2] });
 //! r.rvalue;   // Float64Array
 //! r.hyper.mu; // the estimated prior mean
 //! ```
+
+#![cfg(target_arch = "wasm32")]
 
 use std::str::FromStr;
 
@@ -25,11 +28,11 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::conformal::{self, Method, ScoreOptions, Split, SplitPlan};
-use crate::eb::Hyper;
-use crate::rvalue::{self, HyperChoice};
-use crate::tensor::ScoreTensor;
-use crate::{Error, Result};
+use rvalue_core::conformal::{self, Method, ScoreOptions, Split, SplitPlan};
+use rvalue_core::eb::Hyper;
+use rvalue_core::rvalue::{self, HyperChoice};
+use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::{toy, Error, Result};
 
 /// Arguments of [`rvalues`].
 #[derive(Deserialize)]
@@ -231,7 +234,7 @@ pub fn toy_probability(args: JsValue) -> std::result::Result<f64, JsError> {
             "toyProbability needs finite means and variances ≥ 0 (got {all:?})"
         ))));
     }
-    Ok(crate::toy::prob_q_exceeds_p(a.mu_p, a.sigma2_p, a.mu_q, a.sigma2_q))
+    Ok(toy::prob_q_exceeds_p(a.mu_p, a.sigma2_p, a.mu_q, a.sigma2_q))
 }
 
 fn js_error(e: Error) -> JsError {
