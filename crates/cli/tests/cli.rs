@@ -85,15 +85,18 @@ fn summary(text: &str) -> BTreeMap<String, BTreeMap<String, f64>> {
         .collect()
 }
 
+/// Items in `assets/digits_wbb.npz`.
+const DIGITS_N: usize = 900;
+
 /// A deterministic mask over the digits items: about half calibrate.
 fn digits_mask() -> Vec<bool> {
-    (0..1079usize).map(|i| (i * 7919 + 13) % 11 < 5).collect()
+    (0..DIGITS_N).map(|i| (i * 7919 + 13) % 11 < 5).collect()
 }
 
 /// [`digits_mask`] written as `mask.npy` in `dir`; its path.
 fn digits_mask_file(dir: &std::path::Path) -> String {
     let mask = dir.join("mask.npy");
-    std::fs::write(&mask, write_npy_bool(&[1079], &digits_mask())).unwrap();
+    std::fs::write(&mask, write_npy_bool(&[DIGITS_N], &digits_mask())).unwrap();
     mask.to_str().unwrap().to_string()
 }
 
@@ -434,7 +437,7 @@ fn sets_file_matches_conformal_on_the_same_split() {
 
     let data = read_scores("digits", &std::fs::read(digits_npz()).unwrap()).unwrap();
     let (t, labels) = (&data.scores, data.labels.unwrap());
-    let test: Vec<usize> = (0..1079).filter(|&i| !mask_v[i]).collect();
+    let test: Vec<usize> = (0..DIGITS_N).filter(|&i| !mask_v[i]).collect();
 
     let text = std::fs::read_to_string(&sets).unwrap();
     let (header, rows) = parse_csv(&text);
@@ -860,7 +863,7 @@ fn bad_inputs_exit_2_with_one_line() {
     std::fs::write(&mask, write_npy_bool(&[5], &[true, false, true, false, true])).unwrap();
     let e =
         bad(&["conformal", "--scores", &digits_npz(), "--alpha", "0.1", "--split", mask.to_str().unwrap()]);
-    assert!(e.contains("short_mask.npy") && e.contains("[5]") && e.contains("1079"), "{e}");
+    assert!(e.contains("short_mask.npy") && e.contains("[5]") && e.contains(&DIGITS_N.to_string()), "{e}");
 
     let e = bad(&["conformal", "--scores", &path("assets/digits_wbb_scores.npy"), "--alpha", "0.1"]);
     assert!(e.contains("digits_wbb_scores.npy") && e.contains("--labels"), "{e}");
