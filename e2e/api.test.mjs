@@ -1,12 +1,14 @@
-// End-to-end tests of the JavaScript API (src/api.rs) through its example page,
-// www/api-example.html, in the dist/ that trunk built (make test-e2e builds it).
+// End-to-end tests of the JavaScript API (crates/wasm-api) through its example page,
+// www/api-example.html, which imports the module dist/api/rvalue.js by its fixed name, in the
+// dist/ that trunk built (make test-e2e builds it); and of dist/api/package.json.
 // Run: make test-e2e, or `node --test e2e/api.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Phi, ROOT, TIMEOUT_MS, shot, useExplorer } from './helpers.mjs';
+import { DIST, Phi, ROOT, TIMEOUT_MS, shot, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 
@@ -55,6 +57,41 @@ test('the example page shows the R package r-values of its 12 units', async (t) 
     assert.match(await page.locator('#error-message').textContent(), /^Error: .*12 estimates but 11 variances$/);
     assert.deepEqual(errors, []);
   });
+});
+
+test('the example loads the API module by its fixed names, not the explorer', async (t) => {
+  const { page, requests, errors } = await openExample();
+  await shot(t, page, async () => {
+    const paths = requests.map((u) => new URL(u).pathname);
+    assert.ok(paths.includes('/api/rvalue.js'), paths.join(' '));
+    assert.ok(paths.includes('/api/rvalue_bg.wasm'), paths.join(' '));
+    assert.deepEqual(paths.filter((p) => p.includes('explorer') || p.endsWith('index.html')), []);
+    assert.deepEqual(errors, []);
+  });
+});
+
+// The version is the workspace's, as the crate inherits it (crates/wasm-api/Cargo.toml).
+async function workspaceVersion() {
+  const toml = await readFile(join(ROOT, 'Cargo.toml'), 'utf8');
+  const section = toml.slice(toml.indexOf('[workspace.package]'));
+  return section.match(/^version = "([^"]+)"$/m)[1];
+}
+
+test('dist/api/package.json is valid and names files that exist', async () => {
+  const pkg = JSON.parse(await readFile(join(DIST, 'api', 'package.json'), 'utf8'));
+  assert.equal(pkg.name, 'rvalue-explorer-api');
+  assert.equal(pkg.version, await workspaceVersion());
+  assert.equal(pkg.type, 'module');
+  assert.equal(pkg.license, 'MIT OR Apache-2.0');
+  assert.deepEqual(pkg.files, ['rvalue.js', 'rvalue_bg.wasm']);
+  for (const f of [...pkg.files, pkg.main, pkg.module]) {
+    assert.ok(existsSync(join(DIST, 'api', f)), `package.json names ${f}, which dist/api/ lacks`);
+  }
+  // The loader fetches the wasm by this name, beside itself.
+  const loader = await readFile(join(DIST, 'api', pkg.module), 'utf8');
+  assert.match(loader, /new URL\('rvalue_bg\.wasm', import\.meta\.url\)/);
+  // No UI: the module imports nothing of the DOM (the crate has no web-sys).
+  assert.doesNotMatch(loader, /document|Canvas|HTMLElement|Window/);
 });
 
 test('the API returns typed arrays and the posterior of the R package', async (t) => {

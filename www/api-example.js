@@ -1,5 +1,7 @@
-// The JavaScript API example (www/api-example.html): loads the explorer's wasm module and
-// computes with it. A documentation page can copy loadApi() and the calls below.
+// The JavaScript API example (www/api-example.html): imports the API module by its fixed names
+// (dist/api/, beside www/ in the built site) and computes with it. A documentation page can copy
+// the import and the calls below.
+import init, * as api from '../api/rvalue.js';
 
 // The rvalues R package's example units: estimates and their standard errors.
 const ESTIMATES = [
@@ -10,23 +12,6 @@ const STANDARD_ERRORS = [
   1.380980367, 1.579644565, 1.175761284, 1.704021939, 1.062246927, 0.8759811706,
   0.7724286664, 0.6847661966, 1.193888634, 1.032550503, 1.427407055, 0.32182882,
 ];
-
-// trunk names the module and its wasm after their content hash (new names per build, so a
-// browser never runs a stale copy); index.html preloads both, so its links say which files to load.
-export async function loadApi(indexUrl = new URL('../index.html', import.meta.url)) {
-  const response = await fetch(indexUrl);
-  if (!response.ok) throw new Error(`${indexUrl}: HTTP ${response.status}`);
-  const html = new DOMParser().parseFromString(await response.text(), 'text/html');
-  const href = (selector) => {
-    const link = html.querySelector(selector);
-    if (!link) throw new Error(`${indexUrl} has no ${selector}`);
-    return new URL(link.getAttribute('href'), indexUrl).href;
-  };
-  const api = await import(href('link[rel="modulepreload"][href$=".js"]'));
-  // The default export instantiates the wasm.
-  await api.default({ module_or_path: href('link[rel="preload"][type="application/wasm"]') });
-  return api;
-}
 
 // A seeded tensor of n items × m draws × k candidates (mulberry32 and Box–Muller): candidate 0
 // is true with mean 1 and sd 1, the others mean 0 and sd 3.
@@ -54,7 +39,7 @@ function cell(row, text) {
   row.append(td);
 }
 
-function showUnits(api) {
+function showUnits() {
   const se = Float64Array.from(STANDARD_ERRORS);
   const asR = api.rvalues({ x: Float64Array.from(ESTIMATES), se, algorithm: 'grid', rule: 'empirical' });
   const exact = api.rvalues({ x: ESTIMATES, se });
@@ -66,7 +51,7 @@ function showUnits(api) {
   });
 }
 
-function showConformal(api) {
+function showConformal() {
   const data = syntheticScores(300, 10, 5, 7);
   document.getElementById('conformal-shape').textContent = data.shape.join(' × ');
   const result = api.conformal({ ...data, alpha: 0.1, splits: 20, seed: 1 });
@@ -77,7 +62,7 @@ function showConformal(api) {
   }
 }
 
-function showError(api) {
+function showError() {
   try {
     api.rvalues({ x: ESTIMATES, se: STANDARD_ERRORS.slice(1) });
   } catch (e) {
@@ -88,13 +73,14 @@ function showError(api) {
 async function main() {
   const status = document.getElementById('api-status');
   try {
-    const api = await loadApi();
-    showUnits(api);
-    showConformal(api);
+    // Fetches and instantiates rvalue_bg.wasm, which sits beside rvalue.js.
+    await init();
+    showUnits();
+    showConformal();
     document.getElementById('toy-probability').textContent = String(
       api.toyProbability({ muP: 1, sigma2P: 1, muQ: 0, sigma2Q: 1000 }),
     );
-    showError(api);
+    showError();
     // For the browser console (and the page's test).
     window.rvalueApi = api;
     status.textContent = 'Computed in this page.';
