@@ -61,7 +61,7 @@ test-e2e: test-page
 	@[[ -d e2e/node_modules/playwright-core ]] || { echo 'test-e2e: run make setup first (npm ci in e2e/)' >&2; exit 1; }
 	node --test --test-reporter=tap e2e/*.test.mjs
 
-# Optimised page in dist/ (wasm-opt runs in release builds).
+# Optimised page in dist/, and the JavaScript API alone in dist/api/ (a hook in Trunk.toml).
 build: setup
 	trunk build --release
 
@@ -94,9 +94,9 @@ bench-page: test-page
 fmt:
 	cargo fmt --all
 
-# Both targets: the bins and tests have wasm-only code paths. The command line (crates/cli) is
-# native only, so the wasm pass names the packages that run in the page.
+# Both targets: the bins and tests have wasm-only code paths (the API crate is wasm only). The
+# command line (crates/cli) is native only, so the wasm pass names the packages that run in the page.
 clippy:
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p rvalue-core --features ndarray --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu --lib --bins --tests -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu -p rvalue-wasm-api --lib --bins --tests -- -D warnings
