@@ -45,7 +45,7 @@ test-native:
 
 test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
-	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu --lib --tests
+	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-gpu -p rvalue-wasm-api --lib --tests
 
 # An optimised build of the page into dist/ (the browser tests run the default toy analysis,
 # which a debug build makes ten times slower).

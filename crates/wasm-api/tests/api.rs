@@ -1,0 +1,148 @@
+//! The API in headless Chromium (`make test-wasm`): its numbers are the core's to the last bit,
+//! it reads every typed array of numbers, and bad input comes back as a thrown `Error`, after
+//! which the module still works. The built module and its example page are tested by
+//! e2e/api.test.mjs.
+
+#![cfg(target_arch = "wasm32")]
+// Tests (not user data paths): a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use js_sys::{Array, BigInt64Array, Float32Array, Float64Array, Int32Array, Object, Reflect};
+use wasm_bindgen::{JsCast, JsError, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use rvalue_core::rvalue::{self, Algorithm, HyperChoice, LambdaRule};
+use rvalue_wasm_api::{conformal, rvalues, toy_probability};
+
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+const R_UNITS: &str = include_str!("../../../tests/data/reference/rvalues_R_12_units.csv");
+
+/// The rvalues R package's 12 example units: estimates and standard errors.
+fn units() -> (Vec<f64>, Vec<f64>) {
+    R_UNITS
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let mut f = l.split(',').map(|v| v.trim().parse::<f64>().unwrap());
+            (f.next().unwrap(), f.next().unwrap())
+        })
+        .unzip()
+}
+
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (name, value) in fields {
+        Reflect::set(&o, &JsValue::from_str(name), value).unwrap();
+    }
+    o.into()
+}
+
+fn field(o: &JsValue, name: &str) -> JsValue {
+    Reflect::get(o, &JsValue::from_str(name)).unwrap()
+}
+
+fn float64s(v: &JsValue) -> Vec<f64> {
+    v.dyn_ref::<Float64Array>().expect("a Float64Array").to_vec()
+}
+
+fn plain(values: &[f64]) -> JsValue {
+    values.iter().map(|&v| JsValue::from_f64(v)).collect::<Array>().into()
+}
+
+fn message(e: JsError) -> String {
+    JsValue::from(e).dyn_into::<js_sys::Error>().expect("a JS Error").message().into()
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn rvalues_are_the_cores_bit_for_bit() {
+    let (x, se) = units();
+    let s: Vec<f64> = se.iter().map(|e| e * e).collect();
+    for (algorithm, rule) in [("exact", "model"), ("grid", "empirical"), ("exact", "empirical")] {
+        let args = object(&[
+            ("x", plain(&x)),
+            ("se", Float64Array::from(&se[..]).into()),
+            ("algorithm", algorithm.into()),
+            ("rule", rule.into()),
+        ]);
+        let got = rvalues(args).map_err(message).unwrap();
+        let a: Algorithm = algorithm.parse().unwrap();
+        let r: LambdaRule = rule.parse().unwrap();
+        let want = rvalue::parametric(&x, &s, HyperChoice::Estimate, a, r).unwrap();
+        assert_eq!(bits(&float64s(&field(&got, "rvalue"))), bits(&want.rvalue), "{algorithm}/{rule}");
+        assert_eq!(bits(&float64s(&field(&got, "postMean"))), bits(&want.post_mean));
+        assert_eq!(bits(&float64s(&field(&got, "postSd"))), bits(&want.post_sd));
+        let hyper = field(&got, "hyper");
+        assert_eq!(field(&hyper, "mu").as_f64(), Some(want.hyper.mu));
+        assert_eq!(field(&hyper, "tau2").as_f64(), Some(want.hyper.tau2));
+    }
+}
+
+#[test]
+fn every_typed_array_of_numbers_reads_as_the_plain_array() {
+    let (x, s) = ([1.0, 2.0, -1.0, 4.0, 0.0], [1.0, 1.0, 2.0, 1.0, 3.0]);
+    let run = |x: JsValue| rvalues(object(&[("x", x), ("s", plain(&s))])).map_err(message);
+    let want = float64s(&field(&run(plain(&x)).unwrap(), "rvalue"));
+    let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let xi: Vec<i32> = x.iter().map(|&v| v as i32).collect();
+    for typed in [JsValue::from(Float32Array::from(&x32[..])), Int32Array::from(&xi[..]).into()] {
+        assert_eq!(bits(&float64s(&field(&run(typed).unwrap(), "rvalue"))), bits(&want));
+    }
+    // BigInt arrays hold no plain numbers.
+    let big = BigInt64Array::new_with_length(5);
+    assert!(run(big.into()).unwrap_err().contains("x must be an array of numbers"));
+}
+
+#[test]
+fn bad_input_throws_and_the_module_keeps_working() {
+    let scores: JsValue = Float64Array::new_with_length(2 * 3 * 4).into();
+    let shape = |dims: &[f64]| plain(dims);
+    let cases: Vec<(Result<JsValue, JsError>, &str)> = vec![
+        (rvalues(object(&[("x", plain(&[1.0, f64::NAN])), ("s", plain(&[1.0, 1.0]))])), "is NaN"),
+        (
+            rvalues(object(&[("x", plain(&[1.0])), ("s", plain(&[1.0])), ("rul", "model".into())])),
+            "unknown field `rul`",
+        ),
+        (rvalues(JsValue::UNDEFINED), "bad arguments"),
+        (
+            conformal(object(&[
+                ("scores", scores.clone()),
+                ("shape", shape(&[2.0, 3.0])),
+                ("labels", plain(&[0.0, 1.0])),
+                ("alpha", 0.1.into()),
+            ])),
+            "shape must be [n, m, k]",
+        ),
+        (
+            conformal(object(&[
+                ("scores", scores),
+                ("shape", shape(&[2.0, 3.0, 4.0])),
+                ("labels", plain(&[0.0, 9.0])),
+                ("alpha", 0.1.into()),
+            ])),
+            "but K = 4",
+        ),
+    ];
+    for (i, (result, expected)) in cases.into_iter().enumerate() {
+        let e = message(result.expect_err(expected));
+        assert!(e.contains(expected), "case {i}: {e}");
+    }
+    let toy = |sigma2_q: f64| {
+        toy_probability(object(&[
+            ("muP", 1.0.into()),
+            ("sigma2P", 1.0.into()),
+            ("muQ", 0.0.into()),
+            ("sigma2Q", sigma2_q.into()),
+        ]))
+    };
+    assert!(message(toy(-1.0).unwrap_err()).contains("variances ≥ 0"));
+    assert_eq!(
+        toy(1000.0).map_err(message).unwrap(),
+        rvalue_core::toy::prob_q_exceeds_p(1.0, 1.0, 0.0, 1000.0)
+    );
+}
