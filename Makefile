@@ -65,13 +65,15 @@ test-e2e: test-page
 build: setup
 	trunk build --release
 
-# Native benchmarks (the core, the explorer's steps, the GPU kernels against their CPU twins),
+# Native benchmarks (the core, the explorer's steps, the GPU kernels against their CPU twins,
+# whole `rvalue` commands as one process each, with their peak memory),
 # then the same core workloads as optimised wasm in headless Chromium, then the page's own speed
 # in headless Chromium.
 bench: setup
 	cargo bench -p rvalue-core --bench core
 	cargo bench -p rvalue-core --bench explorer
 	cargo bench -p rvalue-gpu --bench gpu
+	cargo bench -p rvalue-cli --bench commands
 	$(MAKE) --no-print-directory bench-wasm
 	$(MAKE) --no-print-directory bench-page
 
