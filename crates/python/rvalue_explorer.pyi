@@ -1,0 +1,251 @@
+"""r-value conformal prediction on numpy arrays.
+
+Scores are ``[N, M, K]`` (items × draws × candidates, higher is better) or ``[N, K]`` (read as
+M = 1), float32 or float64 in any memory order, or anything ``numpy.asarray`` accepts (memmaps,
+CPU torch tensors, lists). Labels are integers in ``0..K``. Every number comes from the same
+Rust core as the ``rvalue`` command line, through the same calls, so results equal the CLI's
+bit for bit. Work runs with the GIL released, on ``threads`` threads (default: every core);
+the results are the same for any count. Bad input raises ``ValueError`` with the core's message.
+
+Options are spelt as the CLI spells them: ``rvalue`` ("parametric", "nonparametric",
+"pooled"), ``variance`` ("per-draw", "of-mean"), ``prior`` ("per-item", "pooled"),
+``algorithm`` ("exact", "grid"), ``lambda_rule`` ("model", "empirical"; the CLI's
+``--lambda``, a Python keyword), ``cp_draw``, ``ties`` ("exchangeable", "index"),
+``never_empty``, ``seed``, ``threads``. Methods are "cp", "cp-avg" and "cp-r".
+
+Copies: the scores are copied once into the core's row-major float64 tensor (float32 widened
+exactly; integer or float16 scores are first converted to float64 by numpy). ``predict`` joins
+the calibration and new items into one tensor (a second copy of both), as the core computes a
+prediction as a split of the joined items.
+"""
+
+from typing import Any, Iterable, Literal, Sequence, TypedDict
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+Method = Literal["cp", "cp-avg", "cp-r"]
+RvalueKind = Literal["parametric", "nonparametric", "pooled"]
+Variance = Literal["per-draw", "of-mean"]
+Prior = Literal["per-item", "pooled"]
+Algorithm = Literal["exact", "grid"]
+LambdaRule = Literal["model", "empirical"]
+Ties = Literal["exchangeable", "index"]
+
+class SummaryRow(TypedDict):
+    """One row of ``rvalue conformal``: the keys are its CSV columns."""
+
+    method: str
+    alpha: float
+    coverage_mean: float
+    coverage_sd: float
+    size_mean: float
+    size_sd: float
+    position_mean: float  # NaN when no set holds its item's label
+    empty_rate: float
+    splits: int
+
+class SplitRecord(TypedDict):
+    """One method's metrics on one split (``conformal(..., per_split=True)``)."""
+
+    method: str
+    alpha: float
+    split: int  # the split's index in its seeded series (0 for a given mask)
+    coverage: float
+    size: float
+    position: float  # NaN when no set holds its item's label
+    empty_rate: float
+
+class SetColumns(TypedDict):
+    """The columns of ``rvalue sets``: one entry per (method, test item, candidate in its set),
+    by method, item and position. ``pandas.DataFrame(sets(...))`` makes the CSV's table."""
+
+    method: list[str]
+    item: npt.NDArray[np.int64]
+    candidate: npt.NDArray[np.int64]
+    score: npt.NDArray[np.float64]  # the method's own score: the r-value for CP_r
+    position: npt.NDArray[np.int64]
+
+class Hyper(TypedDict):
+    mu: float
+    tau2: float
+
+class RankColumns(TypedDict):
+    """The columns of ``rvalue rank`` and the prior's hyperparameters."""
+
+    estimate: npt.NDArray[np.float64]
+    se: npt.NDArray[np.float64]
+    post_mean: npt.NDArray[np.float64]
+    post_sd: npt.NDArray[np.float64]
+    rvalue: npt.NDArray[np.float64]
+    hyper: Hyper
+
+class Calibration:
+    """A method calibrated on labelled items (made by :func:`calibrate`).
+
+    ``predict(test_scores)`` gives the new items' prediction sets. A prediction is the split
+    whose calibration items are the labelled ones and whose test items are the new ones: the
+    sets equal ``sets(...)`` (and ``rvalue sets``) on the joined items with that split, bit for
+    bit. Methods whose scores look at other items (a pooled prior, pooled r-values) are computed
+    at ``predict``, with the new items present, so the threshold is known only after a
+    prediction.
+    """
+
+    alpha: float
+    """The α of ``predict`` when none is given."""
+    never_empty: bool
+    seed: int
+    """Keys the pooled r-values' exchangeable tie order (split 0 of this seed)."""
+    threads: int
+    method: str
+    rvalue: str
+    variance: str
+    prior: str
+    algorithm: str
+    lambda_rule: str
+    cp_draw: int
+    ties: str
+    n_calibration: int
+    """Labelled items calibrated on."""
+    m: int
+    """Draws per item."""
+    k: int
+    """Candidates per item."""
+    per_item_threshold: bool
+    """True when each new item gets a threshold of its own (CP_r with pooled r-values)."""
+    predicted_alpha: float | None
+    """The α of the last prediction; None before one."""
+    threshold: float | npt.NDArray[np.float64] | None
+    """The last prediction's threshold q̂: a candidate is in the set when its score is ≤ q̂.
+    A float for CP, CP_avg and per-item r-values; an array with one per new item for pooled
+    r-values; None before a prediction. ``inf`` when α is too small for the calibration items
+    (every candidate is in)."""
+    scores: npt.NDArray[np.float64] | None
+    """The last prediction's scores ``[n_test, K]`` under the method (lower is more conforming:
+    minus the score for CP and CP_avg, the r-value for CP_r); None before a prediction."""
+
+    def predict(self, test_scores: Any, alpha: float | None = None) -> npt.NDArray[np.bool_]:
+        """Prediction sets of new items as a boolean mask ``[n_test, K]`` (True = in the set).
+
+        ``test_scores``: ``[n_test, M, K]`` or ``[n_test, K]``, the same M and K as the
+        calibration. ``alpha``: default the calibration's. Updates ``threshold``, ``scores`` and
+        ``predicted_alpha``.
+        """
+
+def calibrate(
+    scores: Any,
+    labels: Any,
+    alpha: float = 0.1,
+    *,
+    method: Method = "cp-r",
+    rvalue: RvalueKind = "pooled",
+    variance: Variance = "per-draw",
+    prior: Prior = "per-item",
+    algorithm: Algorithm = "exact",
+    lambda_rule: LambdaRule = "model",
+    cp_draw: int = 0,
+    ties: Ties = "exchangeable",
+    never_empty: bool = False,
+    seed: int = 0,
+    threads: int | None = None,
+) -> Calibration:
+    """Calibrates ``method`` on labelled ``scores`` ``[N, M, K]`` and ``labels`` ``[N]`` at
+    miscoverage ``alpha``; returns a :class:`Calibration` whose ``predict`` gives new items'
+    sets. The scores are copied: changing the array afterwards changes nothing."""
+
+def conformal(
+    scores: Any,
+    labels: Any,
+    alpha: float = 0.1,
+    *,
+    methods: Sequence[Method] = ("cp", "cp-avg", "cp-r"),
+    splits: int = 100,
+    seed: int = 0,
+    cal_fraction: float = 0.5,
+    split: Any | None = None,
+    split_indices: Iterable[int] | None = None,
+    per_split: bool = False,
+    rvalue: RvalueKind = "parametric",
+    variance: Variance = "per-draw",
+    prior: Prior = "per-item",
+    algorithm: Algorithm = "exact",
+    lambda_rule: LambdaRule = "model",
+    cp_draw: int = 0,
+    ties: Ties = "exchangeable",
+    never_empty: bool = False,
+    threads: int | None = None,
+) -> list[Any]:
+    """Split-conformal coverage, set size, position and empty rate, as ``rvalue conformal``.
+
+    Returns one :class:`SummaryRow` per method, in ``methods`` order: the CLI's CSV columns as
+    keys, the same values bit for bit.
+
+    The splits: ``splits`` random splits of the series keyed by ``seed``, each calibrating
+    ``round(N * cal_fraction)`` items; or one ``split`` (a boolean mask ``[N]``, True =
+    calibration; ``seed`` then keys only the pooled r-values' tie order); or ``split_indices``:
+    those splits of the seeded series (``range(a, b)`` is the piece of a run from split a to
+    b − 1; ``splits`` is then not used).
+
+    ``per_split=True`` returns one :class:`SplitRecord` per method and split instead (methods
+    in order, splits in the given order): pieces computed anywhere (Dask tasks, processes,
+    machines) and gathered give, through :func:`summarize`, the rows of one call over all of
+    them.
+    """
+
+def summarize(records: Iterable[SplitRecord]) -> list[SummaryRow]:
+    """The summary rows of per-split records gathered in any order from any number of
+    ``conformal(..., per_split=True)`` calls, one row per method in the order the methods
+    first appear. Each method's splits are taken in index order, so the rows equal those of one
+    ``conformal`` call over the same splits, bit for bit. A split given twice, or records of one
+    method at two α, raise ValueError."""
+
+def sets(
+    scores: Any,
+    labels: Any,
+    split: Any,
+    alpha: float = 0.1,
+    *,
+    methods: Sequence[Method] = ("cp", "cp-avg", "cp-r"),
+    seed: int = 0,
+    rvalue: RvalueKind = "parametric",
+    variance: Variance = "per-draw",
+    prior: Prior = "per-item",
+    algorithm: Algorithm = "exact",
+    lambda_rule: LambdaRule = "model",
+    cp_draw: int = 0,
+    ties: Ties = "exchangeable",
+    never_empty: bool = False,
+    threads: int | None = None,
+) -> SetColumns:
+    """The prediction sets of one split, as ``rvalue sets``: ``split`` is a boolean mask
+    ``[N]`` (True = calibration); ``seed`` keys the pooled r-values' tie order (split 0 of
+    it). Returns the CSV's columns (``method``, ``item``, ``candidate``, ``score``,
+    ``position``), one entry per (method, test item, candidate in its set)."""
+
+def rvalues(
+    x: Any,
+    se: Any | None = None,
+    *,
+    s: Any | None = None,
+    algorithm: Algorithm = "exact",
+    lambda_rule: LambdaRule | None = None,
+    hyper: tuple[float, float] | None = None,
+) -> RankColumns:
+    """Parametric r-values (Normal–Normal empirical Bayes) of units with estimates ``x`` and
+    standard errors ``se`` (or noise variances ``s = se²``), as ``rvalue rank``.
+
+    ``algorithm``: "exact" (the infimum over β to 1e-9) or "grid" (the rvalues 0.7.1 R
+    package's). ``lambda_rule``: "model" or "empirical"; default "model" with "exact" and
+    "empirical" with "grid", which then gives the R package's r-values. ``hyper``: the prior
+    ``(mu, tau2)``; estimated by marginal maximum likelihood when None. Returns the CLI's
+    columns as float64 arrays and the prior used as ``hyper``.
+    """
+
+def toy_probability(
+    mu_p: float = 1.0, sigma2_p: float = 1.0, mu_q: float = 0.0, sigma2_q: float = 1000.0
+) -> float:
+    """``P(q > p)`` for independent ``p ~ N(mu_p, sigma2_p)`` and ``q ~ N(mu_q, sigma2_q)``: how
+    often a false candidate's single draw beats the true one's in the paper's toy. 0.4874 at the
+    defaults (the toy's)."""

@@ -1,0 +1,233 @@
+//! `calibrate` and its `Calibration`: calibrate once on labelled items, then predict sets for
+//! new items (`rvalue_core::predict`, docs/method.md §5).
+//!
+//! A prediction is the split whose calibration items are the labelled ones and whose test items
+//! are the new ones, so a method whose scores look at other items (a pooled prior, pooled
+//! r-values) is computed at `predict`, with the new items present. That is why the threshold is
+//! known only after a prediction: one number for CP, CP_avg and per-item r-values, one per new
+//! item for pooled r-values.
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use pyo3::prelude::*;
+use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
+use rvalue_core::predict::{self, Prediction};
+use rvalue_core::tensor::ScoreTensor;
+
+use crate::arrays::{self, value_error};
+use crate::options::{self, Scoring};
+
+/// A method calibrated on labelled items. `predict(test_scores)` gives the new items' sets.
+#[pyclass(module = "rvalue_explorer", name = "Calibration")]
+pub struct Calibration {
+    /// The labelled items' scores, copied: a later change to the caller's array changes nothing.
+    cal: ScoreTensor,
+    labels: Vec<usize>,
+    method: Method,
+    opts: ScoreOptions,
+    #[pyo3(get)]
+    alpha: f64,
+    #[pyo3(get)]
+    never_empty: bool,
+    #[pyo3(get)]
+    seed: u64,
+    #[pyo3(get)]
+    threads: usize,
+    /// The last prediction and the α it was asked at.
+    last: Option<(Prediction, f64)>,
+}
+
+/// Calibrates `method` on labelled `scores` and `labels` for predicting sets of new items.
+#[pyfunction]
+#[pyo3(signature = (
+    scores, labels, alpha=0.1, *, method="cp-r", rvalue="pooled", variance="per-draw",
+    prior="per-item", algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
+    never_empty=false, seed=0, threads=None
+))]
+#[allow(clippy::too_many_arguments)] // the command line's options, by name
+pub fn calibrate(
+    scores: &Bound<'_, PyAny>,
+    labels: &Bound<'_, PyAny>,
+    alpha: f64,
+    method: &str,
+    rvalue: &str,
+    variance: &str,
+    prior: &str,
+    algorithm: &str,
+    lambda_rule: &str,
+    cp_draw: usize,
+    ties: &str,
+    never_empty: bool,
+    seed: u64,
+    threads: Option<usize>,
+) -> PyResult<Calibration> {
+    let opts = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties }.options()?;
+    let cal = arrays::scores(scores, "scores")?;
+    let labels = arrays::indices(labels, "labels", Some((cal.k(), "K")))?;
+    rvalue_core::conformal::check_data(&cal, &labels).map_err(value_error)?;
+    if opts.cp_draw >= cal.m() {
+        return Err(value_error(rvalue_core::Error::invalid(format!(
+            "CP's draw {} does not exist (M = {})",
+            opts.cp_draw,
+            cal.m()
+        ))));
+    }
+    Ok(Calibration {
+        cal,
+        labels,
+        method: options::parse(method)?,
+        opts,
+        alpha: options::alpha(alpha)?,
+        never_empty,
+        seed,
+        threads: options::threads(threads)?,
+        last: None,
+    })
+}
+
+#[pymethods]
+impl Calibration {
+    /// The new items' sets as a boolean mask `[n_test, K]` (`True` = in the set), at `alpha`
+    /// (default: the calibration's).
+    #[pyo3(signature = (test_scores, alpha=None))]
+    fn predict<'py>(
+        &mut self,
+        py: Python<'py>,
+        test_scores: &Bound<'py, PyAny>,
+        alpha: Option<f64>,
+    ) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        let alpha = options::alpha(alpha.unwrap_or(self.alpha))?;
+        let test = arrays::scores(test_scores, "test_scores")?;
+        let (cal, labels, method, opts) = (&self.cal, &self.labels, self.method, &self.opts);
+        let (seed, threads) = (self.seed, self.threads);
+        let p = py
+            .detach(|| predict::predict(cal, labels, &test, method, opts, seed, threads))
+            .map_err(value_error)?;
+        let mask = PyArray1::from_vec(py, p.mask(alpha, self.never_empty)).reshape([p.n_test(), p.k()])?;
+        self.last = Some((p, alpha));
+        Ok(mask)
+    }
+
+    /// The method: "cp", "cp-avg" or "cp-r".
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.method.name()
+    }
+
+    /// CP_r's r-value kind.
+    #[getter]
+    fn rvalue(&self) -> &'static str {
+        self.opts.kind.name()
+    }
+
+    #[getter]
+    fn variance(&self) -> &'static str {
+        self.opts.variance.name()
+    }
+
+    #[getter]
+    fn prior(&self) -> &'static str {
+        self.opts.prior.name()
+    }
+
+    #[getter]
+    fn algorithm(&self) -> &'static str {
+        self.opts.algorithm.name()
+    }
+
+    #[getter]
+    fn lambda_rule(&self) -> &'static str {
+        self.opts.lambda.name()
+    }
+
+    #[getter]
+    fn cp_draw(&self) -> usize {
+        self.opts.cp_draw
+    }
+
+    #[getter]
+    fn ties(&self) -> &'static str {
+        self.opts.ties.name()
+    }
+
+    /// Labelled items calibrated on.
+    #[getter]
+    fn n_calibration(&self) -> usize {
+        self.cal.n()
+    }
+
+    /// Draws per item.
+    #[getter]
+    fn m(&self) -> usize {
+        self.cal.m()
+    }
+
+    /// Candidates per item.
+    #[getter]
+    fn k(&self) -> usize {
+        self.cal.k()
+    }
+
+    /// Whether each new item gets a threshold of its own (pooled r-values).
+    #[getter]
+    fn per_item_threshold(&self) -> bool {
+        self.method == Method::CpR && self.opts.kind == RvalueKind::Pooled
+    }
+
+    /// The α of the last prediction, or None before one.
+    #[getter]
+    fn predicted_alpha(&self) -> Option<f64> {
+        self.last.as_ref().map(|(_, a)| *a)
+    }
+
+    /// The last prediction's threshold: a float, or an array with one per new item for pooled
+    /// r-values; None before a prediction.
+    #[getter]
+    fn threshold<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some((p, alpha)) = &self.last else { return Ok(None) };
+        if !p.per_item_threshold() {
+            return Ok(Some(p.threshold(0, *alpha).into_pyobject(py)?.into_any()));
+        }
+        let each: Vec<f64> = (0..p.n_test()).map(|j| p.threshold(j, *alpha)).collect();
+        Ok(Some(PyArray1::from_vec(py, each).into_any()))
+    }
+
+    /// The last prediction's scores `[n_test, K]` under the method (lower is more conforming;
+    /// the r-values for CP_r); None before a prediction.
+    #[getter]
+    fn scores<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        let Some((p, _)) = &self.last else { return Ok(None) };
+        let flat: Vec<f64> = (0..p.n_test()).flat_map(|j| p.scores(j).iter().copied()).collect();
+        Ok(Some(PyArray1::from_vec(py, flat).reshape([p.n_test(), p.k()])?))
+    }
+
+    fn __repr__(&self) -> String {
+        let options = match (self.method, self.opts.kind) {
+            (Method::Cp, _) => format!(", cp_draw={}", self.opts.cp_draw),
+            (Method::CpAvg, _) => String::new(),
+            (Method::CpR, RvalueKind::Pooled) => {
+                format!(", rvalue='pooled', ties='{}'", self.opts.ties.name())
+            }
+            (Method::CpR, RvalueKind::Nonparametric) => ", rvalue='nonparametric'".to_string(),
+            (Method::CpR, RvalueKind::Parametric) => format!(
+                ", rvalue='parametric', variance='{}', prior='{}', algorithm='{}', lambda_rule='{}'",
+                self.opts.variance.name(),
+                self.opts.prior.name(),
+                self.opts.algorithm.name(),
+                self.opts.lambda.name()
+            ),
+        };
+        let last = match &self.last {
+            None => "no prediction yet".to_string(),
+            Some((p, a)) => format!("last prediction: {} items at alpha={a}", p.n_test()),
+        };
+        format!(
+            "Calibration(method='{}'{options}, alpha={}, never_empty={}, n_calibration={}, M={}, K={}; {last})",
+            self.method.name(),
+            self.alpha,
+            if self.never_empty { "True" } else { "False" },
+            self.cal.n(),
+            self.cal.m(),
+            self.cal.k()
+        )
+    }
+}

@@ -1,0 +1,337 @@
+//! `conformal`, `summarize` and `sets`: the numbers of `rvalue conformal` and `rvalue sets`,
+//! computed by the same core calls in the same order, so they are the same bits.
+//!
+//! A run over many splits can be cut into pieces of split indices (`split_indices=`, e.g. one
+//! piece per Dask task); `per_split=True` returns each split's metrics, and `summarize` turns the
+//! gathered metrics into the rows one run would give: it orders them by split index and calls
+//! the core's `conformal::summarize`, which adds them up in that order.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rvalue_core::conformal::{self as core, Method, Prepared, Split, SplitMetrics, SplitPlan, Summary};
+use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::{Error, Result};
+
+use crate::arrays::{self, value_error};
+use crate::options::{self, Job, Scoring};
+
+/// One method's metrics on one split of a run: what `per_split=True` returns, as a dict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitRecord {
+    pub method: Method,
+    pub alpha: f64,
+    pub split: u64,
+    pub metrics: SplitMetrics,
+}
+
+/// What a run computes: every method's metrics on every split, and the summary rows.
+struct Run {
+    records: Vec<SplitRecord>,
+    rows: Vec<Summary>,
+}
+
+/// The splits a call asks for: one mask, the first `count` of a seeded series, or the given
+/// indices of it.
+struct Plan {
+    splits: Vec<Split>,
+}
+
+impl Plan {
+    fn of(n: usize, args: &ConformalArgs<'_, '_>) -> PyResult<Plan> {
+        let splits = match (&args.split, &args.split_indices) {
+            (Some(_), Some(_)) => {
+                return Err(value_error(Error::invalid("give split (a mask) or split_indices, not both")))
+            }
+            (Some(mask), None) => {
+                let split = Split::from_mask(&arrays::mask(mask, n)?).map_err(value_error)?;
+                vec![split.keyed(args.seed, 0)]
+            }
+            (None, Some(indices)) => seeded(n, args.cal_fraction, args.seed, &split_indices(indices)?)?,
+            (None, None) => {
+                SplitPlan::Random { count: args.splits, cal_fraction: args.cal_fraction, seed: args.seed }
+                    .splits(n)
+                    .map_err(value_error)?
+            }
+        };
+        Ok(Plan { splits })
+    }
+}
+
+/// Splits `indices` of the series of `seed`: the same splits as the first `R` of a run.
+fn seeded(n: usize, cal_fraction: f64, seed: u64, indices: &[usize]) -> PyResult<Vec<Split>> {
+    indices.iter().map(|&r| Split::random(n, cal_fraction, seed, r).map_err(value_error)).collect()
+}
+
+/// Split indices: integers ≥ 0, at least one, none twice.
+fn split_indices(obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    let raw: Vec<i64> = obj.extract()?;
+    let mut out = Vec::with_capacity(raw.len());
+    for (i, &r) in raw.iter().enumerate() {
+        let r = usize::try_from(r)
+            .map_err(|_| value_error(Error::invalid(format!("split_indices[{i}] is {r}, expected ≥ 0"))))?;
+        if out.contains(&r) {
+            return Err(value_error(Error::invalid(format!("split_indices lists split {r} twice"))));
+        }
+        out.push(r);
+    }
+    if out.is_empty() {
+        return Err(value_error(Error::invalid("split_indices is empty; expected at least one split")));
+    }
+    Ok(out)
+}
+
+/// The arguments of `conformal` that pick the splits.
+struct ConformalArgs<'a, 'py> {
+    splits: usize,
+    seed: u64,
+    cal_fraction: f64,
+    split: Option<&'a Bound<'py, PyAny>>,
+    split_indices: Option<&'a Bound<'py, PyAny>>,
+}
+
+/// Every method over every split at α, as `rvalue conformal` runs them (free of Python).
+fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result<Run> {
+    let prep = Prepared::new(t, labels, core::needs_draw_orders(&job.methods, &job.opts))?;
+    let (alpha, never_empty) = (job.alpha, job.never_empty);
+    let (mut records, mut rows) = (Vec::new(), Vec::new());
+    for &method in &job.methods {
+        let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+        prep.calibrate_each_threads(method, &job.opts, splits, job.threads, |r, c| {
+            let m = c.metrics(alpha, never_empty);
+            records.push(SplitRecord { method, alpha, split: splits[r].index, metrics: m });
+            metrics.push(m);
+            sizes.push(c.sizes(alpha, never_empty));
+        })?;
+        rows.push(core::summarize(method, alpha, &metrics, &sizes, t.k()));
+    }
+    Ok(Run { records, rows })
+}
+
+/// Split-conformal coverage, set size, position and empty rate of each method over repeated
+/// splits: one dict per method with the columns of `rvalue conformal`.
+#[pyfunction]
+#[pyo3(signature = (
+    scores, labels, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
+    splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
+    rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
+    cp_draw=0, ties="exchangeable", never_empty=false, threads=None
+))]
+#[allow(clippy::too_many_arguments)] // the command line's options, by name
+pub fn conformal<'py>(
+    py: Python<'py>,
+    scores: &Bound<'py, PyAny>,
+    labels: &Bound<'py, PyAny>,
+    alpha: f64,
+    methods: Vec<String>,
+    splits: usize,
+    seed: u64,
+    cal_fraction: f64,
+    split: Option<&Bound<'py, PyAny>>,
+    split_indices: Option<&Bound<'py, PyAny>>,
+    per_split: bool,
+    rvalue: &str,
+    variance: &str,
+    prior: &str,
+    algorithm: &str,
+    lambda_rule: &str,
+    cp_draw: usize,
+    ties: &str,
+    never_empty: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyList>> {
+    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
+    let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
+    let t = arrays::scores(scores, "scores")?;
+    let labels = arrays::indices(labels, "labels", None)?;
+    let plan = Plan::of(t.n(), &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?;
+    let done = py.detach(|| run(&t, &labels, &job, &plan.splits)).map_err(value_error)?;
+    if per_split {
+        PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
+    } else {
+        PyList::new(py, done.rows.iter().map(|s| row_dict(py, s)).collect::<PyResult<Vec<_>>>()?)
+    }
+}
+
+/// The summary rows of per-split records gathered from any number of `conformal(...,
+/// per_split=True)` calls: the rows of one `conformal` call over the same splits, bit for bit.
+#[pyfunction]
+pub fn summarize<'py>(py: Python<'py>, records: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    let mut parsed = Vec::new();
+    for item in records.try_iter()? {
+        parsed.push(record_of(&item?)?);
+    }
+    let rows = summary_rows(parsed).map_err(value_error)?;
+    PyList::new(py, rows.iter().map(|s| row_dict(py, s)).collect::<PyResult<Vec<_>>>()?)
+}
+
+/// Rows per method in the order the methods first appear, each over its splits in index order.
+pub fn summary_rows(mut records: Vec<SplitRecord>) -> Result<Vec<Summary>> {
+    if records.is_empty() {
+        return Err(Error::invalid("no per-split records to summarise"));
+    }
+    let mut methods: Vec<Method> = Vec::new();
+    for r in &records {
+        if !methods.contains(&r.method) {
+            methods.push(r.method);
+        }
+    }
+    // Stable: a method's records keep their split order, whatever order the pieces came in.
+    records.sort_by_key(|r| r.split);
+    methods
+        .iter()
+        .map(|&method| {
+            let mine: Vec<&SplitRecord> = records.iter().filter(|r| r.method == method).collect();
+            check_records(method, &mine)?;
+            let metrics: Vec<SplitMetrics> = mine.iter().map(|r| r.metrics).collect();
+            // The size histogram is not a column; the core needs no sizes for the rest.
+            Ok(core::summarize(method, mine[0].alpha, &metrics, &[], 0))
+        })
+        .collect()
+}
+
+/// One α per method and no split twice (a piece gathered twice would count double).
+fn check_records(method: Method, mine: &[&SplitRecord]) -> Result<()> {
+    for pair in mine.windows(2) {
+        if pair[0].split == pair[1].split {
+            return Err(Error::invalid(format!("{}: split {} appears twice", method.name(), pair[0].split)));
+        }
+        if pair[0].alpha.to_bits() != pair[1].alpha.to_bits() {
+            return Err(Error::invalid(format!(
+                "{}: records at α = {} and α = {}; summarise one α at a time",
+                method.name(),
+                pair[0].alpha,
+                pair[1].alpha
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Keys of a per-split record, in order.
+const RECORD_KEYS: [&str; 7] = ["method", "alpha", "split", "coverage", "size", "position", "empty_rate"];
+
+fn record_dict<'py>(py: Python<'py>, r: &SplitRecord) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item(RECORD_KEYS[0], r.method.name())?;
+    d.set_item(RECORD_KEYS[1], r.alpha)?;
+    d.set_item(RECORD_KEYS[2], r.split)?;
+    d.set_item(RECORD_KEYS[3], r.metrics.coverage)?;
+    d.set_item(RECORD_KEYS[4], r.metrics.size)?;
+    d.set_item(RECORD_KEYS[5], r.metrics.position)?;
+    d.set_item(RECORD_KEYS[6], r.metrics.empty_rate)?;
+    Ok(d)
+}
+
+fn record_of(item: &Bound<'_, PyAny>) -> PyResult<SplitRecord> {
+    let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        item.get_item(key).map_err(|_| {
+            value_error(Error::invalid(format!(
+                "a per-split record lacks '{key}'; expected the dicts of conformal(..., per_split=True)"
+            )))
+        })
+    };
+    let method: String = get(RECORD_KEYS[0])?.extract()?;
+    Ok(SplitRecord {
+        method: options::parse(&method)?,
+        alpha: get(RECORD_KEYS[1])?.extract()?,
+        split: get(RECORD_KEYS[2])?.extract()?,
+        metrics: SplitMetrics {
+            coverage: get(RECORD_KEYS[3])?.extract()?,
+            size: get(RECORD_KEYS[4])?.extract()?,
+            position: get(RECORD_KEYS[5])?.extract()?,
+            empty_rate: get(RECORD_KEYS[6])?.extract()?,
+        },
+    })
+}
+
+/// A summary row with the CSV columns of `rvalue conformal` as keys, in their order.
+fn row_dict<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("method", s.method.name())?;
+    d.set_item("alpha", s.alpha)?;
+    d.set_item("coverage_mean", s.coverage_mean)?;
+    d.set_item("coverage_sd", s.coverage_sd)?;
+    d.set_item("size_mean", s.size_mean)?;
+    d.set_item("size_sd", s.size_sd)?;
+    d.set_item("position_mean", s.position_mean)?;
+    d.set_item("empty_rate", s.empty_rate)?;
+    d.set_item("splits", s.splits)?;
+    Ok(d)
+}
+
+/// The columns of `rvalue sets`' CSV, one entry per (method, test item, candidate in the set).
+#[derive(Default)]
+struct SetRows {
+    method: Vec<&'static str>,
+    item: Vec<usize>,
+    candidate: Vec<usize>,
+    score: Vec<f64>,
+    position: Vec<usize>,
+}
+
+fn set_rows(t: &ScoreTensor, labels: &[usize], job: &Job, split: &Split) -> Result<SetRows> {
+    let prep = Prepared::new(t, labels, core::needs_draw_orders(&job.methods, &job.opts))?;
+    let mut out = SetRows::default();
+    for &method in &job.methods {
+        prep.calibrate_each_threads(method, &job.opts, std::slice::from_ref(split), job.threads, |_, c| {
+            for pos in 0..c.test.len() {
+                let set = c.set(pos, job.alpha, job.never_empty);
+                for (position, &(candidate, score)) in set.members.iter().enumerate() {
+                    out.method.push(method.name());
+                    out.item.push(set.item);
+                    out.candidate.push(candidate);
+                    out.score.push(score);
+                    out.position.push(position);
+                }
+            }
+        })?;
+    }
+    Ok(out)
+}
+
+/// The prediction sets of one split (`split`: a boolean mask, `True` = calibration), as the
+/// columns of `rvalue sets`.
+#[pyfunction]
+#[pyo3(signature = (
+    scores, labels, split, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
+    seed=0, rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact",
+    lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None
+))]
+#[allow(clippy::too_many_arguments)] // the command line's options, by name
+pub fn sets<'py>(
+    py: Python<'py>,
+    scores: &Bound<'py, PyAny>,
+    labels: &Bound<'py, PyAny>,
+    split: &Bound<'py, PyAny>,
+    alpha: f64,
+    methods: Vec<String>,
+    seed: u64,
+    rvalue: &str,
+    variance: &str,
+    prior: &str,
+    algorithm: &str,
+    lambda_rule: &str,
+    cp_draw: usize,
+    ties: &str,
+    never_empty: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
+    let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
+    let t = arrays::scores(scores, "scores")?;
+    let labels = arrays::indices(labels, "labels", None)?;
+    let split = Split::from_mask(&arrays::mask(split, t.n())?).map_err(value_error)?.keyed(seed, 0);
+    let rows = py.detach(|| set_rows(&t, &labels, &job, &split)).map_err(value_error)?;
+    let d = PyDict::new(py);
+    d.set_item("method", PyList::new(py, rows.method)?)?;
+    d.set_item("item", numpy::PyArray1::from_vec(py, to_i64(rows.item)))?;
+    d.set_item("candidate", numpy::PyArray1::from_vec(py, to_i64(rows.candidate)))?;
+    d.set_item("score", numpy::PyArray1::from_vec(py, rows.score))?;
+    d.set_item("position", numpy::PyArray1::from_vec(py, to_i64(rows.position)))?;
+    Ok(d)
+}
+
+/// Indices as numpy's default integer.
+pub fn to_i64(v: Vec<usize>) -> Vec<i64> {
+    v.into_iter().map(|x| x as i64).collect()
+}

@@ -1,0 +1,97 @@
+//! The keyword options, spelt as the command line spells them (`rvalue="pooled"`,
+//! `ties="index"`), read by the core's own parsers so the names and their error messages are the
+//! CLI's and the page's.
+
+use std::str::FromStr;
+
+use pyo3::prelude::*;
+use rvalue_core::conformal::{Method, ScoreOptions};
+use rvalue_core::Error;
+
+use crate::arrays::value_error;
+
+/// An option's value from its name, or the core's error listing the names allowed.
+pub fn parse<T: FromStr<Err = Error>>(name: &str) -> PyResult<T> {
+    name.parse().map_err(value_error)
+}
+
+/// How CP and CP_r score: the options shared by `conformal`, `sets` and `calibrate`.
+pub struct Scoring<'a> {
+    pub rvalue: &'a str,
+    pub variance: &'a str,
+    pub prior: &'a str,
+    pub algorithm: &'a str,
+    pub lambda_rule: &'a str,
+    pub cp_draw: usize,
+    pub ties: &'a str,
+}
+
+impl Scoring<'_> {
+    pub fn options(&self) -> PyResult<ScoreOptions> {
+        Ok(ScoreOptions {
+            kind: parse(self.rvalue)?,
+            variance: parse(self.variance)?,
+            prior: parse(self.prior)?,
+            algorithm: parse(self.algorithm)?,
+            lambda: parse(self.lambda_rule)?,
+            cp_draw: self.cp_draw,
+            ties: parse(self.ties)?,
+        })
+    }
+}
+
+/// The methods in the given order, refusing none and duplicates (as `--method` does).
+pub fn methods(names: Vec<String>) -> PyResult<Vec<Method>> {
+    if names.is_empty() {
+        return Err(value_error(Error::invalid("methods is empty; expected some of cp, cp-avg and cp-r")));
+    }
+    let methods = names.iter().map(|n| parse::<Method>(n)).collect::<PyResult<Vec<_>>>()?;
+    for (i, m) in methods.iter().enumerate() {
+        if methods[..i].contains(m) {
+            return Err(value_error(Error::invalid(format!("methods lists {} twice", m.name()))));
+        }
+    }
+    Ok(methods)
+}
+
+/// `threads`, or every core the system offers; at least one.
+pub fn threads(threads: Option<usize>) -> PyResult<usize> {
+    match threads {
+        Some(0) => Err(value_error(Error::invalid("threads must be at least 1"))),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// α in (0, 1).
+pub fn alpha(alpha: f64) -> PyResult<f64> {
+    rvalue_core::conformal::check_alpha(alpha).map_err(value_error)?;
+    Ok(alpha)
+}
+
+/// What a run computes, checked: the methods, how they score, α, never-empty sets and threads.
+pub struct Job {
+    pub methods: Vec<Method>,
+    pub opts: ScoreOptions,
+    pub alpha: f64,
+    pub never_empty: bool,
+    pub threads: usize,
+}
+
+impl Job {
+    pub fn new(
+        methods: Vec<String>,
+        scoring: &Scoring<'_>,
+        alpha: f64,
+        never_empty: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Job> {
+        Ok(Job {
+            methods: self::methods(methods)?,
+            opts: scoring.options()?,
+            alpha: self::alpha(alpha)?,
+            never_empty,
+            threads: self::threads(threads)?,
+        })
+    }
+}
