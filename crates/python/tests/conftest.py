@@ -1,0 +1,97 @@
+"""Shared fixtures: the bundled samples and the `rvalue` binary of this workspace.
+
+`make test-python` builds the binary and names it in RVALUE_BIN; without it the tests look for
+target/release/rvalue and fail (not skip) when it is missing, since agreement with the CLI is
+what they check.
+"""
+
+import csv
+import io
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+ASSETS = ROOT / "assets"
+
+
+def rvalue_bin() -> Path:
+    path = Path(os.environ.get("RVALUE_BIN", ROOT / "target" / "release" / "rvalue"))
+    if not path.is_file():
+        pytest.fail(f"no rvalue binary at {path}: run `cargo build --release --bin rvalue` or set RVALUE_BIN")
+    return path
+
+
+def run_cli(*args) -> str:
+    """The CLI's stdout; a non-zero exit fails the test with its message."""
+    done = subprocess.run([str(rvalue_bin()), *map(str, args)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def csv_rows(text: str) -> list[dict]:
+    """CSV rows with numbers as Python floats (the CLI prints each f64 in its shortest
+    round-trip form, so parsing gives back the same bits) and `splits` as an int."""
+    rows = []
+    for row in csv.DictReader(io.StringIO(text)):
+        out = {}
+        for key, value in row.items():
+            if key == "method":
+                out[key] = value
+            elif key in ("splits", "item", "candidate", "position"):
+                out[key] = int(value)
+            else:
+                out[key] = float(value)
+        rows.append(out)
+    return rows
+
+
+def same_bits(a, b) -> bool:
+    """Equal to the last bit (NaN equals NaN, 0.0 differs from -0.0)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return float(a).hex() == float(b).hex()
+    return a == b
+
+
+def assert_rows_equal(got: list[dict], want: list[dict]):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert list(g) == list(w), "the same keys in the same order"
+        for key in w:
+            assert same_bits(g[key], w[key]), f"{w['method']} {key}: {g[key]!r} != {w[key]!r}"
+
+
+def read_long_csv(path: Path):
+    """A long-form CSV (item,draw,candidate,score,label) as scores [N, M, K] and labels."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    n = 1 + max(int(r["item"]) for r in rows)
+    m = 1 + max(int(r["draw"]) for r in rows)
+    k = 1 + max(int(r["candidate"]) for r in rows)
+    scores = np.zeros((n, m, k))
+    labels = np.zeros(n, dtype=np.int64)
+    for r in rows:
+        i = int(r["item"])
+        scores[i, int(r["draw"]), int(r["candidate"])] = float(r["score"])
+        labels[i] = int(r["label"])
+    return scores, labels
+
+
+@pytest.fixture(scope="session")
+def digits():
+    d = np.load(ASSETS / "digits_wbb.npz")
+    return d["scores"], d["labels"]
+
+
+@pytest.fixture(scope="session")
+def toy():
+    d = np.load(ASSETS / "toy_default.npz")
+    return d["scores"], d["labels"]
+
+
+@pytest.fixture(scope="session")
+def small_long():
+    return read_long_csv(ASSETS / "small_long.csv")
