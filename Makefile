@@ -22,7 +22,7 @@ WASM_TEST_ENV := env \
 	WASM_BINDGEN_TEST_TIMEOUT=300 \
 	TMPDIR=$(WASM_TEST_TMP)
 
-.PHONY: setup serve test test-native test-wasm test-page test-e2e build bench bench-wasm bench-page fmt clippy
+.PHONY: setup serve test test-native test-python test-wasm test-page test-e2e build bench bench-wasm bench-page fmt clippy
 
 setup:
 	./scripts/setup.sh
@@ -32,16 +32,31 @@ setup:
 serve: setup
 	trunk serve --release
 
-# Native tests of every crate (lib, bins, integration tests, doc tests), the page's, the core's
-# and the GPU crate's tests compiled to wasm in headless Chromium (the CLI is native only), then
-# a dev build of the page and the browser tests on it.
+# Native tests of every crate (lib, bins, integration tests, doc tests), the Python package's,
+# the page's, the core's and the GPU crate's tests compiled to wasm in headless Chromium (the CLI
+# is native only), then a dev build of the page and the browser tests on it.
 test: setup
-	$(MAKE) --no-print-directory test-native test-wasm test-e2e
+	$(MAKE) --no-print-directory test-native test-python test-wasm test-e2e
 
 # The core's optional `ndarray` conversions are off in every build above; their tests run here.
 test-native:
 	cargo test --workspace
 	cargo test -p rvalue-core --features ndarray --lib tensor::
+
+# The Python package (crates/python) in a virtual environment under target/: pinned maturin,
+# numpy, pytest and dask[distributed] (pip skips what is there), the package built once by
+# maturin in release mode through pip, then its pytest suite, which compares its numbers with
+# the rvalue binary built here and runs examples/dask_splits.py on a two-process LocalCluster.
+PY_VENV := $(CURDIR)/target/python-venv
+PY_PACKAGES := 'maturin==1.16.0' 'numpy==2.4.6' 'pytest==9.2.0' 'dask[distributed]==2026.8.0'
+PIP := $(PY_VENV)/bin/pip --disable-pip-version-check --quiet
+
+test-python:
+	[[ -x $(PY_VENV)/bin/python ]] || python3 -m venv $(PY_VENV)
+	$(PIP) install $(PY_PACKAGES)
+	cargo build --release --bin rvalue
+	PATH=$(PY_VENV)/bin:$$PATH $(PIP) install --no-build-isolation --no-deps --force-reinstall ./crates/python
+	RVALUE_BIN=$(CURDIR)/target/release/rvalue $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider crates/python/tests
 
 test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)

@@ -95,4 +95,18 @@ else
   npm ci --prefix e2e --no-audit --no-fund
 fi
 
+# --- 6. Python's venv module for `make test-python` (Debian ships it apart from python3); the
+#        virtual environment and its pinned packages are the Makefile's.
+command -v python3 >/dev/null || die "python3 is missing (make test-python needs Python 3.9 or newer)"
+if python3 -c 'import venv, ensurepip' 2>/dev/null; then
+  say "python3 $(python3 -c 'import platform; print(platform.python_version())') with venv present"
+else
+  command -v apt-get >/dev/null || die "python3 has no venv module and apt-get is missing; install python3-venv"
+  SUDO=()
+  [[ $EUID -eq 0 ]] || SUDO=(sudo)
+  say "installing python3-venv with apt-get"
+  "${SUDO[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y --no-install-recommends python3-venv
+fi
+
 say "ok"
