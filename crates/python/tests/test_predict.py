@@ -90,3 +90,19 @@ def test_new_items_of_another_shape_are_a_value_error(digits):
         cal.predict(scores[100:, :, :9])
     with pytest.raises(ValueError, match="M = 1 draws"):
         cal.predict(scores[100:, 0, :])
+
+
+@pytest.mark.parametrize("method, kwargs, flags", [
+    ("cp-r", {"rvalue": "pooled", "seed": 2}, ["--rvalue", "pooled", "--seed", "2"]),
+    ("cp-r", {"rvalue": "parametric"}, ["--rvalue", "parametric"]),
+    ("cp", {"never_empty": True}, ["--never-empty"]),
+])
+def test_predict_is_rvalue_predict(digits, tmp_path, method, kwargs, flags):
+    scores, labels = digits
+    np.savez(tmp_path / "cal.npz", scores=scores[:N_CAL], labels=labels[:N_CAL])
+    np.save(tmp_path / "new.npy", scores[N_CAL:])
+    run_cli("predict", "--calibration", tmp_path / "cal.npz", "--test", tmp_path / "new.npy", "--alpha", "0.1",
+            "--method", method, "--device", "cpu", "--output", tmp_path / "mask.npy", *flags)
+    want = np.load(tmp_path / "mask.npy")
+    got = rx.calibrate(scores[:N_CAL], labels[:N_CAL], 0.1, method=method, **kwargs).predict(scores[N_CAL:])
+    assert want.dtype == np.bool_ and np.array_equal(got, want)
