@@ -62,7 +62,7 @@ pub fn calibrate(
 ) -> PyResult<Calibration> {
     let opts = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties }.options()?;
     let cal = arrays::scores(scores, "scores")?;
-    let labels = arrays::indices(labels, "labels", Some((cal.k(), "K")))?;
+    let labels = arrays::indices(labels, "labels")?;
     rvalue_core::conformal::check_data(&cal, &labels).map_err(value_error)?;
     if opts.cp_draw >= cal.m() {
         return Err(value_error(rvalue_core::Error::invalid(format!(

@@ -142,7 +142,7 @@ pub fn conformal<'py>(
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let t = arrays::scores(scores, "scores")?;
-    let labels = arrays::indices(labels, "labels", None)?;
+    let labels = arrays::indices(labels, "labels")?;
     let plan = Plan::of(t.n(), &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?;
     let done = py.detach(|| run(&t, &labels, &job, &plan.splits)).map_err(value_error)?;
     if per_split {
@@ -319,7 +319,7 @@ pub fn sets<'py>(
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let t = arrays::scores(scores, "scores")?;
-    let labels = arrays::indices(labels, "labels", None)?;
+    let labels = arrays::indices(labels, "labels")?;
     let split = Split::from_mask(&arrays::mask(split, t.n())?).map_err(value_error)?.keyed(seed, 0);
     let rows = py.detach(|| set_rows(&t, &labels, &job, &split)).map_err(value_error)?;
     let d = PyDict::new(py);

@@ -130,6 +130,7 @@ def test_torch_tensors_are_read_through_numpy(small):
     (lambda s, y: rx.conformal(s, y, split_indices=[]), "split_indices is empty"),
     (lambda s, y: rx.sets(s, y, np.arange(400) < 200, 0.0), r"α = 0 is not in"),
     (lambda s, y: rx.calibrate(s, y, method="cp", cp_draw=99), "CP's draw 99"),
+    (lambda s, y: rx.calibrate(s, y + 10), "label of item 0 is"),
     (lambda s, y: rx.calibrate(s, y, 0.1, rvalue="x"), "unknown r-value kind"),
     (lambda s, y: rx.calibrate(s, y).predict(s, alpha=2.0), r"α = 2 is not in"),
     (lambda s, y: rx.rvalues([1.0, 2.0], [1.0]), "2 estimates but 1 variances"),
