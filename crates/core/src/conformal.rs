@@ -13,6 +13,8 @@ use crate::rvalue::{
 };
 use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
 use crate::{Error, Result};
+use std::sync::Arc;
+use steps::StepSets;
 
 pub use crate::quantile::{conformal_quantile, k_star};
 
@@ -366,28 +368,67 @@ pub fn pooled_hyper(summaries: &Summaries, variance: VarianceKind) -> Result<Hyp
     crate::eb::estimate(&summaries.mean, &s)
 }
 
-/// How a split's threshold is found.
-#[derive(Debug, Clone)]
-enum Threshold {
-    /// One quantile of the calibration scores (ascending).
-    Global(Vec<f64>),
-    /// Pooled: each test item has its own calibration r-values (ascending, `n` per item).
-    PerItem { n: usize, cal: Vec<f64> },
+/// Split-independent scores `[N][K]` and each row ascending, made once per data set and shared
+/// by the [`Calibrated`] of all its splits: a hundred splits of a large file would otherwise hold
+/// a hundred copies of the test rows.
+#[derive(Debug)]
+pub struct ScoreRows {
+    scores: Vec<f64>,
+    sorted: Vec<f64>,
+}
+
+impl ScoreRows {
+    pub fn new(scores: Vec<f64>, k: usize) -> Arc<Self> {
+        let mut sorted = scores.clone();
+        for row in sorted.chunks_exact_mut(k.max(1)) {
+            row.sort_unstable_by(f64::total_cmp);
+        }
+        Arc::new(ScoreRows { scores, sorted })
+    }
+}
+
+/// A split's scores and what its threshold needs.
+#[derive(Clone)]
+enum Store {
+    /// One threshold for all test items, a quantile of the calibration scores `cal`
+    /// (ascending). Test item `t`'s row is row `test[t]` of `rows` when `by_item`, else row `t`.
+    Global { rows: Arc<ScoreRows>, by_item: bool, cal: Vec<f64> },
+    /// Pooled CP_r: each test item's candidates' greedy steps `[test][K]` (r-value `step/U`)
+    /// and the steps of its `n` calibration units, its own threshold.
+    PerItem { steps: Vec<u32>, n: usize, cal: StepSets },
+}
+
+/// What a split's threshold is at one α: a score for all test items, or the rank `k*` of each
+/// item's own calibration step.
+#[derive(Clone, Copy)]
+enum Cut {
+    Score(f64),
+    Rank(usize),
 }
 
 /// One method's scores on one split, ready to answer any α.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Calibrated {
     pub k: usize,
     /// Test items, ascending.
     pub test: Vec<usize>,
-    /// `[test][K]` the method's scores of the test items' candidates.
-    scores: Vec<f64>,
-    /// `[test][K]` the same, ascending.
-    sorted: Vec<f64>,
     /// Each test item's true label.
     labels: Vec<usize>,
-    threshold: Threshold,
+    store: Store,
+}
+
+/// The values, not how they are stored: two calibrations print alike when they answer alike.
+impl std::fmt::Debug for Calibrated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rows: Vec<std::borrow::Cow<'_, [f64]>> = (0..self.test.len()).map(|t| self.row(t)).collect();
+        let mut d = f.debug_struct("Calibrated");
+        d.field("k", &self.k).field("test", &self.test).field("labels", &self.labels).field("rows", &rows);
+        match &self.store {
+            Store::Global { cal, .. } => d.field("cal", cal),
+            Store::PerItem { n, cal, .. } => d.field("n", n).field("cal_steps", cal),
+        };
+        d.finish()
+    }
 }
 
 /// Metrics of one split at one α.
@@ -429,42 +470,37 @@ pub struct PooledBuilder {
     next: usize,
 }
 
-/// Greedy results collected into a split's scores: each test item's candidates' r-values and
-/// its calibration r-values in selection order.
+/// Greedy results collected into a split's scores, test item by test item in `split.test`
+/// order: each candidate's step and the calibration units' steps.
 #[derive(Debug)]
 struct PooledScores {
     k: usize,
-    scores: Vec<f64>,
-    cal: Vec<f64>,
+    n: usize,
+    steps: Vec<u32>,
+    cal: StepSets,
 }
 
 impl PooledScores {
-    fn new(n: usize, k: usize, split: &Split) -> Self {
-        PooledScores {
-            k,
-            scores: vec![0.0; n * k],
-            cal: Vec::with_capacity(split.test.len() * split.cal.len()),
-        }
+    fn new(k: usize, split: &Split) -> Self {
+        let (n, items) = (split.cal.len(), split.test.len());
+        // U = n + K (docs/method.md §4); the greedy's items say the same.
+        let units = u32::try_from(n + k).unwrap_or(u32::MAX);
+        PooledScores { k, n, steps: Vec::with_capacity(items * k), cal: StepSets::new(units, items) }
     }
 
-    /// Test item `i`'s result; items come in `split.test` order.
-    fn record(&mut self, i: usize, it: &rvalue::PooledItem) {
-        let u = it.units as f64;
-        for (c, &s) in it.cand_step.iter().enumerate() {
-            self.scores[i * self.k + c] = s as f64 / u;
-        }
-        self.cal.extend(it.cal_steps.iter().map(|&s| s as f64 / u));
+    /// The next test item's result.
+    fn record(&mut self, it: &rvalue::PooledItem) {
+        self.steps.extend_from_slice(&it.cand_step);
+        self.cal.push(&it.cal_steps);
     }
 
     fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
-        let n = split.cal.len();
-        Calibrated::with_threshold(
-            &self.scores,
-            self.k,
-            labels,
-            &split.test,
-            Threshold::PerItem { n, cal: self.cal },
-        )
+        Calibrated {
+            k: self.k,
+            test: split.test.clone(),
+            labels: split.test.iter().map(|&i| labels[i]).collect(),
+            store: Store::PerItem { steps: self.steps, n: self.n, cal: self.cal },
+        }
     }
 }
 
@@ -473,7 +509,7 @@ impl PooledBuilder {
         Ok(PooledBuilder {
             ps: PooledSplit::new(t, labels, &split.cal, split.ties(ties))?,
             work: Workspace::default(),
-            out: PooledScores::new(t.n(), t.k(), split),
+            out: PooledScores::new(t.k(), split),
             next: 0,
         })
     }
@@ -489,8 +525,8 @@ impl PooledBuilder {
         let end = self.next.saturating_add(items.max(1)).min(split.test.len());
         // Batches share each draw's calibration tables while their entry points are found.
         for batch in split.test[self.next..end].chunks(POOLED_BATCH) {
-            for (&i, it) in batch.iter().zip(self.ps.items(t, batch, order, &mut self.work)) {
-                self.out.record(i, &it);
+            for it in self.ps.items(t, batch, order, &mut self.work) {
+                self.out.record(&it);
             }
         }
         self.next = end;
@@ -509,11 +545,39 @@ impl PooledBuilder {
 }
 
 impl Calibrated {
-    /// From split-independent scores `[N][K]`.
+    /// From split-independent scores `[N][K]`, keeping the test items' rows.
     pub fn fixed(scores: &[f64], k: usize, labels: &[usize], split: &Split) -> Self {
-        let mut cal: Vec<f64> = split.cal.iter().map(|&i| scores[i * k + labels[i]]).collect();
+        let mut rows = Vec::with_capacity(split.test.len() * k);
+        for &i in &split.test {
+            rows.extend_from_slice(&scores[i * k..(i + 1) * k]);
+        }
+        Self::global(&ScoreRows::new(rows, k), false, k, labels, split, |t| {
+            scores[split.cal[t] * k + labels[split.cal[t]]]
+        })
+    }
+
+    /// From split-independent scores shared by every split of the data set: the same values as
+    /// [`Calibrated::fixed`] on `rows`' scores, without a copy per split.
+    pub fn shared(rows: &Arc<ScoreRows>, k: usize, labels: &[usize], split: &Split) -> Self {
+        Self::global(rows, true, k, labels, split, |t| rows.scores[split.cal[t] * k + labels[split.cal[t]]])
+    }
+
+    fn global(
+        rows: &Arc<ScoreRows>,
+        by_item: bool,
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        cal_score: impl Fn(usize) -> f64,
+    ) -> Self {
+        let mut cal: Vec<f64> = (0..split.cal.len()).map(cal_score).collect();
         cal.sort_unstable_by(f64::total_cmp);
-        Self::with_threshold(scores, k, labels, &split.test, Threshold::Global(cal))
+        Calibrated {
+            k,
+            test: split.test.clone(),
+            labels: split.test.iter().map(|&i| labels[i]).collect(),
+            store: Store::Global { rows: rows.clone(), by_item, cal },
+        }
     }
 
     /// Pooled CP_r: runs the greedy for every test item of the split, ties broken by `ties`.
@@ -553,10 +617,8 @@ impl Calibrated {
                 .collect())
         };
         let done = in_chunks(split.test.len(), threads, items)?;
-        let mut out = PooledScores::new(t.n(), t.k(), split);
-        for (&i, it) in split.test.iter().zip(&done) {
-            out.record(i, it);
-        }
+        let mut out = PooledScores::new(t.k(), split);
+        done.iter().for_each(|it| out.record(it));
         Ok(out.finish(labels, split))
     }
 
@@ -568,44 +630,79 @@ impl Calibrated {
         split: &Split,
         items: &[rvalue::PooledItem],
     ) -> Self {
-        let mut out = PooledScores::new(labels.len(), k, split);
-        for (&i, it) in split.test.iter().zip(items) {
-            out.record(i, it);
-        }
+        let mut out = PooledScores::new(k, split);
+        items.iter().take(split.test.len()).for_each(|it| out.record(it));
         out.finish(labels, split)
-    }
-
-    fn with_threshold(all: &[f64], k: usize, labels: &[usize], test: &[usize], threshold: Threshold) -> Self {
-        let mut scores = Vec::with_capacity(test.len() * k);
-        for &i in test {
-            scores.extend_from_slice(&all[i * k..(i + 1) * k]);
-        }
-        let mut sorted = scores.clone();
-        for row in sorted.chunks_exact_mut(k) {
-            row.sort_unstable_by(f64::total_cmp);
-        }
-        Calibrated {
-            k,
-            test: test.to_vec(),
-            scores,
-            sorted,
-            labels: test.iter().map(|&i| labels[i]).collect(),
-            threshold,
-        }
     }
 
     /// The threshold `q̂` for test item `t` (by position in `test`): the `k*`-th smallest
     /// calibration score, `+∞` if `k* > n`. Pooled boundaries are `1` then, as all r ≤ 1.
     pub fn threshold(&self, t: usize, alpha: f64) -> f64 {
-        match &self.threshold {
-            Threshold::Global(cal) => conformal_quantile(cal, alpha),
-            Threshold::PerItem { n, cal } => conformal_quantile(&cal[t * n..(t + 1) * n], alpha),
+        match self.cut(alpha) {
+            Cut::Score(q) => q,
+            Cut::Rank(0) => f64::NEG_INFINITY,
+            Cut::Rank(ks) => self.boundary(t, ks).map_or(f64::INFINITY, |(b, units)| b as f64 / units as f64),
+        }
+    }
+
+    fn cut(&self, alpha: f64) -> Cut {
+        match &self.store {
+            Store::Global { cal, .. } => Cut::Score(conformal_quantile(cal, alpha)),
+            Store::PerItem { n, .. } => Cut::Rank(k_star(*n, alpha)),
+        }
+    }
+
+    /// Pooled test item `t`'s `ks`-th calibration step and `U`; `None` when `ks > n`.
+    fn boundary(&self, t: usize, ks: usize) -> Option<(u32, u32)> {
+        match &self.store {
+            Store::PerItem { cal, .. } => cal.select(t, ks).map(|b| (b, cal.units)),
+            Store::Global { .. } => None,
         }
     }
 
     /// Test item `t`'s K scores (by position in `test`).
-    pub fn row(&self, t: usize) -> &[f64] {
-        &self.scores[t * self.k..(t + 1) * self.k]
+    pub fn row(&self, t: usize) -> std::borrow::Cow<'_, [f64]> {
+        let k = self.k;
+        match &self.store {
+            Store::Global { .. } => self.global_row(t).into(),
+            Store::PerItem { steps, cal, .. } => {
+                let u = cal.units as f64;
+                steps[t * k..(t + 1) * k].iter().map(|&s| s as f64 / u).collect::<Vec<f64>>().into()
+            }
+        }
+    }
+
+    /// Test item `t`'s row of a global threshold's scores (pooled CP_r: none).
+    fn global_row(&self, t: usize) -> &[f64] {
+        match &self.store {
+            Store::Global { rows, by_item, .. } => {
+                let r = if *by_item { self.test[t] } else { t };
+                &rows.scores[r * self.k..(r + 1) * self.k]
+            }
+            Store::PerItem { .. } => &[],
+        }
+    }
+
+    /// Test item `t`'s set size before never-empty and whether the set holds its true label,
+    /// at `cut`: from the sorted row, or for pooled CP_r from the steps. Every step up to the
+    /// boundary `b` chose one unit, `k*` of them calibration units, so `b − k*` candidates
+    /// have r-values at most `b/U`.
+    fn held(&self, t: usize, cut: Cut) -> (usize, bool) {
+        let (k, y) = (self.k, self.labels[t]);
+        match (&self.store, cut) {
+            (Store::PerItem { steps, .. }, Cut::Rank(ks)) => match (ks, self.boundary(t, ks)) {
+                (0, _) => (0, false),
+                (_, None) => (k, true),
+                (_, Some((b, _))) => ((b as usize).saturating_sub(ks), steps[t * k + y] <= b),
+            },
+            (Store::Global { rows, by_item, .. }, Cut::Score(q)) => {
+                let r = if *by_item { self.test[t] } else { t };
+                let sorted = &rows.sorted[r * k..(r + 1) * k];
+                (sorted.partition_point(|&s| s <= q), rows.scores[r * k + y] <= q)
+            }
+            // A cut is made by the same calibration's `cut`.
+            _ => (0, false),
+        }
     }
 
     /// Test item `t`'s true label.
@@ -615,7 +712,7 @@ impl Calibrated {
 
     /// Whether each test item has its own threshold (pooled CP_r) rather than one per split.
     pub fn per_item_threshold(&self) -> bool {
-        matches!(self.threshold, Threshold::PerItem { .. })
+        matches!(self.store, Store::PerItem { .. })
     }
 
     /// The best candidate (lowest score, lowest index among ties).
@@ -665,8 +762,8 @@ impl Calibrated {
     /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α,
     /// or with a global threshold and few candidates `O(log A)` per test score.
     pub fn sweep(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
-        match &self.threshold {
-            Threshold::Global(_) if self.global_sweep_pays(alphas.len()) => {
+        match &self.store {
+            Store::Global { .. } if self.global_sweep_pays(alphas.len()) => {
                 self.sweep_global(alphas, never_empty)
             }
             _ => self.sweep_per_item(alphas, never_empty),
@@ -687,22 +784,16 @@ impl Calibrated {
         alphas
             .iter()
             .map(|&alpha| {
-                let global = match &self.threshold {
-                    Threshold::Global(_) => Some(self.threshold(0, alpha)),
-                    Threshold::PerItem { .. } => None,
-                };
+                let cut = self.cut(alpha);
                 let (mut covered, mut size) = (0usize, 0usize);
                 for t in 0..nt {
-                    let q = global.unwrap_or_else(|| self.threshold(t, alpha));
-                    let sorted = &self.sorted[t * self.k..(t + 1) * self.k];
-                    let count = sorted.partition_point(|&s| s <= q);
-                    let label_score = self.row(t)[self.labels[t]];
+                    let (count, holds) = self.held(t, cut);
                     if count == 0 && never_empty {
                         size += 1;
                         covered += usize::from(best[t] == self.labels[t]);
                     } else {
                         size += count;
-                        covered += usize::from(label_score <= q);
+                        covered += usize::from(holds);
                     }
                 }
                 (covered as f64 / nt as f64, size as f64 / nt as f64)
@@ -718,7 +809,7 @@ impl Calibrated {
     fn sweep_global(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
         let nt = self.test.len();
         let qs: Vec<f64> = alphas.iter().map(|&alpha| self.threshold(0, alpha)).collect();
-        let size = counts_at_most(self.scores.iter().copied(), &qs);
+        let size = counts_at_most((0..nt).flat_map(|t| self.global_row(t).iter().copied()), &qs);
         let covered = counts_at_most((0..nt).map(|t| self.row(t)[self.labels[t]]), &qs);
         // Each row's lowest score, for all items and for those whose best is the true label.
         let (mut mins, mut mins_true) = (Vec::new(), Vec::new());
@@ -747,15 +838,11 @@ impl Calibrated {
 
     /// Set sizes of every test item at α (for histograms).
     pub fn sizes(&self, alpha: f64, never_empty: bool) -> Vec<usize> {
+        let cut = self.cut(alpha);
         (0..self.test.len())
-            .map(|t| {
-                let q = self.threshold(t, alpha);
-                let c = self.sorted[t * self.k..(t + 1) * self.k].partition_point(|&s| s <= q);
-                if c == 0 && never_empty {
-                    1
-                } else {
-                    c
-                }
+            .map(|t| match self.held(t, cut).0 {
+                0 if never_empty => 1,
+                c => c,
             })
             .collect()
     }
@@ -931,9 +1018,10 @@ impl<'a> Prepared<'a> {
         let only = needed_candidates(self.labels, splits);
         check_only(t, &only)?;
         let fixed = scores_with(t, &self.summaries, order, method, opts, |i| only[i], threads)?;
+        let rows = fixed.map(|scores| ScoreRows::new(scores, k));
         for (r, split) in splits.iter().enumerate() {
-            let c = match &fixed {
-                Some(scores) => Calibrated::fixed(scores, k, self.labels, split),
+            let c = match &rows {
+                Some(rows) => Calibrated::shared(rows, k, self.labels, split),
                 None => Calibrated::pooled_threads(t, self.labels, order, split, opts.ties, threads)?,
             };
             each(r, c);
@@ -974,6 +1062,7 @@ pub fn sweep(calibrated: &[Calibrated], alphas: &[f64], never_empty: bool) -> Ve
 }
 
 mod bytes;
+mod steps;
 pub use bytes::{read_calibrations, write_calibrations};
 
 #[cfg(test)]

@@ -1,12 +1,14 @@
 //! [`Calibrated`] as bytes, so that a split calibrated in another thread (the page's Web
 //! Workers) crosses over as one transferable buffer and comes back with the same bits.
 //!
-//! Little-endian: `k`, the test count, the test items and their labels as `u32`; the scores and
-//! their per-item sorted copy as `f64`; then the threshold (a tag byte, and the calibration
-//! scores as `f64`). Reading checks every length and index, so a truncated or foreign buffer is
-//! an error, never a panic.
+//! Little-endian: `k`, the test count, the test items and their labels as `u32`, then a tag
+//! byte and the store. A global threshold: the test rows' scores and the calibration scores
+//! as `f64` (the sorted rows are made again on reading). Pooled: `n` and `U` as `u32`, the
+//! candidates' steps as `u32` and the calibration step sets as `u64` words. Reading checks every
+//! length, index and step set, so a truncated or foreign buffer is an error, never a panic.
 
-use super::{Calibrated, Threshold};
+use super::steps::StepSets;
+use super::{Calibrated, ScoreRows, Store};
 use crate::{Error, Result};
 
 const GLOBAL: u8 = 0;
@@ -19,18 +21,19 @@ impl Calibrated {
         put_u32(out, self.test.len());
         self.test.iter().for_each(|&i| put_u32(out, i));
         self.labels.iter().for_each(|&y| put_u32(out, y));
-        put_f64s(out, &self.scores);
-        put_f64s(out, &self.sorted);
-        match &self.threshold {
-            Threshold::Global(cal) => {
+        match &self.store {
+            Store::Global { cal, .. } => {
                 out.push(GLOBAL);
+                (0..self.test.len()).for_each(|t| put_f64s(out, self.global_row(t)));
                 put_u32(out, cal.len());
                 put_f64s(out, cal);
             }
-            Threshold::PerItem { n, cal } => {
+            Store::PerItem { steps, n, cal } => {
                 out.push(PER_ITEM);
                 put_u32(out, *n);
-                put_f64s(out, cal);
+                put_u32(out, cal.units as usize);
+                steps.iter().for_each(|&s| put_u32(out, s as usize));
+                cal.words().iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
             }
         }
     }
@@ -45,21 +48,32 @@ impl Calibrated {
             return Err(malformed("a label is beyond K"));
         }
         let cells = n.checked_mul(k).ok_or_else(|| malformed("too many scores"))?;
-        let scores = take_f64s(input, cells)?;
-        let sorted = take_f64s(input, cells)?;
-        let threshold = match take(input, 1)?[0] {
+        let store = match take(input, 1)?[0] {
             GLOBAL => {
+                let rows = ScoreRows::new(take_f64s(input, cells)?, k);
                 let len = take_u32(input)?;
-                Threshold::Global(take_f64s(input, len)?)
+                Store::Global { rows, by_item: false, cal: take_f64s(input, len)? }
             }
             PER_ITEM => {
                 let per = take_u32(input)?;
-                let len = per.checked_mul(n).ok_or_else(|| malformed("too many calibration scores"))?;
-                Threshold::PerItem { n: per, cal: take_f64s(input, len)? }
+                let units = take_u32(input)? as u32;
+                let steps =
+                    (0..cells).map(|_| take_u32(input).map(|s| s as u32)).collect::<Result<Vec<_>>>()?;
+                let words = n
+                    .checked_mul((units as usize).div_ceil(64))
+                    .ok_or_else(|| malformed("too many steps"))?;
+                let bits = take(input, words.checked_mul(8).ok_or_else(|| malformed("too many steps"))?)?
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                    .collect();
+                let cal = StepSets::from_words(units, per, bits)
+                    .filter(|c| c.items() == n)
+                    .ok_or_else(|| malformed("a calibration step set does not fit"))?;
+                Store::PerItem { steps, n: per, cal }
             }
             _ => return Err(malformed("unknown threshold")),
         };
-        Ok(Calibrated { k, test, scores, sorted, labels, threshold })
+        Ok(Calibrated { k, test, labels, store })
     }
 }
 

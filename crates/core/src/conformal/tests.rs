@@ -341,3 +341,49 @@ fn calibrations_survive_their_bytes() {
         }
     }
 }
+
+/// A pooled calibration keeps greedy steps and calibration step sets, not r-values: every row,
+/// threshold, set size, metric and sweep point is what each test item's r-values `step/U` as
+/// f64 give, at any α, with few draws (many ties) or more, under either tie order.
+#[test]
+fn pooled_steps_answer_as_their_rvalues() {
+    let alphas: Vec<f64> = (1..400).map(|i| i as f64 / 400.0).chain([1e-9, 0.003, 0.999_999]).collect();
+    for (m, ties) in [(2, TieOrder::Index), (3, TieOrder::Exchangeable), (12, TieOrder::Exchangeable)] {
+        let p = ToyParams { k: 6, m, n_cal: 70, n_test: 30, sigma2: 30.0, ..ToyParams::default() };
+        let (t, labels) = toy::simulate(&p, 1).unwrap();
+        let split = Split::new((0..70).collect(), (70..100).collect()).keyed(5, 2);
+        let order = DrawOrder::of(&t).unwrap();
+        let c = Calibrated::pooled(&t, &labels, Some(&order), &split, ties).unwrap();
+        let ps = PooledSplit::new(&t, &labels, &split.cal, split.ties(ties)).unwrap();
+        let mut work = Workspace::default();
+        let items: Vec<_> = split.test.iter().map(|&i| ps.item(&t, i, Some(&order), &mut work)).collect();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for &alpha in &alphas {
+            let (mut covered, mut size) = ([0usize; 2], [0usize; 2]);
+            let sizes = [c.sizes(alpha, false), c.sizes(alpha, true)];
+            for (pos, it) in items.iter().enumerate() {
+                let r = it.rvalues();
+                let cal: Vec<f64> = it.cal_steps.iter().map(|&s| s as f64 / it.units as f64).collect();
+                assert_eq!(bits(&c.row(pos)), bits(&r), "row of test item {pos}");
+                let q = conformal_quantile(&cal, alpha);
+                assert_eq!(c.threshold(pos, alpha).to_bits(), q.to_bits(), "α = {alpha}, item {pos}");
+                let y = labels[split.test[pos]];
+                let best = (0..p.k).fold(0, |b, j| if r[j] < r[b] { j } else { b });
+                let count = r.iter().filter(|&&x| x <= q).count();
+                for ne in [false, true] {
+                    let (n, holds) = if ne && count == 0 { (1, best == y) } else { (count, r[y] <= q) };
+                    assert_eq!(sizes[usize::from(ne)][pos], n, "α = {alpha}, item {pos}, never empty {ne}");
+                    size[usize::from(ne)] += n;
+                    covered[usize::from(ne)] += usize::from(holds);
+                }
+            }
+            for ne in [false, true] {
+                let nt = items.len() as f64;
+                let want = (covered[usize::from(ne)] as f64 / nt, size[usize::from(ne)] as f64 / nt);
+                assert_eq!(c.sweep(&[alpha], ne), vec![want], "α = {alpha}, never empty {ne}");
+                let m = c.metrics(alpha, ne);
+                assert_eq!((m.coverage, m.size), want, "α = {alpha}, never empty {ne}");
+            }
+        }
+    }
+}

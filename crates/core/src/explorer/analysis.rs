@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{Controls, Mode};
 use crate::conformal::{
     self, alpha_grid, check_alpha, item_scores, pooled_hyper, Calibrated, Method, Need, PooledBuilder, Prior,
-    RvalueKind, ScoreOptions, Split, SplitMetrics, Summary,
+    RvalueKind, ScoreOptions, ScoreRows, Split, SplitMetrics, Summary,
 };
 use crate::eb::Hyper;
 use crate::io::Dataset;
@@ -94,6 +94,8 @@ pub(super) struct Part {
     /// A toy repeat's highest threshold for α in the slider's range, once its calibration
     /// items' parametric r-values are in (see [`AnalysisJob::scores`]).
     bound: Option<f64>,
+    /// `scores` with sorted rows, shared by the calibrations of a part with several splits.
+    rows: [Option<Arc<ScoreRows>>; 3],
 }
 
 impl Part {
@@ -446,6 +448,7 @@ impl AnalysisJob {
             scores: [None, None, None],
             only,
             bound: None,
+            rows: [None, None, None],
         });
         self.phase = Phase::Scores { method: 0, next: 0 };
         Ok(())
@@ -529,11 +532,15 @@ impl AnalysisJob {
 
     /// Calibrates one method on one split and adds the split to that method's α sweep.
     fn calibrate(&mut self, next: usize, mi: usize) -> Result<()> {
-        let part = self.part.as_ref().ok_or_else(|| internal("no part loaded in the calibration phase"))?;
+        let part = self.part.as_mut().ok_or_else(|| internal("no part loaded in the calibration phase"))?;
         let t = part.tensor.get();
         let k = t.k();
         let split = &part.splits[next];
         let c = match &part.scores[mi] {
+            Some(s) if part.splits.len() > 1 => {
+                let rows = part.rows[mi].get_or_insert_with(|| ScoreRows::new(s.clone(), k));
+                Calibrated::shared(rows, k, &part.labels, split)
+            }
             Some(s) => Calibrated::fixed(s, k, &part.labels, split),
             None => {
                 // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.

@@ -635,7 +635,7 @@ fn check_bounded_against_full(c: &Controls) {
     let bounded = AnalysisJob::new(Source::Toy(c.toy_params()), c).unwrap().run().unwrap();
     let full = AnalysisJob::new(Source::Toy(c.toy_params()), c).unwrap().with_full_rows().run().unwrap();
     let left_out = |c: &crate::conformal::Calibrated| {
-        (0..c.test.len()).flat_map(|t| c.row(t)).filter(|&&r| r == f64::INFINITY).count()
+        (0..c.test.len()).flat_map(|t| c.row(t).into_owned()).filter(|&r| r == f64::INFINITY).count()
     };
     let cals = bounded.calibrated(Method::CpR);
     assert_eq!(left_out(&cals[0]), 0, "the repeat on show keeps every r-value");
