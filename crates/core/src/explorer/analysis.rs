@@ -20,7 +20,10 @@ use crate::{Error, Result};
 mod offload;
 mod parts;
 pub use offload::{Offload, OffloadRequest};
-pub use parts::{compute_part, HandOut};
+pub use parts::{compute_part, HandOut, HeldData};
+
+/// CP_r's place in `Method::ALL`.
+const CP_R: usize = 2;
 
 /// Number of α values of the coverage and size curves (panels 3 and 4).
 pub const SWEEP_POINTS: usize = 100;
@@ -244,6 +247,13 @@ pub struct AnalysisJob {
     pooled: Option<PooledBuilder>,
     /// Every toy repeat's r-values in full (tests: the reference for the bounded ones).
     full_rows: bool,
+    /// A score file's pooled CP_r, per split: who calibrates it (splits can be handed out like
+    /// toy repeats); empty otherwise.
+    split_claims: Vec<Claim>,
+    /// Splits of the current part whose CP and CP_avg are done.
+    split_next: usize,
+    /// Pooled CP_r of splits done before their turn to be recorded.
+    by_split: BTreeMap<usize, Calibrated>,
 }
 
 fn method_index(m: Method) -> usize {
@@ -299,9 +309,15 @@ impl AnalysisJob {
                 bytes / MAX_STORED_BYTES
             )));
         }
+        // A score file's pooled splits can be handed out; the first stays with the job.
+        let split_claims = match &source {
+            Source::Data(_) if controls.score.kind == RvalueKind::Pooled => {
+                (0..controls.splits).map(|r| if r == 0 { Claim::Job } else { Claim::Free }).collect()
+            }
+            _ => Vec::new(),
+        };
         Ok(AnalysisJob {
             opts: controls.score_options(),
-            source,
             controls,
             parts_total,
             part_index: 0,
@@ -321,6 +337,10 @@ impl AnalysisJob {
             part_hyper: None,
             full_rows: false,
             pooled: None,
+            split_claims,
+            split_next: 0,
+            by_split: BTreeMap::new(),
+            source,
         })
     }
 
@@ -363,6 +383,9 @@ impl AnalysisJob {
                 0.7 + 0.3 * (next as f64 + (method as f64 + within_method) / 3.0)
                     / p.splits.len().max(1) as f64
             }
+            (Phase::Waiting, Some(_)) => {
+                0.7 + 0.3 * self.calibrated[CP_R].len() as f64 / self.split_claims.len().max(1) as f64
+            }
             _ => 0.0,
         };
         let done = (self.recorded + self.finished.len()) as f64;
@@ -386,7 +409,11 @@ impl AnalysisJob {
             },
             Phase::Calibrate { .. } => "calibrating",
             Phase::Waiting => {
-                return format!("repeats {}/{}: waiting for other threads", self.recorded, self.parts_total)
+                let (what, done, all) = match self.source {
+                    Source::Toy(_) => ("repeats", self.recorded, self.parts_total),
+                    Source::Data(_) => ("splits", self.calibrated[CP_R].len(), self.split_claims.len()),
+                };
+                return format!("{what} {done}/{all}: waiting for other threads");
             }
             Phase::Done => return "done".to_string(),
         };
@@ -451,6 +478,7 @@ impl AnalysisJob {
             rows: [None, None, None],
         });
         self.phase = Phase::Scores { method: 0, next: 0 };
+        self.split_next = 0;
         Ok(())
     }
 
@@ -563,37 +591,83 @@ impl AnalysisJob {
     /// Keeps method `mi`'s calibration of split `next` and moves on to the next method, split,
     /// part, or the end.
     fn record(&mut self, next: usize, mi: usize, c: Calibrated) {
-        let splits_in_part = self.part.as_ref().map_or(0, |p| p.splits.len());
         // The part next in order is recorded as it goes (a score file's hundred splits would
         // otherwise all be summed in its last step). A part started ahead of its turn is kept
         // whole, even when its turn comes meanwhile (the part before it supplied).
         let whole = self.alone || self.part_index != self.recorded || !self.current.is_empty();
-        if whole {
+        if mi == CP_R && !self.split_claims.is_empty() {
+            self.by_split.insert(next, c);
+            self.take_splits_in_order();
+        } else if whole {
             self.current.push(c);
         } else {
             self.take_in(mi, c);
         }
-        if mi + 1 < 3 {
-            self.phase = Phase::Calibrate { next, method: mi + 1 };
-        } else if next + 1 < splits_in_part {
-            self.phase = Phase::Calibrate { next: next + 1, method: 0 };
-        } else {
-            let done = self.part.take();
-            if self.part_index == 0 {
-                self.first_part = done;
-            }
-            if whole {
-                self.finished.insert(self.part_index, std::mem::take(&mut self.current));
-            } else {
-                self.recorded += 1;
-            }
-            if self.alone {
-                self.phase = Phase::Done;
-                return;
-            }
-            self.flush();
-            self.next_part();
+        match self.next_in_part(next, mi) {
+            Some(phase) => self.phase = phase,
+            None if self.split_claims.contains(&Claim::Out) => self.phase = Phase::Waiting,
+            None => self.end_part(whole),
         }
+    }
+
+    /// The calibration after method `mi` of split `next`: the next method, CP_r of a split
+    /// handed back after the job passed it, or the next split; `None` at the part's end.
+    fn next_in_part(&mut self, next: usize, mi: usize) -> Option<Phase> {
+        if mi == 0 {
+            return Some(Phase::Calibrate { next, method: 1 });
+        }
+        if mi == 1 {
+            self.split_next = next + 1;
+            if self.claim_split(next) {
+                return Some(Phase::Calibrate { next, method: CP_R });
+            }
+        }
+        if let Some(r) = (0..self.split_next).find(|&r| self.split_claims.get(r) == Some(&Claim::Free)) {
+            self.split_claims[r] = Claim::Job;
+            return Some(Phase::Calibrate { next: r, method: CP_R });
+        }
+        let splits = self.part.as_ref().map_or(0, |p| p.splits.len());
+        (self.split_next < splits).then_some(Phase::Calibrate { next: self.split_next, method: 0 })
+    }
+
+    /// Whether the job calibrates CP_r on split `r` itself (no other thread has it).
+    fn claim_split(&mut self, r: usize) -> bool {
+        match self.split_claims.get_mut(r) {
+            None => true,
+            Some(c @ Claim::Free) => {
+                *c = Claim::Job;
+                true
+            }
+            Some(c) => {
+                *c == Claim::Job && !self.by_split.contains_key(&r) && self.calibrated[CP_R].len() <= r
+            }
+        }
+    }
+
+    /// Records pooled CP_r's splits that are next in split order.
+    fn take_splits_in_order(&mut self) {
+        while let Some(c) = self.by_split.remove(&self.calibrated[CP_R].len()) {
+            self.take_in(CP_R, c);
+        }
+    }
+
+    /// The current part is calibrated: keeps it, and moves to the next part or the end.
+    fn end_part(&mut self, whole: bool) {
+        let done = self.part.take();
+        if self.part_index == 0 {
+            self.first_part = done;
+        }
+        if whole {
+            self.finished.insert(self.part_index, std::mem::take(&mut self.current));
+        } else {
+            self.recorded += 1;
+        }
+        if self.alone {
+            self.phase = Phase::Done;
+            return;
+        }
+        self.flush();
+        self.next_part();
     }
 
     /// Records the finished parts that are next in part order, so that every sum over parts

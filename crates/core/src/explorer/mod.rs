@@ -58,7 +58,7 @@ pub mod url;
 mod tests;
 
 pub use analysis::{
-    compute_part, AlphaView, Analysis, AnalysisJob, HandOut, ItemView, MethodRanking, Offload,
+    compute_part, AlphaView, Analysis, AnalysisJob, HandOut, HeldData, ItemView, MethodRanking, Offload,
     OffloadRequest, PartTensor, Progress, RankedCandidate, Source, SummaryRow, SweepCurves,
     DEFAULT_STEP_BUDGET, SWEEP_POINTS,
 };

@@ -245,6 +245,42 @@ fn a_score_files_splits_are_recorded_as_they_are_calibrated() {
     assert_eq!(counts, (0..=c.splits).collect::<Vec<_>>());
 }
 
+/// A score file's pooled splits calibrated in other threads, back out of order and one given
+/// back, give the analysis of one thread; a wrong or repeated result is refused.
+#[test]
+fn pooled_splits_computed_elsewhere_give_the_same_analysis() {
+    let mut c = Controls { mode: Mode::Scores, splits: 6, ..small_controls() };
+    c.score.kind = RvalueKind::Pooled;
+    let d = toy_dataset(&c.toy_params());
+    let alone = AnalysisJob::new(Source::Data(d.clone()), &c).unwrap().run().unwrap();
+    let mut job = AnalysisJob::new(Source::Data(d.clone()), &c).unwrap().with_budget(50);
+    assert_eq!(job.hand_out(), None, "before the file is loaded");
+    job.step().unwrap();
+    let out: Vec<HandOut> = std::iter::from_fn(|| job.hand_out()).take(3).collect();
+    assert_eq!(out.iter().map(|h| h.part).collect::<Vec<_>>(), vec![1, 2, 3]);
+    let mut held = HeldData::new(d.scores.clone(), d.labels.clone().unwrap()).unwrap();
+    let bytes: Vec<Vec<u8>> = out.iter().map(|h| held.compute_split(&h.request).unwrap()).collect();
+    job.supply_part(3, &bytes[2]).unwrap();
+    assert!(job.supply_part(2, &bytes[0]).is_err(), "split 1's result for split 2");
+    job.hand_back(2);
+    let progress = loop {
+        match job.step().unwrap() {
+            Progress::Working(_) => {}
+            other => break other,
+        }
+    };
+    assert!(matches!(progress, Progress::Waiting(f) if f > 0.0 && f < 1.0), "{progress:?}");
+    assert!(job.describe().contains("waiting"), "{}", job.describe());
+    assert_eq!(job.parts_out(), 1);
+    job.supply_part(1, &bytes[0]).unwrap();
+    assert!(job.supply_part(1, &bytes[0]).is_err(), "a split supplied twice");
+    while job.step().unwrap() != Progress::Done {}
+    assert_same_analysis(&alone, &job.finish().unwrap(), "pooled splits in other threads");
+    for bad in ["", "0", "999\n", "x\nkind=pooled"] {
+        assert!(held.compute_split(bad).is_err(), "{bad:?}");
+    }
+}
+
 #[test]
 fn only_toy_repeats_are_handed_out_and_requests_are_checked() {
     let c = small_controls();

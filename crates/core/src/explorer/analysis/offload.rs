@@ -3,13 +3,10 @@
 //! doing it. The core stays free of any device: the caller decides where the work runs, and a
 //! caller that never answers leaves the job to do the work itself on the next `step`.
 
-use super::{pooled_items_per_step, AnalysisJob, PartTensor, Phase};
+use super::{pooled_items_per_step, AnalysisJob, PartTensor, Phase, CP_R};
 use crate::conformal::{Calibrated, RvalueKind, Split};
 use crate::rvalue::TieOrder;
 use crate::{Error, Result};
-
-/// CP_r's place in `Method::ALL`.
-const CP_R: usize = 2;
 
 /// What the job's next step would compute.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,14 +1,20 @@
-//! Toy repeats computed in other threads (the page's Web Workers): the job hands out a repeat
-//! as a short text, another thread computes it with [`compute_part`] (the job's own steps, so
-//! the same bits) and returns bytes, and the job records the repeats in order whoever computed
-//! them. Nothing here knows of threads: a caller that never hands out leaves the job as it was.
+//! Work computed in other threads (the page's Web Workers): the job hands out a toy repeat, or
+//! a score file's pooled split, as a short text; another thread computes it with
+//! [`compute_part`] (the job's own steps) or [`HeldData::compute_split`] (the core's pooled
+//! calibration, which the job's steps equal) and returns bytes; the job records repeats and
+//! splits in order whoever computed them, so the numbers are those of one thread. Nothing here
+//! knows of threads: a caller that never hands out leaves the job as it was.
 
-use super::{internal, AnalysisJob, Claim, Phase, Source};
-use crate::conformal::{read_calibrations, write_calibrations, Calibrated};
+use super::{internal, AnalysisJob, Claim, Phase, Source, CP_R};
+use crate::conformal::{check_data, read_calibrations, write_calibrations, Calibrated};
 use crate::explorer::url::UrlState;
+use crate::explorer::Controls;
+use crate::rvalue::DrawOrder;
+use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 
-/// A toy repeat handed out of the job: its index, and the request [`compute_part`] takes.
+/// A toy repeat or a score file's split handed out of the job: its index, and the request
+/// [`compute_part`] or [`HeldData::compute_split`] takes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HandOut {
     pub part: usize,
@@ -16,21 +22,26 @@ pub struct HandOut {
 }
 
 impl AnalysisJob {
-    /// Hands the first toy repeat nobody computes yet to another thread (never the first
-    /// repeat, whose data the job keeps for the panels). `None` for score files (one data set)
-    /// or when every repeat is taken.
+    /// Hands the first toy repeat, or score file's pooled split, nobody computes yet to another
+    /// thread (never the first, which the job keeps for the panels). `None` when every one is
+    /// taken, for a score file's other methods, and before the file's part is loaded.
     pub fn hand_out(&mut self) -> Option<HandOut> {
-        if !matches!(self.source, Source::Toy(_)) {
-            return None;
-        }
-        let part = (1..self.parts_total).find(|&p| self.claims[p] == Claim::Free)?;
-        self.claims[part] = Claim::Out;
+        let claims = match self.source {
+            Source::Toy(_) => &mut self.claims,
+            Source::Data(_) if self.part.is_some() => &mut self.split_claims,
+            Source::Data(_) => return None,
+        };
+        let part = (1..claims.len()).find(|&p| claims[p] == Claim::Free)?;
+        claims[part] = Claim::Out;
         let query = UrlState::with_controls(self.controls.clone()).to_query();
         Some(HandOut { part, request: format!("{part}\n{query}") })
     }
 
     /// Takes repeat `part`, handed out before, as [`compute_part`] returned it.
     pub fn supply_part(&mut self, part: usize, bytes: &[u8]) -> Result<()> {
+        if matches!(self.source, Source::Data(_)) {
+            return self.supply_split(part, bytes);
+        }
         if self.claims.get(part) != Some(&Claim::Out) {
             return Err(Error::invalid(format!("repeat {part} was not handed out, or is back already")));
         }
@@ -52,19 +63,56 @@ impl AnalysisJob {
         Ok(())
     }
 
-    /// Gives repeat `part` back (its thread failed): the job computes it itself.
+    /// Takes a score file's pooled split `r`, handed out before, as
+    /// [`HeldData::compute_split`] returned it.
+    fn supply_split(&mut self, r: usize, bytes: &[u8]) -> Result<()> {
+        if self.split_claims.get(r) != Some(&Claim::Out) {
+            return Err(Error::invalid(format!("split {r} was not handed out, or is back already")));
+        }
+        let (index, mut calibrated) = read_calibrations(bytes)?;
+        let part = self.part.as_ref().ok_or_else(|| internal("a split handed out is back after its part"))?;
+        let (k, split) = (part.tensor().k(), &part.splits[r]);
+        let fits = |c: &Calibrated| c.k == k && c.test == split.test && c.per_item_threshold();
+        let Some(c) = calibrated.pop().filter(|c| index == r && calibrated.is_empty() && fits(c)) else {
+            return Err(Error::shape(format!("the result handed in for split {r} is not one of its shape")));
+        };
+        self.split_claims[r] = Claim::Job;
+        self.by_split.insert(r, c);
+        self.take_splits_in_order();
+        if self.phase == Phase::Waiting && !self.split_claims.contains(&Claim::Out) {
+            self.end_part(false);
+        }
+        Ok(())
+    }
+
+    /// Gives repeat or split `part` back (its thread failed): the job computes it itself.
     pub fn hand_back(&mut self, part: usize) {
-        if let Some(c @ Claim::Out) = self.claims.get_mut(part) {
+        let data = matches!(self.source, Source::Data(_));
+        let claims = if data { &mut self.split_claims } else { &mut self.claims };
+        if let Some(c @ Claim::Out) = claims.get_mut(part) {
             *c = Claim::Free;
-            if self.phase == Phase::Waiting {
-                self.next_part();
+            match (self.phase, data) {
+                (Phase::Waiting, false) => self.next_part(),
+                (Phase::Waiting, true) => {
+                    *c = Claim::Job;
+                    self.phase = Phase::Calibrate { next: part, method: CP_R };
+                }
+                _ => {}
             }
         }
     }
 
-    /// Repeats handed out and not back yet.
+    /// Repeats and splits handed out and not back yet.
     pub fn parts_out(&self) -> usize {
-        self.claims.iter().filter(|&&c| c == Claim::Out).count()
+        self.claims.iter().chain(&self.split_claims).filter(|&&c| c == Claim::Out).count()
+    }
+
+    /// The score file analysed, for a thread that calibrates its splits ([`HeldData`]).
+    pub fn data(&self) -> Option<&std::sync::Arc<crate::io::Dataset>> {
+        match &self.source {
+            Source::Data(d) => Some(d),
+            Source::Toy(_) => None,
+        }
     }
 
     /// Computes part `index` alone with the job's own steps; its calibrations per split in
@@ -89,14 +137,51 @@ impl AnalysisJob {
 /// Computes the toy repeat a [`HandOut::request`] names; the bytes go to
 /// [`AnalysisJob::supply_part`].
 pub fn compute_part(request: &str) -> Result<Vec<u8>> {
-    let bad = || Error::invalid("a repeat request must be '<repeat>\\n<settings>'");
+    let (index, controls) = read_request(request)?;
+    let job = AnalysisJob::new(Source::Toy(controls.toy_params()), &controls)?;
+    Ok(write_calibrations(index, &job.part_alone(index)?))
+}
+
+/// A request's index and settings.
+fn read_request(request: &str) -> Result<(usize, Controls)> {
+    let bad = || Error::invalid("a request for other threads must be '<index>\\n<settings>'");
     let (index, query) = request.split_once('\n').ok_or_else(bad)?;
     let index: usize = index.parse().map_err(|_| bad())?;
     let restored = UrlState::from_query(query);
     if let Some(w) = restored.warnings.first() {
-        return Err(Error::invalid(format!("the repeat's settings do not read back: {w}")));
+        return Err(Error::invalid(format!("the request's settings do not read back: {w}")));
     }
-    let controls = restored.state.controls;
-    let job = AnalysisJob::new(Source::Toy(controls.toy_params()), &controls)?;
-    Ok(write_calibrations(index, &job.part_alone(index)?))
+    Ok((index, restored.state.controls))
+}
+
+/// A score file held by another thread, which calibrates the pooled splits handed to it: the
+/// tensor crosses over once per file, each split's result as a few bytes per test item.
+pub struct HeldData {
+    tensor: ScoreTensor,
+    labels: Vec<usize>,
+    /// Made with the first split, kept for the rest.
+    order: Option<DrawOrder>,
+}
+
+impl HeldData {
+    pub fn new(tensor: ScoreTensor, labels: Vec<usize>) -> Result<Self> {
+        check_data(&tensor, &labels)?;
+        Ok(HeldData { tensor, labels, order: None })
+    }
+
+    /// Pooled CP_r on the split a [`HandOut::request`] of a score file names; the bytes go to
+    /// [`AnalysisJob::supply_part`].
+    pub fn compute_split(&mut self, request: &str) -> Result<Vec<u8>> {
+        let (index, controls) = read_request(request)?;
+        let splits = controls.split_plan().splits(self.tensor.n())?;
+        let split = splits.get(index).ok_or_else(|| {
+            Error::invalid(format!("split {index} does not exist ({} splits)", splits.len()))
+        })?;
+        if self.order.is_none() {
+            self.order = Some(DrawOrder::of(&self.tensor)?);
+        }
+        let ties = controls.score_options().ties;
+        let c = Calibrated::pooled(&self.tensor, &self.labels, self.order.as_ref(), split, ties)?;
+        Ok(write_calibrations(index, &[c]))
+    }
 }
