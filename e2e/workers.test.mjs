@@ -1,7 +1,8 @@
-// End-to-end tests of the toy repeats computed in Web Workers (src/ui/workers.rs,
-// www/worker.js) on the page that trunk built into dist/: the numbers are those of the page's
-// thread alone, to the last digit of the full-precision summary export, whether workers compute
-// repeats, a running analysis is replaced under them, or they fail.
+// End-to-end tests of the toy repeats and score files' pooled splits computed in Web Workers
+// (src/ui/workers.rs, www/worker.js) on the page that trunk built into dist/: the numbers are
+// those of the page's thread alone, to the last digit of the full-precision exports, whether
+// workers compute repeats or splits, a running analysis is replaced or cancelled under them, or
+// they fail.
 // Run: make test-e2e, or `node --test e2e/workers.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
@@ -13,7 +14,10 @@ import { DIST, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './he
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
 const SUMMARY_CSV = '#panel-summary button[data-export="csv"]';
-const FROM_WORKERS = /\((computed in [\d.]+ s)(; (\d+) of the repeats in worker threads)?\)/;
+const FROM_WORKERS = /\((computed in [\d.]+ s)(; (\d+) of the (?:repeats|splits) in worker threads)?\)/;
+const SETS_CSV = '#panel-inspector button[data-export="csv"]';
+// A score file's pooled analysis: the digits sample (1079 items, 30 draws, 10 classes).
+const POOLED = 'mode=scores&sample=digits_wbb.npz&kind=pooled&splits=40';
 
 // The finished analysis' status facts and its summary at full precision.
 async function finished(page) {
@@ -21,17 +25,18 @@ async function finished(page) {
   const status = (await text(page, '#status')).match(FROM_WORKERS);
   assert.ok(status, await text(page, '#status'));
   const csv = (await download(page, SUMMARY_CSV)).bytes.toString();
-  return { fromWorkers: Number(status[3] ?? 0), threads: await text(page, '#threads'), csv };
+  const sets = (await download(page, SETS_CSV)).bytes.toString();
+  return { fromWorkers: Number(status[3] ?? 0), threads: await text(page, '#threads'), csv, sets };
 }
 
-// The summary of the toy at `query` computed by the page's thread alone.
-async function alone(query) {
+// The summary of the analysis at `query` computed by the page's thread alone (and its sets).
+async function alone(query, withSets = false) {
   const { page, errors } = await explorer.open(`index.html?workers=0&${query}`);
   const r = await finished(page);
   assert.equal(r.fromWorkers, 0);
   assert.equal(r.threads, '');
   assert.deepEqual(errors, []);
-  return r.csv;
+  return withSets ? r : r.csv;
 }
 
 test('toy repeats computed in workers give the numbers of one thread', LONG, async (t) => {
@@ -40,7 +45,7 @@ test('toy repeats computed in workers give the numbers of one thread', LONG, asy
   await shot(t, page, async () => {
     const r = await finished(page);
     assert.ok(r.fromWorkers >= 1, `repeats from workers: ${r.fromWorkers}`);
-    assert.equal(r.threads, ' · toy repeats on 3 threads');
+    assert.equal(r.threads, ' · repeats and pooled splits on 3 threads');
     assert.equal(r.csv, reference);
     assert.deepEqual(errors, []);
   });
@@ -87,8 +92,44 @@ test('a worker whose repeats fail hands them back and the page computes them', L
   });
 });
 
-test('an embedded closed-form panel and a score file start no worker', LONG, async (t) => {
-  for (const query of ['embed=scores', 'mode=scores&sample=small_long.csv&splits=3']) {
+test("a score file's pooled splits computed in workers give the numbers of one thread", LONG, async (t) => {
+  const reference = await alone(POOLED, true);
+  const { page, errors } = await explorer.open(`index.html?workers=2&${POOLED}`);
+  await shot(t, page, async () => {
+    const r = await finished(page);
+    assert.ok(r.fromWorkers >= 1, `splits from workers: ${r.fromWorkers}`);
+    assert.equal(r.csv, reference.csv);
+    assert.equal(r.sets, reference.sets);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test("cancelling a score file's analysis in workers puts back the shown results at once", LONG, async (t) => {
+  const { page, errors } = await explorer.open(`index.html?workers=1&${POOLED}`);
+  await shot(t, page, async () => {
+    const before = await finished(page);
+    // 200 splits: the worker holds splits of it when Cancel is clicked.
+    await page.locator('#splits').fill('200');
+    await page.locator('#splits').dispatchEvent('change');
+    await page.waitForFunction(() => /splits \d+\/|calibrating/.test(document.querySelector('#status').textContent));
+    await page.locator('#cancel').click();
+    const now = await page.evaluate(() => ({
+      status: document.querySelector('#status').textContent,
+      splits: document.querySelector('#splits').value,
+    }));
+    assert.match(now.status, /^Cancelled/);
+    assert.equal(now.splits, '40', 'the split count of the shown results is back');
+    // The worker's replies for the cancelled analysis arrive later and change nothing.
+    await page.waitForTimeout(2000);
+    assert.match(await text(page, '#status'), /^Cancelled/);
+    assert.equal((await download(page, SUMMARY_CSV)).bytes.toString(), before.csv);
+    assert.ok(await page.locator('#cancel').isDisabled());
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('an embedded closed-form panel and a parametric score file start no worker', LONG, async (t) => {
+  for (const query of ['embed=scores', 'mode=scores&sample=small_long.csv&splits=3&kind=parametric']) {
     const { page, errors } = await explorer.open(`index.html?${query}`);
     await shot(t, page, async () => {
       await page.waitForFunction(() => performance.getEntriesByName('rvalue:first-panel').length > 0);

@@ -1,10 +1,12 @@
 // A Web Worker of the explorer (src/ui/workers.rs): it runs the page's own wasm module and
-// computes the toy repeats the page hands it, so that repeats run on several cores. Started as
-// a module worker from the page's origin (the CSP's 'self').
+// computes the toy repeats or score file splits the page hands it, so that they run on several
+// cores. Started as a module worker from the page's origin (the CSP's 'self').
 //
 // Messages in:  {init: {js, module}}  the page's wasm-bindgen module URL and its compiled
 //                                     WebAssembly.Module (instantiated here, not compiled again);
-//               {serial, part, request}  a repeat to compute (`explorer::compute_part`).
+//               {hold: {n, m, k, labels, scores}}  a score file, held for the splits after it;
+//               {serial, part, request, split}  a repeat to compute (`explorer::compute_part`),
+//                                     or with split true a split of the file held.
 // Messages out: {ready: true} or {failed}  after init;
 //               {serial, part, bytes} or {serial, part, error}  per repeat (bytes transferred).
 
@@ -23,10 +25,18 @@ self.onmessage = async (event) => {
     }
     return;
   }
-  const { serial, part, request } = m;
+  if (m.hold) {
+    // A file that cannot be held fails its splits, which the page then computes itself.
+    try {
+      const { n, m: draws, k, labels, scores } = m.hold;
+      bindings.rvalue_hold_data(n, draws, k, labels, scores);
+    } catch {}
+    return;
+  }
+  const { serial, part, request, split } = m;
   try {
     if (!bindings) throw new Error("the worker's wasm is not ready");
-    const bytes = bindings.rvalue_compute_part(request);
+    const bytes = split ? bindings.rvalue_compute_split(request) : bindings.rvalue_compute_part(request);
     self.postMessage({ serial, part, bytes }, [bytes.buffer]);
   } catch (e) {
     // A panic traps the instance for good: the page stops using this worker.

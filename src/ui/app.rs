@@ -538,7 +538,15 @@ impl App {
         };
         match Source::from_controls(&self.controls, data).and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
-                if self.controls.mode == Mode::Toy && self.controls.toy.repeats > 1 {
+                // Toy repeats and a score file's pooled splits can run in workers.
+                let shared = match self.controls.mode {
+                    Mode::Toy => self.controls.toy.repeats > 1,
+                    Mode::Scores => {
+                        self.controls.score.kind == crate::conformal::RvalueKind::Pooled
+                            && self.controls.splits > 1
+                    }
+                };
+                if shared {
                     let me = self.me.clone();
                     let on_reply: workers::OnReply = Rc::new(move |i, reply| {
                         if let Some(app) = me.upgrade() {
@@ -670,7 +678,10 @@ impl App {
         let secs = (dom::now_ms() - run.started) / 1000.0;
         let note = match run.from_workers {
             0 => self.device.note(&run.gpu).to_string(),
-            n => format!("{}; {n} of the repeats in worker threads", self.device.note(&run.gpu)),
+            n => {
+                let what = if run.job.data().is_some() { "splits" } else { "repeats" };
+                format!("{}; {n} of the {what} in worker threads", self.device.note(&run.gpu))
+            }
         };
         match run.job.finish() {
             Ok(a) => {
@@ -727,7 +738,7 @@ impl App {
         set_text(&self.doc, "device", &device);
         let threads = match self.pool.ready() {
             0 => String::new(),
-            n => format!(" · toy repeats on {} threads", n + 1),
+            n => format!(" · repeats and pooled splits on {} threads", n + 1),
         };
         set_text(&self.doc, "threads", &threads);
         if let Some(e) = self.doc.get_element_by_id("device") {

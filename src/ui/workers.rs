@@ -1,21 +1,26 @@
-//! Toy repeats on the other cores: Web Workers running the page's own wasm module
-//! (`www/worker.js`). The running job hands out repeats ([`AnalysisJob::hand_out`]) to idle
-//! workers while the page's thread computes the others, and records each repeat in order
-//! whoever computed it, so the numbers are those of one thread, bit for bit.
+//! Toy repeats and a score file's pooled splits on the other cores: Web Workers running the
+//! page's own wasm module (`www/worker.js`). The running job hands out repeats or splits
+//! ([`AnalysisJob::hand_out`]) to idle workers while the page's thread computes the others, and
+//! records each in order whoever computed it, so the numbers are those of one thread, bit for
+//! bit. A worker gets a score file once ([`HeldData`]), before the first split of it.
 //!
 //! One worker per core beyond the page's own (`navigator.hardwareConcurrency − 1`, at most
 //! [`MAX_WORKERS`]), started with the first toy analysis of several repeats; the URL parameter
 //! `workers=N` sets the count (0: the page's thread alone), for tests and benchmarks. A worker that fails to start or whose repeat fails is stopped, and
 //! its repeat goes back to the job.
 
+use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::{Arc, Weak};
 
-use js_sys::{Object, Reflect, Uint8Array};
+use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
-use crate::explorer::AnalysisJob;
+use crate::explorer::{AnalysisJob, HeldData};
+use crate::io::Dataset;
+use crate::tensor::ScoreTensor;
 
 /// Workers at most: the toy's repeats are the only work they share, and each holds a wasm
 /// instance of its own.
@@ -25,6 +30,40 @@ pub const MAX_WORKERS: usize = 7;
 #[wasm_bindgen]
 pub fn rvalue_compute_part(request: &str) -> Result<Vec<u8>, JsValue> {
     crate::explorer::compute_part(request).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+thread_local! {
+    /// In a worker: the score file whose splits it calibrates.
+    static HELD: RefCell<Option<HeldData>> = const { RefCell::new(None) };
+}
+
+/// A score file for the worker script to hold, replacing the one before.
+#[wasm_bindgen]
+pub fn rvalue_hold_data(
+    n: usize,
+    m: usize,
+    k: usize,
+    labels: Vec<u32>,
+    scores: Vec<f64>,
+) -> Result<(), JsValue> {
+    HELD.with(|h| h.borrow_mut().take());
+    let labels = labels.into_iter().map(|y| y as usize).collect();
+    let held = ScoreTensor::new(n, m, k, scores).and_then(|t| HeldData::new(t, labels)).map_err(js_error)?;
+    HELD.with(|h| *h.borrow_mut() = Some(held));
+    Ok(())
+}
+
+/// The split a worker calibrates, for the worker script: `HeldData::compute_split`.
+#[wasm_bindgen]
+pub fn rvalue_compute_split(request: &str) -> Result<Vec<u8>, JsValue> {
+    HELD.with(|h| match h.borrow_mut().as_mut() {
+        Some(held) => held.compute_split(request).map_err(js_error),
+        None => Err(JsValue::from_str("no score file is held")),
+    })
+}
+
+fn js_error(e: crate::Error) -> JsValue {
+    JsValue::from_str(&e.to_string())
 }
 
 /// Repeats a worker holds at once: while the page's thread computes (up to a frame's 30 ms) a
@@ -45,6 +84,8 @@ struct Slot {
     state: State,
     /// Repeats posted and not answered: `(job serial, repeat)`, oldest first.
     queued: Vec<(u64, usize)>,
+    /// The score file posted to it last.
+    held: Weak<Dataset>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
@@ -103,16 +144,19 @@ impl Pool {
         self.slots.iter().filter(|s| s.state == State::Running).count()
     }
 
-    /// Tops up each running worker's queue with repeats of `job` (number `serial`), as long as
-    /// it has any to hand out.
+    /// Tops up each running worker's queue with repeats or splits of `job` (number `serial`),
+    /// as long as it has any to hand out.
     pub fn feed(&mut self, job: &mut AnalysisJob, serial: u64) {
+        let data = job.data().cloned();
         for slot in self.slots.iter_mut().filter(|s| s.state == State::Running) {
             while slot.queued.len() < QUEUE {
                 let Some(h) = job.hand_out() else { return };
                 let msg = Object::new();
-                let posted = set(&msg, "serial", &JsValue::from_f64(serial as f64))
+                let posted = data.as_ref().is_none_or(|d| slot.hold(d))
+                    && set(&msg, "serial", &JsValue::from_f64(serial as f64))
                     && set(&msg, "part", &JsValue::from_f64(h.part as f64))
                     && set(&msg, "request", &JsValue::from_str(&h.request))
+                    && set(&msg, "split", &JsValue::from_bool(data.is_some()))
                     && slot.worker.post_message(&msg).is_ok();
                 if !posted {
                     job.hand_back(h.part);
@@ -178,9 +222,34 @@ impl Slot {
             worker,
             state: State::Starting,
             queued: Vec::new(),
+            held: Weak::new(),
             _on_message: on_message,
             _on_error: on_error,
         })
+    }
+
+    /// Posts `data` to the worker unless it holds it already (its scores' buffer transferred,
+    /// copied straight from the page's memory); whether it holds it.
+    fn hold(&mut self, data: &Arc<Dataset>) -> bool {
+        if std::ptr::eq(self.held.as_ptr(), Arc::as_ptr(data)) {
+            return true;
+        }
+        let t = &data.scores;
+        let labels: Vec<u32> = data.labels.iter().flatten().map(|&y| y as u32).collect();
+        let scores = Float64Array::from(t.data());
+        let hold = Object::new();
+        let msg = Object::new();
+        let ok = [("n", t.n()), ("m", t.m()), ("k", t.k())]
+            .iter()
+            .all(|&(key, v)| set(&hold, key, &JsValue::from_f64(v as f64)))
+            && set(&hold, "labels", &Uint32Array::from(&labels[..]))
+            && set(&hold, "scores", &scores)
+            && set(&msg, "hold", &hold)
+            && self.worker.post_message_with_transfer(&msg, &Array::of1(&scores.buffer())).is_ok();
+        if ok {
+            self.held = Arc::downgrade(data);
+        }
+        ok
     }
 
     /// Terminates the worker; the repeats it still held for `job` go back to it.

@@ -57,8 +57,10 @@ impl Calibrated {
             PER_ITEM => {
                 let per = take_u32(input)?;
                 let units = take_u32(input)? as u32;
-                let steps =
-                    (0..cells).map(|_| take_u32(input).map(|s| s as u32)).collect::<Result<Vec<_>>>()?;
+                let steps = take(input, cells.checked_mul(4).ok_or_else(|| malformed("too many steps"))?)?
+                    .chunks_exact(4)
+                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
                 let words = n
                     .checked_mul((units as usize).div_ceil(64))
                     .ok_or_else(|| malformed("too many steps"))?;

@@ -252,8 +252,9 @@ pub struct AnalysisJob {
     split_claims: Vec<Claim>,
     /// Splits of the current part whose CP and CP_avg are done.
     split_next: usize,
-    /// Pooled CP_r of splits done before their turn to be recorded.
-    by_split: BTreeMap<usize, Calibrated>,
+    /// Pooled CP_r of splits done before their turn to be recorded (one each; the map's type
+    /// is `finished`'s, which keeps the page's wasm from holding a second copy of its code).
+    by_split: BTreeMap<usize, Vec<Calibrated>>,
 }
 
 fn method_index(m: Method) -> usize {
@@ -596,7 +597,7 @@ impl AnalysisJob {
         // whole, even when its turn comes meanwhile (the part before it supplied).
         let whole = self.alone || self.part_index != self.recorded || !self.current.is_empty();
         if mi == CP_R && !self.split_claims.is_empty() {
-            self.by_split.insert(next, c);
+            self.by_split.insert(next, vec![c]);
             self.take_splits_in_order();
         } else if whole {
             self.current.push(c);
@@ -647,7 +648,7 @@ impl AnalysisJob {
     /// Records pooled CP_r's splits that are next in split order.
     fn take_splits_in_order(&mut self) {
         while let Some(c) = self.by_split.remove(&self.calibrated[CP_R].len()) {
-            self.take_in(CP_R, c);
+            c.into_iter().for_each(|c| self.take_in(CP_R, c));
         }
     }
 

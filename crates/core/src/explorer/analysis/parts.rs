@@ -77,7 +77,7 @@ impl AnalysisJob {
             return Err(Error::shape(format!("the result handed in for split {r} is not one of its shape")));
         };
         self.split_claims[r] = Claim::Job;
-        self.by_split.insert(r, c);
+        self.by_split.insert(r, vec![c]);
         self.take_splits_in_order();
         if self.phase == Phase::Waiting && !self.split_claims.contains(&Claim::Out) {
             self.end_part(false);
