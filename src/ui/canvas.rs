@@ -16,6 +16,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
+use super::backend::Backend;
 use super::dom::by_id;
 use super::figure::{Figure, Frame, Layer, Marker};
 use crate::{Error, Result};
@@ -277,14 +278,14 @@ pub fn draw_figure(
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    let backend = Canvas::new(canvas)?;
+    let backend = Backend::Canvas(Canvas::new(canvas)?);
     fig.draw_layer(&backend.into_drawing_area(), (font_css * dpr).round() as u32, layer).map(Some)
 }
 
 /// Sizes the overlay canvas `id` to `frame` (the figure's back layer, drawn on the canvas under
 /// it), clears it and draws the figure's front layer on it.
 pub fn draw_front(doc: &Document, id: &str, fig: &Figure, frame: &Frame) -> Result<()> {
-    let backend = Canvas::new(overlay(doc, id, frame)?)?;
+    let backend = Backend::Canvas(Canvas::new(overlay(doc, id, frame)?)?);
     fig.draw_layer(&backend.into_drawing_area(), frame.font, Layer::Front).map(|_| ())
 }
 

@@ -7,17 +7,21 @@
 //! - [`figure`]: one plotters drawing routine for every line figure;
 //! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the
 //!   current-value markers drawn on overlay canvases;
+//! - [`backend`]: one plotters backend over the canvas and the SVG export's, so the figure code
+//!   is compiled once;
 //! - [`files`]: file picker, drag and drop, bundled samples;
 //! - [`permalink`]: the state in the address, and the Copy link button;
 //! - [`embed`]: one panel alone in an iframe (`?embed=`), its height posted to the parent;
 //! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
-//! - [`workers`]: Web Workers that compute toy repeats on the other cores;
+//! - [`workers`]: Web Workers that compute toy repeats and score files' pooled splits on the
+//!   other cores;
 //! - [`dom`]: typed `web-sys` helpers.
 //!
 //! Only [`app`] knows the `App`: the other modules take callbacks (or return values) that
 //! `app` builds from its `Shared` and applies, so no module here imports `app`.
 
 pub mod app;
+mod backend;
 pub mod canvas;
 mod device;
 pub mod dom;

@@ -11,16 +11,14 @@
 //! CSV comes from the core ([`crate::explorer::export`]).
 
 use plotters::prelude::{IntoDrawingArea, SVGBackend};
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
-};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Blob, BlobPropertyBag, CanvasRenderingContext2d, Document, HtmlCanvasElement, Url};
+use web_sys::{Blob, BlobPropertyBag, Document, HtmlCanvasElement, Url};
 
 use super::{App, Shared, ALPHA_PLOTS, THEOREM3_FRONT};
 use crate::explorer::export::{sets_csv, summary_csv};
 use crate::explorer::url::Panel;
+use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Dots, Figure};
@@ -214,75 +212,11 @@ pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
     let ctx = canvas::context(&scratch)?;
     let mut out = String::new();
     {
-        let area = MeasuredSvg { svg: SVGBackend::with_string(&mut out, size), ctx }.into_drawing_area();
+        let svg = MeasuredSvg { svg: SVGBackend::with_string(&mut out, size), ctx };
+        let area = Backend::Svg(svg).into_drawing_area();
         fig.draw(&area, font)?;
     }
     Ok(out)
-}
-
-/// plotters' SVG backend with text measured by a canvas context (see the module's note).
-struct MeasuredSvg<'a> {
-    svg: SVGBackend<'a>,
-    ctx: CanvasRenderingContext2d,
-}
-
-type SvgError = <SVGBackend<'static> as DrawingBackend>::ErrorType;
-type DrawResult = std::result::Result<(), DrawingErrorKind<SvgError>>;
-
-impl DrawingBackend for MeasuredSvg<'_> {
-    type ErrorType = SvgError;
-
-    fn get_size(&self) -> (u32, u32) {
-        self.svg.get_size()
-    }
-    fn ensure_prepared(&mut self) -> DrawResult {
-        self.svg.ensure_prepared()
-    }
-    fn present(&mut self) -> DrawResult {
-        self.svg.present()
-    }
-    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> DrawResult {
-        self.svg.draw_pixel(point, color)
-    }
-    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> DrawResult {
-        self.svg.draw_line(from, to, style)
-    }
-    fn draw_rect<S: BackendStyle>(
-        &mut self,
-        a: BackendCoord,
-        b: BackendCoord,
-        style: &S,
-        fill: bool,
-    ) -> DrawResult {
-        self.svg.draw_rect(a, b, style, fill)
-    }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        path: I,
-        style: &S,
-    ) -> DrawResult {
-        self.svg.draw_path(path, style)
-    }
-    fn draw_circle<S: BackendStyle>(&mut self, c: BackendCoord, r: u32, style: &S, fill: bool) -> DrawResult {
-        self.svg.draw_circle(c, r, style, fill)
-    }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        vert: I,
-        style: &S,
-    ) -> DrawResult {
-        self.svg.fill_polygon(vert, style)
-    }
-    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> DrawResult {
-        self.svg.draw_text(text, style, pos)
-    }
-    fn estimate_text_size<S: BackendTextStyle>(
-        &self,
-        text: &str,
-        style: &S,
-    ) -> std::result::Result<(u32, u32), DrawingErrorKind<SvgError>> {
-        Ok(canvas::measure_text(&self.ctx, |f| self.ctx.set_font(f), text, style))
-    }
 }
 
 fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
