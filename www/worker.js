@@ -4,7 +4,7 @@
 //
 // Messages in:  {init: {js, module}}  the page's wasm-bindgen module URL and its compiled
 //                                     WebAssembly.Module (instantiated here, not compiled again);
-//               {hold: {n, m, k, labels, scores}}  a score file, held for the splits after it;
+//               {hold: [n, m, k, labels, scores]}  a score file, held for the splits after it;
 //               {serial, part, request, split}  a repeat to compute (`explorer::compute_part`),
 //                                     or with split true a split of the file held.
 // Messages out: {ready: true} or {failed}  after init;
@@ -28,8 +28,7 @@ self.onmessage = async (event) => {
   if (m.hold) {
     // A file that cannot be held fails its splits, which the page then computes itself.
     try {
-      const { n, m: draws, k, labels, scores } = m.hold;
-      bindings.rvalue_hold_data(n, draws, k, labels, scores);
+      bindings.rvalue_hold_data(...m.hold);
     } catch {}
     return;
   }

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::{Arc, Weak};
 
-use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
+use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
@@ -37,13 +37,14 @@ thread_local! {
     static HELD: RefCell<Option<HeldData>> = const { RefCell::new(None) };
 }
 
-/// A score file for the worker script to hold, replacing the one before.
+/// A score file for the worker script to hold, replacing the one before: its shape, labels and
+/// scores (the labels as numbers too, which spares the module a second kind of array).
 #[wasm_bindgen]
 pub fn rvalue_hold_data(
     n: usize,
     m: usize,
     k: usize,
-    labels: Vec<u32>,
+    labels: Vec<f64>,
     scores: Vec<f64>,
 ) -> Result<(), JsValue> {
     HELD.with(|h| h.borrow_mut().take());
@@ -235,16 +236,18 @@ impl Slot {
             return true;
         }
         let t = &data.scores;
-        let labels: Vec<u32> = data.labels.iter().flatten().map(|&y| y as u32).collect();
+        let labels: Vec<f64> = data.labels.iter().flatten().map(|&y| y as f64).collect();
         let scores = Float64Array::from(t.data());
-        let hold = Object::new();
+        let shape = |v: usize| JsValue::from_f64(v as f64);
+        let hold = Array::of5(
+            &shape(t.n()),
+            &shape(t.m()),
+            &shape(t.k()),
+            &Float64Array::from(&labels[..]),
+            &scores,
+        );
         let msg = Object::new();
-        let ok = [("n", t.n()), ("m", t.m()), ("k", t.k())]
-            .iter()
-            .all(|&(key, v)| set(&hold, key, &JsValue::from_f64(v as f64)))
-            && set(&hold, "labels", &Uint32Array::from(&labels[..]))
-            && set(&hold, "scores", &scores)
-            && set(&msg, "hold", &hold)
+        let ok = set(&msg, "hold", &hold)
             && self.worker.post_message_with_transfer(&msg, &Array::of1(&scores.buffer())).is_ok();
         if ok {
             self.held = Arc::downgrade(data);

@@ -285,7 +285,8 @@ fn in_chunks<T: Send>(
     rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>> + Sync,
 ) -> Result<Vec<T>> {
     let size = n.div_ceil(threads.max(1)).max(1);
-    if threads <= 1 || size >= n {
+    // wasm has one thread: the spawning code would only weigh on the page's download.
+    if threads <= 1 || size >= n || cfg!(target_arch = "wasm32") {
         return rows(0..n);
     }
     let parts: Vec<Result<Vec<T>>> = std::thread::scope(|s| {
@@ -672,6 +673,14 @@ impl Calibrated {
         }
     }
 
+    /// Test item `t`'s score of candidate `c`, without making its row.
+    fn score(&self, t: usize, c: usize) -> f64 {
+        match &self.store {
+            Store::Global { .. } => self.global_row(t)[c],
+            Store::PerItem { steps, cal, .. } => steps[t * self.k + c] as f64 / cal.units as f64,
+        }
+    }
+
     /// Test item `t`'s row of a global threshold's scores (pooled CP_r: none).
     fn global_row(&self, t: usize) -> &[f64] {
         match &self.store {
@@ -717,8 +726,7 @@ impl Calibrated {
 
     /// The best candidate (lowest score, lowest index among ties).
     fn best(&self, t: usize) -> usize {
-        let row = self.row(t);
-        (0..self.k).fold(0, |b, c| if row[c] < row[b] { c } else { b })
+        (0..self.k).fold(0, |b, c| if self.score(t, c) < self.score(t, b) { c } else { b })
     }
 
     /// Test item `t`'s set `{k : score ≤ q̂}` (≤: discrete r-values tie), in set order.
@@ -810,15 +818,15 @@ impl Calibrated {
         let nt = self.test.len();
         let qs: Vec<f64> = alphas.iter().map(|&alpha| self.threshold(0, alpha)).collect();
         let size = counts_at_most((0..nt).flat_map(|t| self.global_row(t).iter().copied()), &qs);
-        let covered = counts_at_most((0..nt).map(|t| self.row(t)[self.labels[t]]), &qs);
+        let covered = counts_at_most((0..nt).map(|t| self.score(t, self.labels[t])), &qs);
         // Each row's lowest score, for all items and for those whose best is the true label.
         let (mut mins, mut mins_true) = (Vec::new(), Vec::new());
         if never_empty {
             for t in 0..nt {
                 let b = self.best(t);
-                mins.push(self.row(t)[b]);
+                mins.push(self.score(t, b));
                 if b == self.labels[t] {
-                    mins_true.push(self.row(t)[b]);
+                    mins_true.push(self.score(t, b));
                 }
             }
         }

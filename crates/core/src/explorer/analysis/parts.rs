@@ -6,7 +6,7 @@
 //! knows of threads: a caller that never hands out leaves the job as it was.
 
 use super::{internal, AnalysisJob, Claim, Phase, Source, CP_R};
-use crate::conformal::{check_data, read_calibrations, write_calibrations, Calibrated};
+use crate::conformal::{check_data, read_calibrations, write_calibrations, Calibrated, Split};
 use crate::explorer::url::UrlState;
 use crate::explorer::Controls;
 use crate::rvalue::DrawOrder;
@@ -173,10 +173,11 @@ impl HeldData {
     /// [`AnalysisJob::supply_part`].
     pub fn compute_split(&mut self, request: &str) -> Result<Vec<u8>> {
         let (index, controls) = read_request(request)?;
-        let splits = controls.split_plan().splits(self.tensor.n())?;
-        let split = splits.get(index).ok_or_else(|| {
-            Error::invalid(format!("split {index} does not exist ({} splits)", splits.len()))
-        })?;
+        if index >= controls.splits {
+            return Err(Error::invalid("the split asked for does not exist"));
+        }
+        // Split `index` of the seeded series, as `SplitPlan::splits` makes it for the job.
+        let split = &Split::random(self.tensor.n(), controls.cal_fraction, controls.seed, index)?;
         if self.order.is_none() {
             self.order = Some(DrawOrder::of(&self.tensor)?);
         }
