@@ -124,7 +124,7 @@ impl Prediction {
     }
 
     /// New item `j`'s K scores under the method (lower is more conforming).
-    pub fn scores(&self, j: usize) -> &[f64] {
+    pub fn scores(&self, j: usize) -> std::borrow::Cow<'_, [f64]> {
         self.calibrated.row(j)
     }
 
