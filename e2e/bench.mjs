@@ -29,8 +29,9 @@ import { DIST, launchBrowser, openPage, startServer } from './helpers.mjs';
 const USAGE =
   'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--query Q]';
 
-// The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 40 s on a
-// 2-core machine with the renderer at about 1.8 GB resident: affordable, so no smaller default.
+// The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 21 s on a
+// shared 2-core machine (the page's thread and one worker), the renderer at about 430 MB
+// resident: affordable, so no smaller default.
 const DEFAULT_SPLITS = 100;
 const DEFAULT_ALPHA_MOVES = 60;
 const DEFAULT_COLD_LOADS = 5;

@@ -5,9 +5,10 @@
 //! bit. A worker gets a score file once ([`HeldData`]), before the first split of it.
 //!
 //! One worker per core beyond the page's own (`navigator.hardwareConcurrency − 1`, at most
-//! [`MAX_WORKERS`]), started with the first toy analysis of several repeats; the URL parameter
-//! `workers=N` sets the count (0: the page's thread alone), for tests and benchmarks. A worker that fails to start or whose repeat fails is stopped, and
-//! its repeat goes back to the job.
+//! [`MAX_WORKERS`]), started with the first analysis of several toy repeats or pooled splits;
+//! the URL parameter `workers=N` sets the count (0: the page's thread alone), for tests and
+//! benchmarks. A worker that fails to start or whose repeat or split fails is stopped, and its
+//! work goes back to the job.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -22,8 +23,7 @@ use crate::explorer::{AnalysisJob, HeldData};
 use crate::io::Dataset;
 use crate::tensor::ScoreTensor;
 
-/// Workers at most: the toy's repeats are the only work they share, and each holds a wasm
-/// instance of its own.
+/// Workers at most: each holds a wasm instance of its own (and a score file's copy).
 pub const MAX_WORKERS: usize = 7;
 
 /// The repeat a worker computes, for the worker script: `explorer::compute_part`.
