@@ -100,7 +100,7 @@ fn k1_sets_are_the_candidate_or_empty() {
     }
     // One unit per item: μ = x, τ² = 0, and the τ² → 0⁺ limit gives w = 0, r = 1 − Φ(0) = 1/2.
     let c = prepared.calibrate(Method::CpR, &ScoreOptions::default(), std::slice::from_ref(&sp)).unwrap();
-    assert!((0..3).all(|i| c[0].row(i) == [0.5]), "K = 1 parametric r-values");
+    assert!((0..3).all(|i| *c[0].row(i) == [0.5]), "K = 1 parametric r-values");
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn all_scores_equal_give_full_sets() {
         if name.ends_with("nonparametric") || name.ends_with("pooled") {
             // Rank r-values break ties by index, so they differ by candidate: defined, finite.
             for i in 0..6 {
-                assert_rvalues(&name, c.row(i));
+                assert_rvalues(&name, &c.row(i));
             }
             continue;
         }

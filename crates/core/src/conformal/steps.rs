@@ -71,7 +71,7 @@ impl StepSets {
             let high = row.last().map_or(0, |w| if spare == 0 { 0 } else { w >> (64 - spare) });
             ones == n && high == 0
         };
-        let ok = words > 0 && bits.len() % words == 0 && bits.chunks_exact(words).all(fits);
+        let ok = words > 0 && bits.len().is_multiple_of(words) && bits.chunks_exact(words).all(fits);
         ok.then_some(StepSets { units, words, bits })
     }
 }
