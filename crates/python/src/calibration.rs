@@ -196,7 +196,7 @@ impl Calibration {
     #[getter]
     fn scores<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
         let Some((p, _)) = &self.last else { return Ok(None) };
-        let flat: Vec<f64> = (0..p.n_test()).flat_map(|j| p.scores(j).iter().copied()).collect();
+        let flat: Vec<f64> = (0..p.n_test()).flat_map(|j| p.scores(j).into_owned()).collect();
         Ok(Some(PyArray1::from_vec(py, flat).reshape([p.n_test(), p.k()])?))
     }
 
