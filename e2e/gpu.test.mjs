@@ -94,8 +94,10 @@ async function run(t, explorer, path, body) {
   }
 }
 
+// Workers off where the GPU is to rank: a worker's splits are ranked on its CPU, so with workers
+// on the GPU would compute only some of the splits it is compared on.
 test('with WebGPU the page names the adapter and ranks on it', LONG, async (t) => {
-  await run(t, withGpu, '', async (page) => {
+  await run(t, withGpu, 'index.html?workers=0', async (page) => {
     const d = await device(page);
     assert.match(d, /^GPU: .+\(webgpu, software\)$/, d);
     assert.doesNotMatch(d, /unnamed/, d);
@@ -122,7 +124,7 @@ test('without WebGPU the page says CPU and shows the same numbers', LONG, async 
 
 test('a GPU that fails says so and the CPU gives the same numbers', LONG, async (t) => {
   // ?gpu=lost destroys the device once it is open: every GPU call of a job fails.
-  await run(t, withGpu, '?gpu=lost', async (page) => {
+  await run(t, withGpu, 'index.html?workers=0&gpu=lost', async (page) => {
     assert.match(await device(page), /^GPU: /);
     const fallback = await rankAnalyses(page);
     for (const kind of ['pooled', 'nonparametric']) {
