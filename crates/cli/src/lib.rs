@@ -560,7 +560,7 @@ impl Probe {
             Err(_) if required => return Err(CliError("the GPU could not be opened".into())),
             Err(_) => (None, None),
         };
-        Ok(Ranker { gpu: g.map(|g| (g, gpu::keys::Keys::of(t.data()))), required })
+        Ok(Ranker { gpu: g.map(|g| (g, gpu::keys::Keys::of_tensor(t))), required })
     }
 }
 
@@ -832,7 +832,7 @@ mod tests {
         let (t, labels) = rvalue_core::samples::logits(40, 6, 5, 3);
         let splits = SplitPlan::Random { count: 3, cal_fraction: 0.5, seed: 1 }.splits(t.n()).unwrap();
         let prep = Prepared::new(&t, &labels, false).unwrap();
-        let keys = gpu::keys::Keys::of(t.data());
+        let keys = gpu::keys::Keys::of_tensor(&t);
         let mut ranker = Ranker { gpu: Some((g, keys)), required: false };
         for kind in [RvalueKind::Nonparametric, RvalueKind::Pooled] {
             let opts = ScoreOptions { kind, ..ScoreOptions::default() };
@@ -852,7 +852,7 @@ mod tests {
             // Put a failing GPU back for the next kind, this time required.
             let g = gpu::Gpu::new().unwrap();
             g.destroy_device();
-            ranker.gpu = Some((g, gpu::keys::Keys::of(t.data())));
+            ranker.gpu = Some((g, gpu::keys::Keys::of_tensor(&t)));
         }
         ranker.required = true;
         let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };

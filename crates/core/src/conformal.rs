@@ -242,7 +242,12 @@ fn scores_with(
                     t.m()
                 )));
             }
-            Ok(Some((0..n).flat_map(|i| t.draw(i, opts.cp_draw).iter().map(|s| -s)).collect()))
+            let mut out = Vec::with_capacity(n * k);
+            let mut buf = Vec::new();
+            for i in 0..n {
+                out.extend(t.draw(i, opts.cp_draw, &mut buf).iter().map(|s| -s));
+            }
+            Ok(Some(out))
         }
         Method::CpAvg => Ok(Some(summaries.mean.iter().map(|x| -x).collect())),
         Method::CpR => match opts.kind {

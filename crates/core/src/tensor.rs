@@ -1,34 +1,108 @@
 //! The score tensor `S[n][m][k]` (docs/method.md §1) and its per-candidate summaries.
 
+use std::borrow::Cow;
+
 use crate::{Error, Result};
 
 /// Scores of `n` items × `m` draws × `k` candidates, row-major (`k` fastest), higher is better.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Stored as read: float32 files stay f32, half the memory of f64, and every score is widened
+/// to f64 (exactly) where it is read, so results do not depend on the storage. Equality compares
+/// the widened scores.
+#[derive(Debug, Clone)]
 pub struct ScoreTensor {
     n: usize,
     m: usize,
     k: usize,
-    data: Vec<f64>,
+    data: Storage,
+}
+
+#[derive(Debug, Clone)]
+enum Storage {
+    F64(Vec<f64>),
+    F32(Vec<f32>),
+}
+
+/// A run of a tensor's scores in their stored type ([`ScoreTensor::scores`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Scores<'a> {
+    F64(&'a [f64]),
+    F32(&'a [f32]),
+}
+
+impl<'a> Scores<'a> {
+    pub fn len(&self) -> usize {
+        match self {
+            Scores::F64(s) => s.len(),
+            Scores::F32(s) => s.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The scores as f64: borrowed when stored so, else widened into `buf`.
+    #[inline]
+    pub fn widened<'b>(self, buf: &'b mut Vec<f64>) -> &'b [f64]
+    where
+        'a: 'b,
+    {
+        match self {
+            Scores::F64(s) => s,
+            Scores::F32(s) => {
+                buf.clear();
+                buf.extend(s.iter().map(|&x| f64::from(x)));
+                buf
+            }
+        }
+    }
+    /// Index of the first non-finite score.
+    fn first_non_finite(self) -> Option<usize> {
+        // Branch-free per chunk, so the compiler checks several scores per instruction (an early
+        // exit per score cost 8 instructions each); the position is searched only on failure.
+        fn scan<T: Copy>(s: &[T], finite: impl Fn(T) -> bool) -> Option<usize> {
+            let all = s.chunks(64).all(|c| c.iter().fold(true, |ok, &x| ok & finite(x)));
+            if all {
+                None
+            } else {
+                s.iter().position(|&x| !finite(x))
+            }
+        }
+        match self {
+            Scores::F64(s) => scan(s, f64::is_finite),
+            Scores::F32(s) => scan(s, f32::is_finite),
+        }
+    }
+    fn at(self, i: usize) -> f64 {
+        match self {
+            Scores::F64(s) => s[i],
+            Scores::F32(s) => f64::from(s[i]),
+        }
+    }
 }
 
 impl ScoreTensor {
     /// Builds a tensor, refusing empty dimensions, a wrong length and non-finite scores.
     pub fn new(n: usize, m: usize, k: usize, data: Vec<f64>) -> Result<Self> {
-        let t = ScoreTensor::shaped(n, m, k, data)?;
-        // Branch-free per chunk, so the compiler checks several scores per instruction (an early
-        // exit per score cost 8 instructions each); the position is searched only on failure.
-        let all_finite = t.data.chunks(64).all(|c| c.iter().fold(true, |ok, x| ok & x.is_finite()));
-        let bad = if all_finite { None } else { t.data.iter().position(|x| !x.is_finite()) };
-        if let Some(i) = bad {
+        ScoreTensor::shaped(n, m, k, Storage::F64(data))?.finite()
+    }
+
+    /// [`ScoreTensor::new`] for f32 scores, kept as f32.
+    pub fn from_f32(n: usize, m: usize, k: usize, data: Vec<f32>) -> Result<Self> {
+        ScoreTensor::shaped(n, m, k, Storage::F32(data))?.finite()
+    }
+
+    fn finite(self) -> Result<Self> {
+        let (m, k) = (self.m, self.k);
+        if let Some(i) = self.scores().first_non_finite() {
             let (item, rest) = (i / (m * k), i % (m * k));
             return Err(Error::invalid(format!(
                 "score [{item}][{}][{}] is {} (scores must be finite)",
                 rest / k,
                 rest % k,
-                t.data[i]
+                self.scores().at(i)
             )));
         }
-        Ok(t)
+        Ok(self)
     }
 
     /// [`ScoreTensor::new`] without the scan for non-finite scores, for a producer whose scores
@@ -37,11 +111,11 @@ impl ScoreTensor {
     /// re-analysis (0.28 ms per repeat).
     pub(crate) fn from_finite(n: usize, m: usize, k: usize, data: Vec<f64>) -> Result<Self> {
         debug_assert!(data.iter().all(|x| x.is_finite()), "from_finite with a non-finite score");
-        ScoreTensor::shaped(n, m, k, data)
+        ScoreTensor::shaped(n, m, k, Storage::F64(data))
     }
 
     /// The tensor, once its dimensions and length are checked (not its scores).
-    fn shaped(n: usize, m: usize, k: usize, data: Vec<f64>) -> Result<Self> {
+    fn shaped(n: usize, m: usize, k: usize, data: Storage) -> Result<Self> {
         if n == 0 || m == 0 || k == 0 {
             return Err(Error::shape(format!(
                 "scores must have at least one item, draw and candidate (got N={n}, M={m}, K={k})"
@@ -49,11 +123,12 @@ impl ScoreTensor {
         }
         let len =
             n.checked_mul(m).and_then(|x| x.checked_mul(k)).ok_or_else(|| Error::shape("N×M×K overflows"))?;
-        if data.len() != len {
-            return Err(Error::shape(format!(
-                "expected N×M×K = {n}×{m}×{k} = {len} scores, got {}",
-                data.len()
-            )));
+        let got = match &data {
+            Storage::F64(v) => v.len(),
+            Storage::F32(v) => v.len(),
+        };
+        if got != len {
+            return Err(Error::shape(format!("expected N×M×K = {n}×{m}×{k} = {len} scores, got {got}")));
         }
         Ok(ScoreTensor { n, m, k, data })
     }
@@ -67,25 +142,65 @@ impl ScoreTensor {
     pub fn k(&self) -> usize {
         self.k
     }
-    pub fn data(&self) -> &[f64] {
-        &self.data
+    /// Every score in its stored type.
+    #[inline]
+    pub fn scores(&self) -> Scores<'_> {
+        match &self.data {
+            Storage::F64(v) => Scores::F64(v),
+            Storage::F32(v) => Scores::F32(v),
+        }
+    }
+    /// Every score as f64: borrowed when stored as f64, else a widened copy (twice the f32
+    /// tensor's memory; the hot paths read a draw or an item at a time instead).
+    pub fn data(&self) -> Cow<'_, [f64]> {
+        match &self.data {
+            Storage::F64(v) => Cow::Borrowed(v),
+            Storage::F32(v) => Cow::Owned(v.iter().map(|&x| f64::from(x)).collect()),
+        }
     }
     /// `S[item][draw][cand]`.
     #[inline]
     pub fn get(&self, item: usize, draw: usize, cand: usize) -> f64 {
-        self.data[(item * self.m + draw) * self.k + cand]
+        let i = (item * self.m + draw) * self.k + cand;
+        match &self.data {
+            Storage::F64(v) => v[i],
+            Storage::F32(v) => f64::from(v[i]),
+        }
     }
-    /// The `K` scores of one draw of one item.
     #[inline]
-    pub fn draw(&self, item: usize, draw: usize) -> &[f64] {
-        let start = (item * self.m + draw) * self.k;
-        &self.data[start..start + self.k]
+    fn part(&self, start: usize, len: usize) -> Scores<'_> {
+        match &self.data {
+            Storage::F64(v) => Scores::F64(&v[start..start + len]),
+            Storage::F32(v) => Scores::F32(&v[start..start + len]),
+        }
     }
-    /// All `M × K` scores of one item.
+    /// The `K` scores of one draw of one item, in their stored type.
     #[inline]
-    pub fn item(&self, item: usize) -> &[f64] {
-        let start = item * self.m * self.k;
-        &self.data[start..start + self.m * self.k]
+    pub fn draw_scores(&self, item: usize, draw: usize) -> Scores<'_> {
+        self.part((item * self.m + draw) * self.k, self.k)
+    }
+    /// The `K` scores of one draw of one item as f64 (`buf` holds them if they are f32).
+    #[inline]
+    pub fn draw<'a>(&'a self, item: usize, draw: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {
+        self.draw_scores(item, draw).widened(buf)
+    }
+    /// All `M × K` scores of one item as f64 (`buf` holds them if they are f32).
+    #[inline]
+    pub fn item<'a>(&'a self, item: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {
+        self.part(item * self.m * self.k, self.m * self.k).widened(buf)
+    }
+}
+
+impl PartialEq for ScoreTensor {
+    fn eq(&self, other: &Self) -> bool {
+        if (self.n, self.m, self.k) != (other.n, other.m, other.k) {
+            return false;
+        }
+        match (self.scores(), other.scores()) {
+            (Scores::F64(a), Scores::F64(b)) => a == b,
+            (Scores::F32(a), Scores::F32(b)) => a == b,
+            (a, b) => (0..a.len()).all(|i| a.at(i) == b.at(i)),
+        }
     }
 }
 
@@ -138,9 +253,9 @@ impl Summaries {
         let mut mean = vec![0.0; n * k];
         let mut var = vec![0.0; n * k];
         let weights: Vec<f64> = (0..m).map(|d| 1.0 / (d + 1) as f64).collect();
-        for ((item, mu), m2) in
-            t.data.chunks_exact(m * k).zip(mean.chunks_exact_mut(k)).zip(var.chunks_exact_mut(k))
-        {
+        let mut buf = Vec::new();
+        for ((i, mu), m2) in (0..n).zip(mean.chunks_exact_mut(k)).zip(var.chunks_exact_mut(k)) {
+            let item = t.item(i, &mut buf);
             let mut c = 0;
             while c < k {
                 c += match k - c {
@@ -275,18 +390,36 @@ mod tests {
 /// `ScoreTensor` and `ndarray`'s `[N, M, K]` arrays (feature `ndarray`).
 #[cfg(feature = "ndarray")]
 mod arrays {
-    use super::ScoreTensor;
+    use super::{ScoreTensor, Scores};
     use crate::Result;
-    use ndarray::ArrayView3;
+    use ndarray::{ArrayView3, CowArray, Ix3};
 
     impl ScoreTensor {
-        /// The tensor as an `[N, M, K]` view of its own scores: no copy.
-        pub fn view(&self) -> ArrayView3<'_, f64> {
+        /// The tensor as an `[N, M, K]` array of f64: a view of its own scores (no copy) when
+        /// they are stored as f64, a widened copy when f32 ([`ScoreTensor::view_f32`] borrows
+        /// those).
+        pub fn view(&self) -> CowArray<'_, f64, Ix3> {
             let shape = (self.n, self.m, self.k);
             // The data's length is N·M·K by construction (`shaped`), which is all `from_shape`
             // checks for a standard layout.
             #[allow(clippy::expect_used)]
-            ArrayView3::from_shape(shape, &self.data).expect("a tensor's data has N·M·K scores")
+            match self.scores() {
+                Scores::F64(s) => {
+                    ArrayView3::from_shape(shape, s).expect("a tensor's data has N·M·K scores").into()
+                }
+                Scores::F32(s) => ArrayView3::from_shape(shape, s)
+                    .expect("a tensor's data has N·M·K scores")
+                    .mapv(f64::from)
+                    .into(),
+            }
+        }
+
+        /// The f32 scores as an `[N, M, K]` view (no copy), if the tensor stores f32.
+        pub fn view_f32(&self) -> Option<ArrayView3<'_, f32>> {
+            match self.scores() {
+                Scores::F32(s) => ArrayView3::from_shape((self.n, self.m, self.k), s).ok(),
+                Scores::F64(_) => None,
+            }
         }
 
         /// A tensor of an `[N, M, K]` view in any memory order (C, Fortran, strided), checked as
@@ -301,10 +434,15 @@ mod arrays {
             ScoreTensor::new(n, m, k, data)
         }
 
-        /// [`ScoreTensor::from_view`] for `f32` scores (model outputs), widened exactly.
+        /// [`ScoreTensor::from_view`] for `f32` scores (model outputs), stored as f32: half the
+        /// memory, and the same results as the widened scores.
         pub fn from_view_f32(a: ArrayView3<'_, f32>) -> Result<Self> {
             let (n, m, k) = a.dim();
-            ScoreTensor::new(n, m, k, a.iter().map(|&x| f64::from(x)).collect())
+            let data = match a.as_slice() {
+                Some(s) => s.to_vec(),
+                None => a.iter().copied().collect(),
+            };
+            ScoreTensor::from_f32(n, m, k, data)
         }
     }
 
@@ -318,8 +456,8 @@ mod arrays {
             let t = ScoreTensor::new(2, 3, 4, (0..24).map(f64::from).collect()).unwrap();
             let v = t.view();
             assert_eq!((v.dim(), v[[1, 2, 3]]), ((2, 3, 4), t.get(1, 2, 3)));
-            assert_eq!(v.as_ptr(), t.data().as_ptr(), "the view borrows the tensor's scores");
-            assert_eq!(ScoreTensor::from_view(v).unwrap(), t);
+            assert!(v.is_view(), "the view borrows the tensor's scores");
+            assert_eq!(ScoreTensor::from_view(v.view()).unwrap(), t);
             // Fortran order and a strided view read back in logical order.
             let f = Array3::from_shape_fn((2, 3, 4).f(), |(i, d, c)| t.get(i, d, c));
             assert_eq!(ScoreTensor::from_view(f.view()).unwrap(), t);
@@ -330,7 +468,10 @@ mod arrays {
             let every_other = wide.slice(ndarray::s![.., .., ..;2]);
             assert_eq!(ScoreTensor::from_view(every_other).unwrap(), t);
             let f32s = Array3::from_shape_fn((2, 3, 4), |(i, d, c)| t.get(i, d, c) as f32);
-            assert_eq!(ScoreTensor::from_view_f32(f32s.view()).unwrap(), t);
+            let narrow = ScoreTensor::from_view_f32(f32s.view()).unwrap();
+            assert_eq!(narrow, t);
+            assert!(narrow.view_f32().is_some_and(|v| v == f32s) && t.view_f32().is_none());
+            assert!(!narrow.view().is_view() && narrow.view() == t.view(), "widened on request");
         }
 
         #[test]

@@ -159,7 +159,7 @@ mod tests {
             let t = ScoreTensor::new(n, m, k, data).unwrap();
             let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
             let split = Split::random(n, 0.5, 3, 0).unwrap();
-            let keys = Keys::of(t.data());
+            let keys = Keys::of_tensor(&t);
             for order in TieOrder::ALL {
                 let items = crate::pooled_items_cpu(&t, &keys, &labels, &split, order).unwrap();
                 for (it, &i) in items.iter().zip(&split.test) {

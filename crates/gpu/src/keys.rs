@@ -10,6 +10,8 @@
 //! the CPU does and never has to refuse it. Either way the ranking equals
 //! `rvalue::nonparametric::sort_desc` (descending, ties to the lower index).
 
+use rvalue_core::tensor::{ScoreTensor, Scores};
+
 /// Keys for a slice of finite scores, `words` (1 or 2) u32 words per score, high word first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Keys {
@@ -44,6 +46,14 @@ impl Keys {
     /// Keys of `scores` with the narrowest exact width.
     pub fn of(scores: &[f64]) -> Keys {
         Keys::with_words(scores, if all_f32(scores) { 1 } else { 2 })
+    }
+
+    /// Keys of a tensor's scores: one word each when it stores f32, without widening them.
+    pub fn of_tensor(t: &ScoreTensor) -> Keys {
+        match t.scores() {
+            Scores::F32(s) => Keys { words: 1, data: s.iter().map(|&x| desc_key32(x)).collect() },
+            Scores::F64(s) => Keys::of(s),
+        }
     }
 
     /// Keys with a given width; `words = 1` requires [`all_f32`] (checked by the caller).

@@ -59,7 +59,7 @@ fn sources(c: &Controls) -> Vec<(Source, Controls)> {
 /// Nonparametric r-values from the GPU kernels' CPU twin (rank counts, then the greedy).
 fn twin_rvalues(t: &ScoreTensor) -> Vec<f64> {
     let (n, m, k) = (t.n(), t.m(), t.k());
-    let counts = gpu::cpu::rank_counts(&Keys::of(t.data()), n, m, k);
+    let counts = gpu::cpu::rank_counts(&Keys::of_tensor(t), n, m, k);
     counts
         .chunks_exact(k * k)
         .flat_map(|c| rvalue_core::rvalue::nonparametric::nonparametric_from_counts(c, k))
@@ -67,7 +67,7 @@ fn twin_rvalues(t: &ScoreTensor) -> Vec<f64> {
 }
 
 fn twin_pooled(t: &ScoreTensor, labels: &[usize], split: &Split, ties: TieOrder) -> Calibrated {
-    let items = gpu::pooled_items_cpu(t, &Keys::of(t.data()), labels, split, ties).unwrap();
+    let items = gpu::pooled_items_cpu(t, &Keys::of_tensor(t), labels, split, ties).unwrap();
     Calibrated::from_pooled_items(t.k(), labels, split, &items)
 }
 
@@ -191,9 +191,9 @@ fn gpu_results_handed_in_equal_what_the_job_computes() {
         Err(_) if std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1") => return,
         Err(e) => panic!("no GPU adapter ({e}); install mesa-vulkan-drivers or set RVALUE_SKIP_GPU_TESTS=1"),
     };
-    let rvalues = |t: &ScoreTensor| gpu::nonparametric_rvalues(&g, t, &Keys::of(t.data())).unwrap();
+    let rvalues = |t: &ScoreTensor| gpu::nonparametric_rvalues(&g, t, &Keys::of_tensor(t)).unwrap();
     let pooled = |t: &ScoreTensor, labels: &[usize], split: &Split, ties: TieOrder| {
-        gpu::pooled_calibrated(&g, t, &Keys::of(t.data()), labels, split, ties).unwrap()
+        gpu::pooled_calibrated(&g, t, &Keys::of_tensor(t), labels, split, ties).unwrap()
     };
     for kind in [RvalueKind::Nonparametric, RvalueKind::Pooled] {
         for (source, c) in sources(&controls(kind)) {

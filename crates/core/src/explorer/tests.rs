@@ -29,7 +29,7 @@ fn toy_dataset(p: &ToyParams) -> Arc<Dataset> {
     for i in 0..n {
         let shift = i % k;
         for d in 0..m {
-            let row = scores.draw(i, d);
+            let row = scores.draw(i, d, &mut Vec::new()).to_vec();
             data.extend((0..k).map(|c| row[(c + k - shift) % k]));
         }
         y.push((labels[i] + shift) % k);

@@ -267,7 +267,7 @@ mod tests {
                     \r\n";
         let c = parse_long_csv("s.csv", text.as_bytes()).unwrap();
         assert_eq!((c.scores.n(), c.scores.m(), c.scores.k()), (2, 1, 2));
-        assert_eq!(c.scores.data(), &[0.5, 1.5, 2.5, -0.3]);
+        assert_eq!(*c.scores.data(), [0.5, 1.5, 2.5, -0.3]);
         assert_eq!(c.labels, Some(vec![1, 0]));
     }
 

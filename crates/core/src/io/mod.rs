@@ -8,7 +8,9 @@ mod csv;
 mod npy;
 mod npz;
 
-pub use npy::{parse_npy, write_npy_bool, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC};
+pub use npy::{
+    parse_npy, write_npy_bool, write_npy_f32, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC,
+};
 pub use npz::{crc32, parse_npz, ZIP_MAGIC};
 
 use crate::tensor::ScoreTensor;
@@ -267,6 +269,15 @@ fn labels_from_array(
     }
 }
 
+/// The first non-finite value and its index.
+fn non_finite(d: &NpyData) -> Option<(usize, f64)> {
+    match d {
+        NpyData::F64(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, v[i])),
+        NpyData::F32(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, f64::from(v[i]))),
+        NpyData::Int(_) | NpyData::Bool(_) => None,
+    }
+}
+
 /// Builds the score tensor from an `[N, M, K]` or `[N, K]` array; the flag says it was `[N, K]`.
 fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Result<(ScoreTensor, bool)> {
     let (n, m, k, single) = match a.shape.as_slice() {
@@ -294,11 +305,12 @@ fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Re
             ),
         ));
     }
-    let data: Vec<f64> = match &a.data {
-        NpyData::F64(v) => v.clone(),
-        NpyData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+    // float32 stays f32 (half the memory; every reader widens exactly).
+    let scores = match &a.data {
+        NpyData::F64(v) => ScoreTensor::new(n, m, k, v.clone()),
+        NpyData::F32(v) => ScoreTensor::from_f32(n, m, k, v.clone()),
         // Judge scores are often small integers; they convert exactly.
-        NpyData::Int(v) => v.iter().map(|&x| x as f64).collect(),
+        NpyData::Int(v) => ScoreTensor::new(n, m, k, v.iter().map(|&x| x as f64).collect()),
         NpyData::Bool(_) => {
             return Err(Error::parse(
                 file,
@@ -307,21 +319,22 @@ fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Re
             ))
         }
     };
-    if let Some(i) = data.iter().position(|x| !x.is_finite()) {
-        let (item, rest) = (i / (m * k), i % (m * k));
-        let idx = if single {
-            format!("[{item}][{}]", rest % k)
-        } else {
-            format!("[{item}][{}][{}]", rest / k, rest % k)
-        };
-        return Err(Error::parse(
-            file,
-            place(ctx, &format!("byte {}", layout.byte_of(&a.shape, a.fortran_order, i))),
-            format!("score {idx} is {}; expected a finite number", data[i]),
-        ));
-    }
-    let scores =
-        ScoreTensor::new(n, m, k, data).map_err(|e| Error::parse(file, place(ctx, "data"), e.to_string()))?;
+    let scores = scores.map_err(|e| match non_finite(&a.data) {
+        Some((i, x)) => {
+            let (item, rest) = (i / (m * k), i % (m * k));
+            let idx = if single {
+                format!("[{item}][{}]", rest % k)
+            } else {
+                format!("[{item}][{}][{}]", rest / k, rest % k)
+            };
+            Error::parse(
+                file,
+                place(ctx, &format!("byte {}", layout.byte_of(&a.shape, a.fortran_order, i))),
+                format!("score {idx} is {x}; expected a finite number"),
+            )
+        }
+        None => Error::parse(file, place(ctx, "data"), e.to_string()),
+    })?;
     Ok((scores, single))
 }
 
@@ -425,7 +438,7 @@ mod tests {
         assert!(d.single_draw);
         assert_eq!((d.scores.n(), d.scores.m(), d.scores.k()), (3, 1, 4));
         let d = read_scores("x.npy", &write_npy_i64(&[1, 1, 2], &[3, 7])).unwrap();
-        assert_eq!(d.scores.data(), &[3.0, 7.0]);
+        assert_eq!(*d.scores.data(), [3.0, 7.0]);
         let csv = b"item,draw,candidate,score,label\n0,0,0,1.5,1\n0,0,1,2.5,1\n";
         let d = read_scores("x.npz", csv).unwrap();
         assert_eq!(d.labels, Some(vec![1]));

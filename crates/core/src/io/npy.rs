@@ -678,6 +678,16 @@ pub fn write_npy_f64(shape: &[usize], data: &[f64]) -> Vec<u8> {
     out
 }
 
+/// Writes a little-endian C-order float32 `.npy`; `data.len()` should be the product of `shape`.
+pub fn write_npy_f32(shape: &[usize], data: &[f32]) -> Vec<u8> {
+    let mut out = header_bytes("<f4", shape);
+    out.reserve(data.len() * 4);
+    for v in data {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
 /// Writes a little-endian C-order int64 `.npy`; `data.len()` should be the product of `shape`.
 pub fn write_npy_i64(shape: &[usize], data: &[i64]) -> Vec<u8> {
     let mut out = header_bytes("<i8", shape);

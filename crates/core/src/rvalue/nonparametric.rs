@@ -73,9 +73,9 @@ impl DrawOrder {
             )));
         }
         let mut order = vec![0u16; n * m * k];
-        let mut scratch = SortScratch::default();
+        let (mut scratch, mut buf) = (SortScratch::default(), Vec::new());
         for (row, out) in order.chunks_exact_mut(k).enumerate() {
-            sort_desc_with(t.draw(row / m, row % m), out, &mut scratch);
+            sort_desc_with(t.draw(row / m, row % m, &mut buf), out, &mut scratch);
         }
         Ok(DrawOrder { m, k, order })
     }

@@ -275,11 +275,17 @@ const PAD: usize = 3;
 /// Asks for `s` to be fetched into the cache, ahead of its use.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn prefetch(s: &[f64]) {
-    use std::arch::x86_64::*;
-    for line in s.chunks(8) {
-        // SAFETY: SSE is part of x86_64; a prefetch reads nothing and cannot fault.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
+fn prefetch(s: crate::tensor::Scores<'_>) {
+    fn lines<T>(s: &[T]) {
+        use std::arch::x86_64::*;
+        for line in s.chunks(64 / std::mem::size_of::<T>()) {
+            // SAFETY: SSE is part of x86_64; a prefetch reads nothing and cannot fault.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
+        }
+    }
+    match s {
+        crate::tensor::Scores::F64(s) => lines(s),
+        crate::tensor::Scores::F32(s) => lines(s),
     }
 }
 
@@ -436,17 +442,18 @@ impl PooledSplit {
             self.candidate_order(item, b, work);
         }
         let exchangeable = !self.ties.is_index();
+        let mut buf = Vec::new();
         for d in 0..m {
             let cal_s = &self.cal_scores[d * (n + PAD)..(d + 1) * (n + PAD)];
             for (b, &item) in items.iter().enumerate() {
-                let scores = t.draw(item, d);
+                let scores = t.draw(item, d, &mut buf);
                 // The tensor is far larger than the caches and each item's scores in a draw are
                 // read in their sorted order, which the hardware prefetcher does not follow: ask
                 // for the next item's row (the next draw's first after the last) ahead of time.
                 #[cfg(target_arch = "x86_64")]
                 match items.get(b + 1) {
-                    Some(&next) => prefetch(t.draw(next, d)),
-                    None if d + 1 < m => prefetch(t.draw(items[0], d + 1)),
+                    Some(&next) => prefetch(t.draw_scores(next, d)),
+                    None if d + 1 < m => prefetch(t.draw_scores(items[0], d + 1)),
                     None => {}
                 }
                 let at = (b * m + d) * k;

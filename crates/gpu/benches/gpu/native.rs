@@ -80,15 +80,15 @@ fn main() {
     if run("counts") {
         let (t, _) = samples::cifar_like(1);
         let (n, m, k) = (t.n(), t.m(), t.k());
-        let keys = Keys::of(t.data());
-        let c = fastest(3, || cpu_counts(t.data(), n, m, k));
+        let keys = Keys::of_tensor(&t);
+        let c = fastest(3, || cpu_counts(&t.data(), n, m, k));
         let gs = g.as_ref().map(|g| fastest(3, || block_on(g.rank_counts(&keys, m, k)).unwrap().unwrap()));
         line(&format!("rank counts, {n} items × {m} draws × {k}"), n, c, gs);
 
         let (t, _) = samples::logits(4, 1000, 1000, 2);
         let (n, m, k) = (t.n(), t.m(), t.k());
-        let keys = Keys::of(t.data());
-        let c = fastest(1, || cpu_counts(t.data(), n, m, k));
+        let keys = Keys::of_tensor(&t);
+        let c = fastest(1, || cpu_counts(&t.data(), n, m, k));
         let gs = g.as_ref().map(|g| fastest(1, || block_on(g.rank_counts(&keys, m, k)).unwrap().unwrap()));
         line(&format!("rank counts, {n} items × {m} draws × {k}"), n, c, gs);
     }
@@ -96,7 +96,7 @@ fn main() {
     if run("pooled") {
         let (t, labels) = samples::cifar_like(1);
         let split = Split::random(t.n(), 0.5, 0, 0).unwrap();
-        let keys = Keys::of(t.data());
+        let keys = Keys::of_tensor(&t);
         let cal = cpu::PooledCal::new(&t, &keys, &labels, &split.cal);
         let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
         let ties = TieOrder::Exchangeable;

@@ -68,7 +68,8 @@ fn positions_give_the_same_item_and_bad_ones_are_refused() {
         // ranked before it (docs/method.md §4's tie rule, as the oracle ranks).
         let mut pos = vec![0u32; m * k];
         for d in 0..m {
-            let s = t.draw(item, d);
+            let mut buf = Vec::new();
+            let s = t.draw(item, d, &mut buf);
             for c in 0..k {
                 let cal_at_or_above = cal_items.iter().filter(|&&j| t.get(j, d, labels[j]) >= s[c]).count();
                 let cands_before = (0..k).filter(|&o| s[o] > s[c] || (s[o] == s[c] && o < c)).count();
@@ -294,7 +295,7 @@ fn entry_points_are_counts_on_clip_like_probabilities() {
         };
         assert!(table.nodes.iter().any(nested), "draw {d}: {} nodes", table.nodes.len());
         cal_s.extend([f64::NEG_INFINITY; PAD]);
-        for &s in t.data() {
+        for &s in t.data().iter() {
             let want = cal_s.iter().filter(|&&c| c >= s).count();
             let mut got = [0u32];
             table.entries(&cal_s, std::iter::once(s), &mut got);
