@@ -3,7 +3,8 @@
 //!
 //! Three readers (npy, npz, csv) each get seeds (the sample files, the numpy fixtures, the corpus
 //! in `tests/data/fuzz/`) and mutators that know their format. Every input goes through
-//! `read_scores`, `read_labels`, `read_mask`, `parse_npy` and `parse_npz`, and must:
+//! `read_scores`, `read_scores_from` (which must agree with it), `read_labels`, `read_mask`,
+//! `parse_npy` and `parse_npz`, and must:
 //! - not panic (caught per input; the input is saved and named);
 //! - fail, if it fails, with `Error::Parse` naming the file and a place, on one printable line;
 //! - on success give a consistent result (finite scores, labels in range, right lengths);
@@ -28,7 +29,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 use common::{npy, zip, ZipMember};
-use rvalue_explorer::io::{parse_npy, parse_npz, read_labels, read_mask, read_scores};
+use rvalue_explorer::io::{parse_npy, parse_npz, read_labels, read_mask, read_scores, read_scores_from};
 use rvalue_explorer::Error;
 
 // ---------------------------------------------------------------------------------------------
@@ -666,6 +667,16 @@ fn check_all(file: &str, bytes: &[u8]) -> Result<Vec<String>, String> {
         }
     }
     note("read_scores", r, g)?;
+
+    // The streaming reader: the same dataset or the same error, within the same allocation bound.
+    let (r, g) = caught("read_scores_from", &mut || {
+        let streamed = read_scores_from(file, std::io::Cursor::new(bytes));
+        Ok(if streamed == read_scores(file, bytes) { "same".into() } else { "DIFFERENT".into() })
+    })?;
+    if matches!(&r, Ok(s) if s == "DIFFERENT") {
+        return Err("read_scores_from: differs from read_scores".into());
+    }
+    note("read_scores_from", r, g)?;
 
     let (r, g) = caught("read_labels", &mut || {
         let l = read_labels(file, bytes, nk.0, nk.1)?;

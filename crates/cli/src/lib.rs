@@ -452,8 +452,9 @@ fn load_data(d: &DataArgs) -> CliResult<(Dataset, Vec<usize>)> {
     Ok((data, labels))
 }
 
+/// A `.npy` is streamed into its tensor, never held as bytes beside it.
 fn read_scores_file(path: &Path) -> CliResult<Dataset> {
-    Ok(io::read_scores(&display(path), &read_file(path)?)?)
+    Ok(io::read_scores_file(path)?)
 }
 
 /// The labels of `data` (read from `scores`): from the file `given` by option `flag`, else the

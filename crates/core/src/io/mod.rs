@@ -1,8 +1,9 @@
 //! Score, label and split-mask files (docs/method.md §8): `.npy`, `.npz` and long-form CSV.
 //!
-//! Everything takes bytes (the browser hands us bytes, the CLI reads the file first) and a file
-//! name used only in messages. Every error names the file, the place (byte offset, or line and
-//! column) and what was expected; nothing panics on any input.
+//! Everything takes bytes (the browser hands us bytes) and a file name used only in messages;
+//! [`read_scores_file`] streams a `.npy` from disk instead (the command line's large tensors).
+//! Every error names the file, the place (byte offset, or line and column) and what was
+//! expected; nothing panics on any input.
 
 mod csv;
 mod npy;
@@ -12,6 +13,9 @@ pub use npy::{
     parse_npy, write_npy_bool, write_npy_f32, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC,
 };
 pub use npz::{crc32, parse_npz, ZIP_MAGIC};
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
 
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
@@ -93,7 +97,7 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
     match sniff(bytes) {
         Format::Npy => {
             let (a, layout) = npy::parse_npy_with(file, "", bytes)?;
-            let (scores, single_draw) = scores_from_array(file, "", &a, &layout)?;
+            let (scores, single_draw) = scores_from_array(file, "", a, &layout)?;
             Ok(Dataset { scores, labels: None, single_draw })
         }
         Format::Zip => {
@@ -113,7 +117,7 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
             };
             let sctx = format!("member '{}'", shown(&se.name));
             let (a, layout) = npz::member_array(file, bytes, se)?;
-            let (scores, single_draw) = scores_from_array(file, &sctx, &a, &layout)?;
+            let (scores, single_draw) = scores_from_array(file, &sctx, a, &layout)?;
             let labels = match find("labels")? {
                 None => None,
                 Some(le) => {
@@ -129,6 +133,39 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
             Ok(Dataset { scores: c.scores, labels: c.labels, single_draw: false })
         }
     }
+}
+
+/// [`read_scores`] of the file at `path`, with the same results and messages. A `.npy` is
+/// streamed into the tensor, so the file's bytes are never held in memory beside it.
+pub fn read_scores_file(path: &Path) -> Result<Dataset> {
+    let file = path.display().to_string();
+    let f = std::fs::File::open(path).map_err(|e| cannot_read(&file, &e))?;
+    read_scores_from(&file, std::io::BufReader::new(f))
+}
+
+/// [`read_scores_file`] from any seekable reader, `file` naming it in messages.
+pub fn read_scores_from(file: &str, mut r: impl Read + Seek) -> Result<Dataset> {
+    let io = |e: std::io::Error| cannot_read(file, &e);
+    let total = r.seek(SeekFrom::End(0)).map_err(io)?;
+    r.rewind().map_err(io)?;
+    let mut magic = Vec::with_capacity(NPY_MAGIC.len());
+    r.by_ref().take(NPY_MAGIC.len() as u64).read_to_end(&mut magic).map_err(io)?;
+    r.rewind().map_err(io)?;
+    if magic == NPY_MAGIC {
+        if let Some((a, layout)) = npy::read_npy_stream(&mut r, total) {
+            let (scores, single_draw) = scores_from_array(file, "", a, &layout)?;
+            return Ok(Dataset { scores, labels: None, single_draw });
+        }
+        r.rewind().map_err(io)?;
+    }
+    // Other formats, and a .npy the stream refused, whose message needs its bytes.
+    let mut bytes = Vec::new();
+    r.read_to_end(&mut bytes).map_err(io)?;
+    read_scores(file, &bytes)
+}
+
+fn cannot_read(file: &str, e: &std::io::Error) -> Error {
+    Error::Io { file: file.to_string(), message: format!("cannot read: {e}") }
 }
 
 /// Reads labels `y[n]` in `0..k` from a `.npy` of shape `[N]` (integers, or floats holding exact
@@ -279,7 +316,7 @@ fn non_finite(d: &NpyData) -> Option<(usize, f64)> {
 }
 
 /// Builds the score tensor from an `[N, M, K]` or `[N, K]` array; the flag says it was `[N, K]`.
-fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Result<(ScoreTensor, bool)> {
+fn scores_from_array(file: &str, ctx: &str, a: NpyArray, layout: &Layout) -> Result<(ScoreTensor, bool)> {
     let (n, m, k, single) = match a.shape.as_slice() {
         &[n, m, k] => (n, m, k, false),
         &[n, k] => (n, 1, k, true),
@@ -306,9 +343,11 @@ fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Re
         ));
     }
     // float32 stays f32 (half the memory; every reader widens exactly).
-    let scores = match &a.data {
-        NpyData::F64(v) => ScoreTensor::new(n, m, k, v.clone()),
-        NpyData::F32(v) => ScoreTensor::from_f32(n, m, k, v.clone()),
+    let NpyArray { shape, fortran_order, data } = a;
+    let bad = non_finite(&data);
+    let scores = match data {
+        NpyData::F64(v) => ScoreTensor::new(n, m, k, v),
+        NpyData::F32(v) => ScoreTensor::from_f32(n, m, k, v),
         // Judge scores are often small integers; they convert exactly.
         NpyData::Int(v) => ScoreTensor::new(n, m, k, v.iter().map(|&x| x as f64).collect()),
         NpyData::Bool(_) => {
@@ -319,7 +358,7 @@ fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Re
             ))
         }
     };
-    let scores = scores.map_err(|e| match non_finite(&a.data) {
+    let scores = scores.map_err(|e| match bad {
         Some((i, x)) => {
             let (item, rest) = (i / (m * k), i % (m * k));
             let idx = if single {
@@ -329,7 +368,7 @@ fn scores_from_array(file: &str, ctx: &str, a: &NpyArray, layout: &Layout) -> Re
             };
             Error::parse(
                 file,
-                place(ctx, &format!("byte {}", layout.byte_of(&a.shape, a.fortran_order, i))),
+                place(ctx, &format!("byte {}", layout.byte_of(&shape, fortran_order, i))),
                 format!("score {idx} is {x}; expected a finite number"),
             )
         }
@@ -426,6 +465,52 @@ mod tests {
         assert_eq!(read_labels("d.npz", &fixture("data.npz"), 6, 4).unwrap(), labels);
         let mask = read_mask("m.npy", &fixture("mask_bool.npy"), 6).unwrap();
         assert_eq!(mask, [true, false, true, false, true, false]);
+    }
+
+    /// The streaming reader gives what the bytes' reader gives, message for message, and keeps
+    /// float32 scores as f32.
+    #[test]
+    fn streaming_reads_as_the_bytes_do() {
+        let f32s: Vec<f32> = (0..24).map(|i| i as f32 / 3.0).collect();
+        let good = write_npy_f32(&[2, 3, 4], &f32s);
+        let mut non_finite = good.clone();
+        let at = non_finite.len() - 8;
+        non_finite[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+        let mut inputs = vec![
+            good.clone(),
+            write_npy_f64(&[3, 4], &[0.5; 12]),
+            write_npy_i64(&[1, 1, 2], &[3, 7]),
+            good[..good.len() - 1].to_vec(),
+            [&good[..], &[0]].concat(),
+            good[..40].to_vec(),
+            non_finite,
+            npy_raw(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (268435457,), }", &[]),
+            b"item,draw,candidate,score\n0,0,0,1.5\n".to_vec(),
+            Vec::new(),
+        ];
+        for name in ["scores_f4.npy", "scores_fortran3.npy", "scores_nk_fortran.npy", "data_compressed.npz"] {
+            inputs.push(fixture(name));
+        }
+        for bytes in &inputs {
+            let want = read_scores("s.npy", bytes);
+            assert_eq!(read_scores_from("s.npy", std::io::Cursor::new(bytes)), want, "{:?}", want);
+        }
+        let d = read_scores_from("s.npy", std::io::Cursor::new(&good)).unwrap();
+        assert!(matches!(d.scores.scores(), crate::tensor::Scores::F32(s) if s == f32s));
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn reads_a_file_by_path() {
+        let dir = std::env::temp_dir().join(format!("rvalue-io-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.npy");
+        std::fs::write(&path, fixture("scores_f4.npy")).unwrap();
+        let d = read_scores_file(&path).unwrap();
+        check_fixture_scores(&d.scores, &[0, 1, 2]);
+        std::fs::remove_file(&path).unwrap();
+        let e = err(read_scores_file(&path));
+        assert!(e.starts_with(&format!("{}: cannot read: ", path.display())), "{e}");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The `.npy` format (versions 1.0, 2.0 and 3.0), read and written by hand so the same code runs
 //! natively and in wasm without a numpy dependency.
 
+use std::io::Read;
+
 use super::{place, shown, MAX_ELEMENTS};
 use crate::{Error, Result};
 
@@ -363,8 +365,61 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// A `.npy` header, read and checked: what the data must be.
+pub(crate) struct Header {
+    kind: Kind,
+    fortran_order: bool,
+    shape: Vec<usize>,
+    count: usize,
+    data_offset: usize,
+}
+
 /// Parses a `.npy` held in `bytes`; `ctx` prefixes every place (e.g. an npz member name).
 pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(NpyArray, Layout)> {
+    let h = parse_header(file, ctx, bytes)?;
+    let Header { kind, fortran_order, shape, count, data_offset } = h;
+    let perr = |at: String, msg: String| Error::parse(file, place(ctx, &at), msg);
+    let itemsize = kind.size();
+    let nbytes = count * itemsize; // no overflow: checked by parse_header
+    let have = bytes.len() - data_offset;
+    if have != nbytes {
+        let what =
+            if have < nbytes { "truncated data" } else { "oversized data (trailing bytes after the array)" };
+        return Err(perr(
+            format!("byte {data_offset}"),
+            format!(
+                "{what}: the header says shape {} of {} = {nbytes} bytes, the file has \
+                 {have} bytes of data",
+                format_shape(&shape),
+                dtype_label(kind)
+            ),
+        ));
+    }
+    let raw = &bytes[data_offset..];
+    let data =
+        decode(kind, raw).map_err(|(i, msg)| perr(format!("byte {}", data_offset + i * itemsize), msg))?;
+    Ok(in_c_order(NpyArray { shape, fortran_order, data }, Layout { data_offset, itemsize }))
+}
+
+/// The array with its data in C order, whatever the file's order.
+fn in_c_order(a: NpyArray, layout: Layout) -> (NpyArray, Layout) {
+    let NpyArray { shape, fortran_order, data } = a;
+    let data = if fortran_order {
+        match data {
+            NpyData::F32(v) => NpyData::F32(fortran_to_c(v, &shape)),
+            NpyData::F64(v) => NpyData::F64(fortran_to_c(v, &shape)),
+            NpyData::Int(v) => NpyData::Int(fortran_to_c(v, &shape)),
+            NpyData::Bool(v) => NpyData::Bool(fortran_to_c(v, &shape)),
+        }
+    } else {
+        data
+    };
+    (NpyArray { shape, fortran_order, data }, layout)
+}
+
+/// The header of the `.npy` that `bytes` starts with; of the data, only its size is checked, and
+/// only against the header (`bytes` may end where the header does).
+fn parse_header(file: &str, ctx: &str, bytes: &[u8]) -> Result<Header> {
     let perr = |at: String, msg: String| Error::parse(file, place(ctx, &at), msg);
     if bytes.len() < 10 || &bytes[..6] != NPY_MAGIC {
         return Err(perr(
@@ -487,37 +542,66 @@ pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(Npy
             ),
         ));
     }
-    let itemsize = kind.size();
-    let nbytes = count.checked_mul(itemsize).ok_or_else(|| {
+    count.checked_mul(kind.size()).ok_or_else(|| {
         perr(header_place(0), format!("shape {shape_txt} is too large (byte size overflows)"))
     })?;
-    let have = bytes.len() - data_offset;
-    if have != nbytes {
-        let what =
-            if have < nbytes { "truncated data" } else { "oversized data (trailing bytes after the array)" };
-        return Err(perr(
-            format!("byte {data_offset}"),
-            format!(
-                "{what}: the header says shape {shape_txt} of {} = {nbytes} bytes, the file has \
-                 {have} bytes of data",
-                dtype_label(kind)
-            ),
-        ));
-    }
-    let raw = &bytes[data_offset..];
-    let data =
-        decode(kind, raw).map_err(|(i, msg)| perr(format!("byte {}", data_offset + i * itemsize), msg))?;
-    let data = if fortran_order {
-        match data {
-            NpyData::F32(v) => NpyData::F32(fortran_to_c(v, &shape)),
-            NpyData::F64(v) => NpyData::F64(fortran_to_c(v, &shape)),
-            NpyData::Int(v) => NpyData::Int(fortran_to_c(v, &shape)),
-            NpyData::Bool(v) => NpyData::Bool(fortran_to_c(v, &shape)),
-        }
-    } else {
-        data
+    Ok(Header { kind, fortran_order, shape, count, data_offset })
+}
+
+/// Reads a `.npy` from `r` a chunk at a time into its array, never holding the file's bytes:
+/// float32 and float64 data go straight into their vectors. `total` is the stream's length.
+/// `None` unless [`parse_npy_with`] would accept the same bytes, and then the same array: a
+/// caller that gets `None` reads the bytes and parses them for the message.
+pub(crate) fn read_npy_stream(r: &mut impl Read, total: u64) -> Option<(NpyArray, Layout)> {
+    let mut head = Vec::with_capacity(128);
+    r.by_ref().take(12).read_to_end(&mut head).ok()?;
+    let header_len = match head.get(6) {
+        Some(1) => usize::from(read_u16(&head, 8)?) + 10,
+        Some(2 | 3) => usize::try_from(read_u32(&head, 8)?).ok()? + 12,
+        _ => return None,
     };
-    Ok((NpyArray { shape, fortran_order, data }, Layout { data_offset, itemsize }))
+    // A bounded header: a claim of gigabytes must not be read into memory first.
+    let rest = header_len.checked_sub(head.len()).filter(|&n| n <= 1 << 20)?;
+    r.by_ref().take(rest as u64).read_to_end(&mut head).ok()?;
+    let h = parse_header("", "", &head).ok()?;
+    let Header { kind, fortran_order, shape, count, data_offset } = h;
+    // Sized as the header says before anything is allocated for the data.
+    (total == (data_offset + count * kind.size()) as u64).then_some(())?;
+    let data = match kind {
+        Kind::F4 => NpyData::F32(read_values(r, count, f32::from_le_bytes)?),
+        Kind::F8 => NpyData::F64(read_values(r, count, f64::from_le_bytes)?),
+        _ => {
+            let mut raw = Vec::with_capacity(count * kind.size());
+            r.by_ref().take((count * kind.size()) as u64).read_to_end(&mut raw).ok()?;
+            (raw.len() == count * kind.size()).then_some(())?;
+            decode(kind, &raw).ok()?
+        }
+    };
+    // Nothing may follow the array.
+    (r.read(&mut [0u8]).ok()? == 0).then_some(())?;
+    let layout = Layout { data_offset, itemsize: kind.size() };
+    Some(in_c_order(NpyArray { shape, fortran_order, data }, layout))
+}
+
+/// Exactly `count` values of `W` little-endian bytes each from `r`, or `None`.
+fn read_values<T, const W: usize>(
+    r: &mut impl Read,
+    count: usize,
+    f: impl Fn([u8; W]) -> T,
+) -> Option<Vec<T>> {
+    let mut out = Vec::with_capacity(count);
+    const CHUNK: usize = 4096;
+    let mut buf = vec![0u8; count.min(CHUNK) * W];
+    while out.len() < count {
+        let chunk = &mut buf[..(count - out.len()).min(CHUNK) * W];
+        r.read_exact(chunk).ok()?;
+        out.extend(chunk.chunks_exact(W).map(|c| {
+            let mut a = [0u8; W];
+            a.copy_from_slice(c);
+            f(a)
+        }));
+    }
+    Some(out)
 }
 
 fn dtype_label(kind: Kind) -> &'static str {
