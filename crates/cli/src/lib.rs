@@ -25,7 +25,7 @@ use rvalue_core::conformal::{
 use rvalue_core::eb::Hyper;
 use rvalue_core::io::{self, Dataset};
 use rvalue_core::options::{self, Choice};
-use rvalue_core::rvalue::{self, Algorithm, HyperChoice, LambdaRule, TieOrder};
+use rvalue_core::rvalue::{self, Algorithm, DrawOrder, HyperChoice, LambdaRule, TieOrder};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::tensor::VarianceKind;
 use rvalue_core::toy::{self, ToyParams};
@@ -580,7 +580,7 @@ impl Ranker {
     /// method ranks draws; `None` when the CPU should do it.
     fn calibrate_each(
         &mut self,
-        prep: &Prepared<'_>,
+        prep: &Pass<'_>,
         method: Method,
         opts: &ScoreOptions,
         splits: &[Split],
@@ -615,10 +615,42 @@ impl Ranker {
     }
 }
 
+/// One method's pass over the data: the scores and labels, and the draw orders if the CPU ranks
+/// draws for it. Each method's pass builds what it needs and frees it, so that no two passes'
+/// inputs are held beside a large tensor at once (summaries are made and freed inside the pass).
+struct Pass<'a> {
+    t: &'a ScoreTensor,
+    labels: &'a [usize],
+    order: Option<DrawOrder>,
+}
+
+/// The most memory the draw orders may take to be kept for a whole pass (two bytes per score).
+/// Larger ones are not kept: each split then sorts its test items' draws again, a small part of
+/// a pooled split's time, where a large tensor's orders take half the memory of its f32 scores.
+const MAX_ORDER_BYTES: usize = 64 << 20;
+
+impl<'a> Pass<'a> {
+    fn new(
+        t: &'a ScoreTensor,
+        labels: &'a [usize],
+        method: Method,
+        opts: &ScoreOptions,
+        ranker: &Ranker,
+    ) -> CliResult<Self> {
+        let ranks = conformal::needs_draw_orders(&[method], opts) && ranker.gpu.is_none();
+        let bytes = t.n() * t.m() * t.k() * std::mem::size_of::<u16>();
+        Ok(Pass {
+            t,
+            labels,
+            order: if ranks && bytes <= MAX_ORDER_BYTES { Some(DrawOrder::of(t)?) } else { None },
+        })
+    }
+}
+
 /// Calls `each` with the calibrated scores of `method` on every split in turn, with progress.
 #[allow(clippy::too_many_arguments)] // each is one of the run's settings
 fn for_each_split(
-    prep: &Prepared<'_>,
+    prep: &Pass<'_>,
     ranker: &mut Ranker,
     method: Method,
     opts: &ScoreOptions,
@@ -636,7 +668,11 @@ fn for_each_split(
     // The GPU does what it can; the CPU does the splits it did not get to.
     let done = ranker.calibrate_each(prep, method, opts, splits, &mut report)?.unwrap_or(0);
     if done < splits.len() {
-        prep.calibrate_each_threads(method, opts, &splits[done..], threads, |r, c| report(done + r, c))?;
+        let (t, labels, order) = (prep.t, prep.labels, prep.order.as_ref());
+        let rest = &splits[done..];
+        conformal::calibrate_each_lean(t, labels, order, method, opts, rest, threads, |r, c| {
+            report(done + r, c)
+        })?;
     }
     progress.count(&label, splits.len(), splits.len());
     Ok(())
@@ -654,13 +690,13 @@ fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     };
     warn_data(t, &methods);
     let mut ranker = probe.finish(t)?;
-    let prep =
-        Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
+    conformal::check_data(t, &labels)?;
     let splits = plan.splits(t.n())?;
     let mut progress = Progress::new();
     let mut rows = Vec::with_capacity(methods.len());
     for &method in &methods {
         let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+        let prep = Pass::new(t, &labels, method, &opts, &ranker)?;
         for_each_split(&prep, &mut ranker, method, &opts, &splits, a.score.threads(), &mut progress, |c| {
             metrics.push(c.metrics(a.score.alpha, a.score.method.never_empty));
             sizes.push(c.sizes(a.score.alpha, a.score.method.never_empty));
@@ -683,11 +719,11 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let split = read_split(&a.split, t.n())?.keyed(a.seed, 0);
     warn_data(t, &methods);
     let mut ranker = probe.finish(t)?;
-    let prep =
-        Prepared::new(t, &labels, conformal::needs_draw_orders(&methods, &opts) && ranker.gpu.is_none())?;
+    conformal::check_data(t, &labels)?;
     let mut progress = Progress::new();
     let mut out = String::from("method,item,candidate,score,position\n");
     for &method in &methods {
+        let prep = Pass::new(t, &labels, method, &opts, &ranker)?;
         for_each_split(
             &prep,
             &mut ranker,
@@ -844,7 +880,8 @@ mod tests {
                 .map(|c| c.metrics(0.2, false))
                 .collect();
             let mut got = Vec::new();
-            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |c| {
+            let pass = Pass { t: &t, labels: &labels, order: None };
+            for_each_split(&pass, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |c| {
                 got.push(c.metrics(0.2, false))
             })
             .unwrap();
@@ -857,8 +894,9 @@ mod tests {
         }
         ranker.required = true;
         let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
+        let pass = Pass { t: &t, labels: &labels, order: None };
         let e =
-            for_each_split(&prep, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |_| {})
+            for_each_split(&pass, &mut ranker, Method::CpR, &opts, &splits, 1, &mut Progress::new(), |_| {})
                 .unwrap_err();
         assert!(e.0.starts_with("GPU: "), "{}", e.0);
     }

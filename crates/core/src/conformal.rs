@@ -178,7 +178,7 @@ pub fn item_scores(
     method: Method,
     opts: &ScoreOptions,
 ) -> Result<Option<Vec<f64>>> {
-    scores_with(t, summaries, order, method, opts, |_| None, 1)
+    scores_with(t, Some(summaries), order, method, opts, |_| None, 1)
 }
 
 /// [`item_scores`] where item `i` with `only[i] = Some(c)` needs candidate `c`'s score alone (a
@@ -196,7 +196,7 @@ pub fn item_scores_only(
     only: &[Option<usize>],
 ) -> Result<Option<Vec<f64>>> {
     check_only(t, only)?;
-    scores_with(t, summaries, order, method, opts, |i| only[i], 1)
+    scores_with(t, Some(summaries), order, method, opts, |i| only[i], 1)
 }
 
 fn check_only(t: &ScoreTensor, only: &[Option<usize>]) -> Result<()> {
@@ -223,9 +223,10 @@ pub fn needed_candidates(labels: &[usize], splits: &[Split]) -> Vec<Option<usize
 
 /// [`item_scores_only`]'s work; the rank-based and parametric r-values' items in `threads`
 /// contiguous chunks, one thread each, joined in item order (the same scores for every count).
+/// Summaries and draw orders not given are computed here if the method needs them.
 fn scores_with(
     t: &ScoreTensor,
-    summaries: &Summaries,
+    summaries: Option<&Summaries>,
     order: Option<&DrawOrder>,
     method: Method,
     opts: &ScoreOptions,
@@ -249,7 +250,10 @@ fn scores_with(
             }
             Ok(Some(out))
         }
-        Method::CpAvg => Ok(Some(summaries.mean.iter().map(|x| -x).collect())),
+        Method::CpAvg => match summaries {
+            Some(s) => Ok(Some(s.mean.iter().map(|x| -x).collect())),
+            None => Ok(Some(Summaries::of(t).mean.iter().map(|x| -x).collect())),
+        },
         Method::CpR => match opts.kind {
             RvalueKind::Pooled => Ok(None),
             RvalueKind::Nonparametric => {
@@ -267,6 +271,14 @@ fn scores_with(
                 in_chunks(n, threads, rows).map(Some)
             }
             RvalueKind::Parametric => {
+                let own;
+                let summaries = match summaries {
+                    Some(s) => s,
+                    None => {
+                        own = Summaries::of(t);
+                        &own
+                    }
+                };
                 let hyper = match opts.prior {
                     Prior::PerItem => HyperChoice::Estimate,
                     Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
@@ -300,7 +312,10 @@ fn in_chunks<T: Send>(
             (0..n).step_by(size).map(|a| s.spawn(move || rows(a..(a + size).min(n)))).collect();
         running.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(stopped()))).collect()
     });
-    let mut out = Vec::new();
+    // The parts are freed as they are joined, the first grown in place, so that the rows are
+    // not held twice (a large data set's scores are a good part of its memory).
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().unwrap_or_else(|| Ok(Vec::new()))?;
     for part in parts {
         out.extend(part?);
     }
@@ -466,6 +481,9 @@ impl ItemSet {
 /// Test items whose entry points [`PooledSplit::items`] finds together.
 const POOLED_BATCH: usize = 16;
 
+/// Test items per thread whose greedy results [`Calibrated::pooled_threads`] holds at once.
+const POOLED_ROUND: usize = 16 * POOLED_BATCH;
+
 /// Pooled CP_r on one split, built a chunk of test items at a time so that a page can spread
 /// the greedy over several frames; [`Calibrated::pooled`] is one `step` over all items.
 #[derive(Debug)]
@@ -614,17 +632,19 @@ impl Calibrated {
             return Calibrated::pooled(t, labels, order, split, ties);
         }
         let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
-        let items = |range: std::ops::Range<usize>| -> Result<Vec<rvalue::PooledItem>> {
-            let mut work = Workspace::default();
-            // Batches share each draw's calibration tables while their entry points are found.
-            Ok(split.test[range]
-                .chunks(POOLED_BATCH)
-                .flat_map(|b| ps.items(t, b, order, &mut work))
-                .collect())
-        };
-        let done = in_chunks(split.test.len(), threads, items)?;
         let mut out = PooledScores::new(t.k(), split);
-        done.iter().for_each(|it| out.record(it));
+        // A round of test items at a time, recorded before the next: a greedy result holds all
+        // `n` calibration steps, and a large split's all at once would double its memory.
+        for round in split.test.chunks(threads * POOLED_ROUND) {
+            let items = |range: std::ops::Range<usize>| -> Result<Vec<rvalue::PooledItem>> {
+                let mut work = Workspace::default();
+                // Batches share each draw's calibration tables while their entry points are found.
+                Ok(round[range].chunks(POOLED_BATCH).flat_map(|b| ps.items(t, b, order, &mut work)).collect())
+            };
+            for it in &in_chunks(round.len(), threads, items)? {
+                out.record(it);
+            }
+        }
         Ok(out.finish(labels, split))
     }
 
@@ -1025,22 +1045,55 @@ impl<'a> Prepared<'a> {
         opts: &ScoreOptions,
         splits: &[Split],
         threads: usize,
-        mut each: impl FnMut(usize, Calibrated),
+        each: impl FnMut(usize, Calibrated),
     ) -> Result<()> {
-        let (t, k, order) = (self.t, self.t.k(), self.order.as_ref());
-        let only = needed_candidates(self.labels, splits);
-        check_only(t, &only)?;
-        let fixed = scores_with(t, &self.summaries, order, method, opts, |i| only[i], threads)?;
-        let rows = fixed.map(|scores| ScoreRows::new(scores, k));
-        for (r, split) in splits.iter().enumerate() {
-            let c = match &rows {
-                Some(rows) => Calibrated::shared(rows, k, self.labels, split),
-                None => Calibrated::pooled_threads(t, self.labels, order, split, opts.ties, threads)?,
-            };
-            each(r, c);
-        }
-        Ok(())
+        let data = (self.t, self.labels, Some(&self.summaries), self.order.as_ref());
+        calibrate_with(data, method, opts, splits, threads, each)
     }
+}
+
+/// [`Prepared::calibrate_each_threads`] for one method on data too large to hold every method's
+/// inputs beside the tensor (the command line): summaries are computed only for CP_avg and the
+/// parametric r-value, and freed before the splits are calibrated; `order` caches draw orders
+/// (without it each is sorted where needed). The same results.
+#[allow(clippy::too_many_arguments)] // the data, what is known of it, and the run's settings
+pub fn calibrate_each_lean(
+    t: &ScoreTensor,
+    labels: &[usize],
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+    splits: &[Split],
+    threads: usize,
+    each: impl FnMut(usize, Calibrated),
+) -> Result<()> {
+    check_data(t, labels)?;
+    calibrate_with((t, labels, None, order), method, opts, splits, threads, each)
+}
+
+/// A data set, its labels and what is known of it: summaries and draw orders.
+type Known<'a> = (&'a ScoreTensor, &'a [usize], Option<&'a Summaries>, Option<&'a DrawOrder>);
+
+fn calibrate_with(
+    (t, labels, summaries, order): Known<'_>,
+    method: Method,
+    opts: &ScoreOptions,
+    splits: &[Split],
+    threads: usize,
+    mut each: impl FnMut(usize, Calibrated),
+) -> Result<()> {
+    let only = needed_candidates(labels, splits);
+    check_only(t, &only)?;
+    let fixed = scores_with(t, summaries, order, method, opts, |i| only[i], threads)?;
+    let rows = fixed.map(|scores| ScoreRows::new(scores, t.k()));
+    for (r, split) in splits.iter().enumerate() {
+        let c = match &rows {
+            Some(rows) => Calibrated::shared(rows, t.k(), labels, split),
+            None => Calibrated::pooled_threads(t, labels, order, split, opts.ties, threads)?,
+        };
+        each(r, c);
+    }
+    Ok(())
 }
 
 /// Runs a method over splits at one α (the rows of `rvalue conformal`).
