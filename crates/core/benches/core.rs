@@ -105,6 +105,7 @@ fn main() {
     for (name, case) in [
         ("pooled-logits", PooledCase::logits as fn() -> PooledCase),
         ("pooled-probabilities", PooledCase::probabilities),
+        ("pooled-f32-probabilities", PooledCase::probabilities_f32),
         ("pooled-log-probabilities", PooledCase::log_probabilities),
     ] {
         if !run(name) {

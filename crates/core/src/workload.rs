@@ -130,6 +130,16 @@ impl PooledCase {
         Self::of(clip_log_probabilities(2000, 31, 100, 1))
     }
 
+    /// [`Self::probabilities`] stored as f32, as a float32 file is read: the same r-values.
+    pub fn probabilities_f32() -> Self {
+        let (t, labels) = clip_probabilities(2000, 31, 100, 1);
+        let narrow = t.data().iter().map(|&x| x as f32).collect();
+        Self::of((
+            ScoreTensor::from_f32(t.n(), t.m(), t.k(), narrow).expect("finite by construction"),
+            labels,
+        ))
+    }
+
     fn of((tensor, labels): (ScoreTensor, Vec<usize>)) -> Self {
         let split = crate::conformal::Split::random(tensor.n(), 0.5, 1, 0).expect("2000 items split in two");
         let order = crate::rvalue::DrawOrder::of(&tensor).expect("K ≤ 65536");
