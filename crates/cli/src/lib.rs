@@ -618,7 +618,7 @@ impl Ranker {
 /// One method's pass over the data: the scores and labels, and the draw orders if the CPU ranks
 /// draws for it. Each method's pass builds what it needs and frees it, so that no two passes'
 /// inputs are held beside a large tensor at once (summaries are made and freed inside the pass).
-struct Pass<'a> {
+pub(crate) struct Pass<'a> {
     t: &'a ScoreTensor,
     labels: &'a [usize],
     order: Option<DrawOrder>,
@@ -630,7 +630,7 @@ struct Pass<'a> {
 const MAX_ORDER_BYTES: usize = 64 << 20;
 
 impl<'a> Pass<'a> {
-    fn new(
+    pub(crate) fn new(
         t: &'a ScoreTensor,
         labels: &'a [usize],
         method: Method,

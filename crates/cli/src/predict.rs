@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use rvalue_core::conformal::{self, Calibrated, Prepared, Split};
+use rvalue_core::conformal::{self, Calibrated, Split};
 use rvalue_core::io::{write_npy_bool, Dataset};
 use rvalue_core::predict::{joined_split, Prediction};
 use rvalue_core::tensor::ScoreTensor;
@@ -13,7 +13,7 @@ use rvalue_core::tensor::ScoreTensor;
 use super::output::Progress;
 use super::{
     display, fail, for_each_split, labels_of, read_scores_file, warn_data, write_file, CliError, CliResult,
-    OneMethod, Probe, ScoreArgs,
+    OneMethod, Pass, Probe, ScoreArgs,
 };
 
 #[derive(Args, Debug)]
@@ -71,8 +71,8 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     let j = read_joined(a)?;
     warn_data(&j.t, &[method]);
     let mut ranker = probe.finish(&j.t)?;
-    let need_order = conformal::needs_draw_orders(&[method], &opts) && ranker.gpu.is_none();
-    let prep = Prepared::new(&j.t, &j.labels, need_order)?;
+    conformal::check_data(&j.t, &j.labels)?;
+    let prep = Pass::new(&j.t, &j.labels, method, &opts, &ranker)?;
     let mut progress = Progress::new();
     let mut calibrated: Option<Calibrated> = None;
     let splits = std::slice::from_ref(&j.split);

@@ -530,8 +530,9 @@ fn predict_files(dir: &Path, t: &ScoreTensor, labels: &[usize], mask: &[bool]) -
     let cal: Vec<usize> = (0..t.n()).filter(|&i| mask[i]).collect();
     let test: Vec<usize> = (0..t.n()).filter(|&i| !mask[i]).collect();
     let per = t.m() * t.k();
+    let all = t.data();
     let scores_of = |items: &[usize]| -> Vec<f64> {
-        items.iter().flat_map(|&i| t.data()[i * per..(i + 1) * per].iter().copied()).collect()
+        items.iter().flat_map(|&i| all[i * per..(i + 1) * per].iter().copied()).collect()
     };
     let labels_of = |items: &[usize]| -> Vec<i64> { items.iter().map(|&i| labels[i] as i64).collect() };
     let joined: Vec<usize> = cal.iter().chain(&test).copied().collect();

@@ -9,7 +9,7 @@
 //! coverage metrics would look at.
 
 use crate::conformal::{self, Calibrated, ItemSet, Method, Prepared, ScoreOptions, Split};
-use crate::tensor::ScoreTensor;
+use crate::tensor::{ScoreTensor, Scores};
 use crate::{Error, Result};
 
 /// One method's calibrated sets for new items, ready to answer any α.
@@ -76,10 +76,12 @@ fn joined(a: &ScoreTensor, b: &ScoreTensor) -> Result<ScoreTensor> {
             a.k()
         )));
     }
-    let mut data = Vec::with_capacity(a.data().len() + b.data().len());
-    data.extend_from_slice(a.data());
-    data.extend_from_slice(b.data());
-    ScoreTensor::new(a.n() + b.n(), a.m(), a.k(), data)
+    let n = a.n() + b.n();
+    match (a.scores(), b.scores()) {
+        // Two float32 files stay f32.
+        (Scores::F32(x), Scores::F32(y)) => ScoreTensor::from_f32(n, a.m(), a.k(), [x, y].concat()),
+        _ => ScoreTensor::new(n, a.m(), a.k(), [&a.data()[..], &b.data()[..]].concat()),
+    }
 }
 
 impl Prediction {
