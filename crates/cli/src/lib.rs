@@ -721,29 +721,36 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let mut ranker = probe.finish(t)?;
     conformal::check_data(t, &labels)?;
     let mut progress = Progress::new();
-    let mut out = String::from("method,item,candidate,score,position\n");
-    for &method in &methods {
-        let prep = Pass::new(t, &labels, method, &opts, &ranker)?;
-        for_each_split(
-            &prep,
-            &mut ranker,
-            method,
-            &opts,
-            std::slice::from_ref(&split),
-            a.score.threads(),
-            &mut progress,
-            |c| {
+    // Rows go to the file as they come (a large tensor's sets take more memory than its scores);
+    // a run that fails removes what it wrote.
+    let cannot_write = |e: std::io::Error| CliError(format!("{}: cannot write: {e}", display(&a.output)));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&a.output).map_err(cannot_write)?);
+    let mut written = out.write_all(b"method,item,candidate,score,position\n");
+    let mut run = || -> CliResult<()> {
+        for &method in &methods {
+            let prep = Pass::new(t, &labels, method, &opts, &ranker)?;
+            let one = std::slice::from_ref(&split);
+            for_each_split(&prep, &mut ranker, method, &opts, one, a.score.threads(), &mut progress, |c| {
                 for pos in 0..c.test.len() {
                     let set = c.set(pos, a.score.alpha, a.score.method.never_empty);
                     for (position, (cand, score)) in set.members.iter().enumerate() {
-                        out.push_str(&format!("{},{},{cand},{score},{position}\n", method.name(), set.item));
+                        if written.is_ok() {
+                            written =
+                                writeln!(out, "{},{},{cand},{score},{position}", method.name(), set.item);
+                        }
                     }
                 }
-            },
-        )?;
-    }
+            })?;
+        }
+        std::mem::replace(&mut written, Ok(())).map_err(cannot_write)?;
+        out.flush().map_err(cannot_write)
+    };
+    let result = run();
     progress.clear();
-    write_file(&a.output, out.as_bytes())
+    if result.is_err() {
+        let _ = std::fs::remove_file(&a.output);
+    }
+    result
 }
 
 // ---------------------------------------------------------------------------------------------
