@@ -124,7 +124,7 @@ pub(super) fn offload(
         let keys = match &job.keys {
             Some((part, k)) if *part == req.part => k.clone(),
             _ => {
-                let k = Rc::new(Keys::of(req.tensor.get().data()));
+                let k = Rc::new(Keys::of_tensor(req.tensor.get()));
                 job.keys = Some((req.part, k.clone()));
                 k
             }
