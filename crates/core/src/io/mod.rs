@@ -135,8 +135,9 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
     }
 }
 
-/// [`read_scores`] of the file at `path`, with the same results and messages. A `.npy` is
-/// streamed into the tensor, so the file's bytes are never held in memory beside it.
+/// [`read_scores`] of the file at `path`, with the same results and messages. A `.npy`, and an
+/// `.npz`'s members, stored or deflated, are streamed into the tensor, so the file's bytes are
+/// never held in memory beside it.
 pub fn read_scores_file(path: &Path) -> Result<Dataset> {
     let file = path.display().to_string();
     let f = std::fs::File::open(path).map_err(|e| cannot_read(&file, &e))?;
@@ -157,11 +158,51 @@ pub fn read_scores_from(file: &str, mut r: impl Read + Seek) -> Result<Dataset> 
             return Ok(Dataset { scores, labels: None, single_draw });
         }
         r.rewind().map_err(io)?;
+    } else if magic.starts_with(ZIP_MAGIC) {
+        if let Some(d) = npz_stream(file, &mut r, total) {
+            return d;
+        }
+        r.rewind().map_err(io)?;
     }
     // Other formats, and a .npy the stream refused, whose message needs its bytes.
     let mut bytes = Vec::new();
     r.read_to_end(&mut bytes).map_err(io)?;
     read_scores(file, &bytes)
+}
+
+/// [`read_scores`]'s reading of an `.npz`, its members streamed ([`npz::member_stream`]) once
+/// the directory is read from the file's end. `None` where that is not the same as reading the
+/// bytes (a directory far from the end, a member the stream does not accept).
+fn npz_stream(file: &str, r: &mut (impl Read + Seek), total: u64) -> Option<Result<Dataset>> {
+    // The directory and its end records: a few hundred bytes for np.savez's archives.
+    const TAIL: usize = 1 << 20;
+    let len = usize::try_from(total).ok()?;
+    let base = len.saturating_sub(TAIL);
+    r.seek(SeekFrom::Start(base as u64)).ok()?;
+    let mut bytes = Vec::with_capacity(len - base);
+    r.read_to_end(&mut bytes).ok()?;
+    let tail = npz::Tail { base, bytes: &bytes, missed: std::cell::Cell::new(false) };
+    let entries = npz::entries_in(file, &tail, len).ok().filter(|_| !tail.missed.get())?;
+    let find = |key: &str| npz::find_member(file, &entries, key).ok();
+    let se = find("scores")??;
+    let (a, layout) = npz::member_stream(r, total, se)?;
+    let sctx = format!("member '{}'", shown(&se.name));
+    let (scores, single_draw) = match scores_from_array(file, &sctx, a, &layout) {
+        Ok(s) => s,
+        Err(e) => return Some(Err(e)),
+    };
+    let labels = match find("labels")? {
+        None => None,
+        Some(le) => {
+            let (a, layout) = npz::member_stream(r, total, le)?;
+            let lctx = format!("member '{}'", shown(&le.name));
+            match labels_from_array(file, &lctx, &a, &layout, scores.n(), scores.k()) {
+                Ok(l) => Some(l),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    };
+    Some(Ok(Dataset { scores, labels, single_draw }))
 }
 
 fn cannot_read(file: &str, e: &std::io::Error) -> Error {
@@ -488,14 +529,40 @@ mod tests {
             b"item,draw,candidate,score\n0,0,0,1.5\n".to_vec(),
             Vec::new(),
         ];
-        for name in ["scores_f4.npy", "scores_fortran3.npy", "scores_nk_fortran.npy", "data_compressed.npz"] {
+        for name in ["scores_f4.npy", "scores_fortran3.npy", "scores_nk_fortran.npy"] {
             inputs.push(fixture(name));
+        }
+        // Archives: numpy's, and built by hand stored, deflated and zip64, whole and damaged.
+        let labels = write_npy_i64(&[2], &[1, 0]);
+        let mut zips = vec![fixture("data.npz"), fixture("data_compressed.npz"), fixture("data_stream.npz")];
+        for (deflate, zip64_central) in [(false, false), (true, false), (true, true)] {
+            zips.push(build_zip(&[
+                Member { name: "scores.npy", data: &good, deflate, zip64_central },
+                Member { name: "labels.npy", data: &labels, deflate: !deflate, zip64_central },
+            ]));
+        }
+        for zip in zips {
+            // Read by the stream itself, not by the fallback to the bytes.
+            let streamed = npz_stream("s.npz", &mut std::io::Cursor::new(&zip), zip.len() as u64);
+            assert!(matches!(streamed, Some(Ok(_))), "{streamed:?}");
+            for cut in [zip.len() / 3, zip.len() / 2, zip.len() - 30] {
+                let mut flipped = zip.clone();
+                flipped[cut] ^= 0x55;
+                inputs.push(flipped);
+                inputs.push([&zip[..cut], &zip[cut + 1..]].concat());
+            }
+            inputs.push(zip);
         }
         for bytes in &inputs {
             let want = read_scores("s.npy", bytes);
             assert_eq!(read_scores_from("s.npy", std::io::Cursor::new(bytes)), want, "{:?}", want);
         }
+        assert!(npy::read_npy_stream(&mut std::io::Cursor::new(&good), good.len() as u64).is_some());
         let d = read_scores_from("s.npy", std::io::Cursor::new(&good)).unwrap();
+        assert!(matches!(d.scores.scores(), crate::tensor::Scores::F32(s) if s == f32s));
+        let zip =
+            build_zip(&[Member { name: "scores.npy", data: &good, deflate: true, zip64_central: false }]);
+        let d = read_scores_from("s.npz", std::io::Cursor::new(&zip)).unwrap();
         assert!(matches!(d.scores.scores(), crate::tensor::Scores::F32(s) if s == f32s));
     }
 

@@ -2,8 +2,13 @@
 //! zip64) because the core must not pull in a zip crate for wasm.
 
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::io::{Read, Seek, SeekFrom};
 
-use super::npy::{parse_npy_with, Layout, NpyArray};
+use miniz_oxide::inflate::stream::{inflate, InflateState};
+use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+
+use super::npy::{parse_npy_with, read_npy_stream, Layout, NpyArray};
 use super::{place, shown, MAX_ELEMENTS};
 use crate::{Error, Result};
 
@@ -117,13 +122,45 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
 
 /// Reads the central directory (zip64-aware) into a list of members.
 pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
+    entries_in(file, &Tail { base: 0, bytes, missed: Cell::new(false) }, bytes.len())
+}
+
+/// The end of a file of `len` bytes, from byte `base` on: where a zip keeps its directory.
+/// Reads before `base` give nothing and are remembered in `missed`.
+pub(crate) struct Tail<'a> {
+    pub base: usize,
+    pub bytes: &'a [u8],
+    pub missed: Cell<bool>,
+}
+
+impl Tail<'_> {
+    fn get(&self, at: usize, n: usize) -> Option<&[u8]> {
+        let Some(rel) = at.checked_sub(self.base) else {
+            self.missed.set(true);
+            return None;
+        };
+        self.bytes.get(rel..rel.checked_add(n)?)
+    }
+    fn u16(&self, at: usize) -> Option<u16> {
+        self.get(at, 2).and_then(|b| u16_at(b, 0))
+    }
+    fn u32(&self, at: usize) -> Option<u32> {
+        self.get(at, 4).and_then(|b| u32_at(b, 0))
+    }
+    fn u64(&self, at: usize) -> Option<u64> {
+        self.get(at, 8).and_then(|b| u64_at(b, 0))
+    }
+}
+
+/// [`entries`] of a file of `len` bytes whose end `bytes` holds.
+pub(crate) fn entries_in(file: &str, bytes: &Tail<'_>, len: usize) -> Result<Vec<Entry>> {
     let perr = |at: usize, msg: String| Error::parse(file, format!("byte {at}"), msg);
     // The end-of-central-directory record sits in the last 22 + 65535 (comment) bytes.
-    let lowest = bytes.len().saturating_sub(22 + 65535);
+    let lowest = len.saturating_sub(22 + 65535);
     let mut eocd = None;
-    let mut pos = bytes.len().saturating_sub(22);
-    while bytes.len() >= 22 && pos >= lowest {
-        if u32_at(bytes, pos) == Some(SIG_EOCD) {
+    let mut pos = len.saturating_sub(22);
+    while len >= 22 && pos >= lowest {
+        if bytes.u32(pos) == Some(SIG_EOCD) {
             eocd = Some(pos);
             break;
         }
@@ -133,13 +170,10 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
         pos -= 1;
     }
     let eocd = eocd.ok_or_else(|| {
-        perr(
-            bytes.len(),
-            "no zip end-of-central-directory record: the .npz is truncated or not a zip archive".into(),
-        )
+        perr(len, "no zip end-of-central-directory record: the .npz is truncated or not a zip archive".into())
     })?;
-    let rd16 = |at| u16_at(bytes, at).unwrap_or(0);
-    let rd32 = |at| u32_at(bytes, at).unwrap_or(0);
+    let rd16 = |at| bytes.u16(at).unwrap_or(0);
+    let rd32 = |at| bytes.u32(at).unwrap_or(0);
     // One disk, and as many entries on it as in all: anything else is a split archive or a
     // corrupt record, whose members the two counts would disagree on (numpy reads by the
     // directory's size, we would read by the total count; the zip crate refuses it).
@@ -160,17 +194,17 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
     let mut cd_offset = u64::from(rd32(eocd + 16));
     if count == 0xFFFF || cd_size == 0xFFFF_FFFF || cd_offset == 0xFFFF_FFFF {
         // Zip64: the locator just before the EOCD points at the zip64 EOCD record.
-        let loc = eocd.checked_sub(20).filter(|&l| u32_at(bytes, l) == Some(SIG_ZIP64_LOCATOR));
+        let loc = eocd.checked_sub(20).filter(|&l| bytes.u32(l) == Some(SIG_ZIP64_LOCATOR));
         if let Some(loc) = loc {
-            let z = u64_at(bytes, loc + 8)
+            let z = bytes
+                .u64(loc + 8)
                 .and_then(|v| usize::try_from(v).ok())
-                .filter(|&z| u32_at(bytes, z) == Some(SIG_ZIP64_EOCD))
+                .filter(|&z| bytes.u32(z) == Some(SIG_ZIP64_EOCD))
                 .ok_or_else(|| {
                     perr(loc, "zip64 locator points to no zip64 end-of-directory record".into())
                 })?;
             let get = |at: usize| {
-                u64_at(bytes, z + at)
-                    .ok_or_else(|| perr(z, "zip64 end-of-directory record is truncated".into()))
+                bytes.u64(z + at).ok_or_else(|| perr(z, "zip64 end-of-directory record is truncated".into()))
             };
             count = get(32)?;
             cd_size = get(40)?;
@@ -180,14 +214,14 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
     let cd_start = usize::try_from(cd_offset).ok();
     let cd_end = cd_start.and_then(|s| s.checked_add(usize::try_from(cd_size).ok()?));
     let (cd_start, cd_end) = match (cd_start, cd_end) {
-        (Some(s), Some(e)) if e <= bytes.len() => (s, e),
+        (Some(s), Some(e)) if e <= len => (s, e),
         _ => {
             return Err(perr(
                 eocd,
                 format!(
                     "central directory at byte {cd_offset} of {cd_size} bytes lies outside the file \
                      ({} bytes): the archive is truncated or corrupt",
-                    bytes.len()
+                    len
                 ),
             ))
         }
@@ -195,7 +229,7 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
     let mut out = Vec::new();
     let mut at = cd_start;
     for i in 0..count {
-        if u32_at(bytes, at) != Some(SIG_CENTRAL) || at + 46 > cd_end {
+        if bytes.u32(at) != Some(SIG_CENTRAL) || at + 46 > cd_end {
             return Err(perr(
                 at,
                 format!("expected central directory entry {} of {count}; the archive is corrupt", i + 1),
@@ -219,9 +253,9 @@ pub(crate) fn entries(file: &str, bytes: &[u8]) -> Result<Vec<Entry>> {
                 "central directory entry runs past the directory; the archive is corrupt".into(),
             ));
         }
-        let name = String::from_utf8_lossy(&bytes[name_start..extra_start]).into_owned();
+        let name = String::from_utf8_lossy(bytes.get(name_start, name_len).unwrap_or_default()).into_owned();
         // Zip64 extra field: the 64-bit values appear only for the fields that are saturated.
-        let extra = &bytes[extra_start..extra_start + extra_len];
+        let extra = bytes.get(extra_start, extra_len).unwrap_or_default();
         let mut x = 0usize;
         while x + 4 <= extra.len() {
             let id = u16_at(extra, x).unwrap_or(0);
@@ -337,6 +371,107 @@ pub(crate) fn extract<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<Cow<
         ));
     }
     Ok(out)
+}
+
+/// [`member_array`] read off `r` (a file of `len` bytes) a chunk at a time: a stored member is
+/// parsed as it is read, a deflated one as it is inflated, and neither is held as bytes. `None`
+/// unless [`member_array`] would give the same array from the file's bytes (sizes and CRC
+/// included): a caller that gets `None` reads the bytes for the message.
+pub(crate) fn member_stream<R: Read + Seek>(r: &mut R, len: u64, e: &Entry) -> Option<(NpyArray, Layout)> {
+    if e.flags & 1 != 0 || e.usize_ > MAX_MEMBER_BYTES {
+        return None;
+    }
+    r.seek(SeekFrom::Start(e.local_offset)).ok()?;
+    let mut head = [0u8; 30];
+    r.read_exact(&mut head).ok()?;
+    (u32_at(&head, 0)? == SIG_LOCAL).then_some(())?;
+    let start = e.local_offset + 30 + u64::from(u16_at(&head, 26)?) + u64::from(u16_at(&head, 28)?);
+    (start.checked_add(e.csize)? <= len).then_some(())?;
+    r.seek(SeekFrom::Start(start)).ok()?;
+    let raw = r.take(e.csize);
+    let source = match e.method {
+        0 => Source::Stored(raw),
+        8 => Source::Deflated(Inflate::new(raw, e.csize)),
+        _ => return None,
+    };
+    let mut data = Checked { source, crc: !0, count: 0 };
+    let got = read_npy_stream(&mut data, e.usize_)?;
+    (data.count == e.usize_ && !data.crc == e.crc).then_some(got)
+}
+
+/// A member's bytes as stored or inflated.
+enum Source<R> {
+    Stored(R),
+    Deflated(Inflate<R>),
+}
+
+/// A reader that counts its bytes and their CRC-32 as they pass.
+struct Checked<R> {
+    source: Source<R>,
+    crc: u32,
+    count: u64,
+}
+
+impl<R: Read> Read for Checked<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = match &mut self.source {
+            Source::Stored(r) => r.read(out)?,
+            Source::Deflated(r) => r.read(out)?,
+        };
+        for &b in &out[..n] {
+            self.crc = CRC_TABLE[((self.crc ^ u32::from(b)) & 0xFF) as usize] ^ (self.crc >> 8);
+        }
+        self.count += n as u64;
+        Ok(n)
+    }
+}
+
+/// Raw deflate, inflated as it is read.
+struct Inflate<R> {
+    inner: R,
+    state: Box<InflateState>,
+    input: Vec<u8>,
+    at: usize,
+    end: usize,
+    eof: bool,
+    done: bool,
+}
+
+impl<R: Read> Inflate<R> {
+    /// Inflates the `csize` compressed bytes of `inner`, in chunks no larger than they are.
+    fn new(inner: R, csize: u64) -> Self {
+        let state = InflateState::new_boxed(DataFormat::Raw);
+        let input = vec![0; csize.clamp(1, 1 << 15) as usize];
+        Inflate { inner, state, input, at: 0, end: 0, eof: false, done: false }
+    }
+}
+
+impl<R: Read> Read for Inflate<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while !self.done && !out.is_empty() {
+            if self.at == self.end && !self.eof {
+                self.end = self.inner.read(&mut self.input)?;
+                self.at = 0;
+                self.eof = self.end == 0;
+            }
+            let flush = if self.eof { MZFlush::Finish } else { MZFlush::None };
+            let step = inflate(&mut self.state, &self.input[self.at..self.end], out, flush);
+            self.at += step.bytes_consumed;
+            let stuck =
+                step.bytes_written == 0 && (self.eof || step.bytes_consumed == 0 && self.at < self.end);
+            match step.status {
+                Ok(MZStatus::StreamEnd) => self.done = true,
+                Ok(MZStatus::Ok) | Err(MZError::Buf) if !stuck => {}
+                _ => {
+                    return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "corrupt deflate data"))
+                }
+            }
+            if step.bytes_written > 0 {
+                return Ok(step.bytes_written);
+            }
+        }
+        Ok(0)
+    }
 }
 
 const CRC_TABLE: [u32; 256] = {
