@@ -1,9 +1,9 @@
 //! Score, label and split-mask files (docs/method.md §8): `.npy`, `.npz` and long-form CSV.
 //!
 //! Everything takes bytes (the browser hands us bytes) and a file name used only in messages;
-//! [`read_scores_file`] streams a `.npy` from disk instead (the command line's large tensors).
-//! Every error names the file, the place (byte offset, or line and column) and what was
-//! expected; nothing panics on any input.
+//! [`read_scores_file`] streams a `.npy` or an `.npz` from disk instead (the command line's
+//! large tensors). Every error names the file, the place (byte offset, or line and column) and
+//! what was expected; nothing panics on any input.
 
 mod csv;
 mod npy;
