@@ -126,7 +126,7 @@ fn write_f32(dir: &Path, name: &str, (t, labels): &(ScoreTensor, Vec<usize>)) ->
     let header = npy_header("<f4", &[t.n(), t.m(), t.k()]);
     let mut bytes = Vec::with_capacity(header.len() + t.data().len() * 4);
     bytes.extend_from_slice(&header);
-    for &x in t.data() {
+    for &x in t.data().iter() {
         bytes.extend_from_slice(&(x as f32).to_le_bytes());
     }
     std::fs::write(&scores, bytes).expect("the bench directory is writable");

@@ -2,9 +2,9 @@
 //! memory order, memmaps, CPU torch tensors, lists) becomes a `ScoreTensor`, labels, a split
 //! mask or a vector of numbers. Every refusal is a `ValueError` with the core's message.
 //!
-//! What is copied: the scores, once, into the core's row-major f64 tensor (`ScoreTensor::from_view`
-//! / `from_view_f32`: one `memcpy` for a C-ordered float64 array, a widening pass for float32, an
-//! element-wise pass in logical order for any other layout). Integer or float16 scores are first
+//! What is copied: the scores, once, into the core's row-major tensor (`ScoreTensor::from_view`
+//! / `from_view_f32`: one `memcpy` for a C-ordered float64 or float32 array, float32 kept as f32,
+//! an element-wise pass in logical order for any other layout). Integer or float16 scores are first
 //! converted to a float64 array by numpy (a second copy). Labels and masks are copied into
 //! `usize`/`bool` vectors; both are N numbers, small beside the scores.
 
