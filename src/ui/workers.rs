@@ -237,7 +237,7 @@ impl Slot {
         }
         let t = &data.scores;
         let labels: Vec<f64> = data.labels.iter().flatten().map(|&y| y as f64).collect();
-        let scores = Float64Array::from(t.data());
+        let scores = Float64Array::from(&t.data()[..]);
         let shape = |v: usize| JsValue::from_f64(v as f64);
         let hold = Array::of5(
             &shape(t.n()),
