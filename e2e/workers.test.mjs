@@ -40,8 +40,10 @@ async function alone(query, withSets = false) {
 }
 
 test('toy repeats computed in workers give the numbers of one thread', LONG, async (t) => {
-  const reference = await alone('');
-  const { page, errors } = await explorer.open('index.html?workers=2');
+  // 200 repeats, not the default 50: on a loaded machine the page's thread could finish 50
+  // before a worker had loaded its module, and the test would then compare nothing.
+  const reference = await alone('repeats=200');
+  const { page, errors } = await explorer.open('index.html?workers=2&repeats=200');
   await shot(t, page, async () => {
     const r = await finished(page);
     assert.ok(r.fromWorkers >= 1, `repeats from workers: ${r.fromWorkers}`);
