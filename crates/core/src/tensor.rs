@@ -1,6 +1,8 @@
 //! The score tensor `S[n][m][k]` (docs/method.md §1) and its per-candidate summaries.
 
 use std::borrow::Cow;
+use std::fmt::Debug;
+use std::sync::Arc;
 
 use crate::{Error, Result};
 
@@ -8,7 +10,8 @@ use crate::{Error, Result};
 ///
 /// Stored as read: float32 files stay f32, half the memory of f64, and every score is widened
 /// to f64 (exactly) where it is read, so results do not depend on the storage. Equality compares
-/// the widened scores.
+/// the widened scores. The scores may also live in memory owned elsewhere
+/// ([`ScoreTensor::from_shared`]), read in place and treated exactly as stored ones.
 #[derive(Debug, Clone)]
 pub struct ScoreTensor {
     n: usize,
@@ -21,6 +24,14 @@ pub struct ScoreTensor {
 enum Storage {
     F64(Vec<f64>),
     F32(Vec<f32>),
+    Shared(Arc<dyn SharedScores>),
+}
+
+/// Scores owned elsewhere (a numpy array, say) that a tensor reads in place instead of copying.
+/// The owner keeps them alive and unchanged for as long as it lives; every call of `scores`
+/// must give the same run.
+pub trait SharedScores: Send + Sync + Debug {
+    fn scores(&self) -> Scores<'_>;
 }
 
 /// A run of a tensor's scores in their stored type ([`ScoreTensor::scores`]).
@@ -72,6 +83,7 @@ impl<'a> Scores<'a> {
             Scores::F32(s) => scan(s, f32::is_finite),
         }
     }
+    #[inline]
     fn at(self, i: usize) -> f64 {
         match self {
             Scores::F64(s) => s[i],
@@ -114,6 +126,17 @@ impl ScoreTensor {
         ScoreTensor::shaped(n, m, k, Storage::F64(data))
     }
 
+    /// [`ScoreTensor::new`] over scores owned elsewhere (f64 or f32, read as stored): no copy,
+    /// the same checks and messages, the same results bit for bit.
+    pub fn from_shared(n: usize, m: usize, k: usize, scores: Arc<dyn SharedScores>) -> Result<Self> {
+        ScoreTensor::shaped(n, m, k, Storage::Shared(scores))?.finite()
+    }
+
+    /// Whether the scores are read in place from memory owned elsewhere.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.data, Storage::Shared(_))
+    }
+
     /// The tensor, once its dimensions and length are checked (not its scores).
     fn shaped(n: usize, m: usize, k: usize, data: Storage) -> Result<Self> {
         if n == 0 || m == 0 || k == 0 {
@@ -123,10 +146,7 @@ impl ScoreTensor {
         }
         let len =
             n.checked_mul(m).and_then(|x| x.checked_mul(k)).ok_or_else(|| Error::shape("N×M×K overflows"))?;
-        let got = match &data {
-            Storage::F64(v) => v.len(),
-            Storage::F32(v) => v.len(),
-        };
+        let got = stored(&data).len();
         if got != len {
             return Err(Error::shape(format!("expected N×M×K = {n}×{m}×{k} = {len} scores, got {got}")));
         }
@@ -145,33 +165,26 @@ impl ScoreTensor {
     /// Every score in its stored type.
     #[inline]
     pub fn scores(&self) -> Scores<'_> {
-        match &self.data {
-            Storage::F64(v) => Scores::F64(v),
-            Storage::F32(v) => Scores::F32(v),
-        }
+        stored(&self.data)
     }
     /// Every score as f64: borrowed when stored as f64, else a widened copy (twice the f32
     /// tensor's memory; the hot paths read a draw or an item at a time instead).
     pub fn data(&self) -> Cow<'_, [f64]> {
-        match &self.data {
-            Storage::F64(v) => Cow::Borrowed(v),
-            Storage::F32(v) => Cow::Owned(v.iter().map(|&x| f64::from(x)).collect()),
+        match self.scores() {
+            Scores::F64(v) => Cow::Borrowed(v),
+            Scores::F32(v) => Cow::Owned(v.iter().map(|&x| f64::from(x)).collect()),
         }
     }
     /// `S[item][draw][cand]`.
     #[inline]
     pub fn get(&self, item: usize, draw: usize, cand: usize) -> f64 {
-        let i = (item * self.m + draw) * self.k + cand;
-        match &self.data {
-            Storage::F64(v) => v[i],
-            Storage::F32(v) => f64::from(v[i]),
-        }
+        self.scores().at((item * self.m + draw) * self.k + cand)
     }
     #[inline]
     fn part(&self, start: usize, len: usize) -> Scores<'_> {
-        match &self.data {
-            Storage::F64(v) => Scores::F64(&v[start..start + len]),
-            Storage::F32(v) => Scores::F32(&v[start..start + len]),
+        match self.scores() {
+            Scores::F64(v) => Scores::F64(&v[start..start + len]),
+            Scores::F32(v) => Scores::F32(&v[start..start + len]),
         }
     }
     /// The `K` scores of one draw of one item, in their stored type.
@@ -188,6 +201,16 @@ impl ScoreTensor {
     #[inline]
     pub fn item<'a>(&'a self, item: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {
         self.part(item * self.m * self.k, self.m * self.k).widened(buf)
+    }
+}
+
+/// The scores of a storage, whoever owns them.
+#[inline]
+fn stored(data: &Storage) -> Scores<'_> {
+    match data {
+        Storage::F64(v) => Scores::F64(v),
+        Storage::F32(v) => Scores::F32(v),
+        Storage::Shared(s) => s.scores(),
     }
 }
 
@@ -377,6 +400,102 @@ mod tests {
     fn single_draw_has_zero_variance() {
         let t = ScoreTensor::new(2, 1, 2, vec![1.0, 2.0, 3.0, 4.0]).unwrap();
         assert!(Summaries::of(&t).var.iter().all(|&v| v == 0.0));
+    }
+
+    /// Scores owned outside the tensor, as a numpy array's are.
+    #[derive(Debug)]
+    enum Owner {
+        F64(Vec<f64>),
+        F32(Vec<f32>),
+    }
+
+    impl SharedScores for Owner {
+        fn scores(&self) -> Scores<'_> {
+            match self {
+                Owner::F64(v) => Scores::F64(v),
+                Owner::F32(v) => Scores::F32(v),
+            }
+        }
+    }
+
+    /// Every accessor of a tensor, as bits.
+    fn readings(t: &ScoreTensor) -> Vec<u64> {
+        let (n, m, k) = (t.n(), t.m(), t.k());
+        let mut out = vec![n as u64, m as u64, k as u64, t.scores().len() as u64];
+        out.extend(t.data().iter().map(|x| x.to_bits()));
+        let mut buf = Vec::new();
+        for i in 0..n {
+            out.extend(t.item(i, &mut buf).iter().map(|x| x.to_bits()));
+            for d in 0..m {
+                let kind = matches!(t.draw_scores(i, d), Scores::F32(_));
+                out.push(u64::from(kind));
+                out.extend(t.draw(i, d, &mut buf).iter().map(|x| x.to_bits()));
+                out.extend((0..k).map(|c| t.get(i, d, c).to_bits()));
+            }
+        }
+        let s = Summaries::of(t);
+        out.extend(s.mean.iter().chain(&s.var).map(|x| x.to_bits()));
+        out
+    }
+
+    #[test]
+    fn shared_scores_read_as_stored_ones() {
+        let mut rng = crate::rng::Stream::new(11, 0);
+        let (n, m, k) = (6, 5, 7);
+        let f64s: Vec<f64> = (0..n * m * k).map(|_| 1e3 * (rng.uniform() - 0.5)).collect();
+        let f32s: Vec<f32> = f64s.iter().map(|&x| x as f32).collect();
+        let owned = [
+            ScoreTensor::new(n, m, k, f64s.clone()).unwrap(),
+            ScoreTensor::from_f32(n, m, k, f32s.clone()).unwrap(),
+        ];
+        let shared = [
+            ScoreTensor::from_shared(n, m, k, Arc::new(Owner::F64(f64s))).unwrap(),
+            ScoreTensor::from_shared(n, m, k, Arc::new(Owner::F32(f32s))).unwrap(),
+        ];
+        for (a, b) in owned.iter().zip(&shared) {
+            assert!(b.is_shared() && !a.is_shared());
+            assert_eq!(readings(a), readings(b));
+            assert_eq!(a, b);
+            assert_eq!(b, &b.clone());
+        }
+        assert_ne!(readings(&shared[0]), readings(&shared[1]), "f32 and f64 scores differ");
+        // Through a whole split of every method: the same bits.
+        let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+        let mask = [true, false, true, true, false, true];
+        let split = crate::conformal::Split::from_mask(&mask).unwrap().keyed(0, 0);
+        for (method, kind) in crate::conformal::Method::ALL
+            .iter()
+            .flat_map(|&method| crate::conformal::RvalueKind::ALL.iter().map(move |&kind| (method, kind)))
+        {
+            let opts = crate::conformal::ScoreOptions { kind, ..Default::default() };
+            let run = |t: &ScoreTensor| {
+                let prep = crate::conformal::Prepared::new(t, &labels, true).unwrap();
+                let mut got = Vec::new();
+                prep.calibrate_each_threads(method, &opts, std::slice::from_ref(&split), 1, |_, c| {
+                    got.push(format!("{:?} {:?}", c.metrics(0.2, false), c.sizes(0.2, false)));
+                })
+                .unwrap();
+                got
+            };
+            for (a, b) in owned.iter().zip(&shared) {
+                assert_eq!(run(a), run(b), "{method:?} {kind:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn shared_scores_are_checked_like_stored_ones() {
+        let bad = vec![1.0, 2.0, f64::NAN, 4.0];
+        let shared = |n, data: Vec<f64>| ScoreTensor::from_shared(n, 1, 2, Arc::new(Owner::F64(data)));
+        let message = |r: Result<ScoreTensor>| r.unwrap_err().to_string();
+        assert_eq!(message(shared(2, bad.clone())), message(ScoreTensor::new(2, 1, 2, bad.clone())));
+        assert_eq!(message(shared(3, vec![1.0; 4])), message(ScoreTensor::new(3, 1, 2, vec![1.0; 4])));
+        assert_eq!(message(shared(0, vec![])), message(ScoreTensor::new(0, 1, 2, vec![])));
+        let f32s = Arc::new(Owner::F32(vec![1.0, f32::INFINITY]));
+        assert_eq!(
+            message(ScoreTensor::from_shared(1, 1, 2, f32s)),
+            message(ScoreTensor::from_f32(1, 1, 2, vec![1.0, f32::INFINITY]))
+        );
     }
 
     #[test]
