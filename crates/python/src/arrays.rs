@@ -2,19 +2,22 @@
 //! memory order, memmaps, CPU torch tensors, lists) becomes a `ScoreTensor`, labels, a split
 //! mask or a vector of numbers. Every refusal is a `ValueError` with the core's message.
 //!
-//! What is copied: the scores, once, into the core's row-major tensor (`ScoreTensor::from_view`
-//! / `from_view_f32`: one `memcpy` for a C-ordered float64 or float32 array, float32 kept as f32,
-//! an element-wise pass in logical order for any other layout). Integer or float16 scores are first
-//! converted to a float64 array by numpy (a second copy). Labels and masks are copied into
-//! `usize`/`bool` vectors; both are N numbers, small beside the scores.
+//! What is copied: for a call that uses the scores only while it runs (`conformal`, `sets`,
+//! `predict`'s new items), a C-ordered, aligned, native-endian float64 or float32 array is read
+//! in place (`ScoreTensor::from_shared`); any other layout is copied once into the core's
+//! row-major tensor (`ScoreTensor::from_view` / `from_view_f32`, float32 kept as f32). `calibrate`
+//! always copies, so that a later change to the array changes no `Calibration`. Integer or
+//! float16 scores are first converted to a float64 array by numpy (a second copy). Labels and
+//! masks are copied into `usize`/`bool` vectors; both are N numbers, small beside the scores.
 
 use ndarray::{ArrayView3, Axis, Ix3};
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn};
 use numpy::{PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::tensor::{ScoreTensor, Scores, SharedScores};
 use rvalue_core::Error;
+use std::sync::Arc;
 
 /// The core's error as the `ValueError` Python callers catch, with the core's message.
 pub fn value_error(e: Error) -> PyErr {
@@ -42,9 +45,43 @@ fn astype<'py>(a: &Bound<'py, PyUntypedArray>, dtype: &str) -> PyResult<Bound<'p
     Ok(a.call_method1("astype", (dtype,))?.cast_into::<PyUntypedArray>()?)
 }
 
+/// How a call holds the scores it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// For the call only: read in place when the layout allows ([`in_place`]).
+    Call,
+    /// A private copy, kept after the call (a snapshot of the array as it is now).
+    Copy,
+}
+
+/// Scores as the core's tensor, and the numpy array they may be read from in place.
+pub struct Tensor<'py> {
+    tensor: ScoreTensor,
+    /// The numpy crate's shared borrow of the array read in place, held while the tensor is used.
+    _lease: Option<Lease<'py>>,
+}
+
+#[expect(dead_code, reason = "held, never read: the borrow ends when the lease is dropped")]
+enum Lease<'py> {
+    F64(PyReadonlyArrayDyn<'py, f64>),
+    F32(PyReadonlyArrayDyn<'py, f32>),
+}
+
+impl Tensor<'_> {
+    pub fn tensor(&self) -> &ScoreTensor {
+        &self.tensor
+    }
+
+    /// The tensor for keeping, once it is certain to be a copy ([`Hold::Copy`]).
+    pub fn into_copy(self) -> ScoreTensor {
+        debug_assert!(!self.tensor.is_shared(), "a borrowed tensor kept beyond its call");
+        self.tensor
+    }
+}
+
 /// Scores `[N, M, K]`, or `[N, K]` read as M = 1 (`what` names the argument in messages).
-/// The copy into the tensor runs with the GIL released.
-pub fn scores(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<ScoreTensor> {
+/// The copy into the tensor, or the check of scores read in place, runs with the GIL released.
+pub fn scores<'py>(obj: &Bound<'py, PyAny>, what: &str, hold: Hold) -> PyResult<Tensor<'py>> {
     let mut a = as_array(obj)?;
     let ndim = a.ndim();
     if ndim != 2 && ndim != 3 {
@@ -59,19 +96,83 @@ pub fn scores(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<ScoreTensor> {
             dtype_name(&a)
         ))));
     }
-    let py = a.py();
+    // Only the caller's own float32 or float64 buffer is read in place, not numpy's conversion.
+    let shareable = hold == Hold::Call && a.is_c_contiguous() && a.is_aligned();
     if let Ok(f) = a.cast::<PyArrayDyn<f32>>() {
-        let ro = f.readonly();
-        let view = three_d(ro.as_array())?;
-        return py.detach(|| ScoreTensor::from_view_f32(view)).map_err(value_error);
+        let typed = Typed { run: Scores::F32, copy: ScoreTensor::from_view_f32, lease: Lease::F32 };
+        return typed.tensor(f.readonly(), shareable);
     }
     // Native float64 as it is; any other real dtype (integers, float16, big-endian) through numpy.
-    if a.cast::<PyArrayDyn<f64>>().is_err() {
+    let converted = a.cast::<PyArrayDyn<f64>>().is_err();
+    if converted {
         a = astype(&a, "float64")?;
     }
-    let ro: PyReadonlyArrayDyn<'_, f64> = a.cast::<PyArrayDyn<f64>>()?.readonly();
-    let view = three_d(ro.as_array())?;
-    py.detach(|| ScoreTensor::from_view(view)).map_err(value_error)
+    let typed = Typed { run: Scores::F64, copy: ScoreTensor::from_view, lease: Lease::F64 };
+    typed.tensor(a.cast::<PyArrayDyn<f64>>()?.readonly(), shareable && !converted)
+}
+
+/// What differs between float32 and float64 scores: how a run is tagged, copied and leased.
+struct Typed<'py, T: numpy::Element + 'static> {
+    run: fn(&'static [T]) -> Scores<'static>,
+    copy: fn(ArrayView3<'_, T>) -> rvalue_core::Result<ScoreTensor>,
+    lease: fn(PyReadonlyArrayDyn<'py, T>) -> Lease<'py>,
+}
+
+impl<'py, T: numpy::Element + Sync + 'static> Typed<'py, T> {
+    /// The tensor of `ro`'s scores: read in place if `share` (and the buffer is one run), else
+    /// copied; the check or copy runs with the GIL released.
+    fn tensor(self, ro: PyReadonlyArrayDyn<'py, T>, share: bool) -> PyResult<Tensor<'py>> {
+        let view = three_d(ro.as_array())?;
+        let (n, m, k) = view.dim();
+        let tensor = match share.then(|| in_place(&ro, self.run)).flatten() {
+            Some(owner) => ro.py().detach(|| ScoreTensor::from_shared(n, m, k, Arc::new(owner))),
+            None => ro.py().detach(|| (self.copy)(view)),
+        };
+        let tensor = tensor.map_err(value_error)?;
+        let lease = tensor.is_shared().then(|| (self.lease)(ro));
+        Ok(Tensor { tensor, _lease: lease })
+    }
+}
+
+/// A numpy array's scores, read in place by a tensor ([`ScoreTensor::from_shared`]).
+struct InPlace {
+    /// A reference to the array: its buffer lives at least as long as this.
+    _array: Py<PyAny>,
+    scores: Scores<'static>,
+}
+
+impl std::fmt::Debug for InPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InPlace({} scores of a numpy array)", self.scores.len())
+    }
+}
+
+impl SharedScores for InPlace {
+    fn scores(&self) -> Scores<'_> {
+        self.scores
+    }
+}
+
+/// The scores of a contiguous array to read in place (`run` tags their type), or None when its
+/// buffer is not one contiguous run.
+///
+/// Safety argument for the one `unsafe` of the package: the slice is the array's buffer, and the
+/// returned owner holds a reference to the array, so the buffer is not freed while the slice is
+/// reachable (it is only ever lent out for as long as the owner is borrowed). numpy frees or
+/// moves a buffer only when no reference remains (`resize` refuses while one does; with
+/// `refcheck=False` the caller takes that risk, as for any view). [`scores`] keeps the numpy
+/// crate's shared borrow (`ro`) in the `Tensor` the call uses, so no Rust code that respects it
+/// writes to the array meanwhile; Python code writing to the array from another thread during
+/// the call is not allowed, as for numpy's own functions that release the GIL (said in the
+/// `.pyi`).
+fn in_place<T: numpy::Element>(
+    ro: &PyReadonlyArrayDyn<'_, T>,
+    run: fn(&'static [T]) -> Scores<'static>,
+) -> Option<InPlace> {
+    let slice = ro.as_slice().ok()?;
+    // SAFETY: see above; pointer and length come from a valid slice of the same buffer.
+    let scores: &'static [T] = unsafe { std::slice::from_raw_parts(slice.as_ptr(), slice.len()) };
+    Some(InPlace { _array: ro.as_any().clone().unbind(), scores: run(scores) })
 }
 
 /// An `[N, M, K]` view of a 3-d array, or of a 2-d one with M = 1 inserted (no copy).

@@ -13,7 +13,7 @@ use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
 use rvalue_core::predict::{self, Prediction};
 use rvalue_core::tensor::ScoreTensor;
 
-use crate::arrays::{self, value_error};
+use crate::arrays::{self, value_error, Hold};
 use crate::options::{self, Scoring};
 
 /// A method calibrated on labelled items. `predict(test_scores)` gives the new items' sets.
@@ -61,7 +61,7 @@ pub fn calibrate(
     threads: Option<usize>,
 ) -> PyResult<Calibration> {
     let opts = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties }.options()?;
-    let cal = arrays::scores(scores, "scores")?;
+    let cal = arrays::scores(scores, "scores", Hold::Copy)?.into_copy();
     let labels = arrays::indices(labels, "labels")?;
     rvalue_core::conformal::check_data(&cal, &labels).map_err(value_error)?;
     if opts.cp_draw >= cal.m() {
@@ -96,11 +96,13 @@ impl Calibration {
         alpha: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray2<bool>>> {
         let alpha = options::alpha(alpha.unwrap_or(self.alpha))?;
-        let test = arrays::scores(test_scores, "test_scores")?;
+        // Read in place: the core joins the new items to the calibration's in a copy of its own.
+        let test = arrays::scores(test_scores, "test_scores", Hold::Call)?;
+        let test = test.tensor();
         let (cal, labels, method, opts) = (&self.cal, &self.labels, self.method, &self.opts);
         let (seed, threads) = (self.seed, self.threads);
         let p = py
-            .detach(|| predict::predict(cal, labels, &test, method, opts, seed, threads))
+            .detach(|| predict::predict(cal, labels, test, method, opts, seed, threads))
             .map_err(value_error)?;
         let mask = PyArray1::from_vec(py, p.mask(alpha, self.never_empty)).reshape([p.n_test(), p.k()])?;
         self.last = Some((p, alpha));

@@ -12,7 +12,7 @@ use rvalue_core::conformal::{self as core, Method, Prepared, Split, SplitMetrics
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
-use crate::arrays::{self, value_error};
+use crate::arrays::{self, value_error, Hold};
 use crate::options::{self, Job, Scoring};
 
 /// One method's metrics on one split of a run: what `per_split=True` returns, as a dict.
@@ -141,10 +141,11 @@ pub fn conformal<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
-    let t = arrays::scores(scores, "scores")?;
+    let t = arrays::scores(scores, "scores", Hold::Call)?;
+    let t = t.tensor();
     let labels = arrays::indices(labels, "labels")?;
     let plan = Plan::of(t.n(), &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?;
-    let done = py.detach(|| run(&t, &labels, &job, &plan.splits)).map_err(value_error)?;
+    let done = py.detach(|| run(t, &labels, &job, &plan.splits)).map_err(value_error)?;
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
     } else {
@@ -318,10 +319,11 @@ pub fn sets<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
-    let t = arrays::scores(scores, "scores")?;
+    let t = arrays::scores(scores, "scores", Hold::Call)?;
+    let t = t.tensor();
     let labels = arrays::indices(labels, "labels")?;
     let split = Split::from_mask(&arrays::mask(split, t.n())?).map_err(value_error)?.keyed(seed, 0);
-    let rows = py.detach(|| set_rows(&t, &labels, &job, &split)).map_err(value_error)?;
+    let rows = py.detach(|| set_rows(t, &labels, &job, &split)).map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("method", PyList::new(py, rows.method)?)?;
     d.set_item("item", numpy::PyArray1::from_vec(py, to_i64(rows.item)))?;

@@ -25,5 +25,14 @@ fn rvalue_explorer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conformal::sets, m)?)?;
     m.add_function(wrap_pyfunction!(rank::rvalues, m)?)?;
     m.add_function(wrap_pyfunction!(rank::toy_probability, m)?)?;
+    m.add_function(wrap_pyfunction!(borrows, m)?)?;
     Ok(())
+}
+
+/// Internal, for the package's tests: whether `conformal`, `sets` and `predict` would read these
+/// scores in place rather than copy them (the same decision, on the same checks).
+#[pyfunction]
+#[pyo3(name = "_borrows")]
+fn borrows(scores: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(arrays::scores(scores, "scores", arrays::Hold::Call)?.tensor().is_shared())
 }
