@@ -9,8 +9,9 @@ the rows one process gives with `conformal(..., splits=R)`, bit for bit.
     python examples/dask_splits.py SCORES.npy LABELS.npy --scheduler tcp://HOST:8786 ...
 
 Without --scheduler it starts a LocalCluster of --workers processes on this machine. Workers
-must see the same paths (a shared file system on a real cluster). Every task holds a float64
-copy of the scores (8·N·M·K bytes) and, for rank-based r-values, their draw orders (4·N·M·K).
+must see the same paths (a shared file system on a real cluster). A C-ordered float32 or float64
+file is read in place from the map (other layouts are copied); for rank-based r-values every
+task holds the draw orders (4·N·M·K bytes).
 `--synthetic N,M,K` first writes seeded random logits and labels to the two paths, to try it.
 """
 

@@ -13,9 +13,15 @@ Options are spelt as the CLI spells them: ``rvalue`` ("parametric", "nonparametr
 ``--lambda``, a Python keyword), ``cp_draw``, ``ties`` ("exchangeable", "index"),
 ``never_empty``, ``seed``, ``threads``. Methods are "cp", "cp-avg" and "cp-r".
 
-Copies: the scores are copied once into the core's row-major float64 tensor (float32 widened
-exactly; integer or float16 scores are first converted to float64 by numpy). ``predict`` joins
-the calibration and new items into one tensor (a second copy of both), as the core computes a
+Copies: ``conformal``, ``sets`` and ``Calibration.predict`` (its new items) use the scores only
+while they run, so they read a C-ordered, aligned, native-endian float32 or float64 array in
+place, without a copy (a memmap's pages, a CPU torch tensor's buffer). Changing such an array
+from another Python thread during the call is not allowed (as for numpy's own functions that
+release the GIL). Any other layout (Fortran order, strided views, big-endian) is copied once
+into the core's row-major tensor, float32 kept as float32; integer or float16 scores are first
+converted to float64 by numpy (a second copy). ``calibrate`` always copies its scores, so a
+:class:`Calibration` is a snapshot: changing the array afterwards changes nothing. ``predict``
+joins the calibration and new items into one tensor (a copy of both), as the core computes a
 prediction as a split of the joined items.
 """
 
@@ -153,7 +159,8 @@ def calibrate(
 ) -> Calibration:
     """Calibrates ``method`` on labelled ``scores`` ``[N, M, K]`` and ``labels`` ``[N]`` at
     miscoverage ``alpha``; returns a :class:`Calibration` whose ``predict`` gives new items'
-    sets. The scores are copied: changing the array afterwards changes nothing."""
+    sets. The scores are copied (whatever their layout): changing the array afterwards changes
+    nothing."""
 
 def conformal(
     scores: Any,
