@@ -33,7 +33,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// Fastest and median wall time in ms of `runs` calls, and the peak heap growth of the first
-/// call in MB. The fastest run is the least disturbed by other tenants of a shared machine.
+/// call in MB. The fastest run is the least disturbed by other load on a shared machine.
 fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, f64, f64) {
     let base = LIVE.load(Relaxed);
     PEAK.store(base, Relaxed);
