@@ -257,16 +257,21 @@ fn scores_with(
         Method::CpR => match opts.kind {
             RvalueKind::Pooled => Ok(None),
             RvalueKind::Nonparametric => {
-                let own;
-                let order = match order {
-                    Some(o) => o,
-                    None => {
-                        own = DrawOrder::of(t)?;
-                        &own
-                    }
-                };
+                // Without shared orders each thread sorts a block of items at a time: every
+                // item's orders are read once here, so the whole tensor's need not be held.
                 let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
-                    Ok(items.flat_map(|i| nonparametric_from_order(order, i)).collect())
+                    let mut out = Vec::with_capacity(items.len() * k);
+                    match order {
+                        Some(o) => out.extend(items.flat_map(|i| nonparametric_from_order(o, i))),
+                        None => {
+                            for start in items.clone().step_by(ORDER_BLOCK) {
+                                let block = start..(start + ORDER_BLOCK).min(items.end);
+                                let o = DrawOrder::of_items(t, block.clone())?;
+                                out.extend((0..block.len()).flat_map(|j| nonparametric_from_order(&o, j)));
+                            }
+                        }
+                    }
+                    Ok(out)
                 };
                 in_chunks(n, threads, rows).map(Some)
             }
@@ -477,6 +482,9 @@ impl ItemSet {
         self.members.iter().any(|&(c, _)| c == candidate)
     }
 }
+
+/// Items whose draw orders nonparametric scoring sorts together when no orders are shared.
+const ORDER_BLOCK: usize = 64;
 
 /// Test items whose entry points [`PooledSplit::items`] finds together.
 const POOLED_BATCH: usize = 16;

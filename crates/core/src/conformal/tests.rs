@@ -442,3 +442,19 @@ fn f32_storage_gives_the_f64_results() {
         }
     }
 }
+
+/// Nonparametric scores sorted a block of items at a time (no shared orders) equal those from
+/// the whole tensor's orders, for any thread count, across several blocks and a partial one.
+#[test]
+fn nonparametric_scores_in_blocks_equal_shared_orders() {
+    let n = 2 * ORDER_BLOCK + 7;
+    let (t, _) = crate::samples::logits(n, 6, 9, 5);
+    let opts = ScoreOptions { kind: RvalueKind::Nonparametric, ..ScoreOptions::default() };
+    let order = DrawOrder::of(&t).unwrap();
+    let shared = scores_with(&t, None, Some(&order), Method::CpR, &opts, |_| None, 1).unwrap().unwrap();
+    for threads in [1, 3] {
+        let blocked = scores_with(&t, None, None, Method::CpR, &opts, |_| None, threads).unwrap().unwrap();
+        assert_eq!(blocked.len(), n * t.k());
+        assert!(shared.iter().zip(&blocked).all(|(a, b)| a.to_bits() == b.to_bits()), "{threads} threads");
+    }
+}

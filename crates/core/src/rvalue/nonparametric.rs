@@ -66,16 +66,23 @@ pub const MAX_CANDIDATES: usize = u16::MAX as usize + 1;
 
 impl DrawOrder {
     pub fn of(t: &ScoreTensor) -> Result<Self> {
-        let (n, m, k) = (t.n(), t.m(), t.k());
+        DrawOrder::of_items(t, 0..t.n())
+    }
+
+    /// The orders of `items` only, item `items.start` first (as item 0): a caller that needs
+    /// each item's orders once keeps a block in memory instead of the whole tensor's, which at
+    /// two bytes a score is half the size of an f32 tensor.
+    pub fn of_items(t: &ScoreTensor, items: std::ops::Range<usize>) -> Result<Self> {
+        let (m, k) = (t.m(), t.k());
         if k > MAX_CANDIDATES {
             return Err(Error::invalid(format!(
                 "K = {k} candidates; ranking supports at most {MAX_CANDIDATES}"
             )));
         }
-        let mut order = vec![0u16; n * m * k];
+        let mut order = vec![0u16; items.len() * m * k];
         let (mut scratch, mut buf) = (SortScratch::default(), Vec::new());
         for (row, out) in order.chunks_exact_mut(k).enumerate() {
-            sort_desc_with(t.draw(row / m, row % m, &mut buf), out, &mut scratch);
+            sort_desc_with(t.draw(items.start + row / m, row % m, &mut buf), out, &mut scratch);
         }
         Ok(DrawOrder { m, k, order })
     }
