@@ -123,28 +123,11 @@ fn write_f32(dir: &Path, name: &str, (t, labels): &(ScoreTensor, Vec<usize>)) ->
     if scores.exists() && label_file.exists() {
         return (scores, label_file);
     }
-    let header = npy_header("<f4", &[t.n(), t.m(), t.k()]);
-    let mut bytes = Vec::with_capacity(header.len() + t.data().len() * 4);
-    bytes.extend_from_slice(&header);
-    for &x in t.data().iter() {
-        bytes.extend_from_slice(&(x as f32).to_le_bytes());
-    }
+    let f32s: Vec<f32> = t.data().iter().map(|&x| x as f32).collect();
+    let bytes = rvalue_core::io::write_npy_f32(&[t.n(), t.m(), t.k()], &f32s);
     std::fs::write(&scores, bytes).expect("the bench directory is writable");
     let l: Vec<i64> = labels.iter().map(|&y| y as i64).collect();
     std::fs::write(&label_file, rvalue_core::io::write_npy_i64(&[l.len()], &l))
         .expect("the bench directory is writable");
     (scores, label_file)
-}
-
-/// A version 1.0 `.npy` header, padded to 64 bytes as numpy writes it.
-fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
-    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
-    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({}), }}", dims.join(", "));
-    let total = (10 + dict.len() + 1).div_ceil(64) * 64;
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&((total - 10) as u16).to_le_bytes());
-    out.extend_from_slice(dict.as_bytes());
-    out.resize(total - 1, b' ');
-    out.push(b'\n');
-    out
 }
