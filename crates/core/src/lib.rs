@@ -6,6 +6,7 @@
 //! state model ([`explorer`]: `Controls`, `AnalysisJob`, `Analysis`) sits on top. Seeded inputs
 //! live in [`samples`], the benchmark suite in [`workload`]. See `ARCHITECTURE.md`.
 
+pub mod blocks;
 pub mod conformal;
 pub mod eb;
 pub mod error;

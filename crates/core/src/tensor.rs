@@ -197,6 +197,22 @@ impl ScoreTensor {
     pub fn draw<'a>(&'a self, item: usize, draw: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {
         self.draw_scores(item, draw).widened(buf)
     }
+    /// Items `range` as a tensor of their own, stored as these are (a copy).
+    pub fn items(&self, range: std::ops::Range<usize>) -> ScoreTensor {
+        let (start, len) = (range.start * self.m * self.k, range.len() * self.m * self.k);
+        let data = match self.part(start, len) {
+            Scores::F64(v) => Storage::F64(v.to_vec()),
+            Scores::F32(v) => Storage::F32(v.to_vec()),
+        };
+        ScoreTensor { n: range.len(), m: self.m, k: self.k, data }
+    }
+
+    /// [`ScoreTensor::from_f32`] for scores already known to be finite (a reader that scanned
+    /// them for its own message).
+    pub(crate) fn from_finite_f32(n: usize, m: usize, k: usize, data: Vec<f32>) -> Result<Self> {
+        ScoreTensor::shaped(n, m, k, Storage::F32(data))
+    }
+
     /// All `M × K` scores of one item as f64 (`buf` holds them if they are f32).
     #[inline]
     pub fn item<'a>(&'a self, item: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {

@@ -8,6 +8,7 @@
 mod csv;
 mod npy;
 mod npz;
+mod stream;
 
 pub use npy::{
     parse_npy, write_npy_bool, write_npy_f32, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC,
@@ -20,6 +21,7 @@ use std::path::Path;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 use npy::{format_shape, Layout};
+pub use stream::{Opened, ScoreFile};
 
 /// The most elements one array may claim; larger claims are refused before anything is allocated.
 pub const MAX_ELEMENTS: usize = 1 << 28;
@@ -298,7 +300,7 @@ fn check_vector_shape(file: &str, ctx: &str, a: &NpyArray, n: usize, what: &str,
     Ok(())
 }
 
-fn labels_from_array(
+pub(crate) fn labels_from_array(
     file: &str,
     ctx: &str,
     a: &NpyArray,
@@ -348,7 +350,7 @@ fn labels_from_array(
 }
 
 /// The first non-finite value and its index.
-fn non_finite(d: &NpyData) -> Option<(usize, f64)> {
+pub(crate) fn non_finite(d: &NpyData) -> Option<(usize, f64)> {
     match d {
         NpyData::F64(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, v[i])),
         NpyData::F32(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, f64::from(v[i]))),
@@ -356,18 +358,19 @@ fn non_finite(d: &NpyData) -> Option<(usize, f64)> {
     }
 }
 
-/// Builds the score tensor from an `[N, M, K]` or `[N, K]` array; the flag says it was `[N, K]`.
-fn scores_from_array(file: &str, ctx: &str, a: NpyArray, layout: &Layout) -> Result<(ScoreTensor, bool)> {
-    let (n, m, k, single) = match a.shape.as_slice() {
-        &[n, m, k] => (n, m, k, false),
-        &[n, k] => (n, 1, k, true),
-        s => {
+/// `(N, M, K)` of a score array's shape `[N, M, K]` or `[N, K]` (then `M = 1` and the flag says
+/// so), refusing other ranks and empty axes.
+pub(crate) fn score_shape(file: &str, ctx: &str, shape: &[usize]) -> Result<(usize, usize, usize, bool)> {
+    let (n, m, k, single) = match *shape {
+        [n, m, k] => (n, m, k, false),
+        [n, k] => (n, 1, k, true),
+        _ => {
             return Err(Error::parse(
                 file,
                 place(ctx, "header"),
                 format!(
                     "scores have shape {}; expected [N, M, K] (items, draws, candidates) or [N, K]",
-                    format_shape(s)
+                    format_shape(shape)
                 ),
             ))
         }
@@ -379,10 +382,16 @@ fn scores_from_array(file: &str, ctx: &str, a: NpyArray, layout: &Layout) -> Res
             format!(
                 "scores have shape {} with an empty axis; expected at least one item, draw and \
                  candidate",
-                format_shape(&a.shape)
+                format_shape(shape)
             ),
         ));
     }
+    Ok((n, m, k, single))
+}
+
+/// Builds the score tensor from an `[N, M, K]` or `[N, K]` array; the flag says it was `[N, K]`.
+fn scores_from_array(file: &str, ctx: &str, a: NpyArray, layout: &Layout) -> Result<(ScoreTensor, bool)> {
+    let (n, m, k, single) = score_shape(file, ctx, &a.shape)?;
     // float32 stays f32 (half the memory; every reader widens exactly).
     let NpyArray { shape, fortran_order, data } = a;
     let bad = non_finite(&data);

@@ -99,7 +99,7 @@ pub fn parse_npy(file: &str, bytes: &[u8]) -> Result<NpyArray> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     F4,
     F8,
     I1,
@@ -114,7 +114,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn size(self) -> usize {
+    pub(crate) fn size(self) -> usize {
         match self {
             Kind::I1 | Kind::U1 | Kind::B1 => 1,
             Kind::I2 | Kind::U2 => 2,
@@ -367,38 +367,66 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// A `.npy` header, read and checked: what the data must be.
 pub(crate) struct Header {
-    kind: Kind,
-    fortran_order: bool,
-    shape: Vec<usize>,
-    count: usize,
-    data_offset: usize,
+    pub(crate) kind: Kind,
+    pub(crate) fortran_order: bool,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) count: usize,
+    pub(crate) data_offset: usize,
 }
 
 /// Parses a `.npy` held in `bytes`; `ctx` prefixes every place (e.g. an npz member name).
 pub(crate) fn parse_npy_with(file: &str, ctx: &str, bytes: &[u8]) -> Result<(NpyArray, Layout)> {
     let h = parse_header(file, ctx, bytes)?;
-    let Header { kind, fortran_order, shape, count, data_offset } = h;
     let perr = |at: String, msg: String| Error::parse(file, place(ctx, &at), msg);
-    let itemsize = kind.size();
-    let nbytes = count * itemsize; // no overflow: checked by parse_header
-    let have = bytes.len() - data_offset;
-    if have != nbytes {
-        let what =
-            if have < nbytes { "truncated data" } else { "oversized data (trailing bytes after the array)" };
-        return Err(perr(
-            format!("byte {data_offset}"),
-            format!(
-                "{what}: the header says shape {} of {} = {nbytes} bytes, the file has \
-                 {have} bytes of data",
-                format_shape(&shape),
-                dtype_label(kind)
-            ),
-        ));
-    }
+    let itemsize = h.kind.size();
+    check_data_len(file, ctx, &h, (bytes.len() - h.data_offset) as u64)?;
+    let Header { kind, fortran_order, shape, data_offset, .. } = h;
     let raw = &bytes[data_offset..];
     let data =
         decode(kind, raw).map_err(|(i, msg)| perr(format!("byte {}", data_offset + i * itemsize), msg))?;
     Ok(in_c_order(NpyArray { shape, fortran_order, data }, Layout { data_offset, itemsize }))
+}
+
+/// Refuses data of another size than the header says: `have` bytes follow the header.
+pub(crate) fn check_data_len(file: &str, ctx: &str, h: &Header, have: u64) -> Result<()> {
+    let nbytes = (h.count * h.kind.size()) as u64; // no overflow: checked by the header's parse
+    if have == nbytes {
+        return Ok(());
+    }
+    let what =
+        if have < nbytes { "truncated data" } else { "oversized data (trailing bytes after the array)" };
+    Err(Error::parse(
+        file,
+        place(ctx, &format!("byte {}", h.data_offset)),
+        format!(
+            "{what}: the header says shape {} of {} = {nbytes} bytes, the file has {have} bytes of data",
+            format_shape(&h.shape),
+            dtype_label(h.kind)
+        ),
+    ))
+}
+
+/// The header of the `.npy` that `r` is at, read without the data (at most a megabyte, so a
+/// hostile length is refused before anything large is read); `r` is left where the data starts.
+pub(crate) fn read_header(r: &mut impl Read, file: &str, ctx: &str) -> Result<Header> {
+    const MAX_HEADER: usize = 1 << 20;
+    let io = |e: std::io::Error| Error::Io { file: file.to_string(), message: format!("cannot read: {e}") };
+    let mut head = Vec::with_capacity(128);
+    r.by_ref().take(12).read_to_end(&mut head).map_err(io)?;
+    let header_len = match head.get(6) {
+        Some(1) => read_u16(&head, 8).map(|l| usize::from(l) + 10),
+        Some(2 | 3) => read_u32(&head, 8).and_then(|l| usize::try_from(l).ok()).map(|l| l + 12),
+        _ => None,
+    };
+    if let Some(rest) = header_len.and_then(|l| l.checked_sub(head.len())).filter(|&l| l <= MAX_HEADER) {
+        r.by_ref().take(rest as u64).read_to_end(&mut head).map_err(io)?;
+    }
+    // A version 1 header has two bytes of length: the first data byte came with the twelve.
+    let h = parse_header_uncapped(file, ctx, &head)?;
+    if head.len() > h.data_offset {
+        return Err(Error::parse(file, place(ctx, "byte 8"), "header length is shorter than its own fields"));
+    }
+    Ok(h)
 }
 
 /// The array with its data in C order, whatever the file's order.
@@ -418,8 +446,9 @@ fn in_c_order(a: NpyArray, layout: Layout) -> (NpyArray, Layout) {
 }
 
 /// The header of the `.npy` that `bytes` starts with; of the data, only its size is checked, and
-/// only against the header (`bytes` may end where the header does).
-fn parse_header(file: &str, ctx: &str, bytes: &[u8]) -> Result<Header> {
+/// only against the header (`bytes` may end where the header does). No limit on the element
+/// count: a streamed reader holds a block at a time ([`parse_header`] adds the limit).
+pub(crate) fn parse_header_uncapped(file: &str, ctx: &str, bytes: &[u8]) -> Result<Header> {
     let perr = |at: String, msg: String| Error::parse(file, place(ctx, &at), msg);
     if bytes.len() < 10 || &bytes[..6] != NPY_MAGIC {
         return Err(perr(
@@ -523,29 +552,39 @@ fn parse_header(file: &str, ctx: &str, bytes: &[u8]) -> Result<Header> {
         }
         _ => return Err(perr(header_place(0), "'shape' is not a tuple; expected e.g. (100, 10)".into())),
     };
-    let shape_txt = format_shape(&shape);
-    let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
-        perr(
-            header_place(0),
+    let count = element_count(&shape, kind).map_err(|m| perr(header_place(0), m))?;
+    Ok(Header { kind, fortran_order, shape, count, data_offset })
+}
+
+/// The header of the `.npy` that `bytes` starts with, refused if it claims more than
+/// [`MAX_ELEMENTS`] elements: what a reader that holds the whole array may allocate.
+fn parse_header(file: &str, ctx: &str, bytes: &[u8]) -> Result<Header> {
+    let h = parse_header_uncapped(file, ctx, bytes)?;
+    if h.count > MAX_ELEMENTS {
+        let at = format!("byte {} (header)", if bytes.get(6) == Some(&1) { 10 } else { 12 });
+        return Err(Error::parse(
+            file,
+            place(ctx, &at),
             format!(
-                "shape {shape_txt} has too many elements (the count overflows); the limit is \
-                     {MAX_ELEMENTS} elements"
-            ),
-        )
-    })?;
-    if count > MAX_ELEMENTS {
-        return Err(perr(
-            header_place(0),
-            format!(
-                "shape {shape_txt} has {count} elements, more than the limit of {MAX_ELEMENTS} \
-                 elements"
+                "shape {} has {} elements, more than the limit of {MAX_ELEMENTS} elements",
+                format_shape(&h.shape),
+                h.count
             ),
         ));
     }
-    count.checked_mul(kind.size()).ok_or_else(|| {
-        perr(header_place(0), format!("shape {shape_txt} is too large (byte size overflows)"))
+    Ok(h)
+}
+
+/// The number of elements of `shape`, refused if it or its byte size overflows.
+fn element_count(shape: &[usize], kind: Kind) -> std::result::Result<usize, String> {
+    let shape_txt = format_shape(shape);
+    let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
+        format!("shape {shape_txt} has too many elements (the count overflows); the limit is {MAX_ELEMENTS} elements")
     })?;
-    Ok(Header { kind, fortran_order, shape, count, data_offset })
+    count
+        .checked_mul(kind.size())
+        .ok_or_else(|| format!("shape {shape_txt} is too large (byte size overflows)"))?;
+    Ok(count)
 }
 
 /// Reads a `.npy` from `r` a chunk at a time into its array, never holding the file's bytes:
@@ -604,7 +643,7 @@ fn read_values<T, const W: usize>(
     Some(out)
 }
 
-fn dtype_label(kind: Kind) -> &'static str {
+pub(crate) fn dtype_label(kind: Kind) -> &'static str {
     match kind {
         Kind::F4 => "float32 (4 bytes each)",
         Kind::F8 => "float64 (8 bytes each)",
@@ -627,7 +666,7 @@ pub(crate) fn format_shape(shape: &[usize]) -> String {
 }
 
 /// Decodes exactly-sized little-endian data; on a bad value returns its element index.
-fn decode(kind: Kind, raw: &[u8]) -> std::result::Result<NpyData, (usize, String)> {
+pub(crate) fn decode(kind: Kind, raw: &[u8]) -> std::result::Result<NpyData, (usize, String)> {
     // `chunks_exact` plus fixed-size arrays lets the compiler drop per-element bounds checks.
     fn ints<const W: usize>(raw: &[u8], f: impl Fn([u8; W]) -> i64) -> NpyData {
         NpyData::Int(
