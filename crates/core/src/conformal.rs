@@ -275,28 +275,32 @@ fn scores_with(
                 };
                 in_chunks(n, threads, rows).map(Some)
             }
-            RvalueKind::Parametric => {
-                let own;
-                let summaries = match summaries {
-                    Some(s) => s,
-                    None => {
-                        own = Summaries::of(t);
-                        &own
-                    }
-                };
-                let hyper = match opts.prior {
-                    Prior::PerItem => HyperChoice::Estimate,
-                    Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
-                };
-                let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
-                    let mut out = Vec::with_capacity(items.len() * k);
-                    parametric_scores(summaries, opts, hyper, items, |i| only(i).into(), &mut out)?;
-                    Ok(out)
-                };
-                in_chunks(n, threads, rows).map(Some)
-            }
+            RvalueKind::Parametric => match summaries {
+                Some(s) => parametric_rows(s, opts, only, threads).map(Some),
+                None => parametric_rows(&Summaries::of(t), opts, only, threads).map(Some),
+            },
         },
     }
+}
+
+/// Parametric CP_r's rows `[N][K]` from the summaries alone, each item as much as `only` asks
+/// ([`item_scores_only`]), the items in `threads` contiguous chunks joined in order.
+fn parametric_rows(
+    summaries: &Summaries,
+    opts: &ScoreOptions,
+    only: impl Fn(usize) -> Option<usize> + Sync,
+    threads: usize,
+) -> Result<Vec<f64>> {
+    let hyper = match opts.prior {
+        Prior::PerItem => HyperChoice::Estimate,
+        Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
+    };
+    let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+        let mut out = Vec::with_capacity(items.len() * summaries.k);
+        parametric_scores(summaries, opts, hyper, items, |i| only(i).into(), &mut out)?;
+        Ok(out)
+    };
+    in_chunks(summaries.n, threads, rows)
 }
 
 /// `rows(range)` over `0..n` cut into `threads` contiguous ranges, each on a thread of its own,
@@ -592,6 +596,19 @@ impl Calibrated {
     /// [`Calibrated::fixed`] on `rows`' scores, without a copy per split.
     pub fn shared(rows: &Arc<ScoreRows>, k: usize, labels: &[usize], split: &Split) -> Self {
         Self::global(rows, true, k, labels, split, |t| rows.scores[split.cal[t] * k + labels[split.cal[t]]])
+    }
+
+    /// From test items' rows and calibration units' scores given apart (a pool of true-label
+    /// draws, [`pool`]): test item `t`'s row is row `split.test[t]` of `rows`, unit `j`'s score
+    /// `cal(j)`. The same values as [`Calibrated::shared`] on the joined data.
+    pub(crate) fn of_units(
+        rows: &Arc<ScoreRows>,
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        cal: impl Fn(usize) -> f64,
+    ) -> Self {
+        Self::global(rows, true, k, labels, split, |t| cal(split.cal[t]))
     }
 
     fn global(
@@ -1136,7 +1153,9 @@ pub fn sweep(calibrated: &[Calibrated], alphas: &[f64], never_empty: bool) -> Ve
 }
 
 mod bytes;
+pub mod pool;
 mod steps;
+pub mod streamed;
 pub use bytes::{read_calibrations, write_calibrations};
 
 #[cfg(test)]

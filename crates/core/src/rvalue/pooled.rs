@@ -307,7 +307,34 @@ impl PooledSplit {
     /// breaking ties between units.
     pub fn new(t: &ScoreTensor, labels: &[usize], cal_items: &[usize], ties: Ties) -> Result<Self> {
         check_items(t, labels, cal_items)?;
-        let (n, m, k) = (cal_items.len(), t.m(), t.k());
+        let score = |j: usize, d: usize| t.get(cal_items[j], d, labels[cal_items[j]]);
+        PooledSplit::build(cal_items.len(), t.m(), t.k(), ties, score)
+    }
+
+    /// [`PooledSplit::new`] from the calibration units alone: `draws[j][d]`, unit `j`'s true-label
+    /// score in draw `d` (`m` per unit), for test items of `k` candidates. The same split, bit for
+    /// bit, as `new` on a tensor whose calibration items' true labels hold these scores.
+    pub fn from_draws(draws: &[f64], m: usize, k: usize, ties: Ties) -> Result<Self> {
+        if m == 0 || k == 0 || draws.is_empty() || !draws.len().is_multiple_of(m) {
+            return Err(Error::invalid(format!(
+                "pooled r-values need at least one calibration unit of M = {m} draws and K = {k} ≥ 1 \
+                 candidates (got {} scores)",
+                draws.len()
+            )));
+        }
+        if let Some(i) = draws.iter().position(|x| !x.is_finite()) {
+            return Err(Error::invalid(format!(
+                "calibration score [{}][{}] is {} (scores must be finite)",
+                i / m,
+                i % m,
+                draws[i]
+            )));
+        }
+        PooledSplit::build(draws.len() / m, m, k, ties, |j, d| draws[j * m + d])
+    }
+
+    /// The split of `n` units of `m` draws, unit `j`'s score in draw `d` being `score(j, d)`.
+    fn build(n: usize, m: usize, k: usize, ties: Ties, score: impl Fn(usize, usize) -> f64) -> Result<Self> {
         if n.next_multiple_of(BLOCK) + k > u32::MAX as usize {
             return Err(Error::invalid("too many units"));
         }
@@ -321,7 +348,7 @@ impl PooledSplit {
         let mut cal_units = Vec::with_capacity(n * m);
         let mut idx: Vec<u32> = Vec::with_capacity(n);
         for d in 0..m {
-            let score = |j: u32| t.get(cal_items[j as usize], d, labels[cal_items[j as usize]]);
+            let score = |j: u32| score(j as usize, d);
             idx.clear();
             idx.extend(0..n as u32);
             idx.sort_unstable_by(|&a, &b| {
@@ -334,6 +361,12 @@ impl PooledSplit {
         let entry = cal_scores.chunks_exact(n + PAD).map(|s| EntryTable::new(&s[..n])).collect();
         cal_units.resize(n * m + WILD, 0);
         Ok(PooledSplit { n, m, k, cb: n.next_multiple_of(BLOCK), ties, cal_scores, cal_units, entry })
+    }
+
+    /// The bytes a split of `n` units of `m` draws holds (sorted scores, unit indices and entry
+    /// tables, about 28 bytes per unit and draw), for sizing how many splits run at once.
+    pub fn bytes_for(n: usize, m: usize) -> usize {
+        n.saturating_add(PAD).saturating_mul(m).saturating_mul(28)
     }
 
     pub fn n_cal(&self) -> usize {
@@ -377,7 +410,7 @@ impl PooledSplit {
         order: Option<&DrawOrder>,
         work: &mut Workspace,
     ) -> PooledItem {
-        self.entry_points(t, std::slice::from_ref(&item), order, work);
+        self.entry_points(t, std::slice::from_ref(&item), 0, order, work);
         self.greedy(0, work)
     }
 
@@ -391,7 +424,21 @@ impl PooledSplit {
         order: Option<&DrawOrder>,
         work: &mut Workspace,
     ) -> Vec<PooledItem> {
-        self.entry_points(t, items, order, work);
+        self.items_at(t, items, 0, order, work)
+    }
+
+    /// [`PooledSplit::items`] for a block of a larger data set: `t` holds its items from `first`
+    /// on, `items` index `t`, and each item's tie order is keyed by its place in the whole data
+    /// set (`first + item`), so the results are those of `items` on the whole tensor.
+    pub fn items_at(
+        &self,
+        t: &ScoreTensor,
+        items: &[usize],
+        first: usize,
+        order: Option<&DrawOrder>,
+        work: &mut Workspace,
+    ) -> Vec<PooledItem> {
+        self.entry_points(t, items, first, order, work);
         (0..items.len()).map(|b| self.greedy(b, work)).collect()
     }
 
@@ -433,13 +480,14 @@ impl PooledSplit {
         &self,
         t: &ScoreTensor,
         items: &[usize],
+        first: usize,
         order: Option<&DrawOrder>,
         work: &mut Workspace,
     ) {
         let (n, m, k) = (self.n, self.m, self.k);
         self.reserve(items.len(), work);
         for (b, &item) in items.iter().enumerate() {
-            self.candidate_order(item, b, work);
+            self.candidate_order(first + item, b, work);
         }
         let exchangeable = !self.ties.is_index();
         let mut buf = Vec::new();

@@ -1,0 +1,179 @@
+//! Calibration given as the true label's draws alone: a pool `[n][M]` of calibration units,
+//! the layout the paper's ImageNet calibration images come in. CP reads one draw of the true
+//! label, CP_avg their mean and pooled CP_r exactly these draws as its calibration units
+//! (docs/method.md §4), so nothing else of a calibration item is needed; parametric and per-item
+//! nonparametric CP_r need all `K` candidates and are refused.
+//!
+//! A split of a pool and a test set is a [`Split`] whose `cal` counts pool units and whose
+//! `test` counts test items. Test item `t` is keyed (its pooled tie order) as item `n + t` of the
+//! joined tensor `[pool; test items]`, as `predict` keys new items: so every set and metric is the
+//! joined tensor's split's, bit for bit ([`joined_split`]).
+
+use super::streamed::{fixed_rows, pooled_with_units, Report, Streaming, Units};
+use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
+use crate::blocks::ScoreBlocks;
+use crate::rng::Stream;
+use crate::tensor::{ScoreTensor, Summaries};
+use crate::{Error, Result};
+
+/// Calibration units given as their true label's `M` draws: `[n][M]` scores, finite.
+#[derive(Debug, Clone)]
+pub struct TruePool {
+    n: usize,
+    m: usize,
+    draws: Vec<f64>,
+}
+
+impl TruePool {
+    /// A pool of `n` units of `m` draws each, `draws[j·m + d]`; refuses empty pools and
+    /// non-finite scores.
+    pub fn new(n: usize, m: usize, draws: Vec<f64>) -> Result<Self> {
+        // The same checks and messages as a tensor's: one candidate, the true label.
+        let t = ScoreTensor::new(n, m, 1, draws)?;
+        Ok(TruePool { n, m, draws: t.data().into_owned() })
+    }
+
+    /// The pool of a tensor read from a file of shape `[n, M]` (read as `M = 1`, `K = M`).
+    pub fn of_single_draw(t: &ScoreTensor) -> Result<Self> {
+        if t.m() != 1 {
+            return Err(Error::shape(format!(
+                "true-label draws must have shape [n_cal, M], got [{}, {}, {}]",
+                t.n(),
+                t.m(),
+                t.k()
+            )));
+        }
+        Ok(TruePool { n: t.n(), m: t.k(), draws: t.data().into_owned() })
+    }
+
+    pub fn n(&self) -> usize {
+        self.n
+    }
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// Unit `j`'s nonconformity score under CP or CP_avg (`−` its draw or its mean draw).
+    fn scores(&self, method: Method, opts: &ScoreOptions) -> Result<Vec<f64>> {
+        match method {
+            Method::Cp if opts.cp_draw < self.m => {
+                Ok((0..self.n).map(|j| -self.draws[j * self.m + opts.cp_draw]).collect())
+            }
+            Method::Cp => {
+                Err(Error::invalid(format!("CP's draw {} does not exist (M = {})", opts.cp_draw, self.m)))
+            }
+            // The mean as the summaries compute it for a candidate, so CP_avg is the tensor's.
+            Method::CpAvg => {
+                let t = ScoreTensor::new(self.n, self.m, 1, self.draws.clone())?;
+                Ok(Summaries::of(&t).mean.iter().map(|x| -x).collect())
+            }
+            Method::CpR => Err(needs_all_candidates(opts.kind)),
+        }
+    }
+}
+
+fn needs_all_candidates(kind: RvalueKind) -> Error {
+    Error::invalid(format!(
+        "{kind} CP_r needs every candidate's draws of a calibration item, and true-label draws \
+         give its true label's only; use --rvalue pooled, or CP / CP_avg"
+    ))
+}
+
+/// The splits of a pool of `n_pool` units and `n_test` test items: all of both when `sizes` is
+/// `None`, else `count` seeded random subsets of `(cal, test)` sizes, split `r` of `seed` drawing
+/// both from its own permutation streams.
+pub fn pool_splits(
+    n_pool: usize,
+    n_test: usize,
+    sizes: Option<(usize, usize)>,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Split>> {
+    let Some((cal, test)) = sizes else {
+        return Ok(vec![Split::new((0..n_pool).collect(), (0..n_test).collect()).keyed(seed, 0)]);
+    };
+    if cal == 0 || cal > n_pool || test == 0 || test > n_test {
+        return Err(Error::invalid(format!(
+            "a split of {cal} calibration units and {test} test items does not fit a pool of {n_pool} \
+             and {n_test} test items (each at least 1)"
+        )));
+    }
+    let draw = |n: usize, take: usize, stream: u64| {
+        let mut v = Stream::new(seed, stream).permutation(n)[..take].to_vec();
+        v.sort_unstable();
+        v
+    };
+    Ok((0..count as u64)
+        .map(|r| Split::new(draw(n_pool, cal, 2 * r), draw(n_test, test, 2 * r + 1)).keyed(seed, r))
+        .collect())
+}
+
+/// The split of the joined tensor `[pool; test items]` that a pool split is, bit for bit.
+pub fn joined_split(split: &Split, n_pool: usize) -> Split {
+    Split { cal: split.cal.clone(), test: split.test.iter().map(|&t| n_pool + t).collect(), ..split.clone() }
+}
+
+/// Calls `each(method, index, calibrated)` for every method on every pool split: the test
+/// items' scores streamed from `test` (labels `labels`, one per test item), the calibration
+/// units' from `pool`. The calibrated splits' `test` counts test items.
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
+pub fn calibrate_with_pool(
+    pool: &TruePool,
+    test: &dyn ScoreBlocks,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming<'_>,
+    report: Report<'_>,
+    each: &mut dyn FnMut(Method, usize, Calibrated) -> Result<()>,
+) -> Result<()> {
+    let (n_test, m, k) = test.shape();
+    check(pool, m, labels, n_test, methods, opts, splits)?;
+    let pooled = |x: &Method| *x == Method::CpR;
+    let fixed: Vec<Method> = methods.iter().copied().filter(|x| !pooled(x)).collect();
+    if !fixed.is_empty() {
+        let rows = fixed_rows(test, labels, &fixed, opts, splits, run, report)?;
+        for (method, scores) in fixed.iter().zip(rows) {
+            let (rows, cal) = (ScoreRows::new(scores, k), pool.scores(*method, opts)?);
+            for (r, split) in splits.iter().enumerate() {
+                each(*method, r, Calibrated::of_units(&rows, k, labels, split, |j| cal[j]))?;
+            }
+        }
+    }
+    if methods.iter().any(pooled) {
+        let units = Units { draws: &pool.draws, key_offset: pool.n };
+        pooled_with_units(test, units, labels, opts, splits, run, report, &mut |r, c| {
+            each(Method::CpR, r, c)
+        })?;
+    }
+    Ok(())
+}
+
+fn check(
+    pool: &TruePool,
+    m: usize,
+    labels: &[usize],
+    n_test: usize,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+) -> Result<()> {
+    if pool.m != m {
+        return Err(Error::shape(format!("the pool has M = {} draws, the test items M = {m}", pool.m)));
+    }
+    if labels.len() != n_test {
+        return Err(Error::length("labels", labels.len(), format!("{n_test} test items")));
+    }
+    if methods.contains(&Method::CpR) && opts.kind != RvalueKind::Pooled {
+        return Err(needs_all_candidates(opts.kind));
+    }
+    let bad = |s: &Split| s.cal.iter().any(|&j| j >= pool.n) || s.test.iter().any(|&t| t >= n_test);
+    if splits.iter().any(bad) {
+        return Err(Error::invalid("a split names a unit or test item out of range"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

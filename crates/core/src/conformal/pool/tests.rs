@@ -1,0 +1,156 @@
+//! A pool of true-label draws and a test set give the joined tensor's split, bit for bit.
+
+use super::*;
+use crate::conformal::calibrate_each_lean;
+use crate::rvalue::TieOrder;
+use crate::toy::{self, ToyParams};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+/// Items `items` of `t` (any order) as a tensor, stored as `t` is.
+fn gather(t: &ScoreTensor, items: &[usize], f32s: bool) -> ScoreTensor {
+    let mut data = Vec::new();
+    for &i in items {
+        data.extend_from_slice(&t.items(i..i + 1).data());
+    }
+    if f32s {
+        ScoreTensor::from_f32(items.len(), t.m(), t.k(), data.iter().map(|&x| x as f32).collect()).unwrap()
+    } else {
+        ScoreTensor::new(items.len(), t.m(), t.k(), data).unwrap()
+    }
+}
+
+fn answers(c: &Calibrated, shift: usize) -> Vec<u64> {
+    let mut out: Vec<u64> = c.test.iter().map(|&i| (i + shift) as u64).collect();
+    out.extend(c.labels.iter().map(|&y| y as u64));
+    for t in 0..c.test.len() {
+        out.extend(c.row(t).iter().map(|x| x.to_bits()));
+        out.extend([0.05, 0.2, 0.5].map(|a| c.threshold(t, a).to_bits()));
+    }
+    let m = c.metrics(0.1, false);
+    out.extend([m.coverage, m.size, m.position, m.empty_rate].map(f64::to_bits));
+    out
+}
+
+/// Pool = the true-label draws of `pool_items`, test set = `test_items`; the pool's splits
+/// against the joined tensor `[pool items; test items]`'s.
+fn check(
+    t: &ScoreTensor,
+    labels: &[usize],
+    pool_items: &[usize],
+    test_items: &[usize],
+    sizes: Option<(usize, usize)>,
+    f32s: bool,
+) {
+    let joined_items: Vec<usize> = pool_items.iter().chain(test_items).copied().collect();
+    let joined = gather(t, &joined_items, f32s);
+    let joined_labels: Vec<usize> = joined_items.iter().map(|&i| labels[i]).collect();
+    let test = gather(t, test_items, f32s);
+    let test_labels: Vec<usize> = test_items.iter().map(|&i| labels[i]).collect();
+    let draws: Vec<f64> = (0..pool_items.len())
+        .flat_map(|j| (0..t.m()).map(move |d| (j, d)))
+        .map(|(j, d)| joined.get(j, d, joined_labels[j]))
+        .collect();
+    let pool = TruePool::new(pool_items.len(), t.m(), draws).unwrap();
+    let splits = pool_splits(pool.n(), test_items.len(), sizes, 3, 5).unwrap();
+    let methods = [Method::Cp, Method::CpAvg, Method::CpR];
+    for ties in TieOrder::ALL {
+        for cp_draw in [0, 2] {
+            let opts = ScoreOptions { kind: RvalueKind::Pooled, ties, cp_draw, ..ScoreOptions::default() };
+            let run = Streaming { threads: 2, block_bytes: 1, pooled_bytes: 1, ranker: None };
+            let mut got = Vec::new();
+            calibrate_with_pool(
+                &pool,
+                &test,
+                &test_labels,
+                &methods,
+                &opts,
+                &splits,
+                &run,
+                &mut |_, _, _| {},
+                &mut |m, r, c| {
+                    got.push((m, r, answers(&c, pool.n())));
+                    Ok(())
+                },
+            )
+            .unwrap();
+            got.sort_by_key(|(m, r, _)| (methods.iter().position(|x| x == m), *r));
+            let joined_splits: Vec<Split> = splits.iter().map(|s| joined_split(s, pool.n())).collect();
+            let mut want = Vec::new();
+            for m in methods {
+                calibrate_each_lean(&joined, &joined_labels, None, m, &opts, &joined_splits, 1, |r, c| {
+                    want.push((m, r, answers(&c, 0)))
+                })
+                .unwrap();
+            }
+            assert!(got == want, "{ties:?}, cp_draw {cp_draw}, f32 {f32s}, sizes {sizes:?}");
+        }
+    }
+}
+
+#[test]
+fn a_pool_of_true_label_draws_is_the_joined_split() {
+    let p = ToyParams {
+        k: 5,
+        m: 4,
+        n_cal: 30,
+        n_test: 30,
+        sigma2: 30.0,
+        high_var_fraction: 0.5,
+        ..Default::default()
+    };
+    let (t, labels) = toy::simulate(&p, 0).unwrap();
+    let split = Split::random(t.n(), 0.5, 7, 0).unwrap();
+    for f32s in [false, true] {
+        check(&t, &labels, &split.cal, &split.test, None, f32s);
+        check(&t, &labels, &split.cal, &split.test, Some((12, 9)), f32s);
+    }
+    // Pool and test set in no particular order of the original items.
+    let mut pool: Vec<usize> = (0..t.n()).rev().step_by(2).collect();
+    pool.truncate(25);
+    let test: Vec<usize> = (0..t.n()).filter(|i| !pool.contains(i)).collect();
+    check(&t, &labels, &pool, &test, Some((20, 20)), false);
+}
+
+#[test]
+fn what_a_pool_cannot_do_is_refused() {
+    let pool = TruePool::new(3, 2, vec![0.0; 6]).unwrap();
+    let test = ScoreTensor::new(2, 2, 3, vec![0.0; 12]).unwrap();
+    let splits = pool_splits(3, 2, None, 1, 0).unwrap();
+    let go = |methods: &[Method], opts: &ScoreOptions, labels: &[usize]| {
+        let run = Streaming::default();
+        calibrate_with_pool(
+            &pool,
+            &test,
+            labels,
+            methods,
+            opts,
+            &splits,
+            &run,
+            &mut |_, _, _| {},
+            &mut |_, _, _| Ok(()),
+        )
+    };
+    let e = go(&[Method::CpR], &ScoreOptions::default(), &[0, 1]).unwrap_err().to_string();
+    assert!(e.contains("parametric CP_r needs every candidate's draws"), "{e}");
+    let nonpar = ScoreOptions { kind: RvalueKind::Nonparametric, ..ScoreOptions::default() };
+    assert!(go(&[Method::Cp, Method::CpR], &nonpar, &[0, 1]).is_err());
+    assert!(go(&[Method::Cp], &ScoreOptions::default(), &[0]).is_err());
+    assert!(go(&[Method::Cp], &ScoreOptions { cp_draw: 2, ..ScoreOptions::default() }, &[0, 1]).is_err());
+    assert!(TruePool::new(1, 2, vec![0.0, f64::NAN]).is_err());
+    assert!(pool_splits(3, 2, Some((4, 1)), 2, 0).is_err());
+    let three = ScoreTensor::new(2, 3, 2, vec![0.0; 12]).unwrap();
+    assert!(go(&[Method::Cp], &ScoreOptions::default(), &[0, 1]).is_ok());
+    assert!(calibrate_with_pool(
+        &pool,
+        &three,
+        &[0, 1],
+        &[Method::Cp],
+        &ScoreOptions::default(),
+        &splits,
+        &Streaming::default(),
+        &mut |_, _, _| {},
+        &mut |_, _, _| Ok(())
+    )
+    .is_err());
+}

@@ -1,0 +1,279 @@
+//! Calibration from score blocks ([`ScoreBlocks`]): a file of any size, a block of items at a
+//! time, with the same results, bit for bit, as the in-memory path ([`Prepared`] and
+//! [`calibrate_each_lean`]).
+//!
+//! Split-independent scores (CP, CP_avg, nonparametric and parametric CP_r) are reductions of
+//! one item each, so one pass computes every such method's `[N][K]` rows together; the
+//! parametric r-value's prior may pool all items, so its summaries are gathered in that pass
+//! and its rows computed after it. Pooled CP_r needs, per split, the calibration items'
+//! true-label draws and one test item at a time (docs/method.md §4): one pass gathers every
+//! item's true-label draws (`N × M` values), then each further pass streams the test items of
+//! as many splits as [`Streaming::pooled_bytes`] holds.
+//!
+//! [`Prepared`]: super::Prepared
+//! [`calibrate_each_lean`]: super::calibrate_each_lean
+
+use super::{
+    in_chunks, needed_candidates, parametric_rows, scores_with, Calibrated, Method, PooledScores, RvalueKind,
+    ScoreOptions, ScoreRows, Split, POOLED_BATCH,
+};
+use crate::blocks::{items_per_block, ScoreBlocks};
+use crate::rvalue::{PooledSplit, Workspace};
+use crate::tensor::{ScoreTensor, Summaries};
+use crate::{Error, Result};
+
+/// How a streamed run spends threads and memory, and what ranks draws besides the CPU.
+#[derive(Clone, Copy)]
+pub struct Streaming<'a> {
+    /// Threads that work on each block (reading takes one more, natively).
+    pub threads: usize,
+    /// About how many bytes of scores, widened to f64, a block holds.
+    pub block_bytes: usize,
+    /// About how many bytes the pooled splits that share a pass may hold together.
+    pub pooled_bytes: usize,
+    /// A device that ranks a block's draws for nonparametric CP_r (a GPU), if any.
+    pub ranker: Option<&'a dyn BlockRanker>,
+}
+
+impl Default for Streaming<'_> {
+    fn default() -> Self {
+        Streaming { threads: 1, block_bytes: 64 << 20, pooled_bytes: 512 << 20, ranker: None }
+    }
+}
+
+/// A device that ranks draws a block of items at a time (the GPU: batched ranking is what it
+/// is for). Its r-values must be the CPU's, bit for bit.
+pub trait BlockRanker {
+    /// Nonparametric r-values `[n][K]` of `block`'s items, or `None` to leave them to the CPU.
+    fn nonparametric(&self, block: &ScoreTensor) -> Result<Option<Vec<f64>>>;
+}
+
+/// Progress of a pass over the items: what it does, items done, items in all.
+pub type Report<'a> = &'a mut dyn FnMut(&str, usize, usize);
+
+/// Calls `each(method, index, calibrated)` for every method of `methods` on every split, the
+/// methods' split-independent scores from one pass over `src`, pooled CP_r's splits a group per
+/// pass after them. Each method sees its splits in order; values are those of the in-memory
+/// path for the same tensor, options and thread count.
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
+pub fn calibrate_streamed(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming,
+    report: Report<'_>,
+    each: &mut dyn FnMut(Method, usize, Calibrated) -> Result<()>,
+) -> Result<()> {
+    check_labels(src, labels)?;
+    let pooled = |m: &Method| *m == Method::CpR && opts.kind == RvalueKind::Pooled;
+    let fixed: Vec<Method> = methods.iter().copied().filter(|m| !pooled(m)).collect();
+    if !fixed.is_empty() {
+        let k = src.shape().2;
+        let rows = fixed_rows(src, labels, &fixed, opts, splits, run, report)?;
+        for (method, scores) in fixed.iter().zip(rows) {
+            let rows = ScoreRows::new(scores, k);
+            for (r, split) in splits.iter().enumerate() {
+                each(*method, r, Calibrated::shared(&rows, k, labels, split))?;
+            }
+        }
+    }
+    if methods.iter().any(pooled) {
+        pooled_splits(src, labels, opts, splits, run, report, &mut |r, c| each(Method::CpR, r, c))?;
+    }
+    Ok(())
+}
+
+fn check_labels(src: &dyn ScoreBlocks, labels: &[usize]) -> Result<()> {
+    let (n, _, k) = src.shape();
+    if labels.len() != n {
+        return Err(Error::length("labels", labels.len(), format!("{n} items")));
+    }
+    if let Some(i) = labels.iter().position(|&y| y >= k) {
+        return Err(Error::invalid(format!("label of item {i} is {} but K = {k}", labels[i])));
+    }
+    Ok(())
+}
+
+/// The split-independent rows `[N][K]` of each of `methods` (none pooled), in one pass.
+pub(crate) fn fixed_rows(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming,
+    report: Report<'_>,
+) -> Result<Vec<Vec<f64>>> {
+    let (n, m, k) = src.shape();
+    let only = needed_candidates(labels, splits);
+    let parametric = |method: &Method| *method == Method::CpR && opts.kind == RvalueKind::Parametric;
+    let want_summaries = methods.iter().any(|x| parametric(x) || *x == Method::CpAvg);
+    let mut rows: Vec<Vec<f64>> = methods.iter().map(|_| Vec::new()).collect();
+    let mut gathered = Summaries { n: 0, k, m, mean: Vec::new(), var: Vec::new() };
+    let items = items_per_block(m, k, run.block_bytes);
+    src.for_each_block(items, &mut |first, block| {
+        let summaries = want_summaries.then(|| Summaries::of(block));
+        for (method, out) in methods.iter().zip(rows.iter_mut()) {
+            match (method, &summaries) {
+                (Method::CpAvg, Some(s)) => out.extend(s.mean.iter().map(|x| -x)),
+                _ if parametric(method) => {}
+                _ => {
+                    // Here CP_r is nonparametric (pooled and parametric are not in this pass).
+                    let ranked = match (method, run.ranker) {
+                        (Method::CpR, Some(r)) => r.nonparametric(block)?,
+                        _ => None,
+                    };
+                    let got = match ranked {
+                        Some(rows) => rows,
+                        None => {
+                            scores_with(block, None, None, *method, opts, |i| only[first + i], run.threads)?
+                                .unwrap_or_default()
+                        }
+                    };
+                    out.extend(got);
+                }
+            }
+        }
+        if let Some(s) = summaries.filter(|_| methods.iter().any(parametric)) {
+            gathered.n += s.n;
+            gathered.mean.extend(s.mean);
+            gathered.var.extend(s.var);
+        }
+        report("scoring", first + block.n(), n);
+        Ok(())
+    })?;
+    for (method, out) in methods.iter().zip(rows.iter_mut()) {
+        if parametric(method) {
+            *out = parametric_rows(&gathered, opts, |i| only[i], run.threads)?;
+        }
+    }
+    Ok(rows)
+}
+
+/// Every item's true-label scores, `[N][M]`, in one pass.
+fn true_draws(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    run: &Streaming,
+    report: Report<'_>,
+) -> Result<Vec<f64>> {
+    let (n, m, k) = src.shape();
+    let mut out = Vec::with_capacity(n.saturating_mul(m));
+    src.for_each_block(items_per_block(m, k, run.block_bytes), &mut |first, block| {
+        for i in 0..block.n() {
+            out.extend((0..m).map(|d| block.get(i, d, labels[first + i])));
+        }
+        report("reading calibration draws", first + block.n(), n);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Pooled CP_r on every split: the true-label draws in one pass, then the test items.
+fn pooled_splits(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming<'_>,
+    report: Report<'_>,
+    each: &mut dyn FnMut(usize, Calibrated) -> Result<()>,
+) -> Result<()> {
+    let truth = true_draws(src, labels, run, report)?;
+    let units = Units { draws: &truth, key_offset: 0 };
+    pooled_with_units(src, units, labels, opts, splits, run, report, each)
+}
+
+/// Pooled CP_r's calibration units: `draws[j·M + d]`, unit `j`'s true-label score in draw `d`,
+/// for the units a split's `cal` names; test item `t` is keyed as item `key_offset + t`.
+#[derive(Debug, Clone, Copy)]
+pub struct Units<'a> {
+    pub draws: &'a [f64],
+    pub key_offset: usize,
+}
+
+/// Pooled CP_r on every split from its units, a group of splits per pass over the test items
+/// `src`, as many as `run.pooled_bytes` holds (at least one).
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
+pub(crate) fn pooled_with_units(
+    src: &dyn ScoreBlocks,
+    units: Units<'_>,
+    labels: &[usize],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming<'_>,
+    report: Report<'_>,
+    each: &mut dyn FnMut(usize, Calibrated) -> Result<()>,
+) -> Result<()> {
+    let (n, m, k) = src.shape();
+    let largest = splits.iter().map(|s| SplitRun::bytes(s, m, k)).max().unwrap_or(1);
+    let group = (run.pooled_bytes / largest.max(1)).clamp(1, splits.len().max(1));
+    let items = items_per_block(m, k, run.block_bytes);
+    for (g, chunk) in splits.chunks(group).enumerate() {
+        let mut runs =
+            chunk.iter().map(|s| SplitRun::new(units, m, k, s, opts)).collect::<Result<Vec<_>>>()?;
+        let what = format!("pooled splits {}–{} of {}", g * group + 1, g * group + chunk.len(), splits.len());
+        src.for_each_block(items, &mut |first, block| {
+            for r in runs.iter_mut() {
+                r.block(first, block, run.threads)?;
+            }
+            report(&what, first + block.n(), n);
+            Ok(())
+        })?;
+        for (j, r) in runs.into_iter().enumerate() {
+            each(g * group + j, r.out.finish(labels, r.split))?;
+        }
+    }
+    Ok(())
+}
+
+/// One pooled split in a pass: its calibration tables and the test items' results so far.
+struct SplitRun<'a> {
+    split: &'a Split,
+    ps: PooledSplit,
+    out: PooledScores,
+    key_offset: usize,
+}
+
+impl<'a> SplitRun<'a> {
+    fn new(units: Units<'_>, m: usize, k: usize, split: &'a Split, opts: &ScoreOptions) -> Result<Self> {
+        let mut draws = Vec::with_capacity(split.cal.len() * m);
+        for &i in &split.cal {
+            draws.extend_from_slice(&units.draws[i * m..(i + 1) * m]);
+        }
+        let ps = PooledSplit::from_draws(&draws, m, k, split.ties(opts.ties))?;
+        Ok(SplitRun { split, ps, out: PooledScores::new(k, split), key_offset: units.key_offset })
+    }
+
+    /// About the bytes a split holds in a pass: its tables, and per test item the candidates'
+    /// steps and a bit per unit.
+    fn bytes(split: &Split, m: usize, k: usize) -> usize {
+        let per_test = k * 4 + (split.cal.len() + k).div_ceil(8);
+        PooledSplit::bytes_for(split.cal.len(), m) + split.test.len() * per_test
+    }
+
+    /// The greedy for this split's test items in `block` (items `first..`), in test order.
+    fn block(&mut self, first: usize, block: &ScoreTensor, threads: usize) -> Result<()> {
+        let test = &self.split.test;
+        let lo = test.partition_point(|&i| i < first);
+        let hi = test.partition_point(|&i| i < first + block.n());
+        let local: Vec<usize> = test[lo..hi].iter().map(|&i| i - first).collect();
+        let (ps, key) = (&self.ps, self.key_offset + first);
+        let items = |range: std::ops::Range<usize>| -> Result<Vec<crate::rvalue::PooledItem>> {
+            let mut work = Workspace::default();
+            Ok(local[range]
+                .chunks(POOLED_BATCH)
+                .flat_map(|b| ps.items_at(block, b, key, None, &mut work))
+                .collect())
+        };
+        for it in &in_chunks(local.len(), threads, items)? {
+            self.out.record(it);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
