@@ -6,7 +6,9 @@
 //! (clap's own usage errors included); `--help` on every subcommand prints to stdout, status 0.
 
 mod output;
+mod pool;
 mod predict;
+mod streamed;
 mod units;
 
 use std::fmt;
@@ -196,9 +198,28 @@ struct ConformalArgs {
     /// Use this one split instead of random ones: a boolean mask [N] (.npy), true = calibration
     #[arg(long, value_name = "MASK.npy", conflicts_with_all = ["splits", "cal_fraction"])]
     split: Option<PathBuf>,
+    #[command(flatten)]
+    pool: PoolArgs,
+    /// With --calibration-true: calibration units per split, drawn at random from the pool
+    /// (--splits R splits); default: the whole pool and every test item, one split
+    #[arg(long, value_name = "n", requires_all = ["calibration_true", "test_size"])]
+    cal_size: Option<usize>,
+    /// With --calibration-true and --cal-size: test items per split, drawn at random
+    #[arg(long, value_name = "m", requires_all = ["calibration_true", "cal_size"])]
+    test_size: Option<usize>,
     /// Output format
     #[arg(long, value_enum, default_value = "csv")]
     format: FormatArg,
+}
+
+/// Calibration given as true-label draws alone: shared by `conformal`, `sets` and `predict`.
+#[derive(Args, Debug)]
+struct PoolArgs {
+    /// Calibrate on these true-label draws [n_cal, M] (each calibration item's true-label score
+    /// in each draw; float16/32/64) instead of on a split of --scores, which then holds the
+    /// test items; CP, CP_avg and pooled CP_r only
+    #[arg(long, value_name = "CAL.npy", conflicts_with = "split")]
+    calibration_true: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -207,9 +228,12 @@ struct SetsArgs {
     data: DataArgs,
     #[command(flatten)]
     score: ScoreArgs,
-    /// The split: a boolean mask [N] (.npy), true = calibration, false = test (required)
-    #[arg(long, value_name = "MASK.npy")]
-    split: PathBuf,
+    /// The split: a boolean mask [N] (.npy), true = calibration, false = test (required unless
+    /// --calibration-true)
+    #[arg(long, value_name = "MASK.npy", required_unless_present = "calibration_true")]
+    split: Option<PathBuf>,
+    #[command(flatten)]
+    pool: PoolArgs,
     /// Seed of pooled r-values' exchangeable tie order (the split is split 0 of it)
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
@@ -438,20 +462,6 @@ fn run_rank(a: &RankArgs) -> CliResult<()> {
 // ---------------------------------------------------------------------------------------------
 // conformal and sets
 
-/// Score tensor and labels from `--scores` and `--labels`.
-fn load_data(d: &DataArgs) -> CliResult<(Dataset, Vec<usize>)> {
-    let mut data = read_scores_file(&d.scores)?;
-    let n = data.scores.n();
-    if n < 2 {
-        return fail(format!(
-            "{}: {n} item; expected at least 2 items (a split needs one to calibrate and one to test)",
-            display(&d.scores)
-        ));
-    }
-    let labels = labels_of(&mut data, &d.scores, d.labels.as_deref(), "--labels")?;
-    Ok((data, labels))
-}
-
 /// A `.npy` is streamed into its tensor, never held as bytes beside it.
 fn read_scores_file(path: &Path) -> CliResult<Dataset> {
     Ok(io::read_scores_file(path)?)
@@ -507,9 +517,9 @@ impl MethodArgs {
 
 /// Notes on data that is accepted but limits what the results mean. Called once every input is
 /// read, so that a refused file still gets a message of one line only.
-fn warn_data(t: &ScoreTensor, methods: &[Method]) {
-    warn_single_draw(t.m(), methods);
-    if t.k() == 1 {
+fn warn_data(m: usize, k: usize, methods: &[Method]) {
+    warn_single_draw(m, methods);
+    if k == 1 {
         eprintln!(
             "rvalue: warning: K = 1: one candidate, so every prediction set is that candidate or empty"
         );
@@ -554,14 +564,20 @@ impl Probe {
 
     /// The ranker for `t`, once the GPU is open (or known to be absent).
     fn finish(self, t: &ScoreTensor) -> CliResult<Ranker> {
+        let (g, required) = self.open()?;
+        Ok(Ranker { gpu: g.map(|g| (g, gpu::keys::Keys::of_tensor(t))), required })
+    }
+
+    /// The GPU once open (or `None`: the CPU ranks), and whether `--device gpu` asked for it.
+    fn open(self) -> CliResult<(Option<gpu::Gpu>, bool)> {
         let required = self.device == gpu::Device::Gpu;
-        let Some(opening) = self.opening else { return Ok(Ranker { gpu: None, required }) };
+        let Some(opening) = self.opening else { return Ok((None, required)) };
         let (g, _why_cpu) = match opening.join() {
             Ok(opened) => opened?,
             Err(_) if required => return Err(CliError("the GPU could not be opened".into())),
             Err(_) => (None, None),
         };
-        Ok(Ranker { gpu: g.map(|g| (g, gpu::keys::Keys::of_tensor(t))), required })
+        Ok((g, required))
     }
 }
 
@@ -681,76 +697,177 @@ fn for_each_split(
 fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.method.options();
+    let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
+    if let Some(path) = &a.pool.calibration_true {
+        let pool = pool::read_pool(path)?;
+        let (test, labels) = pool::test_items(&a.data)?;
+        let (_, m, k) = streamed::shape(&test);
+        warn_data(m, k, &methods);
+        let sizes = a.cal_size.zip(a.test_size);
+        let count = if sizes.is_some() { a.splits } else { 1 };
+        let rows = pool::summaries(&pool, &test, &labels, &methods, &opts, (sizes, count, a.seed), at)?;
+        return print_rows(a.format, &rows);
+    }
     let probe = Probe::start(a.score.device, &methods, &opts);
-    let (data, labels) = load_data(&a.data)?;
-    let t = &data.scores;
+    let pooled = methods.contains(&Method::CpR) && opts.kind == RvalueKind::Pooled;
+    let (scores, labels) = streamed::open_scores(&a.data, a.score.device, pooled)?;
+    let (n, m, k) = streamed::shape(&scores);
     let plan = match &a.split {
-        Some(path) => SplitPlan::Fixed(read_split(path, t.n())?.keyed(a.seed, 0)),
+        Some(path) => SplitPlan::Fixed(read_split(path, n)?.keyed(a.seed, 0)),
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
-    warn_data(t, &methods);
-    let mut ranker = probe.finish(t)?;
-    conformal::check_data(t, &labels)?;
-    let splits = plan.splits(t.n())?;
+    warn_data(m, k, &methods);
+    let splits = plan.splits(n)?;
+    let rows = match &scores {
+        streamed::Scores::Streamed(file) => {
+            let ranker = streamed::GpuBlocks::of(probe.open()?);
+            let at = streamed::At { alpha: at.0, never_empty: at.1, threads: at.2, ranker: ranker.as_ref() };
+            streamed::summaries(file, &labels, &methods, &opts, &splits, &at)?
+        }
+        streamed::Scores::Whole(data) => {
+            let ranker = probe.finish(&data.scores)?;
+            whole_summaries(&data.scores, &labels, ranker, &methods, &opts, &splits, at)?
+        }
+    };
+    print_rows(a.format, &rows)
+}
+
+fn print_rows(format: FormatArg, rows: &[Summary]) -> CliResult<()> {
+    print_stdout(&match format {
+        FormatArg::Csv => output::summary_csv(rows),
+        FormatArg::Json => output::summary_json(rows),
+    })
+}
+
+/// `conformal`'s rows for a tensor held in memory, each method's splits on the GPU where it ranks.
+fn whole_summaries(
+    t: &ScoreTensor,
+    labels: &[usize],
+    mut ranker: Ranker,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    (alpha, never_empty, threads): (f64, bool, usize),
+) -> CliResult<Vec<Summary>> {
+    conformal::check_data(t, labels)?;
     let mut progress = Progress::new();
     let mut rows = Vec::with_capacity(methods.len());
-    for &method in &methods {
+    for &method in methods {
         let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
-        let prep = Pass::new(t, &labels, method, &opts, &ranker)?;
-        for_each_split(&prep, &mut ranker, method, &opts, &splits, a.score.threads(), &mut progress, |c| {
-            metrics.push(c.metrics(a.score.alpha, a.score.method.never_empty));
-            sizes.push(c.sizes(a.score.alpha, a.score.method.never_empty));
+        let prep = Pass::new(t, labels, method, opts, &ranker)?;
+        for_each_split(&prep, &mut ranker, method, opts, splits, threads, &mut progress, |c| {
+            metrics.push(c.metrics(alpha, never_empty));
+            sizes.push(c.sizes(alpha, never_empty));
         })?;
-        rows.push(conformal::summarize(method, a.score.alpha, &metrics, &sizes, t.k()));
+        rows.push(conformal::summarize(method, alpha, &metrics, &sizes, t.k()));
     }
     progress.clear();
-    print_stdout(&match a.format {
-        FormatArg::Csv => output::summary_csv(&rows),
-        FormatArg::Json => output::summary_json(&rows),
-    })
+    Ok(rows)
 }
 
 fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.method.options();
-    let probe = Probe::start(a.score.device, &methods, &opts);
-    let (data, labels) = load_data(&a.data)?;
-    let t = &data.scores;
-    let split = read_split(&a.split, t.n())?.keyed(a.seed, 0);
-    warn_data(t, &methods);
-    let mut ranker = probe.finish(t)?;
-    conformal::check_data(t, &labels)?;
-    let mut progress = Progress::new();
-    // Rows go to the file as they come (a large tensor's sets take more memory than its scores);
-    // a run that fails removes what it wrote.
-    let cannot_write = |e: std::io::Error| CliError(format!("{}: cannot write: {e}", display(&a.output)));
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&a.output).map_err(cannot_write)?);
-    let mut written = out.write_all(b"method,item,candidate,score,position\n");
-    let mut run = || -> CliResult<()> {
-        for &method in &methods {
-            let prep = Pass::new(t, &labels, method, &opts, &ranker)?;
-            let one = std::slice::from_ref(&split);
-            for_each_split(&prep, &mut ranker, method, &opts, one, a.score.threads(), &mut progress, |c| {
-                for pos in 0..c.test.len() {
-                    let set = c.set(pos, a.score.alpha, a.score.method.never_empty);
-                    for (position, (cand, score)) in set.members.iter().enumerate() {
-                        if written.is_ok() {
-                            written =
-                                writeln!(out, "{},{},{cand},{score},{position}", method.name(), set.item);
-                        }
-                    }
-                }
-            })?;
-        }
-        std::mem::replace(&mut written, Ok(())).map_err(cannot_write)?;
-        out.flush().map_err(cannot_write)
+    let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
+    let (split, path) = match (&a.split, &a.pool.calibration_true) {
+        (Some(split), _) => (split, &a.output),
+        (None, Some(pool)) => return sets_of_pool(a, pool, &methods, &opts, at),
+        (None, None) => return fail("give --split MASK.npy, or --calibration-true CAL.npy"),
     };
-    let result = run();
-    progress.clear();
+    let probe = Probe::start(a.score.device, &methods, &opts);
+    let pooled = methods.contains(&Method::CpR) && opts.kind == RvalueKind::Pooled;
+    let (scores, labels) = streamed::open_scores(&a.data, a.score.device, pooled)?;
+    let (n, m, k) = streamed::shape(&scores);
+    let split = read_split(split, n)?.keyed(a.seed, 0);
+    warn_data(m, k, &methods);
+    let mut ready = match scores {
+        streamed::Scores::Whole(data) => {
+            let ranker = probe.finish(&data.scores)?;
+            conformal::check_data(&data.scores, &labels)?;
+            Ready::Whole(data, Box::new(ranker))
+        }
+        streamed::Scores::Streamed(file) => Ready::Streamed(file, streamed::GpuBlocks::of(probe.open()?)),
+    };
+    with_output(path, |out| match ready {
+        Ready::Whole(ref data, ref mut ranker) => {
+            whole_sets(&data.scores, &labels, ranker, &methods, &opts, &split, at, (out, path))
+        }
+        Ready::Streamed(ref file, ref ranker) => {
+            let at = streamed::At { alpha: at.0, never_empty: at.1, threads: at.2, ranker: ranker.as_ref() };
+            streamed::write_sets(file, &labels, &methods, &opts, &split, &at, (out, path))
+        }
+    })
+}
+
+/// `sets` with `--calibration-true`: every test item's set, calibrated on the whole pool.
+fn sets_of_pool(
+    a: &SetsArgs,
+    pool: &Path,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    (alpha, never_empty, threads): (f64, bool, usize),
+) -> CliResult<()> {
+    let pool = pool::read_pool(pool)?;
+    let (test, labels) = pool::test_items(&a.data)?;
+    let (_, m, k) = streamed::shape(&test);
+    warn_data(m, k, methods);
+    with_output(&a.output, |out| {
+        let at = (alpha, never_empty, threads, a.seed);
+        pool::write_sets(&pool, &test, &labels, methods, opts, at, out)?
+            .map_err(|e| CliError(format!("{}: cannot write: {e}", display(&a.output))))
+    })
+}
+
+/// Writes `sets`' CSV to `path`: the header, then what `rows` writes. Rows go to the file as they
+/// come (a large tensor's sets take more memory than its scores); a run that fails removes what
+/// it wrote.
+fn with_output(path: &Path, rows: impl FnOnce(&mut dyn Write) -> CliResult<()>) -> CliResult<()> {
+    let cannot_write = |e: std::io::Error| CliError(format!("{}: cannot write: {e}", display(path)));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(cannot_write)?);
+    let result = out
+        .write_all(b"method,item,candidate,score,position\n")
+        .map_err(cannot_write)
+        .and_then(|()| rows(&mut out))
+        .and_then(|()| out.flush().map_err(cannot_write));
     if result.is_err() {
-        let _ = std::fs::remove_file(&a.output);
+        drop(out);
+        let _ = std::fs::remove_file(path);
     }
     result
+}
+
+/// The scores of `sets`, ready to run: streamed, or held with what ranks their draws.
+#[allow(clippy::large_enum_variant)] // one per run
+enum Ready {
+    Streamed(io::ScoreFile, Option<streamed::GpuBlocks>),
+    Whole(Dataset, Box<Ranker>),
+}
+
+/// `sets`' rows for a tensor held in memory, method by method.
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where rows go
+fn whole_sets(
+    t: &ScoreTensor,
+    labels: &[usize],
+    ranker: &mut Ranker,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    split: &Split,
+    (alpha, never_empty, threads): (f64, bool, usize),
+    (out, path): (&mut dyn Write, &PathBuf),
+) -> CliResult<()> {
+    let mut progress = Progress::new();
+    let mut written = Ok(());
+    for &method in methods {
+        let prep = Pass::new(t, labels, method, opts, ranker)?;
+        let one = std::slice::from_ref(split);
+        for_each_split(&prep, ranker, method, opts, one, threads, &mut progress, |c| {
+            if written.is_ok() {
+                written = streamed::set_rows(method, &c, alpha, never_empty, out);
+            }
+        })?;
+    }
+    progress.clear();
+    written.map_err(|e| CliError(format!("{}: cannot write: {e}", display(path))))
 }
 
 // ---------------------------------------------------------------------------------------------

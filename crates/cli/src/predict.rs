@@ -13,19 +13,23 @@ use rvalue_core::tensor::ScoreTensor;
 use super::output::Progress;
 use super::{
     display, fail, for_each_split, labels_of, read_scores_file, warn_data, write_file, CliError, CliResult,
-    OneMethod, Pass, Probe, ScoreArgs,
+    DataArgs, OneMethod, Pass, Probe, ScoreArgs,
 };
 
 #[derive(Args, Debug)]
 pub(crate) struct PredictArgs {
     /// Labelled scores that calibrate, S[n][m][k] (or [n][k]): .npy, .npz with 'scores' (and
     /// 'labels'), or long-form CSV
-    #[arg(long, value_name = "CAL.npz")]
-    calibration: PathBuf,
+    #[arg(long, value_name = "CAL.npz", required_unless_present = "calibration_true")]
+    calibration: Option<PathBuf>,
     /// Labels of the calibration items, in 0..K (.npy); optional when the calibration file
     /// carries them
-    #[arg(long, value_name = "Y.npy")]
+    #[arg(long, value_name = "Y.npy", conflicts_with = "calibration_true")]
     calibration_labels: Option<PathBuf>,
+    /// Calibrate on these true-label draws [n_cal, M] (each calibration item's true-label score
+    /// in each draw) instead of on --calibration; CP, CP_avg and pooled CP_r only
+    #[arg(long, value_name = "CAL.npy", conflicts_with = "calibration")]
+    calibration_true: Option<PathBuf>,
     /// Scores of the new items, in any of the same formats, with the same M and K; labels it
     /// carries are not read
     #[arg(long, value_name = "TEST.npy")]
@@ -67,9 +71,21 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     let kind = OutputKind::of(&a.output)?;
     let method = a.score.methods.one;
     let opts = a.score.method.options();
+    let (alpha, never_empty) = (a.score.alpha, a.score.method.never_empty);
+    let calibration = match (&a.calibration, &a.calibration_true) {
+        (_, Some(pool)) => {
+            let pool = super::pool::read_pool(pool)?;
+            let data = DataArgs { scores: a.test.clone(), labels: None };
+            let test = super::pool::test_items_unlabelled(&data)?;
+            let prediction = super::pool::predict(&pool, &test, method, &opts, (a.score.threads(), a.seed))?;
+            return write_file(&a.output, &output_bytes(kind, &prediction, alpha, never_empty));
+        }
+        (Some(c), None) => c,
+        (None, None) => return fail("give --calibration CAL, or --calibration-true CAL.npy"),
+    };
     let probe = Probe::start(a.score.device, &[method], &opts);
-    let j = read_joined(a)?;
-    warn_data(&j.t, &[method]);
+    let j = read_joined(a, calibration)?;
+    warn_data(j.t.m(), j.t.k(), &[method]);
     let mut ranker = probe.finish(&j.t)?;
     conformal::check_data(&j.t, &j.labels)?;
     let prep = Pass::new(&j.t, &j.labels, method, &opts, &ranker)?;
@@ -81,15 +97,18 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     })?;
     let Some(calibrated) = calibrated else { return fail("the new items were not scored") };
     let prediction = Prediction::from_calibrated(calibrated, j.n_cal);
-    let (alpha, never_empty) = (a.score.alpha, a.score.method.never_empty);
-    let bytes = match kind {
-        OutputKind::Csv => sets_csv(&prediction, alpha, never_empty).into_bytes(),
+    progress.clear();
+    write_file(&a.output, &output_bytes(kind, &prediction, alpha, never_empty))
+}
+
+/// The prediction as `--output`'s extension asks.
+fn output_bytes(kind: OutputKind, prediction: &Prediction, alpha: f64, never_empty: bool) -> Vec<u8> {
+    match kind {
+        OutputKind::Csv => sets_csv(prediction, alpha, never_empty).into_bytes(),
         OutputKind::Npy => {
             write_npy_bool(&[prediction.n_test(), prediction.k()], &prediction.mask(alpha, never_empty))
         }
-    };
-    progress.clear();
-    write_file(&a.output, &bytes)
+    }
 }
 
 /// The joined split of `predict::joined_split`, with the labelled items before the new ones.
@@ -102,10 +121,10 @@ struct Joined {
 
 /// Reads and joins both files. The tensors of each file are dropped here, so the run holds the
 /// scores once, as `rvalue sets` does.
-fn read_joined(a: &PredictArgs) -> CliResult<Joined> {
-    let (mut cal, test) = (read_scores_file(&a.calibration)?, read_scores_file(&a.test)?);
+fn read_joined(a: &PredictArgs, calibration: &Path) -> CliResult<Joined> {
+    let (mut cal, test) = (read_scores_file(calibration)?, read_scores_file(&a.test)?);
     let cal_labels =
-        labels_of(&mut cal, &a.calibration, a.calibration_labels.as_deref(), "--calibration-labels")?;
+        labels_of(&mut cal, calibration, a.calibration_labels.as_deref(), "--calibration-labels")?;
     let (t, labels, split) =
         joined_split(&cal.scores, &cal_labels, &test.scores, a.seed).map_err(|e| match e {
             rvalue_core::Error::Shape(_) => CliError(format!("{}: {e}", display(&a.test))),

@@ -1,0 +1,148 @@
+//! `--calibration-true CAL.npy`: calibration given as the true label's draws alone, `[n_cal, M]`
+//! (the layout of the paper's ImageNet calibration pool), for `conformal`, `sets` and `predict`.
+//! CP, CP_avg and pooled CP_r need nothing else of a calibration item
+//! (`rvalue_core::conformal::pool`); the test items are streamed as `--scores` always is. Every
+//! result is the joined tensor `[pool; test items]`'s split, bit for bit.
+
+use std::io::Write;
+use std::path::Path;
+
+use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
+use rvalue_core::conformal::streamed::Streaming;
+use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split};
+use rvalue_core::io;
+use rvalue_core::predict::Prediction;
+
+use super::output::Progress;
+use super::streamed::{self, Scores};
+use super::{display, fail, CliError, CliResult, DataArgs};
+use rvalue_gpu as gpu;
+
+/// The pool at `path`: a `[n_cal, M]` array of float scores.
+pub(crate) fn read_pool(path: &Path) -> CliResult<TruePool> {
+    let d = io::read_scores_file(path)?;
+    if !d.single_draw {
+        let t = &d.scores;
+        return fail(format!(
+            "{}: true-label draws have shape [{}, {}, {}]; expected [n_cal, M], each calibration item's \
+             true-label score in each draw",
+            display(path),
+            t.n(),
+            t.m(),
+            t.k()
+        ));
+    }
+    Ok(TruePool::of_single_draw(&d.scores)?)
+}
+
+/// The test items of `data` (streamed or held) and their labels.
+pub(crate) fn test_items(data: &DataArgs) -> CliResult<(Scores, Vec<usize>)> {
+    streamed::open_scores(data, gpu::Device::Cpu, false)
+}
+
+/// The new items of `predict`: their labels, if the file carries any, are not read.
+pub(crate) fn test_items_unlabelled(data: &DataArgs) -> CliResult<Scores> {
+    match io::ScoreFile::open(&data.scores)? {
+        io::Opened::Streamed(f) => Ok(Scores::Streamed(f)),
+        io::Opened::Whole(d) => Ok(Scores::Whole(d)),
+    }
+}
+
+fn blocks(s: &Scores) -> &dyn ScoreBlocks {
+    match s {
+        Scores::Streamed(f) => f,
+        Scores::Whole(d) => &d.scores,
+    }
+}
+
+/// Every calibrated split of `methods`, in method order, each method's splits in order.
+pub(crate) fn calibrated(
+    pool: &TruePool,
+    test: &Scores,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    threads: usize,
+) -> CliResult<Vec<(Method, Calibrated)>> {
+    let mut progress = Progress::new();
+    let mut report =
+        |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
+    let mut got = Vec::new();
+    let run = Streaming { threads, ..Streaming::default() };
+    calibrate_with_pool(
+        pool,
+        blocks(test),
+        labels,
+        methods,
+        opts,
+        splits,
+        &run,
+        &mut report,
+        &mut |m, _, c| {
+            got.push((m, c));
+            Ok(())
+        },
+    )
+    .map_err(|e| CliError(format!("--calibration-true: {e}")))?;
+    got.sort_by_key(|(m, _)| methods.iter().position(|x| x == m));
+    Ok(got)
+}
+
+/// `conformal`'s rows with a pool: metrics of each method over the pool splits.
+#[allow(clippy::too_many_arguments)] // the inputs and the run's settings
+pub(crate) fn summaries(
+    pool: &TruePool,
+    test: &Scores,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    (sizes, count, seed): (Option<(usize, usize)>, usize, u64),
+    (alpha, never_empty, threads): (f64, bool, usize),
+) -> CliResult<Vec<conformal::Summary>> {
+    let (n_test, _, k) = blocks(test).shape();
+    let splits = pool_splits(pool.n(), n_test, sizes, count, seed)?;
+    let all = calibrated(pool, test, labels, methods, opts, &splits, threads)?;
+    let rows = methods.iter().map(|&m| {
+        let mine = all.iter().filter(|(x, _)| *x == m);
+        let metrics: Vec<_> = mine.clone().map(|(_, c)| c.metrics(alpha, never_empty)).collect();
+        let sizes: Vec<_> = mine.map(|(_, c)| c.sizes(alpha, never_empty)).collect();
+        conformal::summarize(m, alpha, &metrics, &sizes, k)
+    });
+    Ok(rows.collect())
+}
+
+/// `sets`' rows with a pool: every test item's set, calibrated on the whole pool.
+pub(crate) fn write_sets(
+    pool: &TruePool,
+    test: &Scores,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    (alpha, never_empty, threads, seed): (f64, bool, usize, u64),
+    out: &mut dyn Write,
+) -> CliResult<std::io::Result<()>> {
+    let splits = pool_splits(pool.n(), blocks(test).shape().0, None, 1, seed)?;
+    let all = calibrated(pool, test, labels, methods, opts, &splits, threads)?;
+    Ok(all.iter().try_for_each(|(m, c)| streamed::set_rows(*m, c, alpha, never_empty, out)))
+}
+
+/// `predict`'s sets with a pool: the new items' sets, calibrated on the whole pool.
+pub(crate) fn predict(
+    pool: &TruePool,
+    test: &Scores,
+    method: Method,
+    opts: &ScoreOptions,
+    (threads, seed): (usize, u64),
+) -> CliResult<Prediction> {
+    let n_test = blocks(test).shape().0;
+    let splits = pool_splits(pool.n(), n_test, None, 1, seed)?;
+    // The new items' labels are never read: sets do not depend on them.
+    let labels = vec![0; n_test];
+    let mut all = calibrated(pool, test, &labels, &[method], opts, &splits, threads)?;
+    match all.pop() {
+        Some((_, c)) => Ok(Prediction::from_calibrated(c, 0)),
+        None => fail("the new items were not scored"),
+    }
+}

@@ -1,0 +1,240 @@
+//! `conformal` and `sets` on a score file read a block of items at a time
+//! (`rvalue_core::conformal::streamed`): a `.npy` or `.npz` of any size, in bounded memory, with
+//! the same output as the in-memory path. Files the stream does not take (CSV, Fortran order)
+//! and files the GPU ranks are read whole instead (`open_scores`).
+
+use std::io::Write;
+
+use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::conformal::streamed::{calibrate_streamed, BlockRanker, Streaming};
+use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split};
+use rvalue_core::io::{self, Dataset, Opened, ScoreFile, MAX_ELEMENTS as MAX_IN_MEMORY};
+use rvalue_core::tensor::ScoreTensor;
+
+use super::{display, fail, labels_of, read_file, CliError, CliResult, DataArgs, Progress};
+use rvalue_gpu as gpu;
+
+/// A score file opened for a command: streamed, or held whole.
+pub(crate) enum Scores {
+    Streamed(ScoreFile),
+    Whole(Dataset),
+}
+
+/// A streamed run's settings: α, `--never-empty`, threads, and the GPU if one ranks.
+pub(crate) struct At<'a> {
+    pub alpha: f64,
+    pub never_empty: bool,
+    pub threads: usize,
+    pub ranker: Option<&'a GpuBlocks>,
+}
+
+impl At<'_> {
+    /// How the command line streams: 64 MiB blocks, half a GiB of pooled splits per pass, the
+    /// GPU (if any) ranking each block's draws for nonparametric CP_r.
+    fn streaming(&self) -> Streaming<'_> {
+        Streaming {
+            threads: self.threads,
+            ranker: self.ranker.map(|r| r as &dyn BlockRanker),
+            ..Streaming::default()
+        }
+    }
+}
+
+/// The GPU ranking a streamed file's blocks for nonparametric CP_r. After a failure under
+/// `--device auto` the CPU takes over with a warning; under `--device gpu` it is an error.
+pub(crate) struct GpuBlocks {
+    gpu: gpu::Gpu,
+    required: bool,
+    failed: std::cell::Cell<bool>,
+}
+
+impl GpuBlocks {
+    /// The ranker of an opened GPU (`Probe::open`), if there is one.
+    pub(crate) fn of((g, required): (Option<gpu::Gpu>, bool)) -> Option<GpuBlocks> {
+        g.map(|gpu| GpuBlocks { gpu, required, failed: std::cell::Cell::new(false) })
+    }
+}
+
+impl BlockRanker for GpuBlocks {
+    fn nonparametric(&self, block: &ScoreTensor) -> rvalue_core::Result<Option<Vec<f64>>> {
+        if self.failed.get() {
+            return Ok(None);
+        }
+        match gpu::nonparametric_rvalues(&self.gpu, block, &gpu::keys::Keys::of_tensor(block)) {
+            Ok(rows) => Ok(Some(rows)),
+            Err(e) if self.required => Err(e),
+            Err(e) => {
+                eprintln!("rvalue: warning: {e}; using the CPU");
+                self.failed.set(true);
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// Opens `--scores` and reads the labels. A file whose pooled r-values the GPU would rank
+/// (`pooled_gpu`, unless `--device cpu`) is read whole when it fits in memory, since the GPU
+/// ranks pooled splits of a tensor held there; the GPU ranks a streamed file's nonparametric
+/// r-values a block at a time.
+pub(crate) fn open_scores(
+    d: &DataArgs,
+    device: gpu::Device,
+    pooled_gpu: bool,
+) -> CliResult<(Scores, Vec<usize>)> {
+    let (scores, labels) = match ScoreFile::open(&d.scores)? {
+        Opened::Whole(mut data) => {
+            let labels = labels_of(&mut data, &d.scores, d.labels.as_deref(), "--labels")?;
+            (Scores::Whole(data), labels)
+        }
+        Opened::Streamed(mut file) => {
+            let (n, m, k) = file.shape();
+            let gpu_wanted = pooled_gpu && device != gpu::Device::Cpu;
+            if gpu_wanted && n.saturating_mul(m).saturating_mul(k) <= MAX_IN_MEMORY {
+                let mut data = io::read_scores_file(&d.scores)?;
+                let labels = labels_of(&mut data, &d.scores, d.labels.as_deref(), "--labels")?;
+                (Scores::Whole(data), labels)
+            } else {
+                if gpu_wanted && device == gpu::Device::Gpu {
+                    return fail(format!(
+                        "{}: {n} × {m} × {k} scores are more than the GPU's pooled r-values hold in \
+                         memory ({MAX_IN_MEMORY}); use --device cpu or auto, which stream the file",
+                        display(&d.scores)
+                    ));
+                }
+                let labels = streamed_labels(&mut file, d)?;
+                (Scores::Streamed(file), labels)
+            }
+        }
+    };
+    let n = match &scores {
+        Scores::Streamed(f) => f.shape().0,
+        Scores::Whole(data) => data.scores.n(),
+    };
+    if n < 2 {
+        return fail(format!(
+            "{}: {n} item; expected at least 2 items (a split needs one to calibrate and one to test)",
+            display(&d.scores)
+        ));
+    }
+    Ok((scores, labels))
+}
+
+fn streamed_labels(file: &mut ScoreFile, d: &DataArgs) -> CliResult<Vec<usize>> {
+    let (n, _, k) = file.shape();
+    match (&d.labels, file.take_labels()) {
+        (Some(path), _) => Ok(io::read_labels(&display(path), &read_file(path)?, n, k)?),
+        (None, Some(l)) => Ok(l),
+        (None, None) => {
+            // A file small enough to hold is read whole first, so that a fault in its scores is
+            // told before the missing labels (the order of the whole-file path).
+            let (n, m, k) = file.shape();
+            if n.saturating_mul(m).saturating_mul(k) <= MAX_IN_MEMORY {
+                io::read_scores_file(&d.scores)?;
+            }
+            no_labels(d)
+        }
+    }
+}
+
+fn no_labels<T>(d: &DataArgs) -> CliResult<T> {
+    fail(format!(
+        "{}: the scores carry no labels; give --labels Y.npy (or an .npz with a 'labels' member, \
+         or a long-form CSV with a 'label' column)",
+        display(&d.scores)
+    ))
+}
+
+/// `conformal`'s rows for a streamed file: every method's metrics and set sizes on every split.
+pub(crate) fn summaries(
+    file: &ScoreFile,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    at: &At<'_>,
+) -> CliResult<Vec<conformal::Summary>> {
+    let (alpha, never_empty) = (at.alpha, at.never_empty);
+    let mut got: Vec<(Vec<conformal::SplitMetrics>, Vec<Vec<usize>>)> =
+        methods.iter().map(|_| Default::default()).collect();
+    let mut progress = Progress::new();
+    let mut report =
+        |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
+    calibrate_streamed(file, labels, methods, opts, splits, &at.streaming(), &mut report, &mut |m, _, c| {
+        if let Some(i) = methods.iter().position(|x| *x == m) {
+            got[i].0.push(c.metrics(alpha, never_empty));
+            got[i].1.push(c.sizes(alpha, never_empty));
+        }
+        Ok(())
+    })?;
+    let k = file.shape().2;
+    Ok(methods
+        .iter()
+        .zip(&got)
+        .map(|(m, (metrics, sizes))| conformal::summarize(*m, alpha, metrics, sizes, k))
+        .collect())
+}
+
+/// `sets`' rows for a streamed file, method by method in the order given, to `out`.
+pub(crate) fn write_sets(
+    file: &ScoreFile,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    split: &Split,
+    at: &At<'_>,
+    (out, path): (&mut dyn Write, &std::path::Path),
+) -> CliResult<()> {
+    let (alpha, never_empty) = (at.alpha, at.never_empty);
+    let mut progress = Progress::new();
+    let mut report =
+        |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
+    for &method in methods {
+        let mut each = |m: Method, _: usize, c: Calibrated| -> rvalue_core::Result<()> {
+            set_rows(m, &c, alpha, never_empty, out)
+                .map_err(|e| rvalue_core::Error::Io { file: String::new(), message: e.to_string() })
+        };
+        let run = at.streaming();
+        calibrate_streamed(
+            file,
+            labels,
+            &[method],
+            opts,
+            std::slice::from_ref(split),
+            &run,
+            &mut report,
+            &mut each,
+        )
+        .map_err(|e| match e {
+            rvalue_core::Error::Io { file, message } if file.is_empty() => {
+                CliError(format!("{}: cannot write: {message}", display(path)))
+            }
+            e => e.into(),
+        })?;
+    }
+    Ok(())
+}
+
+/// One split's sets as CSV rows: method, item, candidate, score, position.
+pub(crate) fn set_rows(
+    m: Method,
+    c: &Calibrated,
+    alpha: f64,
+    never_empty: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    for pos in 0..c.test.len() {
+        let set = c.set(pos, alpha, never_empty);
+        for (position, (cand, score)) in set.members.iter().enumerate() {
+            writeln!(out, "{},{},{cand},{score},{position}", m.name(), set.item)?;
+        }
+    }
+    Ok(())
+}
+
+/// The shape `(N, M, K)` of the scores, wherever they are.
+pub(crate) fn shape(s: &Scores) -> (usize, usize, usize) {
+    match s {
+        Scores::Streamed(f) => f.shape(),
+        Scores::Whole(d) => ScoreBlocks::shape(&d.scores as &ScoreTensor),
+    }
+}

@@ -1,0 +1,254 @@
+//! `--calibration-true`: calibration given as true-label draws alone gives, byte for byte, what
+//! the joined tensor `[calibration items; test items]` gives with the mask of its first items
+//! (`sets`, `conformal` with that split, `predict`), for both tie orders; what it cannot do is
+//! refused in one line.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rvalue_core::io::{read_scores_file, write_npy_bool, write_npy_f32, write_npy_f64, write_npy_i64};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rvalue");
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("the rvalue binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = run(args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// The files: the joined tensor and its mask, the pool of the calibration items' true-label
+/// draws (f64 and f32), the test items and their labels. The first 240 digits, calibration
+/// and test items interleaved in the original order, joined calibration first.
+struct Files {
+    dir: PathBuf,
+    joined: String,
+    labels: String,
+    mask: String,
+    pool: String,
+    pool32: String,
+    test: String,
+    test_labels: String,
+}
+
+fn files(name: &str) -> Files {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pool").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = read_scores_file(&Path::new(ROOT).join("assets/digits_wbb.npz")).unwrap();
+    let (t, labels) = (&d.scores, d.labels.unwrap());
+    let (m, k) = (t.m(), t.k());
+    let cal: Vec<usize> = (0..240).filter(|i| i % 3 != 1).collect();
+    let test: Vec<usize> = (0..240).filter(|i| i % 3 == 1).collect();
+    let rows = |items: &[usize]| -> Vec<f64> {
+        items.iter().flat_map(|&i| t.items(i..i + 1).data().into_owned()).collect()
+    };
+    let ints = |items: &[usize]| -> Vec<i64> { items.iter().map(|&i| labels[i] as i64).collect() };
+    let joined: Vec<usize> = cal.iter().chain(&test).copied().collect();
+    let truth: Vec<f64> = cal
+        .iter()
+        .flat_map(|&i| (0..m).map(move |dr| (i, dr)))
+        .map(|(i, dr)| t.get(i, dr, labels[i]))
+        .collect();
+    let write = |file: &str, bytes: Vec<u8>| {
+        let p = dir.join(file);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let n = joined.len();
+    Files {
+        joined: write("joined.npy", write_npy_f64(&[n, m, k], &rows(&joined))),
+        labels: write("labels.npy", write_npy_i64(&[n], &ints(&joined))),
+        mask: write("mask.npy", write_npy_bool(&[n], &(0..n).map(|i| i < cal.len()).collect::<Vec<_>>())),
+        pool: write("pool.npy", write_npy_f64(&[cal.len(), m], &truth)),
+        pool32: write(
+            "pool32.npy",
+            write_npy_f32(&[cal.len(), m], &truth.iter().map(|&x| x as f32).collect::<Vec<_>>()),
+        ),
+        test: write("test.npy", write_npy_f64(&[test.len(), m, k], &rows(&test))),
+        test_labels: write("test_labels.npy", write_npy_i64(&[test.len()], &ints(&test))),
+        dir,
+    }
+}
+
+/// `sets` rows with the items counted from the first test item (the joined file's are shifted).
+fn shifted(csv: &str, by: usize) -> String {
+    let mut out = String::new();
+    for (i, line) in csv.lines().enumerate() {
+        let f: Vec<&str> = line.split(',').collect();
+        if i == 0 {
+            out.push_str(line);
+        } else {
+            let item: usize = f[1].parse().unwrap();
+            out.push_str(&format!("{},{},{},{},{}", f[0], item - by, f[2], f[3], f[4]));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn sets_and_conformal_of_a_pool_are_the_joined_splits() {
+    let f = files("sets");
+    let n_cal = 160;
+    let out = |n: &str| f.dir.join(n).to_str().unwrap().to_string();
+    for extra in [&["--ties", "exchangeable"][..], &["--ties", "index", "--seed", "3", "--cp-draw", "4"]] {
+        let common = [
+            &["--alpha", "0.1", "--method", "cp,cp-avg,cp-r", "--rvalue", "pooled", "--device", "cpu"][..],
+            extra,
+        ]
+        .concat();
+        let (joined_sets, pool_sets) = (out("joined.csv"), out("pool.csv"));
+        ok(&[
+            &[
+                "sets",
+                "--scores",
+                &f.joined,
+                "--labels",
+                &f.labels,
+                "--split",
+                &f.mask,
+                "--output",
+                &joined_sets,
+            ][..],
+            &common,
+        ]
+        .concat());
+        let want = shifted(&std::fs::read_to_string(&joined_sets).unwrap(), n_cal);
+        for pool in [&f.pool, &f.pool32] {
+            let args = [
+                "sets",
+                "--scores",
+                &f.test,
+                "--labels",
+                &f.test_labels,
+                "--calibration-true",
+                pool,
+                "--output",
+                &pool_sets,
+            ];
+            ok(&[&args[..], &common].concat());
+            let got = std::fs::read_to_string(&pool_sets).unwrap();
+            // The f32 pool holds the same values: every f64 digit score is an f32.
+            assert_eq!(got, want, "{pool} {extra:?}");
+        }
+        let joined = ok(&[
+            &["conformal", "--scores", &f.joined, "--labels", &f.labels, "--split", &f.mask][..],
+            &common,
+        ]
+        .concat());
+        let pool =
+            ok(&[
+                &[
+                    "conformal",
+                    "--scores",
+                    &f.test,
+                    "--labels",
+                    &f.test_labels,
+                    "--calibration-true",
+                    &f.pool,
+                ][..],
+                &common,
+            ]
+            .concat());
+        assert_eq!(pool, joined, "{extra:?}");
+    }
+}
+
+#[test]
+fn random_pool_splits_are_seeded_and_sized() {
+    let f = files("splits");
+    let base = [
+        "conformal",
+        "--scores",
+        &f.test,
+        "--labels",
+        &f.test_labels,
+        "--calibration-true",
+        &f.pool,
+        "--alpha",
+        "0.1",
+        "--rvalue",
+        "pooled",
+    ];
+    let sized = [&base[..], &["--cal-size", "100", "--test-size", "50", "--splits", "4"]].concat();
+    let a = ok(&sized);
+    assert_eq!(a, ok(&sized), "seeded");
+    assert!(a.lines().nth(1).unwrap().ends_with(",4"), "four splits: {a}");
+    assert_ne!(a, ok(&[&sized[..], &["--seed", "1"]].concat()));
+    let all = ok(&base);
+    assert!(all.lines().nth(1).unwrap().ends_with(",1"), "one split of everything: {all}");
+}
+
+#[test]
+fn predict_with_a_pool_is_predict_with_the_calibration_items() {
+    let f = files("predict");
+    // The calibration items as their own file: the joined file's first 160.
+    let d = read_scores_file(Path::new(&f.joined)).unwrap();
+    let t = &d.scores;
+    let cal = f.dir.join("cal.npy");
+    std::fs::write(&cal, write_npy_f64(&[160, t.m(), t.k()], &t.items(0..160).data())).unwrap();
+    let cal_labels = f.dir.join("cal_labels.npy");
+    let l = rvalue_core::io::read_labels("l", &std::fs::read(&f.labels).unwrap(), t.n(), t.k()).unwrap();
+    std::fs::write(
+        &cal_labels,
+        write_npy_i64(&[160], &l[..160].iter().map(|&y| y as i64).collect::<Vec<_>>()),
+    )
+    .unwrap();
+    for method in ["cp", "cp-avg", "cp-r"] {
+        let (a, b) = (f.dir.join("a.csv"), f.dir.join("b.csv"));
+        let common = [
+            "--alpha", "0.1", "--method", method, "--rvalue", "pooled", "--test", &f.test, "--device", "cpu",
+        ];
+        ok(&[
+            &[
+                "predict",
+                "--calibration",
+                cal.to_str().unwrap(),
+                "--calibration-labels",
+                cal_labels.to_str().unwrap(),
+                "--output",
+                a.to_str().unwrap(),
+            ][..],
+            &common,
+        ]
+        .concat());
+        ok(&[&["predict", "--calibration-true", &f.pool, "--output", b.to_str().unwrap()][..], &common]
+            .concat());
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap(), "{method}");
+    }
+}
+
+#[test]
+fn what_a_pool_cannot_do_is_one_line() {
+    let f = files("bad");
+    let bad = |args: &[&str]| {
+        let o = run(args);
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err
+    };
+    let base = ["conformal", "--scores", &f.test, "--labels", &f.test_labels, "--alpha", "0.1"];
+    let e = bad(&[&base[..], &["--calibration-true", &f.pool]].concat());
+    assert!(e.contains("parametric CP_r needs every candidate's draws"), "{e}");
+    let e = bad(&[&base[..], &["--calibration-true", &f.pool, "--rvalue", "nonparametric"]].concat());
+    assert!(e.contains("nonparametric CP_r needs every candidate's draws"), "{e}");
+    let e = bad(&[&base[..], &["--calibration-true", &f.test, "--method", "cp"]].concat());
+    assert!(e.contains("expected [n_cal, M]"), "{e}");
+    let e = bad(&[
+        &base[..],
+        &["--calibration-true", &f.pool, "--method", "cp", "--cal-size", "500", "--test-size", "10"],
+    ]
+    .concat());
+    assert!(e.contains("does not fit"), "{e}");
+    let e = bad(&[&base[..], &["--calibration-true", &f.pool, "--split", &f.mask]].concat());
+    assert!(e.contains("cannot be used with"), "{e}");
+    let e = bad(&[&base[..], &["--cal-size", "5", "--test-size", "5", "--method", "cp"]].concat());
+    assert!(e.contains("--calibration-true"), "{e}");
+}
