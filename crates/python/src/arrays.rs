@@ -68,6 +68,11 @@ enum Lease<'py> {
 }
 
 impl Tensor<'_> {
+    /// A tensor the package owns (read from a file), leasing nothing.
+    pub fn owned(tensor: ScoreTensor) -> Tensor<'static> {
+        Tensor { tensor, _lease: None }
+    }
+
     pub fn tensor(&self) -> &ScoreTensor {
         &self.tensor
     }

@@ -8,12 +8,16 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rvalue_core::conformal::{self as core, Method, Prepared, Split, SplitMetrics, SplitPlan, Summary};
+use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::conformal::{
+    self as core, Calibrated, Method, Prepared, Split, SplitMetrics, SplitPlan, Summary,
+};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
-use crate::arrays::{self, value_error, Hold};
+use crate::arrays::{self, value_error};
 use crate::options::{self, Job, Scoring};
+use crate::streamed::{self, Source};
 
 /// One method's metrics on one split of a run: what `per_split=True` returns, as a dict.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,11 +111,30 @@ fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result
     Ok(Run { records, rows })
 }
 
+/// [`run`] on scores streamed a block at a time: the same records and rows.
+fn run_streamed(src: &dyn ScoreBlocks, labels: &[usize], job: &Job, splits: &[Split]) -> Result<Run> {
+    let (alpha, never_empty, k) = (job.alpha, job.never_empty, src.shape().2);
+    let (mut records, mut rows) = (Vec::new(), Vec::new());
+    let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+    streamed::each_calibrated(src, labels, job, splits, |method, r, c| {
+        let m = c.metrics(alpha, never_empty);
+        records.push(SplitRecord { method, alpha, split: splits[r].index, metrics: m });
+        metrics.push(m);
+        sizes.push(c.sizes(alpha, never_empty));
+        if r + 1 == splits.len() {
+            rows.push(core::summarize(method, alpha, &metrics, &sizes, k));
+            metrics.clear();
+            sizes.clear();
+        }
+    })?;
+    Ok(Run { records, rows })
+}
+
 /// Split-conformal coverage, set size, position and empty rate of each method over repeated
 /// splits: one dict per method with the columns of `rvalue conformal`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
+    scores, labels=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None
@@ -120,7 +143,7 @@ fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result
 pub fn conformal<'py>(
     py: Python<'py>,
     scores: &Bound<'py, PyAny>,
-    labels: &Bound<'py, PyAny>,
+    labels: Option<&Bound<'py, PyAny>>,
     alpha: f64,
     methods: Vec<String>,
     splits: usize,
@@ -141,11 +164,19 @@ pub fn conformal<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
-    let t = arrays::scores(scores, "scores", Hold::Call)?;
-    let t = t.tensor();
-    let labels = arrays::indices(labels, "labels")?;
-    let plan = Plan::of(t.n(), &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?;
-    let done = py.detach(|| run(t, &labels, &job, &plan.splits)).map_err(value_error)?;
+    let (src, carried) = streamed::source(scores)?;
+    let labels = streamed::labels(labels, carried)?;
+    let (blocks, streams) = src.blocks();
+    let plan =
+        Plan::of(blocks.shape().0, &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?;
+    let done = match &src {
+        Source::Array { tensor, .. } if !streams => {
+            let t = tensor.tensor();
+            py.detach(|| run(t, &labels, &job, &plan.splits))
+        }
+        _ => py.detach(|| run_streamed(blocks, &labels, &job, &plan.splits)),
+    }
+    .map_err(value_error)?;
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
     } else {
@@ -275,19 +306,33 @@ fn set_rows(t: &ScoreTensor, labels: &[usize], job: &Job, split: &Split) -> Resu
     let mut out = SetRows::default();
     for &method in &job.methods {
         prep.calibrate_each_threads(method, &job.opts, std::slice::from_ref(split), job.threads, |_, c| {
-            for pos in 0..c.test.len() {
-                let set = c.set(pos, job.alpha, job.never_empty);
-                for (position, &(candidate, score)) in set.members.iter().enumerate() {
-                    out.method.push(method.name());
-                    out.item.push(set.item);
-                    out.candidate.push(candidate);
-                    out.score.push(score);
-                    out.position.push(position);
-                }
-            }
+            out.add(method, &c, job)
         })?;
     }
     Ok(out)
+}
+
+/// [`set_rows`] on scores streamed a block at a time: the same rows.
+fn set_rows_streamed(src: &dyn ScoreBlocks, labels: &[usize], job: &Job, split: &Split) -> Result<SetRows> {
+    let mut out = SetRows::default();
+    streamed::each_calibrated(src, labels, job, std::slice::from_ref(split), |m, _, c| out.add(m, c, job))?;
+    Ok(out)
+}
+
+impl SetRows {
+    /// The rows of one calibrated split's sets.
+    fn add(&mut self, method: Method, c: &Calibrated, job: &Job) {
+        for pos in 0..c.test.len() {
+            let set = c.set(pos, job.alpha, job.never_empty);
+            for (position, &(candidate, score)) in set.members.iter().enumerate() {
+                self.method.push(method.name());
+                self.item.push(set.item);
+                self.candidate.push(candidate);
+                self.score.push(score);
+                self.position.push(position);
+            }
+        }
+    }
 }
 
 /// The prediction sets of one split (`split`: a boolean mask, `True` = calibration), as the
@@ -302,7 +347,7 @@ fn set_rows(t: &ScoreTensor, labels: &[usize], job: &Job, split: &Split) -> Resu
 pub fn sets<'py>(
     py: Python<'py>,
     scores: &Bound<'py, PyAny>,
-    labels: &Bound<'py, PyAny>,
+    labels: Option<&Bound<'py, PyAny>>,
     split: &Bound<'py, PyAny>,
     alpha: f64,
     methods: Vec<String>,
@@ -319,11 +364,19 @@ pub fn sets<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
-    let t = arrays::scores(scores, "scores", Hold::Call)?;
-    let t = t.tensor();
-    let labels = arrays::indices(labels, "labels")?;
-    let split = Split::from_mask(&arrays::mask(split, t.n())?).map_err(value_error)?.keyed(seed, 0);
-    let rows = py.detach(|| set_rows(t, &labels, &job, &split)).map_err(value_error)?;
+    let (src, carried) = streamed::source(scores)?;
+    let labels = streamed::labels(labels, carried)?;
+    let (blocks, streams) = src.blocks();
+    let split =
+        Split::from_mask(&arrays::mask(split, blocks.shape().0)?).map_err(value_error)?.keyed(seed, 0);
+    let rows = match &src {
+        Source::Array { tensor, .. } if !streams => {
+            let t = tensor.tensor();
+            py.detach(|| set_rows(t, &labels, &job, &split))
+        }
+        _ => py.detach(|| set_rows_streamed(blocks, &labels, &job, &split)),
+    }
+    .map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("method", PyList::new(py, rows.method)?)?;
     d.set_item("item", numpy::PyArray1::from_vec(py, to_i64(rows.item)))?;

@@ -12,6 +12,7 @@ mod calibration;
 mod conformal;
 mod options;
 mod rank;
+mod streamed;
 
 use pyo3::prelude::*;
 

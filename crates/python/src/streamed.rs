@@ -1,0 +1,107 @@
+//! Scores given as a file path, or as a `numpy.memmap`: streamed a block of items at a time
+//! (`rvalue_core::conformal::streamed`), so a file larger than memory is scored as the command
+//! line scores it, with the same bits as an array in memory.
+
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::conformal::streamed::{calibrate_streamed, Streaming};
+use rvalue_core::conformal::{Calibrated, Method, Split};
+use rvalue_core::io::{Opened, ScoreFile};
+use rvalue_core::{Error, Result};
+
+use crate::arrays::{self, value_error, Hold, Tensor};
+use crate::options::Job;
+
+/// Where a call's scores are: a file read a block at a time, or an array (`streamed` when it
+/// is a memmap, so that its pages are read a block at a time too).
+pub enum Source<'py> {
+    File(ScoreFile),
+    Array { tensor: Tensor<'py>, streamed: bool },
+}
+
+impl Source<'_> {
+    /// The scores as blocks, and whether to stream them (else the in-memory path runs).
+    pub fn blocks(&self) -> (&dyn ScoreBlocks, bool) {
+        match self {
+            Source::File(f) => (f, true),
+            Source::Array { tensor, streamed } => (tensor.tensor(), *streamed),
+        }
+    }
+}
+
+/// `scores` as given: a `str` or `os.PathLike` names a `.npy`, `.npz` or CSV file; anything
+/// else is an array. The labels a file carries are returned with it.
+pub fn source<'py>(scores: &Bound<'py, PyAny>) -> PyResult<(Source<'py>, Option<Vec<usize>>)> {
+    let py = scores.py();
+    if scores.is_instance_of::<PyString>() || scores.hasattr("__fspath__")? {
+        let path: std::path::PathBuf = py.import("os")?.call_method1("fspath", (scores,))?.extract()?;
+        let opened = py.detach(|| ScoreFile::open(&path)).map_err(value_error)?;
+        return match opened {
+            Opened::Streamed(mut f) => {
+                let labels = f.take_labels();
+                Ok((Source::File(f), labels))
+            }
+            Opened::Whole(d) => {
+                let labels = d.labels.clone();
+                let tensor = Tensor::owned(d.scores);
+                Ok((Source::Array { tensor, streamed: false }, labels))
+            }
+        };
+    }
+    let memmap = scores.is_instance(&py.import("numpy")?.getattr("memmap")?)?;
+    let tensor = arrays::scores(scores, "scores", Hold::Call)?;
+    Ok((Source::Array { tensor, streamed: memmap }, None))
+}
+
+/// The labels: given, or carried by the scores' file; one of the two is needed.
+pub fn labels(given: Option<&Bound<'_, PyAny>>, carried: Option<Vec<usize>>) -> PyResult<Vec<usize>> {
+    match (given, carried) {
+        (Some(l), _) => arrays::indices(l, "labels"),
+        (None, Some(l)) => Ok(l),
+        (None, None) => Err(value_error(Error::invalid(
+            "no labels: give labels=, or scores as an .npz file with a 'labels' member",
+        ))),
+    }
+}
+
+/// How the package streams: 64 MiB blocks, half a GiB of pooled splits per pass.
+fn streaming(threads: usize) -> Streaming<'static> {
+    Streaming { threads, ..Streaming::default() }
+}
+
+/// `each(method, split, calibrated)` for every method of `job` on every split, streamed: in the
+/// order of `job.methods`, each method's splits in order (the in-memory path's order).
+pub fn each_calibrated(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    job: &Job,
+    splits: &[Split],
+    mut each: impl FnMut(Method, usize, &Calibrated),
+) -> Result<()> {
+    // Metrics and sets are what callers keep: calibrations are held only until their method's
+    // turn, and pooled ones (last from the stream) are in order already.
+    let mut held: Vec<Vec<Calibrated>> = job.methods.iter().map(|_| Vec::new()).collect();
+    let mut next = 0;
+    let mut report = |_: &str, _: usize, _: usize| {};
+    calibrate_streamed(
+        src,
+        labels,
+        &job.methods,
+        &job.opts,
+        splits,
+        &streaming(job.threads),
+        &mut report,
+        &mut |m, _, c| {
+            let i = job.methods.iter().position(|x| *x == m).unwrap_or(0);
+            held[i].push(c);
+            while next < held.len() && held[next].len() == splits.len() {
+                for (r, c) in std::mem::take(&mut held[next]).iter().enumerate() {
+                    each(job.methods[next], r, c);
+                }
+                next += 1;
+            }
+            Ok(())
+        },
+    )
+}
