@@ -164,7 +164,7 @@ def calibrate(
 
 def conformal(
     scores: Any,
-    labels: Any,
+    labels: Any | None = None,
     alpha: float = 0.1,
     *,
     methods: Sequence[Method] = ("cp", "cp-avg", "cp-r"),
@@ -183,8 +183,16 @@ def conformal(
     ties: Ties = "exchangeable",
     never_empty: bool = False,
     threads: int | None = None,
+    cal_true: Any | None = None,
+    cal_size: int | None = None,
+    test_size: int | None = None,
 ) -> list[Any]:
     """Split-conformal coverage, set size, position and empty rate, as ``rvalue conformal``.
+
+    ``scores`` is an array, a ``numpy.memmap`` or a path (``str`` or ``os.PathLike``) to a
+    ``.npy``, ``.npz`` or CSV file; paths and memmaps are read a block of items at a time, so a
+    file larger than memory is scored in bounded memory (the same numbers as in memory).
+    ``labels`` may be left out when the file is an ``.npz`` with a ``labels`` member.
 
     Returns one :class:`SummaryRow` per method, in ``methods`` order: the CLI's CSV columns as
     keys, the same values bit for bit.
@@ -199,6 +207,12 @@ def conformal(
     in order, splits in the given order): pieces computed anywhere (Dask tasks, processes,
     machines) and gathered give, through :func:`summarize`, the rows of one call over all of
     them.
+
+    ``cal_true`` (``[n_cal, M]``: each calibration item's true-label score in each draw)
+    calibrates on that pool instead of on a split of ``scores``, which then holds the test
+    items: CP, CP_avg and pooled CP_r only. One split of everything, or with ``cal_size`` and
+    ``test_size`` ``splits`` seeded random subsets of both. The results are those of the
+    joined array ``[calibration items; test items]``, bit for bit.
     """
 
 def summarize(records: Iterable[SplitRecord]) -> list[SummaryRow]:
@@ -210,8 +224,8 @@ def summarize(records: Iterable[SplitRecord]) -> list[SummaryRow]:
 
 def sets(
     scores: Any,
-    labels: Any,
-    split: Any,
+    labels: Any | None = None,
+    split: Any | None = None,
     alpha: float = 0.1,
     *,
     methods: Sequence[Method] = ("cp", "cp-avg", "cp-r"),
@@ -225,11 +239,14 @@ def sets(
     ties: Ties = "exchangeable",
     never_empty: bool = False,
     threads: int | None = None,
+    cal_true: Any | None = None,
 ) -> SetColumns:
     """The prediction sets of one split, as ``rvalue sets``: ``split`` is a boolean mask
-    ``[N]`` (True = calibration); ``seed`` keys the pooled r-values' tie order (split 0 of
-    it). Returns the CSV's columns (``method``, ``item``, ``candidate``, ``score``,
-    ``position``), one entry per (method, test item, candidate in its set)."""
+    ``[N]`` (True = calibration), or ``cal_true`` a pool of true-label draws ``[n_cal, M]``
+    that calibrates every item of ``scores`` (as in :func:`conformal`); ``seed`` keys the pooled
+    r-values' tie order (split 0 of it). ``scores`` may be a path or a memmap, streamed. Returns
+    the CSV's columns (``method``, ``item``, ``candidate``, ``score``, ``position``), one entry
+    per (method, test item, candidate in its set)."""
 
 def rvalues(
     x: Any,

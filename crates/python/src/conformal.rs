@@ -18,6 +18,7 @@ use rvalue_core::{Error, Result};
 use crate::arrays::{self, value_error};
 use crate::options::{self, Job, Scoring};
 use crate::streamed::{self, Source};
+use rvalue_core::conformal::pool::TruePool;
 
 /// One method's metrics on one split of a run: what `per_split=True` returns, as a dict.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,11 +113,17 @@ fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result
 }
 
 /// [`run`] on scores streamed a block at a time: the same records and rows.
-fn run_streamed(src: &dyn ScoreBlocks, labels: &[usize], job: &Job, splits: &[Split]) -> Result<Run> {
+fn run_streamed(
+    src: &dyn ScoreBlocks,
+    pool: Option<&TruePool>,
+    labels: &[usize],
+    job: &Job,
+    splits: &[Split],
+) -> Result<Run> {
     let (alpha, never_empty, k) = (job.alpha, job.never_empty, src.shape().2);
     let (mut records, mut rows) = (Vec::new(), Vec::new());
     let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
-    streamed::each_calibrated(src, labels, job, splits, |method, r, c| {
+    streamed::each_calibrated(src, pool, labels, job, splits, |method, r, c| {
         let m = c.metrics(alpha, never_empty);
         records.push(SplitRecord { method, alpha, split: splits[r].index, metrics: m });
         metrics.push(m);
@@ -137,7 +144,8 @@ fn run_streamed(src: &dyn ScoreBlocks, labels: &[usize], job: &Job, splits: &[Sp
     scores, labels=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
-    cp_draw=0, ties="exchangeable", never_empty=false, threads=None
+    cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
+    test_size=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn conformal<'py>(
@@ -161,20 +169,30 @@ pub fn conformal<'py>(
     ties: &str,
     never_empty: bool,
     threads: Option<usize>,
+    cal_true: Option<&Bound<'py, PyAny>>,
+    cal_size: Option<usize>,
+    test_size: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
-    let plan =
-        Plan::of(blocks.shape().0, &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?;
+    let pool = cal_true.map(streamed::pool).transpose()?;
+    let plan = match &pool {
+        Some(p) => {
+            Plan { splits: streamed::pool_plan(p, blocks.shape().0, (cal_size, test_size), splits, seed)? }
+        }
+        None => {
+            Plan::of(blocks.shape().0, &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?
+        }
+    };
     let done = match &src {
-        Source::Array { tensor, .. } if !streams => {
+        Source::Array { tensor, .. } if !streams && pool.is_none() => {
             let t = tensor.tensor();
             py.detach(|| run(t, &labels, &job, &plan.splits))
         }
-        _ => py.detach(|| run_streamed(blocks, &labels, &job, &plan.splits)),
+        _ => py.detach(|| run_streamed(blocks, pool.as_ref(), &labels, &job, &plan.splits)),
     }
     .map_err(value_error)?;
     if per_split {
@@ -313,9 +331,17 @@ fn set_rows(t: &ScoreTensor, labels: &[usize], job: &Job, split: &Split) -> Resu
 }
 
 /// [`set_rows`] on scores streamed a block at a time: the same rows.
-fn set_rows_streamed(src: &dyn ScoreBlocks, labels: &[usize], job: &Job, split: &Split) -> Result<SetRows> {
+fn set_rows_streamed(
+    src: &dyn ScoreBlocks,
+    pool: Option<&TruePool>,
+    labels: &[usize],
+    job: &Job,
+    split: &Split,
+) -> Result<SetRows> {
     let mut out = SetRows::default();
-    streamed::each_calibrated(src, labels, job, std::slice::from_ref(split), |m, _, c| out.add(m, c, job))?;
+    streamed::each_calibrated(src, pool, labels, job, std::slice::from_ref(split), |m, _, c| {
+        out.add(m, c, job)
+    })?;
     Ok(out)
 }
 
@@ -339,16 +365,16 @@ impl SetRows {
 /// columns of `rvalue sets`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels, split, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
+    scores, labels=None, split=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
     seed=0, rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact",
-    lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None
+    lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn sets<'py>(
     py: Python<'py>,
     scores: &Bound<'py, PyAny>,
     labels: Option<&Bound<'py, PyAny>>,
-    split: &Bound<'py, PyAny>,
+    split: Option<&Bound<'py, PyAny>>,
     alpha: f64,
     methods: Vec<String>,
     seed: u64,
@@ -361,20 +387,30 @@ pub fn sets<'py>(
     ties: &str,
     never_empty: bool,
     threads: Option<usize>,
+    cal_true: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
-    let split =
-        Split::from_mask(&arrays::mask(split, blocks.shape().0)?).map_err(value_error)?.keyed(seed, 0);
+    let n = blocks.shape().0;
+    let pool = cal_true.map(streamed::pool).transpose()?;
+    let split = match (split, &pool) {
+        (Some(mask), None) => Split::from_mask(&arrays::mask(mask, n)?).map_err(value_error)?.keyed(seed, 0),
+        (None, Some(p)) => streamed::pool_plan(p, n, (None, None), 1, seed)?.remove(0),
+        _ => {
+            return Err(value_error(rvalue_core::Error::invalid(
+                "give split (a mask) or cal_true, one of them",
+            )))
+        }
+    };
     let rows = match &src {
-        Source::Array { tensor, .. } if !streams => {
+        Source::Array { tensor, .. } if !streams && pool.is_none() => {
             let t = tensor.tensor();
             py.detach(|| set_rows(t, &labels, &job, &split))
         }
-        _ => py.detach(|| set_rows_streamed(blocks, &labels, &job, &split)),
+        _ => py.detach(|| set_rows_streamed(blocks, pool.as_ref(), &labels, &job, &split)),
     }
     .map_err(value_error)?;
     let d = PyDict::new(py);

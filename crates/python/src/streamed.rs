@@ -5,6 +5,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
 use rvalue_core::conformal::streamed::{calibrate_streamed, Streaming};
 use rvalue_core::conformal::{Calibrated, Method, Split};
 use rvalue_core::io::{Opened, ScoreFile};
@@ -74,6 +75,7 @@ fn streaming(threads: usize) -> Streaming<'static> {
 /// order of `job.methods`, each method's splits in order (the in-memory path's order).
 pub fn each_calibrated(
     src: &dyn ScoreBlocks,
+    pool: Option<&TruePool>,
     labels: &[usize],
     job: &Job,
     splits: &[Split],
@@ -84,24 +86,56 @@ pub fn each_calibrated(
     let mut held: Vec<Vec<Calibrated>> = job.methods.iter().map(|_| Vec::new()).collect();
     let mut next = 0;
     let mut report = |_: &str, _: usize, _: usize| {};
-    calibrate_streamed(
-        src,
-        labels,
-        &job.methods,
-        &job.opts,
-        splits,
-        &streaming(job.threads),
-        &mut report,
-        &mut |m, _, c| {
-            let i = job.methods.iter().position(|x| *x == m).unwrap_or(0);
-            held[i].push(c);
-            while next < held.len() && held[next].len() == splits.len() {
-                for (r, c) in std::mem::take(&mut held[next]).iter().enumerate() {
-                    each(job.methods[next], r, c);
-                }
-                next += 1;
+    let mut take = |m: Method, _: usize, c: Calibrated| {
+        let i = job.methods.iter().position(|x| *x == m).unwrap_or(0);
+        held[i].push(c);
+        while next < held.len() && held[next].len() == splits.len() {
+            for (r, c) in std::mem::take(&mut held[next]).iter().enumerate() {
+                each(job.methods[next], r, c);
             }
-            Ok(())
-        },
-    )
+            next += 1;
+        }
+        Ok(())
+    };
+    let (methods, opts, run) = (&job.methods, &job.opts, &streaming(job.threads));
+    match pool {
+        Some(pool) => {
+            calibrate_with_pool(pool, src, labels, methods, opts, splits, run, &mut report, &mut take)
+        }
+        None => calibrate_streamed(src, labels, methods, opts, splits, run, &mut report, &mut take),
+    }
+}
+
+/// A pool of true-label draws `[n_cal, M]` (any real dtype numpy reads).
+pub fn pool(obj: &Bound<'_, PyAny>) -> PyResult<TruePool> {
+    let t = arrays::scores(obj, "cal_true", Hold::Copy)?;
+    let t = t.tensor();
+    if t.m() != 1 {
+        return Err(value_error(Error::shape(format!(
+            "cal_true must have shape [n_cal, M] (each calibration item's true-label score in each \
+             draw), got [{}, {}, {}]",
+            t.n(),
+            t.m(),
+            t.k()
+        ))));
+    }
+    TruePool::of_single_draw(t).map_err(value_error)
+}
+
+/// The splits of a pool and `n_test` test items: everything once, or `count` seeded subsets of
+/// `(cal_size, test_size)`.
+pub fn pool_plan(
+    pool: &TruePool,
+    n_test: usize,
+    sizes: (Option<usize>, Option<usize>),
+    count: usize,
+    seed: u64,
+) -> PyResult<Vec<Split>> {
+    let sizes = match sizes {
+        (Some(c), Some(t)) => Some((c, t)),
+        (None, None) => None,
+        _ => return Err(value_error(Error::invalid("give cal_size and test_size together"))),
+    };
+    let count = if sizes.is_some() { count } else { 1 };
+    pool_splits(pool.n(), n_test, sizes, count, seed).map_err(value_error)
 }
