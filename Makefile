@@ -89,6 +89,7 @@ bench: setup
 	cargo bench -p rvalue-core --bench explorer
 	cargo bench -p rvalue-gpu --bench gpu
 	cargo bench -p rvalue-cli --bench commands
+	cargo bench -p rvalue-cli --bench big
 	$(MAKE) --no-print-directory bench-wasm
 	$(MAKE) --no-print-directory bench-page
 

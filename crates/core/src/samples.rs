@@ -13,30 +13,29 @@ use crate::tensor::ScoreTensor;
 /// to `f32`, as a model's outputs are.
 pub fn logits(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usize>) {
     let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
-    let mut data = Vec::with_capacity(n * m * k);
-    let latent: Vec<f64> = (0..n * k)
-        .map(|j| {
-            let (i, c) = (j / k, j % k);
+    let data = logit_items(0..n, m, k, seed).into_iter().map(f64::from).collect();
+    (ScoreTensor::new(n, m, k, data).expect("finite by construction"), labels)
+}
+
+/// Items `items` of [`logits`]' tensor (label `item mod k`), as f32 in row-major order: a file
+/// larger than memory is written a block at a time with the same scores.
+pub fn logit_items(items: std::ops::Range<usize>, m: usize, k: usize, seed: u64) -> Vec<f32> {
+    let mut data = Vec::with_capacity(items.len() * m * k);
+    let (mut latent, mut spread) = (vec![0.0; k], vec![0.0; k]);
+    for i in items {
+        for c in 0..k {
             let z = standard_normal(seed, i as u32, u32::MAX, c as u32);
-            if c == labels[i] {
-                2.0 + z
-            } else {
-                z
-            }
-        })
-        .collect();
-    let spread: Vec<f64> = (0..n * k)
-        .map(|j| 0.2 + 0.8 * standard_normal(seed, (j / k) as u32, u32::MAX - 1, (j % k) as u32).abs())
-        .collect();
-    for i in 0..n {
+            latent[c] = if c == i % k { 2.0 + z } else { z };
+            spread[c] = 0.2 + 0.8 * standard_normal(seed, i as u32, u32::MAX - 1, c as u32).abs();
+        }
         for d in 0..m {
             for c in 0..k {
                 let z = standard_normal(seed, i as u32, d as u32, c as u32);
-                data.push((latent[i * k + c] + spread[i * k + c] * z) as f32 as f64);
+                data.push((latent[c] + spread[c] * z) as f32);
             }
         }
     }
-    (ScoreTensor::new(n, m, k, data).expect("finite by construction"), labels)
+    data
 }
 
 /// The CIFAR-100 shape used by the benchmarks: 2000 items, 31 draws, 100 classes.

@@ -1,0 +1,124 @@
+//! The paper's sizes: `rvalue conformal` on a score file of 4 GB (10,000 items × 100 draws ×
+//! 1,000 classes, float32 logits), streamed, against what a numpy user would write at the least
+//! (one `np.argsort(axis=2)` pass over the same file, a block of items at a time), whole process
+//! against whole process, in one run.
+//!
+//! `cargo bench -p rvalue-cli --bench big` writes the seeded file (`samples::logit_items`, a
+//! block at a time) under Cargo's bench temporary directory once, then prints each command's wall
+//! time and peak resident memory (`/usr/bin/time`), and the ratio to numpy. numpy comes from
+//! `target/python-venv` (`make test-python` makes it) or the system's `python3`.
+//! `RVALUE_BENCH_ITEMS=n` takes the first `n` items only (a quicker, smaller file); the
+//! 40 GB case is `RVALUE_BENCH_DRAWS=1000`. It prints and asserts nothing.
+
+// A benchmark of seeded inputs: an `expect` states an invariant of the harness, not user input.
+#![allow(clippy::expect_used)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use rvalue_core::io::{write_npy_f32, write_npy_i64};
+use rvalue_core::samples;
+
+const CLASSES: usize = 1000;
+
+fn main() {
+    let var =
+        |name: &str, default: usize| std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default);
+    let (n, m, k) = (var("RVALUE_BENCH_ITEMS", 10_000), var("RVALUE_BENCH_DRAWS", 100), CLASSES);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("big-bench");
+    std::fs::create_dir_all(&dir).expect("the bench directory can be created");
+    let (scores, labels) = write_logits(&dir, n, m, k);
+    let gb = (n * m * k * 4) as f64 / 1e9;
+    println!("float32 logits {n} × {m} × {k}: {gb:.1} GB, streamed from disk (page cache as it is)");
+    println!("{:<62} {:>9} {:>10}", "command (whole process)", "wall", "peak RSS");
+    let ours = row(
+        "rvalue conformal: cp, cp-avg, nonparametric cp-r, 100 splits",
+        &rvalue(&["--rvalue", "nonparametric", "--splits", "100"], &scores, &labels),
+    );
+    let numpy = row("numpy: np.argsort(axis=2), 64 items a block", &argsort(&scores));
+    println!("{:<62} {:>8.2}×", "numpy time / rvalue time", numpy / ours);
+    row(
+        "rvalue conformal: cp, cp-avg, parametric cp-r, 100 splits",
+        &rvalue(&["--rvalue", "parametric", "--splits", "100"], &scores, &labels),
+    );
+    let pooled = row(
+        "rvalue conformal: pooled cp-r, 2 splits",
+        &rvalue(&["--rvalue", "pooled", "--method", "cp-r", "--splits", "2"], &scores, &labels),
+    );
+    println!("{:<62} {:>8.1} s", "pooled cp-r, time per split (2 splits share each pass)", pooled / 2.0);
+}
+
+/// `rvalue conformal` at α = 0.1 on the CPU with `extra` options.
+fn rvalue(extra: &[&str], scores: &Path, labels: &Path) -> Vec<String> {
+    let mut args: Vec<String> =
+        vec![env!("CARGO_BIN_EXE_rvalue").into(), "conformal".into(), "--alpha".into(), "0.1".into()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(["--device".into(), "cpu".into(), "--scores".into(), scores.display().to_string()]);
+    args.extend(["--labels".into(), labels.display().to_string()]);
+    args
+}
+
+/// The numpy baseline: argsort every draw's scores, a block of items at a time, from a memmap.
+fn argsort(scores: &Path) -> Vec<String> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/python-venv/bin/python");
+    let python = if venv.exists() { venv.display().to_string() } else { "python3".into() };
+    let script = "import sys, numpy as np\n\
+                  a = np.load(sys.argv[1], mmap_mode='r')\n\
+                  for s in range(0, a.shape[0], 64):\n    np.argsort(a[s:s + 64], axis=2)\n";
+    vec![python, "-c".into(), script.into(), scores.display().to_string()]
+}
+
+/// Runs `args` once under `/usr/bin/time` and prints its wall time and peak RSS; the seconds.
+fn row(what: &str, args: &[String]) -> f64 {
+    let timer = Path::new("/usr/bin/time");
+    let mut cmd = if timer.exists() {
+        let mut c = Command::new(timer);
+        c.args(["-f", "%M"]).args(args);
+        c
+    } else {
+        let mut c = Command::new(&args[0]);
+        c.args(&args[1..]);
+        c
+    };
+    let start = Instant::now();
+    let out = cmd.output().expect("the command runs");
+    let seconds = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{} failed: {stderr}", args.join(" "));
+    let kb: Option<u64> =
+        timer.exists().then(|| stderr.lines().last().and_then(|l| l.trim().parse().ok())).flatten();
+    let rss = kb.map_or("—".to_string(), |kb| format!("{} MB", kb / 1000));
+    println!("{what:<62} {seconds:>7.2} s {rss:>10}");
+    seconds
+}
+
+/// Writes the seeded logits a block of items at a time, unless an earlier run did.
+fn write_logits(dir: &Path, n: usize, m: usize, k: usize) -> (PathBuf, PathBuf) {
+    let scores = dir.join(format!("logits_{n}x{m}x{k}.npy"));
+    let labels = dir.join(format!("logits_{n}_labels.npy"));
+    let bytes = (n * m * k * 4) as u64;
+    if scores.metadata().is_ok_and(|md| md.len() > bytes) && labels.exists() {
+        return (scores, labels);
+    }
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&scores).expect("writable"));
+    f.write_all(&write_npy_f32(&[n, m, k], &[])).expect("writable");
+    const BLOCK: usize = 50;
+    for first in (0..n).step_by(BLOCK) {
+        let items = first..(first + BLOCK).min(n);
+        let half = items.start + items.len() / 2;
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(|| samples::logit_items(items.start..half, m, k, 11));
+            let b = samples::logit_items(half..items.end, m, k, 11);
+            (a.join().expect("the generator thread ends"), b)
+        });
+        for x in a.iter().chain(&b) {
+            f.write_all(&x.to_le_bytes()).expect("writable");
+        }
+    }
+    f.flush().expect("writable");
+    let l: Vec<i64> = (0..n).map(|i| (i % k) as i64).collect();
+    std::fs::write(&labels, write_npy_i64(&[n], &l)).expect("writable");
+    (scores, labels)
+}
