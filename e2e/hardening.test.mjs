@@ -119,7 +119,7 @@ test('bad files through the page: each names its problem, the results stay, the 
   const expected = expectedMessages();
   // One of each kind: empty, truncated .npy, wrong dtype, NaN in .npy and CSV, .npz without
   // members, ragged CSV.
-  const files = ['empty.npy', 'truncated_data.npy', 'float16.npy', 'nan.npy', 'zip_without_members.npz', 'ragged.csv', 'nan.csv'];
+  const files = ['empty.npy', 'truncated_data.npy', 'float16_nan.npy', 'float16_big_endian.npy', 'nan.npy', 'zip_without_members.npz', 'ragged.csv', 'nan.csv'];
   await shot(t, page, async () => {
     await ready(page);
     const before = await text(page, '#coverage-readout');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DIST, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './helpers.mjs';
+import { DIST, ROOT, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
@@ -142,4 +142,58 @@ test('an embedded closed-form panel and a parametric score file start no worker'
       assert.deepEqual(errors, []);
     });
   }
+});
+
+// The digits scores rounded to float16 by the browser's own Float16Array (not the page's code),
+// as a float16 .npy, and the float32 .npy of the same values, each with the labels file: the
+// two files the page is given in `drop`.
+async function halfFiles(page) {
+  const scores = await readFile(join(ROOT, 'assets', 'digits_wbb_scores.npy'));
+  const labels = await readFile(join(ROOT, 'assets', 'digits_wbb_labels.npy'));
+  return page.evaluateHandle(({ s, l }) => {
+    const bytes = new Uint8Array(s);
+    const start = 10 + (bytes[8] | (bytes[9] << 8));
+    const header = bytes.slice(0, start);
+    const at = new TextDecoder('latin1').decode(header).indexOf("'<f4'");
+    if (at < 0) throw new Error('not a <f4 file');
+    const halfHeader = header.slice();
+    halfHeader[at + 3] = '2'.charCodeAt(0);
+    const half = new Float16Array(new Float32Array(bytes.buffer.slice(start)));
+    const wide = new Float32Array(half);
+    const file = (h, data) => new File([h, new Uint8Array(data.buffer)], 'digits.npy');
+    return {
+      f16: file(halfHeader, half),
+      f32: file(header, wide),
+      labels: new File([new Uint8Array(l)], 'digits_wbb_labels.npy'),
+    };
+  }, { s: [...scores], l: [...labels] });
+}
+
+// Drops `which` of [`halfFiles`] with the labels, and waits for its finished analysis.
+async function dropDigits(page, which) {
+  const files = await halfFiles(page);
+  const dataTransfer = await page.evaluateHandle(({ files, which }) => {
+    const dt = new DataTransfer();
+    dt.items.add(files[which]);
+    dt.items.add(files.labels);
+    return dt;
+  }, { files, which });
+  await page.dispatchEvent('#panel-summary', 'drop', { dataTransfer });
+  await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Showing digits.npy + '));
+  return finished(page);
+}
+
+test('a float16 .npy opens and gives the numbers of the float32 file of its values, in workers too', LONG, async (t) => {
+  const one = await explorer.open(`index.html?workers=0&${POOLED}`);
+  const reference = await dropDigits(one.page, 'f32');
+  assert.deepEqual(one.errors, []);
+  const { page, errors } = await explorer.open(`index.html?workers=2&${POOLED}`);
+  await shot(t, page, async () => {
+    const r = await dropDigits(page, 'f16');
+    assert.equal(await text(page, '#stat-n'), '900');
+    assert.ok(r.fromWorkers >= 1, `splits from workers: ${r.fromWorkers}`);
+    assert.equal(r.csv, reference.csv);
+    assert.equal(r.sets, reference.sets);
+    assert.deepEqual(errors, []);
+  });
 });

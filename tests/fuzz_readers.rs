@@ -206,6 +206,8 @@ const DTYPES: &[&str] = &[
     "'<u8'",
     "'>i4'",
     "'<f2'",
+    "'>f2'",
+    "'|f2'",
     "'<c8'",
     "'|O'",
     "'<U5'",
@@ -294,9 +296,12 @@ fn gen_npy(r: &mut Rng) -> Vec<u8> {
         _ => {}
     }
     let floats = [0.0f64, -0.0, 1.0, -1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e308, 5e-324, 3.0];
+    // float16 bit patterns: 0, −0, 1, −1.5, NaN, ±∞, the largest, the smallest subnormal, 3.
+    let halves = [0u16, 0x8000, 0x3c00, 0xbe00, 0x7e00, 0x7c00, 0xfc00, 0x7bff, 0x0001, 0x4200];
     let mut data = Vec::with_capacity(len);
     while data.len() < len {
         match r.below(3) {
+            0 if size == 2 && descr.contains('f') => data.extend_from_slice(&r.pick(&halves).to_le_bytes()),
             0 => data.extend_from_slice(&r.pick(&floats).to_le_bytes()[..size.min(8)]),
             1 => data.extend_from_slice(&(r.below(6) as u64).to_le_bytes()[..size.min(8)]),
             _ => data.push(r.next() as u8),

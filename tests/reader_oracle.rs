@@ -29,6 +29,7 @@ use rvalue_explorer::io::{parse_npy, parse_npz, NpyArray, NpyData, MAX_ELEMENTS}
 /// and signed zeros count).
 #[derive(Debug, Clone, PartialEq)]
 enum Values {
+    F16(Vec<u16>),
     F32(Vec<u32>),
     F64(Vec<u64>),
     Int(Vec<i64>),
@@ -45,7 +46,7 @@ struct Array {
 /// (docs/method.md §8), not a bug.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Difference {
-    /// A dtype that is not a score, a label or a mask (float16, complex, strings, structured,
+    /// A dtype that is not a score, a label or a mask (complex, strings, structured,
     /// datetimes, …): ours names the dtype and lists the ones it reads.
     Dtype,
     /// Big-endian data: numpy writes native order and every platform that runs these models is
@@ -157,7 +158,7 @@ fn oracle_npy_inner(bytes: &[u8]) -> Oracle {
     let big = ts.endianness() == npyz::Endianness::Big && size > 1;
     let known = matches!(
         (tc, size),
-        (TypeChar::Float, 4 | 8) | (TypeChar::Int | TypeChar::Uint, 1 | 2 | 4 | 8) | (TypeChar::Bool, 1)
+        (TypeChar::Float, 2 | 4 | 8) | (TypeChar::Int | TypeChar::Uint, 1 | 2 | 4 | 8) | (TypeChar::Bool, 1)
     );
     if !known {
         return Oracle::AcceptsBeyondOurs(Difference::Dtype, shape);
@@ -169,6 +170,10 @@ fn oracle_npy_inner(bytes: &[u8]) -> Oracle {
         return Oracle::AcceptsBeyondOurs(Difference::TooLarge, shape);
     }
     let values = match (tc, size) {
+        // npyz's float16 is the `half` crate's; ours keeps the bit patterns.
+        (TypeChar::Float, 2) => {
+            file.into_vec::<npyz::half::f16>().map(|v| Values::F16(v.iter().map(|x| x.to_bits()).collect()))
+        }
         (TypeChar::Float, 4) => {
             file.into_vec::<f32>().map(|v| Values::F32(v.iter().map(|x| x.to_bits()).collect()))
         }
@@ -207,6 +212,7 @@ fn oracle_npy_inner(bytes: &[u8]) -> Oracle {
         Err(e) => Oracle::Rejects(e.to_string()),
         Ok(v) => {
             let v = match v {
+                Values::F16(x) => Values::F16(to_c_order(x, &shape, order)),
                 Values::F32(x) => Values::F32(to_c_order(x, &shape, order)),
                 Values::F64(x) => Values::F64(to_c_order(x, &shape, order)),
                 Values::Int(x) => Values::Int(to_c_order(x, &shape, order)),
@@ -219,6 +225,7 @@ fn oracle_npy_inner(bytes: &[u8]) -> Oracle {
 
 fn ours(a: NpyArray) -> Array {
     let values = match a.data {
+        NpyData::F16(v) => Values::F16(v),
         NpyData::F32(v) => Values::F32(v.iter().map(|x| x.to_bits()).collect()),
         NpyData::F64(v) => Values::F64(v.iter().map(|x| x.to_bits()).collect()),
         NpyData::Int(v) => Values::Int(v),
@@ -261,6 +268,7 @@ fn compare_npy(what: &str, bytes: &[u8], tally: &mut Tally) -> Result<(), String
         (Oracle::Accepts(want), Ok(got)) => {
             tally.both += 1;
             let got = ours(got);
+            tally.both_f16 += usize::from(matches!(got.values, Values::F16(_)));
             if got != want {
                 return Err(format!("{what}: ours {:?} vs npyz {:?}", short(&got), short(&want)));
             }
@@ -293,6 +301,7 @@ fn compare_npy(what: &str, bytes: &[u8], tally: &mut Tally) -> Result<(), String
 
 fn short(a: &Array) -> String {
     let n = match &a.values {
+        Values::F16(v) => format!("f16 × {}", v.len()),
         Values::F32(v) => format!("f32 × {}", v.len()),
         Values::F64(v) => format!("f64 × {}", v.len()),
         Values::Int(v) => format!("int × {}", v.len()),
@@ -304,6 +313,8 @@ fn short(a: &Array) -> String {
 #[derive(Default, Debug)]
 struct Tally {
     both: usize,
+    /// Of those, float16 arrays.
+    both_f16: usize,
     both_reject: usize,
     by_design: std::collections::BTreeMap<String, usize>,
     stricter: Vec<String>,
@@ -324,6 +335,8 @@ fn npy_reader_agrees_with_npyz() {
     eprintln!("npy: {} files, {tally:#?}", files.len());
     assert!(bad.is_empty(), "{} disagreements:\n{}", bad.len(), bad.join("\n"));
     assert!(tally.both >= 5, "too few files both read: {tally:?}");
+    // numpy's float16 fixtures and the bad corpus's float16 NaN file.
+    assert!(tally.both_f16 >= 3, "too few float16 files both read: {tally:?}");
 }
 
 /// The zip crate's reading of an archive: each `.npy` member (numpy's key: the name without

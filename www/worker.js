@@ -4,7 +4,9 @@
 //
 // Messages in:  {init: {js, module}}  the page's wasm-bindgen module URL and its compiled
 //                                     WebAssembly.Module (instantiated here, not compiled again);
-//               {hold: [n, m, k, labels, scores]}  a score file, held for the splits after it;
+//               {hold: [n, m, k, labels, scores]}  a score file, held for the splits after it
+//                                     (scores: a Float64Array, Float32Array or, float16 as
+//                                     its bit patterns, a Uint16Array);
 //               {serial, part, request, split}  a repeat to compute (`explorer::compute_part`),
 //                                     or with split true a split of the file held.
 // Messages out: {ready: true} or {failed}  after init;

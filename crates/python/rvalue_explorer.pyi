@@ -1,7 +1,7 @@
 """r-value conformal prediction on numpy arrays.
 
 Scores are ``[N, M, K]`` (items × draws × candidates, higher is better) or ``[N, K]`` (read as
-M = 1), float32 or float64 in any memory order, or anything ``numpy.asarray`` accepts (memmaps,
+M = 1), float16, float32 or float64 in any memory order, or anything ``numpy.asarray`` accepts (memmaps,
 CPU torch tensors, lists). Labels are integers in ``0..K``. Every number comes from the same
 Rust core as the ``rvalue`` command line, through the same calls, so results equal the CLI's
 bit for bit. Work runs with the GIL released, on ``threads`` threads (default: every core);
@@ -14,12 +14,13 @@ Options are spelt as the CLI spells them: ``rvalue`` ("parametric", "nonparametr
 ``never_empty``, ``seed``, ``threads``. Methods are "cp", "cp-avg" and "cp-r".
 
 Copies: ``conformal``, ``sets`` and ``Calibration.predict`` (its new items) use the scores only
-while they run, so they read a C-ordered, aligned, native-endian float32 or float64 array in
-place, without a copy (a memmap's pages, a CPU torch tensor's buffer). Changing such an array
-from another Python thread during the call is not allowed (as for numpy's own functions that
-release the GIL). Any other layout (Fortran order, strided views, big-endian) is copied once
-into the core's row-major tensor, float32 kept as float32; integer or float16 scores are first
-converted to float64 by numpy (a second copy). ``calibrate`` always copies its scores, so a
+while they run, so they read a C-ordered, aligned, native-endian float16, float32 or float64
+array in place, without a copy (a memmap's pages, a CPU torch tensor's buffer). Changing such an
+array from another Python thread during the call is not allowed (as for numpy's own functions
+that release the GIL). Any other layout (Fortran order, strided views) is copied once into the
+core's row-major tensor, float16 and float32 kept as they are (every float16 is exactly a
+float32: the same results); integer or big-endian scores are first converted to float64 by
+numpy (a second copy). ``calibrate`` always copies its scores, so a
 :class:`Calibration` is a snapshot: changing the array afterwards changes nothing. ``predict``
 joins the calibration and new items into one tensor (a copy of both), as the core computes a
 prediction as a split of the joined items.

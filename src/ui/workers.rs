@@ -14,14 +14,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::{Arc, Weak};
 
-use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, ArrayBuffer, Float32Array, Float64Array, Object, Reflect, Uint16Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::explorer::{AnalysisJob, HeldData};
 use crate::io::Dataset;
-use crate::tensor::ScoreTensor;
+use crate::tensor::{ScoreTensor, Scores};
 
 /// Workers at most: each holds a wasm instance of its own (and a score file's copy).
 pub const MAX_WORKERS: usize = 7;
@@ -38,18 +38,28 @@ thread_local! {
 }
 
 /// A score file for the worker script to hold, replacing the one before: its shape, labels and
-/// scores (the labels as numbers too, which spares the module a second kind of array).
+/// scores (the labels as numbers too, which spares the module a second kind of array). The
+/// scores come in the page's stored type ([`stored_array`]) and are held in it.
 #[wasm_bindgen]
 pub fn rvalue_hold_data(
     n: usize,
     m: usize,
     k: usize,
     labels: Vec<f64>,
-    scores: Vec<f64>,
+    scores: JsValue,
 ) -> Result<(), JsValue> {
     HELD.with(|h| h.borrow_mut().take());
     let labels = labels.into_iter().map(|y| y as usize).collect();
-    let held = ScoreTensor::new(n, m, k, scores).and_then(|t| HeldData::new(t, labels)).map_err(js_error)?;
+    let tensor = if let Some(a) = scores.dyn_ref::<Uint16Array>() {
+        ScoreTensor::from_f16_bits(n, m, k, a.to_vec())
+    } else if let Some(a) = scores.dyn_ref::<Float32Array>() {
+        ScoreTensor::from_f32(n, m, k, a.to_vec())
+    } else if let Some(a) = scores.dyn_ref::<Float64Array>() {
+        ScoreTensor::new(n, m, k, a.to_vec())
+    } else {
+        return Err(JsValue::from_str("the scores are not a Float64Array, Float32Array or Uint16Array"));
+    };
+    let held = tensor.and_then(|t| HeldData::new(t, labels)).map_err(js_error)?;
     HELD.with(|h| *h.borrow_mut() = Some(held));
     Ok(())
 }
@@ -237,7 +247,7 @@ impl Slot {
         }
         let t = &data.scores;
         let labels: Vec<f64> = data.labels.iter().flatten().map(|&y| y as f64).collect();
-        let scores = Float64Array::from(&t.data()[..]);
+        let (scores, buffer) = stored_array(t.scores());
         let shape = |v: usize| JsValue::from_f64(v as f64);
         let hold = Array::of5(
             &shape(t.n()),
@@ -248,7 +258,7 @@ impl Slot {
         );
         let msg = Object::new();
         let ok = set(&msg, "hold", &hold)
-            && self.worker.post_message_with_transfer(&msg, &Array::of1(&scores.buffer())).is_ok();
+            && self.worker.post_message_with_transfer(&msg, &Array::of1(&buffer)).is_ok();
         if ok {
             self.held = Arc::downgrade(data);
         }
@@ -265,6 +275,29 @@ impl Slot {
             }
         }
         self.queued.clear();
+    }
+}
+
+/// A tensor's scores as the typed array of their stored type (float16 as their bit patterns in a
+/// `Uint16Array`), copied from the page's memory, and its buffer to transfer: a worker holds a
+/// float16 or float32 file at its own size, not widened to f64.
+fn stored_array(s: Scores<'_>) -> (JsValue, ArrayBuffer) {
+    match s {
+        Scores::F64(v) => {
+            let a = Float64Array::from(v);
+            let b = a.buffer();
+            (a.into(), b)
+        }
+        Scores::F32(v) => {
+            let a = Float32Array::from(v);
+            let b = a.buffer();
+            (a.into(), b)
+        }
+        Scores::F16(v) => {
+            let a = Uint16Array::from(v);
+            let b = a.buffer();
+            (a.into(), b)
+        }
     }
 }
 

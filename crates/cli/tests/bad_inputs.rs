@@ -94,7 +94,7 @@ fn corpus() -> BTreeMap<&'static str, Vec<u8>> {
     f.insert("version4.npy", v4);
     let h = |d: &str, s: &str| npy_header(d, s);
     f.insert("big_endian.npy", npy(1, &h(">f8", "(12, 3, 4)"), &[0; 12 * 3 * 4 * 8]));
-    f.insert("float16.npy", npy(1, &h("<f2", "(12, 3, 4)"), &[0; 12 * 3 * 4 * 2]));
+    f.insert("float16_big_endian.npy", npy(1, &h(">f2", "(12, 3, 4)"), &[0; 12 * 3 * 4 * 2]));
     f.insert("complex.npy", npy(1, &h("<c16", "(12, 3, 4)"), &[0; 12 * 3 * 4 * 16]));
     f.insert("unicode.npy", npy(1, &h("<U3", "(12, 3, 4)"), &[0; 12 * 3 * 4 * 12]));
     f.insert(
@@ -115,6 +115,16 @@ fn corpus() -> BTreeMap<&'static str, Vec<u8>> {
     let mut inf = s634.clone();
     inf[5] = f64::NEG_INFINITY;
     f.insert("inf.npz", npz(vec![("scores.npy", write_npy_f64(&[12, 3, 4], &inf))]));
+    // float16 (bit patterns): 1.0 everywhere, one NaN, one −∞.
+    let mut half = vec![0x3c00u16; 12 * 3 * 4];
+    half[17] = 0x7e00;
+    let half: Vec<u8> = half.iter().flat_map(|x| x.to_le_bytes()).collect();
+    f.insert("float16_nan.npy", npy(1, &h("<f2", "(12, 3, 4)"), &half));
+    let mut half = vec![0x3c00u16; 12 * 3 * 4];
+    half[5] = 0xfc00;
+    let half =
+        npy(1, &h("<f2", "(12, 3, 4)"), &half.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>());
+    f.insert("float16_inf.npz", npz(vec![("scores.npy", half)]));
 
     // Items, draws, candidates.
     f.insert("m0.npy", npy(1, &h("<f8", "(12, 0, 4)"), &[]));

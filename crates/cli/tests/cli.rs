@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use rvalue_core::io::{
-    parse_npy, read_labels, read_mask, read_scores, write_npy_bool, write_npy_f64, write_npy_i64, NpyData,
+    parse_npy, read_labels, read_mask, read_scores, write_npy_bool, write_npy_f16_bits, write_npy_f32,
+    write_npy_f64, write_npy_i64, NpyData,
 };
 use rvalue_core::tensor::ScoreTensor;
 
@@ -1245,4 +1246,86 @@ fn sets_with_index_ties_reproduce_the_pooled_reference() {
         "x.csv", "--ties", "random",
     ]);
     assert!(e.contains("random") && e.contains("exchangeable"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// float16 files
+
+/// A float16 file gives the output of the float32 file of the same (widened) values, byte for
+/// byte: the digits sample rounded to float16 (by the `half` crate), every method, r-value kind,
+/// tie order and prior, in `conformal`, `sets` and `predict`; and numpy's own float16 fixture
+/// gives its float32 twin's output.
+#[test]
+fn float16_files_give_the_float32_files_output() {
+    let dir = tmp_dir("float16");
+    let d = read_scores("digits", &std::fs::read(digits_npz()).unwrap()).unwrap();
+    let t = &d.scores;
+    let shape = [t.n(), t.m(), t.k()];
+    let bits: Vec<u16> = t.data().iter().map(|&x| half::f16::from_f64(x).to_bits()).collect();
+    let wide: Vec<f32> = bits.iter().map(|&h| half::f16::from_bits(h).to_f32()).collect();
+    let file = |name: &str, bytes: Vec<u8>| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let f16 = file("f16.npy", write_npy_f16_bits(&shape, &bits));
+    let f32 = file("f32.npy", write_npy_f32(&shape, &wide));
+    let labels: Vec<i64> = d.labels.unwrap().iter().map(|&y| y as i64).collect();
+    let y = file("y.npy", write_npy_i64(&[DIGITS_N], &labels));
+    let mask = digits_mask_file(&dir);
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for rvalue in ["parametric", "nonparametric", "pooled"] {
+        for ties in ["exchangeable", "index"] {
+            runs.push(vec!["conformal", "--splits", "3", "--rvalue", rvalue, "--ties", ties]);
+            runs.push(vec![
+                "sets",
+                "--split",
+                &mask,
+                "--method",
+                "cp-r,cp,cp-avg",
+                "--rvalue",
+                rvalue,
+                "--ties",
+                ties,
+            ]);
+        }
+    }
+    runs.push(vec!["conformal", "--splits", "3", "--prior", "pooled", "--variance", "of-mean"]);
+    runs.push(vec!["conformal", "--splits", "2", "--rvalue", "pooled", "--threads", "2"]);
+    let sets = dir.join("sets.csv");
+    for args in &runs {
+        let common =
+            ["--labels", &y, "--alpha", "0.1", "--device", "cpu", "--output", sets.to_str().unwrap()];
+        // conformal writes to stdout, sets to its --output.
+        let common = if args[0] == "sets" { &common[..] } else { &common[..6] };
+        let with = |scores: &str| {
+            let stdout = ok(&[&args[..1], &["--scores", scores], &args[1..], common].concat());
+            if args[0] == "sets" {
+                std::fs::read_to_string(&sets).unwrap()
+            } else {
+                stdout
+            }
+        };
+        let (got, want) = (with(&f16), with(&f32));
+        assert!(want.lines().count() > 2, "{args:?}: {want}");
+        assert_eq!(got, want, "{args:?}");
+    }
+    // predict: float16 calibration items, float32 new items, and the other way round.
+    let out = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let predict = |cal: &str, test: &str, o: &str| {
+        let args =
+            ["predict", "--calibration", cal, "--calibration-labels", &y, "--test", test, "--output", o];
+        ok(&[&args[..], &["--alpha", "0.1", "--rvalue", "pooled", "--device", "cpu"]].concat());
+        std::fs::read(o).unwrap()
+    };
+    let want = predict(&f32, &f32, &out("p32.csv"));
+    assert_eq!(predict(&f16, &f16, &out("p16.csv")), want);
+    assert_eq!(predict(&f16, &f32, &out("p16_32.csv")), want);
+    assert_eq!(predict(&f32, &f16, &out("p32_16.csv")), want);
+    // numpy's float16 archive and its float32 twin hold the same scores and labels.
+    let fixture = |name: &str| {
+        let args = ["conformal", "--scores", &path(&format!("tests/data/io/{name}")), "--alpha", "0.3"];
+        ok(&[&args[..], &["--splits", "5", "--device", "cpu"]].concat())
+    };
+    assert_eq!(fixture("data_f2.npz"), fixture("data_compressed.npz"));
 }

@@ -11,6 +11,7 @@ pub mod conformal;
 pub mod eb;
 pub mod error;
 pub mod explorer;
+pub mod float16;
 pub mod io;
 pub mod normal;
 pub mod options;

@@ -10,7 +10,7 @@
 
 use crate::conformal::{self, Calibrated, ItemSet, Method, Prepared, ScoreOptions, Split};
 use crate::tensor::{ScoreTensor, Scores};
-use crate::{Error, Result};
+use crate::{float16, Error, Result};
 
 /// One method's calibrated sets for new items, ready to answer any α.
 #[derive(Debug, Clone)]
@@ -77,9 +77,21 @@ fn joined(a: &ScoreTensor, b: &ScoreTensor) -> Result<ScoreTensor> {
         )));
     }
     let n = a.n() + b.n();
+    // Stored in the wider of the two files' types, which holds both exactly.
     match (a.scores(), b.scores()) {
-        // Two float32 files stay f32.
         (Scores::F32(x), Scores::F32(y)) => ScoreTensor::from_f32(n, a.m(), a.k(), [x, y].concat()),
+        (Scores::F16(x), Scores::F16(y)) => ScoreTensor::from_f16_bits(n, a.m(), a.k(), [x, y].concat()),
+        (x @ (Scores::F16(_) | Scores::F32(_)), y @ (Scores::F16(_) | Scores::F32(_))) => {
+            let mut v = Vec::with_capacity(x.len() + y.len());
+            for s in [x, y] {
+                match s {
+                    Scores::F32(s) => v.extend_from_slice(s),
+                    Scores::F16(s) => v.extend(s.iter().map(|&h| float16::to_f32(h))),
+                    Scores::F64(_) => {}
+                }
+            }
+            ScoreTensor::from_f32(n, a.m(), a.k(), v)
+        }
         _ => ScoreTensor::new(n, a.m(), a.k(), [&a.data()[..], &b.data()[..]].concat()),
     }
 }
@@ -211,6 +223,33 @@ mod tests {
         let b = prep.calibrate(Method::CpR, &opts, &[split]).unwrap().remove(0);
         for j in 0..a.n_test() {
             assert_eq!(a.set(j, 0.1, false).members, b.set(j, 0.1, false).members);
+        }
+    }
+
+    /// Joined items are stored in the wider of the two types (f16 with f16 stays f16, f16 with
+    /// f32 is f32, anything with f64 is f64), and read the same whatever the mix.
+    #[test]
+    fn joined_items_keep_the_narrowest_exact_type() {
+        let (t, _) = toy(5);
+        let bits: Vec<u16> = t.data().iter().map(|&x| half::f16::from_f64(x).to_bits()).collect();
+        let half = ScoreTensor::from_f16_bits(t.n(), t.m(), t.k(), bits).unwrap();
+        let wide = |s: &ScoreTensor| s.data().into_owned();
+        let single =
+            ScoreTensor::from_f32(t.n(), t.m(), t.k(), wide(&half).iter().map(|&x| x as f32).collect());
+        let double = ScoreTensor::new(t.n(), t.m(), t.k(), wide(&half)).unwrap();
+        let single = single.unwrap();
+        let kind = |s: &ScoreTensor| match s.scores() {
+            Scores::F16(_) => 16,
+            Scores::F32(_) => 32,
+            Scores::F64(_) => 64,
+        };
+        let all = [&half, &single, &double];
+        for a in all {
+            for b in all {
+                let j = joined(a, b).unwrap();
+                assert_eq!(kind(&j), kind(a).max(kind(b)));
+                assert_eq!(wide(&j), [wide(a), wide(b)].concat());
+            }
         }
     }
 

@@ -4,12 +4,13 @@ use std::borrow::Cow;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use crate::{Error, Result};
+use crate::{float16, Error, Result};
 
 /// Scores of `n` items × `m` draws × `k` candidates, row-major (`k` fastest), higher is better.
 ///
-/// Stored as read: float32 files stay f32, half the memory of f64, and every score is widened
-/// to f64 (exactly) where it is read, so results do not depend on the storage. Equality compares
+/// Stored as read: float32 files stay f32, half the memory of f64, float16 files stay float16
+/// (bit patterns, [`crate::float16`]), a quarter of it, and every score is widened to f64
+/// (exactly) where it is read, so results do not depend on the storage. Equality compares
 /// the widened scores. The scores may also live in memory owned elsewhere
 /// ([`ScoreTensor::from_shared`]), read in place and treated exactly as stored ones.
 #[derive(Debug, Clone)]
@@ -24,6 +25,8 @@ pub struct ScoreTensor {
 enum Storage {
     F64(Vec<f64>),
     F32(Vec<f32>),
+    /// binary16 bit patterns.
+    F16(Vec<u16>),
     Shared(Arc<dyn SharedScores>),
 }
 
@@ -39,6 +42,8 @@ pub trait SharedScores: Send + Sync + Debug {
 pub enum Scores<'a> {
     F64(&'a [f64]),
     F32(&'a [f32]),
+    /// IEEE binary16 scores as their bit patterns ([`crate::float16`]).
+    F16(&'a [u16]),
 }
 
 impl<'a> Scores<'a> {
@@ -46,6 +51,7 @@ impl<'a> Scores<'a> {
         match self {
             Scores::F64(s) => s.len(),
             Scores::F32(s) => s.len(),
+            Scores::F16(s) => s.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -62,6 +68,11 @@ impl<'a> Scores<'a> {
             Scores::F32(s) => {
                 buf.clear();
                 buf.extend(s.iter().map(|&x| f64::from(x)));
+                buf
+            }
+            Scores::F16(s) => {
+                buf.clear();
+                buf.extend(s.iter().map(|&x| float16::to_f64(x)));
                 buf
             }
         }
@@ -81,6 +92,7 @@ impl<'a> Scores<'a> {
         match self {
             Scores::F64(s) => scan(s, f64::is_finite),
             Scores::F32(s) => scan(s, f32::is_finite),
+            Scores::F16(s) => scan(s, float16::is_finite),
         }
     }
     #[inline]
@@ -88,6 +100,7 @@ impl<'a> Scores<'a> {
         match self {
             Scores::F64(s) => s[i],
             Scores::F32(s) => f64::from(s[i]),
+            Scores::F16(s) => float16::to_f64(s[i]),
         }
     }
 }
@@ -101,6 +114,11 @@ impl ScoreTensor {
     /// [`ScoreTensor::new`] for f32 scores, kept as f32.
     pub fn from_f32(n: usize, m: usize, k: usize, data: Vec<f32>) -> Result<Self> {
         ScoreTensor::shaped(n, m, k, Storage::F32(data))?.finite()
+    }
+
+    /// [`ScoreTensor::new`] for float16 scores given as their bit patterns, kept as float16.
+    pub fn from_f16_bits(n: usize, m: usize, k: usize, data: Vec<u16>) -> Result<Self> {
+        ScoreTensor::shaped(n, m, k, Storage::F16(data))?.finite()
     }
 
     fn finite(self) -> Result<Self> {
@@ -126,7 +144,7 @@ impl ScoreTensor {
         ScoreTensor::shaped(n, m, k, Storage::F64(data))
     }
 
-    /// [`ScoreTensor::new`] over scores owned elsewhere (f64 or f32, read as stored): no copy,
+    /// [`ScoreTensor::new`] over scores owned elsewhere (f64, f32 or f16, read as stored): no copy,
     /// the same checks and messages, the same results bit for bit.
     pub fn from_shared(n: usize, m: usize, k: usize, scores: Arc<dyn SharedScores>) -> Result<Self> {
         ScoreTensor::shaped(n, m, k, Storage::Shared(scores))?.finite()
@@ -168,11 +186,13 @@ impl ScoreTensor {
         stored(&self.data)
     }
     /// Every score as f64: borrowed when stored as f64, else a widened copy (twice the f32
-    /// tensor's memory; the hot paths read a draw or an item at a time instead).
+    /// tensor's memory, four times the f16 one's; the hot paths read a draw or an item at a
+    /// time instead).
     pub fn data(&self) -> Cow<'_, [f64]> {
         match self.scores() {
             Scores::F64(v) => Cow::Borrowed(v),
             Scores::F32(v) => Cow::Owned(v.iter().map(|&x| f64::from(x)).collect()),
+            Scores::F16(v) => Cow::Owned(v.iter().map(|&x| float16::to_f64(x)).collect()),
         }
     }
     /// `S[item][draw][cand]`.
@@ -185,6 +205,7 @@ impl ScoreTensor {
         match self.scores() {
             Scores::F64(v) => Scores::F64(&v[start..start + len]),
             Scores::F32(v) => Scores::F32(&v[start..start + len]),
+            Scores::F16(v) => Scores::F16(&v[start..start + len]),
         }
     }
     /// The `K` scores of one draw of one item, in their stored type.
@@ -192,7 +213,7 @@ impl ScoreTensor {
     pub fn draw_scores(&self, item: usize, draw: usize) -> Scores<'_> {
         self.part((item * self.m + draw) * self.k, self.k)
     }
-    /// The `K` scores of one draw of one item as f64 (`buf` holds them if they are f32).
+    /// The `K` scores of one draw of one item as f64 (`buf` holds them unless stored as f64).
     #[inline]
     pub fn draw<'a>(&'a self, item: usize, draw: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {
         self.draw_scores(item, draw).widened(buf)
@@ -203,6 +224,7 @@ impl ScoreTensor {
         let data = match self.part(start, len) {
             Scores::F64(v) => Storage::F64(v.to_vec()),
             Scores::F32(v) => Storage::F32(v.to_vec()),
+            Scores::F16(v) => Storage::F16(v.to_vec()),
         };
         ScoreTensor { n: range.len(), m: self.m, k: self.k, data }
     }
@@ -213,7 +235,7 @@ impl ScoreTensor {
         ScoreTensor::shaped(n, m, k, Storage::F32(data))
     }
 
-    /// All `M × K` scores of one item as f64 (`buf` holds them if they are f32).
+    /// All `M × K` scores of one item as f64 (`buf` holds them unless stored as f64).
     #[inline]
     pub fn item<'a>(&'a self, item: usize, buf: &'a mut Vec<f64>) -> &'a [f64] {
         self.part(item * self.m * self.k, self.m * self.k).widened(buf)
@@ -226,6 +248,7 @@ fn stored(data: &Storage) -> Scores<'_> {
     match data {
         Storage::F64(v) => Scores::F64(v),
         Storage::F32(v) => Scores::F32(v),
+        Storage::F16(v) => Scores::F16(v),
         Storage::Shared(s) => s.scores(),
     }
 }
@@ -423,6 +446,7 @@ mod tests {
     enum Owner {
         F64(Vec<f64>),
         F32(Vec<f32>),
+        F16(Vec<u16>),
     }
 
     impl SharedScores for Owner {
@@ -430,6 +454,7 @@ mod tests {
             match self {
                 Owner::F64(v) => Scores::F64(v),
                 Owner::F32(v) => Scores::F32(v),
+                Owner::F16(v) => Scores::F16(v),
             }
         }
     }
@@ -443,8 +468,12 @@ mod tests {
         for i in 0..n {
             out.extend(t.item(i, &mut buf).iter().map(|x| x.to_bits()));
             for d in 0..m {
-                let kind = matches!(t.draw_scores(i, d), Scores::F32(_));
-                out.push(u64::from(kind));
+                let kind = match t.draw_scores(i, d) {
+                    Scores::F64(_) => 0,
+                    Scores::F32(_) => 1,
+                    Scores::F16(_) => 2,
+                };
+                out.push(kind);
                 out.extend(t.draw(i, d, &mut buf).iter().map(|x| x.to_bits()));
                 out.extend((0..k).map(|c| t.get(i, d, c).to_bits()));
             }
@@ -460,13 +489,16 @@ mod tests {
         let (n, m, k) = (6, 5, 7);
         let f64s: Vec<f64> = (0..n * m * k).map(|_| 1e3 * (rng.uniform() - 0.5)).collect();
         let f32s: Vec<f32> = f64s.iter().map(|&x| x as f32).collect();
+        let f16s: Vec<u16> = f64s.iter().map(|&x| half::f16::from_f64(x).to_bits()).collect();
         let owned = [
             ScoreTensor::new(n, m, k, f64s.clone()).unwrap(),
             ScoreTensor::from_f32(n, m, k, f32s.clone()).unwrap(),
+            ScoreTensor::from_f16_bits(n, m, k, f16s.clone()).unwrap(),
         ];
         let shared = [
             ScoreTensor::from_shared(n, m, k, Arc::new(Owner::F64(f64s))).unwrap(),
             ScoreTensor::from_shared(n, m, k, Arc::new(Owner::F32(f32s))).unwrap(),
+            ScoreTensor::from_shared(n, m, k, Arc::new(Owner::F16(f16s))).unwrap(),
         ];
         for (a, b) in owned.iter().zip(&shared) {
             assert!(b.is_shared() && !a.is_shared());
@@ -475,6 +507,7 @@ mod tests {
             assert_eq!(b, &b.clone());
         }
         assert_ne!(readings(&shared[0]), readings(&shared[1]), "f32 and f64 scores differ");
+        assert_ne!(readings(&shared[1]), readings(&shared[2]), "f16 and f32 scores differ");
         // Through a whole split of every method: the same bits.
         let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
         let mask = [true, false, true, true, false, true];
@@ -512,6 +545,13 @@ mod tests {
             message(ScoreTensor::from_shared(1, 1, 2, f32s)),
             message(ScoreTensor::from_f32(1, 1, 2, vec![1.0, f32::INFINITY]))
         );
+        // float16 ±∞ and NaN (bit patterns 0x7c00, 0xfc00, 0x7e00): the float32 messages.
+        for (bits, wide) in [(0x7c00, f32::INFINITY), (0xfc00, f32::NEG_INFINITY), (0x7e00, f32::NAN)] {
+            let f16s = Arc::new(Owner::F16(vec![0x3c00, bits]));
+            let want = message(ScoreTensor::from_f32(1, 1, 2, vec![1.0, wide]));
+            assert_eq!(message(ScoreTensor::from_shared(1, 1, 2, f16s)), want);
+            assert_eq!(message(ScoreTensor::from_f16_bits(1, 1, 2, vec![0x3c00, bits])), want);
+        }
     }
 
     #[test]
@@ -531,8 +571,8 @@ mod arrays {
 
     impl ScoreTensor {
         /// The tensor as an `[N, M, K]` array of f64: a view of its own scores (no copy) when
-        /// they are stored as f64, a widened copy when f32 ([`ScoreTensor::view_f32`] borrows
-        /// those).
+        /// they are stored as f64, a widened copy when f32 or f16 ([`ScoreTensor::view_f32`]
+        /// borrows the f32 ones).
         pub fn view(&self) -> CowArray<'_, f64, Ix3> {
             let shape = (self.n, self.m, self.k);
             // The data's length is N·M·K by construction (`shaped`), which is all `from_shape`
@@ -546,6 +586,10 @@ mod arrays {
                     .expect("a tensor's data has N·M·K scores")
                     .mapv(f64::from)
                     .into(),
+                Scores::F16(s) => ArrayView3::from_shape(shape, s)
+                    .expect("a tensor's data has N·M·K scores")
+                    .mapv(crate::float16::to_f64)
+                    .into(),
             }
         }
 
@@ -553,7 +597,7 @@ mod arrays {
         pub fn view_f32(&self) -> Option<ArrayView3<'_, f32>> {
             match self.scores() {
                 Scores::F32(s) => ArrayView3::from_shape((self.n, self.m, self.k), s).ok(),
-                Scores::F64(_) => None,
+                Scores::F64(_) | Scores::F16(_) => None,
             }
         }
 
@@ -578,6 +622,17 @@ mod arrays {
                 None => a.iter().copied().collect(),
             };
             ScoreTensor::from_f32(n, m, k, data)
+        }
+
+        /// [`ScoreTensor::from_view`] for float16 scores given as their bit patterns, stored as
+        /// float16: a quarter of the memory, the same results as the widened scores.
+        pub fn from_view_f16_bits(a: ArrayView3<'_, u16>) -> Result<Self> {
+            let (n, m, k) = a.dim();
+            let data = match a.as_slice() {
+                Some(s) => s.to_vec(),
+                None => a.iter().copied().collect(),
+            };
+            ScoreTensor::from_f16_bits(n, m, k, data)
         }
     }
 
@@ -607,6 +662,13 @@ mod arrays {
             assert_eq!(narrow, t);
             assert!(narrow.view_f32().is_some_and(|v| v == f32s) && t.view_f32().is_none());
             assert!(!narrow.view().is_view() && narrow.view() == t.view(), "widened on request");
+            // float16 bit patterns in Fortran order: stored as float16, widened on request.
+            let bits = Array3::from_shape_fn((2, 3, 4).f(), |(i, d, c)| {
+                half::f16::from_f64(t.get(i, d, c)).to_bits()
+            });
+            let f16 = ScoreTensor::from_view_f16_bits(bits.view()).unwrap();
+            assert!(matches!(f16.scores(), Scores::F16(_)) && f16 == t && f16.view_f32().is_none());
+            assert!(!f16.view().is_view() && f16.view() == t.view());
         }
 
         #[test]

@@ -10,6 +10,7 @@
 //! the CPU does and never has to refuse it. Either way the ranking equals
 //! `rvalue::nonparametric::sort_desc` (descending, ties to the lower index).
 
+use rvalue_core::float16;
 use rvalue_core::tensor::{ScoreTensor, Scores};
 
 /// Keys for a slice of finite scores, `words` (1 or 2) u32 words per score, high word first.
@@ -48,10 +49,15 @@ impl Keys {
         Keys::with_words(scores, if all_f32(scores) { 1 } else { 2 })
     }
 
-    /// Keys of a tensor's scores: one word each when it stores f32, without widening them.
+    /// Keys of a tensor's scores: one word each when it stores f32 or f16, without widening
+    /// them to f64.
     pub fn of_tensor(t: &ScoreTensor) -> Keys {
         match t.scores() {
             Scores::F32(s) => Keys { words: 1, data: s.iter().map(|&x| desc_key32(x)).collect() },
+            // Every float16 value is exactly an f32.
+            Scores::F16(s) => {
+                Keys { words: 1, data: s.iter().map(|&h| desc_key32(float16::to_f32(h))).collect() }
+            }
             Scores::F64(s) => Keys::of(s),
         }
     }
@@ -125,5 +131,16 @@ mod tests {
             assert_eq!(key_order(&Keys::with_words(scores, 2)), want);
         }
         assert_eq!(desc_key32(0.0), desc_key32(-0.0));
+    }
+
+    /// A float16 tensor's keys, made from its bit patterns, are those of its widened scores:
+    /// every finite float16, one word each.
+    #[test]
+    fn float16_keys_are_the_widened_scores_keys() {
+        let bits: Vec<u16> = (0..=u16::MAX).filter(|&h| float16::is_finite(h)).collect();
+        let t = ScoreTensor::from_f16_bits(1, 1, bits.len(), bits).unwrap();
+        let keys = Keys::of_tensor(&t);
+        assert_eq!(keys, Keys::of(&t.data()));
+        assert_eq!(keys.words, 1);
     }
 }

@@ -3,12 +3,13 @@
 //! mask or a vector of numbers. Every refusal is a `ValueError` with the core's message.
 //!
 //! What is copied: for a call that uses the scores only while it runs (`conformal`, `sets`,
-//! `predict`'s new items), a C-ordered, aligned, native-endian float64 or float32 array is read
-//! in place (`ScoreTensor::from_shared`); any other layout is copied once into the core's
-//! row-major tensor (`ScoreTensor::from_view` / `from_view_f32`, float32 kept as f32). `calibrate`
-//! always copies, so that a later change to the array changes no `Calibration`. Integer or
-//! float16 scores are first converted to a float64 array by numpy (a second copy). Labels and
-//! masks are copied into `usize`/`bool` vectors; both are N numbers, small beside the scores.
+//! `predict`'s new items), a C-ordered, aligned, native-endian float64, float32 or float16 array
+//! is read in place (`ScoreTensor::from_shared`); any other layout is copied once into the core's
+//! row-major tensor (`ScoreTensor::from_view` / `from_view_f32` / `from_view_f16_bits`, each
+//! float kept in its width). `calibrate` always copies, so that a later change to the array
+//! changes no `Calibration`. Integer or big-endian scores are first converted to a float64 array
+//! by numpy (a second copy). Labels and masks are copied into `usize`/`bool` vectors; both are N
+//! numbers, small beside the scores.
 
 use ndarray::{ArrayView3, Axis, Ix3};
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn};
@@ -65,6 +66,8 @@ pub struct Tensor<'py> {
 enum Lease<'py> {
     F64(PyReadonlyArrayDyn<'py, f64>),
     F32(PyReadonlyArrayDyn<'py, f32>),
+    /// A `uint16` view of a float16 array (the same buffer): its bit patterns.
+    F16(PyReadonlyArrayDyn<'py, u16>),
 }
 
 impl Tensor<'_> {
@@ -97,17 +100,21 @@ pub fn scores<'py>(obj: &Bound<'py, PyAny>, what: &str, hold: Hold) -> PyResult<
     }
     if !matches!(kind(&a), 'f' | 'i' | 'u') {
         return Err(value_error(Error::invalid(format!(
-            "{what} must be real numbers (float32 or float64), got dtype {}",
+            "{what} must be real numbers (float16, float32 or float64), got dtype {}",
             dtype_name(&a)
         ))));
     }
-    // Only the caller's own float32 or float64 buffer is read in place, not numpy's conversion.
+    // Only the caller's own float buffer is read in place, not numpy's conversion.
     let shareable = hold == Hold::Call && a.is_c_contiguous() && a.is_aligned();
     if let Ok(f) = a.cast::<PyArrayDyn<f32>>() {
         let typed = Typed { run: Scores::F32, copy: ScoreTensor::from_view_f32, lease: Lease::F32 };
         return typed.tensor(f.readonly(), shareable);
     }
-    // Native float64 as it is; any other real dtype (integers, float16, big-endian) through numpy.
+    if let Some(bits) = float16_bits(&a)? {
+        let typed = Typed { run: Scores::F16, copy: ScoreTensor::from_view_f16_bits, lease: Lease::F16 };
+        return typed.tensor(bits.readonly(), shareable);
+    }
+    // Native float64 as it is; any other real dtype (integers, big-endian) through numpy.
     let converted = a.cast::<PyArrayDyn<f64>>().is_err();
     if converted {
         a = astype(&a, "float64")?;
@@ -116,7 +123,19 @@ pub fn scores<'py>(obj: &Bound<'py, PyAny>, what: &str, hold: Hold) -> PyResult<
     typed.tensor(a.cast::<PyArrayDyn<f64>>()?.readonly(), shareable && !converted)
 }
 
-/// What differs between float32 and float64 scores: how a run is tagged, copied and leased.
+/// A native-endian float16 array seen as `uint16` (`a.view('uint16')`: the same buffer, no copy,
+/// each element its binary16 bit pattern), so that the core keeps it as float16; `None` for any
+/// other dtype. The numpy crate has no float16 element without the `half` crate.
+fn float16_bits<'py>(a: &Bound<'py, PyUntypedArray>) -> PyResult<Option<Bound<'py, PyArrayDyn<u16>>>> {
+    let d = a.dtype();
+    if d.kind() != b'f' || d.itemsize() != 2 || d.is_native_byteorder() == Some(false) {
+        return Ok(None);
+    }
+    let view = a.call_method1("view", ("uint16",))?;
+    Ok(Some(view.cast_into::<PyArrayDyn<u16>>()?))
+}
+
+/// What differs between float scores of each width: how a run is tagged, copied and leased.
 struct Typed<'py, T: numpy::Element + 'static> {
     run: fn(&'static [T]) -> Scores<'static>,
     copy: fn(ArrayView3<'_, T>) -> rvalue_core::Result<ScoreTensor>,

@@ -14,6 +14,11 @@ np.save("labels_f8.npy", labels.astype("<f8"))
 np.save("mask_bool.npy", np.arange(N) % 2 == 0)
 np.savez("data.npz", scores=scores, labels=labels, classes=np.array(["a", "b", "c", "d"]))
 np.savez_compressed("data_compressed.npz", scores=scores, labels=labels)
+# float16: every fixture score (a multiple of 1/8 in [-1, 1]) is exactly a float16.
+np.save("scores_f2.npy", scores.astype("<f2"))
+np.save("scores_f2_fortran3.npy", np.asfortranarray(scores.astype("<f2")))
+np.savez_compressed("data_f2.npz", scores=scores.astype("<f2"), labels=labels)
+np.save("labels_f2.npy", labels.astype("<f2"))
 
 
 class Stream:

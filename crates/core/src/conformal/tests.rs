@@ -388,6 +388,36 @@ fn pooled_steps_answer_as_their_rvalues() {
     }
 }
 
+/// Every method under every r-value kind and tie order (and the pooled prior), on `splits`
+/// with `threads` threads: metrics, set sizes and the sets' members as bits, at three α.
+fn every_result(p: &Prepared<'_>, splits: &[Split], threads: usize) -> Vec<String> {
+    let bits = |s: &ItemSet| (s.item, s.members.iter().map(|&(c, x)| (c, x.to_bits())).collect::<Vec<_>>());
+    let mut kinds: Vec<ScoreOptions> = Vec::new();
+    for kind in RvalueKind::ALL {
+        for ties in TieOrder::ALL {
+            kinds.push(ScoreOptions { kind, ties, ..ScoreOptions::default() });
+        }
+    }
+    kinds.push(ScoreOptions { prior: Prior::Pooled, ..ScoreOptions::default() });
+    let mut out = Vec::new();
+    for opts in &kinds {
+        for method in Method::ALL {
+            p.calibrate_each_threads(method, opts, splits, threads, |_, c| {
+                for alpha in [0.05, 0.2, 0.5] {
+                    let sets: Vec<_> = (0..c.test.len()).map(|t| bits(&c.set(t, alpha, false))).collect();
+                    let m = format!("{:?}", c.metrics(alpha, true));
+                    out.push(format!(
+                        "{method:?} {opts:?} α {alpha}: {m} {:?} {sets:?}",
+                        c.sizes(alpha, false)
+                    ));
+                }
+            })
+            .unwrap();
+        }
+    }
+    out
+}
+
 /// A float32 file is stored as f32 and widened where read: every method, r-value kind and tie
 /// order gives the same bits as on the same scores stored as f64, on one thread or several.
 #[test]
@@ -414,31 +444,50 @@ fn f32_storage_gives_the_f64_results() {
     let (a, b) = (Prepared::new(&f32s, &labels, true).unwrap(), Prepared::new(&f64s, &labels, true).unwrap());
     assert_eq!(a.summaries, b.summaries);
     let splits = SplitPlan::Random { count: 3, cal_fraction: 0.5, seed: 2 }.splits(n).unwrap();
-    let bits = |s: &ItemSet| (s.item, s.members.iter().map(|&(c, x)| (c, x.to_bits())).collect::<Vec<_>>());
-    let mut kinds: Vec<ScoreOptions> = Vec::new();
-    for kind in RvalueKind::ALL {
-        for ties in TieOrder::ALL {
-            kinds.push(ScoreOptions { kind, ties, ..ScoreOptions::default() });
-        }
+    for threads in [1, 2] {
+        assert_eq!(
+            every_result(&a, &splits, threads),
+            every_result(&b, &splits, threads),
+            "threads {threads}"
+        );
     }
-    kinds.push(ScoreOptions { prior: Prior::Pooled, ..ScoreOptions::default() });
-    for opts in &kinds {
-        for method in Method::ALL {
-            for threads in [1, 2] {
-                let results = |p: &Prepared<'_>| {
-                    let mut out = Vec::new();
-                    p.calibrate_each_threads(method, opts, &splits, threads, |_, c| {
-                        for alpha in [0.05, 0.2, 0.5] {
-                            let sets: Vec<_> =
-                                (0..c.test.len()).map(|t| bits(&c.set(t, alpha, false))).collect();
-                            out.push((format!("{:?}", c.metrics(alpha, true)), c.sizes(alpha, false), sets));
-                        }
-                    })
-                    .unwrap();
-                    out
-                };
-                assert_eq!(results(&a), results(&b), "{method:?} {opts:?} threads {threads}");
-            }
+}
+
+/// A float16 file is stored as float16 and widened where read: on the bundled samples and the
+/// numpy fixtures rounded to float16 (by the `half` crate), every method, r-value kind and tie
+/// order gives the same bits as the float32 file of the same values, on one thread or several.
+#[test]
+fn f16_files_give_the_f32_files_results() {
+    use crate::io::{read_scores, write_npy_f16_bits, write_npy_f32};
+    use crate::tensor::Scores;
+    let digits = read_scores("digits_wbb.npz", include_bytes!("../../../../assets/digits_wbb.npz")).unwrap();
+    let toy = read_scores("toy_default.npz", include_bytes!("../../../../assets/toy_default.npz")).unwrap();
+    // The fixtures' scores are exactly float16: numpy's own float16 file, beside its float32 one.
+    let fixture = |name| read_scores(name, &crate::io::tests::fixture(name)).unwrap();
+    let (f2, f4) = (fixture("data_f2.npz"), fixture("data_compressed.npz"));
+    assert!(matches!(f2.scores.scores(), Scores::F16(_)) && f2.scores == f4.scores);
+    let mut cases = vec![("fixtures", f2.scores, f4.scores, f4.labels.unwrap(), 3)];
+    for (name, d) in [("digits", digits), ("toy", toy)] {
+        let t = &d.scores;
+        let shape = [t.n(), t.m(), t.k()];
+        let bits: Vec<u16> = t.data().iter().map(|&x| half::f16::from_f64(x).to_bits()).collect();
+        let widened: Vec<f32> = bits.iter().map(|&h| half::f16::from_bits(h).to_f32()).collect();
+        let f16s = read_scores("s.npy", &write_npy_f16_bits(&shape, &bits)).unwrap().scores;
+        let f32s = read_scores("s.npy", &write_npy_f32(&shape, &widened)).unwrap().scores;
+        assert!(matches!(f16s.scores(), Scores::F16(_)), "a float16 file stays float16");
+        cases.push((name, f16s, f32s, d.labels.unwrap(), 2));
+    }
+    for (name, f16s, f32s, labels, count) in &cases {
+        let n = f16s.n();
+        let (a, b) = (Prepared::new(f16s, labels, true).unwrap(), Prepared::new(f32s, labels, true).unwrap());
+        assert_eq!(a.summaries, b.summaries, "{name}");
+        let splits = SplitPlan::Random { count: *count, cal_fraction: 0.5, seed: 3 }.splits(n).unwrap();
+        for threads in [1, 2] {
+            assert_eq!(
+                every_result(&a, &splits, threads),
+                every_result(&b, &splits, threads),
+                "{name} {threads}"
+            );
         }
     }
 }

@@ -11,13 +11,15 @@ mod npz;
 mod stream;
 
 pub use npy::{
-    parse_npy, write_npy_bool, write_npy_f32, write_npy_f64, write_npy_i64, NpyArray, NpyData, NPY_MAGIC,
+    parse_npy, write_npy_bool, write_npy_f16_bits, write_npy_f32, write_npy_f64, write_npy_i64, NpyArray,
+    NpyData, NPY_MAGIC,
 };
 pub use npz::{crc32, parse_npz, ZIP_MAGIC};
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use crate::float16;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 use npy::{format_shape, Layout};
@@ -240,6 +242,7 @@ pub fn read_mask(file: &str, bytes: &[u8], n: usize) -> Result<Vec<bool>> {
                 _ => Err(bad(i, x.to_string())),
             })
             .collect(),
+        NpyData::F16(v) => floats_to_mask(v.iter().map(|&x| float16::to_f64(x)), bad),
         NpyData::F32(v) => floats_to_mask(v.iter().map(|&x| f64::from(x)), bad),
         NpyData::F64(v) => floats_to_mask(v.iter().copied(), bad),
     }
@@ -343,6 +346,7 @@ pub(crate) fn labels_from_array(
         NpyData::Int(v) => v.iter().enumerate().map(|(i, &x)| check_int(i, x)).collect(),
         NpyData::F64(v) => v.iter().enumerate().map(|(i, &x)| check_float(i, x)).collect(),
         NpyData::F32(v) => v.iter().enumerate().map(|(i, &x)| check_float(i, f64::from(x))).collect(),
+        NpyData::F16(v) => v.iter().enumerate().map(|(i, &x)| check_float(i, float16::to_f64(x))).collect(),
         NpyData::Bool(_) => {
             Err(Error::parse(file, place(ctx, "header"), "labels are bool; expected integer class indices"))
         }
@@ -354,8 +358,24 @@ pub(crate) fn non_finite(d: &NpyData) -> Option<(usize, f64)> {
     match d {
         NpyData::F64(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, v[i])),
         NpyData::F32(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, f64::from(v[i]))),
+        NpyData::F16(v) => v.iter().position(|&x| !float16::is_finite(x)).map(|i| (i, float16::to_f64(v[i]))),
         NpyData::Int(_) | NpyData::Bool(_) => None,
     }
+}
+
+/// The `n × m × k` tensor of decoded scores ([`npy::decode`]) kept in their stored type: float16
+/// stays float16 and float32 stays f32 (a quarter and half the memory of f64; every reader
+/// widens exactly). `None` for bool data, which is no score. The tensor's own checks apply
+/// (length, finite scores), with its own messages.
+pub(crate) fn tensor_of(n: usize, m: usize, k: usize, data: NpyData) -> Option<Result<ScoreTensor>> {
+    Some(match data {
+        NpyData::F64(v) => ScoreTensor::new(n, m, k, v),
+        NpyData::F32(v) => ScoreTensor::from_f32(n, m, k, v),
+        NpyData::F16(v) => ScoreTensor::from_f16_bits(n, m, k, v),
+        // Judge scores are often small integers; they convert exactly.
+        NpyData::Int(v) => ScoreTensor::new(n, m, k, v.iter().map(|&x| x as f64).collect()),
+        NpyData::Bool(_) => return None,
+    })
 }
 
 /// `(N, M, K)` of a score array's shape `[N, M, K]` or `[N, K]` (then `M = 1` and the flag says
@@ -392,21 +412,14 @@ pub(crate) fn score_shape(file: &str, ctx: &str, shape: &[usize]) -> Result<(usi
 /// Builds the score tensor from an `[N, M, K]` or `[N, K]` array; the flag says it was `[N, K]`.
 fn scores_from_array(file: &str, ctx: &str, a: NpyArray, layout: &Layout) -> Result<(ScoreTensor, bool)> {
     let (n, m, k, single) = score_shape(file, ctx, &a.shape)?;
-    // float32 stays f32 (half the memory; every reader widens exactly).
     let NpyArray { shape, fortran_order, data } = a;
     let bad = non_finite(&data);
-    let scores = match data {
-        NpyData::F64(v) => ScoreTensor::new(n, m, k, v),
-        NpyData::F32(v) => ScoreTensor::from_f32(n, m, k, v),
-        // Judge scores are often small integers; they convert exactly.
-        NpyData::Int(v) => ScoreTensor::new(n, m, k, v.iter().map(|&x| x as f64).collect()),
-        NpyData::Bool(_) => {
-            return Err(Error::parse(
-                file,
-                place(ctx, "header"),
-                "scores are bool; expected float32/float64 scores",
-            ))
-        }
+    let Some(scores) = tensor_of(n, m, k, data) else {
+        return Err(Error::parse(
+            file,
+            place(ctx, "header"),
+            "scores are bool; expected float16/float32/float64 scores",
+        ));
     };
     let scores = scores.map_err(|e| match bad {
         Some((i, x)) => {
@@ -428,7 +441,7 @@ fn scores_from_array(file: &str, ctx: &str, a: NpyArray, layout: &Layout) -> Res
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::npy::tests::npy_raw;
     use super::npz::tests::{build_zip, Member};
     use super::*;
@@ -436,7 +449,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// The numpy-written fixtures, compiled in so that the tests also run as wasm.
-    fn fixture(name: &str) -> Vec<u8> {
+    pub(crate) fn fixture(name: &str) -> Vec<u8> {
         macro_rules! fixtures {
             ($($f:literal),*) => {
                 match name {
@@ -448,10 +461,14 @@ mod tests {
         fixtures!(
             "data.npz",
             "data_compressed.npz",
+            "data_f2.npz",
             "data_stream.npz",
+            "labels_f2.npy",
             "labels_f8.npy",
             "labels_i4.npy",
             "mask_bool.npy",
+            "scores_f2.npy",
+            "scores_f2_fortran3.npy",
             "scores_f4.npy",
             "scores_fortran3.npy",
             "scores_nk_fortran.npy"
@@ -517,6 +534,58 @@ mod tests {
         assert_eq!(mask, [true, false, true, false, true, false]);
     }
 
+    /// numpy's float16 files read as float16, equal to its float32 file of the same scores, by
+    /// the bytes' reader and the streaming one alike.
+    #[test]
+    fn numpy_float16_fixtures_parse() {
+        let f32s = read_scores("f4.npy", &fixture("scores_f4.npy")).unwrap().scores;
+        for name in ["scores_f2.npy", "scores_f2_fortran3.npy", "data_f2.npz"] {
+            let bytes = fixture(name);
+            let d = read_scores(name, &bytes).unwrap();
+            check_fixture_scores(&d.scores, &[0, 1, 2]);
+            assert!(matches!(d.scores.scores(), crate::tensor::Scores::F16(_)), "{name} stays float16");
+            assert_eq!(d.scores, f32s, "{name}");
+            assert_eq!(read_scores_from(name, std::io::Cursor::new(&bytes)), Ok(d.clone()), "{name}");
+            if name.ends_with(".npz") {
+                assert_eq!(d.labels.as_deref(), Some(&[0, 1, 2, 3, 0, 1][..]));
+                let streamed = npz_stream(name, &mut std::io::Cursor::new(&bytes), bytes.len() as u64);
+                assert!(matches!(streamed, Some(Ok(_))), "{streamed:?}");
+            }
+        }
+        assert!(parse_npy("f", &fixture("scores_f2_fortran3.npy")).unwrap().fortran_order);
+        assert_eq!(read_labels("l.npy", &fixture("labels_f2.npy"), 6, 4).unwrap(), [0, 1, 2, 3, 0, 1]);
+        let h = "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }";
+        let ones: Vec<u8> = [0x3c00u16, 0].iter().flat_map(|x| x.to_le_bytes()).collect();
+        assert_eq!(read_mask("m.npy", &npy_raw(1, h, &ones), 2).unwrap(), [true, false]);
+        let halves: Vec<u8> = [0x3800u16, 0].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let e = err(read_labels("l.npy", &npy_raw(1, h, &halves), 2, 4));
+        assert!(e.contains("label [0] is 0.5") && e.contains("integer"), "{e}");
+    }
+
+    /// Non-finite float16 scores are refused as float32 ones are: the same message, naming the
+    /// score, its value and its byte in the file.
+    #[test]
+    fn non_finite_float16_scores_are_refused() {
+        let h = "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 1, 3), }";
+        for (bits, value) in [(0x7e00u16, "NaN"), (0x7c00, "inf"), (0xfc00, "-inf"), (0xfe01, "NaN")] {
+            let mut v = [0x3c00u16; 6];
+            v[4] = bits;
+            let raw: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            let bytes = npy_raw(1, h, &raw);
+            let e = err(read_scores("h.npy", &bytes));
+            let at = 10 + h.len() + 4 * 2;
+            assert!(
+                e.contains(&format!(
+                    "h.npy: byte {at}: score [1][0][1] is {value}; expected a finite number"
+                )),
+                "{e}"
+            );
+            assert_eq!(err(read_scores_from("h.npy", std::io::Cursor::new(&bytes))), e);
+            let e32 = err(ScoreTensor::from_f32(2, 1, 3, v.iter().map(|&x| float16::to_f32(x)).collect()));
+            assert_eq!(err(ScoreTensor::from_f16_bits(2, 1, 3, v.to_vec())), e32);
+        }
+    }
+
     /// The streaming reader gives what the bytes' reader gives, message for message, and keeps
     /// float32 scores as f32.
     #[test]
@@ -538,12 +607,23 @@ mod tests {
             b"item,draw,candidate,score\n0,0,0,1.5\n".to_vec(),
             Vec::new(),
         ];
-        for name in ["scores_f4.npy", "scores_fortran3.npy", "scores_nk_fortran.npy"] {
+        for name in [
+            "scores_f4.npy",
+            "scores_fortran3.npy",
+            "scores_nk_fortran.npy",
+            "scores_f2.npy",
+            "scores_f2_fortran3.npy",
+        ] {
             inputs.push(fixture(name));
         }
         // Archives: numpy's, and built by hand stored, deflated and zip64, whole and damaged.
         let labels = write_npy_i64(&[2], &[1, 0]);
-        let mut zips = vec![fixture("data.npz"), fixture("data_compressed.npz"), fixture("data_stream.npz")];
+        let mut zips = vec![
+            fixture("data.npz"),
+            fixture("data_compressed.npz"),
+            fixture("data_stream.npz"),
+            fixture("data_f2.npz"),
+        ];
         for (deflate, zip64_central) in [(false, false), (true, false), (true, true)] {
             zips.push(build_zip(&[
                 Member { name: "scores.npy", data: &good, deflate, zip64_central },
@@ -718,9 +798,15 @@ mod tests {
 
     #[test]
     fn corrupted_fixtures_never_panic() {
-        for name in
-            ["scores_f4.npy", "scores_fortran3.npy", "data.npz", "data_compressed.npz", "data_stream.npz"]
-        {
+        for name in [
+            "scores_f4.npy",
+            "scores_fortran3.npy",
+            "data.npz",
+            "data_compressed.npz",
+            "data_stream.npz",
+            "scores_f2.npy",
+            "data_f2.npz",
+        ] {
             let good = fixture(name);
             for i in 0..good.len() {
                 for flip in [0x01u8, 0x80, 0xFF] {

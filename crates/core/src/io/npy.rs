@@ -9,9 +9,12 @@ use crate::{Error, Result};
 /// The six bytes every `.npy` file starts with.
 pub const NPY_MAGIC: &[u8; 6] = b"\x93NUMPY";
 
-/// Array values, widened to one type per family so callers match on four cases, not ten dtypes.
+/// Array values, widened to one type per family so callers match on five cases, not eleven
+/// dtypes; floats stay in their own width.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NpyData {
+    /// `<f2`, as binary16 bit patterns ([`crate::float16`]).
+    F16(Vec<u16>),
     /// `<f4`.
     F32(Vec<f32>),
     /// `<f8`.
@@ -26,6 +29,7 @@ impl NpyData {
     /// Number of elements.
     pub fn len(&self) -> usize {
         match self {
+            NpyData::F16(v) => v.len(),
             NpyData::F32(v) => v.len(),
             NpyData::F64(v) => v.len(),
             NpyData::Int(v) => v.len(),
@@ -41,6 +45,7 @@ impl NpyData {
     /// A human name for messages ("float32", "int", …).
     pub fn kind_name(&self) -> &'static str {
         match self {
+            NpyData::F16(_) => "float16",
             NpyData::F32(_) => "float32",
             NpyData::F64(_) => "float64",
             NpyData::Int(_) => "integer",
@@ -98,8 +103,10 @@ pub fn parse_npy(file: &str, bytes: &[u8]) -> Result<NpyArray> {
     parse_npy_with(file, "", bytes).map(|(a, _)| a)
 }
 
+/// A dtype the readers take: its family and width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
+    F2,
     F4,
     F8,
     I1,
@@ -117,15 +124,15 @@ impl Kind {
     pub(crate) fn size(self) -> usize {
         match self {
             Kind::I1 | Kind::U1 | Kind::B1 => 1,
-            Kind::I2 | Kind::U2 => 2,
+            Kind::F2 | Kind::I2 | Kind::U2 => 2,
             Kind::F4 | Kind::I4 | Kind::U4 => 4,
             Kind::F8 | Kind::I8 | Kind::U8 => 8,
         }
     }
 }
 
-const EXPECTED_DTYPES: &str =
-    "expected float32/float64 ('<f4'/'<f8'), an integer type ('<i4', '<i8', '|u1', …) or bool ('|b1')";
+const EXPECTED_DTYPES: &str = "expected float16/float32/float64 ('<f2'/'<f4'/'<f8'), an integer type \
+     ('<i4', '<i8', '|u1', …) or bool ('|b1')";
 
 /// Maps a numpy `descr` string to a supported kind, or explains why it is not supported.
 fn parse_descr(descr: &str) -> std::result::Result<Kind, String> {
@@ -134,6 +141,8 @@ fn parse_descr(descr: &str) -> std::result::Result<Kind, String> {
         _ => ('|', descr),
     };
     let kind = match body {
+        // numpy's descr for float16 is 'f2'; 'e' is its one-character code.
+        "f2" | "e" => Kind::F2,
         "f4" => Kind::F4,
         "f8" => Kind::F8,
         "i1" => Kind::I1,
@@ -145,11 +154,6 @@ fn parse_descr(descr: &str) -> std::result::Result<Kind, String> {
         "u4" => Kind::U4,
         "u8" => Kind::U8,
         "b1" => Kind::B1,
-        "f2" | "e" => {
-            return Err(format!(
-            "unsupported dtype '{descr}' (float16); save as float32 (arr.astype('<f4')); {EXPECTED_DTYPES}"
-        ))
-        }
         _ => {
             let what = match body.chars().next() {
                 Some('U') => "unicode string",
@@ -434,6 +438,7 @@ fn in_c_order(a: NpyArray, layout: Layout) -> (NpyArray, Layout) {
     let NpyArray { shape, fortran_order, data } = a;
     let data = if fortran_order {
         match data {
+            NpyData::F16(v) => NpyData::F16(fortran_to_c(v, &shape)),
             NpyData::F32(v) => NpyData::F32(fortran_to_c(v, &shape)),
             NpyData::F64(v) => NpyData::F64(fortran_to_c(v, &shape)),
             NpyData::Int(v) => NpyData::Int(fortran_to_c(v, &shape)),
@@ -588,7 +593,7 @@ fn element_count(shape: &[usize], kind: Kind) -> std::result::Result<usize, Stri
 }
 
 /// Reads a `.npy` from `r` a chunk at a time into its array, never holding the file's bytes:
-/// float32 and float64 data go straight into their vectors. `total` is the stream's length.
+/// float data goes straight into its vector. `total` is the stream's length.
 /// `None` unless [`parse_npy_with`] would accept the same bytes, and then the same array: a
 /// caller that gets `None` reads the bytes and parses them for the message.
 pub(crate) fn read_npy_stream(r: &mut impl Read, total: u64) -> Option<(NpyArray, Layout)> {
@@ -607,6 +612,7 @@ pub(crate) fn read_npy_stream(r: &mut impl Read, total: u64) -> Option<(NpyArray
     // Sized as the header says before anything is allocated for the data.
     (total == (data_offset + count * kind.size()) as u64).then_some(())?;
     let data = match kind {
+        Kind::F2 => NpyData::F16(read_values(r, count, u16::from_le_bytes)?),
         Kind::F4 => NpyData::F32(read_values(r, count, f32::from_le_bytes)?),
         Kind::F8 => NpyData::F64(read_values(r, count, f64::from_le_bytes)?),
         _ => {
@@ -645,6 +651,7 @@ fn read_values<T, const W: usize>(
 
 pub(crate) fn dtype_label(kind: Kind) -> &'static str {
     match kind {
+        Kind::F2 => "float16 (2 bytes each)",
         Kind::F4 => "float32 (4 bytes each)",
         Kind::F8 => "float64 (8 bytes each)",
         Kind::I1 => "int8 (1 byte each)",
@@ -665,7 +672,9 @@ pub(crate) fn format_shape(shape: &[usize]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// Decodes exactly-sized little-endian data; on a bad value returns its element index.
+/// Decodes exactly-sized little-endian data of `kind` (a whole array or any run of whole
+/// elements of one); on a bad value returns its element index in `raw`. Floats keep their
+/// width (float16 as bit patterns), so scores are stored as the file holds them.
 pub(crate) fn decode(kind: Kind, raw: &[u8]) -> std::result::Result<NpyData, (usize, String)> {
     // `chunks_exact` plus fixed-size arrays lets the compiler drop per-element bounds checks.
     fn ints<const W: usize>(raw: &[u8], f: impl Fn([u8; W]) -> i64) -> NpyData {
@@ -680,6 +689,7 @@ pub(crate) fn decode(kind: Kind, raw: &[u8]) -> std::result::Result<NpyData, (us
         )
     }
     Ok(match kind {
+        Kind::F2 => NpyData::F16(raw.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()),
         Kind::F4 => {
             NpyData::F32(raw.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
         }
@@ -805,6 +815,17 @@ pub fn write_npy_f64(shape: &[usize], data: &[f64]) -> Vec<u8> {
 pub fn write_npy_f32(shape: &[usize], data: &[f32]) -> Vec<u8> {
     let mut out = header_bytes("<f4", shape);
     out.reserve(data.len() * 4);
+    for v in data {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+/// Writes a little-endian C-order float16 `.npy` of binary16 bit patterns ([`crate::float16`]);
+/// `data.len()` should be the product of `shape`.
+pub fn write_npy_f16_bits(shape: &[usize], data: &[u16]) -> Vec<u8> {
+    let mut out = header_bytes("<f2", shape);
+    out.reserve(data.len() * 2);
     for v in data {
         out.extend_from_slice(&v.to_le_bytes());
     }
@@ -971,19 +992,51 @@ pub(crate) mod tests {
         }
     }
 
+    /// float16 data is kept as its bit patterns, in C order whatever the file's order, each
+    /// pattern as the file holds it (NaN and infinity too: only scores must be finite).
+    #[test]
+    fn float16_is_kept_as_bit_patterns() {
+        let bits: [u16; 6] = [0x3c00, 0xc000, 0x0001, 0x7bff, 0x7e00, 0xfc00];
+        let raw: Vec<u8> = bits.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let h = "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }";
+        let a = parse_npy("f2.npy", &npy_raw(1, h, &raw)).unwrap();
+        assert_eq!((a.shape.as_slice(), a.data.kind_name()), (&[2, 3][..], "float16"));
+        assert_eq!(a.data, NpyData::F16(bits.to_vec()));
+        assert_eq!(parse_npy("w.npy", &write_npy_f16_bits(&[2, 3], &bits)).unwrap(), a);
+        let h = "{'descr': '<f2', 'fortran_order': True, 'shape': (3, 2), }";
+        let a = parse_npy("f2.npy", &npy_raw(1, h, &raw)).unwrap();
+        assert_eq!(a.data, NpyData::F16(vec![0x3c00, 0x7bff, 0xc000, 0x7e00, 0x0001, 0xfc00]));
+        let streamed =
+            read_npy_stream(&mut std::io::Cursor::new(npy_raw(1, h, &raw)), 10 + h.len() as u64 + 12);
+        assert_eq!(
+            streamed.map(|(a, _)| a.data),
+            Some(NpyData::F16(vec![0x3c00, 0x7bff, 0xc000, 0x7e00, 0x0001, 0xfc00]))
+        );
+        let e = err_text(parse_npy("t.npy", &npy_raw(1, h, &raw[..11])));
+        assert!(
+            e.contains("truncated") && e.contains("float16 (2 bytes each)") && e.contains("12 bytes"),
+            "{e}"
+        );
+        let h = "{'descr': '|f2', 'fortran_order': False, 'shape': (1,), }";
+        assert_eq!(parse_npy("p.npy", &npy_raw(1, h, &[0, 0x3c])).unwrap().data, NpyData::F16(vec![0x3c00]));
+    }
+
     #[test]
     fn refuses_bad_dtypes() {
         for (descr, word) in
-            [("<U5", "unicode"), ("<c16", "complex"), ("|O", "object"), ("<f2", "float16"), ("|S3", "string")]
+            [("<U5", "unicode"), ("<c16", "complex"), ("|O", "object"), ("<f16", "width"), ("|S3", "string")]
         {
             let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1,), }}");
             let e = err_text(parse_npy("x.npy", &npy_raw(1, &h, &[0; 16])));
             assert!(e.contains("x.npy") && e.contains("header") && e.contains(word), "{e}");
-            assert!(e.contains("expected float32/float64"), "{e}");
+            assert!(e.contains("expected float16/float32/float64"), "{e}");
         }
-        let h = "{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }";
-        let e = err_text(parse_npy("be.npy", &npy_raw(1, h, &[0; 8])));
-        assert!(e.contains("big-endian") && e.contains("be.npy") && e.contains("byte 10"), "{e}");
+        for (descr, size) in [(">f8", 8), (">f4", 4), (">f2", 2)] {
+            let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1,), }}");
+            let e = err_text(parse_npy("be.npy", &npy_raw(1, &h, &vec![0; size])));
+            assert!(e.contains("big-endian") && e.contains("be.npy") && e.contains("byte 10"), "{e}");
+            assert!(e.contains(&format!("'{descr}'")) && e.contains(&format!("'<{}'", &descr[1..])), "{e}");
+        }
         let h = "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1,), }";
         let e = err_text(parse_npy("rec.npy", &npy_raw(1, h, &[0; 8])));
         assert!(e.contains("structured"), "{e}");

@@ -17,7 +17,7 @@ use super::npy::{
     check_data_len, decode, dtype_label, format_shape, parse_npy_with, read_header, Header, Kind,
 };
 use super::npz::{self, Entry};
-use super::{labels_from_array, non_finite, place, read_scores_file, score_shape, shown, Dataset};
+use super::{labels_from_array, non_finite, place, read_scores_file, score_shape, shown, tensor_of, Dataset};
 use super::{MAX_ELEMENTS, NPY_MAGIC, ZIP_MAGIC};
 use crate::blocks::ScoreBlocks;
 use crate::io::npy::NpyData;
@@ -125,12 +125,11 @@ impl ScoreFile {
             return Err(self.at_byte(g, format!("score {idx} is {x}; expected a finite number")));
         }
         match data {
+            // Scanned above: the most common type is not scanned again.
             NpyData::F32(v) => ScoreTensor::from_finite_f32(n, m, k, v),
-            NpyData::F64(v) => ScoreTensor::new(n, m, k, v),
-            NpyData::Int(v) => ScoreTensor::new(n, m, k, v.iter().map(|&x| x as f64).collect()),
-            NpyData::Bool(_) => {
-                Err(self.at_byte(0, "scores are bool; expected float32/float64 scores".into()))
-            }
+            data => tensor_of(n, m, k, data).unwrap_or_else(|| {
+                Err(self.at_byte(0, "scores are bool; expected float16/float32/float64 scores".into()))
+            }),
         }
     }
 
@@ -230,7 +229,7 @@ impl Place<'_> {
             return Err(Error::parse(
                 &self.file,
                 place(ctx, "header"),
-                "scores are bool; expected float32/float64 scores",
+                "scores are bool; expected float16/float32/float64 scores",
             ));
         }
         if h.fortran_order {

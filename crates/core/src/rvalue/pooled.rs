@@ -286,6 +286,7 @@ fn prefetch(s: crate::tensor::Scores<'_>) {
     match s {
         crate::tensor::Scores::F64(s) => lines(s),
         crate::tensor::Scores::F32(s) => lines(s),
+        crate::tensor::Scores::F16(s) => lines(s),
     }
 }
 
