@@ -5,6 +5,7 @@
 //! Exit status 0 on success; on any bad input one line `rvalue: <message>` on stderr and status 2
 //! (clap's own usage errors included); `--help` on every subcommand prints to stdout, status 0.
 
+mod interrupt;
 mod output;
 mod predict;
 mod units;
@@ -326,6 +327,11 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => return clap_error(e),
     };
+    // The commands that write files remove their partial output on Ctrl-C or SIGTERM; the
+    // others keep the default (the process ends at once, with nothing to clean up).
+    if matches!(cli.command, Command::Sets(_) | Command::Predict(_)) {
+        interrupt::install();
+    }
     let result = match cli.command {
         Command::Rank(a) => run_rank(&a),
         Command::Conformal(a) => run_conformal(&a),
@@ -389,8 +395,9 @@ fn read_file(path: &Path) -> CliResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| CliError(format!("{}: cannot read: {e}", path.display())))
 }
 
+/// Writes `bytes` to `path` whole or not at all ([`interrupt::write`]).
 fn write_file(path: &Path, bytes: &[u8]) -> CliResult<()> {
-    std::fs::write(path, bytes).map_err(|e| CliError(format!("{}: cannot write: {e}", display(path))))
+    Ok(interrupt::write(path, bytes)?)
 }
 
 fn display(path: &Path) -> String {
@@ -723,8 +730,10 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let mut progress = Progress::new();
     // Rows go to the file as they come (a large tensor's sets take more memory than its scores);
     // a run that fails removes what it wrote.
+    // They go to a temporary file beside the output, renamed onto it when all are written: a
+    // run that fails or is interrupted leaves the output path as it was.
     let cannot_write = |e: std::io::Error| CliError(format!("{}: cannot write: {e}", display(&a.output)));
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&a.output).map_err(cannot_write)?);
+    let mut out = interrupt::Output::create(&a.output)?;
     let mut written = out.write_all(b"method,item,candidate,score,position\n");
     let mut run = || -> CliResult<()> {
         for &method in &methods {
@@ -742,15 +751,12 @@ fn run_sets(a: &SetsArgs) -> CliResult<()> {
                 }
             })?;
         }
-        std::mem::replace(&mut written, Ok(())).map_err(cannot_write)?;
-        out.flush().map_err(cannot_write)
+        std::mem::replace(&mut written, Ok(())).map_err(cannot_write)
     };
     let result = run();
     progress.clear();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&a.output);
-    }
-    result
+    result?;
+    Ok(out.commit()?)
 }
 
 // ---------------------------------------------------------------------------------------------
