@@ -14,6 +14,7 @@ use rvalue_core::{Error, Result};
 
 use crate::arrays::{self, value_error, Hold};
 use crate::options::{self, Job, Scoring};
+use crate::watched::{self, Progress};
 
 /// One method's metrics on one split of a run: what `per_split=True` returns, as a dict.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,7 +115,7 @@ fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result
     scores, labels, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
-    cp_draw=0, ties="exchangeable", never_empty=false, threads=None
+    cp_draw=0, ties="exchangeable", never_empty=false, threads=None, progress=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn conformal<'py>(
@@ -138,14 +139,17 @@ pub fn conformal<'py>(
     ties: &str,
     never_empty: bool,
     threads: Option<usize>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
+    let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let t = arrays::scores(scores, "scores", Hold::Call)?;
     let t = t.tensor();
     let labels = arrays::indices(labels, "labels")?;
     let plan = Plan::of(t.n(), &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?;
-    let done = py.detach(|| run(t, &labels, &job, &plan.splits)).map_err(value_error)?;
+    let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
+    let done = watched::run(py, progress, "conformal", total, || run(t, &labels, &job, &plan.splits))?;
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
     } else {
@@ -296,7 +300,7 @@ fn set_rows(t: &ScoreTensor, labels: &[usize], job: &Job, split: &Split) -> Resu
 #[pyo3(signature = (
     scores, labels, split, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
     seed=0, rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact",
-    lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None
+    lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, progress=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn sets<'py>(
@@ -316,14 +320,17 @@ pub fn sets<'py>(
     ties: &str,
     never_empty: bool,
     threads: Option<usize>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let t = arrays::scores(scores, "scores", Hold::Call)?;
     let t = t.tensor();
     let labels = arrays::indices(labels, "labels")?;
     let split = Split::from_mask(&arrays::mask(split, t.n())?).map_err(value_error)?.keyed(seed, 0);
-    let rows = py.detach(|| set_rows(t, &labels, &job, &split)).map_err(value_error)?;
+    let total = job.methods.len() * split.test.len();
+    let rows = watched::run(py, progress, "sets", total, || set_rows(t, &labels, &job, &split))?;
     let d = PyDict::new(py);
     d.set_item("method", PyList::new(py, rows.method)?)?;
     d.set_item("item", numpy::PyArray1::from_vec(py, to_i64(rows.item)))?;
