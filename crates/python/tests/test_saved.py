@@ -151,3 +151,15 @@ def test_load_takes_threads(saved, digits):
     one, many = rx.load(path, threads=1), rx.load(path)
     assert one.threads == 1
     same_prediction(one, many, scores[N_CAL:])
+
+
+def test_dask_serialises_it(digits):
+    """What Dask does to a task's arguments and results (pickle, cloudpickle for closures)."""
+    distributed = pytest.importorskip("distributed", reason="dask[distributed] is pinned in the Makefile's venv")
+    import cloudpickle
+
+    scores, labels = digits
+    cal = rx.calibrate(scores[:N_CAL], labels[:N_CAL], rvalue="nonparametric")
+    header, frames = distributed.protocol.serialize(cal)
+    same_prediction(cal, distributed.protocol.deserialize(header, frames), scores[N_CAL:])
+    same_prediction(cal, cloudpickle.loads(cloudpickle.dumps(cal)), scores[N_CAL:])
