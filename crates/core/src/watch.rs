@@ -91,6 +91,8 @@ pub fn advance(units: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn checkpoints_see_only_the_installed_watch() {

@@ -119,7 +119,7 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, ScoreTensor, Vec<us
     check_format(&lines).map_err(|m| bad("format", m))?;
     let fields = fields(lines.get(2..).unwrap_or_default()).map_err(|m| bad("header", m))?;
     let get = |i: usize| fields[i];
-    let value = |i: usize| bad("header", format!("{} '{}': {}", KEYS[i], get(i), "not a valid value"));
+    let value = |i: usize| bad("header", format!("{} '{}' is not a valid value", KEYS[i], get(i)));
     let number = |i: usize| get(i).parse::<usize>().map_err(|_| value(i));
     let (n, m, k) = (number(11)?, number(12)?, number(13)?);
     let width = match get(14) {

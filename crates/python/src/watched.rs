@@ -92,7 +92,7 @@ impl<'py> Display<'py> {
         if done == self.done && !always {
             return Ok(());
         }
-        let delta = done - self.done;
+        let delta = done.saturating_sub(self.done);
         self.done = done;
         match &self.shown {
             Shown::Off => {}
