@@ -65,10 +65,12 @@ impl WholeFile {
     /// untouched and the temporary file is removed (by `Drop`).
     pub fn commit(mut self) -> Result<()> {
         let out = self.out.take().ok_or_else(|| io_error(&self.target, "already closed"))?;
-        let file = out.into_inner().map_err(|e| io_error(&self.target, e.error()))?;
-        // On disk before the rename, so that a crash cannot leave a renamed but empty file.
-        file.sync_all().map_err(|e| io_error(&self.target, e))?;
-        drop(file);
+        {
+            let file = out.into_inner().map_err(|e| io_error(&self.target, e.error()))?;
+            // On disk before the rename, so that a crash cannot leave a renamed but empty file;
+            // closed at the end of this block, before the rename (which some systems require).
+            file.sync_all().map_err(|e| io_error(&self.target, e))?;
+        }
         std::fs::rename(&self.temp, &self.target).map_err(|e| io_error(&self.target, e))?;
         self.temp = PathBuf::new();
         Ok(())
