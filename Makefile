@@ -22,7 +22,7 @@ WASM_TEST_ENV := env \
 	WASM_BINDGEN_TEST_TIMEOUT=300 \
 	TMPDIR=$(WASM_TEST_TMP)
 
-.PHONY: setup serve test test-native test-python test-wasm test-page test-e2e build bench bench-wasm bench-page fmt clippy
+.PHONY: setup serve test test-native python-venv wheel test-python test-wasm test-page test-e2e build bench bench-wasm bench-page fmt clippy
 
 setup:
 	./scripts/setup.sh
@@ -44,19 +44,32 @@ test-native:
 	cargo test -p rvalue-core --features ndarray --lib tensor::
 
 # The Python package (crates/python) in a virtual environment under target/: pinned maturin,
-# numpy, pytest and dask[distributed] (pip skips what is there), the package built once by
-# maturin in release mode through pip, then its pytest suite, which compares its numbers with
-# the rvalue binary built here and runs examples/dask_splits.py on a two-process LocalCluster.
+# numpy, pytest, tqdm and dask[distributed] (pip skips what is there). `make wheel` builds the
+# package once, in release mode, as an abi3 wheel (one wheel for every CPython from 3.9) into
+# target/wheels/; test-python installs that very wheel in the venv, as a colleague would, and
+# runs its pytest suite, which compares its numbers with the rvalue binary built here, runs
+# examples/dask_splits.py on a two-process LocalCluster and installs the wheel again in a fresh
+# venv of its own (RVALUE_WHEEL).
 PY_VENV := $(CURDIR)/target/python-venv
-PY_PACKAGES := 'maturin==1.16.0' 'numpy==2.4.6' 'pytest==9.2.0' 'dask[distributed]==2026.8.0'
+PY_PACKAGES := 'maturin==1.16.0' 'numpy==2.4.6' 'pytest==9.2.0' 'tqdm==4.70.1' 'dask[distributed]==2026.8.0'
 PIP := $(PY_VENV)/bin/pip --disable-pip-version-check --quiet
+WHEELS := $(CURDIR)/target/wheels
 
-test-python:
+python-venv:
 	[[ -x $(PY_VENV)/bin/python ]] || python3 -m venv $(PY_VENV)
 	$(PIP) install $(PY_PACKAGES)
+
+# The directory is emptied first, so that it holds exactly this build's wheel.
+wheel: python-venv
+	rm -f $(WHEELS)/rvalue_explorer-*.whl
+	$(PY_VENV)/bin/maturin build --release --manifest-path crates/python/Cargo.toml \
+		--interpreter $(PY_VENV)/bin/python --out $(WHEELS)
+
+test-python: wheel
 	cargo build --release --bin rvalue
-	PATH=$(PY_VENV)/bin:$$PATH $(PIP) install --no-build-isolation --no-deps --force-reinstall ./crates/python
-	RVALUE_BIN=$(CURDIR)/target/release/rvalue $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider crates/python/tests
+	$(PIP) install --no-deps --force-reinstall $(WHEELS)/rvalue_explorer-*.whl
+	RVALUE_BIN=$(CURDIR)/target/release/rvalue RVALUE_WHEEL=$$(ls $(WHEELS)/rvalue_explorer-*.whl) \
+		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider crates/python/tests
 
 test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)

@@ -24,9 +24,25 @@ numpy (a second copy). ``calibrate`` always copies its scores, so a
 :class:`Calibration` is a snapshot: changing the array afterwards changes nothing. ``predict``
 joins the calibration and new items into one tensor (a copy of both), as the core computes a
 prediction as a split of the joined items.
+
+Long calls (``conformal``, ``sets``, ``Calibration.predict``) run on a thread of their own while
+the calling thread waits: Ctrl-C raises ``KeyboardInterrupt`` within about a second (the work
+stops between splits, rounds of pooled test items or blocks of items, and nothing half-made is
+returned). ``progress=True`` shows a bar (``tqdm.auto`` when installed, so notebooks get their
+widget; a line on ``sys.stderr`` otherwise); ``progress=callable`` calls ``callable(done,
+total)`` with test items scored, summed over methods and splits, from the calling thread (an
+exception it raises stops the call). Default: no progress.
+
+A :class:`Calibration` saves to a file (``save``, :func:`load`) and pickles (so joblib and Dask
+can carry it) through one plain data format: a text header (``format 1``, the package version,
+the options, the shape and dtype), then the labels, the calibration scores as held and a CRC-32.
+Reading one runs no code; a truncated, damaged, hand-edited or other-format file raises
+``ValueError`` saying what is wrong.
 """
 
-from typing import Any, Iterable, Literal, Sequence, TypedDict
+import os
+
+from typing import Any, Callable, Iterable, Literal, Sequence, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +56,8 @@ Prior = Literal["per-item", "pooled"]
 Algorithm = Literal["exact", "grid"]
 LambdaRule = Literal["model", "empirical"]
 Ties = Literal["exchangeable", "index"]
+
+Progress = bool | Callable[[int, int], object] | None
 
 class SummaryRow(TypedDict):
     """One row of ``rvalue conformal``: the keys are its CSV columns."""
@@ -133,13 +151,23 @@ class Calibration:
     """The last prediction's scores ``[n_test, K]`` under the method (lower is more conforming:
     minus the score for CP and CP_avg, the r-value for CP_r); None before a prediction."""
 
-    def predict(self, test_scores: Any, alpha: float | None = None) -> npt.NDArray[np.bool_]:
+    def predict(
+        self, test_scores: Any, alpha: float | None = None, *, progress: Progress = None
+    ) -> npt.NDArray[np.bool_]:
         """Prediction sets of new items as a boolean mask ``[n_test, K]`` (True = in the set).
 
         ``test_scores``: ``[n_test, M, K]`` or ``[n_test, K]``, the same M and K as the
         calibration. ``alpha``: default the calibration's. Updates ``threshold``, ``scores`` and
-        ``predicted_alpha``.
+        ``predicted_alpha``. ``progress``: see the module's notes (total: ``n_test``).
         """
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes the calibration (options, labels, scores; not the last prediction) to
+        ``path``, whole or not at all: a temporary file beside it is renamed onto it when
+        complete, so an older file there survives a failure. :func:`load` reads it back."""
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        """Pickles as the bytes ``save`` writes."""
 
 def calibrate(
     scores: Any,
@@ -162,6 +190,12 @@ def calibrate(
     miscoverage ``alpha``; returns a :class:`Calibration` whose ``predict`` gives new items'
     sets. The scores are copied (whatever their layout): changing the array afterwards changes
     nothing."""
+
+def load(path: str | os.PathLike[str], *, threads: int | None = None) -> Calibration:
+    """A calibration saved by :meth:`Calibration.save`: the same predictions, bit for bit.
+    ``threads``: as in :func:`calibrate` (not saved). A file that is not a whole, unchanged
+    calibration of this format raises ``ValueError`` naming the file and what is wrong; a file
+    that cannot be read, ``OSError``."""
 
 def conformal(
     scores: Any,
@@ -187,6 +221,7 @@ def conformal(
     cal_true: Any | None = None,
     cal_size: int | None = None,
     test_size: int | None = None,
+    progress: Progress = None,
 ) -> list[Any]:
     """Split-conformal coverage, set size, position and empty rate, as ``rvalue conformal``.
 
@@ -241,6 +276,7 @@ def sets(
     never_empty: bool = False,
     threads: int | None = None,
     cal_true: Any | None = None,
+    progress: Progress = None,
 ) -> SetColumns:
     """The prediction sets of one split, as ``rvalue sets``: ``split`` is a boolean mask
     ``[N]`` (True = calibration), or ``cal_true`` a pool of true-label draws ``[n_cal, M]``

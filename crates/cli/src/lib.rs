@@ -5,6 +5,7 @@
 //! Exit status 0 on success; on any bad input one line `rvalue: <message>` on stderr and status 2
 //! (clap's own usage errors included); `--help` on every subcommand prints to stdout, status 0.
 
+mod interrupt;
 mod output;
 mod pool;
 mod predict;
@@ -350,6 +351,11 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => return clap_error(e),
     };
+    // The commands that write files remove their partial output on Ctrl-C or SIGTERM; the
+    // others keep the default (the process ends at once, with nothing to clean up).
+    if matches!(cli.command, Command::Sets(_) | Command::Predict(_)) {
+        interrupt::install();
+    }
     let result = match cli.command {
         Command::Rank(a) => run_rank(&a),
         Command::Conformal(a) => run_conformal(&a),
@@ -413,8 +419,9 @@ fn read_file(path: &Path) -> CliResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| CliError(format!("{}: cannot read: {e}", path.display())))
 }
 
+/// Writes `bytes` to `path` whole or not at all ([`interrupt::write`]).
 fn write_file(path: &Path, bytes: &[u8]) -> CliResult<()> {
-    std::fs::write(path, bytes).map_err(|e| CliError(format!("{}: cannot write: {e}", display(path))))
+    Ok(interrupt::write(path, bytes)?)
 }
 
 fn display(path: &Path) -> String {
@@ -818,22 +825,17 @@ fn sets_of_pool(
     })
 }
 
-/// Writes `sets`' CSV to `path`: the header, then what `rows` writes. Rows go to the file as they
-/// come (a large tensor's sets take more memory than its scores); a run that fails removes what
-/// it wrote.
+/// Writes `sets`' CSV to `path`: the header, then what `rows` writes. Rows go as they come (a
+/// large tensor's sets take more memory than its scores) to a temporary file beside the output,
+/// renamed onto it when all are written: a run that fails or is interrupted leaves the output
+/// path as it was.
 fn with_output(path: &Path, rows: impl FnOnce(&mut dyn Write) -> CliResult<()>) -> CliResult<()> {
     let cannot_write = |e: std::io::Error| CliError(format!("{}: cannot write: {e}", display(path)));
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(cannot_write)?);
-    let result = out
-        .write_all(b"method,item,candidate,score,position\n")
-        .map_err(cannot_write)
-        .and_then(|()| rows(&mut out))
-        .and_then(|()| out.flush().map_err(cannot_write));
-    if result.is_err() {
-        drop(out);
-        let _ = std::fs::remove_file(path);
-    }
-    result
+    let mut out = interrupt::Output::create(path)?;
+    out.write_all(b"method,item,candidate,score,position\n").map_err(cannot_write)?;
+    rows(&mut out)?;
+    out.flush().map_err(cannot_write)?;
+    Ok(out.commit()?)
 }
 
 /// The scores of `sets`, ready to run: streamed, or held with what ranks their draws.

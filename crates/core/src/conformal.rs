@@ -12,7 +12,7 @@ use crate::rvalue::{
     self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, TieOrder, Ties, Workspace,
 };
 use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
-use crate::{Error, Result};
+use crate::{watch, Error, Result};
 use std::sync::Arc;
 use steps::StepSets;
 
@@ -311,6 +311,11 @@ fn in_chunks<T: Send>(
     rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>> + Sync,
 ) -> Result<Vec<T>> {
     let size = n.div_ceil(threads.max(1)).max(1);
+    let watch = watch::current();
+    let rows = |range: std::ops::Range<usize>| match &watch {
+        Some(w) => watched_rows(w, range, &rows),
+        None => rows(range),
+    };
     // wasm has one thread: the spawning code would only weigh on the page's download.
     if threads <= 1 || size >= n || cfg!(target_arch = "wasm32") {
         return rows(0..n);
@@ -327,6 +332,30 @@ fn in_chunks<T: Send>(
     let mut out = parts.next().unwrap_or_else(|| Ok(Vec::new()))?;
     for part in parts {
         out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// Items between two checks of a watched run's stop flag in [`in_chunks`].
+const WATCH_BLOCK: usize = 1024;
+
+/// `rows(range)` a block of items at a time, stopping between blocks when `watch` asks: the same
+/// rows, as each item's are its own.
+fn watched_rows<T>(
+    watch: &watch::Watch,
+    range: std::ops::Range<usize>,
+    rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>>,
+) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    for start in range.clone().step_by(WATCH_BLOCK) {
+        watch::checkpoint_of(Some(watch))?;
+        let block = start..(start + WATCH_BLOCK).min(range.end);
+        let part = rows(block.clone())?;
+        if out.is_empty() {
+            // Room for the whole range at the first block's rate, so the rows grow only once.
+            out.reserve_exact(part.len() / block.len() * range.len());
+        }
+        out.extend(part);
     }
     Ok(out)
 }
@@ -654,13 +683,24 @@ impl Calibrated {
         threads: usize,
     ) -> Result<Self> {
         if threads <= 1 {
-            return Calibrated::pooled(t, labels, order, split, ties);
+            // A round at a time, so that a watched run can stop between rounds.
+            let mut b = PooledBuilder::new(t, labels, split, ties)?;
+            loop {
+                watch::checkpoint()?;
+                let before = b.done();
+                let finished = b.step(t, order, split, POOLED_ROUND);
+                watch::advance(b.done() - before);
+                if finished {
+                    return Ok(b.finish(labels, split));
+                }
+            }
         }
         let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
         let mut out = PooledScores::new(t.k(), split);
         // A round of test items at a time, recorded before the next: a greedy result holds all
         // `n` calibration steps, and a large split's all at once would double its memory.
         for round in split.test.chunks(threads * POOLED_ROUND) {
+            watch::checkpoint()?;
             let items = |range: std::ops::Range<usize>| -> Result<Vec<rvalue::PooledItem>> {
                 let mut work = Workspace::default();
                 // Batches share each draw's calibration tables while their entry points are found.
@@ -669,6 +709,7 @@ impl Calibrated {
             for it in &in_chunks(round.len(), threads, items)? {
                 out.record(it);
             }
+            watch::advance(round.len());
         }
         Ok(out.finish(labels, split))
     }
@@ -1112,8 +1153,13 @@ fn calibrate_with(
     let fixed = scores_with(t, summaries, order, method, opts, |i| only[i], threads)?;
     let rows = fixed.map(|scores| ScoreRows::new(scores, t.k()));
     for (r, split) in splits.iter().enumerate() {
+        watch::checkpoint()?;
         let c = match &rows {
-            Some(rows) => Calibrated::shared(rows, t.k(), labels, split),
+            Some(rows) => {
+                watch::advance(split.test.len());
+                Calibrated::shared(rows, t.k(), labels, split)
+            }
+            // Counts its test items a round at a time.
             None => Calibrated::pooled_threads(t, labels, order, split, opts.ties, threads)?,
         };
         each(r, c);

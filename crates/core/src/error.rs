@@ -32,6 +32,10 @@ pub enum Error {
     /// An I/O failure (native only: the browser hands us bytes).
     #[error("{file}: {message}")]
     Io { file: String, message: String },
+    /// The caller asked the run to stop before it finished ([`crate::watch`]); nothing it
+    /// computed is returned.
+    #[error("stopped before the end, as asked")]
+    Stopped,
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

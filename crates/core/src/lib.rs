@@ -22,6 +22,8 @@ pub mod rvalue;
 pub mod samples;
 pub mod tensor;
 pub mod toy;
+pub mod watch;
+pub mod whole_file;
 pub mod workload;
 
 pub use error::{Error, Result};

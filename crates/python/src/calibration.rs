@@ -8,13 +8,18 @@
 //! item for pooled r-values.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
 use rvalue_core::predict::{self, Prediction};
 use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::{whole_file, Error};
 
 use crate::arrays::{self, value_error, Hold};
 use crate::options::{self, Scoring};
+use crate::saved::{self, Settings};
+use crate::watched::{self, Progress};
 
 /// A method calibrated on labelled items. `predict(test_scores)` gives the new items' sets.
 #[pyclass(module = "rvalue_explorer", name = "Calibration")]
@@ -63,50 +68,111 @@ pub fn calibrate(
     let opts = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties }.options()?;
     let cal = arrays::scores(scores, "scores", Hold::Copy)?.into_copy();
     let labels = arrays::indices(labels, "labels")?;
-    rvalue_core::conformal::check_data(&cal, &labels).map_err(value_error)?;
-    if opts.cp_draw >= cal.m() {
-        return Err(value_error(rvalue_core::Error::invalid(format!(
-            "CP's draw {} does not exist (M = {})",
-            opts.cp_draw,
-            cal.m()
-        ))));
+    let settings =
+        Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
+    Calibration::new(settings, cal, labels, options::threads(threads)?).map_err(value_error)
+}
+
+/// Reads a calibration saved by `Calibration.save`; `threads` as in `calibrate`.
+#[pyfunction]
+#[pyo3(signature = (path, *, threads=None))]
+pub fn load(path: std::path::PathBuf, threads: Option<usize>) -> PyResult<Calibration> {
+    let bytes = std::fs::read(&path)
+        .map_err(|e| PyOSError::new_err(format!("{}: cannot read: {e}", path.display())))?;
+    let name = path.display().to_string();
+    let (settings, cal, labels) = saved::decode(&bytes, &name).map_err(value_error)?;
+    let threads = options::threads(threads)?;
+    Calibration::new(settings, cal, labels, threads)
+        .map_err(|e| value_error(Error::parse(name, "data", e.to_string())))
+}
+
+/// A pickled calibration's bytes back (what `Calibration.__reduce__` names).
+#[pyfunction]
+#[pyo3(name = "_from_bytes")]
+pub fn from_bytes(data: &[u8]) -> PyResult<Calibration> {
+    let (settings, cal, labels) = saved::decode(data, "pickled calibration").map_err(value_error)?;
+    Calibration::new(settings, cal, labels, options::threads(None)?).map_err(value_error)
+}
+
+impl Calibration {
+    /// A calibration on `cal` and `labels`, checked as `calibrate` checks its arguments.
+    fn new(
+        s: Settings,
+        cal: ScoreTensor,
+        labels: Vec<usize>,
+        threads: usize,
+    ) -> rvalue_core::Result<Calibration> {
+        rvalue_core::conformal::check_data(&cal, &labels)?;
+        rvalue_core::conformal::check_alpha(s.alpha)?;
+        if s.opts.cp_draw >= cal.m() {
+            return Err(Error::invalid(format!(
+                "CP's draw {} does not exist (M = {})",
+                s.opts.cp_draw,
+                cal.m()
+            )));
+        }
+        Ok(Calibration {
+            cal,
+            labels,
+            method: s.method,
+            opts: s.opts,
+            alpha: s.alpha,
+            never_empty: s.never_empty,
+            seed: s.seed,
+            threads,
+            last: None,
+        })
     }
-    Ok(Calibration {
-        cal,
-        labels,
-        method: options::parse(method)?,
-        opts,
-        alpha: options::alpha(alpha)?,
-        never_empty,
-        seed,
-        threads: options::threads(threads)?,
-        last: None,
-    })
+
+    fn settings(&self) -> Settings {
+        Settings {
+            method: self.method,
+            opts: self.opts,
+            alpha: self.alpha,
+            never_empty: self.never_empty,
+            seed: self.seed,
+        }
+    }
 }
 
 #[pymethods]
 impl Calibration {
     /// The new items' sets as a boolean mask `[n_test, K]` (`True` = in the set), at `alpha`
     /// (default: the calibration's).
-    #[pyo3(signature = (test_scores, alpha=None))]
+    #[pyo3(signature = (test_scores, alpha=None, *, progress=None))]
     fn predict<'py>(
         &mut self,
         py: Python<'py>,
         test_scores: &Bound<'py, PyAny>,
         alpha: Option<f64>,
+        progress: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<bool>>> {
+        let progress = Progress::of(progress)?;
         let alpha = options::alpha(alpha.unwrap_or(self.alpha))?;
         // Read in place: the core joins the new items to the calibration's in a copy of its own.
         let test = arrays::scores(test_scores, "test_scores", Hold::Call)?;
         let test = test.tensor();
         let (cal, labels, method, opts) = (&self.cal, &self.labels, self.method, &self.opts);
         let (seed, threads) = (self.seed, self.threads);
-        let p = py
-            .detach(|| predict::predict(cal, labels, test, method, opts, seed, threads))
-            .map_err(value_error)?;
+        let work = || predict::predict(cal, labels, test, method, opts, seed, threads);
+        let p = watched::run(py, progress, "predict", test.n(), work)?;
         let mask = PyArray1::from_vec(py, p.mask(alpha, self.never_empty)).reshape([p.n_test(), p.k()])?;
         self.last = Some((p, alpha));
         Ok(mask)
+    }
+
+    /// Writes the calibration to `path` (whole or not at all: a temporary file beside it,
+    /// renamed when complete). The last prediction is not saved.
+    fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
+        let bytes = saved::encode(&self.settings(), &self.cal, &self.labels);
+        py.detach(|| whole_file::write(&path, &bytes)).map_err(|e| PyOSError::new_err(e.to_string()))
+    }
+
+    /// Pickles through the saved-file format (never Python objects): `_from_bytes(bytes)`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let bytes = saved::encode(&self.settings(), &self.cal, &self.labels);
+        let from_bytes = py.import("rvalue_explorer")?.getattr("_from_bytes")?;
+        Ok((from_bytes, (PyBytes::new(py, &bytes),)))
     }
 
     /// The method: "cp", "cp-avg" or "cp-r".

@@ -18,6 +18,7 @@ use rvalue_core::{Error, Result};
 use crate::arrays::{self, value_error};
 use crate::options::{self, Job, Scoring};
 use crate::streamed::{self, Source};
+use crate::watched::{self, Progress};
 use rvalue_core::conformal::pool::TruePool;
 
 /// One method's metrics on one split of a run: what `per_split=True` returns, as a dict.
@@ -145,7 +146,7 @@ fn run_streamed(
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
-    test_size=None
+    test_size=None, progress=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn conformal<'py>(
@@ -172,7 +173,9 @@ pub fn conformal<'py>(
     cal_true: Option<&Bound<'py, PyAny>>,
     cal_size: Option<usize>,
     test_size: Option<usize>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
+    let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
@@ -187,14 +190,16 @@ pub fn conformal<'py>(
             Plan::of(blocks.shape().0, &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?
         }
     };
+    let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
     let done = match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
             let t = tensor.tensor();
-            py.detach(|| run(t, &labels, &job, &plan.splits))
+            watched::run(py, progress, "conformal", total, || run(t, &labels, &job, &plan.splits))
         }
-        _ => py.detach(|| run_streamed(blocks, pool.as_ref(), &labels, &job, &plan.splits)),
-    }
-    .map_err(value_error)?;
+        _ => watched::run(py, progress, "conformal", total, || {
+            run_streamed(blocks, pool.as_ref(), &labels, &job, &plan.splits)
+        }),
+    }?;
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
     } else {
@@ -367,7 +372,8 @@ impl SetRows {
 #[pyo3(signature = (
     scores, labels=None, split=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
     seed=0, rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact",
-    lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None
+    lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None,
+    progress=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn sets<'py>(
@@ -388,7 +394,9 @@ pub fn sets<'py>(
     never_empty: bool,
     threads: Option<usize>,
     cal_true: Option<&Bound<'py, PyAny>>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
@@ -405,14 +413,16 @@ pub fn sets<'py>(
             )))
         }
     };
+    let total = job.methods.len() * split.test.len();
     let rows = match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
             let t = tensor.tensor();
-            py.detach(|| set_rows(t, &labels, &job, &split))
+            watched::run(py, progress, "sets", total, || set_rows(t, &labels, &job, &split))
         }
-        _ => py.detach(|| set_rows_streamed(blocks, pool.as_ref(), &labels, &job, &split)),
-    }
-    .map_err(value_error)?;
+        _ => watched::run(py, progress, "sets", total, || {
+            set_rows_streamed(blocks, pool.as_ref(), &labels, &job, &split)
+        }),
+    }?;
     let d = PyDict::new(py);
     d.set_item("method", PyList::new(py, rows.method)?)?;
     d.set_item("item", numpy::PyArray1::from_vec(py, to_i64(rows.item)))?;

@@ -12,7 +12,9 @@ mod calibration;
 mod conformal;
 mod options;
 mod rank;
+mod saved;
 mod streamed;
+mod watched;
 
 use pyo3::prelude::*;
 
@@ -21,6 +23,8 @@ fn rvalue_explorer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<calibration::Calibration>()?;
     m.add_function(wrap_pyfunction!(calibration::calibrate, m)?)?;
+    m.add_function(wrap_pyfunction!(calibration::load, m)?)?;
+    m.add_function(wrap_pyfunction!(calibration::from_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(conformal::conformal, m)?)?;
     m.add_function(wrap_pyfunction!(conformal::summarize, m)?)?;
     m.add_function(wrap_pyfunction!(conformal::sets, m)?)?;

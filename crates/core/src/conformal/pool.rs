@@ -14,6 +14,7 @@ use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::ScoreBlocks;
 use crate::rng::Stream;
 use crate::tensor::{ScoreTensor, Summaries};
+use crate::watch;
 use crate::{Error, Result};
 
 /// Calibration units given as their true label's `M` draws: `[n][M]` scores, finite.
@@ -137,6 +138,8 @@ pub fn calibrate_with_pool(
         for (method, scores) in fixed.iter().zip(rows) {
             let (rows, cal) = (ScoreRows::new(scores, k), pool.scores(*method, opts)?);
             for (r, split) in splits.iter().enumerate() {
+                watch::checkpoint()?;
+                watch::advance(split.test.len());
                 each(*method, r, Calibrated::of_units(&rows, k, labels, split, |j| cal[j]))?;
             }
         }

@@ -20,6 +20,7 @@ use super::{
 use crate::blocks::{items_per_block, ScoreBlocks};
 use crate::rvalue::{PooledSplit, Workspace};
 use crate::tensor::{ScoreTensor, Summaries};
+use crate::watch;
 use crate::{Error, Result};
 
 /// How a streamed run spends threads and memory, and what ranks draws besides the CPU.
@@ -75,6 +76,8 @@ pub fn calibrate_streamed(
         for (method, scores) in fixed.iter().zip(rows) {
             let rows = ScoreRows::new(scores, k);
             for (r, split) in splits.iter().enumerate() {
+                watch::checkpoint()?;
+                watch::advance(split.test.len());
                 each(*method, r, Calibrated::shared(&rows, k, labels, split))?;
             }
         }
@@ -114,6 +117,7 @@ pub(crate) fn fixed_rows(
     let mut gathered = Summaries { n: 0, k, m, mean: Vec::new(), var: Vec::new() };
     let items = items_per_block(m, k, run.block_bytes);
     src.for_each_block(items, &mut |first, block| {
+        watch::checkpoint()?;
         let summaries = want_summaries.then(|| Summaries::of(block));
         for (method, out) in methods.iter().zip(rows.iter_mut()) {
             match (method, &summaries) {
@@ -162,6 +166,7 @@ fn true_draws(
     let (n, m, k) = src.shape();
     let mut out = Vec::with_capacity(n.saturating_mul(m));
     src.for_each_block(items_per_block(m, k, run.block_bytes), &mut |first, block| {
+        watch::checkpoint()?;
         for i in 0..block.n() {
             out.extend((0..m).map(|d| block.get(i, d, labels[first + i])));
         }
@@ -216,8 +221,9 @@ pub(crate) fn pooled_with_units(
             chunk.iter().map(|s| SplitRun::new(units, m, k, s, opts)).collect::<Result<Vec<_>>>()?;
         let what = format!("pooled splits {}–{} of {}", g * group + 1, g * group + chunk.len(), splits.len());
         src.for_each_block(items, &mut |first, block| {
+            watch::checkpoint()?;
             for r in runs.iter_mut() {
-                r.block(first, block, run.threads)?;
+                watch::advance(r.block(first, block, run.threads)?);
             }
             report(&what, first + block.n(), n);
             Ok(())
@@ -254,8 +260,9 @@ impl<'a> SplitRun<'a> {
         PooledSplit::bytes_for(split.cal.len(), m) + split.test.len() * per_test
     }
 
-    /// The greedy for this split's test items in `block` (items `first..`), in test order.
-    fn block(&mut self, first: usize, block: &ScoreTensor, threads: usize) -> Result<()> {
+    /// The greedy for this split's test items in `block` (items `first..`), in test order; how
+    /// many there were.
+    fn block(&mut self, first: usize, block: &ScoreTensor, threads: usize) -> Result<usize> {
         let test = &self.split.test;
         let lo = test.partition_point(|&i| i < first);
         let hi = test.partition_point(|&i| i < first + block.n());
@@ -271,7 +278,7 @@ impl<'a> SplitRun<'a> {
         for it in &in_chunks(local.len(), threads, items)? {
             self.out.record(it);
         }
-        Ok(())
+        Ok(local.len())
     }
 }
 
