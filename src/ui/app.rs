@@ -830,7 +830,7 @@ impl App {
             match score_densities(&p, &default_score_xs(&p, CURVE_POINTS)) {
                 Ok(s) => {
                     set_text(d, "pqp", &format!("{} %", scales::fixed(100.0 * s.prob_q_exceeds_p, 2)));
-                    set_text(d, "pqp-note", s.note);
+                    set_text(d, "pqp-note", &s.note);
                     self.draw("plot-scores", panels::scores(&s));
                 }
                 Err(e) => set_text(d, "pqp-note", &e.to_string()),
