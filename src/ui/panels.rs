@@ -565,7 +565,7 @@ pub mod placeholder {
 }
 
 /// An error as a sentence for the page: its message without the error kind's prefix
-/// ("invalid argument: "), capitalised and ended with a full stop.
+/// ("invalid argument: "), its first letter capitalised (a Latin one) and a full stop.
 pub fn sentence(e: &crate::Error) -> String {
     use crate::Error;
     let text = match e {
@@ -581,7 +581,8 @@ pub fn sentence(e: &crate::Error) -> String {
     };
     let mut chars = text.trim_end_matches('.').chars();
     match chars.next() {
-        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
+        // ASCII only: a message may start with a symbol ("β = 1.5 …"), and Β is not β.
+        Some(first) => format!("{}{}.", first.to_ascii_uppercase(), chars.as_str()),
         None => String::new(),
     }
 }
