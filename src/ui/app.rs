@@ -830,41 +830,88 @@ impl App {
             match score_densities(&p, &default_score_xs(&p, CURVE_POINTS)) {
                 Ok(s) => {
                     set_text(d, "pqp", &format!("{} %", scales::fixed(100.0 * s.prob_q_exceeds_p, 2)));
-                    set_text(d, "pqp-note", s.note);
+                    set_text(d, "pqp-note", &s.note);
                     self.draw("plot-scores", panels::scores(&s));
                 }
-                Err(e) => set_text(d, "pqp-note", &e.to_string()),
+                Err(e) => set_text(d, "pqp-note", &panels::sentence(&e)),
             }
         }
+        self.render_threshold();
+    }
+
+    /// Panel 2: the threshold curves, zoomed on their dip unless "Whole curve" is ticked, or a
+    /// sentence saying why there is none.
+    fn render_threshold(&self) {
+        let (c, d) = (&self.controls, &self.doc);
         let grid = panels::sigma2_axis(CURVE_POINTS);
         let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
         let points = analysis.map(|a| a.data_points()).unwrap_or_default();
         let betas = panel_betas(c.beta);
         let curves = match (c.mode, analysis) {
-            (Mode::Scores, Some(a)) => a
-                .hyper()
-                .ok_or_else(|| Error::invalid("no prior could be estimated from the data"))
-                .and_then(|h| threshold_curves_with(Some(h), |b| a.z_model(b), &betas, &grid, c.sigma2)),
+            (Mode::Scores, None) => return self.no_threshold(self.waiting_for_scores(false)),
+            (Mode::Scores, Some(a)) => match a.hyper() {
+                None => return self.no_threshold(panels::placeholder::THRESHOLD_NO_PRIOR),
+                Some(h) => threshold_curves_with(Some(h), |b| a.z_model(b), &betas, &grid, c.sigma2),
+            },
             _ => threshold_inputs(c, analysis)
                 .and_then(|(h, s)| threshold_curves(Some(h), &s, &betas, &grid, c.sigma2)),
         };
-        match curves {
-            Ok(t) => {
-                let note = match (t.hyper, t.series.first()) {
-                    (Some(h), Some(s)) => format!(
-                        "Prior μ = {}, τ² = {}; β = {}: s* = {}, s0 = {}.",
-                        scales::fixed(h.mu, 3),
-                        scales::fixed(h.tau2, 4),
-                        short(s.beta),
-                        s.s_star.map_or("none (the curve only rises)".to_string(), |m| short(m.sigma2)),
-                        s.s0.map_or("none".to_string(), |m| short(m.sigma2)),
-                    ),
-                    _ => String::new(),
-                };
-                set_text(d, "threshold-note", &note);
-                self.draw("plot-threshold", panels::threshold(&t, &points, c.sigma2));
+        let t = match curves {
+            Ok(t) => t,
+            Err(e) => return self.no_threshold(&panels::sentence(&e)),
+        };
+        let (Some(h), Some(s)) = (t.hyper, t.series.first()) else { return self.no_threshold("") };
+        if s.t.iter().all(Option::is_none) {
+            let why = if h.tau2 > 0.0 {
+                panels::placeholder::THRESHOLD_NO_VARIANCE
+            } else {
+                panels::placeholder::THRESHOLD_FLAT_PRIOR
+            };
+            return self.no_threshold(why);
+        }
+        let whole = checked(d, "threshold-whole").unwrap_or(false);
+        let fig = panels::threshold(&t, &points, c.sigma2, whole);
+        let mut note = format!(
+            "Prior μ = {}, τ² = {}; β = {}: s* = {}, s0 = {}.",
+            scales::fixed(h.mu, 3),
+            scales::fixed(h.tau2, 4),
+            short(s.beta),
+            s.s_star.map_or("none (the curve only rises)".to_string(), |m| short(m.sigma2)),
+            s.s0.map_or("none".to_string(), |m| short(m.sigma2)),
+        );
+        if let Some(cut) = panels::threshold_cut(&fig, &t) {
+            note = format!("{note} {cut}");
+        }
+        set_text(d, "threshold-note", &note);
+        self.draw("plot-threshold", fig);
+    }
+
+    /// Panel 2 without a figure: `why` in its note, the canvas blank.
+    fn no_threshold(&self, why: &str) {
+        set_text(&self.doc, "threshold-note", why);
+        self.blank("plot-threshold");
+    }
+
+    /// Clears the canvas `id` and forgets its figure: a placeholder's panel shows no figure of
+    /// earlier settings, and exports none.
+    fn blank(&self, id: &str) {
+        if let Ok(c) = by_id::<HtmlCanvasElement>(&self.doc, id) {
+            if let Ok(ctx) = canvas::context(&c) {
+                ctx.clear_rect(0.0, 0.0, f64::from(c.width()), f64::from(c.height()));
             }
-            Err(e) => set_text(d, "threshold-note", &format!("No threshold curve: {e}.")),
+        }
+        self.figures.borrow_mut().remove(id);
+    }
+
+    /// What panel 2 (or, `theorem3`, panel 5) says in score mode before its analysis exists:
+    /// load a file, or wait for the one loaded.
+    fn waiting_for_scores(&self, theorem3: bool) -> &'static str {
+        use panels::placeholder::*;
+        match (self.data.is_some(), theorem3) {
+            (false, false) => THRESHOLD_NO_FILE,
+            (true, false) => THRESHOLD_WAITING,
+            (false, true) => THEOREM3_NO_FILE,
+            (true, true) => THEOREM3_WAITING,
         }
     }
 
@@ -873,13 +920,13 @@ impl App {
     /// curve, the σ² marker) and its front layer (CP's curve, which alone moves with α, and the
     /// legend); else only the front layer, on the overlay canvas.
     fn render_theorem3(&mut self, whole: bool) {
-        let (c, d) = (&self.controls, &self.doc);
+        let c = &self.controls;
         let grid = panels::sigma2_axis(CURVE_POINTS);
         let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
         let inputs = match (c.mode, analysis) {
             (Mode::Toy, _) => InclusionInputs::toy(&c.toy_params(), c.alpha, c.beta),
             (Mode::Scores, Some(a)) => a.inclusion_inputs(c.alpha, c.beta),
-            (Mode::Scores, None) => Err(Error::invalid("no analysis of the score file yet")),
+            (Mode::Scores, None) => return self.no_theorem3(self.waiting_for_scores(true)),
         };
         let note = format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(c.beta), short(c.sigma2));
         match inputs.and_then(|i| inclusion_curves(&i, &grid)) {
@@ -899,8 +946,16 @@ impl App {
                 }
                 set_text(&self.doc, "theorem3-note", &note);
             }
-            Err(e) => set_text(d, "theorem3-note", &format!("No curves: {e}.")),
+            Err(e) => self.no_theorem3(&panels::sentence(&e)),
         }
+    }
+
+    /// Panel 5 without a figure: `why` in its note, both canvases blank.
+    fn no_theorem3(&mut self, why: &str) {
+        set_text(&self.doc, "theorem3-note", why);
+        self.blank("plot-theorem3");
+        self.blank(THEOREM3_FRONT);
+        self.theorem3_frame = None;
     }
 
     /// The table at α: from the store when α is a slider position (computed and kept on a
@@ -1019,7 +1074,7 @@ impl App {
                 self.inspector = columns;
             }
             Err(e) => {
-                set_html(d, "inspector", &format!("<p class=\"muted\">{}</p>", esc(&e.to_string())));
+                set_html(d, "inspector", &format!("<p class=\"muted\">{}</p>", esc(&panels::sentence(&e))));
                 self.inspector.clear();
             }
         }
@@ -1300,6 +1355,8 @@ fn wire(app: &Shared) -> Result<()> {
         let a = app.clone();
         dom::listen_id(&doc, id, "change", move |_| with(&a, |app| app.set_mode(mode)))?;
     }
+    let a = app.clone();
+    dom::listen_id(&doc, "threshold-whole", "change", move |_| with_now(&a, |app| app.dirty.curves = true))?;
     let a = app.clone();
     dom::listen_id(&doc, "cancel", "click", move |_| with(&a, App::cancel))?;
     let a = app.clone();

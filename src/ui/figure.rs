@@ -112,6 +112,9 @@ pub struct Figure {
     pub dots: Vec<Dots>,
     /// Vertical markers `(x, colour)`.
     pub vlines: Vec<(f64, RGBColor)>,
+    /// Upward arrows on the top edge `(x, colour)`: where a curve or a point leaves the frame
+    /// above, so that a zoomed figure says what it cuts off.
+    pub exits: Vec<(f64, RGBColor)>,
     pub legend: Legend,
 }
 
@@ -276,6 +279,7 @@ impl Figure {
             lines: Vec::new(),
             dots: Vec::new(),
             vlines: Vec::new(),
+            exits: Vec::new(),
             legend: Legend::UpperRight,
         }
     }
@@ -349,36 +353,25 @@ impl Figure {
             }
         }
         for d in &self.dots {
-            let style = if d.filled {
-                d.colour.mix(d.opacity).filled()
-            } else {
-                d.colour.mix(d.opacity).stroke_width(2)
-            };
-            let r = d.radius * font / 14;
             if back {
-                chart
-                    .draw_series(d.points.iter().map(|&(x, y)| Circle::new((self.tx(x), y), r.max(2), style)))
-                    .map_err(draw_err)?;
+                self.draw_dots(&mut chart, d, font)?;
             }
             if let Some(label) = &d.label {
                 legend.push((label.as_str(), Swatch::Dot(d.colour)));
             }
         }
+        if back && !self.exits.is_empty() {
+            self.draw_exits(&chart, font)?;
+        }
         if front && !legend.is_empty() {
             let plot = chart.plotting_area();
-            let (bx, by) = plot.get_base_pixel();
-            let points: Vec<(i32, i32)> = self
-                .lines
-                .iter()
-                .filter(|l| !l.front)
-                .flat_map(|l| l.points.iter().filter_map(|&(x, y)| Some((x, y?))))
-                .chain(self.dots.iter().flat_map(|d| d.points.iter().copied()))
-                .map(|(x, y)| {
-                    let (px, py) = chart.backend_coord(&(self.tx(x), y));
-                    (px - bx, py - by)
-                })
-                .collect();
-            draw_legend(&plot.strip_coord_spec(), &legend, self.legend, &points, &label_font)?;
+            draw_legend(
+                &plot.strip_coord_spec(),
+                &legend,
+                self.legend,
+                &self.legend_points(&chart),
+                &label_font,
+            )?;
         }
         area.present().map_err(draw_err)?;
         Ok(frame)
@@ -432,6 +425,64 @@ impl Figure {
         mesh.draw().map_err(draw_err)
     }
 
+    /// The back layer's data points in the plotting area's pixels (what a legend should not hide).
+    fn legend_points<DB: DrawingBackend>(
+        &self,
+        chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    ) -> Vec<(i32, i32)> {
+        let (bx, by) = chart.plotting_area().get_base_pixel();
+        self.lines
+            .iter()
+            .filter(|l| !l.front)
+            .flat_map(|l| l.points.iter().filter_map(|&(x, y)| Some((x, y?))))
+            .chain(self.dots.iter().flat_map(|d| d.points.iter().copied()))
+            .map(|(x, y)| {
+                let (px, py) = chart.backend_coord(&(self.tx(x), y));
+                (px - bx, py - by)
+            })
+            .collect()
+    }
+
+    /// One set of dots, those in the frame: a zoomed figure cuts off what lies above or below.
+    fn draw_dots<DB: DrawingBackend>(
+        &self,
+        chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        d: &Dots,
+        font: u32,
+    ) -> Result<()> {
+        let style =
+            if d.filled { d.colour.mix(d.opacity).filled() } else { d.colour.mix(d.opacity).stroke_width(2) };
+        let r = (d.radius * font / 14).max(2);
+        let inside = d.points.iter().filter(|(_, y)| (self.y.0..=self.y.1).contains(y));
+        chart.draw_series(inside.map(|&(x, y)| Circle::new((self.tx(x), y), r, style))).map_err(draw_err)?;
+        Ok(())
+    }
+
+    /// The [`Figure::exits`]: an arrow pointing up out of the plotting area's top edge at each x.
+    fn draw_exits<DB: DrawingBackend>(
+        &self,
+        chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        font: u32,
+    ) -> Result<()> {
+        let plot = chart.plotting_area();
+        let (bx, by) = plot.get_base_pixel();
+        let area = plot.strip_coord_spec();
+        let (head, shaft) = ((font / 2).max(4) as i32, font as i32 + 4);
+        for &(x, colour) in &self.exits {
+            let (px, py) = chart.backend_coord(&(self.tx(x), self.y.1));
+            let (px, top) = (px - bx, py - by + 1);
+            let style = colour.stroke_width(Marker::line_width(font) + 1);
+            let arrow = [
+                vec![(px, top + shaft), (px, top)],
+                vec![(px - head, top + head), (px, top), (px + head, top + head)],
+            ];
+            for path in arrow {
+                area.draw(&PathElement::new(path, style)).map_err(draw_err)?;
+            }
+        }
+        Ok(())
+    }
+
     fn draw_line<DB: DrawingBackend>(
         &self,
         chart: &mut ChartContext<
@@ -447,9 +498,6 @@ impl Figure {
         for &(x, y) in &line.points {
             match y {
                 Some(y) if y.is_finite() => {
-                    // Clip far-off values to just outside the frame so a steep curve leaves it.
-                    let span = (self.y.1 - self.y.0).abs().max(1e-12);
-                    let y = y.clamp(self.y.0 - span, self.y.1 + span);
                     if let Some(s) = segments.last_mut() {
                         s.push((self.tx(x), y));
                     }
@@ -461,7 +509,10 @@ impl Figure {
                 }
             }
         }
-        for seg in segments.into_iter().filter(|s| !s.is_empty()) {
+        // Cut where the line leaves the frame: a curve that rises out of a zoomed figure ends on
+        // its top edge instead of running over the margins and labels.
+        let clipped = segments.iter().flat_map(|s| clip_band(s, self.y));
+        for seg in clipped.filter(|s| s.len() > 1) {
             if line.dashed {
                 chart.draw_series(DashedLineSeries::new(seg, 8, 5, style)).map_err(draw_err)?;
             } else {
@@ -470,6 +521,47 @@ impl Figure {
         }
         Ok(())
     }
+}
+
+/// The parts of the polyline `points` with `lo ≤ y ≤ hi`, each segment cut where it crosses
+/// an edge (Liang–Barsky in y alone: x stays within the axis by construction).
+pub fn clip_band(points: &[(f64, f64)], (lo, hi): (f64, f64)) -> Vec<Vec<(f64, f64)>> {
+    let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut current: Vec<(f64, f64)> = Vec::new();
+    if let [(x, y)] = points {
+        if (lo..=hi).contains(y) {
+            out.push(vec![(*x, *y)]);
+        }
+    }
+    for w in points.windows(2) {
+        let ((xa, ya), (xb, yb)) = (w[0], w[1]);
+        let dy = yb - ya;
+        let (t0, t1) = if dy == 0.0 {
+            if (lo..=hi).contains(&ya) {
+                (0.0, 1.0)
+            } else {
+                (1.0, 0.0)
+            }
+        } else {
+            let (a, b) = ((lo - ya) / dy, (hi - ya) / dy);
+            (a.min(b).max(0.0), a.max(b).min(1.0))
+        };
+        if t0 > t1 {
+            out.extend((!current.is_empty()).then(|| std::mem::take(&mut current)));
+            continue;
+        }
+        let at = |t: f64| (xa + t * (xb - xa), ya + t * dy);
+        if t0 > 0.0 || current.is_empty() {
+            out.extend((!current.is_empty()).then(|| std::mem::take(&mut current)));
+            current.push(at(t0));
+        }
+        current.push(at(t1));
+        if t1 < 1.0 {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    out.extend((!current.is_empty()).then_some(current));
+    out
 }
 
 /// A figure's margin and the room below (tick labels and title) and left of the plot, in

@@ -46,19 +46,11 @@ pub fn scores(d: &ScoreDensities) -> Figure {
 }
 
 /// Panel 2: threshold curves, their `s*` and `s0`, the slider's σ², the data's candidates.
-pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64) -> Figure {
+/// `whole`: the y axis holds the whole curve; else it fits the region [`threshold_y`] picks,
+/// and arrows on the top edge mark where the curve and the marked σ² leave it.
+pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64, whole: bool) -> Figure {
     let main = c.series.first();
-    // The current β's curve sets the range; the faint ones for other β may leave it.
-    let curve_values = main.into_iter().flat_map(|s| s.t.iter().flatten().copied());
-    // The data can spread far beyond the curve; keep the central 98 % in view.
-    let mut scores: Vec<f64> = points.iter().map(|p| p.score).filter(|v| v.is_finite()).collect();
-    scores.sort_unstable_by(f64::total_cmp);
-    let central = if scores.len() > 50 {
-        vec![scores[scores.len() / 100], scores[scores.len() - 1 - scores.len() / 100]]
-    } else {
-        scores
-    };
-    let y = y_range(curve_values.chain(central), (-1.0, 1.0));
+    let y = threshold_y(c, points, whole);
     let mut f = Figure::new(
         "σ² (log scale)",
         "score threshold",
@@ -100,9 +92,20 @@ pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64) -> Figu
                 points: marks,
             });
         }
+        if let Some(x) = exit_sigma2(&c.sigma2, &s.t, y.1) {
+            f.exits.push((x, INK));
+        }
         if let Some(m) = s.slider {
+            let above = m.t > y.1;
+            if above {
+                f.exits.push((m.sigma2.max(SIGMA2_LO), GREEN));
+            }
             f.dots.push(Dots {
-                label: Some(format!("σ² = {}", short(sigma2))),
+                label: Some(if above {
+                    format!("σ² = {} (t* = {}, above)", short(sigma2), short(m.t))
+                } else {
+                    format!("σ² = {}", short(sigma2))
+                }),
                 colour: GREEN,
                 radius: 7,
                 filled: true,
@@ -113,6 +116,83 @@ pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64) -> Figu
     }
     f.vlines.push((sigma2.max(SIGMA2_LO), GREEN));
     f
+}
+
+/// How far above the dip's depth panel 2's y axis may reach before the dip would look flat
+/// again: the candidates' σ² range is fitted only while the frame is at most this many depths tall.
+const DIP_DEPTHS: f64 = 8.0;
+
+/// Panel 2's y range. Whole: the current β's curve over every σ² (the faint curves for other β
+/// may leave it) and the data's central 98 %. Otherwise the region Proposition 1 is about:
+/// the curve and the candidates up to the bulk (98 %) of the candidates' σ² and past `s0`,
+/// with `s*`, `s0` and the marked σ² when they lie there; when that frame is taller than
+/// [`DIP_DEPTHS`] times the dip's depth (wide candidates far up the rising curve, as in the toy),
+/// only up to `3 s0`, so that the dip shows as one.
+fn threshold_y(c: &ThresholdCurves, points: &[DataPoint], whole: bool) -> (f64, f64) {
+    let main = c.series.first();
+    let fit = |upto: f64| {
+        let within = |x: f64| x <= upto;
+        let curve = main.into_iter().flat_map(|s| {
+            let grid = c.sigma2.iter().zip(&s.t).filter(move |(x, _)| within(**x)).filter_map(|(_, t)| *t);
+            let marks = [s.s_star, s.s0, s.slider].into_iter().flatten().filter(move |m| within(m.sigma2));
+            grid.chain(marks.map(|m| m.t))
+        });
+        y_range(curve.chain(central_scores(points.iter().filter(|p| within(p.sigma2)))), (-1.0, 1.0))
+    };
+    let Some(s) = main.filter(|_| !whole) else { return fit(f64::INFINITY) };
+    let mut variances: Vec<f64> = points.iter().map(|p| p.sigma2).filter(|v| v.is_finite()).collect();
+    variances.sort_unstable_by(f64::total_cmp);
+    let bulk = variances.get(variances.len().saturating_sub(1) * 49 / 50).copied().unwrap_or(f64::INFINITY);
+    let (Some(low), Some(back)) = (s.s_star, s.s0) else { return fit(bulk) };
+    let wide = fit(bulk.max(3.0 * back.sigma2));
+    if wide.1 - wide.0 <= DIP_DEPTHS * (back.t - low.t) {
+        wide
+    } else {
+        fit((3.0 * back.sigma2).max(10.0 * SIGMA2_LO))
+    }
+}
+
+/// The scores of `points` that a y axis should hold: all of a few, the central 98 % of many (the
+/// data can spread far beyond the curve).
+fn central_scores<'a>(points: impl Iterator<Item = &'a DataPoint>) -> Vec<f64> {
+    let mut scores: Vec<f64> = points.map(|p| p.score).filter(|v| v.is_finite()).collect();
+    scores.sort_unstable_by(f64::total_cmp);
+    if scores.len() > 50 {
+        vec![scores[scores.len() / 100], scores[scores.len() - 1 - scores.len() / 100]]
+    } else {
+        scores
+    }
+}
+
+/// The first σ² of the grid at which the curve `t` lies above `top`, coming from below it.
+fn exit_sigma2(sigma2: &[f64], t: &[Option<f64>], top: f64) -> Option<f64> {
+    let mut below = false;
+    for (&x, &y) in sigma2.iter().zip(t) {
+        match y {
+            Some(y) if y > top && below => return Some(x),
+            Some(y) => below = y <= top,
+            None => below = false,
+        }
+    }
+    None
+}
+
+/// Panel 2's note on what its frame leaves out: where the current β's curve leaves the top, and
+/// the curve's value at the marked σ² when that is above it; `None` when everything is in view.
+pub fn threshold_cut(fig: &Figure, c: &ThresholdCurves) -> Option<String> {
+    let s = c.series.first()?;
+    let exit = exit_sigma2(&c.sigma2, &s.t, fig.y.1);
+    let marked = s.slider.filter(|m| m.t > fig.y.1);
+    let mut parts = Vec::new();
+    if let Some(x) = exit {
+        parts.push(format!("the curve rises out of the frame at σ² ≈ {} (arrow)", short(x)));
+    }
+    if let Some(m) = marked {
+        parts.push(format!("at the marked σ² = {} it is {}", short(m.sigma2), short(m.t)));
+    }
+    let on = if s.s0.is_some() { "the dip" } else { "the candidates" };
+    (!parts.is_empty())
+        .then(|| format!("Zoomed on {on}: {}. Tick “Whole curve” to see all of it.", parts.join("; ")))
 }
 
 /// Panels 3 and 4: a quantity against α for the three methods. The current α is not in it:
@@ -465,4 +545,44 @@ pub fn readout(v: &AlphaView, coverage: bool) -> String {
         })
         .collect();
     format!("α = {}: {}", short(v.alpha), parts.join(", "))
+}
+
+/// What panels 2 and 5 say in place of a figure: plain sentences for a reader, never an error
+/// kind. `e2e/explorer.test.mjs` lists them.
+pub mod placeholder {
+    pub const THRESHOLD_NO_FILE: &str =
+        "Load a score file to see its threshold curve: drop one on the page, choose one, or pick a sample.";
+    pub const THRESHOLD_WAITING: &str = "The threshold curve appears when the score file's analysis is done.";
+    pub const THRESHOLD_NO_PRIOR: &str = "These scores give no prior to draw a threshold curve with: the \
+        candidates' mean scores do not spread more than their noise explains.";
+    pub const THRESHOLD_FLAT_PRIOR: &str = "No threshold curve to draw: every candidate has the same \
+        latent mean here (τ² = 0), so no threshold can tell them apart.";
+    pub const THRESHOLD_NO_VARIANCE: &str = "No threshold curve to draw: every candidate's \
+        variance is 0, so the r-value ranks by the mean score alone.";
+    pub const THEOREM3_NO_FILE: &str =
+        "Load a score file to see how likely a false candidate is to enter each method's set.";
+    pub const THEOREM3_WAITING: &str = "The inclusion curves appear when the score file's analysis is done.";
+}
+
+/// An error as a sentence for the page: its message without the error kind's prefix
+/// ("invalid argument: "), its first letter capitalised (a Latin one) and a full stop.
+pub fn sentence(e: &crate::Error) -> String {
+    use crate::Error;
+    let text = match e {
+        Error::Invalid(m) | Error::Shape(m) => m.clone(),
+        Error::OutOfRange { what, value, range } => format!("{what} = {value} is not in {range}"),
+        Error::InvalidOption { option, value, expected } => {
+            format!("'{value}' is not a {option} (expected {expected})")
+        }
+        Error::Length { what, got, expected } => format!("{got} {what} do not fit {expected}"),
+        Error::Gpu { message } => format!("the GPU failed ({message})"),
+        // A file's errors start with the file's name, not a kind.
+        _ => e.to_string(),
+    };
+    let mut chars = text.trim_end_matches('.').chars();
+    match chars.next() {
+        // ASCII only: a message may start with a symbol ("β = 1.5 …"), and Β is not β.
+        Some(first) => format!("{}{}.", first.to_ascii_uppercase(), chars.as_str()),
+        None => String::new(),
+    }
 }

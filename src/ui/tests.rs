@@ -391,3 +391,59 @@ fn the_legend_goes_where_it_hides_the_fewest_points() {
         [(300, 10), (10, 10), (300, 250), (10, 250), (300, 150), (10, 150)].to_vec();
     assert_eq!(legend_spot(Legend::UpperLeft, size, area, &one_each), (5, 5));
 }
+
+#[test]
+fn a_line_is_cut_where_it_leaves_the_frame() {
+    use super::figure::clip_band;
+    // Up through the top, back down, then a jump across the whole band.
+    let pts = [(0.0, 0.0), (1.0, 2.0), (2.0, 4.0), (3.0, 0.5), (4.0, -3.0), (5.0, 3.0)];
+    let parts = clip_band(&pts, (-1.0, 1.0));
+    let want = [
+        vec![(0.0, 0.0), (0.5, 1.0)],
+        vec![(2.0 + 3.0 / 3.5, 1.0), (3.0, 0.5), (3.0 + 1.5 / 3.5, -1.0)],
+        vec![(4.0 + 2.0 / 6.0, -1.0), (4.0 + 4.0 / 6.0, 1.0)],
+    ];
+    assert_eq!(parts.len(), want.len(), "{parts:?}");
+    for (got, want) in parts.iter().zip(&want) {
+        assert_eq!(got.len(), want.len(), "{parts:?}");
+        for (a, b) in got.iter().zip(want) {
+            assert!((a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12, "{parts:?}");
+        }
+    }
+    assert_eq!(clip_band(&[(0.0, 0.5)], (0.0, 1.0)), vec![vec![(0.0, 0.5)]]);
+    assert!(clip_band(&[(0.0, 5.0), (1.0, 6.0)], (0.0, 1.0)).is_empty());
+}
+
+#[test]
+fn errors_on_the_page_are_sentences_without_their_kind() {
+    let e = crate::Error::invalid("panel 2 has no figure yet");
+    assert_eq!(e.to_string(), "invalid argument: panel 2 has no figure yet");
+    assert_eq!(panels::sentence(&e), "Panel 2 has no figure yet.");
+    let e = crate::Error::out_of_range("β", 1.5, "(0, 1)");
+    assert_eq!(panels::sentence(&e), "β = 1.5 is not in (0, 1).");
+}
+
+#[test]
+fn panel_two_at_the_defaults_frames_the_dip_and_marks_what_leaves() {
+    use crate::explorer::{panel_betas, threshold_curves, toy_design};
+    let c = Controls::default();
+    let (h, s) = toy_design(&c.toy_params()).unwrap();
+    let grid = panels::sigma2_axis(200);
+    let t = threshold_curves(Some(h), &s, &panel_betas(c.beta), &grid, c.sigma2).unwrap();
+    let main = &t.series[0];
+    let (low, back) = (main.s_star.unwrap(), main.s0.unwrap());
+    let zoomed = panels::threshold(&t, &[], c.sigma2, false);
+    let (y0, y1) = zoomed.y;
+    // The dip's lowest point and t*(0) inside the frame, the dip a good part of its height.
+    assert!(y0 < low.t && back.t < y1, "{:?} for {} and {}", zoomed.y, low.t, back.t);
+    assert!(back.t - low.t > 0.1 * (y1 - y0), "{:?}", zoomed.y);
+    // The curve and the marked σ² = 1000 leave it, each with an arrow, and the note says so.
+    assert_eq!(zoomed.exits.len(), 2);
+    let note = panels::threshold_cut(&zoomed, &t).unwrap();
+    assert!(note.starts_with("Zoomed on the dip: the curve rises out of the frame at σ² ≈ "), "{note}");
+    // The whole view holds the curve up to σ² = 5000: nothing leaves, and the dip is flat.
+    let whole = panels::threshold(&t, &[], c.sigma2, true);
+    assert!(whole.y.1 > main.t.last().unwrap().unwrap());
+    assert!(whole.exits.is_empty() && panels::threshold_cut(&whole, &t).is_none());
+    assert!(back.t - low.t < 0.01 * (whole.y.1 - whole.y.0));
+}

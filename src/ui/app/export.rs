@@ -90,7 +90,7 @@ pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
 /// A failed export says why in the page's error banner.
 fn report(app: &Shared, done: Result<()>) {
     if let Err(e) = done {
-        app.borrow().show_error(Some(&format!("Export failed: {e}")));
+        app.borrow().show_error(Some(&format!("Export failed: {}", panels::sentence(&e))));
     }
 }
 

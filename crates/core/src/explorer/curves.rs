@@ -24,9 +24,10 @@ pub struct ScoreDensities {
     pub q: Vec<Option<f64>>,
     /// `P(q > p) = Φ((μq − μp)/√(σp² + σ²))`; 0.48739… at the defaults.
     pub prob_q_exceeds_p: f64,
-    /// What the paper prints (48.47 %) and why the page shows another number.
+    /// What the paper prints (48.47 %) at its values (the defaults).
     pub paper_printed_percent: f64,
-    pub note: &'static str,
+    /// The closed form at these parameters ([`prob_note`]).
+    pub note: String,
 }
 
 fn normal_pdf(mu: f64, var: f64, x: f64) -> Option<f64> {
@@ -63,8 +64,50 @@ pub fn score_densities(params: &ToyParams, xs: &[f64]) -> Result<ScoreDensities>
         q: xs.iter().map(|&x| normal_pdf(params.mu_q, params.sigma2, x)).collect(),
         prob_q_exceeds_p: toy::prob_q_exceeds_p(params.mu_p, params.sigma2_p, params.mu_q, params.sigma2),
         paper_printed_percent: toy::PAPER_PRINTED_PERCENT,
-        note: toy::NOTE_ON_PAPER,
+        note: prob_note(params),
     })
+}
+
+/// Panel 1's note: `P(q > p)` worked out from the current `μp`, `σp²`, `μq` and σ², as
+/// `Φ((μq − μp)/√(σp² + σ²))` with the numbers put in. Only at the paper's values (the toy's
+/// defaults) does it add the paper's misprint: elsewhere there is nothing printed to compare.
+fn prob_note(params: &ToyParams) -> String {
+    let (diff, var) = (params.mu_q - params.mu_p, params.sigma2_p + params.sigma2);
+    let prob = toy::prob_q_exceeds_p(params.mu_p, params.sigma2_p, params.mu_q, params.sigma2);
+    let percent = format!("{:.2} %", 100.0 * prob);
+    let worked = if var > 0.0 {
+        format!(
+            "P(q > p) = Φ((μq − μp)/√(σp² + σ²)) = Φ({}/√{}) = {percent}.",
+            plain_number(diff),
+            plain_number(var)
+        )
+    } else {
+        format!("With σp² + σ² = 0 both scores are fixed: P(q > p) = {percent}.")
+    };
+    let d = ToyParams::default();
+    let paper =
+        (params.mu_p, params.sigma2_p, params.mu_q, params.sigma2) == (d.mu_p, d.sigma2_p, d.mu_q, d.sigma2);
+    if paper {
+        format!(
+            "{worked} The paper prints {} % here, the last two digits transposed; the explorer shows \
+             the computed value.",
+            toy::PAPER_PRINTED_PERCENT
+        )
+    } else {
+        worked
+    }
+}
+
+/// A typed parameter as a reader would write it: no float noise (0.1 + 0.2 shows as 0.3), at
+/// most four decimals, and a true minus sign.
+fn plain_number(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { &s };
+    match s.strip_prefix('-') {
+        Some("0") => "0".to_string(),
+        Some(rest) => format!("−{rest}"),
+        None => s.to_string(),
+    }
 }
 
 /// A marked point `(σ², t)` of a curve.

@@ -321,6 +321,25 @@ fn prob_q_exceeds_p_at_defaults() {
 }
 
 #[test]
+fn panel_one_note_follows_the_parameters_and_names_the_misprint_only_at_the_papers() {
+    let mut p = Controls::default().toy_params();
+    let note = score_densities(&p, &[0.0]).unwrap().note;
+    assert!(note.contains("Φ(−1/√1001) = 48.74 %"), "{note}");
+    assert!(note.contains("48.47 %"), "{note}");
+    p.sigma2 = 30.0;
+    let note = score_densities(&p, &[0.0]).unwrap().note;
+    assert!(note.contains("Φ(−1/√31) = 42.87 %"), "{note}");
+    assert!(!note.contains("48.47") && !note.contains("48.74") && !note.contains("paper"), "{note}");
+    // Typed values without float noise: 0.1 + 0.2 is written 0.3; μq − μp = 0 has no sign.
+    (p.mu_p, p.mu_q, p.sigma2_p, p.sigma2) = (0.5, 0.5, 0.1, 0.2);
+    let note = score_densities(&p, &[0.0]).unwrap().note;
+    assert!(note.contains("Φ(0/√0.3) = 50.00 %"), "{note}");
+    (p.sigma2_p, p.sigma2, p.mu_q) = (0.0, 0.0, 2.0);
+    let note = score_densities(&p, &[0.0]).unwrap().note;
+    assert!(note.contains("both scores are fixed: P(q > p) = 100.00 %"), "{note}");
+}
+
+#[test]
 fn threshold_curve_passes_through_q_beta_at_zero_and_s0() {
     // Variances around 1 give 0 < z < q at small β: the curve dips.
     let ss: Vec<f64> = (0..50).map(|i| 0.1 + 0.05 * i as f64).collect();
