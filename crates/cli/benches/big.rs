@@ -8,7 +8,9 @@
 //! time and peak resident memory (`/usr/bin/time`), and the ratio to numpy. numpy comes from
 //! `target/python-venv` (`make test-python` makes it) or the system's `python3`.
 //! `RVALUE_BENCH_ITEMS=n` takes the first `n` items only (a quicker, smaller file); the
-//! 40 GB case is `RVALUE_BENCH_DRAWS=1000`. It prints and asserts nothing.
+//! 40 GB case is `RVALUE_BENCH_DRAWS=1000`. Last, the authors' ImageNet layout: a float16 pool
+//! of 40,000 true-label draws and float16 test items, pooled CP_r with U = 41,000 units. It
+//! prints and asserts nothing.
 
 // A benchmark of seeded inputs: an `expect` states an invariant of the harness, not user input.
 #![allow(clippy::expect_used)]
@@ -18,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use rvalue_core::io::{write_npy_f32, write_npy_i64};
+use rvalue_core::io::{write_npy_f16_bits, write_npy_f32, write_npy_i64};
 use rvalue_core::samples;
 
 const CLASSES: usize = 1000;
@@ -48,6 +50,65 @@ fn main() {
         &rvalue(&["--rvalue", "pooled", "--method", "cp-r", "--splits", "2"], &scores, &labels),
     );
     println!("{:<62} {:>8.1} s", "pooled cp-r, time per split (2 splits share each pass)", pooled / 2.0);
+    authors_layout(&dir, n, m, k);
+}
+
+/// The authors' ImageNet layout: a float16 calibration pool of 40,000 true-label draws `[40000,
+/// M]` and float16 test items `[n, M, 1000]`; pooled CP_r with U = 41,000 units on `TEST_ITEMS`
+/// of them (one split: `--cal-size 40000 --test-size TEST_ITEMS`), and its time per test item.
+fn authors_layout(dir: &Path, n: usize, m: usize, k: usize) {
+    const POOL: usize = 40_000;
+    const TEST_ITEMS: usize = 200;
+    let pool = dir.join(format!("pool_f16_{POOL}x{m}.npy"));
+    if !pool.exists() {
+        let draws: Vec<u16> = (n..n + POOL).flat_map(|i| true_label_draws(i, m, k, 11)).collect();
+        std::fs::write(&pool, write_npy_f16_bits(&[POOL, m], &draws)).expect("writable");
+    }
+    let (test, labels) = write_logits_f16(dir, n, m, k);
+    println!("authors' layout: float16 pool [{POOL}, {m}], float16 test items [{n}, {m}, {k}]");
+    let args = |method: &str, kind: &str| {
+        let mut a = rvalue(&["--rvalue", kind, "--method", method, "--splits", "1"], &test, &labels);
+        a.extend(["--calibration-true".into(), pool.display().to_string()]);
+        a.extend(["--cal-size".into(), POOL.to_string(), "--test-size".into(), TEST_ITEMS.to_string()]);
+        a
+    };
+    let t = row(&format!("pooled cp-r, U = {}, {TEST_ITEMS} test items", POOL + k), &args("cp-r", "pooled"));
+    println!(
+        "{:<62} {:>7.1} ms",
+        "pooled cp-r, time per test item (whole command / items)",
+        t * 1e3 / TEST_ITEMS as f64
+    );
+    row(&format!("cp, cp-avg on the same {TEST_ITEMS} test items"), &args("cp,cp-avg", "pooled"));
+}
+
+/// Item `i`'s true-label scores in each draw, as [`samples::logit_items`] makes them, rounded
+/// to float16 bits.
+fn true_label_draws(i: usize, m: usize, k: usize, seed: u64) -> Vec<u16> {
+    let c = (i % k) as u32;
+    let latent = 2.0 + samples::standard_normal(seed, i as u32, u32::MAX, c);
+    let spread = 0.2 + 0.8 * samples::standard_normal(seed, i as u32, u32::MAX - 1, c).abs();
+    let draw = |d: usize| (latent + spread * samples::standard_normal(seed, i as u32, d as u32, c)) as f32;
+    (0..m).map(|d| half::f16::from_f32(draw(d)).to_bits()).collect()
+}
+
+/// The seeded logits of [`write_logits`] rounded to float16, unless an earlier run wrote them.
+fn write_logits_f16(dir: &Path, n: usize, m: usize, k: usize) -> (PathBuf, PathBuf) {
+    let scores = dir.join(format!("logits_f16_{n}x{m}x{k}.npy"));
+    let labels = dir.join(format!("logits_{n}_labels.npy"));
+    if scores.metadata().is_ok_and(|md| md.len() > (n * m * k * 2) as u64) && labels.exists() {
+        return (scores, labels);
+    }
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&scores).expect("writable"));
+    f.write_all(&write_npy_f16_bits(&[n, m, k], &[])).expect("writable");
+    for first in (0..n).step_by(50) {
+        for x in samples::logit_items(first..(first + 50).min(n), m, k, 11) {
+            f.write_all(&half::f16::from_f32(x).to_bits().to_le_bytes()).expect("writable");
+        }
+    }
+    f.flush().expect("writable");
+    let l: Vec<i64> = (0..n).map(|i| (i % k) as i64).collect();
+    std::fs::write(&labels, write_npy_i64(&[n], &l)).expect("writable");
+    (scores, labels)
 }
 
 /// `rvalue conformal` at α = 0.1 on the CPU with `extra` options.

@@ -13,7 +13,7 @@ use super::streamed::{fixed_rows, pooled_with_units, Report, Streaming, Units};
 use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::ScoreBlocks;
 use crate::rng::Stream;
-use crate::tensor::{ScoreTensor, Summaries};
+use crate::tensor::ScoreTensor;
 use crate::watch;
 use crate::{Error, Result};
 
@@ -63,14 +63,21 @@ impl TruePool {
             Method::Cp => {
                 Err(Error::invalid(format!("CP's draw {} does not exist (M = {})", opts.cp_draw, self.m)))
             }
-            // The mean as the summaries compute it for a candidate, so CP_avg is the tensor's.
-            Method::CpAvg => {
-                let t = ScoreTensor::new(self.n, self.m, 1, self.draws.clone())?;
-                Ok(Summaries::of(&t).mean.iter().map(|x| -x).collect())
-            }
+            Method::CpAvg => Ok(self.draws.chunks_exact(self.m).map(|unit| -mean(unit)).collect()),
             Method::CpR => Err(needs_all_candidates(opts.kind)),
         }
     }
+}
+
+/// The mean of one unit's draws with the summaries' arithmetic (Welford's update with weights
+/// `1/(d + 1)`, `tensor::Summaries`), so CP_avg's calibration scores are the tensor's, bit for
+/// bit, without a copy of the pool.
+fn mean(draws: &[f64]) -> f64 {
+    let mut mu = 0.0;
+    for (d, &x) in draws.iter().enumerate() {
+        mu += (x - mu) * (1.0 / (d + 1) as f64);
+    }
+    mu
 }
 
 fn needs_all_candidates(kind: RvalueKind) -> Error {
