@@ -518,47 +518,42 @@ pub(crate) fn parse_header_uncapped(file: &str, ctx: &str, bytes: &[u8]) -> Resu
             format!("header has no '{key}' key; expected 'descr', 'fortran_order' and 'shape'"),
         )
     };
-    let kind = match get("descr").ok_or_else(|| missing("descr"))? {
-        Lit::Str(d) => parse_descr(d).map_err(|m| perr(header_place(0), m))?,
-        Lit::Seq(_) => {
-            return Err(perr(
-                header_place(0),
-                format!("structured (record) dtype is not supported; {EXPECTED_DTYPES}"),
-            ))
-        }
-        _ => {
-            return Err(perr(
-                header_place(0),
-                "'descr' is not a string; expected a dtype such as '<f8'".into(),
-            ))
-        }
-    };
+    let kind =
+        descr_kind(get("descr").ok_or_else(|| missing("descr"))?).map_err(|m| perr(header_place(0), m))?;
     let fortran_order = match get("fortran_order").ok_or_else(|| missing("fortran_order"))? {
         Lit::Bool(b) => *b,
         _ => return Err(perr(header_place(0), "'fortran_order' is not True or False".into())),
     };
-    let shape: Vec<usize> = match get("shape").ok_or_else(|| missing("shape"))? {
-        Lit::Seq(dims) => {
-            let mut shape = Vec::with_capacity(dims.len().min(64));
-            for d in dims {
-                match d {
-                    Lit::Int(v) => shape.push(usize::try_from(*v).map_err(|_| {
-                        perr(header_place(0), format!("shape dimension {v} is too large for this platform"))
-                    })?),
-                    _ => {
-                        return Err(perr(
-                            header_place(0),
-                            "'shape' holds a non-integer; expected a tuple such as (100, 10)".into(),
-                        ))
-                    }
-                }
-            }
-            shape
-        }
-        _ => return Err(perr(header_place(0), "'shape' is not a tuple; expected e.g. (100, 10)".into())),
-    };
+    let shape =
+        shape_of(get("shape").ok_or_else(|| missing("shape"))?).map_err(|m| perr(header_place(0), m))?;
     let count = element_count(&shape, kind).map_err(|m| perr(header_place(0), m))?;
     Ok(Header { kind, fortran_order, shape, count, data_offset })
+}
+
+/// The header's `descr` value as a supported kind, or why not.
+fn descr_kind(lit: &Lit) -> std::result::Result<Kind, String> {
+    match lit {
+        Lit::Str(d) => parse_descr(d),
+        Lit::Seq(_) => Err(format!("structured (record) dtype is not supported; {EXPECTED_DTYPES}")),
+        _ => Err("'descr' is not a string; expected a dtype such as '<f8'".into()),
+    }
+}
+
+/// The header's `shape` value as dimensions, or why not.
+fn shape_of(lit: &Lit) -> std::result::Result<Vec<usize>, String> {
+    let Lit::Seq(dims) = lit else {
+        return Err("'shape' is not a tuple; expected e.g. (100, 10)".into());
+    };
+    let mut shape = Vec::with_capacity(dims.len().min(64));
+    for d in dims {
+        let Lit::Int(v) = d else {
+            return Err("'shape' holds a non-integer; expected a tuple such as (100, 10)".into());
+        };
+        shape.push(
+            usize::try_from(*v).map_err(|_| format!("shape dimension {v} is too large for this platform"))?,
+        );
+    }
+    Ok(shape)
 }
 
 /// The header of the `.npy` that `bytes` starts with, refused if it claims more than
