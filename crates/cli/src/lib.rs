@@ -477,17 +477,32 @@ fn read_scores_file(path: &Path) -> CliResult<Dataset> {
 /// The labels of `data` (read from `scores`): from the file `given` by option `flag`, else the
 /// ones `data` carried (taken out of it).
 fn labels_of(data: &mut Dataset, scores: &Path, given: Option<&Path>, flag: &str) -> CliResult<Vec<usize>> {
-    match (given, data.labels.take()) {
-        (Some(path), _) => {
-            Ok(io::read_labels(&display(path), &read_file(path)?, data.scores.n(), data.scores.k())?)
-        }
+    let (n, k) = (data.scores.n(), data.scores.k());
+    labels_or(data.labels.take(), given, (n, k), || no_labels(scores, flag))
+}
+
+/// Labels of `n` items in `0..k`: from the file `given`, else those the scores `carried`, else
+/// what `missing` says.
+fn labels_or(
+    carried: Option<Vec<usize>>,
+    given: Option<&Path>,
+    (n, k): (usize, usize),
+    missing: impl FnOnce() -> CliResult<Vec<usize>>,
+) -> CliResult<Vec<usize>> {
+    match (given, carried) {
+        (Some(path), _) => Ok(io::read_labels(&display(path), &read_file(path)?, n, k)?),
         (None, Some(l)) => Ok(l),
-        (None, None) => fail(format!(
-            "{}: the scores carry no labels; give {flag} Y.npy (or an .npz with a 'labels' member, \
-             or a long-form CSV with a 'label' column)",
-            display(scores)
-        )),
+        (None, None) => missing(),
     }
+}
+
+/// The scores at `scores` carry no labels and option `flag` gave none.
+fn no_labels<T>(scores: &Path, flag: &str) -> CliResult<T> {
+    fail(format!(
+        "{}: the scores carry no labels; give {flag} Y.npy (or an .npz with a 'labels' member, \
+         or a long-form CSV with a 'label' column)",
+        display(scores)
+    ))
 }
 
 fn read_split(path: &Path, n: usize) -> CliResult<Split> {

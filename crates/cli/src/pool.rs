@@ -43,10 +43,7 @@ pub(crate) fn test_items(data: &DataArgs) -> CliResult<(Scores, Vec<usize>)> {
 
 /// The new items of `predict`: their labels, if the file carries any, are not read.
 pub(crate) fn test_items_unlabelled(data: &DataArgs) -> CliResult<Scores> {
-    match io::ScoreFile::open(&data.scores)? {
-        io::Opened::Streamed(f) => Ok(Scores::Streamed(f)),
-        io::Opened::Whole(d) => Ok(Scores::Whole(d)),
-    }
+    Ok(io::ScoreFile::open(&data.scores)?.into())
 }
 
 fn blocks(s: &Scores) -> &dyn ScoreBlocks {
@@ -56,8 +53,33 @@ fn blocks(s: &Scores) -> &dyn ScoreBlocks {
     }
 }
 
-/// Every calibrated split of `methods`, in method order, each method's splits in order.
-pub(crate) fn calibrated(
+/// `each(method, calibrated)` for every method on every split: each method's splits in order,
+/// the split-independent methods before pooled CP_r.
+#[allow(clippy::too_many_arguments)] // the inputs, the run's settings, and where results go
+fn for_each(
+    pool: &TruePool,
+    test: &Scores,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    threads: usize,
+    mut each: impl FnMut(Method, Calibrated),
+) -> CliResult<()> {
+    let mut progress = Progress::new();
+    let mut report =
+        |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
+    let run = Streaming { threads, ..Streaming::default() };
+    let mut take = |m, _, c| {
+        each(m, c);
+        Ok(())
+    };
+    calibrate_with_pool(pool, blocks(test), labels, methods, opts, splits, &run, &mut report, &mut take)
+        .map_err(|e| CliError(format!("--calibration-true: {e}")))
+}
+
+/// Every calibrated split of `methods`, in method order (for the few splits of `sets`, `predict`).
+fn calibrated(
     pool: &TruePool,
     test: &Scores,
     labels: &[usize],
@@ -66,31 +88,14 @@ pub(crate) fn calibrated(
     splits: &[Split],
     threads: usize,
 ) -> CliResult<Vec<(Method, Calibrated)>> {
-    let mut progress = Progress::new();
-    let mut report =
-        |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
     let mut got = Vec::new();
-    let run = Streaming { threads, ..Streaming::default() };
-    calibrate_with_pool(
-        pool,
-        blocks(test),
-        labels,
-        methods,
-        opts,
-        splits,
-        &run,
-        &mut report,
-        &mut |m, _, c| {
-            got.push((m, c));
-            Ok(())
-        },
-    )
-    .map_err(|e| CliError(format!("--calibration-true: {e}")))?;
+    for_each(pool, test, labels, methods, opts, splits, threads, |m, c| got.push((m, c)))?;
     got.sort_by_key(|(m, _)| methods.iter().position(|x| x == m));
     Ok(got)
 }
 
-/// `conformal`'s rows with a pool: metrics of each method over the pool splits.
+/// `conformal`'s rows with a pool: metrics of each method over the pool splits, tallied as
+/// each split arrives.
 #[allow(clippy::too_many_arguments)] // the inputs and the run's settings
 pub(crate) fn summaries(
     pool: &TruePool,
@@ -103,14 +108,9 @@ pub(crate) fn summaries(
 ) -> CliResult<Vec<conformal::Summary>> {
     let (n_test, _, k) = blocks(test).shape();
     let splits = pool_splits(pool.n(), n_test, sizes, count, seed)?;
-    let all = calibrated(pool, test, labels, methods, opts, &splits, threads)?;
-    let rows = methods.iter().map(|&m| {
-        let mine = all.iter().filter(|(x, _)| *x == m);
-        let metrics: Vec<_> = mine.clone().map(|(_, c)| c.metrics(alpha, never_empty)).collect();
-        let sizes: Vec<_> = mine.map(|(_, c)| c.sizes(alpha, never_empty)).collect();
-        conformal::summarize(m, alpha, &metrics, &sizes, k)
-    });
-    Ok(rows.collect())
+    let mut tally = streamed::Tally::new(methods, alpha, never_empty);
+    for_each(pool, test, labels, methods, opts, &splits, threads, |m, c| tally.add(m, &c))?;
+    Ok(tally.rows(k))
 }
 
 /// `sets`' rows with a pool: every test item's set, calibrated on the whole pool.

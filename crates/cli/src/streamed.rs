@@ -11,13 +11,22 @@ use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split};
 use rvalue_core::io::{self, Dataset, Opened, ScoreFile, MAX_ELEMENTS as MAX_IN_MEMORY};
 use rvalue_core::tensor::ScoreTensor;
 
-use super::{display, fail, labels_of, read_file, CliError, CliResult, DataArgs, Progress};
+use super::{display, fail, labels_of, labels_or, no_labels, CliError, CliResult, DataArgs, Progress};
 use rvalue_gpu as gpu;
 
 /// A score file opened for a command: streamed, or held whole.
 pub(crate) enum Scores {
     Streamed(ScoreFile),
     Whole(Dataset),
+}
+
+impl From<Opened> for Scores {
+    fn from(o: Opened) -> Scores {
+        match o {
+            Opened::Streamed(f) => Scores::Streamed(f),
+            Opened::Whole(d) => Scores::Whole(d),
+        }
+    }
 }
 
 /// A streamed run's settings: α, `--never-empty`, threads, and the GPU if one ranks.
@@ -120,28 +129,15 @@ pub(crate) fn open_scores(
 }
 
 fn streamed_labels(file: &mut ScoreFile, d: &DataArgs) -> CliResult<Vec<usize>> {
-    let (n, _, k) = file.shape();
-    match (&d.labels, file.take_labels()) {
-        (Some(path), _) => Ok(io::read_labels(&display(path), &read_file(path)?, n, k)?),
-        (None, Some(l)) => Ok(l),
-        (None, None) => {
-            // A file small enough to hold is read whole first, so that a fault in its scores is
-            // told before the missing labels (the order of the whole-file path).
-            let (n, m, k) = file.shape();
-            if n.saturating_mul(m).saturating_mul(k) <= MAX_IN_MEMORY {
-                io::read_scores_file(&d.scores)?;
-            }
-            no_labels(d)
+    let (n, m, k) = file.shape();
+    labels_or(file.take_labels(), d.labels.as_deref(), (n, k), || {
+        // A file small enough to hold is read whole first, so that a fault in its scores is
+        // told before the missing labels (the order of the whole-file path).
+        if n.saturating_mul(m).saturating_mul(k) <= MAX_IN_MEMORY {
+            io::read_scores_file(&d.scores)?;
         }
-    }
-}
-
-fn no_labels<T>(d: &DataArgs) -> CliResult<T> {
-    fail(format!(
-        "{}: the scores carry no labels; give --labels Y.npy (or an .npz with a 'labels' member, \
-         or a long-form CSV with a 'label' column)",
-        display(&d.scores)
-    ))
+        no_labels(&d.scores, "--labels")
+    })
 }
 
 /// `conformal`'s rows for a streamed file: every method's metrics and set sizes on every split.
@@ -153,25 +149,43 @@ pub(crate) fn summaries(
     splits: &[Split],
     at: &At<'_>,
 ) -> CliResult<Vec<conformal::Summary>> {
-    let (alpha, never_empty) = (at.alpha, at.never_empty);
-    let mut got: Vec<(Vec<conformal::SplitMetrics>, Vec<Vec<usize>>)> =
-        methods.iter().map(|_| Default::default()).collect();
+    let mut tally = Tally::new(methods, at.alpha, at.never_empty);
     let mut progress = Progress::new();
     let mut report =
         |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
     calibrate_streamed(file, labels, methods, opts, splits, &at.streaming(), &mut report, &mut |m, _, c| {
-        if let Some(i) = methods.iter().position(|x| *x == m) {
-            got[i].0.push(c.metrics(alpha, never_empty));
-            got[i].1.push(c.sizes(alpha, never_empty));
-        }
+        tally.add(m, &c);
         Ok(())
     })?;
-    let k = file.shape().2;
-    Ok(methods
-        .iter()
-        .zip(&got)
-        .map(|(m, (metrics, sizes))| conformal::summarize(*m, alpha, metrics, sizes, k))
-        .collect())
+    Ok(tally.rows(file.shape().2))
+}
+
+/// Each method's metrics and set sizes, split by split, as calibrations arrive in any order of
+/// methods (each method's splits in order): the rows of `conformal` without holding a split.
+pub(crate) struct Tally<'a> {
+    methods: &'a [Method],
+    alpha: f64,
+    never_empty: bool,
+    got: Vec<(Vec<conformal::SplitMetrics>, Vec<Vec<usize>>)>,
+}
+
+impl<'a> Tally<'a> {
+    pub(crate) fn new(methods: &'a [Method], alpha: f64, never_empty: bool) -> Self {
+        Tally { methods, alpha, never_empty, got: methods.iter().map(|_| Default::default()).collect() }
+    }
+
+    pub(crate) fn add(&mut self, m: Method, c: &Calibrated) {
+        if let Some(i) = self.methods.iter().position(|x| *x == m) {
+            self.got[i].0.push(c.metrics(self.alpha, self.never_empty));
+            self.got[i].1.push(c.sizes(self.alpha, self.never_empty));
+        }
+    }
+
+    /// One row per method, in the methods' order.
+    pub(crate) fn rows(&self, k: usize) -> Vec<conformal::Summary> {
+        let each = self.methods.iter().zip(&self.got);
+        each.map(|(m, (metrics, sizes))| conformal::summarize(*m, self.alpha, metrics, sizes, k)).collect()
+    }
 }
 
 /// `sets`' rows for a streamed file, method by method in the order given, to `out`.
