@@ -108,14 +108,15 @@ class RankColumns(TypedDict):
     hyper: Hyper
 
 class Calibration:
-    """A method calibrated on labelled items (made by :func:`calibrate`).
+    """A method calibrated on labelled items, or on true-label draws (made by :func:`calibrate`).
 
     ``predict(test_scores)`` gives the new items' prediction sets. A prediction is the split
     whose calibration items are the labelled ones and whose test items are the new ones: the
     sets equal ``sets(...)`` (and ``rvalue sets``) on the joined items with that split, bit for
     bit. Methods whose scores look at other items (a pooled prior, pooled r-values) are computed
     at ``predict``, with the new items present, so the threshold is known only after a
-    prediction.
+    prediction. A calibration on true-label draws (``cal_true``) gives, bit for bit, what the
+    joined items would give if its units were labelled items.
     """
 
     alpha: float
@@ -133,11 +134,12 @@ class Calibration:
     cp_draw: int
     ties: str
     n_calibration: int
-    """Labelled items calibrated on."""
+    """Labelled items (or true-label units) calibrated on."""
     m: int
     """Draws per item."""
-    k: int
-    """Candidates per item."""
+    k: int | None
+    """Candidates per item; None for a calibration on true-label draws (new items may have any K)."""
+    calibrated_on: Literal["items", "true-label-draws"]
     per_item_threshold: bool
     """True when each new item gets a threshold of its own (CP_r with pooled r-values)."""
     predicted_alpha: float | None
@@ -157,7 +159,8 @@ class Calibration:
         """Prediction sets of new items as a boolean mask ``[n_test, K]`` (True = in the set).
 
         ``test_scores``: ``[n_test, M, K]`` or ``[n_test, K]``, the same M and K as the
-        calibration. ``alpha``: default the calibration's. Updates ``threshold``, ``scores`` and
+        calibration; or a path, read whole. After a calibration on true-label draws a path or a
+        ``numpy.memmap`` is streamed a block of items at a time, as :func:`conformal` streams. ``alpha``: default the calibration's. Updates ``threshold``, ``scores`` and
         ``predicted_alpha``. ``progress``: see the module's notes (total: ``n_test``).
         """
 
@@ -170,8 +173,8 @@ class Calibration:
         """Pickles as the bytes ``save`` writes."""
 
 def calibrate(
-    scores: Any,
-    labels: Any,
+    scores: Any | None = None,
+    labels: Any | None = None,
     alpha: float = 0.1,
     *,
     method: Method = "cp-r",
@@ -185,11 +188,17 @@ def calibrate(
     never_empty: bool = False,
     seed: int = 0,
     threads: int | None = None,
+    cal_true: Any | None = None,
 ) -> Calibration:
     """Calibrates ``method`` on labelled ``scores`` ``[N, M, K]`` and ``labels`` ``[N]`` at
     miscoverage ``alpha``; returns a :class:`Calibration` whose ``predict`` gives new items'
     sets. The scores are copied (whatever their layout): changing the array afterwards changes
-    nothing."""
+    nothing. ``scores`` may be a path (an ``.npz`` may carry the labels), read whole.
+
+    ``cal_true`` instead of ``scores`` and ``labels``: the calibration items' true-label draws
+    ``[n_cal, M]`` (an array or a path, float16/32/64), the layout of the paper's ImageNet
+    calibration pool. CP, CP_avg and pooled CP_r need nothing more; other r-value kinds raise
+    ``ValueError``."""
 
 def load(path: str | os.PathLike[str], *, threads: int | None = None) -> Calibration:
     """A calibration saved by :meth:`Calibration.save`: the same predictions, bit for bit.

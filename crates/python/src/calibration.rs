@@ -6,27 +6,33 @@
 //! r-values) is computed at `predict`, with the new items present. That is why the threshold is
 //! known only after a prediction: one number for CP, CP_avg and per-item r-values, one per new
 //! item for pooled r-values.
+//!
+//! A calibration may instead be on true-label draws alone (`cal_true`, `[n_cal, M]`, the layout
+//! of the paper's ImageNet calibration pool): CP, CP_avg and pooled CP_r need nothing else of a
+//! calibration item (`rvalue_core::conformal::pool`), and its new items are streamed when given
+//! as a file or a memmap.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
-use rvalue_core::predict::{self, Prediction};
-use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::conformal::{pool, Method, RvalueKind, ScoreOptions};
+use rvalue_core::predict::Prediction;
 use rvalue_core::{whole_file, Error};
 
-use crate::arrays::{self, value_error, Hold};
+use crate::arrays::value_error;
 use crate::options::{self, Scoring};
-use crate::saved::{self, Settings};
+use crate::predicting;
+use crate::saved::{self, Basis, Settings};
+use crate::streamed;
 use crate::watched::{self, Progress};
 
-/// A method calibrated on labelled items. `predict(test_scores)` gives the new items' sets.
+/// A method calibrated on labelled items, or on true-label draws. `predict(test_scores)` gives
+/// the new items' sets.
 #[pyclass(module = "rvalue_explorer", name = "Calibration")]
 pub struct Calibration {
-    /// The labelled items' scores, copied: a later change to the caller's array changes nothing.
-    cal: ScoreTensor,
-    labels: Vec<usize>,
+    /// What it was calibrated on, copied: a later change to the caller's array changes nothing.
+    basis: Basis,
     method: Method,
     opts: ScoreOptions,
     #[pyo3(get)]
@@ -41,17 +47,18 @@ pub struct Calibration {
     last: Option<(Prediction, f64)>,
 }
 
-/// Calibrates `method` on labelled `scores` and `labels` for predicting sets of new items.
+/// Calibrates `method` on labelled `scores` and `labels` (an array, or a file and the labels
+/// it carries), or on true-label draws `cal_true` `[n_cal, M]`, for predicting sets of new items.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels, alpha=0.1, *, method="cp-r", rvalue="pooled", variance="per-draw",
+    scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue="pooled", variance="per-draw",
     prior="per-item", algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
-    never_empty=false, seed=0, threads=None
+    never_empty=false, seed=0, threads=None, cal_true=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn calibrate(
-    scores: &Bound<'_, PyAny>,
-    labels: &Bound<'_, PyAny>,
+    scores: Option<&Bound<'_, PyAny>>,
+    labels: Option<&Bound<'_, PyAny>>,
     alpha: f64,
     method: &str,
     rvalue: &str,
@@ -64,13 +71,23 @@ pub fn calibrate(
     never_empty: bool,
     seed: u64,
     threads: Option<usize>,
+    cal_true: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Calibration> {
     let opts = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties }.options()?;
-    let cal = arrays::scores(scores, "scores", Hold::Copy)?.into_copy();
-    let labels = arrays::indices(labels, "labels")?;
+    let basis = match (scores, cal_true) {
+        (Some(scores), None) => {
+            let (cal, carried) = streamed::whole(scores, "scores")?;
+            Basis::Items { cal, labels: streamed::labels(labels, carried)? }
+        }
+        (None, Some(pool)) if labels.is_none() => Basis::TrueDraws(streamed::pool_draws(pool)?),
+        (None, Some(_)) => {
+            return Err(value_error(Error::invalid("cal_true carries its labels: give no labels")))
+        }
+        _ => return Err(value_error(Error::invalid("give scores and labels, or cal_true, one of them"))),
+    };
     let settings =
         Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
-    Calibration::new(settings, cal, labels, options::threads(threads)?).map_err(value_error)
+    Calibration::new(settings, basis, options::threads(threads)?).map_err(value_error)
 }
 
 /// Reads a calibration saved by `Calibration.save`; `threads` as in `calibrate`.
@@ -80,9 +97,9 @@ pub fn load(path: std::path::PathBuf, threads: Option<usize>) -> PyResult<Calibr
     let bytes = std::fs::read(&path)
         .map_err(|e| PyOSError::new_err(format!("{}: cannot read: {e}", path.display())))?;
     let name = path.display().to_string();
-    let (settings, cal, labels) = saved::decode(&bytes, &name).map_err(value_error)?;
+    let (settings, basis) = saved::decode(&bytes, &name).map_err(value_error)?;
     let threads = options::threads(threads)?;
-    Calibration::new(settings, cal, labels, threads)
+    Calibration::new(settings, basis, threads)
         .map_err(|e| value_error(Error::parse(name, "data", e.to_string())))
 }
 
@@ -90,30 +107,24 @@ pub fn load(path: std::path::PathBuf, threads: Option<usize>) -> PyResult<Calibr
 #[pyfunction]
 #[pyo3(name = "_from_bytes")]
 pub fn from_bytes(data: &[u8]) -> PyResult<Calibration> {
-    let (settings, cal, labels) = saved::decode(data, "pickled calibration").map_err(value_error)?;
-    Calibration::new(settings, cal, labels, options::threads(None)?).map_err(value_error)
+    let (settings, basis) = saved::decode(data, "pickled calibration").map_err(value_error)?;
+    Calibration::new(settings, basis, options::threads(None)?).map_err(value_error)
 }
 
 impl Calibration {
-    /// A calibration on `cal` and `labels`, checked as `calibrate` checks its arguments.
-    fn new(
-        s: Settings,
-        cal: ScoreTensor,
-        labels: Vec<usize>,
-        threads: usize,
-    ) -> rvalue_core::Result<Calibration> {
-        rvalue_core::conformal::check_data(&cal, &labels)?;
+    /// A calibration on `basis`, checked as `calibrate` checks its arguments.
+    fn new(s: Settings, basis: Basis, threads: usize) -> rvalue_core::Result<Calibration> {
+        match &basis {
+            Basis::Items { cal, labels } => rvalue_core::conformal::check_data(cal, labels)?,
+            Basis::TrueDraws(_) => pool::check_methods(&[s.method], &s.opts)?,
+        }
         rvalue_core::conformal::check_alpha(s.alpha)?;
-        if s.opts.cp_draw >= cal.m() {
-            return Err(Error::invalid(format!(
-                "CP's draw {} does not exist (M = {})",
-                s.opts.cp_draw,
-                cal.m()
-            )));
+        let m = predicting::draws(&basis);
+        if s.opts.cp_draw >= m {
+            return Err(Error::invalid(format!("CP's draw {} does not exist (M = {m})", s.opts.cp_draw)));
         }
         Ok(Calibration {
-            cal,
-            labels,
+            basis,
             method: s.method,
             opts: s.opts,
             alpha: s.alpha,
@@ -149,13 +160,23 @@ impl Calibration {
     ) -> PyResult<Bound<'py, PyArray2<bool>>> {
         let progress = Progress::of(progress)?;
         let alpha = options::alpha(alpha.unwrap_or(self.alpha))?;
-        // Read in place: the core joins the new items to the calibration's in a copy of its own.
-        let test = arrays::scores(test_scores, "test_scores", Hold::Call)?;
-        let test = test.tensor();
-        let (cal, labels, method, opts) = (&self.cal, &self.labels, self.method, &self.opts);
-        let (seed, threads) = (self.seed, self.threads);
-        let work = || predict::predict(cal, labels, test, method, opts, seed, threads);
-        let p = watched::run(py, progress, "predict", test.n(), work)?;
+        let (method, opts, seed, threads) = (self.method, &self.opts, self.seed, self.threads);
+        let p = match &self.basis {
+            Basis::Items { cal, labels } => {
+                // Read in place: the core joins the new items to the calibration's in a copy.
+                let test = streamed::for_call(test_scores, "test_scores")?;
+                let test = test.tensor();
+                let work = || predicting::on_items(cal, labels, test, method, opts, (seed, threads));
+                watched::run(py, progress, "predict", test.n(), work)?
+            }
+            Basis::TrueDraws(draws) => {
+                // Streamed when given as a file or a memmap, as `conformal` streams.
+                let (src, _) = streamed::source(test_scores)?;
+                let (test, _) = src.blocks();
+                let work = || predicting::on_pool(draws, test, method, opts, (seed, threads));
+                watched::run(py, progress, "predict", test.shape().0, work)?
+            }
+        };
         let mask = PyArray1::from_vec(py, p.mask(alpha, self.never_empty)).reshape([p.n_test(), p.k()])?;
         self.last = Some((p, alpha));
         Ok(mask)
@@ -164,13 +185,13 @@ impl Calibration {
     /// Writes the calibration to `path` (whole or not at all: a temporary file beside it,
     /// renamed when complete). The last prediction is not saved.
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
-        let bytes = saved::encode(&self.settings(), &self.cal, &self.labels);
+        let bytes = saved::encode(&self.settings(), &self.basis);
         py.detach(|| whole_file::write(&path, &bytes)).map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
     /// Pickles through the saved-file format (never Python objects): `_from_bytes(bytes)`.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let bytes = saved::encode(&self.settings(), &self.cal, &self.labels);
+        let bytes = saved::encode(&self.settings(), &self.basis);
         let from_bytes = py.import("rvalue_explorer")?.getattr("_from_bytes")?;
         Ok((from_bytes, (PyBytes::new(py, &bytes),)))
     }
@@ -217,22 +238,31 @@ impl Calibration {
         self.opts.ties.name()
     }
 
-    /// Labelled items calibrated on.
+    /// Labelled items (or true-label units) calibrated on.
     #[getter]
     fn n_calibration(&self) -> usize {
-        self.cal.n()
+        predicting::units(&self.basis)
     }
 
     /// Draws per item.
     #[getter]
     fn m(&self) -> usize {
-        self.cal.m()
+        predicting::draws(&self.basis)
     }
 
-    /// Candidates per item.
+    /// Candidates per item; None for a calibration on true-label draws (any K is predicted).
     #[getter]
-    fn k(&self) -> usize {
-        self.cal.k()
+    fn k(&self) -> Option<usize> {
+        match &self.basis {
+            Basis::Items { cal, .. } => Some(cal.k()),
+            Basis::TrueDraws(_) => None,
+        }
+    }
+
+    /// What the calibration is on: "items", or "true-label-draws" (`cal_true`).
+    #[getter]
+    fn calibrated_on(&self) -> &'static str {
+        self.basis.name()
     }
 
     /// Whether each new item gets a threshold of its own (pooled r-values).
@@ -288,14 +318,15 @@ impl Calibration {
             None => "no prediction yet".to_string(),
             Some((p, a)) => format!("last prediction: {} items at alpha={a}", p.n_test()),
         };
+        let on = match &self.basis {
+            Basis::Items { cal, .. } => format!("n_calibration={}, M={}, K={}", cal.n(), cal.m(), cal.k()),
+            Basis::TrueDraws(t) => format!("true-label draws of {} items, M={}", t.n(), t.k()),
+        };
         format!(
-            "Calibration(method='{}'{options}, alpha={}, never_empty={}, n_calibration={}, M={}, K={}; {last})",
+            "Calibration(method='{}'{options}, alpha={}, never_empty={}, {on}; {last})",
             self.method.name(),
             self.alpha,
             if self.never_empty { "True" } else { "False" },
-            self.cal.n(),
-            self.cal.m(),
-            self.cal.k()
         )
     }
 }

@@ -11,6 +11,7 @@ mod arrays;
 mod calibration;
 mod conformal;
 mod options;
+mod predicting;
 mod rank;
 mod saved;
 mod streamed;

@@ -3,16 +3,22 @@
 //!
 //! ```text
 //! rvalue-explorer calibration        magic line
-//! format 1                           this layout's version: a reader refuses any other
+//! format 2                           this layout's version: a reader refuses any other
 //! written-by rvalue-explorer 0.1.0   the package that wrote it (informative)
 //! method cp-r                        then the options, spelt as the CLI spells them,
 //! …                                  one `key value` line each, in a fixed order
+//! calibrated-on items                items, or true-label-draws
+//! …
 //! dtype float32                      the scores' type
 //! end
 //! labels: items × u64, little-endian
-//! scores: items × draws × candidates, float32 or float64, little-endian, row-major
+//! scores: items × draws × candidates, float16, float32 or float64, little-endian, row-major
 //! CRC-32 of every byte before it, u32 little-endian
 //! ```
+//!
+//! A calibration on true-label draws alone `[n_cal, M]` is saved as what it is, items with one
+//! candidate (the true label, so every label is 0): `candidates 1`. Format 1 (the same without
+//! `calibrated-on`, always items) is still read.
 //!
 //! The checksum catches a truncated or damaged file; every value is checked as `calibrate`
 //! checks its arguments, so a file edited by hand (checksum fixed) still gives a valid
@@ -24,9 +30,38 @@ use rvalue_core::{Error, Result};
 
 const MAGIC: &str = "rvalue-explorer calibration\n";
 /// The layout above. A change to it (a key, the payload) takes a new number.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
+/// The older layouts this reader still reads.
+const READS: [u32; 2] = [1, 2];
 /// A header is a few hundred bytes; a file without `end` in this many is not one.
 const MAX_HEADER: usize = 4096;
+
+/// What a calibration was made on.
+pub enum Basis {
+    /// Labelled items `[n, M, K]`, every candidate's draws, and their labels.
+    Items { cal: ScoreTensor, labels: Vec<usize> },
+    /// The true label's draws alone, `[n_cal, M]` held as a tensor `[n_cal, 1, M]` (as a
+    /// two-dimensional array is read).
+    TrueDraws(ScoreTensor),
+}
+
+impl Basis {
+    /// The tensor as saved: items, or true-label units `[n_cal, M, 1]` (the same values in the
+    /// same order), with their labels.
+    fn saved(&self) -> (&ScoreTensor, (usize, usize, usize), std::borrow::Cow<'_, [usize]>) {
+        match self {
+            Basis::Items { cal, labels } => (cal, (cal.n(), cal.m(), cal.k()), labels.into()),
+            Basis::TrueDraws(t) => (t, (t.n(), t.k(), 1), vec![0; t.n()].into()),
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Basis::Items { .. } => "items",
+            Basis::TrueDraws(_) => "true-label-draws",
+        }
+    }
+}
 
 /// The settings of a calibration (its scores and labels travel beside them).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,8 +73,8 @@ pub struct Settings {
     pub seed: u64,
 }
 
-/// The header keys after `format` and `written-by`, in order.
-const KEYS: [&str; 15] = [
+/// The header keys after `format` and `written-by`, in order (format 1 has no `calibrated-on`).
+const KEYS: [&str; 16] = [
     "method",
     "rvalue",
     "variance",
@@ -51,15 +86,22 @@ const KEYS: [&str; 15] = [
     "alpha",
     "never-empty",
     "seed",
+    "calibrated-on",
     "items",
     "draws",
     "candidates",
     "dtype",
 ];
 
+/// Where each value is in [`KEYS`].
+const CALIBRATED_ON: usize = 11;
+const ITEMS: usize = 12;
+const DTYPE: usize = 15;
+
 /// The header's values in [`KEYS`] order (numbers in Rust's shortest round-trip form).
-fn values(s: &Settings, cal: &ScoreTensor) -> [String; 15] {
+fn values(s: &Settings, basis: &Basis) -> [String; 16] {
     let o = &s.opts;
+    let (cal, (n, m, k), _) = basis.saved();
     let dtype = match cal.scores() {
         Scores::F16(_) => "float16",
         Scores::F32(_) => "float32",
@@ -77,18 +119,20 @@ fn values(s: &Settings, cal: &ScoreTensor) -> [String; 15] {
         s.alpha.to_string(),
         s.never_empty.to_string(),
         s.seed.to_string(),
-        cal.n().to_string(),
-        cal.m().to_string(),
-        cal.k().to_string(),
+        basis.name().into(),
+        n.to_string(),
+        m.to_string(),
+        k.to_string(),
         dtype.into(),
     ]
 }
 
 /// The file's bytes.
-pub fn encode(s: &Settings, cal: &ScoreTensor, labels: &[usize]) -> Vec<u8> {
+pub fn encode(s: &Settings, basis: &Basis) -> Vec<u8> {
+    let (cal, _, labels) = basis.saved();
     let mut header =
         format!("{MAGIC}format {FORMAT}\nwritten-by rvalue-explorer {}\n", env!("CARGO_PKG_VERSION"));
-    for (key, value) in KEYS.iter().zip(values(s, cal)) {
+    for (key, value) in KEYS.iter().zip(values(s, basis)) {
         header.push_str(&format!("{key} {value}\n"));
     }
     header.push_str("end\n");
@@ -99,7 +143,7 @@ pub fn encode(s: &Settings, cal: &ScoreTensor, labels: &[usize]) -> Vec<u8> {
     };
     let mut out = Vec::with_capacity(header.len() + 8 * labels.len() + width * cal.scores().len() + 4);
     out.extend_from_slice(header.as_bytes());
-    for &y in labels {
+    for &y in labels.iter() {
         out.extend_from_slice(&(y as u64).to_le_bytes());
     }
     match cal.scores() {
@@ -115,23 +159,28 @@ pub fn encode(s: &Settings, cal: &ScoreTensor, labels: &[usize]) -> Vec<u8> {
 /// What a file holds (`name` names it in errors), every value checked; an error says what is
 /// wrong. The size and checksum are checked before any value is read, so a damaged file is
 /// reported as damaged, and an edited one by the value that is wrong.
-pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, ScoreTensor, Vec<usize>)> {
+pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, Basis)> {
     let bad = |place: &str, msg: String| Error::parse(name, place, msg);
     let (header, payload) = split_header(bytes).map_err(|m| bad("header", m))?;
     let lines: Vec<&str> = header.lines().collect();
-    check_format(&lines).map_err(|m| bad("format", m))?;
-    let fields = fields(lines.get(2..).unwrap_or_default()).map_err(|m| bad("header", m))?;
+    let format = check_format(&lines).map_err(|m| bad("format", m))?;
+    let fields = fields(lines.get(2..).unwrap_or_default(), format).map_err(|m| bad("header", m))?;
     let get = |i: usize| fields[i];
     let value = |i: usize| bad("header", format!("{} '{}' is not a valid value", KEYS[i], get(i)));
     let number = |i: usize| get(i).parse::<usize>().map_err(|_| value(i));
-    let (n, m, k) = (number(11)?, number(12)?, number(13)?);
-    let width = match get(14) {
+    let shape = (number(ITEMS)?, number(ITEMS + 1)?, number(ITEMS + 2)?);
+    let width = match get(DTYPE) {
         "float16" => 2,
         "float32" => 4,
         "float64" => 8,
-        _ => return Err(bad("header", format!("dtype '{}': expected float16, float32 or float64", get(14)))),
+        _ => {
+            return Err(bad(
+                "header",
+                format!("dtype '{}': expected float16, float32 or float64", get(DTYPE)),
+            ))
+        }
     };
-    let body = checked_body(bytes, payload, (n, m, k), width).map_err(|(place, m)| bad(place, m))?;
+    let body = checked_body(bytes, payload, shape, width).map_err(|(place, m)| bad(place, m))?;
     let option = |e: Error| bad("header", e.to_string());
     let settings = Settings {
         method: get(0).parse().map_err(option)?,
@@ -148,13 +197,42 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, ScoreTensor, Vec<us
         never_empty: get(9).parse().map_err(|_| value(9))?,
         seed: get(10).parse().map_err(|_| value(10))?,
     };
+    let true_draws = match get(CALIBRATED_ON) {
+        "items" => false,
+        "true-label-draws" => true,
+        _ => return Err(value(CALIBRATED_ON)),
+    };
+    Ok((settings, basis(body, shape, width, true_draws).map_err(|(place, m)| bad(place, m))?))
+}
+
+/// The labels and scores of a checked payload as a calibration's basis.
+fn basis(
+    body: &[u8],
+    (n, m, k): (usize, usize, usize),
+    width: usize,
+    true_draws: bool,
+) -> std::result::Result<Basis, (&'static str, String)> {
     let (labels, scores) = body.split_at(8 * n);
     let labels = labels
         .chunks_exact(8)
         .map(|b| usize::try_from(u64::from_le_bytes(b.try_into().unwrap_or_default())))
         .collect::<std::result::Result<Vec<usize>, _>>()
-        .map_err(|_| bad("labels", "a label does not fit this machine's integers".into()))?;
-    let cal = if width == 2 {
+        .map_err(|_| ("labels", "a label does not fit this machine's integers".to_string()))?;
+    if !true_draws {
+        let cal = tensor(scores, (n, m, k), width).map_err(|e| ("scores", e.to_string()))?;
+        return Ok(Basis::Items { cal, labels });
+    }
+    // True-label units have one candidate, the true label: held as `[n_cal, 1, M]`.
+    if k != 1 || labels.iter().any(|&y| y != 0) {
+        let msg = format!("true-label draws have 1 candidate and every label 0, not {k} candidates");
+        return Err(("header", msg));
+    }
+    Ok(Basis::TrueDraws(tensor(scores, (n, 1, m), width).map_err(|e| ("scores", e.to_string()))?))
+}
+
+/// Little-endian scores of `width` bytes as a tensor of that width.
+fn tensor(scores: &[u8], (n, m, k): (usize, usize, usize), width: usize) -> Result<ScoreTensor> {
+    if width == 2 {
         let v = scores.chunks_exact(2).map(|b| u16::from_le_bytes(b.try_into().unwrap_or_default()));
         ScoreTensor::from_f16_bits(n, m, k, v.collect())
     } else if width == 4 {
@@ -163,8 +241,7 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, ScoreTensor, Vec<us
     } else {
         let v = scores.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default()));
         ScoreTensor::new(n, m, k, v.collect())
-    };
-    Ok((settings, cal.map_err(|e| bad("scores", e.to_string()))?, labels))
+    }
 }
 
 /// The header's text (through `end\n`) and the bytes after it.
@@ -182,32 +259,38 @@ fn split_header(bytes: &[u8]) -> std::result::Result<(&str, &[u8]), String> {
     Ok((header, payload))
 }
 
-/// `format N` as this reader's: a file of another layout is refused before anything else is read.
-fn check_format(lines: &[&str]) -> std::result::Result<(), String> {
+/// `format N`, one this reader reads: a file of another layout is refused before anything else
+/// is read.
+fn check_format(lines: &[&str]) -> std::result::Result<u32, String> {
     let format = lines.get(1).and_then(|l| l.strip_prefix("format ")).unwrap_or("");
     let writer = lines.get(2).and_then(|l| l.strip_prefix("written-by ")).unwrap_or("an unknown writer");
-    if format.parse::<u32>().ok() != Some(FORMAT) {
-        return Err(format!(
-            "the file has format '{format}' (written by {writer}); rvalue-explorer {} reads format {FORMAT}",
+    match format.parse::<u32>() {
+        Ok(f) if READS.contains(&f) => Ok(f),
+        _ => Err(format!(
+            "the file has format '{format}' (written by {writer}); rvalue-explorer {} reads formats \
+             1 to {FORMAT}",
             env!("CARGO_PKG_VERSION")
-        ));
+        )),
     }
-    Ok(())
 }
 
-/// The values of [`KEYS`], which must come in order, once each, after `written-by`.
-fn fields<'a>(lines: &[&'a str]) -> std::result::Result<[&'a str; 15], String> {
-    let mut out = [""; 15];
+/// The values of [`KEYS`], which must come in order, once each, after `written-by`; format 1's
+/// calibrations, without `calibrated-on`, are on items.
+fn fields<'a>(lines: &[&'a str], format: u32) -> std::result::Result<[&'a str; 16], String> {
+    let mut out = ["items"; 16];
     let body = lines.get(1..).unwrap_or_default();
-    for (i, key) in KEYS.iter().enumerate() {
-        let line = body.get(i).copied().unwrap_or("end");
+    let keys = (0..KEYS.len()).filter(|&i| format > 1 || i != CALIBRATED_ON);
+    for (line_no, i) in keys.enumerate() {
+        let key = KEYS[i];
+        let line = body.get(line_no).copied().unwrap_or("end");
         out[i] = line
             .strip_prefix(key)
             .and_then(|rest| rest.strip_prefix(' '))
-            .ok_or_else(|| format!("line {} is '{line}', expected '{key} …'", i + 4))?;
+            .ok_or_else(|| format!("line {} is '{line}', expected '{key} …'", line_no + 4))?;
     }
-    if body.len() != KEYS.len() + 1 {
-        return Err(format!("{} lines, expected {}", lines.len() + 2, KEYS.len() + 4));
+    let want = if format > 1 { KEYS.len() } else { KEYS.len() - 1 };
+    if body.len() != want + 1 {
+        return Err(format!("{} lines, expected {}", lines.len() + 2, want + 4));
     }
     Ok(out)
 }

@@ -8,7 +8,8 @@ use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
 use rvalue_core::conformal::streamed::{calibrate_streamed, Streaming};
 use rvalue_core::conformal::{Calibrated, Method, Split};
-use rvalue_core::io::{Opened, ScoreFile};
+use rvalue_core::io::{self, Opened, ScoreFile};
+use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 use crate::arrays::{self, value_error, Hold, Tensor};
@@ -35,8 +36,7 @@ impl Source<'_> {
 /// else is an array. The labels a file carries are returned with it.
 pub fn source<'py>(scores: &Bound<'py, PyAny>) -> PyResult<(Source<'py>, Option<Vec<usize>>)> {
     let py = scores.py();
-    if scores.is_instance_of::<PyString>() || scores.hasattr("__fspath__")? {
-        let path: std::path::PathBuf = py.import("os")?.call_method1("fspath", (scores,))?.extract()?;
+    if let Some(path) = path_of(scores)? {
         let opened = py.detach(|| ScoreFile::open(&path)).map_err(value_error)?;
         return match opened {
             Opened::Streamed(mut f) => {
@@ -106,10 +106,41 @@ pub fn each_calibrated(
     }
 }
 
-/// A pool of true-label draws `[n_cal, M]` (any real dtype numpy reads).
-pub fn pool(obj: &Bound<'_, PyAny>) -> PyResult<TruePool> {
-    let t = arrays::scores(obj, "cal_true", Hold::Copy)?;
-    let t = t.tensor();
+/// The path `obj` names, if it is a `str` or an `os.PathLike`.
+fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<Option<std::path::PathBuf>> {
+    if obj.is_instance_of::<PyString>() || obj.hasattr("__fspath__")? {
+        return Ok(Some(obj.py().import("os")?.call_method1("fspath", (obj,))?.extract()?));
+    }
+    Ok(None)
+}
+
+/// Scores held whole, as a copy of their own: a file read whole (with the labels it carries),
+/// or an array copied (`what` names the argument in messages).
+pub fn whole(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(ScoreTensor, Option<Vec<usize>>)> {
+    match path_of(obj)? {
+        Some(path) => {
+            let d = obj.py().detach(|| io::read_scores_file(&path)).map_err(value_error)?;
+            Ok((d.scores, d.labels))
+        }
+        None => Ok((arrays::scores(obj, what, Hold::Copy)?.into_copy(), None)),
+    }
+}
+
+/// Scores for the call only: a file read whole, or an array read in place where it can be.
+pub fn for_call<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Tensor<'py>> {
+    match path_of(obj)? {
+        Some(path) => {
+            let d = obj.py().detach(|| io::read_scores_file(&path)).map_err(value_error)?;
+            Ok(Tensor::owned(d.scores))
+        }
+        None => arrays::scores(obj, what, Hold::Call),
+    }
+}
+
+/// True-label draws `[n_cal, M]` (an array of any real dtype numpy reads, or a file), held as
+/// the tensor `[n_cal, 1, M]` in the type they came in.
+pub fn pool_draws(obj: &Bound<'_, PyAny>) -> PyResult<ScoreTensor> {
+    let (t, _) = whole(obj, "cal_true")?;
     if t.m() != 1 {
         return Err(value_error(Error::shape(format!(
             "cal_true must have shape [n_cal, M] (each calibration item's true-label score in each \
@@ -119,7 +150,12 @@ pub fn pool(obj: &Bound<'_, PyAny>) -> PyResult<TruePool> {
             t.k()
         ))));
     }
-    TruePool::of_single_draw(t).map_err(value_error)
+    Ok(t)
+}
+
+/// A pool of true-label draws `[n_cal, M]`, as [`pool_draws`] reads them.
+pub fn pool(obj: &Bound<'_, PyAny>) -> PyResult<TruePool> {
+    TruePool::of_single_draw(&pool_draws(obj)?).map_err(value_error)
 }
 
 /// The splits of a pool and `n_test` test items: everything once, or `count` seeded subsets of

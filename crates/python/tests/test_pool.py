@@ -1,6 +1,8 @@
 """cal_true: calibration given as the true label's draws alone [n_cal, M] gives what the joined
 array [calibration items; test items] gives with its first items calibrating, bit for bit."""
 
+import pickle
+
 import numpy as np
 import pytest
 import rvalue_explorer as rx
@@ -52,3 +54,89 @@ def test_what_a_pool_cannot_do_raises(digits):
         rx.conformal(test, test_labels, 0.1, cal_true=cal_true, cal_size=10, rvalue="pooled")
     with pytest.raises(ValueError, match=r"\[n_cal, M\]"):
         rx.conformal(test, test_labels, 0.1, cal_true=scores, rvalue="pooled")
+
+
+POOL_METHODS = [("cp", {"cp_draw": 3}), ("cp-avg", {}), ("cp-r", {"ties": "exchangeable", "seed": 7}),
+                ("cp-r", {"ties": "index"})]
+
+
+def same_bits_prediction(a: rx.Calibration, b: rx.Calibration):
+    assert np.array_equal(np.asarray(a.threshold).view(np.uint64), np.asarray(b.threshold).view(np.uint64))
+    assert np.array_equal(a.scores.view(np.uint64), b.scores.view(np.uint64))
+
+
+@pytest.mark.parametrize("method, kwargs", POOL_METHODS)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_calibrating_on_a_pool_predicts_what_the_items_would(digits, method, kwargs, dtype):
+    scores, labels = digits[0][:400].astype(dtype), digits[1][:400]
+    cal_true, test, _ = pool_and_test(scores, labels, 250)
+    on_items = rx.calibrate(scores[:250], labels[:250], 0.1, method=method, rvalue="pooled", **kwargs)
+    on_pool = rx.calibrate(cal_true=cal_true, alpha=0.1, method=method, rvalue="pooled", **kwargs)
+    assert on_pool.calibrated_on == "true-label-draws" and on_pool.k is None
+    assert (on_pool.n_calibration, on_pool.m) == (250, scores.shape[1])
+    assert np.array_equal(on_pool.predict(test), on_items.predict(test))
+    same_bits_prediction(on_pool, on_items)
+    # And what `sets` gives for the same pool.
+    got = rx.sets(test, np.zeros(len(test), int), None, 0.1, methods=[method], rvalue="pooled",
+                  cal_true=cal_true, **kwargs)
+    mask = np.zeros(on_pool.scores.shape, bool)
+    mask[got["item"], got["candidate"]] = True
+    assert np.array_equal(mask, on_pool.predict(test))
+
+
+def test_a_pool_calibration_streams_files_and_memmaps(digits, tmp_path):
+    scores, labels = digits
+    cal_true, test, _ = pool_and_test(scores.astype(np.float16), labels, 500)
+    np.save(tmp_path / "cal_true.npy", cal_true)
+    np.save(tmp_path / "test.npy", test)
+    from_array = rx.calibrate(cal_true=cal_true, method="cp-r")
+    from_file = rx.calibrate(cal_true=tmp_path / "cal_true.npy", method="cp-r")
+    want = from_array.predict(test)
+    assert np.array_equal(from_file.predict(str(tmp_path / "test.npy")), want)
+    same_bits_prediction(from_file, from_array)
+    memmap = np.load(tmp_path / "test.npy", mmap_mode="r")
+    assert np.array_equal(from_array.predict(memmap), want)
+    # A calibration on items takes paths too (read whole).
+    on_items = rx.calibrate(scores[:500], labels[:500])
+    np.savez(tmp_path / "items.npz", scores=scores[:500], labels=labels[:500])
+    from_npz = rx.calibrate(tmp_path / "items.npz")
+    assert from_npz.n_calibration == 500
+    assert np.array_equal(from_npz.predict(tmp_path / "test.npy"), on_items.predict(test))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_a_pool_calibration_saves_and_pickles(digits, tmp_path, dtype):
+    scores, labels = digits
+    cal_true, test, _ = pool_and_test(scores.astype(dtype), labels, 500)
+    cal = rx.calibrate(cal_true=cal_true, method="cp-r", ties="index", alpha=0.2)
+    cal.save(tmp_path / "pool.rvcal")
+    data = (tmp_path / "pool.rvcal").read_bytes()
+    head = data[: data.index(b"\nend\n") + 5].decode()
+    assert "calibrated-on true-label-draws\n" in head and "candidates 1\n" in head
+    n, m = cal_true.shape
+    assert len(data) == len(head) + 8 * n + np.dtype(dtype).itemsize * n * m + 4, "stored in its own width"
+    want = cal.predict(test)
+    for other in (rx.load(tmp_path / "pool.rvcal"), pickle.loads(pickle.dumps(cal))):
+        assert other.calibrated_on == "true-label-draws" and other.alpha == 0.2
+        assert np.array_equal(other.predict(test), want)
+        same_bits_prediction(other, cal)
+
+
+def test_what_a_pool_calibration_refuses(digits):
+    scores, labels = digits
+    cal_true, test, _ = pool_and_test(scores, labels, 100)
+    with pytest.raises(ValueError, match="parametric CP_r needs every candidate"):
+        rx.calibrate(cal_true=cal_true, rvalue="parametric")
+    with pytest.raises(ValueError, match="nonparametric CP_r needs every candidate"):
+        rx.calibrate(cal_true=cal_true, rvalue="nonparametric")
+    with pytest.raises(ValueError, match="give no labels"):
+        rx.calibrate(labels=labels[:100], cal_true=cal_true)
+    with pytest.raises(ValueError, match="one of them"):
+        rx.calibrate()
+    with pytest.raises(ValueError, match=r"\[n_cal, M\]"):
+        rx.calibrate(cal_true=scores)
+    with pytest.raises(ValueError, match="draw 99 does not exist"):
+        rx.calibrate(cal_true=cal_true, method="cp", cp_draw=99)
+    cal = rx.calibrate(cal_true=cal_true)
+    with pytest.raises(ValueError, match="M = "):
+        cal.predict(test[:, :5])

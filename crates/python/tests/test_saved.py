@@ -59,7 +59,7 @@ def test_the_file_is_plain_data(digits, tmp_path):
     cal.save(str(tmp_path / "cal.rvcal"))  # a str path as well as a pathlib.Path
     data = (tmp_path / "cal.rvcal").read_bytes()
     head = data[: data.index(b"\nend\n") + 5].decode()
-    assert head.startswith("rvalue-explorer calibration\nformat 1\n")
+    assert head.startswith("rvalue-explorer calibration\nformat 2\n")
     assert f"written-by rvalue-explorer {rx.__version__}\n" in head
     assert "method cp-r\nrvalue pooled\n" in head and "items 600\n" in head
     n, m, k = scores[:N_CAL].shape
@@ -98,12 +98,13 @@ BAD = {
     "truncated": (lambda d: d[: len(d) // 2], "data: truncated"),
     "truncated header": (lambda d: d[:60], "header: it has no end"),
     "trailing bytes": (lambda d: d + b"\0", "1 bytes follow the end"),
-    "another format": (lambda d: rewrite(d, b"format 1\n", b"format 2\n"), "format: the file has format '2'"),
+    "another format": (lambda d: rewrite(d, b"format 2\n", b"format 3\n"), "format: the file has format '3'"),
+    "unknown basis": (lambda d: rewrite(d, b"calibrated-on items", b"calibrated-on guesses"), "calibrated-on 'guesses'"),
     "unknown option": (lambda d: rewrite(d, b"ties exchangeable", b"ties randomly"), "unknown tie order 'randomly'"),
     "alpha out of range": (lambda d: rewrite(d, b"alpha 0.1\n", b"alpha 1.5\n"), "1.5"),
     "a label beyond K": (lambda d: with_first_label(d, 99), "data: invalid argument: label of item 0 is 99"),
     "other dimensions": (lambda d: rewrite(d, b"draws ", b"draws 1"), "data: truncated"),
-    "missing key": (lambda d: rewrite(d, b"seed 0\n", b""), "header: line 14 is 'items 600', expected 'seed"),
+    "missing key": (lambda d: rewrite(d, b"seed 0\n", b""), "header: line 14 is 'calibrated-on items', expected 'seed"),
     "a pickle": (lambda d: pickle.dumps({"not": "a calibration"}), "does not start with"),
 }
 
@@ -163,3 +164,14 @@ def test_dask_serialises_it(digits):
     header, frames = distributed.protocol.serialize(cal)
     same_prediction(cal, distributed.protocol.deserialize(header, frames), scores[N_CAL:])
     same_prediction(cal, cloudpickle.loads(cloudpickle.dumps(cal)), scores[N_CAL:])
+
+
+def test_a_format_1_file_still_loads(saved, digits):
+    """Format 1 (before calibrations on true-label draws) had no `calibrated-on` line."""
+    path, data = saved
+    old = rewrite(rewrite(data, b"format 2\n", b"format 1\n"), b"calibrated-on items\n", b"")
+    path.write_bytes(old)
+    scores, _ = digits
+    loaded = rx.load(path)
+    assert loaded.calibrated_on == "items"
+    same_prediction(rx._from_bytes(data), loaded, scores[N_CAL:])

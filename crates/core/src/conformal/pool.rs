@@ -80,6 +80,15 @@ fn mean(draws: &[f64]) -> f64 {
     mu
 }
 
+/// Refuses a method that needs more of a calibration item than its true label's draws:
+/// parametric and per-item nonparametric CP_r.
+pub fn check_methods(methods: &[Method], opts: &ScoreOptions) -> Result<()> {
+    if methods.contains(&Method::CpR) && opts.kind != RvalueKind::Pooled {
+        return Err(needs_all_candidates(opts.kind));
+    }
+    Ok(())
+}
+
 fn needs_all_candidates(kind: RvalueKind) -> Error {
     Error::invalid(format!(
         "{kind} CP_r needs every candidate's draws of a calibration item, and true-label draws \
@@ -175,9 +184,7 @@ fn check(
     if labels.len() != n_test {
         return Err(Error::length("labels", labels.len(), format!("{n_test} test items")));
     }
-    if methods.contains(&Method::CpR) && opts.kind != RvalueKind::Pooled {
-        return Err(needs_all_candidates(opts.kind));
-    }
+    check_methods(methods, opts)?;
     let bad = |s: &Split| s.cal.iter().any(|&j| j >= pool.n) || s.test.iter().any(|&t| t >= n_test);
     if splits.iter().any(bad) {
         return Err(Error::invalid("a split names a unit or test item out of range"));
