@@ -839,12 +839,10 @@ impl Calibrated {
         let nt = self.test.len();
         let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
         for t in 0..nt {
-            let set = self.set(t, alpha, never_empty);
-            size += set.members.len();
-            if set.members.is_empty() {
-                empty += 1;
-            }
-            if let Some(p) = set.members.iter().position(|&(c, _)| c == self.labels[t]) {
+            let (count, position) = self.size_and_position(t, alpha, never_empty);
+            size += count;
+            empty += usize::from(count == 0);
+            if let Some(p) = position {
                 covered += 1;
                 pos_sum += p;
             }
@@ -856,6 +854,43 @@ impl Calibrated {
             position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
             empty_rate: empty as f64 / nt,
         }
+    }
+
+    /// Test item `t`'s set size and its true label's place in set order (`None` when outside):
+    /// what [`Calibrated::set`] gives, without building or sorting the set. Metrics over many
+    /// splits make this the hot loop (a sort per item and split cost more than the r-values
+    /// did): with one threshold, two binary searches in the sorted row; pooled, one pass.
+    fn size_and_position(&self, t: usize, alpha: f64, never_empty: bool) -> (usize, Option<usize>) {
+        let (q, y) = (self.threshold(t, alpha), self.labels[t]);
+        let (size, before, in_set) = match &self.store {
+            Store::Global { rows, by_item, .. } => {
+                let (k, r) = (self.k, if *by_item { self.test[t] } else { t });
+                let (row, sorted) = (&rows.scores[r * k..(r + 1) * k], &rows.sorted[r * k..(r + 1) * k]);
+                let sy = row[y];
+                // Ahead of the label: lower scores, then equal ones at lower indices (rare).
+                let lower = sorted.partition_point(|s| s.total_cmp(&sy).is_lt());
+                let tied = sorted.get(lower + 1).is_some_and(|s| s.total_cmp(&sy).is_eq());
+                let ties =
+                    if tied { row[..y].iter().filter(|s| s.total_cmp(&sy).is_eq()).count() } else { 0 };
+                (sorted.partition_point(|&s| s <= q), lower + ties, sy <= q)
+            }
+            Store::PerItem { .. } => {
+                let row = self.row(t);
+                let key_y = (row[y], y);
+                let (mut size, mut before) = (0, 0);
+                for (c, &s) in row.iter().enumerate() {
+                    if s <= q {
+                        size += 1;
+                        before += usize::from(s.total_cmp(&key_y.0).then(c.cmp(&key_y.1)).is_lt());
+                    }
+                }
+                (size, before, key_y.0 <= q)
+            }
+        };
+        if size == 0 && never_empty {
+            return (1, (self.best(t) == y).then_some(0));
+        }
+        (size, in_set.then_some(before))
     }
 
     /// Coverage and mean set size at each α, from the sorted scores: `O(log K)` per item and α,

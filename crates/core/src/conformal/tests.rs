@@ -188,6 +188,27 @@ proptest! {
     }
 
     #[test]
+    fn metrics_equal_those_of_the_sets(seed in 0u64..1_000_000, never_empty in any::<bool>()) {
+        // Every kind (nonparametric and pooled r-values tie a lot), at α where sets are empty,
+        // partial and whole.
+        let p = ToyParams { repeats: 1, ..small_toy(seed) };
+        let (t, labels) = toy::simulate(&p, 0).unwrap();
+        let prepared = Prepared::new(&t, &labels, true).unwrap();
+        let splits = SplitPlan::Random { count: 2, cal_fraction: 0.5, seed }.splits(t.n()).unwrap();
+        for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
+            let opts = ScoreOptions { kind, ..ScoreOptions::default() };
+            for method in Method::ALL {
+                for c in prepared.calibrate(method, &opts, &splits).unwrap() {
+                    for alpha in [0.001, 0.05, 0.3, 0.9, 0.999] {
+                        let want = metrics_of_sets(&c, alpha, never_empty);
+                        prop_assert_eq!(format!("{:?}", c.metrics(alpha, never_empty)), format!("{want:?}"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn sweep_equals_pointwise_recomputation(seed in 0u64..1_000_000, never_empty in any::<bool>()) {
         let p = ToyParams { repeats: 1, ..small_toy(seed) };
         let (t, labels) = toy::simulate(&p, 0).unwrap();
@@ -505,5 +526,27 @@ fn nonparametric_scores_in_blocks_equal_shared_orders() {
         let blocked = scores_with(&t, None, None, Method::CpR, &opts, |_| None, threads).unwrap().unwrap();
         assert_eq!(blocked.len(), n * t.k());
         assert!(shared.iter().zip(&blocked).all(|(a, b)| a.to_bits() == b.to_bits()), "{threads} threads");
+    }
+}
+
+/// The metrics as the sets define them: each set built and sorted, the label's place read off.
+fn metrics_of_sets(c: &Calibrated, alpha: f64, never_empty: bool) -> SplitMetrics {
+    let nt = c.test.len();
+    let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
+    for t in 0..nt {
+        let set = c.set(t, alpha, never_empty);
+        size += set.members.len();
+        empty += usize::from(set.members.is_empty());
+        if let Some(p) = set.members.iter().position(|&(m, _)| m == c.label(t)) {
+            covered += 1;
+            pos_sum += p;
+        }
+    }
+    let n = nt as f64;
+    SplitMetrics {
+        coverage: covered as f64 / n,
+        size: size as f64 / n,
+        position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
+        empty_rate: empty as f64 / n,
     }
 }
