@@ -3,8 +3,12 @@
 //! Each draw ranks the item's K candidates; `count[k][j]` is how many draws put candidate `k`
 //! in the top `j`, an estimate of `V_{j/K}(k)·M`. The nested greedy turns counts into r-values.
 
-use crate::tensor::ScoreTensor;
+use crate::float16;
+use crate::tensor::{ScoreTensor, Scores};
 use crate::{Error, Result};
+
+mod buckets;
+mod radix;
 
 /// Sorts candidate indices by score, descending, ties to the lower index (docs/method.md §3's rank).
 pub fn sort_desc(scores: &[f64], out: &mut [u16]) {
@@ -16,6 +20,7 @@ pub fn sort_desc(scores: &[f64], out: &mut [u16]) {
 pub struct SortScratch {
     wide: Vec<u128>,
     packed: Vec<u64>,
+    spare: Vec<u64>,
 }
 
 /// A `u64` whose unsigned order is the descending order of finite scores (`−0` ties `+0`).
@@ -27,12 +32,18 @@ pub(crate) fn desc_key(x: f64) -> u64 {
     !ascending
 }
 
-/// [`sort_desc`] with a reusable buffer: one integer sort of `(key, index)` packed in a `u128`,
-/// several times faster than comparing floats through a closure. When every score's low 16
-/// bits are zero (all scores that came from `f32`, as model outputs do) the index fits in those
-/// bits of a `u64` instead, which sorts twice as fast again and is just as exact: keys then
-/// differ in their high bits or not at all.
+/// [`sort_desc`] with reusable buffers. Single-precision scores (all that came from float32 or
+/// float16 files, as model outputs do) take a radix sort of 32-bit keys (`radix`), five times
+/// faster than the comparison sorts below at K = 1000 and just as exact. Otherwise one integer
+/// sort of `(key, index)` packed in a `u128`, several times faster than comparing floats through
+/// a closure; when every score's low 16 bits are zero the index fits in those bits of a `u64`
+/// instead, which sorts twice as fast again: keys then differ in their high bits or not at all.
 pub fn sort_desc_with(scores: &[f64], out: &mut [u16], scratch: &mut SortScratch) {
+    if radix::single_precision(scores) {
+        let narrow = scores.iter().map(|&x| x as f32);
+        radix::sort_desc32(narrow, out, &mut scratch.packed, &mut scratch.spare);
+        return;
+    }
     if scores.len() <= 1 << 16 && scores.iter().all(|x| x.to_bits() & 0xffff == 0) {
         let packed = &mut scratch.packed;
         packed.clear();
@@ -49,6 +60,19 @@ pub fn sort_desc_with(scores: &[f64], out: &mut [u16], scratch: &mut SortScratch
     keys.sort_unstable();
     for (o, &key) in out.iter_mut().zip(keys.iter()) {
         *o = key as u16;
+    }
+}
+
+/// [`sort_desc_with`] of scores in their stored type: float32 and float16 scores go to the radix
+/// sort as they are, without a round trip through f64 and the check that it was exact.
+fn sort_stored_desc(scores: Scores<'_>, out: &mut [u16], scratch: &mut SortScratch, buf: &mut Vec<f64>) {
+    let (words, spare) = (&mut scratch.packed, &mut scratch.spare);
+    match scores {
+        Scores::F32(s) if s.len() <= 1 << 16 => radix::sort_desc32(s.iter().copied(), out, words, spare),
+        Scores::F16(s) if s.len() <= 1 << 16 => {
+            radix::sort_desc32(s.iter().map(|&h| float16::to_f32(h)), out, words, spare)
+        }
+        other => sort_desc_with(other.widened(buf), out, scratch),
     }
 }
 
@@ -82,7 +106,7 @@ impl DrawOrder {
         let mut order = vec![0u16; items.len() * m * k];
         let (mut scratch, mut buf) = (SortScratch::default(), Vec::new());
         for (row, out) in order.chunks_exact_mut(k).enumerate() {
-            sort_desc_with(t.draw(items.start + row / m, row % m, &mut buf), out, &mut scratch);
+            sort_stored_desc(t.draw_scores(items.start + row / m, row % m), out, &mut scratch, &mut buf);
         }
         Ok(DrawOrder { m, k, order })
     }
@@ -161,9 +185,16 @@ pub fn nonparametric_from_counts(count: &[u32], k: usize) -> Vec<f64> {
     steps_to_r(&nested_greedy(count, k))
 }
 
-/// Nonparametric r-values of one item from precomputed draw orders. Counts are built rank-major
-/// (`[j][c]`), so the cumulative sums and each greedy step read contiguous memory.
+/// Nonparametric r-values of one item from precomputed draw orders: the nested greedy on counts
+/// kept up to date step by step (`buckets`), `M·K` updates instead of a `K × K` table.
 pub fn nonparametric_from_order(order: &DrawOrder, item: usize) -> Vec<f64> {
+    steps_to_r(&buckets::steps(order, item))
+}
+
+/// [`nonparametric_from_order`] through the whole count table, built rank-major (`[j][c]`): the
+/// greedy as the method states it, which the bucketed one must equal step for step.
+#[cfg(test)]
+fn nonparametric_from_table(order: &DrawOrder, item: usize) -> Vec<f64> {
     let k = order.k();
     let mut count = vec![0u32; k * k];
     for d in 0..order.m() {
@@ -216,6 +247,60 @@ mod tests {
                 scores[b as usize].partial_cmp(&scores[a as usize]).unwrap().then(a.cmp(&b))
             });
             assert_eq!(out, want, "{scores:?}");
+        }
+    }
+
+    /// Scores with many ties (a few distinct values, so counts tie often), in any width.
+    fn tied_tensor(n: usize, m: usize, k: usize, levels: u64, seed: u64, single: bool) -> ScoreTensor {
+        let mut s = seed | 1;
+        let data = (0..n * m * k)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                let x = (s % levels) as f64 - (levels / 2) as f64;
+                if single {
+                    x * 0.25
+                } else {
+                    x * 0.1
+                }
+            })
+            .collect();
+        ScoreTensor::new(n, m, k, data).unwrap()
+    }
+
+    #[test]
+    fn the_bucketed_greedy_equals_the_count_table() {
+        let small =
+            (0..40).map(|seed| (1 + seed as usize % 9, 1 + seed as usize * 7 % 23, 2 + seed % 4, seed));
+        let large = [(7, 65, 3, 3), (40, 130, 5, 4), (5, 4100, 50, 5), (200, 70, 1000, 6)];
+        for (m, k, levels, seed) in small.chain(large) {
+            let t = tied_tensor(2, m, k, levels, seed, seed % 2 == 0);
+            let order = DrawOrder::of(&t).unwrap();
+            for item in 0..2 {
+                assert_eq!(
+                    nonparametric_from_order(&order, item),
+                    nonparametric_from_table(&order, item),
+                    "M={m} K={k}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_radix_sort_equals_the_comparison_sort() {
+        for (k, levels, seed) in
+            [(1, 2, 1), (2, 2, 2), (300, 7, 3), (1000, 1 << 20, 4), (1000, 1 << 40, 6), (5000, 100, 5)]
+        {
+            let t = tied_tensor(1, 1, k, levels, seed, true);
+            let scores = t.data().into_owned();
+            let mut out = vec![0u16; k];
+            sort_desc(&scores, &mut out);
+            let mut want: Vec<u16> = (0..k as u16).collect();
+            want.sort_by(|&a, &b| {
+                scores[b as usize].partial_cmp(&scores[a as usize]).unwrap().then(a.cmp(&b))
+            });
+            assert_eq!(out, want, "K={k}");
         }
     }
 
