@@ -890,106 +890,189 @@ fn grid(u: &Units, rule: LambdaRule) -> Vec<f64> {
 
 /// [`grid`], its model rule's thresholds from the table (`tabulate`) or solved per grid point.
 fn grid_by(u: &Units, rule: LambdaRule, tabulate: bool) -> Vec<f64> {
-    let n = u.m.len();
-    let betas = log_grid(n);
-    let last = *betas.last().unwrap_or(&1.0);
-    if let (Some(l), LambdaRule::Model) = (&u.limit, rule) {
-        // V > λ ⇔ w_i > e(β) ⇔ E(w_i) < β.
-        return l
-            .w
-            .iter()
-            .map(|&w| {
-                let e = l.e(w);
-                betas.iter().copied().find(|&b| e < b).unwrap_or(last)
-            })
-            .collect();
-    }
+    let betas = log_grid(u.m.len());
     if let Some(l) = &u.limit {
-        return grid_limit_empirical(&l.w, &betas);
+        return grid_limit(l, rule, &betas);
     }
-    let mut r = vec![last; n];
-    // One bit per unit keeps the pass's working set (m, 1/sd: 16 bytes a unit) in L2.
-    let mut done = vec![0u64; n.div_ceil(64)];
-    let inv: Vec<f64> = u.sd.iter().map(|&sd| if sd > 0.0 { 1.0 / sd } else { 0.0 }).collect();
-    // Noise-free units have a step for V and ±∞ for a line: handled apart, and marked done for
-    // the main pass.
-    let noise_free: Vec<usize> = (0..n).filter(|&i| u.sd[i] == 0.0).collect();
-    let mut noise_free_done = vec![false; noise_free.len()];
-    for &i in &noise_free {
-        done[i / 64] |= 1 << (i % 64);
-    }
-    let mut lines = Vec::new();
-    let mut candidates = vec![0u32; n + 1];
-    let mut window = Window::new();
     let coefs =
         (rule == LambdaRule::Model && tabulate && u.ss.iter().any(|&s| s > 0.0)).then(|| Coefs::new(&u.ss));
     let mut zs = ModelThresholds::new(&u.ss, coefs.as_ref());
+    let mut g = GridPass::new(u, *betas.last().unwrap_or(&1.0));
     // The previous grid point's threshold is applied inside the next point's pass (its line
     // recomputed from its q), so each grid point costs one pass over the units.
     let mut pending: Option<Pending> = None;
     for &beta in &betas {
         let q = normal::upper_quantile(beta);
-        let (lo, hi) = window.bounds(q);
-        let (q_prev, t_prev) = pending.as_ref().map_or((q, f64::NEG_INFINITY), |p| (p.q, p.t));
-        let (nc, ni, mut below) =
-            scan(&u.m, &inv, &done, [q_prev, t_prev, q, lo, hi], &mut candidates, window.buffer(n));
-        window.len = ni;
-        if let Some(p) = &mut pending {
-            for &i in &candidates[..nc] {
-                let i = i as usize;
-                if p.above(u, i, (q_prev - u.m[i]) * inv[i]) {
-                    r[i] = p.beta;
-                    done[i / 64] |= 1 << (i % 64);
-                }
-            }
-        }
-        for (j, &i) in noise_free.iter().enumerate() {
-            if let Some(p) = &mut pending {
-                if !noise_free_done[j] && p.above(u, i, u.line(i, p.q)) {
-                    r[i] = p.beta;
-                    noise_free_done[j] = true;
-                }
-            }
-            // Take back what the formula counted (a line of 0) and count the real ±∞.
-            if 0.0 < lo {
-                below -= 1;
-            } else if 0.0 <= hi {
-                window.remove(i);
-            }
-            below += usize::from(u.line(i, q) < lo);
-        }
+        let below = g.pass(u, pending.as_mut(), q);
         let (t, lambda, near) = match rule {
-            LambdaRule::Empirical => {
-                // λ is the k-th smallest V, i.e. the line of rank U − k + 1 from below; λ itself
-                // is that unit's V computed as R does.
-                let k = n - eb::type1_rank(n, 1.0 - beta) + 1;
-                let (t, unit) = window.kth(below, k, || {
-                    lines.clear();
-                    lines.extend((0..n).map(|i| u.line(i, q)));
-                    &lines
-                });
-                window.follow(t, q, inv[unit]);
-                (t, v_as_r(u, unit, q), None)
-            }
+            LambdaRule::Empirical => g.empirical_threshold(u, beta, q, below),
             LambdaRule::Model => zs.at(beta, q),
         };
         let clear = (-8.0..=37.0).contains(&t);
         pending = Some(Pending { beta, q, t, lambda, clear, near });
     }
     if let Some(p) = &mut pending {
-        for i in 0..n {
+        g.settle_rest(u, p);
+    }
+    g.r
+}
+
+/// The grid algorithm in the `τ² → 0` limit, where `V` depends on a unit's `w` alone.
+fn grid_limit(l: &Limit, rule: LambdaRule, betas: &[f64]) -> Vec<f64> {
+    let last = *betas.last().unwrap_or(&1.0);
+    match rule {
+        // V > λ ⇔ w_i > e(β) ⇔ E(w_i) < β.
+        LambdaRule::Model => {
+            l.w.iter()
+                .map(|&w| {
+                    let e = l.e(w);
+                    betas.iter().copied().find(|&b| e < b).unwrap_or(last)
+                })
+                .collect()
+        }
+        LambdaRule::Empirical => grid_limit_empirical(&l.w, betas),
+    }
+}
+
+/// One bit per unit: keeps the pass's working set (m, 1/sd: 16 bytes a unit) in L2.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Self {
+        Bits(vec![0u64; n.div_ceil(64)])
+    }
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 != 0
+    }
+}
+
+/// What the grid algorithm keeps from one grid point to the next, with room for every unit
+/// allocated once.
+struct GridPass {
+    /// `r_i` so far: the last grid point until an earlier one selects the unit.
+    r: Vec<f64>,
+    /// Units settled, or handled apart as noise-free.
+    done: Bits,
+    /// `1/sd` per unit (0 where noise-free), so that a line is a multiply.
+    inv: Vec<f64>,
+    /// Noise-free units have a step for V and ±∞ for a line: handled apart, and marked done
+    /// for the main pass.
+    noise_free: Vec<usize>,
+    noise_free_done: Vec<bool>,
+    candidates: Vec<u32>,
+    window: Window,
+    /// Every unit's line, for the rare grid point where the window misses.
+    lines: Vec<f64>,
+}
+
+impl GridPass {
+    fn new(u: &Units, last: f64) -> Self {
+        let n = u.m.len();
+        let inv: Vec<f64> = u.sd.iter().map(|&sd| if sd > 0.0 { 1.0 / sd } else { 0.0 }).collect();
+        let noise_free: Vec<usize> = (0..n).filter(|&i| u.sd[i] == 0.0).collect();
+        let mut done = Bits::new(n);
+        for &i in &noise_free {
+            done.set(i);
+        }
+        GridPass {
+            r: vec![last; n],
+            done,
+            inv,
+            noise_free_done: vec![false; noise_free.len()],
+            noise_free,
+            candidates: vec![0u32; n + 1],
+            window: Window::new(),
+            lines: Vec::new(),
+        }
+    }
+
+    /// The pass at grid point `q`: settles the open units the pending threshold selects and
+    /// fills the window for this point; returns how many lines lie below the window.
+    fn pass(&mut self, u: &Units, mut pending: Option<&mut Pending>, q: f64) -> usize {
+        let (lo, hi) = self.window.bounds(q);
+        let (q_prev, t_prev) = pending.as_ref().map_or((q, f64::NEG_INFINITY), |p| (p.q, p.t));
+        let bounds = [q_prev, t_prev, q, lo, hi];
+        let buffer = self.window.buffer(u.m.len());
+        let (nc, ni, below) = scan(&u.m, &self.inv, &self.done.0, bounds, &mut self.candidates, buffer);
+        self.window.len = ni;
+        if let Some(p) = pending.as_deref_mut() {
+            for &i in &self.candidates[..nc] {
+                let i = i as usize;
+                if p.above(u, i, (q_prev - u.m[i]) * self.inv[i]) {
+                    self.r[i] = p.beta;
+                    self.done.set(i);
+                }
+            }
+        }
+        self.pass_noise_free(u, pending, q, (lo, hi), below)
+    }
+
+    /// The noise-free units' share of a pass: settled on their own lines, and their ±∞ lines
+    /// (which the pass's formula took for 0) put right in `below` and the window.
+    fn pass_noise_free(
+        &mut self,
+        u: &Units,
+        mut pending: Option<&mut Pending>,
+        q: f64,
+        (lo, hi): (f64, f64),
+        mut below: usize,
+    ) -> usize {
+        for (j, &i) in self.noise_free.iter().enumerate() {
+            if let Some(p) = pending.as_deref_mut() {
+                if !self.noise_free_done[j] && p.above(u, i, u.line(i, p.q)) {
+                    self.r[i] = p.beta;
+                    self.noise_free_done[j] = true;
+                }
+            }
+            // Take back what the formula counted (a line of 0) and count the real ±∞.
+            if 0.0 < lo {
+                below -= 1;
+            } else if 0.0 <= hi {
+                self.window.remove(i);
+            }
+            below += usize::from(u.line(i, q) < lo);
+        }
+        below
+    }
+
+    /// The empirical rule's `(T, λ)` at `(β, q)`: λ is the k-th smallest V, i.e. the line of
+    /// rank U − k + 1 from below; λ itself is that unit's V computed as R does.
+    fn empirical_threshold(
+        &mut self,
+        u: &Units,
+        beta: f64,
+        q: f64,
+        below: usize,
+    ) -> (f64, f64, Option<Near>) {
+        let n = u.m.len();
+        let k = n - eb::type1_rank(n, 1.0 - beta) + 1;
+        let lines = &mut self.lines;
+        let (t, unit) = self.window.kth(below, k, move || {
+            lines.clear();
+            lines.extend((0..n).map(|i| u.line(i, q)));
+            lines
+        });
+        self.window.follow(t, q, self.inv[unit]);
+        (t, v_as_r(u, unit, q), None)
+    }
+
+    /// After the last grid point: its threshold applied to every unit still open.
+    fn settle_rest(&mut self, u: &Units, p: &mut Pending) {
+        for i in 0..u.m.len() {
             let line = u.line(i, p.q);
             let open = if u.sd[i] == 0.0 {
-                noise_free.iter().position(|&j| j == i).is_some_and(|j| !noise_free_done[j])
+                self.noise_free.iter().position(|&j| j == i).is_some_and(|j| !self.noise_free_done[j])
             } else {
-                done[i / 64] >> (i % 64) & 1 == 0
+                !self.done.get(i)
             };
             if open && line < p.t && p.above(u, i, line) {
-                r[i] = p.beta;
+                self.r[i] = p.beta;
             }
         }
     }
-    r
 }
 
 /// One pass of the grid algorithm over the units, kept out of line so that its few values
