@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 
-use super::{u16_at, u32_at, u64_at, Entry, SIG_CENTRAL, SIG_EOCD, SIG_ZIP64_EOCD, SIG_ZIP64_LOCATOR};
+use super::{read_u16, read_u32, read_u64, Entry, SIG_CENTRAL, SIG_EOCD, SIG_ZIP64_EOCD, SIG_ZIP64_LOCATOR};
 use crate::{Error, Result};
 
 /// Reads the central directory (zip64-aware) into a list of members.
@@ -29,13 +29,13 @@ impl Tail<'_> {
         self.bytes.get(rel..rel.checked_add(n)?)
     }
     fn u16(&self, at: usize) -> Option<u16> {
-        self.get(at, 2).and_then(|b| u16_at(b, 0))
+        self.get(at, 2).and_then(|b| read_u16(b, 0))
     }
     fn u32(&self, at: usize) -> Option<u32> {
-        self.get(at, 4).and_then(|b| u32_at(b, 0))
+        self.get(at, 4).and_then(|b| read_u32(b, 0))
     }
     fn u64(&self, at: usize) -> Option<u64> {
-        self.get(at, 8).and_then(|b| u64_at(b, 0))
+        self.get(at, 8).and_then(|b| read_u64(b, 0))
     }
     /// A field of a record already found: past the file's end it reads as 0, and the checks
     /// of offsets and sizes that follow refuse what that leads to.
@@ -215,15 +215,15 @@ fn central_entry(
 fn zip64_sizes(extra: &[u8], mut v: [u64; 3]) -> [u64; 3] {
     let mut x = 0usize;
     while x + 4 <= extra.len() {
-        let id = u16_at(extra, x).unwrap_or(0);
-        let len = usize::from(u16_at(extra, x + 2).unwrap_or(0));
+        let id = read_u16(extra, x).unwrap_or(0);
+        let len = usize::from(read_u16(extra, x + 2).unwrap_or(0));
         let body = extra.get(x + 4..x + 4 + len).unwrap_or(&[]);
         if id == 1 {
             let wide = v.map(|v| v == 0xFFFF_FFFF);
             let mut y = 0usize;
             for (v, wide) in v.iter_mut().zip(wide) {
                 if wide {
-                    if let Some(w) = u64_at(body, y) {
+                    if let Some(w) = read_u64(body, y) {
                         *v = w;
                     }
                     y += 8;

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::{crc32, member_err, u16_at, u32_at, Entry, MAX_MEMBER_BYTES, SIG_LOCAL};
+use super::{crc32, member_err, read_u16, read_u32, Entry, MAX_MEMBER_BYTES, SIG_LOCAL};
 use crate::io::MAX_ELEMENTS;
 use crate::Result;
 
@@ -43,7 +43,7 @@ fn check_claims(file: &str, e: &Entry) -> Result<()> {
 
 /// The member's bytes as stored (compressed or not), and the byte they start at.
 fn stored_bytes<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<(usize, &'a [u8])> {
-    let lo = usize::try_from(e.local_offset).ok().filter(|&lo| u32_at(bytes, lo) == Some(SIG_LOCAL));
+    let lo = usize::try_from(e.local_offset).ok().filter(|&lo| read_u32(bytes, lo) == Some(SIG_LOCAL));
     let lo = lo.ok_or_else(|| {
         member_err(
             file,
@@ -55,8 +55,8 @@ fn stored_bytes<'a>(file: &str, bytes: &'a [u8], e: &Entry) -> Result<(usize, &'
     // The local header's own name and extra lengths decide where data starts (they may differ
     // from the central directory's); the sizes come from the central directory because the
     // local copy may be 0 (data descriptor) or 0xFFFFFFFF (zip64).
-    let name_len = usize::from(u16_at(bytes, lo + 26).unwrap_or(0));
-    let extra_len = usize::from(u16_at(bytes, lo + 28).unwrap_or(0));
+    let name_len = usize::from(read_u16(bytes, lo + 26).unwrap_or(0));
+    let extra_len = usize::from(read_u16(bytes, lo + 28).unwrap_or(0));
     let start = lo + 30 + name_len + extra_len;
     let end = usize::try_from(e.csize).ok().and_then(|c| start.checked_add(c));
     match end {

@@ -15,7 +15,7 @@ pub(crate) use directory::{entries, entries_in, Tail};
 pub(crate) use extract::extract;
 pub(crate) use stream::{member_reader, member_stream};
 
-use super::npy::{parse_npy_with, Layout, NpyArray};
+use super::npy::{parse_npy_with, read_u16, read_u32, Layout, NpyArray};
 use super::{place, shown, MAX_ELEMENTS};
 use crate::{Error, Result};
 
@@ -117,17 +117,9 @@ pub(crate) fn member_array(file: &str, bytes: &[u8], e: &Entry) -> Result<(NpyAr
     parse_npy_with(file, &format!("member '{}'", shown(&e.name)), &data)
 }
 
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    let s = b.get(at..at.checked_add(2)?)?;
-    Some(u16::from_le_bytes([s[0], s[1]]))
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    let s = b.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-}
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+/// A little-endian `u64` at byte `at`, `None` past the end (zip64 fields; the narrower ones are
+/// npy's readers).
+fn read_u64(b: &[u8], at: usize) -> Option<u64> {
     let s = b.get(at..at.checked_add(8)?)?;
     let mut a = [0u8; 8];
     a.copy_from_slice(s);

@@ -5,7 +5,7 @@ use std::io::{Read, Seek, SeekFrom};
 
 use super::crc::crc32_update;
 use super::inflate::Inflate;
-use super::{member_err, u16_at, u32_at, Entry, MAX_MEMBER_BYTES, SIG_LOCAL};
+use super::{member_err, read_u16, read_u32, Entry, MAX_MEMBER_BYTES, SIG_LOCAL};
 use crate::io::npy::{read_npy_stream, Layout, NpyArray};
 use crate::{Error, Result};
 
@@ -20,8 +20,8 @@ pub(crate) fn member_stream<R: Read + Seek>(r: &mut R, len: u64, e: &Entry) -> O
     r.seek(SeekFrom::Start(e.local_offset)).ok()?;
     let mut head = [0u8; 30];
     r.read_exact(&mut head).ok()?;
-    (u32_at(&head, 0)? == SIG_LOCAL).then_some(())?;
-    let start = e.local_offset + 30 + u64::from(u16_at(&head, 26)?) + u64::from(u16_at(&head, 28)?);
+    (read_u32(&head, 0)? == SIG_LOCAL).then_some(())?;
+    let start = e.local_offset + 30 + u64::from(read_u16(&head, 26)?) + u64::from(read_u16(&head, 28)?);
     (start.checked_add(e.csize)? <= len).then_some(())?;
     r.seek(SeekFrom::Start(start)).ok()?;
     let raw = r.take(e.csize);
@@ -48,13 +48,13 @@ pub(crate) fn member_reader<R: Read + Seek>(mut r: R, len: u64, e: &Entry, file:
     r.seek(SeekFrom::Start(e.local_offset)).map_err(io)?;
     let mut head = [0u8; 30];
     r.read_exact(&mut head).map_err(io)?;
-    if u32_at(&head, 0) != Some(SIG_LOCAL) {
+    if read_u32(&head, 0) != Some(SIG_LOCAL) {
         return Err(perr(
             e.local_offset,
             "expected a zip local file header here; the archive is corrupt or truncated",
         ));
     }
-    let lengths = u64::from(u16_at(&head, 26).unwrap_or(0)) + u64::from(u16_at(&head, 28).unwrap_or(0));
+    let lengths = u64::from(read_u16(&head, 26).unwrap_or(0)) + u64::from(read_u16(&head, 28).unwrap_or(0));
     let start = e.local_offset.saturating_add(30 + lengths);
     if start.checked_add(e.csize).is_none_or(|end| end > len) {
         return Err(perr(
