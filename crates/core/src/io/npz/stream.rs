@@ -11,7 +11,7 @@ use crate::{Error, Result};
 
 /// [`member_array`](super::member_array) read off `r` (a file of `len` bytes) a chunk at a time: a stored member is
 /// parsed as it is read, a deflated one as it is inflated, and neither is held as bytes. `None`
-/// unless [`member_array`] would give the same array from the file's bytes (sizes and CRC
+/// unless [`member_array`](super::member_array) would give the same array from the file's bytes (sizes and CRC
 /// included): a caller that gets `None` reads the bytes for the message.
 pub(crate) fn member_stream<R: Read + Seek>(r: &mut R, len: u64, e: &Entry) -> Option<(NpyArray, Layout)> {
     if e.flags & 1 != 0 || e.usize_ > MAX_MEMBER_BYTES {
