@@ -26,77 +26,25 @@ pub fn parse_units(file: &str, bytes: &[u8]) -> Result<Units> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         Error::parse(file, format!("byte {}", e.valid_up_to()), "invalid UTF-8; expected a plain-text CSV")
     })?;
-    let mut lines = text.split('\n').enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)));
-    let (header_line, header) = loop {
-        match lines.next() {
-            None => {
-                return Err(Error::parse(
-                    file,
-                    "line 1",
-                    "the file is empty; expected a header with 'estimate' and 'se' columns",
-                ))
-            }
-            Some((_, l)) if l.trim().is_empty() => continue,
-            Some(h) => break h,
-        }
+    // Line numbers count blank lines too, so that messages match what an editor shows.
+    let mut lines = text
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((header_line, header)) = lines.next() else {
+        return Err(Error::parse(
+            file,
+            "line 1",
+            "the file is empty; expected a header with 'estimate' and 'se' columns",
+        ));
     };
     let names: Vec<String> = header.split(',').map(header_name).collect();
-    let find = |want: &str| -> Result<usize> {
-        let hits: Vec<usize> = (0..names.len()).filter(|&i| names[i] == want).collect();
-        match hits.as_slice() {
-            [i] => Ok(*i),
-            [] => Err(Error::parse(
-                file,
-                format!("line {header_line} (header)"),
-                format!(
-                    "no '{want}' column; expected a header with 'estimate' and 'se' columns, found [{}]",
-                    names.join(", ")
-                ),
-            )),
-            [a, b, ..] => Err(Error::parse(
-                file,
-                format!("line {header_line} (header)"),
-                format!("'{want}' appears twice (columns {} and {}); expected it once", a + 1, b + 1),
-            )),
-        }
-    };
-    let (ie, is) = (find("estimate")?, find("se")?);
+    let columns =
+        (find_column(file, header_line, &names, "estimate")?, find_column(file, header_line, &names, "se")?);
     let mut units = Units { estimate: Vec::new(), se: Vec::new() };
-    for (line, l) in lines {
-        if l.trim().is_empty() {
-            continue;
-        }
-        let fields: Vec<&str> = l.split(',').map(str::trim).collect();
-        if fields.len() != names.len() {
-            return Err(Error::parse(
-                file,
-                format!("line {line}"),
-                format!("{} fields; expected {} as in the header", fields.len(), names.len()),
-            ));
-        }
-        let num = |col: usize| -> Result<f64> {
-            let place = format!("line {line}, column {} ({})", col + 1, names[col]);
-            let f = fields[col];
-            let v: f64 = f.parse().map_err(|_| {
-                Error::parse(file, place.clone(), format!("'{f}' is not a number; expected a decimal number"))
-            })?;
-            if !v.is_finite() {
-                return Err(Error::parse(
-                    file,
-                    place,
-                    format!("'{f}' is not finite; expected a finite number"),
-                ));
-            }
-            Ok(v)
-        };
-        let (e, s) = (num(ie)?, num(is)?);
-        if s < 0.0 {
-            return Err(Error::parse(
-                file,
-                format!("line {line}, column {} (se)", is + 1),
-                format!("'{}' is negative; expected a standard error ≥ 0", fields[is]),
-            ));
-        }
+    for (line, text) in lines {
+        let (e, s) = parse_row(file, &names, columns, line, text)?;
         units.estimate.push(e);
         units.se.push(s);
     }
@@ -108,6 +56,68 @@ pub fn parse_units(file: &str, bytes: &[u8]) -> Result<Units> {
         ));
     }
     Ok(units)
+}
+
+/// The one column named `want`: missing or repeated, the file does not say which numbers to use.
+fn find_column(file: &str, header_line: usize, names: &[String], want: &str) -> Result<usize> {
+    let hits: Vec<usize> = (0..names.len()).filter(|&i| names[i] == want).collect();
+    match hits.as_slice() {
+        [i] => Ok(*i),
+        [] => Err(Error::parse(
+            file,
+            format!("line {header_line} (header)"),
+            format!(
+                "no '{want}' column; expected a header with 'estimate' and 'se' columns, found [{}]",
+                names.join(", ")
+            ),
+        )),
+        [a, b, ..] => Err(Error::parse(
+            file,
+            format!("line {header_line} (header)"),
+            format!("'{want}' appears twice (columns {} and {}); expected it once", a + 1, b + 1),
+        )),
+    }
+}
+
+/// One unit's estimate and standard error, from the columns `(ie, is)` of data line `line`.
+fn parse_row(
+    file: &str,
+    names: &[String],
+    (ie, is): (usize, usize),
+    line: usize,
+    text: &str,
+) -> Result<(f64, f64)> {
+    let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+    if fields.len() != names.len() {
+        return Err(Error::parse(
+            file,
+            format!("line {line}"),
+            format!("{} fields; expected {} as in the header", fields.len(), names.len()),
+        ));
+    }
+    let num = |col: usize| {
+        number(file, || format!("line {line}, column {} ({})", col + 1, names[col]), fields[col])
+    };
+    let (e, s) = (num(ie)?, num(is)?);
+    if s < 0.0 {
+        return Err(Error::parse(
+            file,
+            format!("line {line}, column {} (se)", is + 1),
+            format!("'{}' is negative; expected a standard error ≥ 0", fields[is]),
+        ));
+    }
+    Ok((e, s))
+}
+
+/// A finite number; `place` names the field, formatted only for an error.
+fn number(file: &str, place: impl Fn() -> String, f: &str) -> Result<f64> {
+    let v: f64 = f.parse().map_err(|_| {
+        Error::parse(file, place(), format!("'{f}' is not a number; expected a decimal number"))
+    })?;
+    if !v.is_finite() {
+        return Err(Error::parse(file, place(), format!("'{f}' is not finite; expected a finite number")));
+    }
+    Ok(v)
 }
 
 #[cfg(test)]

@@ -1,5 +1,8 @@
 //! Long-form CSV scores: one row per `(item, draw, candidate)` with an optional per-item label.
 //! No quoting rules beyond stripping a pair of surrounding double quotes: numbers never need them.
+//!
+//! Read in named steps: the text, the header's columns, the rows, the grid they must fill
+//! exactly once, and the labels (one per item).
 
 use super::{shown, MAX_ELEMENTS};
 use crate::tensor::ScoreTensor;
@@ -31,6 +34,23 @@ fn field(s: &str) -> &str {
 
 /// Parses `item,draw,candidate,score[,label]` rows (any column order, extra columns ignored).
 pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
+    let mut lines = numbered_lines(text_of(file, bytes)?);
+    let header = Header::read(file, lines.next())?;
+    let mut rows = read_rows(file, &header, lines)?;
+    let grid = Grid::spanned_by(file, &rows)?;
+    grid.sort_and_check(file, &mut rows)?;
+    let labels = match header.label {
+        None => None,
+        Some(c) => Some(item_labels(file, &header, c, &rows, grid)?),
+    };
+    let data: Vec<f64> = rows.iter().map(|r| r.score).collect();
+    let scores = ScoreTensor::new(grid.n, grid.m, grid.k, data)
+        .map_err(|e| Error::parse(file, "rows", e.to_string()))?;
+    Ok(LongCsv { scores, labels })
+}
+
+/// The file as text, without the byte-order mark spreadsheets put in front.
+fn text_of<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         Error::parse(
             file,
@@ -39,55 +59,87 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
              or a .npz",
         )
     })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text
-        .split('\n')
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// The non-blank lines with their 1-based numbers (kept for messages), `\r\n` accepted.
+fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split('\n')
         .enumerate()
         .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
-        .filter(|(_, l)| !l.trim().is_empty());
+        .filter(|(_, l)| !l.trim().is_empty())
+}
 
-    let Some((hline, header)) = lines.next() else {
-        return Err(Error::parse(
-            file,
-            "line 1",
-            "empty file; expected a CSV header with columns item,draw,candidate,score and \
-             optionally label",
-        ));
-    };
-    let names: Vec<String> = header.split(',').map(|f| field(f).to_ascii_lowercase()).collect();
-    let find = |want: &str| -> Result<Option<usize>> {
-        let mut hits = names.iter().enumerate().filter(|(_, n)| n.as_str() == want);
-        let first = hits.next().map(|(i, _)| i);
-        if let Some((j, _)) = hits.next() {
+/// The header: where each known column is, and the names that messages quote.
+struct Header {
+    line: usize,
+    names: Vec<String>,
+    /// The columns of item, draw, candidate and score, in that order.
+    cols: [usize; 4],
+    label: Option<usize>,
+}
+
+impl Header {
+    /// Reads the first non-blank line; the four score columns must each appear once.
+    fn read(file: &str, first: Option<(usize, &str)>) -> Result<Header> {
+        let Some((line, header)) = first else {
             return Err(Error::parse(
                 file,
-                format!("line {hline}, column {}", j + 1),
-                format!("column '{want}' appears twice in the header; expected it once"),
+                "line 1",
+                "empty file; expected a CSV header with columns item,draw,candidate,score and \
+                 optionally label",
             ));
+        };
+        let names: Vec<String> = header.split(',').map(|f| field(f).to_ascii_lowercase()).collect();
+        let mut cols = [0usize; 4];
+        for (slot, want) in cols.iter_mut().zip(COLUMNS) {
+            *slot = find_column(file, line, &names, want)?.ok_or_else(|| {
+                Error::parse(
+                    file,
+                    format!("line {line} (header)"),
+                    format!(
+                        "missing column '{want}'; expected a header with columns \
+                         item,draw,candidate,score and optionally label, found '{}'",
+                        shown(header.trim())
+                    ),
+                )
+            })?;
         }
-        Ok(first)
-    };
-    let mut idx = [0usize; 4];
-    for (slot, want) in idx.iter_mut().zip(COLUMNS) {
-        *slot = find(want)?.ok_or_else(|| {
-            Error::parse(
-                file,
-                format!("line {hline} (header)"),
-                format!(
-                    "missing column '{want}'; expected a header with columns \
-                     item,draw,candidate,score and optionally label, found '{}'",
-                    shown(header.trim())
-                ),
-            )
-        })?;
+        let label = find_column(file, line, &names, "label")?;
+        Ok(Header { line, names, cols, label })
     }
-    let label_col = find("label")?;
-    let nfields = names.len();
 
-    let col_place = |line: usize, c: usize| format!("line {line}, column {} ({})", c + 1, names[c]);
+    /// Where a field is, for messages: line, column number and the header's name for it.
+    fn place(&self, line: usize, c: usize) -> String {
+        format!("line {line}, column {} ({})", c + 1, self.names[c])
+    }
+}
+
+/// The column named `want`, `None` if there is none; twice is an error, since either reading
+/// would be a guess.
+fn find_column(file: &str, line: usize, names: &[String], want: &str) -> Result<Option<usize>> {
+    let mut hits = names.iter().enumerate().filter(|(_, n)| n.as_str() == want);
+    let first = hits.next().map(|(i, _)| i);
+    if let Some((j, _)) = hits.next() {
+        return Err(Error::parse(
+            file,
+            format!("line {line}, column {}", j + 1),
+            format!("column '{want}' appears twice in the header; expected it once"),
+        ));
+    }
+    Ok(first)
+}
+
+/// Every data row, in file order; at least one.
+fn read_rows<'a>(
+    file: &str,
+    header: &Header,
+    lines: impl Iterator<Item = (usize, &'a str)>,
+) -> Result<Vec<Row>> {
+    let nfields = header.names.len();
     let mut rows: Vec<Row> = Vec::new();
+    // One buffer for the fields of every line: a large file has millions of rows.
     let mut fields: Vec<&str> = Vec::with_capacity(nfields);
-    let (mut max_i, mut max_d, mut max_c) = (0u32, 0u32, 0u32);
     for (line, text) in lines {
         fields.clear();
         fields.extend(text.split(',').map(field));
@@ -95,86 +147,126 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
             return Err(Error::parse(
                 file,
                 format!("line {line}"),
-                format!("found {} fields, expected {nfields} as in the header (line {hline})", fields.len()),
+                format!(
+                    "found {} fields, expected {nfields} as in the header (line {})",
+                    fields.len(),
+                    header.line
+                ),
             ));
         }
-        let mut index = [0u32; 3];
-        for (slot, &c) in index.iter_mut().zip(&idx[..3]) {
-            let s = fields[c];
-            let v: usize = s.parse().map_err(|_| {
-                Error::parse(
-                    file,
-                    col_place(line, c),
-                    format!("expected a non-negative integer index, found '{}'", shown(s)),
-                )
-            })?;
-            if v >= MAX_ELEMENTS {
-                return Err(Error::parse(
-                    file,
-                    col_place(line, c),
-                    format!("index {v} exceeds the limit of {MAX_ELEMENTS} elements"),
-                ));
-            }
-            *slot = v as u32; // fits: MAX_ELEMENTS < 2^32
-        }
-        let [item, draw, cand] = index;
-        let s = fields[idx[3]];
-        let score: f64 = s.parse().map_err(|_| {
-            Error::parse(file, col_place(line, idx[3]), format!("expected a number, found '{}'", shown(s)))
-        })?;
-        if !score.is_finite() {
-            return Err(Error::parse(
-                file,
-                col_place(line, idx[3]),
-                format!("score [{item}][{draw}][{cand}] is '{}'; expected a finite number", shown(s)),
-            ));
-        }
-        let label = match label_col {
-            None => 0,
-            Some(c) => {
-                let s = fields[c];
-                s.parse::<i64>().map_err(|_| {
-                    Error::parse(
-                        file,
-                        col_place(line, c),
-                        format!(
-                            "expected an integer label, found '{}' (when the label column \
-                             exists every row needs one)",
-                            shown(s)
-                        ),
-                    )
-                })?
-            }
-        };
-        max_i = max_i.max(item);
-        max_d = max_d.max(draw);
-        max_c = max_c.max(cand);
-        rows.push(Row { item, draw, cand, label, line, score });
+        rows.push(parse_row(file, header, line, &fields)?);
     }
     if rows.is_empty() {
         return Err(Error::parse(
             file,
-            format!("line {}", hline + 1),
+            format!("line {}", header.line + 1),
             "no data rows; expected at least one row after the header",
         ));
     }
-    let (n, m, k) = (max_i as usize + 1, max_d as usize + 1, max_c as usize + 1);
-    let cells =
-        n.checked_mul(m).and_then(|x| x.checked_mul(k)).filter(|&c| c <= MAX_ELEMENTS).ok_or_else(|| {
-            Error::parse(
-                file,
-                "rows",
+    Ok(rows)
+}
+
+/// One row's indices, score and label (0 when there is no label column).
+fn parse_row(file: &str, header: &Header, line: usize, fields: &[&str]) -> Result<Row> {
+    let at = Field { file, header, line };
+    let mut index = [0u32; 3];
+    for (slot, &c) in index.iter_mut().zip(&header.cols[..3]) {
+        *slot = at.index(c, fields[c])?;
+    }
+    let [item, draw, cand] = index;
+    let c = header.cols[3];
+    let s = fields[c];
+    let score: f64 = s.parse().map_err(|_| at.err(c, format!("expected a number, found '{}'", shown(s))))?;
+    if !score.is_finite() {
+        return Err(
+            at.err(c, format!("score [{item}][{draw}][{cand}] is '{}'; expected a finite number", shown(s)))
+        );
+    }
+    let label = match header.label {
+        None => 0,
+        Some(c) => at.label(c, fields[c])?,
+    };
+    Ok(Row { item, draw, cand, label, line, score })
+}
+
+/// The fields of one data line, as messages name them. The place is formatted only for an
+/// error: a large file has millions of fields.
+struct Field<'a> {
+    file: &'a str,
+    header: &'a Header,
+    line: usize,
+}
+
+impl Field<'_> {
+    fn err(&self, c: usize, message: String) -> Error {
+        Error::parse(self.file, self.header.place(self.line, c), message)
+    }
+
+    /// An item, draw or candidate index, below the element limit so that it fits a `u32`.
+    fn index(&self, c: usize, s: &str) -> Result<u32> {
+        let v: usize = s.parse().map_err(|_| {
+            self.err(c, format!("expected a non-negative integer index, found '{}'", shown(s)))
+        })?;
+        if v >= MAX_ELEMENTS {
+            return Err(self.err(c, format!("index {v} exceeds the limit of {MAX_ELEMENTS} elements")));
+        }
+        Ok(v as u32) // fits: MAX_ELEMENTS < 2^32
+    }
+
+    /// A label as written; its range is checked once the number of candidates is known.
+    fn label(&self, c: usize, s: &str) -> Result<i64> {
+        s.parse::<i64>().map_err(|_| {
+            self.err(
+                c,
                 format!(
-                    "N×M×K = {n}×{m}×{k} exceeds the limit of {MAX_ELEMENTS} elements \
-                     (N, M, K are the largest item, draw and candidate plus one)"
+                    "expected an integer label, found '{}' (when the label column exists every row \
+                     needs one)",
+                    shown(s)
                 ),
             )
-        })?;
-    let lin = |r: &Row| (r.item as usize * m + r.draw as usize) * k + r.cand as usize;
-    // Stable sort keeps file order among duplicates, so the first line named is the earlier one.
-    rows.sort_by_key(|r| lin(r));
-    for w in rows.windows(2) {
-        if lin(&w[0]) == lin(&w[1]) {
+        })
+    }
+}
+
+/// The `N × M × K` grid the rows span: each side is the largest index plus one.
+#[derive(Clone, Copy)]
+struct Grid {
+    n: usize,
+    m: usize,
+    k: usize,
+    cells: usize,
+}
+
+impl Grid {
+    fn spanned_by(file: &str, rows: &[Row]) -> Result<Grid> {
+        let largest = |f: fn(&Row) -> u32| rows.iter().map(f).max().unwrap_or(0) as usize;
+        let (n, m, k) = (largest(|r| r.item) + 1, largest(|r| r.draw) + 1, largest(|r| r.cand) + 1);
+        let cells =
+            n.checked_mul(m).and_then(|x| x.checked_mul(k)).filter(|&c| c <= MAX_ELEMENTS).ok_or_else(
+                || {
+                    Error::parse(
+                        file,
+                        "rows",
+                        format!(
+                            "N×M×K = {n}×{m}×{k} exceeds the limit of {MAX_ELEMENTS} elements \
+                         (N, M, K are the largest item, draw and candidate plus one)"
+                        ),
+                    )
+                },
+            )?;
+        Ok(Grid { n, m, k, cells })
+    }
+
+    /// A row's place in the tensor's item-major order.
+    fn at(&self, r: &Row) -> usize {
+        (r.item as usize * self.m + r.draw as usize) * self.k + r.cand as usize
+    }
+
+    /// Puts the rows in tensor order and checks that they fill the grid exactly once.
+    fn sort_and_check(&self, file: &str, rows: &mut [Row]) -> Result<()> {
+        // Stable sort keeps file order among duplicates, so the first line named is the earlier one.
+        rows.sort_by_key(|r| self.at(r));
+        if let Some(w) = rows.windows(2).find(|w| self.at(&w[0]) == self.at(&w[1])) {
             return Err(Error::parse(
                 file,
                 format!("line {}", w[1].line),
@@ -185,11 +277,18 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
                 ),
             ));
         }
+        if rows.len() != self.cells {
+            return Err(self.missing(file, rows));
+        }
+        Ok(())
     }
-    if rows.len() != cells {
-        let missing = rows.iter().enumerate().find(|(j, r)| lin(r) != *j).map_or(rows.len(), |(j, _)| j);
+
+    /// Names the first cell no row fills (sorted rows without duplicates, fewer than cells).
+    fn missing(&self, file: &str, rows: &[Row]) -> Error {
+        let Grid { n, m, k, cells } = *self;
+        let missing = rows.iter().enumerate().find(|(j, r)| self.at(r) != *j).map_or(rows.len(), |(j, _)| j);
         let (item, rest) = (missing / (m * k), missing % (m * k));
-        return Err(Error::parse(
+        Error::parse(
             file,
             "rows",
             format!(
@@ -200,48 +299,43 @@ pub(crate) fn parse_long_csv(file: &str, bytes: &[u8]) -> Result<LongCsv> {
                 rest % k,
                 rows.len()
             ),
+        )
+    }
+}
+
+/// One label per item from the label column `c`, read off rows in tensor order.
+fn item_labels(file: &str, header: &Header, c: usize, rows: &[Row], grid: Grid) -> Result<Vec<usize>> {
+    // Rows are sorted by item, so each item's rows are contiguous.
+    rows.chunks(grid.m * grid.k).map(|chunk| item_label(file, header, c, chunk, grid.k)).collect()
+}
+
+/// The label every row of one item gives, in `0..k`.
+fn item_label(file: &str, header: &Header, c: usize, chunk: &[Row], k: usize) -> Result<usize> {
+    let first = chunk[0];
+    if let Some(r) = chunk.iter().find(|r| r.label != first.label) {
+        // Name the later line as the culprit, the earlier as what it contradicts.
+        let (a, b) = if r.line < first.line { (r, &first) } else { (&first, r) };
+        return Err(Error::parse(
+            file,
+            header.place(b.line, c),
+            format!(
+                "label {} for item {} differs from label {} on line {}; expected one label per item",
+                b.label, b.item, a.label, a.line
+            ),
         ));
     }
-    let labels = match label_col {
-        None => None,
-        Some(c) => {
-            let mut labels = Vec::with_capacity(n);
-            // Rows are sorted by item, so each item's rows are contiguous.
-            for chunk in rows.chunks(m * k) {
-                let first = chunk[0];
-                for r in chunk {
-                    if r.label != first.label {
-                        let (a, b) = if r.line < first.line { (r, &first) } else { (&first, r) };
-                        return Err(Error::parse(
-                            file,
-                            col_place(b.line, c),
-                            format!(
-                                "label {} for item {} differs from label {} on line {}; expected \
-                                 one label per item",
-                                b.label, b.item, a.label, a.line
-                            ),
-                        ));
-                    }
-                }
-                if first.label < 0 || first.label as u64 >= k as u64 {
-                    return Err(Error::parse(
-                        file,
-                        col_place(first.line, c),
-                        format!(
-                            "label {} for item {} is out of range; expected 0 <= label < K = {k} \
-                             (the number of candidates)",
-                            first.label, first.item
-                        ),
-                    ));
-                }
-                labels.push(first.label as usize);
-            }
-            Some(labels)
-        }
-    };
-    let data: Vec<f64> = rows.iter().map(|r| r.score).collect();
-    let scores = ScoreTensor::new(n, m, k, data).map_err(|e| Error::parse(file, "rows", e.to_string()))?;
-    Ok(LongCsv { scores, labels })
+    if first.label < 0 || first.label as u64 >= k as u64 {
+        return Err(Error::parse(
+            file,
+            header.place(first.line, c),
+            format!(
+                "label {} for item {} is out of range; expected 0 <= label < K = {k} (the number of \
+                 candidates)",
+                first.label, first.item
+            ),
+        ));
+    }
+    Ok(first.label as usize)
 }
 
 #[cfg(test)]

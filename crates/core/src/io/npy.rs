@@ -359,12 +359,14 @@ impl LitParser<'_> {
     }
 }
 
-fn read_u16(bytes: &[u8], at: usize) -> Option<u16> {
+/// A little-endian `u16` at byte `at`, `None` past the end (the zip reader uses it too).
+pub(super) fn read_u16(bytes: &[u8], at: usize) -> Option<u16> {
     let b = bytes.get(at..at.checked_add(2)?)?;
     Some(u16::from_le_bytes([b[0], b[1]]))
 }
 
-fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
+/// A little-endian `u32` at byte `at`, `None` past the end.
+pub(super) fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
     let b = bytes.get(at..at.checked_add(4)?)?;
     Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
