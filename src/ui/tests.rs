@@ -258,7 +258,7 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     fire(&doc, "splits", "3", "change");
     let sample = crate::explorer::url::DataRef::Sample("small_long.csv".into());
     let (name, data) = files::read("small_long.csv".into(), bytes, None);
-    app::file_sink(&app)(files::Got::Dataset { name, data, origin: sample });
+    app::file_sink(&app)(files::Got::Dataset { name, data, pool: None, origin: sample });
     idle(&app).await;
     let a = app.borrow();
     // A link to this view names the sample.
