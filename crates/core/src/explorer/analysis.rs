@@ -954,6 +954,11 @@ impl Analysis {
     /// reference the stepped [`AnalysisJob`] is tested against); blocks, so not for the page.
     pub fn build(source: Source, controls: &Controls) -> Result<Self> {
         let mut job = AnalysisJob::new(source.clone(), controls)?;
+        if matches!(source, Source::Pool(..)) {
+            // `Prepared` calibrates on the file's own items: a pool's reference is the joined
+            // tensor's split instead (`explorer::pool_tests`), and its stepped job is run here.
+            return job.run();
+        }
         let opts = job.opts;
         let need_order = opts.kind != RvalueKind::Parametric;
         let mut calibrated: [Vec<Calibrated>; 3] = Default::default();

@@ -74,8 +74,13 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
         let controls = controls(ties);
         let source = Source::Pool(c.test.clone(), c.pool.clone());
         // A small budget: pooled CP_r in many steps.
-        let a = AnalysisJob::new(source, &controls).unwrap().with_budget(3).run().unwrap();
+        let a = AnalysisJob::new(source.clone(), &controls).unwrap().with_budget(3).run().unwrap();
         assert_eq!(a.pool, Some((24, 40)));
+        let built = Analysis::build(source, &controls).unwrap();
+        for m in Method::ALL {
+            let at = |a: &Analysis| format!("{:?}", a.summary(m, 0.1, false).unwrap());
+            assert_eq!(at(&built), at(&a));
+        }
         let sizes = controls.pool_sizes(c.pool.n(), n_test);
         let splits = pool_splits(c.pool.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
         assert_eq!(splits[0].cal.len(), 24);
