@@ -84,9 +84,11 @@ test-page:
 # playwright-core (scripts/setup.sh installs it) against the dist/ that test-page just built.
 # The TAP reporter, whatever stdout is, so the log always ends with `# pass N` / `# fail N`;
 # node exits non-zero when a test fails, and so does make. The shell glob (not a directory
-# argument) works with node 20 and newer alike.
+# argument) works with node 20 and newer alike. e2e/pool.test.mjs compares the page with the
+# release `rvalue`.
 test-e2e: test-page
 	@[[ -d e2e/node_modules/playwright-core ]] || { echo 'test-e2e: run make setup first (npm ci in e2e/)' >&2; exit 1; }
+	cargo build --release --bin rvalue
 	node --test --test-reporter=tap e2e/*.test.mjs
 
 # Optimised page in dist/, and the JavaScript API alone in dist/api/ (a hook in Trunk.toml).

@@ -20,6 +20,8 @@ use super::panels::{self, RankingColumn};
 use super::permalink::{self, Link};
 use super::workers::{self, Pool};
 use super::{embed, files};
+use crate::conformal::pool::TruePool;
+use crate::conformal::RvalueKind;
 use crate::explorer::scales::{self, short};
 use crate::explorer::url::{DataRef, Panel, UrlState};
 use crate::explorer::{
@@ -42,6 +44,9 @@ const CURVE_POINTS: usize = 200;
 struct Loaded {
     name: String,
     data: Arc<Dataset>,
+    /// Calibration units given as their true label's draws alone: the analysis calibrates on
+    /// them, and `data`'s items are all test items.
+    pool: Option<Arc<TruePool>>,
     summary: DataSummary,
 }
 
@@ -528,22 +533,24 @@ impl App {
                 "Load a score file: drop one on the page, choose one, or pick a sample.".to_string();
             return;
         }
-        let what = match self.controls.mode {
-            Mode::Toy => format!("toy, {} repeats", self.controls.toy.repeats),
-            Mode::Scores => format!(
-                "{}, {} splits",
-                self.data.as_ref().map_or("", |l| l.name.as_str()),
-                self.controls.splits
-            ),
-        };
-        match Source::from_controls(&self.controls, data).and_then(|s| AnalysisJob::new(s, &self.controls)) {
+        let pool =
+            self.data.as_ref().and_then(|l| l.pool.clone()).filter(|_| self.controls.mode == Mode::Scores);
+        if let Some(note) = pool.as_ref().and_then(|_| needs_all_candidates(self.controls.score.kind)) {
+            self.status = note;
+            return;
+        }
+        let what = self.job_what(pool.as_deref());
+        let source = Source::from_controls(&self.controls, data).map(|s| s.with_pool(pool.clone()));
+        match source.and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
-                // Toy repeats and a score file's pooled splits can run in workers.
+                // Toy repeats and a score file's pooled splits can run in workers (a pool's
+                // splits run in the page).
                 let shared = match self.controls.mode {
                     Mode::Toy => self.controls.toy.repeats > 1,
                     Mode::Scores => {
-                        self.controls.score.kind == crate::conformal::RvalueKind::Pooled
+                        self.controls.score.kind == RvalueKind::Pooled
                             && self.controls.splits > 1
+                            && pool.is_none()
                     }
                 };
                 if shared {
@@ -570,6 +577,27 @@ impl App {
             }
             Err(e) => {
                 self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
+            }
+        }
+    }
+
+    /// What an analysis of the current controls is of, for the status line.
+    fn job_what(&self, pool: Option<&TruePool>) -> String {
+        let c = &self.controls;
+        let Some(l) = self.data.as_ref().filter(|_| c.mode == Mode::Scores) else {
+            return format!("toy, {} repeats", c.toy.repeats);
+        };
+        match pool {
+            None => format!("{}, {} splits", l.name, c.splits),
+            Some(p) => {
+                let (cal, test) = c.pool_sizes(p.n(), l.data.scores.n());
+                format!(
+                    "{}, {} splits, each calibrated on {cal} of the pool's {} true-label draws and \
+                     tested on all {test} items",
+                    l.name,
+                    c.splits,
+                    p.n()
+                )
             }
         }
     }
@@ -1104,7 +1132,7 @@ impl App {
     }
 
     /// Shows a data set read from a file or generated in the page, or why it cannot be used.
-    fn install(&mut self, name: String, data: Result<Dataset>, origin: DataRef) {
+    fn install(&mut self, name: String, data: Result<Dataset>, pool: Option<Arc<TruePool>>, origin: DataRef) {
         let result = data.and_then(|d| {
             if d.labels.is_none() {
                 return Err(Error::invalid(format!(
@@ -1119,7 +1147,7 @@ impl App {
             Ok((d, summary)) => {
                 self.show_error(None);
                 set_text(&self.doc, "data-name", &format!("Loaded {name}: the data stays in this page."));
-                self.data = Some(Loaded { name, data: Arc::new(d), summary });
+                self.data = Some(Loaded { name, data: Arc::new(d), pool, summary });
                 if self.data_ref == DataRef::Upload {
                     // The file the link asked for (or another): its note has done its job.
                     set_hidden(&self.doc, "url-notes", true);
@@ -1136,6 +1164,20 @@ impl App {
             Err(e) => self.show_error(Some(&format!("{e}. The results shown are unchanged."))),
         }
     }
+}
+
+/// Why a pool of true-label draws cannot calibrate CP_r with r-values of `kind`, in a
+/// sentence for the status line; `None` for pooled r-values, which it calibrates.
+fn needs_all_candidates(kind: RvalueKind) -> Option<String> {
+    let name = match kind {
+        RvalueKind::Pooled => return None,
+        RvalueKind::Parametric => "Parametric",
+        RvalueKind::Nonparametric => "Nonparametric",
+    };
+    Some(format!(
+        "{name} CP_r needs every candidate's draws of each calibration item, and the pool holds only \
+         the true label's: choose the pooled r-value for CP_r. The results shown are unchanged."
+    ))
 }
 
 /// Panel 6: the cells' text where the table has its three rows, else the rows afresh.
@@ -1398,7 +1440,7 @@ pub(super) fn file_sink(app: &Shared) -> files::Sink {
     let app = app.clone();
     Rc::new(move |got| {
         with(&app, |a| match got {
-            files::Got::Dataset { name, data, origin } => a.install(name, data, origin),
+            files::Got::Dataset { name, data, pool, origin } => a.install(name, data, pool, origin),
             files::Got::Failed(msg) => {
                 a.show_error(Some(&format!("{msg}. The results shown are unchanged.")))
             }

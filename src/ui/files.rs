@@ -2,12 +2,14 @@
 //! bundled samples (fetched from the app's own `assets/`). Nothing is sent anywhere.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
 use super::dom;
+use crate::conformal::pool::TruePool;
 use crate::explorer::url::{DataRef, SYNTHETIC_CIFAR, SYNTHETIC_TOY};
 use crate::io::Dataset;
 use crate::Result;
@@ -17,8 +19,9 @@ const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// What a load gave, for the page to show.
 pub enum Got {
-    /// A data set read from a file or made in the page, or why it could not be.
-    Dataset { name: String, data: Result<Dataset>, origin: DataRef },
+    /// A data set read from a file or made in the page, or why it could not be; with a pool of
+    /// calibration units' true-label draws to calibrate on, when one was given.
+    Dataset { name: String, data: Result<Dataset>, pool: Option<Arc<TruePool>>, origin: DataRef },
     /// Why nothing could be read.
     Failed(String),
 }
@@ -60,32 +63,111 @@ pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (S
     (name, data)
 }
 
-/// One file, or a scores file and a labels file (the one whose name holds "label").
+/// Up to three files: the scores, a labels file (the one whose name holds "label") and a pool.
 async fn load_list(sink: Sink, all: Vec<File>) {
     let result = async {
-        match all.as_slice() {
-            [] => Err("no file was given".to_string()),
-            [f] => Ok((f.name(), read_file(f).await?, None)),
-            [a, b] => {
-                let (scores, labels) =
-                    if a.name().to_lowercase().contains("label") { (b, a) } else { (a, b) };
-                let s = read_file(scores).await?;
-                let l = read_file(labels).await?;
-                Ok((scores.name(), s, Some((labels.name(), l))))
-            }
-            _ => Err(format!(
-                "{} files were given: load one file, or a scores file and a labels file",
+        if all.is_empty() || all.len() > 3 {
+            return Err(format!(
+                "{} files were given: load one file, or up to three: a scores file, a labels file \
+                 (its name holding \"label\") and a calibration pool of true-label draws [n_cal, M]",
                 all.len()
-            )),
+            ));
         }
+        let mut named = Vec::with_capacity(all.len());
+        for f in &all {
+            named.push((f.name(), read_file(f).await?));
+        }
+        Ok(named)
     }
     .await;
     match result {
-        Ok((name, bytes, labels)) => {
-            let (name, data) = read(name, &bytes, labels);
-            sink(Got::Dataset { name, data, origin: DataRef::Upload })
+        Ok(named) => {
+            let (name, got) = read_named(named);
+            let (data, pool) = match got {
+                Ok((d, pool)) => (Ok(d), pool.map(Arc::new)),
+                Err(e) => (Err(e), None),
+            };
+            sink(Got::Dataset { name, data, pool, origin: DataRef::Upload })
         }
         Err(e) => sink(Got::Failed(e)),
+    }
+}
+
+/// Files' bytes by role. A name holding "label" is the labels file (the second of two such
+/// names is taken as scores). Of two score files, the pool is the 2-D one `[n_cal, M]` whose
+/// second dimension is the other's M (two files that are not both scores are scores and
+/// labels, in that order); an `.npz` of scores may carry its pool as member `cal_true`. The
+/// name to show, and the scores (labelled) with the pool, if any.
+pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<(Dataset, Option<TruePool>)>) {
+    let (mut labels, mut scores): (Vec<_>, Vec<_>) =
+        files.into_iter().partition(|(n, _)| n.to_lowercase().contains("label"));
+    if scores.is_empty() && labels.len() > 1 {
+        scores.push(labels.remove(1));
+    }
+    let read_all = |scores: &[(String, Vec<u8>)]| {
+        scores.iter().map(|(n, b)| crate::io::read_scores(n, b)).collect::<Result<Vec<_>>>()
+    };
+    let mut read = read_all(&scores);
+    if read.is_err() && labels.is_empty() && scores.len() == 2 {
+        labels.push(scores.remove(1));
+        read = read_all(&scores);
+    }
+    let names: Vec<&str> = scores.iter().chain(&labels).map(|(n, _)| n.as_str()).collect();
+    let shown = names.join(" + ");
+    if labels.len() > 1 || scores.is_empty() {
+        let e = crate::Error::invalid(format!(
+            "{shown}: more than one file names labels; give one labels file (its name holding \"label\")"
+        ));
+        return (shown, Err(e));
+    }
+    let got = read.and_then(|mut read| {
+        let (test_at, pool) = pool_of(&scores, &read)?;
+        let mut d = read.swap_remove(test_at);
+        if let Some((lname, lbytes)) = labels.first() {
+            d.labels = Some(crate::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
+        }
+        Ok((test_at, d, pool))
+    });
+    match got {
+        Ok((test_at, d, pool)) => {
+            let mut name = scores[test_at].0.clone();
+            for (l, _) in &labels {
+                name = format!("{name} + {l}");
+            }
+            if let Some(p) = &pool {
+                let from = scores.get(1 - test_at).map_or("cal_true", |(n, _)| n.as_str());
+                name = format!("{name} with the pool {from} [{}, {}]", p.n(), p.m());
+            }
+            (name, Ok((d, pool)))
+        }
+        Err(e) => (shown, Err(e)),
+    }
+}
+
+/// Which of the score files read is the test file, and the pool: the other file, or the test
+/// file's member `cal_true`.
+fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Option<TruePool>)> {
+    match (files, read) {
+        ([(name, bytes)], _) => {
+            let pool = crate::io::read_cal_true(name, bytes)?;
+            Ok((0, pool.map(|d| TruePool::of_dataset(&format!("{name}: member cal_true"), &d)).transpose()?))
+        }
+        ([(a, _), (b, _)], [da, db]) => {
+            let pool_for = |p: &Dataset, t: &Dataset| p.single_draw && p.scores.k() == t.scores.m();
+            let (test_at, pool_name) = match (pool_for(db, da), pool_for(da, db)) {
+                (true, false) => (0, b),
+                (false, true) => (1, a),
+                _ => {
+                    return Err(crate::Error::invalid(format!(
+                        "{a} and {b} are two score files: one should be a calibration pool of \
+                         true-label draws [n_cal, M] for the other's M draws (or name a labels \
+                         file \"…label…\")"
+                    )))
+                }
+            };
+            Ok((test_at, Some(TruePool::of_dataset(pool_name, &read[1 - test_at])?)))
+        }
+        _ => Err(crate::Error::invalid("give at most two score files: the test items and a pool")),
     }
 }
 
@@ -106,7 +188,7 @@ async fn load_sample(sink: Sink, name: String) {
         Ok(bytes) => {
             let origin = DataRef::Sample(name.clone());
             let (name, data) = read(name, &bytes, None);
-            sink(Got::Dataset { name, data, origin })
+            sink(Got::Dataset { name, data, pool: None, origin })
         }
         Err(e) => sink(Got::Failed(format!("sample {name} could not be fetched: {e}"))),
     }
@@ -193,5 +275,5 @@ async fn synthetic(sink: Sink, name: String) {
     };
     let data =
         made.map(|(scores, labels)| crate::io::Dataset { scores, labels: Some(labels), single_draw: false });
-    sink(Got::Dataset { name: label.to_string(), data, origin: DataRef::Sample(name) });
+    sink(Got::Dataset { name: label.to_string(), data, pool: None, origin: DataRef::Sample(name) });
 }

@@ -258,7 +258,7 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     fire(&doc, "splits", "3", "change");
     let sample = crate::explorer::url::DataRef::Sample("small_long.csv".into());
     let (name, data) = files::read("small_long.csv".into(), bytes, None);
-    app::file_sink(&app)(files::Got::Dataset { name, data, origin: sample });
+    app::file_sink(&app)(files::Got::Dataset { name, data, pool: None, origin: sample });
     idle(&app).await;
     let a = app.borrow();
     // A link to this view names the sample.
@@ -446,4 +446,33 @@ fn panel_two_at_the_defaults_frames_the_dip_and_marks_what_leaves() {
     assert!(whole.y.1 > main.t.last().unwrap().unwrap());
     assert!(whole.exits.is_empty() && panels::threshold_cut(&whole, &t).is_none());
     assert!(back.t - low.t < 0.01 * (whole.y.1 - whole.y.0));
+}
+
+/// Files by role: of two score files the pool is the 2-D one for the other's M draws, in any
+/// order and beside a labels file; two files that are not both scores are scores and labels.
+#[test]
+fn files_are_told_apart_by_role() {
+    use crate::io::{write_npy_f32, write_npy_i64};
+    let (n, m, k, n_cal) = (4, 3, 2, 5);
+    let scores: Vec<f32> = (0..n * m * k).map(|x| x as f32 / 8.0).collect();
+    let test = write_npy_f32(&[n, m, k], &scores);
+    let pool = write_npy_f32(&[n_cal, m], &vec![0.5; n_cal * m]);
+    let labels = write_npy_i64(&[n], &[0, 1, 1, 0]);
+    let named = |v: &[(&str, &Vec<u8>)]| v.iter().map(|(a, b)| (a.to_string(), b.to_vec())).collect();
+    let (name, got) =
+        files::read_named(named(&[("pool.npy", &pool), ("y_labels.npy", &labels), ("test.npy", &test)]));
+    let (d, p) = got.unwrap();
+    assert_eq!(name, "test.npy + y_labels.npy with the pool pool.npy [5, 3]");
+    assert_eq!(
+        (d.scores.n(), d.labels, p.map(|p| (p.n(), p.m()))),
+        (4, Some(vec![0, 1, 1, 0]), Some((5, 3)))
+    );
+    // Scores and an unnamed labels file, as before pools.
+    let (name, got) = files::read_named(named(&[("test.npy", &test), ("targets.npy", &labels)]));
+    let (d, p) = got.unwrap();
+    assert_eq!((name.as_str(), d.labels.is_some(), p.is_none()), ("test.npy + targets.npy", true, true));
+    // A 2-D file whose second dimension is not M is no pool.
+    let other = write_npy_f32(&[n_cal, m + 1], &vec![0.5; n_cal * (m + 1)]);
+    let e = files::read_named(named(&[("test.npy", &test), ("other.npy", &other)])).1.unwrap_err();
+    assert!(e.to_string().contains("are two score files"), "{e}");
 }

@@ -21,19 +21,7 @@ use rvalue_gpu as gpu;
 
 /// The pool at `path`: a `[n_cal, M]` array of float scores.
 pub(crate) fn read_pool(path: &Path) -> CliResult<TruePool> {
-    let d = io::read_scores_file(path)?;
-    if !d.single_draw {
-        let t = &d.scores;
-        return fail(format!(
-            "{}: true-label draws have shape [{}, {}, {}]; expected [n_cal, M], each calibration item's \
-             true-label score in each draw",
-            display(path),
-            t.n(),
-            t.m(),
-            t.k()
-        ));
-    }
-    Ok(TruePool::of_single_draw(&d.scores)?)
+    Ok(TruePool::of_dataset(&display(path), &io::read_scores_file(path)?)?)
 }
 
 /// The test items of `data` (streamed or held) and their labels.

@@ -533,6 +533,9 @@ pub struct PooledBuilder {
     work: Workspace,
     out: PooledScores,
     next: usize,
+    /// Test item `i` is keyed (its tie order) as item `key_offset + i`: a pool's test items
+    /// follow its units ([`pool`]).
+    key_offset: usize,
 }
 
 /// Greedy results collected into a split's scores, test item by test item in `split.test`
@@ -576,6 +579,20 @@ impl PooledBuilder {
             work: Workspace::default(),
             out: PooledScores::new(t.k(), split),
             next: 0,
+            key_offset: 0,
+        })
+    }
+
+    /// Pooled CP_r on a split of a pool of true-label draws and test items of `k` candidates
+    /// ([`pool`]): the split's `cal` names units of `pool`, its `test` test items, keyed after
+    /// the pool's units as [`pool::calibrate_with_pool`] keys them.
+    pub fn of_pool(pool: &pool::TruePool, k: usize, split: &Split, ties: TieOrder) -> Result<Self> {
+        Ok(PooledBuilder {
+            ps: PooledSplit::from_draws(&pool.units(&split.cal), pool.m(), k, split.ties(ties))?,
+            work: Workspace::default(),
+            out: PooledScores::new(k, split),
+            next: 0,
+            key_offset: pool.n(),
         })
     }
 
@@ -590,7 +607,7 @@ impl PooledBuilder {
         let end = self.next.saturating_add(items.max(1)).min(split.test.len());
         // Batches share each draw's calibration tables while their entry points are found.
         for batch in split.test[self.next..end].chunks(POOLED_BATCH) {
-            for it in self.ps.items(t, batch, order, &mut self.work) {
+            for it in self.ps.items_at(t, batch, self.key_offset, order, &mut self.work) {
                 self.out.record(&it);
             }
         }

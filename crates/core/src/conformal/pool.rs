@@ -12,6 +12,7 @@
 use super::streamed::{fixed_rows, pooled_with_units, Report, Streaming, Units};
 use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::ScoreBlocks;
+use crate::io::Dataset;
 use crate::rng::Stream;
 use crate::tensor::ScoreTensor;
 use crate::watch;
@@ -54,8 +55,32 @@ impl TruePool {
         self.m
     }
 
+    /// The pool read from a file (`name` in messages): its array must be 2-D, `[n_cal, M]`.
+    pub fn of_dataset(name: &str, d: &Dataset) -> Result<Self> {
+        if !d.single_draw {
+            let t = &d.scores;
+            return Err(Error::shape(format!(
+                "{name}: true-label draws have shape [{}, {}, {}]; expected [n_cal, M], each \
+                 calibration item's true-label score in each draw",
+                t.n(),
+                t.m(),
+                t.k()
+            )));
+        }
+        Self::of_single_draw(&d.scores)
+    }
+
+    /// The draws of units `cal`, in that order: a split's calibration units.
+    pub(crate) fn units(&self, cal: &[usize]) -> Vec<f64> {
+        let mut out = Vec::with_capacity(cal.len() * self.m);
+        for &j in cal {
+            out.extend_from_slice(&self.draws[j * self.m..(j + 1) * self.m]);
+        }
+        out
+    }
+
     /// Unit `j`'s nonconformity score under CP or CP_avg (`−` its draw or its mean draw).
-    fn scores(&self, method: Method, opts: &ScoreOptions) -> Result<Vec<f64>> {
+    pub(crate) fn scores(&self, method: Method, opts: &ScoreOptions) -> Result<Vec<f64>> {
         match method {
             Method::Cp if opts.cp_draw < self.m => {
                 Ok((0..self.n).map(|j| -self.draws[j * self.m + opts.cp_draw]).collect())
@@ -89,7 +114,7 @@ pub fn check_methods(methods: &[Method], opts: &ScoreOptions) -> Result<()> {
     Ok(())
 }
 
-fn needs_all_candidates(kind: RvalueKind) -> Error {
+pub(crate) fn needs_all_candidates(kind: RvalueKind) -> Error {
     Error::invalid(format!(
         "{kind} CP_r needs every candidate's draws of a calibration item, and true-label draws \
          give its true label's only; use --rvalue pooled, or CP / CP_avg"

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{Controls, Mode};
+use crate::conformal::pool::{needs_all_candidates, pool_splits, TruePool};
 use crate::conformal::{
     self, alpha_grid, check_alpha, item_scores, pooled_hyper, Calibrated, Method, Need, PooledBuilder, Prior,
     RvalueKind, ScoreOptions, ScoreRows, Split, SplitMetrics, Summary,
@@ -51,6 +52,10 @@ pub enum Source {
     Toy(ToyParams),
     /// A score file with labels, split `Controls::splits` times at random.
     Data(Arc<Dataset>),
+    /// A score file with labels (the test items) and a pool of calibration units given as
+    /// their true label's draws alone (`conformal::pool`): CP, CP_avg and pooled CP_r,
+    /// calibrated on `Controls::splits` random draws of the pool ([`Controls::pool_sizes`]).
+    Pool(Arc<Dataset>, Arc<TruePool>),
 }
 
 impl Source {
@@ -61,6 +66,20 @@ impl Source {
             Mode::Scores => data.map(Source::Data).ok_or_else(|| Error::invalid("no score file is loaded")),
         }
     }
+
+    /// A score file's source calibrated on `pool` instead, when there is one.
+    pub fn with_pool(self, pool: Option<Arc<TruePool>>) -> Self {
+        match (self, pool) {
+            (Source::Data(d), Some(p)) => Source::Pool(d, p),
+            (s, _) => s,
+        }
+    }
+}
+
+/// The splits of a pool source: `Controls::splits` seeded draws of the sizes the controls give.
+fn pool_split_list(controls: &Controls, pool: &TruePool, n_test: usize) -> Result<Vec<Split>> {
+    let sizes = controls.pool_sizes(pool.n(), n_test);
+    pool_splits(pool.n(), n_test, Some(sizes), controls.splits, controls.seed)
 }
 
 /// The tensor of one part: simulated or the shared file. Cheap to clone, so that work handed
@@ -245,6 +264,8 @@ pub struct AnalysisJob {
     part_hyper: Option<Hyper>,
     /// Pooled CP_r of the split being calibrated.
     pooled: Option<PooledBuilder>,
+    /// A pool's calibration units' CP and CP_avg scores, once computed.
+    unit_scores: [Option<Vec<f64>>; 3],
     /// Every toy repeat's r-values in full (tests: the reference for the bounded ones).
     full_rows: bool,
     /// A score file's pooled CP_r, per split: who calibrates it (splits can be handed out like
@@ -276,25 +297,13 @@ impl AnalysisJob {
                 controls.toy = p.clone();
                 controls.sigma2 = p.sigma2;
             }
-            Source::Data(_) => controls.mode = Mode::Scores,
+            Source::Data(_) | Source::Pool(..) => controls.mode = Mode::Scores,
         }
         controls.validate()?;
-        let (parts_total, k, test_per_split, splits, single_draw) = match &source {
-            Source::Toy(p) => (p.repeats, p.k, p.n_test, p.repeats, p.m == 1),
-            Source::Data(d) => {
-                let labels =
-                    d.labels.as_ref().ok_or_else(|| Error::invalid("the score file has no labels"))?;
-                conformal::check_data(&d.scores, labels)?;
-                let n = d.scores.n();
-                // Validates the split sizes now rather than after the r-values.
-                Split::random(n, controls.cal_fraction, controls.seed, 0)?;
-                let n_test = n - (n as f64 * controls.cal_fraction).round() as usize;
-                (1, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1)
-            }
-        };
+        let (parts_total, k, test_per_split, splits, single_draw) = Self::shape_of(&source, &controls)?;
         let m = match &source {
             Source::Toy(p) => p.m,
-            Source::Data(d) => d.scores.m(),
+            Source::Data(d) | Source::Pool(d, _) => d.scores.m(),
         };
         if controls.score.cp_draw >= m {
             return Err(Error::invalid(format!(
@@ -338,11 +347,45 @@ impl AnalysisJob {
             part_hyper: None,
             full_rows: false,
             pooled: None,
+            unit_scores: [None, None, None],
             split_claims,
             split_next: 0,
             by_split: BTreeMap::new(),
             source,
         })
+    }
+
+    /// The source's data sets, K, test items per split, splits in all, and whether it has one
+    /// draw; checks the data and the split sizes now rather than after the r-values.
+    fn shape_of(source: &Source, controls: &Controls) -> Result<(usize, usize, usize, usize, bool)> {
+        let d = match source {
+            Source::Toy(p) => return Ok((p.repeats, p.k, p.n_test, p.repeats, p.m == 1)),
+            Source::Data(d) | Source::Pool(d, _) => d,
+        };
+        let labels = d.labels.as_ref().ok_or_else(|| Error::invalid("the score file has no labels"))?;
+        conformal::check_data(&d.scores, labels)?;
+        let n = d.scores.n();
+        let n_test = match source {
+            Source::Pool(_, pool) => {
+                if pool.m() != d.scores.m() {
+                    return Err(Error::shape(format!(
+                        "the pool has M = {} draws, the test items M = {}",
+                        pool.m(),
+                        d.scores.m()
+                    )));
+                }
+                if controls.score.kind != RvalueKind::Pooled {
+                    return Err(needs_all_candidates(controls.score.kind));
+                }
+                pool_split_list(controls, pool, n)?;
+                n
+            }
+            _ => {
+                Split::random(n, controls.cal_fraction, controls.seed, 0)?;
+                n - (n as f64 * controls.cal_fraction).round() as usize
+            }
+        };
+        Ok((1, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1))
     }
 
     /// Sets the work per step (candidate-units, at least 1).
@@ -402,7 +445,7 @@ impl AnalysisJob {
         let what = match self.phase {
             Phase::Load => match self.source {
                 Source::Toy(_) => "simulating",
-                Source::Data(_) => "summarising",
+                Source::Data(_) | Source::Pool(..) => "summarising",
             },
             Phase::Scores { method, .. } => match Method::ALL[method] {
                 Method::CpR => "r-values",
@@ -412,7 +455,7 @@ impl AnalysisJob {
             Phase::Waiting => {
                 let (what, done, all) = match self.source {
                     Source::Toy(_) => ("repeats", self.recorded, self.parts_total),
-                    Source::Data(_) => ("splits", self.calibrated[CP_R].len(), self.split_claims.len()),
+                    _ => ("splits", self.calibrated[CP_R].len(), self.split_claims.len()),
                 };
                 return format!("{what} {done}/{all}: waiting for other threads");
             }
@@ -420,7 +463,7 @@ impl AnalysisJob {
         };
         match self.source {
             Source::Toy(_) => format!("repeat {}/{}: {what}", self.part_index + 1, self.parts_total),
-            Source::Data(_) => what.to_string(),
+            Source::Data(_) | Source::Pool(..) => what.to_string(),
         }
     }
 
@@ -462,8 +505,16 @@ impl AnalysisJob {
                 let splits = self.controls.split_plan().splits(d.scores.n())?;
                 (PartTensor::Shared(d.clone()), labels, splits)
             }
+            Source::Pool(d, pool) => {
+                let labels = d.labels.clone().unwrap_or_default();
+                let splits = pool_split_list(&self.controls, pool, d.scores.n())?;
+                (PartTensor::Shared(d.clone()), labels, splits)
+            }
         };
         let t = tensor.get();
+        // A pool's pooled CP_r ranks its test items as the command line's streamed path does,
+        // without draw orders (the same results, bit for bit).
+        let need_order = need_order && !matches!(self.source, Source::Pool(..));
         let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
         let summaries = Summaries::of(t);
         let only = conformal::needed_candidates(&labels, &splits);
@@ -566,6 +617,15 @@ impl AnalysisJob {
         let k = t.k();
         let split = &part.splits[next];
         let c = match &part.scores[mi] {
+            Some(s) if matches!(self.source, Source::Pool(..)) => {
+                let Source::Pool(_, pool) = &self.source else { return Err(internal("not a pool")) };
+                let rows = part.rows[mi].get_or_insert_with(|| ScoreRows::new(s.clone(), k));
+                let cal = match &mut self.unit_scores[mi] {
+                    Some(c) => c,
+                    slot => slot.insert(pool.scores(Method::ALL[mi], &self.opts)?),
+                };
+                Calibrated::of_units(rows, k, &part.labels, split, |j| cal[j])
+            }
             Some(s) if part.splits.len() > 1 => {
                 let rows = part.rows[mi].get_or_insert_with(|| ScoreRows::new(s.clone(), k));
                 Calibrated::shared(rows, k, &part.labels, split)
@@ -573,9 +633,14 @@ impl AnalysisJob {
             Some(s) => Calibrated::fixed(s, k, &part.labels, split),
             None => {
                 // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.
-                let b = match self.pooled.as_mut() {
-                    Some(b) => b,
-                    None => self.pooled.insert(PooledBuilder::new(t, &part.labels, split, self.opts.ties)?),
+                let b = match (self.pooled.as_mut(), &self.source) {
+                    (Some(b), _) => b,
+                    (None, Source::Pool(_, pool)) => {
+                        self.pooled.insert(PooledBuilder::of_pool(pool, k, split, self.opts.ties)?)
+                    }
+                    (None, _) => {
+                        self.pooled.insert(PooledBuilder::new(t, &part.labels, split, self.opts.ties)?)
+                    }
                 };
                 let items = pooled_items_per_step(self.budget, t, split);
                 if !b.step(t, part.order.as_ref(), split, items) {
@@ -738,7 +803,7 @@ impl AnalysisJob {
         // Between parts every method holds the same splits and the sums match them.
         let done = self.recorded;
         if done == 0
-            || matches!(self.source, Source::Data(_))
+            || !matches!(self.source, Source::Toy(_))
             || self.calibrated.iter().any(|c| c.len() != done)
         {
             return None;
@@ -858,6 +923,8 @@ pub struct Analysis {
     pub k: usize,
     /// `M = 1`: only CP and CP_avg are meaningful (docs/method.md §8).
     pub single_draw: bool,
+    /// Calibrated on a pool of true-label draws: units per split, units in the pool.
+    pub pool: Option<(usize, usize)>,
     calibrated: [Vec<Calibrated>; 3],
     label_info: [Vec<LabelInfo>; 3],
     /// `[never_empty = false, never_empty = true]`.
@@ -866,6 +933,9 @@ pub struct Analysis {
     hyper: Option<Hyper>,
     /// Pooled CP_r: the first split's calibration units, for the inspector's r-values.
     pooled_first: Option<PooledSplit>,
+    /// Pooled CP_r: the first data set's item `i` is keyed as item `key_offset + i` (a pool's
+    /// test items follow its units).
+    key_offset: usize,
     /// `z_β` of the first data set by the model rule, per β (bits) asked so far: a root over all
     /// N·K candidates, too slow to repeat on every redraw of a large file.
     z_memo: std::cell::RefCell<Vec<(u64, Option<f64>)>>,
@@ -884,6 +954,11 @@ impl Analysis {
     /// reference the stepped [`AnalysisJob`] is tested against); blocks, so not for the page.
     pub fn build(source: Source, controls: &Controls) -> Result<Self> {
         let mut job = AnalysisJob::new(source.clone(), controls)?;
+        if matches!(source, Source::Pool(..)) {
+            // `Prepared` calibrates on the file's own items: a pool's reference is the joined
+            // tensor's split instead (`explorer::pool_tests`), and its stepped job is run here.
+            return job.run();
+        }
         let opts = job.opts;
         let need_order = opts.kind != RvalueKind::Parametric;
         let mut calibrated: [Vec<Calibrated>; 3] = Default::default();
@@ -939,18 +1014,30 @@ impl Analysis {
             .flat_map(|i| (0..k).filter(move |&c| c != labels[i]).map(move |c| i * k + c))
             .fold((0.0, 0usize), |(a, n), u| (a + means[u], n + 1));
         let false_mean = if count == 0 { 0.0 } else { sum / count as f64 };
-        let pooled_first = if first.scores[2].is_none() {
-            let split = &first.splits[0];
-            Some(PooledSplit::new(t, &first.labels, &split.cal, split.ties(controls.score.ties))?)
-        } else {
-            None
+        let ties = |split: &Split| split.ties(controls.score.ties);
+        let (pooled_first, key_offset) = match source {
+            _ if first.scores[2].is_some() => (None, 0),
+            Source::Pool(_, pool) => {
+                let split = &first.splits[0];
+                (Some(PooledSplit::from_draws(&pool.units(&split.cal), m, k, ties(split))?), pool.n())
+            }
+            _ => {
+                let split = &first.splits[0];
+                (Some(PooledSplit::new(t, &first.labels, &split.cal, ties(split))?), 0)
+            }
+        };
+        let pool = match source {
+            Source::Pool(_, pool) => Some((controls.pool_sizes(pool.n(), n).0, pool.n())),
+            _ => None,
         };
         Ok(Analysis {
             toy: match source {
                 Source::Toy(_) => Some(controls.toy.clone()),
-                Source::Data(_) => None,
+                Source::Data(_) | Source::Pool(..) => None,
             },
             controls,
+            pool,
+            key_offset,
             n,
             m,
             k,
@@ -1105,7 +1192,9 @@ impl Analysis {
                                 .as_ref()
                                 .ok_or_else(|| internal("no pooled split kept for CP_r"))?;
                             let mut work = Workspace::default();
-                            let r = ps.item(part.tensor(), item, part.order.as_ref(), &mut work).rvalues();
+                            let (t, order) = (part.tensor(), part.order.as_ref());
+                            let got = ps.items_at(t, &[item], self.key_offset, order, &mut work);
+                            let r = got.first().map(|it| it.rvalues()).unwrap_or_default();
                             *memo = Some((item, r.clone()));
                             r
                         }

@@ -55,6 +55,8 @@ mod summary;
 pub mod url;
 
 #[cfg(test)]
+mod pool_tests;
+#[cfg(test)]
 mod tests;
 
 pub use analysis::{
@@ -212,6 +214,14 @@ impl Controls {
     /// The split plan for score files (toy repeats carry their own split).
     pub fn split_plan(&self) -> SplitPlan {
         SplitPlan::Random { count: self.splits, cal_fraction: self.cal_fraction, seed: self.seed }
+    }
+
+    /// A calibration pool's split sizes (`conformal::pool`): each split calibrates on the
+    /// calibration fraction of the pool's `n_pool` units (at least one), drawn at random, and
+    /// tests on all `n_test` test items, which a pool keeps apart from calibration.
+    pub fn pool_sizes(&self, n_pool: usize, n_test: usize) -> (usize, usize) {
+        let cal = (n_pool as f64 * self.cal_fraction).round() as usize;
+        (cal.clamp(1, n_pool.max(1)), n_test)
     }
 
     /// What moving from `self` to `new` requires.

@@ -139,6 +139,20 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
     }
 }
 
+/// The member `cal_true` of an `.npz` (a calibration pool of true-label draws, `[n_cal, M]`)
+/// as [`read_scores`] reads scores; `None` for other formats and archives without it.
+pub fn read_cal_true(file: &str, bytes: &[u8]) -> Result<Option<Dataset>> {
+    if !matches!(sniff(bytes), Format::Zip) {
+        return Ok(None);
+    }
+    let entries = npz::entries(file, bytes)?;
+    let Some(e) = npz::find_member(file, &entries, "cal_true")? else { return Ok(None) };
+    let ctx = format!("member '{}'", shown(&e.name));
+    let (a, layout) = npz::member_array(file, bytes, e)?;
+    let (scores, single_draw) = scores_from_array(file, &ctx, a, &layout)?;
+    Ok(Some(Dataset { scores, labels: None, single_draw }))
+}
+
 /// [`read_scores`] of the file at `path`, with the same results and messages. A `.npy`, and an
 /// `.npz`'s members, stored or deflated, are streamed into the tensor, so the file's bytes are
 /// never held in memory beside it.

@@ -71,6 +71,10 @@ impl AnalysisJob {
     /// What [`AnalysisJob::offload`] would name, without copying anything.
     fn pending(&self) -> Option<Pending> {
         let part = self.part.as_ref()?;
+        if matches!(self.source, super::Source::Pool(..)) {
+            // A pool's units are not the part's items: the job ranks them itself.
+            return None;
+        }
         match (self.phase, self.opts.kind) {
             (Phase::Scores { method: CP_R, next: 0 }, RvalueKind::Nonparametric)
                 if part.scores[CP_R].is_none() =>

@@ -29,7 +29,7 @@ impl AnalysisJob {
         let claims = match self.source {
             Source::Toy(_) => &mut self.claims,
             Source::Data(_) if self.part.is_some() => &mut self.split_claims,
-            Source::Data(_) => return None,
+            Source::Data(_) | Source::Pool(..) => return None,
         };
         let part = (1..claims.len()).find(|&p| claims[p] == Claim::Free)?;
         claims[part] = Claim::Out;
@@ -39,7 +39,7 @@ impl AnalysisJob {
 
     /// Takes repeat `part`, handed out before, as [`compute_part`] returned it.
     pub fn supply_part(&mut self, part: usize, bytes: &[u8]) -> Result<()> {
-        if matches!(self.source, Source::Data(_)) {
+        if !matches!(self.source, Source::Toy(_)) {
             return self.supply_split(part, bytes);
         }
         if self.claims.get(part) != Some(&Claim::Out) {
@@ -87,7 +87,7 @@ impl AnalysisJob {
 
     /// Gives repeat or split `part` back (its thread failed): the job computes it itself.
     pub fn hand_back(&mut self, part: usize) {
-        let data = matches!(self.source, Source::Data(_));
+        let data = !matches!(self.source, Source::Toy(_));
         let claims = if data { &mut self.split_claims } else { &mut self.claims };
         if let Some(c @ Claim::Out) = claims.get_mut(part) {
             *c = Claim::Free;
@@ -111,7 +111,8 @@ impl AnalysisJob {
     pub fn data(&self) -> Option<&std::sync::Arc<crate::io::Dataset>> {
         match &self.source {
             Source::Data(d) => Some(d),
-            Source::Toy(_) => None,
+            // A pool's splits are not handed out.
+            Source::Toy(_) | Source::Pool(..) => None,
         }
     }
 

@@ -1,0 +1,164 @@
+//! The page's analysis calibrated on a pool of true-label draws equals the joined tensor's
+//! split (`[pool items; test items]`, as `rvalue sets --split` and `calibrate_with_pool` take
+//! it), bit for bit, in every panel's numbers.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::conformal::pool::{joined_split, pool_splits, TruePool};
+use crate::conformal::{evaluate, sweep, Method, Prepared, RvalueKind, Split};
+use crate::io::Dataset;
+use crate::rvalue::{PooledSplit, TieOrder, Workspace};
+use crate::tensor::ScoreTensor;
+use crate::toy::{self, ToyParams};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+/// Items `items` of `t` as a tensor.
+fn gather(t: &ScoreTensor, items: &[usize]) -> ScoreTensor {
+    let data: Vec<f64> = items.iter().flat_map(|&i| t.items(i..i + 1).data().into_owned()).collect();
+    ScoreTensor::new(items.len(), t.m(), t.k(), data).unwrap()
+}
+
+struct Case {
+    joined: ScoreTensor,
+    joined_labels: Vec<usize>,
+    test: Arc<Dataset>,
+    pool: Arc<TruePool>,
+}
+
+/// A toy data set whose first `n_pool` items become the pool (their true-label draws alone)
+/// and the rest the labelled test file; labels rotated so that the true label varies.
+fn case(n_pool: usize) -> Case {
+    let p = ToyParams { k: 5, m: 6, n_cal: 40, n_test: 30, ..ToyParams::default() };
+    let (t, y) = toy::simulate(&p, 0).unwrap();
+    let (n, m, k) = (t.n(), t.m(), t.k());
+    let mut data = Vec::with_capacity(n * m * k);
+    let mut labels = Vec::with_capacity(n);
+    for i in 0..n {
+        let shift = i % k;
+        for d in 0..m {
+            data.extend((0..k).map(|c| t.get(i, d, (c + k - shift) % k)));
+        }
+        labels.push((y[i] + shift) % k);
+    }
+    let joined = ScoreTensor::new(n, m, k, data).unwrap();
+    let test_items: Vec<usize> = (n_pool..n).collect();
+    let test = gather(&joined, &test_items);
+    let test_labels = labels[n_pool..].to_vec();
+    let draws =
+        (0..n_pool).flat_map(|j| (0..m).map(move |d| (j, d))).map(|(j, d)| joined.get(j, d, labels[j]));
+    let pool = TruePool::new(n_pool, m, draws.collect()).unwrap();
+    Case {
+        joined,
+        joined_labels: labels,
+        test: Arc::new(Dataset { scores: test, labels: Some(test_labels), single_draw: false }),
+        pool: Arc::new(pool),
+    }
+}
+
+fn controls(ties: TieOrder) -> Controls {
+    let mut c =
+        Controls { mode: Mode::Scores, splits: 3, cal_fraction: 0.6, seed: 11, ..Controls::default() };
+    c.score = Controls::score_defaults(Mode::Scores);
+    c.score.ties = ties;
+    c.score.cp_draw = 2;
+    c
+}
+
+#[test]
+fn pool_analysis_is_the_joined_split_bit_for_bit() {
+    let c = case(40);
+    let n_test = c.test.scores.n();
+    for ties in TieOrder::ALL {
+        let controls = controls(ties);
+        let source = Source::Pool(c.test.clone(), c.pool.clone());
+        // A small budget: pooled CP_r in many steps.
+        let a = AnalysisJob::new(source.clone(), &controls).unwrap().with_budget(3).run().unwrap();
+        assert_eq!(a.pool, Some((24, 40)));
+        let built = Analysis::build(source, &controls).unwrap();
+        for m in Method::ALL {
+            let at = |a: &Analysis| format!("{:?}", a.summary(m, 0.1, false).unwrap());
+            assert_eq!(at(&built), at(&a));
+        }
+        let sizes = controls.pool_sizes(c.pool.n(), n_test);
+        let splits = pool_splits(c.pool.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
+        assert_eq!(splits[0].cal.len(), 24);
+        let joined: Vec<Split> = splits.iter().map(|s| joined_split(s, c.pool.n())).collect();
+        let prepared = Prepared::new(&c.joined, &c.joined_labels, true).unwrap();
+        for m in Method::ALL {
+            let want = prepared.calibrate(m, &controls.score, &joined).unwrap();
+            let got = a.calibrated(m);
+            assert_eq!(got.len(), 3);
+            for (g, w) in got.iter().zip(&want) {
+                let shifted: Vec<usize> = g.test.iter().map(|&t| t + c.pool.n()).collect();
+                assert_eq!(shifted, w.test);
+                for t in 0..g.test.len() {
+                    for alpha in [0.05, 0.1, 0.3] {
+                        assert_eq!(g.threshold(t, alpha).to_bits(), w.threshold(t, alpha).to_bits());
+                        assert_eq!(g.set(t, alpha, false).members, w.set(t, alpha, false).members);
+                    }
+                }
+            }
+            for never_empty in [false, true] {
+                for alpha in [0.02, 0.1, 0.25] {
+                    let s = a.summary(m, alpha, never_empty).unwrap();
+                    let e = evaluate(&want, m, alpha, never_empty).unwrap();
+                    assert_eq!(format!("{s:?}"), format!("{e:?}"), "{m} at α = {alpha}, {ties}");
+                }
+                let sw = a.sweep(never_empty);
+                let curve = sweep(&want, &sw.alphas, never_empty);
+                let mi = Method::ALL.iter().position(|x| *x == m).unwrap();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&sw.coverage[mi]), bits(&curve.iter().map(|p| p.0).collect::<Vec<_>>()));
+                assert_eq!(bits(&sw.size[mi]), bits(&curve.iter().map(|p| p.1).collect::<Vec<_>>()));
+            }
+        }
+        // The inspector's pooled r-values: the joined tensor's, its item keyed after the pool.
+        let split = &joined[0];
+        let ps = PooledSplit::new(&c.joined, &c.joined_labels, &split.cal, split.ties(ties)).unwrap();
+        for t in [0, 7] {
+            let view = a.inspect(t, 0.1, false).unwrap();
+            let want = ps.item(&c.joined, split.test[t], None, &mut Workspace::default()).rvalues();
+            let mut got = vec![0.0; c.joined.k()];
+            for r in &view.methods[2].ranked {
+                got[r.candidate] = r.score;
+            }
+            assert_eq!(
+                got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_pool_refuses_rvalues_that_need_every_candidate() {
+    let c = case(40);
+    for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric] {
+        let mut controls = controls(TieOrder::default());
+        controls.score.kind = kind;
+        let e = AnalysisJob::new(Source::Pool(c.test.clone(), c.pool.clone()), &controls).unwrap_err();
+        assert!(e.to_string().contains("needs every candidate's draws"), "{e}");
+    }
+}
+
+#[test]
+fn a_pool_of_other_draws_is_refused() {
+    let c = case(40);
+    let pool = TruePool::new(2, 3, vec![0.0; 6]).unwrap();
+    let e =
+        AnalysisJob::new(Source::Pool(c.test, Arc::new(pool)), &controls(TieOrder::default())).unwrap_err();
+    assert!(e.to_string().contains("M = 3"), "{e}");
+}
+
+#[test]
+fn a_pool_is_kept_from_other_threads_and_devices() {
+    let c = case(40);
+    let mut job = AnalysisJob::new(Source::Pool(c.test, c.pool), &controls(TieOrder::default())).unwrap();
+    while job.step().unwrap() != Progress::Done {
+        assert!(job.hand_out().is_none());
+        assert!(job.offload().is_none());
+        assert!(job.data().is_none());
+    }
+}
