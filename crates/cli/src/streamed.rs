@@ -38,7 +38,7 @@ pub(crate) struct At<'a> {
 }
 
 impl At<'_> {
-    /// How the command line streams: 64 MiB blocks, half a GiB of pooled splits per pass, the
+    /// How the command line streams: 32 MiB blocks, half a GiB of pooled splits per pass, the
     /// GPU (if any) ranking each block's draws for nonparametric CP_r.
     fn streaming(&self) -> Streaming<'_> {
         Streaming {

@@ -66,7 +66,7 @@ pub fn labels(given: Option<&Bound<'_, PyAny>>, carried: Option<Vec<usize>>) -> 
     }
 }
 
-/// How the package streams: 64 MiB blocks, half a GiB of pooled splits per pass.
+/// How the package streams: 32 MiB blocks, half a GiB of pooled splits per pass.
 fn streaming(threads: usize) -> Streaming<'static> {
     Streaming { threads, ..Streaming::default() }
 }

@@ -38,7 +38,7 @@ pub struct Streaming<'a> {
 
 impl Default for Streaming<'_> {
     fn default() -> Self {
-        Streaming { threads: 1, block_bytes: 64 << 20, pooled_bytes: 512 << 20, ranker: None }
+        Streaming { threads: 1, block_bytes: 32 << 20, pooled_bytes: 512 << 20, ranker: None }
     }
 }
 

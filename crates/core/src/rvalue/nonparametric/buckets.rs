@@ -12,11 +12,11 @@ use super::DrawOrder;
 /// Open units filed by their count: for each count `0..=M`, a bitset of units (`words` `u64`s),
 /// and one more bitset, the sink, that chosen units are moved about in so that an update needs
 /// no branch on whether its unit is still open (which a processor guesses wrong half the time).
-/// The lowest member of a count is found by scanning its `K / 64` words: 16 at K = 1000.
+/// Emptiness and the lowest member of a count are found by scanning its `K / 64` words (16 at
+/// K = 1000) once a step, rather than keeping sizes up to date at every update.
 struct Buckets {
     words: usize,
     bits: Vec<u64>,
-    size: Vec<u32>,
     sink: usize,
 }
 
@@ -24,7 +24,7 @@ impl Buckets {
     /// Every one of `k` units open with count 0, counts up to `m`.
     fn new(k: usize, m: usize) -> Self {
         let words = k.div_ceil(64);
-        let mut b = Buckets { words, bits: vec![0; (m + 2) * words], size: vec![0; m + 2], sink: m + 1 };
+        let mut b = Buckets { words, bits: vec![0; (m + 2) * words], sink: m + 1 };
         for c in 0..k {
             b.insert(0, c);
         }
@@ -34,13 +34,11 @@ impl Buckets {
     #[inline]
     fn insert(&mut self, count: usize, c: usize) {
         self.bits[count * self.words + c / 64] |= 1 << (c % 64);
-        self.size[count] += 1;
     }
 
     #[inline]
     fn remove(&mut self, count: usize, c: usize) {
         self.bits[count * self.words + c / 64] &= !(1 << (c % 64));
-        self.size[count] = self.size[count].wrapping_sub(1);
     }
 
     /// The lowest unit filed under `count`, if any.
@@ -56,31 +54,32 @@ impl Buckets {
 pub(super) fn steps(order: &DrawOrder, item: usize) -> Vec<u32> {
     let (m, k) = (order.m(), order.k());
     let rows: Vec<&[u16]> = (0..m).map(|d| order.get(item, d)).collect();
-    let mut count = vec![0u32; k];
     // Each unit's bucket: its count while open, the sink once chosen.
     let mut at = vec![0usize; k];
     let mut step = vec![0u32; k];
     let mut buckets = Buckets::new(k, m);
+    let sink = buckets.sink;
     let mut top = 0;
     for j in 0..k {
         for row in &rows {
             let c = row[j] as usize;
-            count[c] += 1;
-            let (from, open) = (at[c], at[c] != buckets.sink);
-            let to = if open { count[c] as usize } else { from };
+            let (from, open) = (at[c], at[c] != sink);
+            let to = if open { from + 1 } else { from };
             buckets.remove(from, c);
             buckets.insert(to, c);
             at[c] = to;
             top = top.max(if open { to } else { 0 });
         }
         // Some unit is open while j < K, so a non-empty count exists at or below `top`.
-        while top > 0 && buckets.size[top] == 0 {
+        let mut pick = buckets.lowest(top);
+        while pick.is_none() && top > 0 {
             top -= 1;
+            pick = buckets.lowest(top);
         }
-        if let Some(c) = buckets.lowest(top) {
+        if let Some(c) = pick {
             buckets.remove(top, c);
-            buckets.insert(buckets.sink, c);
-            at[c] = buckets.sink;
+            buckets.insert(sink, c);
+            at[c] = sink;
             step[c] = j as u32 + 1;
         }
     }
