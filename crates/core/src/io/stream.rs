@@ -158,40 +158,47 @@ impl ScoreBlocks for ScoreFile {
         let sizes = (0..n).step_by(items).map(move |first| (first, (n - first).min(items) * item_bytes));
         let sizes = sizes.chain(std::iter::once((n, 0)));
         let io = |e: std::io::Error| cannot_read(&self.file, &e);
-        let read = move |len: usize| -> Result<Vec<u8>> {
-            let mut raw = vec![0u8; len.max(1)];
+        // The reading thread decodes and checks each block too, so that the caller's threads
+        // only compute; the buffer is filled as read, without zeroing it first.
+        let read = move |first: usize, len: usize| -> Result<Option<ScoreTensor>> {
             if len == 0 {
-                source.read(&mut raw).map_err(io)?;
-                return Ok(Vec::new());
+                source.read(&mut [0u8; 1]).map_err(io)?;
+                return Ok(None);
             }
-            source.read_exact(&mut raw).map_err(io)?;
-            Ok(raw)
+            let mut raw = Vec::with_capacity(len);
+            source.by_ref().take(len as u64).read_to_end(&mut raw).map_err(io)?;
+            if raw.len() < len {
+                let short =
+                    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "failed to fill whole buffer");
+                return Err(io(short));
+            }
+            self.block(first, &raw).map(Some)
         };
-        read_ahead(sizes, read, &mut |first, raw| match raw.is_empty() {
-            true => Ok(()),
-            false => each(first, &self.block(first, &raw)?),
+        read_ahead(sizes, read, &mut |first, block| match block {
+            None => Ok(()),
+            Some(block) => each(first, &block),
         })
     }
 }
 
-/// Calls `read(len)` for each `(first, len)` of `sizes` and `work(first, bytes)` with what it
-/// read, in order. Natively the next block is read on a thread of its own while `work` runs.
-fn read_ahead(
+/// Calls `read(first, len)` for each `(first, len)` of `sizes` and `work(first, got)` with what
+/// it gave, in order. Natively the next block is read on a thread of its own while `work` runs.
+fn read_ahead<T: Send>(
     sizes: impl Iterator<Item = (usize, usize)> + Send,
-    mut read: impl FnMut(usize) -> Result<Vec<u8>> + Send,
-    work: &mut dyn FnMut(usize, Vec<u8>) -> Result<()>,
+    mut read: impl FnMut(usize, usize) -> Result<T> + Send,
+    work: &mut dyn FnMut(usize, T) -> Result<()>,
 ) -> Result<()> {
     if cfg!(target_arch = "wasm32") {
         for (first, len) in sizes {
-            work(first, read(len)?)?;
+            work(first, read(first, len)?)?;
         }
         return Ok(());
     }
     std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<Vec<u8>>)>(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<T>)>(1);
         s.spawn(move || {
             for (first, len) in sizes {
-                let got = read(len);
+                let got = read(first, len);
                 let failed = got.is_err();
                 // The receiver is gone when `work` failed: stop reading.
                 if tx.send((first, got)).is_err() || failed {
