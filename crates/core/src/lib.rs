@@ -2,15 +2,13 @@
 //!
 //! It computes everything in `docs/method.md` §§1–6. Data flows one way:
 //! file ([`io::read_scores`]) or simulator ([`toy::simulate`]) → [`tensor::ScoreTensor`] →
-//! [`tensor::Summaries`] → [`rvalue`] → [`conformal`] (calibration, sets, metrics). The page's
-//! state model ([`explorer`]: `Controls`, `AnalysisJob`, `Analysis`) sits on top. Seeded inputs
-//! live in [`samples`], the benchmark suite in [`workload`]. See `ARCHITECTURE.md`.
+//! [`tensor::Summaries`] → [`rvalue`] → [`conformal`] (calibration, sets, metrics). Seeded
+//! inputs live in [`samples`], the benchmark suite in [`workload`]. See `ARCHITECTURE.md`.
 
 pub mod blocks;
 pub mod conformal;
 pub mod eb;
 pub mod error;
-pub mod explorer;
 pub mod float16;
 pub mod io;
 pub mod normal;
