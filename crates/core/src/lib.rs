@@ -3,7 +3,8 @@
 //! It computes everything in `docs/method.md` §§1–6. Data flows one way:
 //! file ([`io::read_scores`]) or simulator ([`toy::simulate`]) → [`tensor::ScoreTensor`] →
 //! [`tensor::Summaries`] → [`rvalue`] → [`conformal`] (calibration, sets, metrics). Seeded
-//! inputs live in [`samples`], the benchmark suite in [`workload`]. See `ARCHITECTURE.md`.
+//! synthetic inputs (tests, benchmarks, the page's samples) live in [`samples`]. See
+//! `ARCHITECTURE.md`.
 
 pub mod blocks;
 pub mod conformal;
@@ -22,7 +23,6 @@ pub mod tensor;
 pub mod toy;
 pub mod watch;
 pub mod whole_file;
-pub mod workload;
 
 pub use error::{Error, Result};
 
