@@ -263,24 +263,9 @@ async fn next_paint() {
     let _ = JsFuture::from(promise).await;
 }
 
-/// A sample made in the page rather than downloaded: the benchmarks' seeded CIFAR-100-shaped
-/// logits ([`rvalue_core::samples::cifar_like`]), a large input; or the toy's first repeat at its
-/// defaults ([`rvalue_core::toy::simulate`]), the toy's data as an upload (so that pooled r-values and
-/// random splits apply to it). Neither ships as a file, which keeps `dist/` small.
+/// A sample made in the page rather than downloaded ([`rvalue_model::samples::synthetic`]).
 async fn synthetic(sink: Sink, name: String) {
     next_paint().await;
-    let (label, made) = if name == SYNTHETIC_TOY {
-        (
-            "toy defaults, repeat 1 (seed 1)",
-            rvalue_core::toy::simulate(&rvalue_core::toy::ToyParams::default(), 0),
-        )
-    } else {
-        ("synthetic CIFAR-100 shape (seed 1)", Ok(rvalue_core::samples::cifar_like(1)))
-    };
-    let data = made.map(|(scores, labels)| rvalue_core::io::Dataset {
-        scores,
-        labels: Some(labels),
-        single_draw: false,
-    });
+    let Some((label, data)) = rvalue_model::samples::synthetic(&name) else { return };
     sink(Got::Dataset { name: label.to_string(), data, pool: None, origin: DataRef::Sample(name) });
 }

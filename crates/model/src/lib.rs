@@ -50,6 +50,7 @@
 mod analysis;
 mod curves;
 pub mod export;
+pub mod samples;
 pub mod scales;
 mod summary;
 pub mod url;
