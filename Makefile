@@ -33,8 +33,8 @@ serve: setup
 	trunk serve --release
 
 # Native tests of every crate (lib, bins, integration tests, doc tests), the Python package's,
-# the page's, the core's and the GPU crate's tests compiled to wasm in headless Chromium (the CLI
-# is native only), then a dev build of the page and the browser tests on it.
+# the page's, the core's, the model's and the GPU crate's tests compiled to wasm in headless
+# Chromium (the CLI is native only), then a dev build of the page and the browser tests on it.
 test: setup
 	$(MAKE) --no-print-directory test-native test-python test-wasm test-e2e
 
