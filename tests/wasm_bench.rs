@@ -81,7 +81,7 @@ fn wasm_toy_rvalues_benchmark() {
 /// without its frames, painting or workers.
 #[wasm_bindgen_test]
 fn wasm_toy_job_benchmark() {
-    use rvalue_core::explorer::{AnalysisJob, Controls, Progress, Source};
+    use rvalue_model::{AnalysisJob, Controls, Progress, Source};
     let c = Controls::default();
     let run = || {
         let Ok(mut job) = AnalysisJob::new(Source::Toy(c.toy_params()), &c) else { return 0 };
