@@ -169,6 +169,21 @@ test('the bundled real-model sample shows its N, M and K', LONG, async (t) => {
   });
 });
 
+test('the samples made in the page load as uploads', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await page.locator('#mode-scores').check();
+    // The toy's first repeat at its defaults (rvalue_model::samples), not a downloaded file.
+    await page.locator('button.sample[data-synthetic="toy"]').click();
+    await page.waitForFunction(() => document.querySelector('#stat-n')?.textContent === '1000');
+    assert.equal(await text(page, '#stat-m'), '30');
+    assert.equal(await text(page, '#stat-k'), '10');
+    await ready(page);
+    assert.match(await text(page, '#status'), /^Showing toy defaults, repeat 1 \(seed 1\)/);
+    assert.deepEqual(errors, []);
+  });
+});
+
 test('a malformed upload names the problem and keeps the previous results', LONG, async (t) => {
   const { page, errors } = await explorer.open();
   await shot(t, page, async () => {

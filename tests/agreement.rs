@@ -7,11 +7,11 @@
 // Tests (not user data paths): a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rvalue_explorer::conformal::{self, Method, Prepared, RvalueKind, ScoreOptions, SplitPlan};
-use rvalue_explorer::rvalue::{
+use rvalue_core::conformal::{self, Method, Prepared, RvalueKind, ScoreOptions, SplitPlan};
+use rvalue_core::rvalue::{
     self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, TieOrder, Ties, Workspace,
 };
-use rvalue_explorer::{samples, toy};
+use rvalue_core::{samples, toy};
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -99,7 +99,7 @@ fn lines() -> Vec<String> {
     // Scores from three values: ties in every draw.
     let (n, m, k) = (60, 5, 6);
     let coarse = (0..n * m * k).map(|i| ((i * 7919) % 3) as f64).collect();
-    let t = rvalue_explorer::tensor::ScoreTensor::new(n, m, k, coarse).expect("valid");
+    let t = rvalue_core::tensor::ScoreTensor::new(n, m, k, coarse).expect("valid");
     let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
     let prepared = Prepared::new(&t, &labels, true).expect("valid");
     let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };

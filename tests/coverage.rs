@@ -13,9 +13,9 @@
 // Tests (not user data paths): a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rvalue_explorer::conformal::{Method, Prepared, RvalueKind, ScoreOptions, Split};
-use rvalue_explorer::rvalue::TieOrder;
-use rvalue_explorer::toy::{self, ToyParams};
+use rvalue_core::conformal::{Method, Prepared, RvalueKind, ScoreOptions, Split};
+use rvalue_core::rvalue::TieOrder;
+use rvalue_core::toy::{self, ToyParams};
 
 const SPLITS: usize = 1000;
 const ALPHAS: [f64; 3] = [0.05, 0.1, 0.2];

@@ -6,14 +6,14 @@
 // Tests (not user data paths): a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rvalue_explorer::conformal::{
+use rvalue_core::conformal::{
     self, evaluate, item_scores, k_star, Calibrated, Method, Prepared, RvalueKind, ScoreOptions, Split,
 };
-use rvalue_explorer::eb::{self, Hyper};
-use rvalue_explorer::explorer::threshold_curves;
-use rvalue_explorer::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
-use rvalue_explorer::tensor::{ScoreTensor, Summaries, VarianceKind};
-use rvalue_explorer::{toy, Error};
+use rvalue_core::eb::{self, Hyper};
+use rvalue_core::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
+use rvalue_core::tensor::{ScoreTensor, Summaries, VarianceKind};
+use rvalue_core::{toy, Error};
+use rvalue_model::threshold_curves;
 
 /// `n × m × k` scores from a seeded toy (candidate 0 true, so labels are all 0).
 fn toy_data(n_cal: usize, n_test: usize, m: usize, k: usize) -> (ScoreTensor, Vec<usize>) {
@@ -184,7 +184,7 @@ fn tau2_zero_is_the_limit_and_finite() {
     let p = parametric(&x, &s, HyperChoice::Estimate, Algorithm::Exact, LambdaRule::Model).unwrap();
     for i in 0..4 {
         let w = (x[i] - h.mu) / s[i];
-        let r = s.iter().map(|sj| rvalue_explorer::normal::sf(w * sj.sqrt())).sum::<f64>() / 4.0;
+        let r = s.iter().map(|sj| rvalue_core::normal::sf(w * sj.sqrt())).sum::<f64>() / 4.0;
         assert!((p.rvalue[i] - r).abs() < 1e-9, "unit {i}: {} vs {r}", p.rvalue[i]);
     }
     // All means equal: every unit is the prior mean, r = 1 − Φ(0) = 1/2 for all.
@@ -285,7 +285,7 @@ fn beta_near_0_and_1() {
         let z = eb::z_model(beta, &ss).unwrap();
         assert!(z.is_finite(), "β {beta}: z {z}");
         // z_β is where the model selects a fraction β.
-        let q = rvalue_explorer::normal::upper_quantile(beta);
+        let q = rvalue_core::normal::upper_quantile(beta);
         let frac = eb::model_fraction(q, z, &ss);
         assert!((frac - beta).abs() <= 1e-6 * beta.max(1e-3), "β {beta}: fraction {frac}");
         let lambda = eb::lambda_model(beta, &ss).unwrap();
@@ -321,8 +321,8 @@ fn variance_kinds_agree_at_m1() {
 /// explicit `None` (which the page shows as "–"), never NaN.
 #[test]
 fn page_numbers_at_the_slider_ends_are_finite_or_none() {
-    use rvalue_explorer::explorer::scales::{self, ALPHA_POSITIONS, BETA_POSITIONS, SIGMA2_POSITIONS};
-    use rvalue_explorer::explorer::*;
+    use rvalue_model::scales::{self, ALPHA_POSITIONS, BETA_POSITIONS, SIGMA2_POSITIONS};
+    use rvalue_model::*;
     let finite = |what: &str, v: &[f64]| assert!(v.iter().all(|x| x.is_finite()), "{what}: {v:?}");
     let finite_or_none =
         |what: &str, v: &[Option<f64>]| assert!(v.iter().flatten().all(|x| x.is_finite()), "{what}");
@@ -389,7 +389,7 @@ fn page_numbers_at_the_slider_ends_are_finite_or_none() {
 /// The page's number formats show a non-finite value as "–", never "NaN" or "inf".
 #[test]
 fn formats_render_non_finite_values_as_a_dash() {
-    use rvalue_explorer::explorer::scales::{fixed, round3, short};
+    use rvalue_model::scales::{fixed, round3, short};
     for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         assert_eq!(fixed(x, 3), "–");
         assert_eq!(short(x), "–");
@@ -400,8 +400,8 @@ fn formats_render_non_finite_values_as_a_dash() {
 /// Panel 8's summary of degenerate files (one draw, every score equal) has finite numbers.
 #[test]
 fn data_summary_of_degenerate_files_is_finite() {
-    use rvalue_explorer::explorer::DataSummary;
-    use rvalue_explorer::io::Dataset;
+    use rvalue_core::io::Dataset;
+    use rvalue_model::DataSummary;
     for (m, data) in [(1, (0..24).map(|i| i as f64).collect::<Vec<_>>()), (2, vec![3.0; 48])] {
         let scores = ScoreTensor::new(6, m, 4, data[..6 * m * 4].to_vec()).unwrap();
         let d = Dataset { scores, labels: Some(vec![0, 1, 2, 3, 0, 1]), single_draw: m == 1 };

@@ -29,8 +29,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 use common::{npy, zip, ZipMember};
-use rvalue_explorer::io::{parse_npy, parse_npz, read_labels, read_mask, read_scores, read_scores_from};
-use rvalue_explorer::Error;
+use rvalue_core::io::{parse_npy, parse_npz, read_labels, read_mask, read_scores, read_scores_from};
+use rvalue_core::Error;
 
 // ---------------------------------------------------------------------------------------------
 // Counting allocator

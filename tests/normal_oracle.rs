@@ -22,7 +22,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(not(target_arch = "wasm32"))]
 
-use rvalue_explorer::normal;
+use rvalue_core::normal;
 use statrs::distribution::{ContinuousCDF, Normal};
 
 fn std_normal() -> Normal {

@@ -23,7 +23,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use npyz::{DType, Order, TypeChar};
-use rvalue_explorer::io::{parse_npy, parse_npz, NpyArray, NpyData, MAX_ELEMENTS};
+use rvalue_core::io::{parse_npy, parse_npz, NpyArray, NpyData, MAX_ELEMENTS};
 
 /// Values as both sides can give them, compared exactly (floats by their bits, so NaN payloads
 /// and signed zeros count).

@@ -1,15 +1,15 @@
-//! The native benchmark's workloads (`workload::Suite`) timed as wasm in headless Chromium.
+//! The native benchmark's workloads (`rvalue_bench::Suite`) timed as wasm in headless Chromium.
 //! Only built with `--cfg rvalue_bench` (`make bench-wasm`): a release build that prints its
 //! figures, not a test of anything.
 #![cfg(all(target_arch = "wasm32", rvalue_bench))]
 // Tests (not user data paths): a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use rvalue_bench::Suite;
 use rvalue_core::conformal::{item_scores_only, needed_candidates, Method, Prior, ScoreOptions, Split};
 use rvalue_core::rvalue::TieOrder;
 use rvalue_core::tensor::Summaries;
 use rvalue_core::toy::{simulate, ToyParams};
-use rvalue_core::workload::Suite;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -81,7 +81,7 @@ fn wasm_toy_rvalues_benchmark() {
 /// without its frames, painting or workers.
 #[wasm_bindgen_test]
 fn wasm_toy_job_benchmark() {
-    use rvalue_core::explorer::{AnalysisJob, Controls, Progress, Source};
+    use rvalue_model::{AnalysisJob, Controls, Progress, Source};
     let c = Controls::default();
     let run = || {
         let Ok(mut job) = AnalysisJob::new(Source::Toy(c.toy_params()), &c) else { return 0 };

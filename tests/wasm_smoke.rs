@@ -5,7 +5,7 @@
 // Tests (not user data paths): a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rvalue_explorer::tensor::{ScoreTensor, Summaries};
+use rvalue_core::tensor::{ScoreTensor, Summaries};
 
 // Without this the runner would use Node.js; we want the real browser.
 #[cfg(target_arch = "wasm32")]

@@ -1,5 +1,5 @@
 //! The page's state and its loop: controls in, one analysis job stepped across animation
-//! frames, panels out. All maths is the core's ([`crate::explorer`]); this file decides what to
+//! frames, panels out. All maths is the core's ([`rvalue_model`]); this file decides what to
 //! recompute when a control moves (via [`Controls::impact`]) and what to redraw.
 
 use std::cell::RefCell;
@@ -20,17 +20,17 @@ use super::panels::{self, RankingColumn};
 use super::permalink::{self, Link};
 use super::workers::{self, Pool};
 use super::{embed, files};
-use crate::conformal::pool::TruePool;
-use crate::conformal::RvalueKind;
-use crate::explorer::scales::{self, short};
-use crate::explorer::url::{DataRef, Panel, UrlState};
-use crate::explorer::{
+use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::RvalueKind;
+use rvalue_core::io::Dataset;
+use rvalue_core::{Error, Result};
+use rvalue_model::scales::{self, short};
+use rvalue_model::url::{DataRef, Panel, UrlState};
+use rvalue_model::{
     default_score_xs, inclusion_curves, panel_betas, score_densities, threshold_curves,
     threshold_curves_with, threshold_inputs, AlphaView, Analysis, AnalysisJob, Controls, DataSummary,
     InclusionInputs, Mode, Progress, Source,
 };
-use crate::io::Dataset;
-use crate::{Error, Result};
 
 mod export;
 

@@ -19,7 +19,7 @@ use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 use super::backend::Backend;
 use super::dom::by_id;
 use super::figure::{Figure, Frame, Layer, Marker};
-use crate::{Error, Result};
+use rvalue_core::{Error, Result};
 
 /// plotters-canvas with text measured by the canvas, and text drawn with the canvas' font set
 /// only when it changes: setting `font` parses it and resolves the canvas' style, i.e. forces a

@@ -14,11 +14,11 @@
 use std::rc::Rc;
 
 #[cfg(feature = "gpu")]
-use crate::conformal::Calibrated;
-use crate::explorer::OffloadRequest;
+use rvalue_core::conformal::Calibrated;
+use rvalue_core::Result;
 #[cfg(feature = "gpu")]
-use crate::gpu::{self, keys::Keys, Gpu};
-use crate::Result;
+use rvalue_gpu::{self as gpu, keys::Keys, Gpu};
+use rvalue_model::OffloadRequest;
 
 /// What the page computes on.
 enum State {
@@ -163,7 +163,7 @@ async fn compute(
     keys: &Keys,
     done: &std::cell::Cell<f64>,
 ) -> Result<Answer> {
-    use crate::explorer::Offload;
+    use rvalue_model::Offload;
     let t = req.tensor.get();
     match &req.what {
         Offload::Nonparametric => Ok(Answer::Rvalues(gpu::nonparametric_rvalues_async(gpu, t, keys).await?)),
@@ -199,8 +199,8 @@ impl JobGpu {
         &mut self,
         device: &mut Device,
         serial: u64,
-        answer: std::result::Result<T, crate::Error>,
-        supply: impl FnOnce(T) -> crate::Result<()>,
+        answer: std::result::Result<T, rvalue_core::Error>,
+        supply: impl FnOnce(T) -> rvalue_core::Result<()>,
     ) -> bool {
         if serial != self.serial || !self.busy {
             return false;
@@ -298,7 +298,7 @@ mod tests {
         assert!(!job.busy && job.used && device.failure.is_none());
         // An answer the job refuses sends it to the CPU and says why.
         job.busy = true;
-        assert!(job.take(&mut device, job.serial, Ok(3), |_| Err(crate::Error::invalid("stale"))));
+        assert!(job.take(&mut device, job.serial, Ok(3), |_| Err(rvalue_core::Error::invalid("stale"))));
         assert!(job.cpu_only && device.failure.as_deref().is_some_and(|f| f.contains("stale")));
     }
 }

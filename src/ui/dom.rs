@@ -6,7 +6,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
-use crate::{Error, Result};
+use rvalue_core::{Error, Result};
 
 pub fn document() -> Result<Document> {
     web_sys::window().and_then(|w| w.document()).ok_or_else(|| Error::invalid("no document"))

@@ -19,7 +19,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::{Error, Result};
+use rvalue_core::{Error, Result};
 
 /// Okabe–Ito colours: distinguishable with every common colour-vision deficiency.
 pub const BLUE: RGBColor = RGBColor(0, 114, 178);
@@ -391,12 +391,12 @@ impl Figure {
         let log = self.x_axis == Axis::Log;
         let x_fmt = move |v: &f64| {
             if log {
-                crate::explorer::scales::short(10f64.powf(*v))
+                rvalue_model::scales::short(10f64.powf(*v))
             } else {
-                crate::explorer::scales::short(*v)
+                rvalue_model::scales::short(*v)
             }
         };
-        let y_fmt = |v: &f64| crate::explorer::scales::short(*v);
+        let y_fmt = |v: &f64| rvalue_model::scales::short(*v);
         let (area_w, area_h) = area.dim_in_pixel();
         // The plotting area's size, less the label areas and margins the chart was built with.
         let width = area_w.saturating_sub(y_label_area(font) + 2 * margin(font));

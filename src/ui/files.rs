@@ -9,10 +9,10 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
 use super::dom;
-use crate::conformal::pool::TruePool;
-use crate::explorer::url::{DataRef, SYNTHETIC_CIFAR, SYNTHETIC_TOY};
-use crate::io::Dataset;
-use crate::Result;
+use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::io::Dataset;
+use rvalue_core::Result;
+use rvalue_model::url::{DataRef, SYNTHETIC_CIFAR, SYNTHETIC_TOY};
 
 /// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
 const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
@@ -50,9 +50,9 @@ async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
 /// A score file's bytes (from a drop, the picker or a sample) read, with `labels` from a
 /// separate labels file when two were dropped; the name to show, and the data set.
 pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (String, Result<Dataset>) {
-    let data = crate::io::read_scores(&name, bytes).and_then(|mut d| {
+    let data = rvalue_core::io::read_scores(&name, bytes).and_then(|mut d| {
         if let Some((lname, lbytes)) = &labels {
-            d.labels = Some(crate::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
+            d.labels = Some(rvalue_core::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
         }
         Ok(d)
     });
@@ -105,7 +105,7 @@ pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<(Dataset, Op
         scores.push(labels.remove(1));
     }
     let read_all = |scores: &[(String, Vec<u8>)]| {
-        scores.iter().map(|(n, b)| crate::io::read_scores(n, b)).collect::<Result<Vec<_>>>()
+        scores.iter().map(|(n, b)| rvalue_core::io::read_scores(n, b)).collect::<Result<Vec<_>>>()
     };
     let mut read = read_all(&scores);
     if read.is_err() && labels.is_empty() && scores.len() == 2 {
@@ -115,7 +115,7 @@ pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<(Dataset, Op
     let names: Vec<&str> = scores.iter().chain(&labels).map(|(n, _)| n.as_str()).collect();
     let shown = names.join(" + ");
     if labels.len() > 1 || scores.is_empty() {
-        let e = crate::Error::invalid(format!(
+        let e = rvalue_core::Error::invalid(format!(
             "{shown}: more than one file names labels; give one labels file (its name holding \"label\")"
         ));
         return (shown, Err(e));
@@ -124,7 +124,7 @@ pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<(Dataset, Op
         let (test_at, pool) = pool_of(&scores, &read)?;
         let mut d = read.swap_remove(test_at);
         if let Some((lname, lbytes)) = labels.first() {
-            d.labels = Some(crate::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
+            d.labels = Some(rvalue_core::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
         }
         Ok((test_at, d, pool))
     });
@@ -149,7 +149,7 @@ pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<(Dataset, Op
 fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Option<TruePool>)> {
     match (files, read) {
         ([(name, bytes)], _) => {
-            let pool = crate::io::read_cal_true(name, bytes)?;
+            let pool = rvalue_core::io::read_cal_true(name, bytes)?;
             Ok((0, pool.map(|d| TruePool::of_dataset(&format!("{name}: member cal_true"), &d)).transpose()?))
         }
         ([(a, _), (b, _)], [da, db]) => {
@@ -158,7 +158,7 @@ fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Opti
                 (true, false) => (0, b),
                 (false, true) => (1, a),
                 _ => {
-                    return Err(crate::Error::invalid(format!(
+                    return Err(rvalue_core::Error::invalid(format!(
                         "{a} and {b} are two score files: one should be a calibration pool of \
                          true-label draws [n_cal, M] for the other's M draws (or name a labels \
                          file \"…label…\")"
@@ -167,7 +167,7 @@ fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Opti
             };
             Ok((test_at, Some(TruePool::of_dataset(pool_name, &read[1 - test_at])?)))
         }
-        _ => Err(crate::Error::invalid("give at most two score files: the test items and a pool")),
+        _ => Err(rvalue_core::Error::invalid("give at most two score files: the test items and a pool")),
     }
 }
 
@@ -221,8 +221,9 @@ pub fn wire(sink: &Sink, doc: &Document) -> Result<()> {
         }
         dom::set_text(&d, "status", "Reading the dropped file…");
     });
-    let buttons =
-        doc.query_selector_all("button.sample").map_err(|_| crate::Error::invalid("no sample buttons"))?;
+    let buttons = doc
+        .query_selector_all("button.sample")
+        .map_err(|_| rvalue_core::Error::invalid("no sample buttons"))?;
     for i in 0..buttons.length() {
         let Some(b) = buttons.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else { continue };
         // A file under assets/ (data-file) or one made in the page (data-synthetic).
@@ -235,7 +236,7 @@ pub fn wire(sink: &Sink, doc: &Document) -> Result<()> {
     Ok(())
 }
 
-/// Loads the bundled sample `name` (one of [`crate::explorer::url::SAMPLES`]), as its button does.
+/// Loads the bundled sample `name` (one of [`rvalue_model::url::SAMPLES`]), as its button does.
 pub fn load_named(sink: &Sink, name: String) {
     let status = match name.as_str() {
         SYNTHETIC_CIFAR => "Generating a CIFAR-100-shaped tensor (2000 × 31 × 100)…".to_string(),
@@ -262,18 +263,9 @@ async fn next_paint() {
     let _ = JsFuture::from(promise).await;
 }
 
-/// A sample made in the page rather than downloaded: the benchmarks' seeded CIFAR-100-shaped
-/// logits ([`crate::samples::cifar_like`]), a large input; or the toy's first repeat at its
-/// defaults ([`crate::toy::simulate`]), the toy's data as an upload (so that pooled r-values and
-/// random splits apply to it). Neither ships as a file, which keeps `dist/` small.
+/// A sample made in the page rather than downloaded ([`rvalue_model::samples::synthetic`]).
 async fn synthetic(sink: Sink, name: String) {
     next_paint().await;
-    let (label, made) = if name == SYNTHETIC_TOY {
-        ("toy defaults, repeat 1 (seed 1)", crate::toy::simulate(&crate::toy::ToyParams::default(), 0))
-    } else {
-        ("synthetic CIFAR-100 shape (seed 1)", Ok(crate::samples::cifar_like(1)))
-    };
-    let data =
-        made.map(|(scores, labels)| crate::io::Dataset { scores, labels: Some(labels), single_draw: false });
+    let Some((label, data)) = rvalue_model::samples::synthetic(&name) else { return };
     sink(Got::Dataset { name: label.to_string(), data, pool: None, origin: DataRef::Sample(name) });
 }

@@ -3,9 +3,9 @@
 
 use super::dom::esc;
 use super::figure::*;
-use crate::conformal::Method;
-use crate::explorer::scales::{fixed, short};
-use crate::explorer::{
+use rvalue_core::conformal::Method;
+use rvalue_model::scales::{fixed, short};
+use rvalue_model::{
     AlphaView, DataPoint, DataSummary, InclusionCurves, ItemView, ScoreDensities, SummaryRow, SweepCurves,
     ThresholdCurves,
 };
@@ -13,7 +13,7 @@ use crate::explorer::{
 /// The σ² axis of panels 2 and 5: log-spaced from 0.001 to the slider's top (σ² = 0 sits on the
 /// left edge).
 pub fn sigma2_axis(count: usize) -> Vec<f64> {
-    let (lo, hi) = (1e-3f64.log10(), crate::explorer::SIGMA2_RANGE.1.log10());
+    let (lo, hi) = (1e-3f64.log10(), rvalue_model::SIGMA2_RANGE.1.log10());
     (0..count).map(|j| 10f64.powf(lo + (hi - lo) * j as f64 / (count - 1) as f64)).collect()
 }
 
@@ -523,7 +523,7 @@ pub fn data_stats(name: &str, s: &DataSummary) -> String {
             s.accuracy.map_or("– (no labels)".to_string(), |a| format!("{} %", fixed(100.0 * a, 2))),
         ),
     ];
-    let median = |d: &crate::explorer::VarianceDistribution| fixed(d.quantiles[3], 4);
+    let median = |d: &rvalue_model::VarianceDistribution| fixed(d.quantiles[3], 4);
     if let (Some(t), Some(f)) = (&s.true_candidates, &s.false_candidates) {
         rows.push(("median-true", "Median variance, true", median(t)));
         rows.push(("median-false", "Median variance, false", median(f)));
@@ -566,8 +566,8 @@ pub mod placeholder {
 
 /// An error as a sentence for the page: its message without the error kind's prefix
 /// ("invalid argument: "), its first letter capitalised (a Latin one) and a full stop.
-pub fn sentence(e: &crate::Error) -> String {
-    use crate::Error;
+pub fn sentence(e: &rvalue_core::Error) -> String {
+    use rvalue_core::Error;
     let text = match e {
         Error::Invalid(m) | Error::Shape(m) => m.clone(),
         Error::OutOfRange { what, value, range } => format!("{what} = {value} is not in {range}"),

@@ -1,4 +1,4 @@
-//! The page's state in its address ([`crate::explorer::url`] does the mapping): read once at
+//! The page's state in its address ([`rvalue_model::url`] does the mapping): read once at
 //! start, rewritten when a control changes, and the "Copy link" button.
 //!
 //! The address is rewritten with `history.replaceState` (a link, not a history entry per slider
@@ -16,8 +16,8 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, HtmlInputElement};
 
 use super::dom;
-use crate::explorer::url::{Restored, UrlState};
-use crate::Result;
+use rvalue_core::Result;
+use rvalue_model::url::{Restored, UrlState};
 
 /// The shortest interval between two rewrites of the address.
 const WRITE_EVERY_MS: i32 = 300;

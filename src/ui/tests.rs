@@ -17,10 +17,10 @@ use super::dom;
 use super::figure::{Axis, Dots, Figure, Layer, Line, BLUE, GREEN, GREY, VERMILLION};
 use super::files;
 use super::panels;
-use crate::conformal::RvalueKind;
-use crate::explorer::scales::short;
-use crate::explorer::{Controls, Mode};
-use crate::toy::{self, ToyParams};
+use rvalue_core::conformal::RvalueKind;
+use rvalue_core::toy::{self, ToyParams};
+use rvalue_model::scales::short;
+use rvalue_model::{Controls, Mode};
 
 const PAGE: &str = include_str!("../../index.html");
 
@@ -256,7 +256,7 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     // A small file through the same path as a drop or the picker.
     let bytes = include_bytes!("../../assets/small_long.csv");
     fire(&doc, "splits", "3", "change");
-    let sample = crate::explorer::url::DataRef::Sample("small_long.csv".into());
+    let sample = rvalue_model::url::DataRef::Sample("small_long.csv".into());
     let (name, data) = files::read("small_long.csv".into(), bytes, None);
     app::file_sink(&app)(files::Got::Dataset { name, data, pool: None, origin: sample });
     idle(&app).await;
@@ -269,7 +269,7 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     let analysis = a.analysis().expect("analysed");
     assert_eq!(text(&doc, "stat-n"), analysis.n.to_string());
     assert_eq!(text(&doc, "stat-k"), analysis.k.to_string());
-    assert_eq!(analysis.calibrated(crate::conformal::Method::CpR).len(), 3);
+    assert_eq!(analysis.calibrated(rvalue_core::conformal::Method::CpR).len(), 3);
     assert!(!dom::by_id::<web_sys::HtmlElement>(&doc, "panel-data").unwrap().hidden());
     assert!(dom::by_id::<web_sys::HtmlElement>(&doc, "panel-scores").unwrap().hidden());
 }
@@ -358,7 +358,7 @@ fn a_figure_drawn_in_two_layers_looks_as_drawn_whole() {
 /// refuses a request that is not one.
 #[test]
 fn the_worker_entry_point_computes_a_repeat_the_job_takes() {
-    use crate::explorer::{AnalysisJob, Source};
+    use rvalue_model::{AnalysisJob, Source};
     let c = Controls {
         toy: ToyParams { k: 4, m: 6, n_cal: 25, n_test: 30, repeats: 3, ..ToyParams::default() },
         sigma2: 50.0,
@@ -416,16 +416,16 @@ fn a_line_is_cut_where_it_leaves_the_frame() {
 
 #[test]
 fn errors_on_the_page_are_sentences_without_their_kind() {
-    let e = crate::Error::invalid("panel 2 has no figure yet");
+    let e = rvalue_core::Error::invalid("panel 2 has no figure yet");
     assert_eq!(e.to_string(), "invalid argument: panel 2 has no figure yet");
     assert_eq!(panels::sentence(&e), "Panel 2 has no figure yet.");
-    let e = crate::Error::out_of_range("β", 1.5, "(0, 1)");
+    let e = rvalue_core::Error::out_of_range("β", 1.5, "(0, 1)");
     assert_eq!(panels::sentence(&e), "β = 1.5 is not in (0, 1).");
 }
 
 #[test]
 fn panel_two_at_the_defaults_frames_the_dip_and_marks_what_leaves() {
-    use crate::explorer::{panel_betas, threshold_curves, toy_design};
+    use rvalue_model::{panel_betas, threshold_curves, toy_design};
     let c = Controls::default();
     let (h, s) = toy_design(&c.toy_params()).unwrap();
     let grid = panels::sigma2_axis(200);
@@ -452,7 +452,7 @@ fn panel_two_at_the_defaults_frames_the_dip_and_marks_what_leaves() {
 /// order and beside a labels file; two files that are not both scores are scores and labels.
 #[test]
 fn files_are_told_apart_by_role() {
-    use crate::io::{write_npy_f32, write_npy_i64};
+    use rvalue_core::io::{write_npy_f32, write_npy_i64};
     let (n, m, k, n_cal) = (4, 3, 2, 5);
     let scores: Vec<f32> = (0..n * m * k).map(|x| x as f32 / 8.0).collect();
     let test = write_npy_f32(&[n, m, k], &scores);

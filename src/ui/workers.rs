@@ -19,9 +19,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
-use crate::explorer::{AnalysisJob, HeldData};
-use crate::io::Dataset;
-use crate::tensor::{ScoreTensor, Scores};
+use rvalue_core::io::Dataset;
+use rvalue_core::tensor::{ScoreTensor, Scores};
+use rvalue_model::{AnalysisJob, HeldData};
 
 /// Workers at most: each holds a wasm instance of its own (and a score file's copy).
 pub const MAX_WORKERS: usize = 7;
@@ -29,7 +29,7 @@ pub const MAX_WORKERS: usize = 7;
 /// The repeat a worker computes, for the worker script: `explorer::compute_part`.
 #[wasm_bindgen]
 pub fn rvalue_compute_part(request: &str) -> Result<Vec<u8>, JsValue> {
-    crate::explorer::compute_part(request).map_err(|e| JsValue::from_str(&e.to_string()))
+    rvalue_model::compute_part(request).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
 thread_local! {
@@ -73,7 +73,7 @@ pub fn rvalue_compute_split(request: &str) -> Result<Vec<u8>, JsValue> {
     })
 }
 
-fn js_error(e: crate::Error) -> JsValue {
+fn js_error(e: rvalue_core::Error) -> JsValue {
     JsValue::from_str(&e.to_string())
 }
 
@@ -196,7 +196,7 @@ impl Pool {
                     (Some((j, _)), Ok(bytes)) if current => j.supply_part(part, &bytes),
                     // A repeat of a job since replaced: dropped.
                     (_, Ok(_)) => return false,
-                    (_, Err(e)) => Err(crate::Error::invalid(e)),
+                    (_, Err(e)) => Err(rvalue_core::Error::invalid(e)),
                 };
                 let Err(e) = outcome else { return true };
                 web_sys::console::warn_1(&format!("a worker's repeat failed: {e}").into());

@@ -647,7 +647,7 @@ impl Calibrated {
     /// From test items' rows and calibration units' scores given apart (a pool of true-label
     /// draws, [`pool`]): test item `t`'s row is row `split.test[t]` of `rows`, unit `j`'s score
     /// `cal(j)`. The same values as [`Calibrated::shared`] on the joined data.
-    pub(crate) fn of_units(
+    pub fn of_units(
         rows: &Arc<ScoreRows>,
         k: usize,
         labels: &[usize],

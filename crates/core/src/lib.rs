@@ -2,15 +2,14 @@
 //!
 //! It computes everything in `docs/method.md` §§1–6. Data flows one way:
 //! file ([`io::read_scores`]) or simulator ([`toy::simulate`]) → [`tensor::ScoreTensor`] →
-//! [`tensor::Summaries`] → [`rvalue`] → [`conformal`] (calibration, sets, metrics). The page's
-//! state model ([`explorer`]: `Controls`, `AnalysisJob`, `Analysis`) sits on top. Seeded inputs
-//! live in [`samples`], the benchmark suite in [`workload`]. See `ARCHITECTURE.md`.
+//! [`tensor::Summaries`] → [`rvalue`] → [`conformal`] (calibration, sets, metrics). Seeded
+//! synthetic inputs (tests, benchmarks, the page's samples) live in [`samples`]. See
+//! `ARCHITECTURE.md`.
 
 pub mod blocks;
 pub mod conformal;
 pub mod eb;
 pub mod error;
-pub mod explorer;
 pub mod float16;
 pub mod io;
 pub mod normal;
@@ -24,7 +23,6 @@ pub mod tensor;
 pub mod toy;
 pub mod watch;
 pub mod whole_file;
-pub mod workload;
 
 pub use error::{Error, Result};
 

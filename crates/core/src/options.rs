@@ -116,8 +116,6 @@ macro_rules! options {
 mod tests {
     use super::{names, Choice};
     use crate::conformal::{Method, Prior, RvalueKind};
-    use crate::explorer::url::Panel;
-    use crate::explorer::Mode;
     use crate::rvalue::{Algorithm, LambdaRule, TieOrder};
     use crate::tensor::VarianceKind;
     use crate::Error;
@@ -147,8 +145,6 @@ mod tests {
         round_trips::<Algorithm>();
         round_trips::<LambdaRule>();
         round_trips::<TieOrder>();
-        round_trips::<Mode>();
-        round_trips::<Panel>();
     }
 
     #[test]

@@ -8,12 +8,12 @@
 use std::sync::Arc;
 
 use rvalue_core::conformal::{Calibrated, Method, RvalueKind, ScoreOptions, Split};
-use rvalue_core::explorer::{Analysis, AnalysisJob, Controls, Mode, Offload, Source};
 use rvalue_core::io::Dataset;
 use rvalue_core::rvalue::TieOrder;
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::toy::{self, ToyParams};
 use rvalue_gpu::{self as gpu, keys::Keys};
+use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Offload, Source};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -95,7 +95,7 @@ fn run_with(
             answered += 1;
             // The bar moves while the work is done elsewhere, and on when it is handed in.
             assert!(before < half && half < job.fraction_done(), "{before} {half} {}", job.fraction_done());
-        } else if job.step().unwrap() == rvalue_core::explorer::Progress::Done {
+        } else if job.step().unwrap() == rvalue_model::Progress::Done {
             return (job.finish().unwrap(), answered);
         }
     }
@@ -105,12 +105,12 @@ fn run_with(
 fn expected_requests(kind: RvalueKind, source: &Source, c: &Controls) -> usize {
     let parts = match source {
         Source::Toy(p) => p.repeats,
-        Source::Data(_) => 1,
+        Source::Data(_) | Source::Pool(..) => 1,
     };
     match (kind, source) {
         (RvalueKind::Nonparametric, _) => parts,
         (_, Source::Toy(_)) => parts,
-        (_, Source::Data(_)) => c.splits,
+        (_, Source::Data(_) | Source::Pool(..)) => c.splits,
     }
 }
 

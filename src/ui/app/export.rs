@@ -8,7 +8,7 @@
 //! added as the figure's own vertical marker and dots (drawn alike). Its text is measured as the
 //! page's canvases measure it ([`canvas::measure_text`] on an offscreen canvas), not by plotters'
 //! web font layer, which adds a span with an inline style to the page: the CSP refuses that.
-//! CSV comes from the core ([`crate::explorer::export`]).
+//! CSV comes from the core ([`rvalue_model::export`]).
 
 use plotters::prelude::{IntoDrawingArea, SVGBackend};
 use wasm_bindgen::closure::Closure;
@@ -16,14 +16,14 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, Document, HtmlCanvasElement, Url};
 
 use super::{App, Shared, ALPHA_PLOTS, THEOREM3_FRONT};
-use crate::explorer::export::{sets_csv, summary_csv};
-use crate::explorer::url::Panel;
 use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Dots, Figure};
 use crate::ui::panels;
-use crate::{Error, Result};
+use rvalue_core::{Error, Result};
+use rvalue_model::export::{sets_csv, summary_csv};
+use rvalue_model::url::Panel;
 
 /// A figure panel: the panel, its canvas, the overlay stacked on the canvas, the file name.
 struct FigurePanel {

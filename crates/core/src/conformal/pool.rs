@@ -71,7 +71,7 @@ impl TruePool {
     }
 
     /// The draws of units `cal`, in that order: a split's calibration units.
-    pub(crate) fn units(&self, cal: &[usize]) -> Vec<f64> {
+    pub fn units(&self, cal: &[usize]) -> Vec<f64> {
         let mut out = Vec::with_capacity(cal.len() * self.m);
         for &j in cal {
             out.extend_from_slice(&self.draws[j * self.m..(j + 1) * self.m]);
@@ -80,7 +80,7 @@ impl TruePool {
     }
 
     /// Unit `j`'s nonconformity score under CP or CP_avg (`−` its draw or its mean draw).
-    pub(crate) fn scores(&self, method: Method, opts: &ScoreOptions) -> Result<Vec<f64>> {
+    pub fn scores(&self, method: Method, opts: &ScoreOptions) -> Result<Vec<f64>> {
         match method {
             Method::Cp if opts.cp_draw < self.m => {
                 Ok((0..self.n).map(|j| -self.draws[j * self.m + opts.cp_draw]).collect())

@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::conformal::pool::{joined_split, pool_splits, TruePool};
-use crate::conformal::{evaluate, sweep, Method, Prepared, RvalueKind, Split};
-use crate::io::Dataset;
-use crate::rvalue::{PooledSplit, TieOrder, Workspace};
-use crate::tensor::ScoreTensor;
-use crate::toy::{self, ToyParams};
+use rvalue_core::conformal::pool::{joined_split, pool_splits, TruePool};
+use rvalue_core::conformal::{evaluate, sweep, Method, Prepared, RvalueKind, Split};
+use rvalue_core::io::Dataset;
+use rvalue_core::rvalue::{PooledSplit, TieOrder, Workspace};
+use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::toy::{self, ToyParams};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 

@@ -3,8 +3,8 @@
 //! representation that reads back to the same f64), not as the table rounds them.
 
 use super::{AlphaView, Analysis};
-use crate::conformal::Method;
-use crate::Result;
+use rvalue_core::conformal::Method;
+use rvalue_core::Result;
 
 /// The header of [`summary_csv`].
 pub const SUMMARY_HEADER: &str =
@@ -40,7 +40,7 @@ pub fn summary_csv(view: &AlphaView) -> String {
 /// in the method's order separated by spaces (an empty field for an empty set), the true label
 /// and whether the set holds it (`true` / `false`).
 pub fn sets_csv(analysis: &Analysis, alpha: f64, never_empty: bool) -> Result<String> {
-    crate::conformal::check_alpha(alpha)?;
+    rvalue_core::conformal::check_alpha(alpha)?;
     let mut out = format!("{SETS_HEADER}\n");
     for t in 0..analysis.n_inspectable() {
         for m in Method::ALL {
@@ -58,8 +58,8 @@ pub fn sets_csv(analysis: &Analysis, alpha: f64, never_empty: bool) -> Result<St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explorer::{Controls, Source};
-    use crate::toy::ToyParams;
+    use crate::{Controls, Source};
+    use rvalue_core::toy::ToyParams;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 

@@ -6,12 +6,12 @@
 //! knows of threads: a caller that never hands out leaves the job as it was.
 
 use super::{internal, AnalysisJob, Claim, Phase, Source, CP_R};
-use crate::conformal::{check_data, read_calibrations, write_calibrations, Calibrated, Split};
-use crate::explorer::url::UrlState;
-use crate::explorer::Controls;
-use crate::rvalue::DrawOrder;
-use crate::tensor::ScoreTensor;
-use crate::{Error, Result};
+use crate::url::UrlState;
+use crate::Controls;
+use rvalue_core::conformal::{check_data, read_calibrations, write_calibrations, Calibrated, Split};
+use rvalue_core::rvalue::DrawOrder;
+use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::{Error, Result};
 
 /// A toy repeat or a score file's split handed out of the job: its index, and the request
 /// [`compute_part`] or [`HeldData::compute_split`] takes.
@@ -108,7 +108,7 @@ impl AnalysisJob {
     }
 
     /// The score file analysed, for a thread that calibrates its splits ([`HeldData`]).
-    pub fn data(&self) -> Option<&std::sync::Arc<crate::io::Dataset>> {
+    pub fn data(&self) -> Option<&std::sync::Arc<rvalue_core::io::Dataset>> {
         match &self.source {
             Source::Data(d) => Some(d),
             // A pool's splits are not handed out.

@@ -4,9 +4,9 @@
 //! caller that never answers leaves the job to do the work itself on the next `step`.
 
 use super::{pooled_items_per_step, AnalysisJob, PartTensor, Phase, CP_R};
-use crate::conformal::{Calibrated, RvalueKind, Split};
-use crate::rvalue::TieOrder;
-use crate::{Error, Result};
+use rvalue_core::conformal::{Calibrated, RvalueKind, Split};
+use rvalue_core::rvalue::TieOrder;
+use rvalue_core::{Error, Result};
 
 /// What the job's next step would compute.
 #[derive(Debug, Clone, PartialEq)]

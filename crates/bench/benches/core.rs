@@ -1,9 +1,9 @@
-//! Speed of the core on seeded CIFAR-shaped inputs. `cargo bench --bench core
+//! Speed of the core on seeded CIFAR-shaped inputs. `cargo bench -p rvalue-bench --bench core
 //! [filter]` prints one line per workload: the median of several runs, single-threaded, and the
 //! peak heap growth of the first run. `tests/wasm_bench.rs` runs the same workloads as wasm.
 
+use rvalue_bench::{PooledCase, Suite};
 use rvalue_core::rvalue::{pooled_item_oracle, TieOrder};
-use rvalue_core::workload::{PooledCase, Suite};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};

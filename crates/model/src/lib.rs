@@ -3,11 +3,11 @@
 //!
 //! Nothing here touches the browser: the web page calls these functions natively compiled to wasm,
 //! and the same code runs (and is tested) natively. Every number handed to a plot or table is
-//! finite or an explicit `None`; failures are [`crate::Error`]s.
+//! finite or an explicit `None`; failures are [`rvalue_core::Error`]s.
 //!
 //! Live behaviour the model supports:
 //! - α changes: [`Analysis::at_alpha`] and [`Analysis::inspect`] answer from the stored
-//!   [`crate::conformal::Calibrated`] scores; no r-value is recomputed. The coverage and size
+//!   [`rvalue_core::conformal::Calibrated`] scores; no r-value is recomputed. The coverage and size
 //!   curves against α ([`Analysis::sweep`]) are computed once per analysis.
 //! - β and σ² changes: [`threshold_curves`] and [`inclusion_curves`] are closed forms, cheap
 //!   enough to redraw on every slider event.
@@ -19,7 +19,7 @@
 //! A page's loop, in short:
 //!
 //! ```
-//! use rvalue_core::explorer::*;
+//! use rvalue_model::*;
 //! use rvalue_core::toy::ToyParams;
 //!
 //! let controls = Controls {
@@ -50,6 +50,7 @@
 mod analysis;
 mod curves;
 pub mod export;
+pub mod samples;
 pub mod scales;
 mod summary;
 pub mod url;
@@ -71,16 +72,16 @@ pub use curves::{
 };
 pub use summary::{DataSummary, VarianceDistribution};
 
-use crate::conformal::{Prior, RvalueKind, ScoreOptions, SplitPlan};
-use crate::toy::ToyParams;
-use crate::{Error, Result};
+use rvalue_core::conformal::{Prior, RvalueKind, ScoreOptions, SplitPlan};
+use rvalue_core::toy::ToyParams;
+use rvalue_core::{Error, Result};
 
 /// Slider ranges of the page.
 pub const ALPHA_RANGE: (f64, f64) = (0.005, 0.5);
 pub const BETA_RANGE: (f64, f64) = (0.001, 0.999);
 pub const SIGMA2_RANGE: (f64, f64) = (0.0, 5000.0);
 
-crate::options! {
+rvalue_core::options! {
     /// Where the data comes from.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub enum Mode("mode") {

@@ -1,9 +1,9 @@
 //! Panel 8: what an uploaded score file holds.
 
-use crate::eb::type1_quantile;
-use crate::io::Dataset;
-use crate::tensor::{Summaries, VarianceKind};
-use crate::{Error, Result};
+use rvalue_core::eb::type1_quantile;
+use rvalue_core::io::Dataset;
+use rvalue_core::tensor::{Summaries, VarianceKind};
+use rvalue_core::{Error, Result};
 
 /// The distribution of per-candidate variances `s` of one group of candidates.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,7 +66,7 @@ fn log_edges(s: &[f64], bins: usize) -> Vec<f64> {
     let min_pos = s.iter().copied().filter(|&x| x > 0.0).fold(f64::INFINITY, f64::min);
     if !(max > 0.0) || !(min_pos < max) {
         let hi = if max > 0.0 { max } else { 1.0 };
-        return crate::conformal::alpha_grid(0.0, hi, bins + 1);
+        return rvalue_core::conformal::alpha_grid(0.0, hi, bins + 1);
     }
     let (a, b) = (libm::log(min_pos), libm::log(max));
     let mut edges: Vec<f64> = (0..=bins).map(|j| libm::exp(a + (b - a) * j as f64 / bins as f64)).collect();
@@ -81,7 +81,7 @@ impl DataSummary {
     pub fn of(data: &Dataset, variance: VarianceKind, bins: usize) -> Result<Self> {
         let t = &data.scores;
         if let Some(y) = &data.labels {
-            crate::conformal::check_data(t, y)?;
+            rvalue_core::conformal::check_data(t, y)?;
         }
         if bins == 0 {
             return Err(Error::invalid("the variance histogram needs at least one bin"));

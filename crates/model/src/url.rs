@@ -12,8 +12,8 @@ use std::fmt::Display;
 use std::str::FromStr;
 
 use super::{Controls, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
-use crate::options::{self, Choice};
-use crate::toy::ToyParams;
+use rvalue_core::options::{self, Choice};
+use rvalue_core::toy::ToyParams;
 
 /// The bundled samples a link may name: files under the app's `assets/`, and `toy` and `cifar`,
 /// made in the page (the toy's first repeat, a CIFAR-100-shaped tensor). A closed list, so a link cannot make the page
@@ -24,7 +24,7 @@ pub const SYNTHETIC_CIFAR: &str = "cifar";
 /// The toy's first repeat at its defaults, simulated in the page.
 pub const SYNTHETIC_TOY: &str = "toy";
 
-crate::options! {
+rvalue_core::options! {
     /// One panel of the page, as named in `?embed=` (in the page's order).
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum Panel("panel") {
@@ -551,7 +551,7 @@ mod tests {
     /// Each panel's number is the one its heading in index.html shows ("5. A false …").
     #[test]
     fn panel_numbers_are_the_pages() {
-        let page = include_str!("../../../../index.html");
+        let page = include_str!("../../../index.html");
         for p in Panel::ALL {
             let at = page.find(&format!("id=\"{}\"", p.element_id())).expect("the panel is in the page");
             let heading = &page[at..][page[at..].find("<h2>").expect("a heading") + 4..];
@@ -570,10 +570,10 @@ mod tests {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod properties {
     use super::*;
-    use crate::conformal::{Prior, RvalueKind, ScoreOptions};
-    use crate::rvalue::{Algorithm, LambdaRule, TieOrder};
-    use crate::tensor::VarianceKind;
     use proptest::prelude::*;
+    use rvalue_core::conformal::{Prior, RvalueKind, ScoreOptions};
+    use rvalue_core::rvalue::{Algorithm, LambdaRule, TieOrder};
+    use rvalue_core::tensor::VarianceKind;
 
     /// Any value of the option `T`.
     fn one_of<T: Choice + std::fmt::Debug>() -> impl Strategy<Value = T> {

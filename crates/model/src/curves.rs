@@ -3,12 +3,12 @@
 
 use super::analysis::Analysis;
 use super::{Controls, Mode};
-use crate::conformal::{check_alpha, Method};
-use crate::eb::{self, Hyper, ThresholdShape};
-use crate::normal;
-use crate::tensor::{Summaries, VarianceKind};
-use crate::toy::{self, ToyParams};
-use crate::{Error, Result};
+use rvalue_core::conformal::{check_alpha, Method};
+use rvalue_core::eb::{self, Hyper, ThresholdShape};
+use rvalue_core::normal;
+use rvalue_core::tensor::{Summaries, VarianceKind};
+use rvalue_core::toy::{self, ToyParams};
+use rvalue_core::{Error, Result};
 
 fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
@@ -49,7 +49,7 @@ pub fn default_score_xs(params: &ToyParams, count: usize) -> Vec<f64> {
         lo = c - 1.0;
         hi = c + 1.0;
     }
-    crate::conformal::alpha_grid(lo, hi, count)
+    rvalue_core::conformal::alpha_grid(lo, hi, count)
 }
 
 /// Panel 1 at the given x values (σ² of `q` is `params.sigma2`).
@@ -221,7 +221,7 @@ pub fn threshold_curves_with(
 
 /// The σ² axis of panels 2 and 5: `count` points evenly spaced on [`super::SIGMA2_RANGE`].
 pub fn sigma2_grid(count: usize) -> Vec<f64> {
-    crate::conformal::alpha_grid(super::SIGMA2_RANGE.0, super::SIGMA2_RANGE.1, count)
+    rvalue_core::conformal::alpha_grid(super::SIGMA2_RANGE.0, super::SIGMA2_RANGE.1, count)
 }
 
 /// The β values of panel 2: the current β first, then 0.01, 0.05, 0.2 unless equal to it.

@@ -5,18 +5,18 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{Controls, Mode};
-use crate::conformal::pool::{needs_all_candidates, pool_splits, TruePool};
-use crate::conformal::{
+use rvalue_core::conformal::pool::{check_methods, pool_splits, TruePool};
+use rvalue_core::conformal::{
     self, alpha_grid, check_alpha, item_scores, pooled_hyper, Calibrated, Method, Need, PooledBuilder, Prior,
     RvalueKind, ScoreOptions, ScoreRows, Split, SplitMetrics, Summary,
 };
-use crate::eb::Hyper;
-use crate::io::Dataset;
-use crate::rvalue::nonparametric::nonparametric_from_order;
-use crate::rvalue::{DrawOrder, HyperChoice, PooledSplit, Workspace};
-use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
-use crate::toy::{self, ToyParams};
-use crate::{Error, Result};
+use rvalue_core::eb::Hyper;
+use rvalue_core::io::Dataset;
+use rvalue_core::rvalue::nonparametric::nonparametric_from_order;
+use rvalue_core::rvalue::{DrawOrder, HyperChoice, PooledSplit, Workspace};
+use rvalue_core::tensor::{ScoreTensor, Summaries, VarianceKind};
+use rvalue_core::toy::{self, ToyParams};
+use rvalue_core::{Error, Result};
 
 mod offload;
 mod parts;
@@ -374,9 +374,8 @@ impl AnalysisJob {
                         d.scores.m()
                     )));
                 }
-                if controls.score.kind != RvalueKind::Pooled {
-                    return Err(needs_all_candidates(controls.score.kind));
-                }
+                // A pool holds true-label draws only: CP_r must be the pooled kind.
+                check_methods(&[Method::CpR], &controls.score)?;
                 pool_split_list(controls, pool, n)?;
                 n
             }
@@ -1068,7 +1067,7 @@ impl Analysis {
         }
         let z = self.hyper.filter(|h| h.tau2 > 0.0).and_then(|h| {
             let ss: Vec<f64> = self.variances().iter().map(|s| s / h.tau2).collect();
-            crate::eb::z_model(beta, &ss).filter(|z| z.is_finite())
+            rvalue_core::eb::z_model(beta, &ss).filter(|z| z.is_finite())
         });
         let mut memo = self.z_memo.borrow_mut();
         // The slider visits at most a few hundred β; keep the most recent ones.

@@ -1,11 +1,11 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::conformal::{evaluate, sweep, Method, Prior, RvalueKind, ScoreOptions};
-use crate::eb::Hyper;
-use crate::io::Dataset;
-use crate::tensor::{ScoreTensor, VarianceKind};
-use crate::toy::{self, ToyParams};
+use rvalue_core::conformal::{evaluate, sweep, Method, Prior, RvalueKind, ScoreOptions};
+use rvalue_core::eb::Hyper;
+use rvalue_core::io::Dataset;
+use rvalue_core::tensor::{ScoreTensor, VarianceKind};
+use rvalue_core::toy::{self, ToyParams};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -34,7 +34,7 @@ fn toy_dataset(p: &ToyParams) -> Arc<Dataset> {
         }
         y.push((labels[i] + shift) % k);
     }
-    let scores = crate::tensor::ScoreTensor::new(n, m, k, data).unwrap();
+    let scores = rvalue_core::tensor::ScoreTensor::new(n, m, k, data).unwrap();
     Arc::new(Dataset { scores, labels: Some(y), single_draw: m == 1 })
 }
 
@@ -344,10 +344,12 @@ fn threshold_curve_passes_through_q_beta_at_zero_and_s0() {
     // Variances around 1 give 0 < z < q at small β: the curve dips.
     let ss: Vec<f64> = (0..50).map(|i| 0.1 + 0.05 * i as f64).collect();
     for beta in [0.01, 0.05, 0.1] {
-        let q = crate::normal::upper_quantile(beta);
-        let z = crate::eb::z_model(beta, &ss).unwrap();
-        let shape = crate::eb::threshold_shape(q, z);
-        let crate::eb::ThresholdShape::Dip { s0, s_star } = shape else { panic!("{shape:?} at β={beta}") };
+        let q = rvalue_core::normal::upper_quantile(beta);
+        let z = rvalue_core::eb::z_model(beta, &ss).unwrap();
+        let shape = rvalue_core::eb::threshold_shape(q, z);
+        let rvalue_core::eb::ThresholdShape::Dip { s0, s_star } = shape else {
+            panic!("{shape:?} at β={beta}")
+        };
         let grid = [0.0, s_star, s0, 3.0];
         let c = threshold_curves(None, &ss, &[beta], &grid, s0).unwrap();
         let s = &c.series[0];
@@ -439,14 +441,14 @@ fn check_everything_finite(a: &Analysis, c: &Controls) {
                 assert_finite("inspector", m.ranked.iter().map(|x| x.score).chain(m.threshold));
             }
             if let Ok(inputs) = a.inclusion_inputs(alpha, c.beta) {
-                let grid = crate::conformal::alpha_grid(0.0, 5000.0, 21);
+                let grid = rvalue_core::conformal::alpha_grid(0.0, 5000.0, 21);
                 let ic = inclusion_curves(&inputs, &grid).unwrap();
                 assert_finite("inclusion", ic.cp.iter().chain(&ic.cp_r).flatten().copied());
                 assert!(ic.cp.iter().chain(&ic.cp_r).flatten().all(|p| (0.0..=1.0).contains(p)));
             }
         }
     }
-    let grid = crate::conformal::alpha_grid(0.0, 5000.0, 11);
+    let grid = rvalue_core::conformal::alpha_grid(0.0, 5000.0, 11);
     let tc =
         threshold_curves(a.hyper(), &a.variances(), &[0.001, c.beta, 0.5, 0.999], &grid, c.sigma2).unwrap();
     for s in &tc.series {
@@ -520,7 +522,7 @@ fn data_summary_counts_and_accuracy() {
 fn data_points_subsample_deterministically() {
     let p = ToyParams { k: 10, m: 3, n_cal: 150, n_test: 150, repeats: 1, ..ToyParams::default() };
     let d = toy_dataset(&p);
-    let sm = crate::tensor::Summaries::of(&d.scores);
+    let sm = rvalue_core::tensor::Summaries::of(&d.scores);
     let y = d.labels.as_ref().unwrap();
     let pts = data_points(&sm, y, VarianceKind::PerDraw);
     assert_eq!(pts.len(), MAX_DATA_POINTS);
@@ -530,7 +532,7 @@ fn data_points_subsample_deterministically() {
     assert!((150..250).contains(&n_true), "{n_true}");
     let small = ToyParams { n_cal: 10, n_test: 10, ..p };
     let d = toy_dataset(&small);
-    let sm = crate::tensor::Summaries::of(&d.scores);
+    let sm = rvalue_core::tensor::Summaries::of(&d.scores);
     let pts = data_points(&sm, d.labels.as_ref().unwrap(), VarianceKind::OfMean);
     assert_eq!(pts.len(), 200);
     assert_eq!(pts.iter().filter(|p| p.is_true).count(), 20);
@@ -689,7 +691,7 @@ fn toy_repeats_with_bounded_rvalues_answer_every_alpha_as_full_ones() {
 fn check_bounded_against_full(c: &Controls) {
     let bounded = AnalysisJob::new(Source::Toy(c.toy_params()), c).unwrap().run().unwrap();
     let full = AnalysisJob::new(Source::Toy(c.toy_params()), c).unwrap().with_full_rows().run().unwrap();
-    let left_out = |c: &crate::conformal::Calibrated| {
+    let left_out = |c: &rvalue_core::conformal::Calibrated| {
         (0..c.test.len()).flat_map(|t| c.row(t).into_owned()).filter(|&r| r == f64::INFINITY).count()
     };
     let cals = bounded.calibrated(Method::CpR);
@@ -704,4 +706,25 @@ fn check_bounded_against_full(c: &Controls) {
         assert!(same(bounded.sweep(ne), full.sweep(ne)), "sweep, never empty {ne}");
     }
     assert!(bounded.at_alpha(0.004, false).is_err(), "α below the slider's range");
+}
+
+/// The page's own options read back their names, as the core's do (`rvalue_core::options`).
+#[test]
+fn modes_and_panels_read_back_their_names() {
+    use rvalue_core::options::{names, Choice};
+    fn round_trips<T: Choice + std::str::FromStr + std::fmt::Display + std::fmt::Debug>()
+    where
+        T::Err: std::fmt::Debug,
+    {
+        for &v in T::all() {
+            assert_eq!(v.to_string(), v.name());
+            assert_eq!(v.name().parse::<T>().unwrap(), v, "{}", T::OPTION);
+        }
+        let mut sorted = names::<T>();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), T::all().len(), "{}: names are distinct", T::OPTION);
+    }
+    round_trips::<Mode>();
+    round_trips::<url::Panel>();
 }

@@ -3,7 +3,7 @@
 //! defaults and on the bundled digits file. `cargo bench --bench explorer`.
 
 use rvalue_core::conformal::{RvalueKind, ScoreOptions};
-use rvalue_core::explorer::{AnalysisJob, Controls, Mode, Progress, Source};
+use rvalue_model::{AnalysisJob, Controls, Mode, Progress, Source};
 use std::sync::Arc;
 use std::time::Instant;
 

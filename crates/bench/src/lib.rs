@@ -1,11 +1,12 @@
-//! The benchmark suite (native `cargo bench` and the wasm bench in Chromium run the same
-//! workloads on the same numbers), on the seeded inputs of [`crate::samples`].
+//! rvalue-bench, never published: the benchmark suite (native `cargo bench -p rvalue-bench` and
+//! the wasm bench in Chromium run the same workloads on the same numbers), on the seeded inputs
+//! of [`rvalue_core::samples`]. Kept out of the core so that its API holds numerics only.
 
 // Benchmark inputs made here, never user data: an `expect` states what the seeded data satisfies.
 #![allow(clippy::expect_used)]
 
-use crate::samples::{cifar_like, clip_log_probabilities, clip_probabilities, units};
-use crate::tensor::ScoreTensor;
+use rvalue_core::samples::{cifar_like, clip_log_probabilities, clip_probabilities, units};
+use rvalue_core::tensor::ScoreTensor;
 
 /// The benchmark workloads, on seeded data built once; each method runs one workload
 /// and returns something to keep the optimiser honest. Shared by `benches/core.rs` (native) and
@@ -13,23 +14,23 @@ use crate::tensor::ScoreTensor;
 pub struct Suite {
     pub tensor: ScoreTensor,
     pub labels: Vec<usize>,
-    pub split: crate::conformal::Split,
-    pub order: crate::rvalue::DrawOrder,
-    pub summaries: crate::tensor::Summaries,
+    pub split: rvalue_core::conformal::Split,
+    pub order: rvalue_core::rvalue::DrawOrder,
+    pub summaries: rvalue_core::tensor::Summaries,
     pub units_x: Vec<f64>,
     pub units_s: Vec<f64>,
-    pooled: Vec<crate::conformal::Calibrated>,
-    avg: Vec<crate::conformal::Calibrated>,
+    pooled: Vec<rvalue_core::conformal::Calibrated>,
+    avg: Vec<rvalue_core::conformal::Calibrated>,
 }
 
 impl Suite {
     /// Builds the CIFAR-shaped tensor, one half/half split and 100,000 units (seed 1).
     pub fn new() -> Self {
-        use crate::conformal::{Method, Prepared, RvalueKind, ScoreOptions, Split};
+        use rvalue_core::conformal::{Method, Prepared, RvalueKind, ScoreOptions, Split};
         let (tensor, labels) = cifar_like(1);
         let split = Split::random(tensor.n(), 0.5, 1, 0).expect("2000 items split in two");
-        let order = crate::rvalue::DrawOrder::of(&tensor).expect("K ≤ 65536");
-        let summaries = crate::tensor::Summaries::of(&tensor);
+        let order = rvalue_core::rvalue::DrawOrder::of(&tensor).expect("K ≤ 65536");
+        let summaries = rvalue_core::tensor::Summaries::of(&tensor);
         let (units_x, units_s) = units(100_000, 1);
         let prepared = Prepared::new(&tensor, &labels, true).expect("valid data");
         let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
@@ -41,28 +42,34 @@ impl Suite {
 
     /// Per-draw candidate orders of the whole tensor (once per data set).
     pub fn draw_orders(&self) -> usize {
-        crate::rvalue::DrawOrder::of(&self.tensor).map_or(0, |o| o.k())
+        rvalue_core::rvalue::DrawOrder::of(&self.tensor).map_or(0, |o| o.k())
     }
 
     /// Pooled CP_r for one split under the tie order `ties`: the greedy for each of the 1000
     /// test items.
-    pub fn pooled_split(&self, ties: crate::rvalue::TieOrder) -> usize {
-        crate::conformal::Calibrated::pooled(&self.tensor, &self.labels, Some(&self.order), &self.split, ties)
-            .map_or(0, |c| c.test.len())
+    pub fn pooled_split(&self, ties: rvalue_core::rvalue::TieOrder) -> usize {
+        rvalue_core::conformal::Calibrated::pooled(
+            &self.tensor,
+            &self.labels,
+            Some(&self.order),
+            &self.split,
+            ties,
+        )
+        .map_or(0, |c| c.test.len())
     }
 
     /// Per-item nonparametric r-values of all 2000 items, draw orders included.
     pub fn nonparametric(&self) -> f64 {
-        let Ok(order) = crate::rvalue::DrawOrder::of(&self.tensor) else { return 0.0 };
+        let Ok(order) = rvalue_core::rvalue::DrawOrder::of(&self.tensor) else { return 0.0 };
         (0..self.tensor.n())
-            .map(|i| crate::rvalue::nonparametric::nonparametric_from_order(&order, i)[0])
+            .map(|i| rvalue_core::rvalue::nonparametric::nonparametric_from_order(&order, i)[0])
             .sum()
     }
 
     /// Per-item parametric exact r-values (model rule) of all 2000 items.
     pub fn parametric_exact(&self) -> f64 {
-        use crate::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
-        use crate::tensor::VarianceKind;
+        use rvalue_core::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
+        use rvalue_core::tensor::VarianceKind;
         let k = self.tensor.k();
         (0..self.tensor.n())
             .map(|i| {
@@ -81,19 +88,19 @@ impl Suite {
 
     /// Coverage and size at 100 α values from stored pooled CP_r scores.
     pub fn sweep_pooled(&self) -> f64 {
-        let alphas = crate::conformal::alpha_grid(0.005, 0.5, 100);
-        crate::conformal::sweep(&self.pooled, &alphas, false).iter().map(|p| p.1).sum()
+        let alphas = rvalue_core::conformal::alpha_grid(0.005, 0.5, 100);
+        rvalue_core::conformal::sweep(&self.pooled, &alphas, false).iter().map(|p| p.1).sum()
     }
 
     /// The same for CP_avg (one global threshold per α).
     pub fn sweep_avg(&self) -> f64 {
-        let alphas = crate::conformal::alpha_grid(0.005, 0.5, 100);
-        crate::conformal::sweep(&self.avg, &alphas, false).iter().map(|p| p.1).sum()
+        let alphas = rvalue_core::conformal::alpha_grid(0.005, 0.5, 100);
+        rvalue_core::conformal::sweep(&self.avg, &alphas, false).iter().map(|p| p.1).sum()
     }
 
     /// rvalues-0.7.1 grid r-values of 100,000 units.
     pub fn grid_100k(&self) -> f64 {
-        use crate::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
+        use rvalue_core::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
         parametric(
             &self.units_x,
             &self.units_s,
@@ -110,8 +117,8 @@ impl Suite {
 pub struct PooledCase {
     pub tensor: ScoreTensor,
     pub labels: Vec<usize>,
-    pub split: crate::conformal::Split,
-    pub order: crate::rvalue::DrawOrder,
+    pub split: rvalue_core::conformal::Split,
+    pub order: rvalue_core::rvalue::DrawOrder,
 }
 
 impl PooledCase {
@@ -120,12 +127,12 @@ impl PooledCase {
         Self::of(cifar_like(1))
     }
 
-    /// [`crate::samples::clip_probabilities`] in the CIFAR-100 shape (2000 × 31 × 100, seed 1).
+    /// [`rvalue_core::samples::clip_probabilities`] in the CIFAR-100 shape (2000 × 31 × 100, seed 1).
     pub fn probabilities() -> Self {
         Self::of(clip_probabilities(2000, 31, 100, 1))
     }
 
-    /// [`crate::samples::clip_log_probabilities`] in the same shape: the same rankings as [`Self::probabilities`].
+    /// [`rvalue_core::samples::clip_log_probabilities`] in the same shape: the same rankings as [`Self::probabilities`].
     pub fn log_probabilities() -> Self {
         Self::of(clip_log_probabilities(2000, 31, 100, 1))
     }
@@ -141,15 +148,22 @@ impl PooledCase {
     }
 
     fn of((tensor, labels): (ScoreTensor, Vec<usize>)) -> Self {
-        let split = crate::conformal::Split::random(tensor.n(), 0.5, 1, 0).expect("2000 items split in two");
-        let order = crate::rvalue::DrawOrder::of(&tensor).expect("K ≤ 65536");
+        let split =
+            rvalue_core::conformal::Split::random(tensor.n(), 0.5, 1, 0).expect("2000 items split in two");
+        let order = rvalue_core::rvalue::DrawOrder::of(&tensor).expect("K ≤ 65536");
         PooledCase { tensor, labels, split, order }
     }
 
     /// Pooled CP_r for one split under the tie order `ties` (the test items' number).
-    pub fn pooled_split(&self, ties: crate::rvalue::TieOrder) -> usize {
-        crate::conformal::Calibrated::pooled(&self.tensor, &self.labels, Some(&self.order), &self.split, ties)
-            .map_or(0, |c| c.test.len())
+    pub fn pooled_split(&self, ties: rvalue_core::rvalue::TieOrder) -> usize {
+        rvalue_core::conformal::Calibrated::pooled(
+            &self.tensor,
+            &self.labels,
+            Some(&self.order),
+            &self.split,
+            ties,
+        )
+        .map_or(0, |c| c.test.len())
     }
 }
 

@@ -1,0 +1,42 @@
+//! The samples the page makes rather than downloads ([`SYNTHETIC_CIFAR`], [`SYNTHETIC_TOY`]):
+//! neither ships as a file, which keeps the page's bundle small.
+
+use crate::url::{SYNTHETIC_CIFAR, SYNTHETIC_TOY};
+use rvalue_core::io::Dataset;
+use rvalue_core::toy::{self, ToyParams};
+use rvalue_core::Result;
+
+/// The sample named `name`, with the label the page shows: the benchmarks' seeded
+/// CIFAR-100-shaped logits ([`rvalue_core::samples::cifar_like`], a large input), or the toy's
+/// first repeat at its defaults ([`toy::simulate`]) as an upload, so that pooled r-values and
+/// random splits apply to it. `None` for a name that is not a made sample (a bundled file).
+pub fn synthetic(name: &str) -> Option<(&'static str, Result<Dataset>)> {
+    let (label, made) = match name {
+        SYNTHETIC_TOY => ("toy defaults, repeat 1 (seed 1)", toy::simulate(&ToyParams::default(), 0)),
+        SYNTHETIC_CIFAR => ("synthetic CIFAR-100 shape (seed 1)", Ok(rvalue_core::samples::cifar_like(1))),
+        _ => return None,
+    };
+    Some((label, made.map(|(scores, labels)| Dataset { scores, labels: Some(labels), single_draw: false })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::url::SAMPLES;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn made_samples_are_the_toy_and_the_cifar_shape() {
+        let (_, toy) = synthetic(SYNTHETIC_TOY).unwrap();
+        let (scores, labels) = toy::simulate(&ToyParams::default(), 0).unwrap();
+        let toy = toy.unwrap();
+        assert_eq!(toy.scores.data(), scores.data());
+        assert_eq!(toy.labels.as_deref(), Some(&labels[..]));
+        let (_, cifar) = synthetic(SYNTHETIC_CIFAR).unwrap();
+        let cifar = cifar.unwrap();
+        assert_eq!((cifar.scores.n(), cifar.scores.m(), cifar.scores.k()), (2000, 31, 100));
+        let made = SAMPLES.iter().filter(|s| synthetic(s).is_some()).count();
+        assert_eq!(made, 2, "the bundled files are downloaded, not made");
+    }
+}
