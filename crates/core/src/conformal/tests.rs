@@ -530,6 +530,7 @@ fn nonparametric_scores_in_blocks_equal_shared_orders() {
 }
 
 /// The metrics as the sets define them: each set built and sorted, the label's place read off.
+#[cfg(not(target_arch = "wasm32"))]
 fn metrics_of_sets(c: &Calibrated, alpha: f64, never_empty: bool) -> SplitMetrics {
     let nt = c.test.len();
     let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);

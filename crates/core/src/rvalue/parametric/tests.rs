@@ -1,3 +1,4 @@
+#[cfg(not(target_arch = "wasm32"))]
 use super::grid::grid_by;
 use super::*;
 #[cfg(not(target_arch = "wasm32"))]
