@@ -8,7 +8,7 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DIST, ROOT, TIMEOUT_MS, launchBrowser, openPage, ready, screenshot, shot, startServer, text, useExplorer } from './helpers.mjs';
+import { DIST, ROOT, TIMEOUT_MS, launchBrowser, openPage, ready, setNumber, screenshot, shot, startServer, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
@@ -39,11 +39,6 @@ const view = (page) =>
       .map((id) => document.getElementById(id).textContent)
       .join('\n'),
   );
-
-async function setNumber(page, id, value) {
-  await page.locator(`#${id}`).fill(String(value));
-  await page.locator(`#${id}`).dispatchEvent('change');
-}
 
 // The address once the page has written `keys` into it (it writes at most every 300 ms).
 async function addressWith(page, keys) {
@@ -231,8 +226,7 @@ for (const [panel, extra, drawn, sliders] of PANELS) {
           const c = document.getElementById(id);
           return c.width > 0 && c.getBoundingClientRect().width > 0;
         }, drawn);
-        await page.waitForFunction(() => document.querySelector('#status').textContent === '' ||
-          document.querySelector('#status').textContent.startsWith('Showing'));
+        await page.waitForFunction(() => ['idle', 'ready'].includes(document.querySelector('#status').dataset.state));
         assert.ok((await ink(page, drawn)) > 500, `${drawn} is blank`);
       }
       const visible = await page.evaluate(() => {
@@ -268,8 +262,7 @@ test('the embed example page shows three panels sized to their content', LONG, a
     for (let i = 0; i < 3; i++) {
       const frame = page.frames().find((f) => f.parentFrame() && f.url().includes(`embed=${ids[i]}`));
       assert.ok(frame, `no frame for ${ids[i]}`);
-      await frame.waitForFunction(() => document.querySelector('#status').textContent === '' ||
-        document.querySelector('#status').textContent.startsWith('Showing'), null, { timeout: TIMEOUT_MS * 2 });
+      await frame.waitForFunction(() => ['idle', 'ready'].includes(document.querySelector('#status').dataset.state), null, { timeout: TIMEOUT_MS * 2 });
       // Heights follow the content (which may change once more as the frame's scrollbar goes).
       await page.waitForFunction((i) => {
         const f = document.querySelectorAll('iframe')[i];

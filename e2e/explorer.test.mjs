@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Phi, ROOT, TIMEOUT_MS, isLocal, ready, screenshot, shot, text, useExplorer } from './helpers.mjs';
+import { Phi, ROOT, TIMEOUT_MS, isLocal, ready, screenshot, settled, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 // The default toy analysis (50 repeats) takes several seconds of wasm on this machine.
@@ -280,7 +280,7 @@ test('cancel stops a running analysis and keeps the previous results', LONG, asy
     await page.locator('#toy-seed').dispatchEvent('change');
     await page.locator('#cancel:enabled').waitFor();
     await page.locator('#cancel').click();
-    await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Cancelled'));
+    await settled(page, 'cancelled');
     assert.equal(await page.locator('#toy-seed').inputValue(), '1', 'the seed of the shown results is back');
     assert.equal(await text(page, '#coverage-readout'), before);
     assert.ok(await page.locator('#cancel').isDisabled());

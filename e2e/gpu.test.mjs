@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TIMEOUT_MS, screenshot, text, useExplorer } from './helpers.mjs';
+import { TIMEOUT_MS, analysesShown, ready, screenshot, settled, text, useExplorer } from './helpers.mjs';
 
 const WEBGPU = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
 const withGpu = useExplorer({ args: WEBGPU });
@@ -21,27 +21,11 @@ async function device(page) {
   return text(page, '#device');
 }
 
-// Waits for a finished analysis (the status is cleared when the new one starts, so the old one
-// cannot pass).
-async function finished(page) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('#status')?.textContent ?? '';
-    return s.startsWith('Showing') && s.includes('computed in') && document.querySelector('#cancel').disabled;
-  }, null, { timeout: TIMEOUT_MS * 2 });
+// Waits for an analysis put on show after `after` (analysesShown) to finish.
+async function finished(page, after) {
+  await ready(page, after);
   return text(page, '#status');
 }
-
-const clearStatus = (page) => page.evaluate(() => (document.querySelector('#status').textContent = ''));
-
-// Picks CP_r's r-value kind and clears the status in the same task as the change event, whose
-// handler starts the job: no frame in between can show the previous analysis' status again.
-const selectKind = (page, kind) =>
-  page.evaluate((kind) => {
-    const select = document.querySelector('#kind');
-    select.value = kind;
-    select.dispatchEvent(new Event('change'));
-    document.querySelector('#status').textContent = '';
-  }, kind);
 
 // What the page shows of an analysis: the summary table and the inspected item's rankings.
 async function shown(page) {
@@ -60,14 +44,14 @@ async function rankAnalyses(page) {
   await page.locator('#mode-scores').check();
   await page.locator('#splits').fill(SPLITS);
   await page.locator('#splits').dispatchEvent('change');
-  // Without a file the page shows "Load a score file…" until the sample's job has started.
-  await clearStatus(page);
+  const before = await analysesShown(page);
   await page.locator('button.sample[data-file="digits_wbb.npz"]').click();
-  await finished(page);
+  await finished(page, before);
   assert.equal(await page.locator('#kind').inputValue(), 'pooled');
   const pooled = await shown(page);
-  await selectKind(page, 'nonparametric');
-  await finished(page);
+  const pooledShown = await analysesShown(page);
+  await page.locator('#kind').selectOption('nonparametric');
+  await finished(page, pooledShown);
   const nonparametric = await shown(page);
   assert.match(pooled.status, new RegExp(`^Showing digits_wbb\\.npz, ${SPLITS} splits`));
   // Two different analyses: CP_r's column differs between the kinds.
@@ -144,7 +128,7 @@ test('cancelling while the GPU works keeps the previous results', LONG, async (t
     await page.locator('button.sample[data-file="digits_wbb.npz"]').click();
     await page.waitForFunction(() => document.querySelector('#status').textContent.includes('on the GPU'));
     await page.locator('#cancel').click();
-    await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Cancelled'));
+    await settled(page, 'cancelled');
     const before = { status: await text(page, '#status'), table: await text(page, '#summary-table tbody') };
     // The answer of the GPU call under way at the cancel arrives later and changes nothing
     // shown: a pooled split of this sample takes well under a second on SwiftShader. (That an

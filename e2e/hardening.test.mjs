@@ -7,23 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, TIMEOUT_MS, isLocal, ready, shot, text, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, analysesShown, isLocal, ready, setNumber, shot, slide, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
 const BAD = join(ROOT, 'tests', 'data', 'bad');
-
-// Moves a range slider to `position` as a user's drag would end (input, then change).
-async function slide(page, id, position) {
-  await page.locator(`#${id}`).fill(String(position));
-  await page.locator(`#${id}`).dispatchEvent('change');
-}
-
-// Sets a number input and commits it.
-async function setNumber(page, id, value) {
-  await page.locator(`#${id}`).fill(String(value));
-  await page.locator(`#${id}`).dispatchEvent('change');
-}
 
 // The app's own files: the page, trunk's hashed (or, with filehash off, plain) .js, .wasm and
 // .css, the samples under assets/ and the static files under www/.
@@ -92,8 +80,10 @@ test('a whole session (sliders, modes, samples, an upload, the inspector) reques
     await page.locator('#item-prev').click();
     await page.locator('#kind').selectOption('nonparametric');
     await page.locator('#mode-scores').check();
+    const before = await analysesShown(page);
     await page.locator('button.sample[data-file="small_long.csv"]').click();
-    await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Showing small_long.csv'));
+    await ready(page, before);
+    assert.match(await text(page, '#status'), /^Showing small_long\.csv/);
     await page.locator('#file').setInputFiles(join(ROOT, 'assets', 'toy_default.npz'));
     await page.locator('#stat-file').filter({ hasText: 'toy_default.npz' }).waitFor();
     await ready(page);
@@ -139,8 +129,10 @@ test('bad files through the page: each names its problem, the results stay, the 
     // Still responsive: α moves the stored results, and a good file then loads.
     await slide(page, 'alpha', 30);
     await page.waitForFunction(() => document.querySelector('#coverage-readout').textContent.startsWith('α = 0.15'));
+    const shownBefore = await analysesShown(page);
     await page.locator('button.sample[data-file="small_long.csv"]').click();
-    await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Showing small_long.csv'));
+    await ready(page, shownBefore);
+    assert.match(await text(page, '#status'), /^Showing small_long\.csv/);
     assert.deepEqual(errors, []);
   });
 });
@@ -165,10 +157,12 @@ test('the sliders at both ends, on a tiny toy and a one-draw file, show no NaN o
   await shot(t, page, async () => {
     await ready(page);
     // The smallest toy the page accepts at its edges: K = 2, M = 1, three calibration items.
+    const before = await analysesShown(page);
     for (const [id, v] of [['toy-repeats', 2], ['toy-k', 2], ['toy-m', 1], ['toy-ncal', 3], ['toy-ntest', 3]]) {
       await setNumber(page, id, v);
     }
-    await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Showing toy, 2 repeats'));
+    await ready(page, before);
+    assert.match(await text(page, '#status'), /^Showing toy, 2 repeats/);
     await ready(page);
     for (const kind of ['parametric', 'pooled']) {
       await page.locator('#kind').selectOption(kind);

@@ -182,12 +182,36 @@ export function useExplorer({ args = [] } = {}) {
   };
 }
 
-// Waits until the page shows a finished analysis (not a partial toy result, not running).
-export async function ready(page) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('#status')?.textContent ?? '';
-    return s.startsWith('Showing') && !s.includes('so far') && document.querySelector('#cancel').disabled;
-  }, null, { timeout: TIMEOUT_MS * 2 });
+// The page says what it is doing in #status's data-state ("running", "ready", "cancelled",
+// "failed", "note", "loading", "idle") and counts the analyses it has put on show in data-shown:
+// tests wait on these, never on the English of the status line.
+export const analysesShown = (page) => page.evaluate(() => Number(document.querySelector('#status')?.dataset.shown ?? 0));
+
+// Waits until the page shows a finished analysis (not a partial toy result, not running); with
+// `after`, one put on show after analysesShown() returned `after`.
+export async function ready(page, after = -1) {
+  await page.waitForFunction((after) => {
+    const s = document.querySelector('#status');
+    return s?.dataset.state === 'ready' && Number(s.dataset.shown) > after;
+  }, after, { timeout: TIMEOUT_MS * 2 });
+}
+
+// Waits until #status's data-state is `state`.
+export async function settled(page, state) {
+  await page.waitForFunction((state) => document.querySelector('#status')?.dataset.state === state, state,
+    { timeout: TIMEOUT_MS * 2 });
+}
+
+// Moves a range slider to `position` as a user's drag would end (input, then change).
+export async function slide(page, id, position) {
+  await page.locator(`#${id}`).fill(String(position));
+  await page.locator(`#${id}`).dispatchEvent('change');
+}
+
+// Sets a number input and commits it.
+export async function setNumber(page, id, value) {
+  await page.locator(`#${id}`).fill(String(value));
+  await page.locator(`#${id}`).dispatchEvent('change');
 }
 
 // Runs `body`, then saves a screenshot named after the test whatever happened.

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { Phi, ROOT, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './helpers.mjs';
+import { Phi, ROOT, TIMEOUT_MS, analysesShown, download, ready, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
@@ -236,9 +236,9 @@ test('placeholders are plain sentences: no file, a flat prior, no variance, an e
       const record = () => window.notesSeen.push(...['threshold-note', 'theorem3-note'].map((id) => document.getElementById(id).textContent));
       new MutationObserver(record).observe(document.querySelector('#panels'), { childList: true, subtree: true, characterData: true });
     });
+    const before = await analysesShown(page);
     await page.locator('button.sample[data-file="small_long.csv"]').click();
-    await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Showing small_long.csv'));
-    await ready(page);
+    await ready(page, before);
     const notes = await page.evaluate(() => window.notesSeen);
     assert.ok(notes.includes(said.THRESHOLD_WAITING), `panel 2 said: ${[...new Set(notes)]}`);
     assert.ok(notes.includes(said.THEOREM3_WAITING), `panel 5 said: ${[...new Set(notes)]}`);

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ROOT, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, download, ready, settled, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
@@ -222,7 +222,7 @@ test('with a pool, parametric and nonparametric CP_r get a plain sentence, and p
     await ready(page);
     for (const [kind, name] of [['parametric', 'Parametric'], ['nonparametric', 'Nonparametric']]) {
       await page.locator('#kind').selectOption(kind);
-      await page.waitForFunction(() => !document.querySelector('#status').textContent.startsWith('Showing'));
+      await settled(page, 'note');
       assert.equal(
         await text(page, '#status'),
         `${name} CP_r needs every candidate's draws of each calibration item, and the pool holds only ` +

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DIST, ROOT, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './helpers.mjs';
+import { DIST, ROOT, TIMEOUT_MS, analysesShown, download, ready, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
@@ -178,8 +178,10 @@ async function dropDigits(page, which) {
     dt.items.add(files.labels);
     return dt;
   }, { files, which });
+  const before = await analysesShown(page);
   await page.dispatchEvent('#panel-summary', 'drop', { dataTransfer });
-  await page.waitForFunction(() => document.querySelector('#status').textContent.startsWith('Showing digits.npy + '));
+  await ready(page, before);
+  assert.match(await text(page, '#status'), /^Showing digits\.npy \+ /);
   return finished(page);
 }
 

@@ -141,6 +141,11 @@ pub struct App {
     frame_requested: bool,
     large_text: bool,
     status: String,
+    /// What the status line says, for scripts and tests (`#status`'s `data-state`), unless a job
+    /// runs ("running"): "ready" (the analysis asked for is on show), "note" (none can be run:
+    /// no file, or a choice the data cannot take), "cancelled", "failed" (the previous results
+    /// stay on show, the error says why) or "idle" (an embedded panel with nothing to compute).
+    state: &'static str,
     /// Counts the analyses shown, so a caller can tell whether one was replaced.
     generation: u64,
     /// The table at each α slider position (`[never_empty][position − 1]`) for the analysis on
@@ -226,6 +231,7 @@ fn launch(
         frame_requested: false,
         large_text,
         status: String::new(),
+        state: "idle",
         generation: 0,
         alpha_views: empty_alpha_views(),
         alpha_frames: [None, None],
@@ -525,18 +531,21 @@ impl App {
         self.running = None;
         if self.embed.is_some_and(|p| !p.needs_analysis(self.controls.mode)) {
             self.status.clear();
+            self.state = "idle";
             return;
         }
         let data = self.data.as_ref().map(|l| l.data.clone());
         if self.controls.mode == Mode::Scores && data.is_none() {
             self.status =
                 "Load a score file: drop one on the page, choose one, or pick a sample.".to_string();
+            self.state = "note";
             return;
         }
         let pool =
             self.data.as_ref().and_then(|l| l.pool.clone()).filter(|_| self.controls.mode == Mode::Scores);
         if let Some(note) = pool.as_ref().and_then(|_| needs_all_candidates(self.controls.score.kind)) {
             self.status = note;
+            self.state = "note";
             return;
         }
         let what = self.job_what(pool.as_deref());
@@ -576,6 +585,7 @@ impl App {
                 })
             }
             Err(e) => {
+                self.state = "failed";
                 self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
             }
         }
@@ -619,6 +629,7 @@ impl App {
             self.dirty = Dirty::ALL;
         }
         self.status = format!("Cancelled. Showing {}.", self.analysis_what);
+        self.state = "cancelled";
     }
 
     /// Puts `a` on show; returns what was shown before.
@@ -696,6 +707,7 @@ impl App {
                     let what = run.what.clone();
                     self.running = None;
                     self.status = format!("Showing {}.", self.analysis_what);
+                    self.state = "failed";
                     return self.show_error(Some(&format!(
                         "{what}: {e}. The results shown are for the previous settings."
                     )));
@@ -718,8 +730,12 @@ impl App {
                 self.show_analysis(a, run.what);
                 self.previous = None;
                 self.status = format!("Showing {} (computed in {secs:.2} s{note}).", self.analysis_what);
+                self.state = "ready";
             }
-            Err(e) => self.show_error(Some(&e.to_string())),
+            Err(e) => {
+                self.state = "failed";
+                self.show_error(Some(&e.to_string()));
+            }
         }
     }
 
@@ -758,6 +774,9 @@ impl App {
             }
         }
         set_text(d, "status", &self.status);
+        dom::set_attr(d, "status", "data-state", if self.running.is_some() { "running" } else { self.state });
+        // How many analyses have been put on show, so that a script can wait for a newer one.
+        dom::set_attr(d, "status", "data-shown", &self.generation.to_string());
     }
 
     /// The "Compute:" line: the device in use, and why when it is the CPU.

@@ -40,6 +40,15 @@ pub fn set_text(doc: &Document, id: &str, text: &str) {
     }
 }
 
+/// Sets attribute `name` of element `id`, skipping a write of the value it already has.
+pub fn set_attr(doc: &Document, id: &str, name: &str, value: &str) {
+    if let Some(e) = doc.get_element_by_id(id) {
+        if e.get_attribute(name).as_deref() != Some(value) {
+            let _ = e.set_attribute(name, value);
+        }
+    }
+}
+
 pub fn set_html(doc: &Document, id: &str, html: &str) {
     if let Some(e) = doc.get_element_by_id(id) {
         e.set_inner_html(html);

@@ -220,6 +220,7 @@ pub fn wire(sink: &Sink, doc: &Document) -> Result<()> {
             spawn_local(load_list(a.clone(), files_of(&files)));
         }
         dom::set_text(&d, "status", "Reading the dropped file…");
+        dom::set_attr(&d, "status", "data-state", "loading");
     });
     let buttons = doc
         .query_selector_all("button.sample")
