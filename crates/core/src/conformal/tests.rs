@@ -1,5 +1,10 @@
+use super::scores::{scores_with, ORDER_BLOCK};
+use super::sweep::counts_at_most;
 use super::*;
+use crate::rvalue::{DrawOrder, PooledSplit, Workspace};
+use crate::tensor::ScoreTensor;
 use crate::toy::{self, ToyParams};
+use crate::Error;
 #[cfg(not(target_arch = "wasm32"))]
 use proptest::prelude::*;
 #[cfg(target_arch = "wasm32")]
