@@ -24,12 +24,12 @@
 //! for them first, so a table built lazily (as deep as one unit or a cut needs) is a prefix of the
 //! full one, and every r-value it gives has the same bits.
 
-use super::{
-    crossing_by_brent, halley_crossing, halley_step, model_sums, zeroin, Coefs, Cut, ModelSums, Units, Q_FAR,
-    Q_HI, Q_LO, TABLE_STEP,
-};
+use super::model::{crossing_by_brent, halley_crossing, halley_step, Q_FAR, Q_HI, Q_LO, TABLE_STEP};
+use super::sums::{model_sums, Coefs, ModelSums};
+use super::{Cut, Units};
 use crate::eb;
 use crate::normal;
+use crate::rvalue::brent::zeroin;
 
 /// From this many units on, [`super::exact_model`] and the grid's model rule use the table.
 /// Below, the per-unit polish on the exact `g_i` (three passes over the units per unit) costs
