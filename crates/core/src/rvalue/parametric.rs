@@ -11,6 +11,7 @@ use crate::normal;
 use crate::Result;
 mod empirical;
 mod grid;
+mod halley;
 mod model;
 mod sums;
 mod table;

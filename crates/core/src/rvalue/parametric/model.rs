@@ -3,8 +3,9 @@
 //! where its line crosses `z`: polished per unit by Halley and Brent for few units, read from the
 //! certified table ([`super::table`]) for many.
 
-use super::sums::{far_tail, model_sums, Coefs, ModelSums};
-use super::table;
+use super::halley::{halley_root, halley_step, Stop};
+use super::sums::{far_tail, model_sums, Coefs};
+use super::table::{self, Knot};
 use super::{Cut, Units};
 use crate::eb;
 use crate::normal;
@@ -89,7 +90,15 @@ impl ZTable {
             // The first node starts far off (no previous node to extrapolate from): solve it
             // tightly, so that its sums, moved along a last step of ~1e-6, are exact too.
             let tol = if k == 0 { 1e-6 } else { 1e-3 };
-            let (zk, sums) = match solve_node(qk, beta, ln_beta, guess, c, tol) {
+            // Halley converges cubically: the error after a step d is about C·d³, with C of the
+            // order of the squared inverse scale on which ln F bends: (ln F)''/(ln F)', or up to
+            // b_max where a noisy unit's steep step sits near an inflection. A step below 1e-3
+            // on the larger of those scales leaves ~1e-11, plenty for a table that only seeds.
+            let seeded =
+                |step: f64, g1: f64, g2: f64, _: f64| step.abs() * (1.0 + (g2 / g1).abs() + c.b_max) <= tol;
+            let stop =
+                Stop { iterations: 64, positive: false, settled: seeded, bracket: 1e-12, fresh: false };
+            let (zk, sums) = match halley_root(qk, beta, ln_beta, guess, c, &stop) {
                 Some(found) => found,
                 None => {
                     let prev = if k == 0 { 0.0 } else { self.z[k - 1] };
@@ -108,80 +117,8 @@ impl ZTable {
 
     /// Quintic Hermite value of `z` at `x` in the cell `[q[j], q[j − 1]]`.
     pub(super) fn interpolate(&self, j: usize, x: f64) -> f64 {
-        let (x0, x1) = (Self::q(j), Self::q(j - 1));
-        let h = x1 - x0;
-        let t = (x - x0) / h;
-        let (t2, t3) = (t * t, t * t * t);
-        let (t4, t5) = (t3 * t, t3 * t2);
-        let h00 = 1.0 - 10.0 * t3 + 15.0 * t4 - 6.0 * t5;
-        let h10 = t - 6.0 * t3 + 8.0 * t4 - 3.0 * t5;
-        let h20 = 0.5 * (t2 - 3.0 * t3 + 3.0 * t4 - t5);
-        let h21 = 0.5 * (t3 - 2.0 * t4 + t5);
-        let h11 = -4.0 * t3 + 7.0 * t4 - 3.0 * t5;
-        let h01 = 10.0 * t3 - 15.0 * t4 + 6.0 * t5;
-        h00 * self.z[j]
-            + h * (h10 * self.dz[j] + h11 * self.dz[j - 1])
-            + h * h * (h20 * self.d2z[j] + h21 * self.d2z[j - 1])
-            + h01 * self.z[j - 1]
-    }
-}
-
-/// `z` with `F(q, z) = β` by Halley's method on `ln F − ln β` (nearly linear in the tails, where
-/// Newton on `F` itself crawls), safeguarded by a bracket (`F` increases in `z`; with very
-/// unequal noise it rises in steep steps) that bisection narrows where Halley leaves it. Returns
-/// the root and the sums at the last point evaluated; `None` if it does not settle (the caller
-/// falls back to the bracketing solver with accurate tails).
-fn solve_node(q: f64, beta: f64, ln_beta: f64, mut z: f64, c: &Coefs, tol: f64) -> Option<(f64, ModelSums)> {
-    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-    let mut width = 1.0;
-    for _ in 0..64 {
-        let s = model_sums(q, z, c);
-        if !(s.f.is_finite() && s.fz.is_finite()) {
-            return None;
-        }
-        if s.f < beta {
-            lo = z;
-        } else {
-            hi = z;
-        }
-        // d/dz ln F = F_z/F, d²/dz² ln F = F_zz/F − (F_z/F)².
-        let g1 = s.fz / s.f;
-        let g2 = s.fzz / s.f - g1 * g1;
-        let step = halley_step(libm::log(s.f) - ln_beta, g1, g2);
-        let next = z - step;
-        if next > lo && next < hi {
-            z = next;
-            // Halley converges cubically: the error after a step d is about C·d³, with C of the
-            // order of the squared inverse scale on which ln F bends: (ln F)''/(ln F)', or up to
-            // b_max where a noisy unit's steep step sits near an inflection. A step below 1e-3
-            // on the larger of those scales leaves ~1e-11, plenty for a table that only seeds.
-            // The sums are those before the step, moved along it to first order for z' and z''.
-            if step.abs() * (1.0 + (g2 / g1).abs() + c.b_max) <= tol {
-                return Some((z, s.moved(-step)));
-            }
-        } else if lo.is_finite() && hi.is_finite() {
-            z = 0.5 * (lo + hi);
-            if hi - lo <= 1e-12 * (1.0 + z.abs()) {
-                return Some((z, s));
-            }
-        } else {
-            // Not bracketed yet: step outwards, twice as far each time.
-            z = if lo.is_finite() { lo + width } else { hi - width };
-            width *= 2.0;
-        }
-    }
-    None
-}
-
-/// Halley's step `f/f' · 1/(1 − f f''/(2f'²))`, or Newton's where the correction is large.
-#[inline]
-pub(super) fn halley_step(f: f64, f1: f64, f2: f64) -> f64 {
-    let newton = f / f1;
-    let denom = 1.0 - 0.5 * newton * f2 / f1;
-    if (0.5..=2.0).contains(&denom) {
-        newton / denom
-    } else {
-        newton
+        let knot = |j: usize| Knot { q: Self::q(j), z: self.z[j], dz: self.dz[j], d2z: self.d2z[j] };
+        table::interpolate(&knot(j), &knot(j - 1), x)
     }
 }
 
