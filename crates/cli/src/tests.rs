@@ -57,7 +57,7 @@ fn a_gpu_failing_mid_run_falls_back_to_the_cpu() {
         }
     };
     g.destroy_device();
-    let (t, labels) = rvalue_core::samples::logits(40, 6, 5, 3);
+    let (t, labels) = rvalue_core::samples::logits(40, 6, 5, 3).unwrap();
     let splits = SplitPlan::Random { count: 3, cal_fraction: 0.5, seed: 1 }.splits(t.n()).unwrap();
     let prep = Prepared::new(&t, &labels, false).unwrap();
     let keys = gpu::keys::Keys::of_tensor(&t);
