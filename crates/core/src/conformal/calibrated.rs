@@ -1,7 +1,7 @@
 //! [`Calibrated`]: one method's scores on one split, kept so that any α is answered without
 //! recomputing a score: the test items' rows (sorted once) and what the threshold needs. Its
 //! thresholds, rows and prediction sets are here; its metrics and α sweeps in
-//! [`super::metrics`] and [`super::sweep`], its pooled constructors in [`super::pooled`].
+//! [`super::metrics`] and [`sweep`](mod@super::sweep), its pooled constructors in [`super::pooled`].
 
 use super::steps::StepSets;
 use super::{conformal_quantile, k_star, Split};
@@ -103,7 +103,7 @@ impl Calibrated {
     }
 
     /// From test items' rows and calibration units' scores given apart (a pool of true-label
-    /// draws, [`pool`]): test item `t`'s row is row `split.test[t]` of `rows`, unit `j`'s score
+    /// draws, [`pool`](super::pool)): test item `t`'s row is row `split.test[t]` of `rows`, unit `j`'s score
     /// `cal(j)`. The same values as [`Calibrated::shared`] on the joined data.
     pub(crate) fn of_units(
         rows: &Arc<ScoreRows>,

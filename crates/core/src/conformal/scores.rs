@@ -25,7 +25,7 @@ pub fn item_scores(
 }
 
 /// [`item_scores`] where item `i` with `only[i] = Some(c)` needs candidate `c`'s score alone (a
-/// calibration item that is a test item in no split: [`Calibrated::fixed`] reads only its true
+/// calibration item that is a test item in no split: [`Calibrated::fixed`](super::Calibrated::fixed) reads only its true
 /// label's score). Parametric CP_r then computes that one r-value (the same bits as in
 /// [`item_scores`]) and leaves the item's other entries NaN: the rows keep their `[N][K]`
 /// layout, and an entry nobody computed must not pass for a score. The other methods compute

@@ -138,7 +138,7 @@ pub(super) unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
 pub struct Workspace {
     /// `[item][draw][K]` the items' candidates, best first (as ranks once entry points are found).
     pub(super) ord: Vec<u16>,
-    /// `[item][K]` by rank, the candidates' places among the calibration units ([`Ties::order`]).
+    /// `[item][K]` by rank, the candidates' places among the calibration units ([`Ties::order`](crate::rvalue::Ties::order)).
     pub(super) place: Vec<u32>,
     /// `[item][K]` the candidates in the ties' order, and each candidate's rank in it.
     pub(super) by_rank: Vec<u16>,
