@@ -59,7 +59,7 @@ fn lines() -> Vec<String> {
     let (x, s) = samples::units(300, 7);
     parametric_lines("units-300", &x, &s, &mut out);
 
-    let (t, labels) = samples::logits(60, 9, 12, 3);
+    let (t, labels) = samples::logits(60, 9, 12, 3).unwrap();
     out.push(format!("logits {}", digest(t.data().iter().copied())));
     let order = DrawOrder::of(&t).expect("small K");
     let np = (0..t.n()).flat_map(|i| rvalue::nonparametric::nonparametric_from_order(&order, i));
@@ -91,7 +91,7 @@ fn lines() -> Vec<String> {
     out.push(format!("toy-simulate {}", digest(sim.data().iter().copied())));
     out.push(format!("toy-p-q {}", digest([toy::prob_q_exceeds_p(1.0, 1.0, 0.0, 1000.0)])));
 
-    let (t, labels) = samples::logits(60, 9, 12, 3);
+    let (t, labels) = samples::logits(60, 9, 12, 3).unwrap();
     let ties = rvalue::Ties::new(TieOrder::Exchangeable, 11, 2);
     let split = PooledSplit::new(&t, &labels, &cal, ties).expect("valid");
     let pooled = (30..60).flat_map(|i| split.item(&t, i, None, &mut work).rvalues());

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 use common::{npy, zip, ZipMember};
-use rvalue_core::io::{parse_npy, parse_npz, read_labels, read_mask, read_scores, read_scores_from};
+use rvalue_core::io::{crc32, parse_npy, parse_npz, read_labels, read_mask, read_scores, read_scores_from};
 use rvalue_core::Error;
 
 // ---------------------------------------------------------------------------------------------
@@ -365,7 +365,14 @@ fn gen_npz(r: &mut Rng, corpus: &[Vec<u8>]) -> Vec<u8> {
                 mutate_bytes(r, &mut d, corpus);
                 d
             };
-            ZipMember { name, data, deflate: r.chance(2), zip64: r.chance(3), bad_crc: r.chance(10) }
+            ZipMember {
+                name,
+                data,
+                deflate: r.chance(2),
+                zip64: r.chance(3),
+                zip64_local: false,
+                bad_crc: r.chance(10),
+            }
         })
         .collect();
     zip(&members)

@@ -6,6 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+// The core's checksum, for the zip writer of `common`.
+use rvalue_core::io::crc32;
 
 use std::path::{Path, PathBuf};
 

@@ -1,23 +1,32 @@
-//! File builders shared by the fuzz harness and the bad-input corpus: `.npy` with any header text
-//! and `.zip` archives with any member names and contents.
+//! File builders shared by the tests that write files by hand (the core's reader tests, the fuzz
+//! harness, the streamed-file tests and the bad-input corpus): `.npy` with any header text and
+//! `.zip` archives with any member names and contents. Each includer brings the core's `crc32`
+//! into scope (`rvalue_core::io::crc32`, or `crate::io::crc32` inside the core).
 #![allow(dead_code)] // each test binary uses a part
+
+use super::crc32;
 
 /// A `.npy` of format `version` with `header` padded as numpy pads it, then `data` as given.
 pub fn npy(version: u8, header: &str, data: &[u8]) -> Vec<u8> {
     let start = if version == 1 { 10 } else { 12 };
-    let mut h = header.as_bytes().to_vec();
+    let mut h = header.to_string();
     while !(start + h.len() + 1).is_multiple_of(64) {
-        h.push(b' ');
+        h.push(' ');
     }
-    h.push(b'\n');
+    h.push('\n');
+    npy_raw(version, &h, data)
+}
+
+/// A `.npy` of format `version` with `header` exactly as given (no padding), then `data`.
+pub fn npy_raw(version: u8, header: &str, data: &[u8]) -> Vec<u8> {
     let mut out = b"\x93NUMPY".to_vec();
     out.extend_from_slice(&[version, 0]);
     if version == 1 {
-        out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     } else {
-        out.extend_from_slice(&(h.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
     }
-    out.extend_from_slice(&h);
+    out.extend_from_slice(header.as_bytes());
     out.extend_from_slice(data);
     out
 }
@@ -27,22 +36,29 @@ pub fn npy_header(descr: &str, shape: &str) -> String {
     format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}")
 }
 
-pub use rvalue_core::io::crc32;
-
 /// One member of a zip written by [`zip`].
 pub struct ZipMember {
     pub name: Vec<u8>,
     pub data: Vec<u8>,
     pub deflate: bool,
-    /// Sizes as 0xFFFFFFFF with a zip64 extra field, as Python's zipfile writes for np.savez.
+    /// Sizes as 0xFFFFFFFF with a zip64 extra field in both headers.
     pub zip64: bool,
+    /// The same in the local header alone, as Python's zipfile writes for np.savez.
+    pub zip64_local: bool,
     /// Store a CRC that does not match the data.
     pub bad_crc: bool,
 }
 
 impl ZipMember {
     pub fn stored(name: &str, data: Vec<u8>) -> Self {
-        ZipMember { name: name.as_bytes().to_vec(), data, deflate: false, zip64: false, bad_crc: false }
+        ZipMember {
+            name: name.as_bytes().to_vec(),
+            data,
+            deflate: false,
+            zip64: false,
+            zip64_local: false,
+            bad_crc: false,
+        }
     }
 }
 
@@ -61,10 +77,11 @@ pub fn zip(members: &[ZipMember]) -> Vec<u8> {
         z64.extend_from_slice(&16u16.to_le_bytes());
         z64.extend_from_slice(&(m.data.len() as u64).to_le_bytes());
         z64.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        let extra: &[u8] = if m.zip64 { &z64 } else { &[] };
-        let (cs, us) =
-            if m.zip64 { (u32::MAX, u32::MAX) } else { (payload.len() as u32, m.data.len() as u32) };
         for (buf, central_dir) in [(&mut out, false), (&mut central, true)] {
+            let zip64 = m.zip64 || (m.zip64_local && !central_dir);
+            let extra: &[u8] = if zip64 { &z64 } else { &[] };
+            let (cs, us) =
+                if zip64 { (u32::MAX, u32::MAX) } else { (payload.len() as u32, m.data.len() as u32) };
             buf.extend_from_slice(if central_dir { b"PK\x01\x02" } else { b"PK\x03\x04" });
             if central_dir {
                 buf.extend_from_slice(&45u16.to_le_bytes());

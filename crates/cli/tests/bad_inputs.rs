@@ -10,6 +10,8 @@
 // The file builders shared with the fuzz harness at the repository root.
 #[path = "../../../tests/common/mod.rs"]
 mod common;
+// The core's checksum, for the zip writer of `common`.
+use rvalue_core::io::crc32;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

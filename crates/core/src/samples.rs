@@ -1,20 +1,23 @@
 //! Seeded synthetic score tensors and units: the page's synthetic CIFAR-100-shaped sample, and
 //! the inputs of the benchmarks and of the agreement tests (nothing large is committed).
 
-// Seeded inputs made here, never user data: an `expect` states an invariant of the generator.
-#![allow(clippy::expect_used)]
-
 use crate::rng::{key_of, open01, philox4x32_10};
 use crate::tensor::ScoreTensor;
+use crate::Result;
 
 /// A CIFAR-100-shaped logit tensor: `n` items × `m` draws × `k` classes, label `item mod k`.
 /// Each class has a latent logit (the true one higher) and its own draw-to-draw spread, so
 /// stable and unstable candidates mix as in a weighted-bootstrap ensemble. Logits are rounded
-/// to `f32`, as a model's outputs are.
-pub fn logits(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usize>) {
-    let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+/// to `f32`, as a model's outputs are. The scores are finite; an empty dimension is refused as
+/// [`ScoreTensor::new`] refuses it.
+pub fn logits(n: usize, m: usize, k: usize, seed: u64) -> Result<(ScoreTensor, Vec<usize>)> {
     let data = logit_items(0..n, m, k, seed).into_iter().map(f64::from).collect();
-    (ScoreTensor::new(n, m, k, data).expect("finite by construction"), labels)
+    Ok((ScoreTensor::new(n, m, k, data)?, labels(n, k)))
+}
+
+/// Label `item mod k` of each of `n` items (none for `k = 0`, which every tensor refuses).
+fn labels(n: usize, k: usize) -> Vec<usize> {
+    (0..n).map(|i| i.checked_rem(k).unwrap_or(0)).collect()
 }
 
 /// Items `items` of [`logits`]' tensor (label `item mod k`), as f32 in row-major order: a file
@@ -39,8 +42,10 @@ pub fn logit_items(items: std::ops::Range<usize>, m: usize, k: usize, seed: u64)
 }
 
 /// The CIFAR-100 shape used by the benchmarks: 2000 items, 31 draws, 100 classes.
+// The shape is fixed and not empty, and the logits are finite: `logits` cannot refuse it.
+#[allow(clippy::expect_used)]
 pub fn cifar_like(seed: u64) -> (ScoreTensor, Vec<usize>) {
-    logits(2000, 31, 100, seed)
+    logits(2000, 31, 100, seed).expect("a fixed shape of finite logits")
 }
 
 /// `u` units with estimates and noise variances, as an rvalues-package input.
@@ -72,9 +77,10 @@ pub fn standard_normal(seed: u64, item: u32, draw: u32, cand: u32) -> f64 {
 /// off), each draw (a prompt or adapter perturbation) moves it by a class-dependent amount, and
 /// CLIP's logit scale of 100 turns similarities into logits. The softmax runs in `f32`, as a
 /// model's does: on the benchmark's shape 84 % of probabilities are below 1e-6, 2.5 % subnormal
-/// and 3.8 % exactly 0, and confident items tie at 1; the mean score's accuracy is 0.67.
-pub fn clip_probabilities(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usize>) {
-    let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+/// and 3.8 % exactly 0, and confident items tie at 1; the mean score's accuracy is 0.67. An empty
+/// dimension is refused as [`ScoreTensor::new`] refuses it.
+pub fn clip_probabilities(n: usize, m: usize, k: usize, seed: u64) -> Result<(ScoreTensor, Vec<usize>)> {
+    let labels = labels(n, k);
     let (latent, sensitivity) = clip_latent(n, k, &labels, seed);
     let mut data = Vec::with_capacity(n * m * k);
     let mut logit = vec![0f32; k];
@@ -87,7 +93,7 @@ pub fn clip_probabilities(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTens
             data.extend(softmax_f32(&logit).into_iter().map(f64::from));
         }
     }
-    (ScoreTensor::new(n, m, k, data).expect("finite by construction"), labels)
+    Ok((ScoreTensor::new(n, m, k, data)?, labels))
 }
 
 /// Per item and class, the latent cosine similarity and its draw-to-draw spread.
@@ -124,8 +130,28 @@ fn softmax_f32(logit: &[f32]) -> Vec<f32> {
 /// [`clip_probabilities`] as log-probabilities: the natural log of each `f32` probability in
 /// f64 (strictly increasing there, so every ranking and r-value is the same), with exact zeros
 /// sent to −1000, below the log of the smallest subnormal.
-pub fn clip_log_probabilities(n: usize, m: usize, k: usize, seed: u64) -> (ScoreTensor, Vec<usize>) {
-    let (p, labels) = clip_probabilities(n, m, k, seed);
+pub fn clip_log_probabilities(n: usize, m: usize, k: usize, seed: u64) -> Result<(ScoreTensor, Vec<usize>)> {
+    let (p, labels) = clip_probabilities(n, m, k, seed)?;
     let data = p.data().iter().map(|&x| if x > 0.0 { libm::log(x) } else { -1000.0 }).collect();
-    (ScoreTensor::new(n, m, k, data).expect("finite by construction"), labels)
+    Ok((ScoreTensor::new(n, m, k, data)?, labels))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// An empty dimension is the error `ScoreTensor::new` gives, which a caller can match, and
+    /// never a panic (`k = 0` has no label to give an item).
+    #[test]
+    fn empty_shapes_are_refused() {
+        for (n, m, k) in [(0, 3, 4), (3, 0, 4), (3, 2, 0)] {
+            assert!(logits(n, m, k, 1).is_err(), "{n}×{m}×{k}");
+            assert!(clip_probabilities(n, m, k, 1).is_err(), "{n}×{m}×{k}");
+            assert!(clip_log_probabilities(n, m, k, 1).is_err(), "{n}×{m}×{k}");
+        }
+        let (t, labels) = logits(5, 2, 3, 1).unwrap();
+        assert_eq!((t.n(), labels), (5, vec![0, 1, 2, 0, 1]));
+    }
 }

@@ -7,8 +7,9 @@
 //! candidates' steps as `u32` and the calibration step sets as `u64` words. Reading checks every
 //! length, index and step set, so a truncated or foreign buffer is an error, never a panic.
 
+use super::calibrated::Store;
 use super::steps::StepSets;
-use super::{Calibrated, ScoreRows, Store};
+use super::{Calibrated, ScoreRows};
 use crate::{Error, Result};
 
 const GLOBAL: u8 = 0;

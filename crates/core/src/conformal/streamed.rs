@@ -13,10 +13,10 @@
 //! [`Prepared`]: super::Prepared
 //! [`calibrate_each_lean`]: super::calibrate_each_lean
 
-use super::{
-    in_chunks, needed_candidates, parametric_rows, scores_with, Calibrated, Method, PooledScores, RvalueKind,
-    ScoreOptions, ScoreRows, Split, POOLED_BATCH,
-};
+use super::chunks::in_chunks;
+use super::pooled::{PooledScores, POOLED_BATCH};
+use super::scores::{needed_candidates, parametric_rows, scores_with};
+use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::{items_per_block, ScoreBlocks};
 use crate::rvalue::{PooledSplit, Workspace};
 use crate::tensor::{ScoreTensor, Summaries};

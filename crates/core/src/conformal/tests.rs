@@ -1,5 +1,10 @@
+use super::scores::{scores_with, ORDER_BLOCK};
+use super::sweep::counts_at_most;
 use super::*;
+use crate::rvalue::{DrawOrder, PooledSplit, Workspace};
+use crate::tensor::ScoreTensor;
 use crate::toy::{self, ToyParams};
+use crate::Error;
 #[cfg(not(target_arch = "wasm32"))]
 use proptest::prelude::*;
 #[cfg(target_arch = "wasm32")]
@@ -444,7 +449,7 @@ fn every_result(p: &Prepared<'_>, splits: &[Split], threads: usize) -> Vec<Strin
 #[test]
 fn f32_storage_gives_the_f64_results() {
     let (n, m, k) = (48, 5, 6);
-    let (wide, _) = crate::samples::logits(n, m, k, 11);
+    let (wide, _) = crate::samples::logits(n, m, k, 11).unwrap();
     // Half the items on a coarse grid, so that draws and calibration units tie.
     let narrow: Vec<f32> = (0..n * m * k)
         .map(|i| {
@@ -518,7 +523,7 @@ fn f16_files_give_the_f32_files_results() {
 #[test]
 fn nonparametric_scores_in_blocks_equal_shared_orders() {
     let n = 2 * ORDER_BLOCK + 7;
-    let (t, _) = crate::samples::logits(n, 6, 9, 5);
+    let (t, _) = crate::samples::logits(n, 6, 9, 5).unwrap();
     let opts = ScoreOptions { kind: RvalueKind::Nonparametric, ..ScoreOptions::default() };
     let order = DrawOrder::of(&t).unwrap();
     let shared = scores_with(&t, None, Some(&order), Method::CpR, &opts, |_| None, 1).unwrap().unwrap();

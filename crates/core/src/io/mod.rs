@@ -9,6 +9,10 @@ mod csv;
 mod npy;
 mod npz;
 mod stream;
+/// The hand-made `.npy` and `.zip` builders of the reader tests, shared with the workspace's.
+#[cfg(test)]
+#[path = "../../../../tests/common/mod.rs"]
+pub(crate) mod test_files;
 
 pub use npy::{
     parse_npy, write_npy_bool, write_npy_f16_bits, write_npy_f32, write_npy_f64, write_npy_i64, NpyArray,

@@ -852,20 +852,7 @@ pub(crate) mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
-    /// Builds a `.npy` by hand with any version, header text and raw data.
-    pub(crate) fn npy_raw(major: u8, header: &str, data: &[u8]) -> Vec<u8> {
-        let mut out = NPY_MAGIC.to_vec();
-        out.push(major);
-        out.push(0);
-        if major == 1 {
-            out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        } else {
-            out.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        }
-        out.extend_from_slice(header.as_bytes());
-        out.extend_from_slice(data);
-        out
-    }
+    pub(crate) use crate::io::test_files::npy_raw;
 
     fn f64_bytes(v: &[f64]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()

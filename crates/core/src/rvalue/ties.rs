@@ -14,8 +14,10 @@
 //! symmetric parts: its rank among those `n + 1` units in the greedy's selection order is uniform
 //! whenever its scores are exchangeable with theirs and independent of the item's other
 //! candidates, which is the split-conformal argument's premise. Independent uniform places per
-//! candidate would not do: candidates sharing a place would need an order, and any fixed one
-//! favours some of them (`tests/coverage.rs` measures the difference).
+//! candidate, with candidates that share a place in a fixed order, are not exchangeable: with
+//! `n = 2` calibration units and `K = 2` candidates they reach 9 of the 12 orders, and the 3
+//! where the two candidates share a place in the other order get weight 0 (the test
+//! `exchangeable_orders_are_uniform_and_keyed` asks for all 12, equally often).
 //!
 //! An order is stored as each candidate's rank among the candidates and its place `g_c ∈ 0..=n`,
 //! the number of calibration units before it: candidate `c` precedes calibration unit `j` iff
@@ -195,8 +197,10 @@ mod tests {
     }
 
     /// Every interleaving of 2 calibration units with 2 candidates in either order (12 orders of
-    /// the 4 units) is equally likely: a chi-square test (fails for independent places, which
-    /// give some orders twice the weight of others). Different items, splits and seeds differ.
+    /// the 4 units) is equally likely: all 12 occur, and a chi-square test. Independent places
+    /// with a fixed order among candidates that share one fail the count (they reach 9 orders:
+    /// the 3 with the shared place in the other order get weight 0). Different items, splits
+    /// and seeds differ.
     #[test]
     fn exchangeable_orders_are_uniform_and_keyed() {
         let ties = Ties::new(TieOrder::Exchangeable, 5, 2);

@@ -85,7 +85,7 @@ fn main() {
         let gs = g.as_ref().map(|g| fastest(3, || block_on(g.rank_counts(&keys, m, k)).unwrap().unwrap()));
         line(&format!("rank counts, {n} items × {m} draws × {k}"), n, c, gs);
 
-        let (t, _) = samples::logits(4, 1000, 1000, 2);
+        let (t, _) = samples::logits(4, 1000, 1000, 2).unwrap();
         let (n, m, k) = (t.n(), t.m(), t.k());
         let keys = Keys::of_tensor(&t);
         let c = fastest(1, || cpu_counts(&t.data(), n, m, k));

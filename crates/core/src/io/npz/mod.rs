@@ -135,6 +135,7 @@ fn member_err(file: &str, e: &Entry, at: u64, message: impl Into<String>) -> Err
 pub(crate) mod tests {
     use super::*;
     use crate::io::npy::{write_npy_f64, write_npy_i64, NpyData};
+    use crate::io::test_files::{zip, ZipMember};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -147,68 +148,21 @@ pub(crate) mod tests {
         pub zip64_central: bool,
     }
 
-    /// Builds a zip the way Python's zipfile does for np.savez (zip64 extra in the local header).
+    /// Builds a zip the way Python's zipfile does for np.savez (zip64 extra in the local header),
+    /// with the writer shared with the workspace's tests.
     pub(crate) fn build_zip(members: &[Member]) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut central = Vec::new();
-        for m in members {
-            let payload =
-                if m.deflate { miniz_oxide::deflate::compress_to_vec(m.data, 6) } else { m.data.to_vec() };
-            let method: u16 = if m.deflate { 8 } else { 0 };
-            let crc = crc32(m.data);
-            let offset = out.len() as u32;
-            let mut zip64 = Vec::new();
-            zip64.extend_from_slice(&1u16.to_le_bytes());
-            zip64.extend_from_slice(&16u16.to_le_bytes());
-            zip64.extend_from_slice(&(m.data.len() as u64).to_le_bytes());
-            zip64.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-            out.extend_from_slice(&SIG_LOCAL.to_le_bytes());
-            out.extend_from_slice(&45u16.to_le_bytes());
-            out.extend_from_slice(&0u16.to_le_bytes());
-            out.extend_from_slice(&method.to_le_bytes());
-            out.extend_from_slice(&[0; 4]);
-            out.extend_from_slice(&crc.to_le_bytes());
-            out.extend_from_slice(&u32::MAX.to_le_bytes());
-            out.extend_from_slice(&u32::MAX.to_le_bytes());
-            out.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
-            out.extend_from_slice(&(zip64.len() as u16).to_le_bytes());
-            out.extend_from_slice(m.name.as_bytes());
-            out.extend_from_slice(&zip64);
-            out.extend_from_slice(&payload);
-
-            central.extend_from_slice(&SIG_CENTRAL.to_le_bytes());
-            central.extend_from_slice(&45u16.to_le_bytes());
-            central.extend_from_slice(&45u16.to_le_bytes());
-            central.extend_from_slice(&0u16.to_le_bytes());
-            central.extend_from_slice(&method.to_le_bytes());
-            central.extend_from_slice(&[0; 4]);
-            central.extend_from_slice(&crc.to_le_bytes());
-            if m.zip64_central {
-                central.extend_from_slice(&u32::MAX.to_le_bytes());
-                central.extend_from_slice(&u32::MAX.to_le_bytes());
-            } else {
-                central.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-                central.extend_from_slice(&(m.data.len() as u32).to_le_bytes());
-            }
-            central.extend_from_slice(&(m.name.len() as u16).to_le_bytes());
-            let extra: &[u8] = if m.zip64_central { &zip64 } else { &[] };
-            central.extend_from_slice(&(extra.len() as u16).to_le_bytes());
-            central.extend_from_slice(&[0; 6]); // comment len, disk, internal attrs
-            central.extend_from_slice(&[0; 4]); // external attrs
-            central.extend_from_slice(&offset.to_le_bytes());
-            central.extend_from_slice(m.name.as_bytes());
-            central.extend_from_slice(extra);
-        }
-        let cd_offset = out.len() as u32;
-        out.extend_from_slice(&central);
-        out.extend_from_slice(&SIG_EOCD.to_le_bytes());
-        out.extend_from_slice(&[0; 4]);
-        out.extend_from_slice(&(members.len() as u16).to_le_bytes());
-        out.extend_from_slice(&(members.len() as u16).to_le_bytes());
-        out.extend_from_slice(&(central.len() as u32).to_le_bytes());
-        out.extend_from_slice(&cd_offset.to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
-        out
+        let members: Vec<ZipMember> = members
+            .iter()
+            .map(|m| ZipMember {
+                name: m.name.as_bytes().to_vec(),
+                data: m.data.to_vec(),
+                deflate: m.deflate,
+                zip64: m.zip64_central,
+                zip64_local: true,
+                bad_crc: false,
+            })
+            .collect();
+        zip(&members)
     }
 
     fn sample() -> (Vec<u8>, Vec<u8>) {

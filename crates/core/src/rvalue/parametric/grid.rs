@@ -1,8 +1,9 @@
 //! The rvalues 0.7.1 grid algorithm: `r_i` is the first point of a fixed log-spaced grid of `β`
 //! at which unit `i` is selected, found with one pass over the units per grid point.
 
+use super::sums::Coefs;
 use super::table;
-use super::{Coefs, LambdaRule, Limit, Units};
+use super::{LambdaRule, Limit, Units};
 use crate::eb;
 use crate::normal;
 

@@ -24,12 +24,13 @@
 //! for them first, so a table built lazily (as deep as one unit or a cut needs) is a prefix of the
 //! full one, and every r-value it gives has the same bits.
 
-use super::{
-    crossing_by_brent, halley_crossing, halley_step, model_sums, zeroin, Coefs, Cut, ModelSums, Units, Q_FAR,
-    Q_HI, Q_LO, TABLE_STEP,
-};
+use super::halley::{halley_root, Stop};
+use super::model::{crossing_by_brent, halley_crossing, Q_FAR, Q_HI, Q_LO, TABLE_STEP};
+use super::sums::{model_sums, Coefs};
+use super::{Cut, Units};
 use crate::eb;
 use crate::normal;
+use crate::rvalue::brent::zeroin;
 
 /// From this many units on, [`super::exact_model`] and the grid's model rule use the table.
 /// Below, the per-unit polish on the exact `g_i` (three passes over the units per unit) costs
@@ -293,7 +294,10 @@ fn conditioning(q: f64) -> f64 {
 fn knot(q: f64, guess: f64, ss: &[f64], c: &Coefs, solved: &mut usize) -> Knot {
     *solved += 1;
     let (beta, phi) = (normal::sf(q), normal::pdf(q));
-    let (z, sums) = match settle(q, beta, libm::log(beta), guess, c) {
+    // Run until a step is below SETTLED, so that `z` is a root to rounding; `ln F` must exist.
+    let settled = |step: f64, _: f64, _: f64, z: f64| step.abs() <= SETTLED * (1.0 + z.abs());
+    let stop = Stop { iterations: 100, positive: true, settled, bracket: 1e-13, fresh: true };
+    let (z, sums) = match halley_root(q, beta, libm::log(beta), guess, c, &stop) {
         Some(found) => found,
         None => {
             let z = eb::z_model_from(beta, q, ss, guess).unwrap_or(f64::NAN);
@@ -304,45 +308,6 @@ fn knot(q: f64, guess: f64, ss: &[f64], c: &Coefs, solved: &mut usize) -> Knot {
     let dz = (-phi - sums.fq) / sums.fz;
     let d2z = (q * phi - sums.fqq - 2.0 * sums.fqz * dz - sums.fzz * dz * dz) / sums.fz;
     Knot { q, z, dz, d2z }
-}
-
-/// `z` with `F(q, z) = β` as the per-unit path's node solver finds it (Halley on `ln F − ln β`
-/// inside a bracket), but run until a step is below [`SETTLED`], so that `z` is a root to
-/// rounding; returns it with the sums moved to it. `None` if it does not settle.
-fn settle(q: f64, beta: f64, ln_beta: f64, mut z: f64, c: &Coefs) -> Option<(f64, ModelSums)> {
-    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
-    let mut width = 1.0;
-    for _ in 0..100 {
-        let s = model_sums(q, z, c);
-        if !(s.f.is_finite() && s.fz.is_finite() && s.f > 0.0) {
-            return None;
-        }
-        if s.f < beta {
-            lo = z;
-        } else {
-            hi = z;
-        }
-        let g1 = s.fz / s.f;
-        let g2 = s.fzz / s.f - g1 * g1;
-        let step = halley_step(libm::log(s.f) - ln_beta, g1, g2);
-        let next = z - step;
-        if next > lo && next < hi {
-            if step.abs() <= SETTLED * (1.0 + z.abs()) {
-                return Some((next, s.moved(-step)));
-            }
-            z = next;
-        } else if lo.is_finite() && hi.is_finite() {
-            z = 0.5 * (lo + hi);
-            if hi - lo <= 1e-13 * (1.0 + z.abs()) {
-                return Some((z, model_sums(q, z, c)));
-            }
-        } else {
-            // Not bracketed yet: step outwards, twice as far each time.
-            z = if lo.is_finite() { lo + width } else { hi - width };
-            width *= 2.0;
-        }
-    }
-    None
 }
 
 /// The model rule's r-values from the table: [`super::exact_model`] for many units (every

@@ -1,5 +1,7 @@
 #[cfg(not(target_arch = "wasm32"))]
 use super::grid::grid_by;
+use super::model::{exact_model_by, g_derivatives, ZTable, Q_HI, Q_LO, TABLE_STEP};
+use super::sums::{model_sums, Coefs, ModelSums};
 use super::*;
 #[cfg(not(target_arch = "wasm32"))]
 use proptest::prelude::*;

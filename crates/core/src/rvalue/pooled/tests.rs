@@ -1,3 +1,4 @@
+use super::table::{Node, CHILD};
 use super::*;
 use crate::rvalue::TieOrder;
 #[cfg(not(target_arch = "wasm32"))]
@@ -283,7 +284,7 @@ fn probability_like_scores_equal_the_oracle() {
 /// probability-shaped benchmark workload's first draws (subnormals, zeros and ties at 1).
 #[test]
 fn entry_points_are_counts_on_clip_like_probabilities() {
-    let (t, labels) = crate::samples::clip_probabilities(300, 3, 100, 4);
+    let (t, labels) = crate::samples::clip_probabilities(300, 3, 100, 4).unwrap();
     for d in 0..t.m() {
         let mut cal_s: Vec<f64> = (0..200).map(|i| t.get(i, d, labels[i])).collect();
         cal_s.sort_by(|a, b| b.total_cmp(a));

@@ -1,0 +1,81 @@
+//! `rvalue conformal`: each method's coverage and set size over repeated splits.
+
+use rvalue_core::conformal::{self, Method, RvalueKind, ScoreOptions, Split, SplitPlan, Summary};
+use rvalue_core::tensor::ScoreTensor;
+
+use crate::args::{ConformalArgs, FormatArg};
+use crate::device::{for_each_split, Pass, Probe, Ranker};
+use crate::inputs::{methods_of, read_split, warn_data};
+use crate::output::{self, Progress};
+use crate::{pool, print_stdout, streamed, CliResult};
+
+pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
+    let methods = methods_of(&a.score.methods.list)?;
+    let opts = a.score.method.options();
+    let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
+    if let Some(path) = &a.pool.calibration_true {
+        let pool = pool::read_pool(path)?;
+        let (test, labels) = pool::test_items(&a.data)?;
+        let (_, m, k) = streamed::shape(&test);
+        warn_data(m, k, &methods);
+        let sizes = a.cal_size.zip(a.test_size);
+        let count = if sizes.is_some() { a.splits } else { 1 };
+        let rows = pool::summaries(&pool, &test, &labels, &methods, &opts, (sizes, count, a.seed), at)?;
+        return print_rows(a.format, &rows);
+    }
+    let probe = Probe::start(a.score.device, &methods, &opts);
+    let pooled = methods.contains(&Method::CpR) && opts.kind == RvalueKind::Pooled;
+    let (scores, labels) = streamed::open_scores(&a.data, a.score.device, pooled)?;
+    let (n, m, k) = streamed::shape(&scores);
+    let plan = match &a.split {
+        Some(path) => SplitPlan::Fixed(read_split(path, n)?.keyed(a.seed, 0)),
+        None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
+    };
+    warn_data(m, k, &methods);
+    let splits = plan.splits(n)?;
+    let rows = match &scores {
+        streamed::Scores::Streamed(file) => {
+            let ranker = streamed::GpuBlocks::of(probe.open()?);
+            let at = streamed::At { alpha: at.0, never_empty: at.1, threads: at.2, ranker: ranker.as_ref() };
+            streamed::summaries(file, &labels, &methods, &opts, &splits, &at)?
+        }
+        streamed::Scores::Whole(data) => {
+            let ranker = probe.finish(&data.scores)?;
+            whole_summaries(&data.scores, &labels, ranker, &methods, &opts, &splits, at)?
+        }
+    };
+    print_rows(a.format, &rows)
+}
+
+pub(crate) fn print_rows(format: FormatArg, rows: &[Summary]) -> CliResult<()> {
+    print_stdout(&match format {
+        FormatArg::Csv => output::summary_csv(rows),
+        FormatArg::Json => output::summary_json(rows),
+    })
+}
+
+/// `conformal`'s rows for a tensor held in memory, each method's splits on the GPU where it ranks.
+pub(crate) fn whole_summaries(
+    t: &ScoreTensor,
+    labels: &[usize],
+    mut ranker: Ranker,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    (alpha, never_empty, threads): (f64, bool, usize),
+) -> CliResult<Vec<Summary>> {
+    conformal::check_data(t, labels)?;
+    let mut progress = Progress::new();
+    let mut rows = Vec::with_capacity(methods.len());
+    for &method in methods {
+        let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+        let prep = Pass::new(t, labels, method, opts, &ranker)?;
+        for_each_split(&prep, &mut ranker, method, opts, splits, threads, &mut progress, |c| {
+            metrics.push(c.metrics(alpha, never_empty));
+            sizes.push(c.sizes(alpha, never_empty));
+        })?;
+        rows.push(conformal::summarize(method, alpha, &metrics, &sizes, t.k()));
+    }
+    progress.clear();
+    Ok(rows)
+}

@@ -1,0 +1,87 @@
+//! What the commands read and check before they compute: score files, labels, a split mask, the
+//! list of methods, and the warnings on data that limits what results mean.
+
+use std::path::Path;
+
+use rvalue_core::conformal::{Method, Split};
+use rvalue_core::io::{self, Dataset};
+
+use crate::{display, fail, read_file, CliError, CliResult};
+
+/// The one warning of docs/method.md §8 for single-draw data.
+pub(crate) const SINGLE_DRAW_WARNING: &str = "M = 1: only CP and CP_avg are meaningful";
+/// A `.npy` is streamed into its tensor, never held as bytes beside it.
+pub(crate) fn read_scores_file(path: &Path) -> CliResult<Dataset> {
+    Ok(io::read_scores_file(path)?)
+}
+
+/// The labels of `data` (read from `scores`): from the file `given` by option `flag`, else the
+/// ones `data` carried (taken out of it).
+pub(crate) fn labels_of(
+    data: &mut Dataset,
+    scores: &Path,
+    given: Option<&Path>,
+    flag: &str,
+) -> CliResult<Vec<usize>> {
+    let (n, k) = (data.scores.n(), data.scores.k());
+    labels_or(data.labels.take(), given, (n, k), || no_labels(scores, flag))
+}
+
+/// Labels of `n` items in `0..k`: from the file `given`, else those the scores `carried`, else
+/// what `missing` says.
+pub(crate) fn labels_or(
+    carried: Option<Vec<usize>>,
+    given: Option<&Path>,
+    (n, k): (usize, usize),
+    missing: impl FnOnce() -> CliResult<Vec<usize>>,
+) -> CliResult<Vec<usize>> {
+    match (given, carried) {
+        (Some(path), _) => Ok(io::read_labels(&display(path), &read_file(path)?, n, k)?),
+        (None, Some(l)) => Ok(l),
+        (None, None) => missing(),
+    }
+}
+
+/// The scores at `scores` carry no labels and option `flag` gave none.
+pub(crate) fn no_labels<T>(scores: &Path, flag: &str) -> CliResult<T> {
+    fail(format!(
+        "{}: the scores carry no labels; give {flag} Y.npy (or an .npz with a 'labels' member, \
+         or a long-form CSV with a 'label' column)",
+        display(scores)
+    ))
+}
+
+pub(crate) fn read_split(path: &Path, n: usize) -> CliResult<Split> {
+    let mask = io::read_mask(&display(path), &read_file(path)?, n)?;
+    Split::from_mask(&mask).map_err(|e| CliError(format!("{}: {e}", display(path))))
+}
+
+/// The methods in the given order (default all three), refusing duplicates.
+pub(crate) fn methods_of(given: &[Method]) -> CliResult<Vec<Method>> {
+    if given.is_empty() {
+        return Ok(Method::ALL.to_vec());
+    }
+    for (i, m) in given.iter().enumerate() {
+        if given[..i].contains(m) {
+            return fail(format!("--method lists {} twice", m.name()));
+        }
+    }
+    Ok(given.to_vec())
+}
+
+/// Notes on data that is accepted but limits what the results mean. Called once every input is
+/// read, so that a refused file still gets a message of one line only.
+pub(crate) fn warn_data(m: usize, k: usize, methods: &[Method]) {
+    warn_single_draw(m, methods);
+    if k == 1 {
+        eprintln!(
+            "rvalue: warning: K = 1: one candidate, so every prediction set is that candidate or empty"
+        );
+    }
+}
+
+pub(crate) fn warn_single_draw(m: usize, methods: &[Method]) {
+    if m == 1 && methods.contains(&Method::CpR) {
+        eprintln!("rvalue: warning: {SINGLE_DRAW_WARNING}");
+    }
+}

@@ -1,0 +1,114 @@
+//! `rvalue sets`: every test item's prediction set on one split, written as CSV.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rvalue_core::conformal::{self, Method, RvalueKind, ScoreOptions, Split};
+use rvalue_core::io::{self, Dataset};
+use rvalue_core::tensor::ScoreTensor;
+
+use crate::args::SetsArgs;
+use crate::device::{for_each_split, Pass, Probe, Ranker};
+use crate::inputs::{methods_of, read_split, warn_data};
+use crate::output::Progress;
+use crate::{display, fail, interrupt, pool, streamed, CliError, CliResult};
+
+pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
+    let methods = methods_of(&a.score.methods.list)?;
+    let opts = a.score.method.options();
+    let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
+    let (split, path) = match (&a.split, &a.pool.calibration_true) {
+        (Some(split), _) => (split, &a.output),
+        (None, Some(pool)) => return sets_of_pool(a, pool, &methods, &opts, at),
+        (None, None) => return fail("give --split MASK.npy, or --calibration-true CAL.npy"),
+    };
+    let probe = Probe::start(a.score.device, &methods, &opts);
+    let pooled = methods.contains(&Method::CpR) && opts.kind == RvalueKind::Pooled;
+    let (scores, labels) = streamed::open_scores(&a.data, a.score.device, pooled)?;
+    let (n, m, k) = streamed::shape(&scores);
+    let split = read_split(split, n)?.keyed(a.seed, 0);
+    warn_data(m, k, &methods);
+    let mut ready = match scores {
+        streamed::Scores::Whole(data) => {
+            let ranker = probe.finish(&data.scores)?;
+            conformal::check_data(&data.scores, &labels)?;
+            Ready::Whole(data, Box::new(ranker))
+        }
+        streamed::Scores::Streamed(file) => Ready::Streamed(file, streamed::GpuBlocks::of(probe.open()?)),
+    };
+    with_output(path, |out| match ready {
+        Ready::Whole(ref data, ref mut ranker) => {
+            whole_sets(&data.scores, &labels, ranker, &methods, &opts, &split, at, (out, path))
+        }
+        Ready::Streamed(ref file, ref ranker) => {
+            let at = streamed::At { alpha: at.0, never_empty: at.1, threads: at.2, ranker: ranker.as_ref() };
+            streamed::write_sets(file, &labels, &methods, &opts, &split, &at, (out, path))
+        }
+    })
+}
+
+/// `sets` with `--calibration-true`: every test item's set, calibrated on the whole pool.
+pub(crate) fn sets_of_pool(
+    a: &SetsArgs,
+    pool: &Path,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    (alpha, never_empty, threads): (f64, bool, usize),
+) -> CliResult<()> {
+    let pool = pool::read_pool(pool)?;
+    let (test, labels) = pool::test_items(&a.data)?;
+    let (_, m, k) = streamed::shape(&test);
+    warn_data(m, k, methods);
+    with_output(&a.output, |out| {
+        let at = (alpha, never_empty, threads, a.seed);
+        pool::write_sets(&pool, &test, &labels, methods, opts, at, out)?
+            .map_err(|e| CliError(format!("{}: cannot write: {e}", display(&a.output))))
+    })
+}
+
+/// Writes `sets`' CSV to `path`: the header, then what `rows` writes. Rows go as they come (a
+/// large tensor's sets take more memory than its scores) to a temporary file beside the output,
+/// renamed onto it when all are written: a run that fails or is interrupted leaves the output
+/// path as it was.
+pub(crate) fn with_output(path: &Path, rows: impl FnOnce(&mut dyn Write) -> CliResult<()>) -> CliResult<()> {
+    let cannot_write = |e: std::io::Error| CliError(format!("{}: cannot write: {e}", display(path)));
+    let mut out = interrupt::Output::create(path)?;
+    out.write_all(b"method,item,candidate,score,position\n").map_err(cannot_write)?;
+    rows(&mut out)?;
+    out.flush().map_err(cannot_write)?;
+    Ok(out.commit()?)
+}
+
+/// The scores of `sets`, ready to run: streamed, or held with what ranks their draws.
+#[allow(clippy::large_enum_variant)] // one per run
+pub(crate) enum Ready {
+    Streamed(io::ScoreFile, Option<streamed::GpuBlocks>),
+    Whole(Dataset, Box<Ranker>),
+}
+
+/// `sets`' rows for a tensor held in memory, method by method.
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where rows go
+pub(crate) fn whole_sets(
+    t: &ScoreTensor,
+    labels: &[usize],
+    ranker: &mut Ranker,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    split: &Split,
+    (alpha, never_empty, threads): (f64, bool, usize),
+    (out, path): (&mut dyn Write, &PathBuf),
+) -> CliResult<()> {
+    let mut progress = Progress::new();
+    let mut written = Ok(());
+    for &method in methods {
+        let prep = Pass::new(t, labels, method, opts, ranker)?;
+        let one = std::slice::from_ref(split);
+        for_each_split(&prep, ranker, method, opts, one, threads, &mut progress, |c| {
+            if written.is_ok() {
+                written = streamed::set_rows(method, &c, alpha, never_empty, out);
+            }
+        })?;
+    }
+    progress.clear();
+    written.map_err(|e| CliError(format!("{}: cannot write: {e}", display(path))))
+}

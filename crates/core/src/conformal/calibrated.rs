@@ -1,0 +1,241 @@
+//! [`Calibrated`]: one method's scores on one split, kept so that any α is answered without
+//! recomputing a score: the test items' rows (sorted once) and what the threshold needs. Its
+//! thresholds, rows and prediction sets are here; its metrics and α sweeps in
+//! [`super::metrics`] and [`sweep`](mod@super::sweep), its pooled constructors in [`super::pooled`].
+
+use super::steps::StepSets;
+use super::{conformal_quantile, k_star, Split};
+use std::sync::Arc;
+
+/// Split-independent scores `[N][K]` and each row ascending, made once per data set and shared
+/// by the [`Calibrated`] of all its splits: a hundred splits of a large file would otherwise hold
+/// a hundred copies of the test rows.
+#[derive(Debug)]
+pub struct ScoreRows {
+    pub(super) scores: Vec<f64>,
+    pub(super) sorted: Vec<f64>,
+}
+
+impl ScoreRows {
+    pub fn new(scores: Vec<f64>, k: usize) -> Arc<Self> {
+        let mut sorted = scores.clone();
+        for row in sorted.chunks_exact_mut(k.max(1)) {
+            row.sort_unstable_by(f64::total_cmp);
+        }
+        Arc::new(ScoreRows { scores, sorted })
+    }
+}
+
+/// A split's scores and what its threshold needs.
+#[derive(Clone)]
+pub(super) enum Store {
+    /// One threshold for all test items, a quantile of the calibration scores `cal`
+    /// (ascending). Test item `t`'s row is row `test[t]` of `rows` when `by_item`, else row `t`.
+    Global { rows: Arc<ScoreRows>, by_item: bool, cal: Vec<f64> },
+    /// Pooled CP_r: each test item's candidates' greedy steps `[test][K]` (r-value `step/U`)
+    /// and the steps of its `n` calibration units, its own threshold.
+    PerItem { steps: Vec<u32>, n: usize, cal: StepSets },
+}
+
+/// What a split's threshold is at one α: a score for all test items, or the rank `k*` of each
+/// item's own calibration step.
+#[derive(Clone, Copy)]
+pub(super) enum Cut {
+    Score(f64),
+    Rank(usize),
+}
+
+/// One method's scores on one split, ready to answer any α.
+#[derive(Clone)]
+pub struct Calibrated {
+    pub k: usize,
+    /// Test items, ascending.
+    pub test: Vec<usize>,
+    /// Each test item's true label.
+    pub(super) labels: Vec<usize>,
+    pub(super) store: Store,
+}
+
+/// The values, not how they are stored: two calibrations print alike when they answer alike.
+impl std::fmt::Debug for Calibrated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rows: Vec<std::borrow::Cow<'_, [f64]>> = (0..self.test.len()).map(|t| self.row(t)).collect();
+        let mut d = f.debug_struct("Calibrated");
+        d.field("k", &self.k).field("test", &self.test).field("labels", &self.labels).field("rows", &rows);
+        match &self.store {
+            Store::Global { cal, .. } => d.field("cal", cal),
+            Store::PerItem { n, cal, .. } => d.field("n", n).field("cal_steps", cal),
+        };
+        d.finish()
+    }
+}
+
+/// A test item's prediction set, ordered by the method's score (ties to the lower candidate).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemSet {
+    pub item: usize,
+    /// `(candidate, score)` in set order; the index is the position.
+    pub members: Vec<(usize, f64)>,
+}
+
+impl ItemSet {
+    /// Whether `candidate` is in the set (for the true label: whether the set covers it).
+    pub fn contains(&self, candidate: usize) -> bool {
+        self.members.iter().any(|&(c, _)| c == candidate)
+    }
+}
+impl Calibrated {
+    /// From split-independent scores `[N][K]`, keeping the test items' rows.
+    pub fn fixed(scores: &[f64], k: usize, labels: &[usize], split: &Split) -> Self {
+        let mut rows = Vec::with_capacity(split.test.len() * k);
+        for &i in &split.test {
+            rows.extend_from_slice(&scores[i * k..(i + 1) * k]);
+        }
+        Self::global(&ScoreRows::new(rows, k), false, k, labels, split, |t| {
+            scores[split.cal[t] * k + labels[split.cal[t]]]
+        })
+    }
+
+    /// From split-independent scores shared by every split of the data set: the same values as
+    /// [`Calibrated::fixed`] on `rows`' scores, without a copy per split.
+    pub fn shared(rows: &Arc<ScoreRows>, k: usize, labels: &[usize], split: &Split) -> Self {
+        Self::global(rows, true, k, labels, split, |t| rows.scores[split.cal[t] * k + labels[split.cal[t]]])
+    }
+
+    /// From test items' rows and calibration units' scores given apart (a pool of true-label
+    /// draws, [`pool`](super::pool)): test item `t`'s row is row `split.test[t]` of `rows`, unit `j`'s score
+    /// `cal(j)`. The same values as [`Calibrated::shared`] on the joined data.
+    pub fn of_units(
+        rows: &Arc<ScoreRows>,
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        cal: impl Fn(usize) -> f64,
+    ) -> Self {
+        Self::global(rows, true, k, labels, split, |t| cal(split.cal[t]))
+    }
+
+    pub(super) fn global(
+        rows: &Arc<ScoreRows>,
+        by_item: bool,
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        cal_score: impl Fn(usize) -> f64,
+    ) -> Self {
+        let mut cal: Vec<f64> = (0..split.cal.len()).map(cal_score).collect();
+        cal.sort_unstable_by(f64::total_cmp);
+        Calibrated {
+            k,
+            test: split.test.clone(),
+            labels: split.test.iter().map(|&i| labels[i]).collect(),
+            store: Store::Global { rows: rows.clone(), by_item, cal },
+        }
+    }
+    /// The threshold `q̂` for test item `t` (by position in `test`): the `k*`-th smallest
+    /// calibration score, `+∞` if `k* > n`. Pooled boundaries are `1` then, as all r ≤ 1.
+    pub fn threshold(&self, t: usize, alpha: f64) -> f64 {
+        match self.cut(alpha) {
+            Cut::Score(q) => q,
+            Cut::Rank(0) => f64::NEG_INFINITY,
+            Cut::Rank(ks) => self.boundary(t, ks).map_or(f64::INFINITY, |(b, units)| b as f64 / units as f64),
+        }
+    }
+
+    pub(super) fn cut(&self, alpha: f64) -> Cut {
+        match &self.store {
+            Store::Global { cal, .. } => Cut::Score(conformal_quantile(cal, alpha)),
+            Store::PerItem { n, .. } => Cut::Rank(k_star(*n, alpha)),
+        }
+    }
+
+    /// Pooled test item `t`'s `ks`-th calibration step and `U`; `None` when `ks > n`.
+    pub(super) fn boundary(&self, t: usize, ks: usize) -> Option<(u32, u32)> {
+        match &self.store {
+            Store::PerItem { cal, .. } => cal.select(t, ks).map(|b| (b, cal.units)),
+            Store::Global { .. } => None,
+        }
+    }
+
+    /// Test item `t`'s K scores (by position in `test`).
+    pub fn row(&self, t: usize) -> std::borrow::Cow<'_, [f64]> {
+        let k = self.k;
+        match &self.store {
+            Store::Global { .. } => self.global_row(t).into(),
+            Store::PerItem { steps, cal, .. } => {
+                let u = cal.units as f64;
+                steps[t * k..(t + 1) * k].iter().map(|&s| s as f64 / u).collect::<Vec<f64>>().into()
+            }
+        }
+    }
+
+    /// Test item `t`'s score of candidate `c`, without making its row.
+    pub(super) fn score(&self, t: usize, c: usize) -> f64 {
+        match &self.store {
+            Store::Global { .. } => self.global_row(t)[c],
+            Store::PerItem { steps, cal, .. } => steps[t * self.k + c] as f64 / cal.units as f64,
+        }
+    }
+
+    /// Test item `t`'s row of a global threshold's scores (pooled CP_r: none).
+    pub(super) fn global_row(&self, t: usize) -> &[f64] {
+        match &self.store {
+            Store::Global { rows, by_item, .. } => {
+                let r = if *by_item { self.test[t] } else { t };
+                &rows.scores[r * self.k..(r + 1) * self.k]
+            }
+            Store::PerItem { .. } => &[],
+        }
+    }
+
+    /// Test item `t`'s set size before never-empty and whether the set holds its true label,
+    /// at `cut`: from the sorted row, or for pooled CP_r from the steps. Every step up to the
+    /// boundary `b` chose one unit, `k*` of them calibration units, so `b − k*` candidates
+    /// have r-values at most `b/U`.
+    pub(super) fn held(&self, t: usize, cut: Cut) -> (usize, bool) {
+        let (k, y) = (self.k, self.labels[t]);
+        match (&self.store, cut) {
+            (Store::PerItem { steps, .. }, Cut::Rank(ks)) => match (ks, self.boundary(t, ks)) {
+                (0, _) => (0, false),
+                (_, None) => (k, true),
+                (_, Some((b, _))) => ((b as usize).saturating_sub(ks), steps[t * k + y] <= b),
+            },
+            (Store::Global { rows, by_item, .. }, Cut::Score(q)) => {
+                let r = if *by_item { self.test[t] } else { t };
+                let sorted = &rows.sorted[r * k..(r + 1) * k];
+                (sorted.partition_point(|&s| s <= q), rows.scores[r * k + y] <= q)
+            }
+            // A cut is made by the same calibration's `cut`.
+            _ => (0, false),
+        }
+    }
+
+    /// Test item `t`'s true label.
+    pub fn label(&self, t: usize) -> usize {
+        self.labels[t]
+    }
+
+    /// Whether each test item has its own threshold (pooled CP_r) rather than one per split.
+    pub fn per_item_threshold(&self) -> bool {
+        matches!(self.store, Store::PerItem { .. })
+    }
+
+    /// The best candidate (lowest score, lowest index among ties).
+    pub(super) fn best(&self, t: usize) -> usize {
+        (0..self.k).fold(0, |b, c| if self.score(t, c) < self.score(t, b) { c } else { b })
+    }
+
+    /// Test item `t`'s set `{k : score ≤ q̂}` (≤: discrete r-values tie), in set order.
+    pub fn set(&self, t: usize, alpha: f64, never_empty: bool) -> ItemSet {
+        let q = self.threshold(t, alpha);
+        let row = self.row(t);
+        let mut members: Vec<(usize, f64)> =
+            (0..self.k).filter(|&c| row[c] <= q).map(|c| (c, row[c])).collect();
+        if members.is_empty() && never_empty {
+            let b = self.best(t);
+            members.push((b, row[b]));
+        }
+        members.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        ItemSet { item: self.test[t], members }
+    }
+}

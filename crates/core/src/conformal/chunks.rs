@@ -1,0 +1,67 @@
+//! Items on threads: a row-producing function over contiguous chunks of items, one thread each,
+//! joined in item order so that every thread count gives the same rows, and a watched run
+//! stopped between blocks.
+
+use crate::{watch, Error, Result};
+
+/// `rows(range)` over `0..n` cut into `threads` contiguous ranges, each on a thread of its own,
+/// concatenated in order: the same as `rows(0..n)` whatever the count. One thread runs here.
+pub(super) fn in_chunks<T: Send>(
+    n: usize,
+    threads: usize,
+    rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>> + Sync,
+) -> Result<Vec<T>> {
+    let size = n.div_ceil(threads.max(1)).max(1);
+    let watch = watch::current();
+    let rows = |range: std::ops::Range<usize>| match &watch {
+        Some(w) => watched_rows(w, range, &rows),
+        None => rows(range),
+    };
+    // wasm has one thread: the spawning code would only weigh on the page's download.
+    if threads <= 1 || size >= n || cfg!(target_arch = "wasm32") {
+        return rows(0..n);
+    }
+    let parts: Vec<Result<Vec<T>>> = std::thread::scope(|s| {
+        let rows = &rows;
+        let running: Vec<_> =
+            (0..n).step_by(size).map(|a| s.spawn(move || rows(a..(a + size).min(n)))).collect();
+        running.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(stopped()))).collect()
+    });
+    // The parts are freed as they are joined, the first grown in place, so that the rows are
+    // not held twice (a large data set's scores are a good part of its memory).
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().unwrap_or_else(|| Ok(Vec::new()))?;
+    for part in parts {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// Items between two checks of a watched run's stop flag in [`in_chunks`].
+const WATCH_BLOCK: usize = 1024;
+
+/// `rows(range)` a block of items at a time, stopping between blocks when `watch` asks: the same
+/// rows, as each item's are its own.
+fn watched_rows<T>(
+    watch: &watch::Watch,
+    range: std::ops::Range<usize>,
+    rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>>,
+) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    for start in range.clone().step_by(WATCH_BLOCK) {
+        watch::checkpoint_of(Some(watch))?;
+        let block = start..(start + WATCH_BLOCK).min(range.end);
+        let part = rows(block.clone())?;
+        if out.is_empty() {
+            // Room for the whole range at the first block's rate, so the rows grow only once.
+            out.reserve_exact(part.len() / block.len() * range.len());
+        }
+        out.extend(part);
+    }
+    Ok(out)
+}
+
+/// A worker thread that ended without a result (it panicked).
+fn stopped() -> Error {
+    Error::invalid("a worker thread stopped without a result")
+}

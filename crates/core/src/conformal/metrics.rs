@@ -1,0 +1,159 @@
+//! Metrics of prediction sets: per split at one α (coverage, size, the true label's position,
+//! empty sets), and their summary over repeated splits (one row of `rvalue conformal`).
+
+use super::calibrated::Store;
+use super::{Calibrated, Method};
+use crate::{Error, Result};
+
+/// Metrics of one split at one α.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SplitMetrics {
+    pub coverage: f64,
+    pub size: f64,
+    /// Mean 0-based position of the true label in its set (over items whose set holds it);
+    /// `NaN` when no set does.
+    pub position: f64,
+    pub empty_rate: f64,
+}
+impl Calibrated {
+    /// Coverage, size, position and empty rate at α.
+    pub fn metrics(&self, alpha: f64, never_empty: bool) -> SplitMetrics {
+        let nt = self.test.len();
+        let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
+        for t in 0..nt {
+            let (count, position) = self.size_and_position(t, alpha, never_empty);
+            size += count;
+            empty += usize::from(count == 0);
+            if let Some(p) = position {
+                covered += 1;
+                pos_sum += p;
+            }
+        }
+        let nt = nt as f64;
+        SplitMetrics {
+            coverage: covered as f64 / nt,
+            size: size as f64 / nt,
+            position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
+            empty_rate: empty as f64 / nt,
+        }
+    }
+
+    /// Test item `t`'s set size and its true label's place in set order (`None` when outside):
+    /// what [`Calibrated::set`] gives, without building or sorting the set. Metrics over many
+    /// splits make this the hot loop (a sort per item and split cost more than the r-values
+    /// did): with one threshold, two binary searches in the sorted row; pooled, one pass.
+    fn size_and_position(&self, t: usize, alpha: f64, never_empty: bool) -> (usize, Option<usize>) {
+        let (q, y) = (self.threshold(t, alpha), self.labels[t]);
+        let (size, before, in_set) = match &self.store {
+            Store::Global { rows, by_item, .. } => {
+                let (k, r) = (self.k, if *by_item { self.test[t] } else { t });
+                let (row, sorted) = (&rows.scores[r * k..(r + 1) * k], &rows.sorted[r * k..(r + 1) * k]);
+                let sy = row[y];
+                // Ahead of the label: lower scores, then equal ones at lower indices (rare).
+                let lower = sorted.partition_point(|s| s.total_cmp(&sy).is_lt());
+                let tied = sorted.get(lower + 1).is_some_and(|s| s.total_cmp(&sy).is_eq());
+                let ties =
+                    if tied { row[..y].iter().filter(|s| s.total_cmp(&sy).is_eq()).count() } else { 0 };
+                (sorted.partition_point(|&s| s <= q), lower + ties, sy <= q)
+            }
+            Store::PerItem { .. } => {
+                let row = self.row(t);
+                let key_y = (row[y], y);
+                let (mut size, mut before) = (0, 0);
+                for (c, &s) in row.iter().enumerate() {
+                    if s <= q {
+                        size += 1;
+                        before += usize::from(s.total_cmp(&key_y.0).then(c.cmp(&key_y.1)).is_lt());
+                    }
+                }
+                (size, before, key_y.0 <= q)
+            }
+        };
+        if size == 0 && never_empty {
+            return (1, (self.best(t) == y).then_some(0));
+        }
+        (size, in_set.then_some(before))
+    }
+    /// Set sizes of every test item at α (for histograms).
+    pub fn sizes(&self, alpha: f64, never_empty: bool) -> Vec<usize> {
+        let cut = self.cut(alpha);
+        (0..self.test.len())
+            .map(|t| match self.held(t, cut).0 {
+                0 if never_empty => 1,
+                c => c,
+            })
+            .collect()
+    }
+}
+
+/// Checks α.
+pub fn check_alpha(alpha: f64) -> Result<()> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(())
+    } else {
+        Err(Error::out_of_range("α", alpha, "(0, 1)"))
+    }
+}
+/// Summary of a method over repeated splits (one row of `rvalue conformal`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub method: Method,
+    pub alpha: f64,
+    pub coverage_mean: f64,
+    pub coverage_sd: f64,
+    pub size_mean: f64,
+    pub size_sd: f64,
+    /// Mean over splits of the per-split mean position (splits with no covered item skipped).
+    pub position_mean: f64,
+    pub empty_rate: f64,
+    pub splits: usize,
+    /// `histogram[s]` = number of test sets of size `s`, over all splits.
+    pub size_histogram: Vec<u64>,
+}
+
+/// Mean and population sd (numpy's default).
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// Aggregates per-split metrics and set sizes into a [`Summary`].
+pub fn summarize(
+    method: Method,
+    alpha: f64,
+    per_split: &[SplitMetrics],
+    sizes: &[Vec<usize>],
+    k: usize,
+) -> Summary {
+    let cov: Vec<f64> = per_split.iter().map(|m| m.coverage).collect();
+    let size: Vec<f64> = per_split.iter().map(|m| m.size).collect();
+    let pos: Vec<f64> = per_split.iter().map(|m| m.position).filter(|p| p.is_finite()).collect();
+    let (coverage_mean, coverage_sd) = mean_sd(&cov);
+    let (size_mean, size_sd) = mean_sd(&size);
+    let mut size_histogram = vec![0u64; k + 1];
+    for s in sizes.iter().flatten() {
+        size_histogram[(*s).min(k)] += 1;
+    }
+    Summary {
+        method,
+        alpha,
+        coverage_mean,
+        coverage_sd,
+        size_mean,
+        size_sd,
+        position_mean: if pos.is_empty() { f64::NAN } else { mean_sd(&pos).0 },
+        empty_rate: per_split.iter().map(|m| m.empty_rate).sum::<f64>() / per_split.len() as f64,
+        splits: per_split.len(),
+        size_histogram,
+    }
+}
+/// Runs a method over splits at one α (the rows of `rvalue conformal`).
+pub fn evaluate(calibrated: &[Calibrated], method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
+    check_alpha(alpha)?;
+    let k = calibrated.first().map(|c| c.k).unwrap_or(0);
+    let per_split: Vec<SplitMetrics> = calibrated.iter().map(|c| c.metrics(alpha, never_empty)).collect();
+    let sizes: Vec<Vec<usize>> = calibrated.iter().map(|c| c.sizes(alpha, never_empty)).collect();
+    Ok(summarize(method, alpha, &per_split, &sizes, k))
+}

@@ -1,0 +1,188 @@
+//! Pooled CP_r's calibration (docs/method.md §4): the greedy per test item over the split's
+//! calibration units, whole, on threads, a chunk at a time ([`PooledBuilder`], for a page that
+//! spreads it over frames), or from greedy results computed elsewhere.
+
+use super::calibrated::Store;
+use super::chunks::in_chunks;
+use super::steps::StepSets;
+use super::{pool, Calibrated, Split};
+use crate::rvalue::{self, DrawOrder, PooledSplit, TieOrder, Workspace};
+use crate::tensor::ScoreTensor;
+use crate::{watch, Result};
+
+/// Test items whose entry points [`PooledSplit::items`] finds together.
+pub(super) const POOLED_BATCH: usize = 16;
+
+/// Test items per thread whose greedy results [`Calibrated::pooled_threads`] holds at once.
+const POOLED_ROUND: usize = 16 * POOLED_BATCH;
+
+/// Pooled CP_r on one split, built a chunk of test items at a time so that a page can spread
+/// the greedy over several frames; [`Calibrated::pooled`] is one `step` over all items.
+#[derive(Debug)]
+pub struct PooledBuilder {
+    ps: PooledSplit,
+    work: Workspace,
+    out: PooledScores,
+    next: usize,
+    /// Test item `i` is keyed (its tie order) as item `key_offset + i`: a pool's test items
+    /// follow its units ([`pool`]).
+    key_offset: usize,
+}
+
+/// Greedy results collected into a split's scores, test item by test item in `split.test`
+/// order: each candidate's step and the calibration units' steps.
+#[derive(Debug)]
+pub(super) struct PooledScores {
+    k: usize,
+    n: usize,
+    steps: Vec<u32>,
+    cal: StepSets,
+}
+
+impl PooledScores {
+    pub(super) fn new(k: usize, split: &Split) -> Self {
+        let (n, items) = (split.cal.len(), split.test.len());
+        // U = n + K (docs/method.md §4); the greedy's items say the same.
+        let units = u32::try_from(n + k).unwrap_or(u32::MAX);
+        PooledScores { k, n, steps: Vec::with_capacity(items * k), cal: StepSets::new(units, items) }
+    }
+
+    /// The next test item's result.
+    pub(super) fn record(&mut self, it: &rvalue::PooledItem) {
+        self.steps.extend_from_slice(&it.cand_step);
+        self.cal.push(&it.cal_steps);
+    }
+
+    pub(super) fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
+        Calibrated {
+            k: self.k,
+            test: split.test.clone(),
+            labels: split.test.iter().map(|&i| labels[i]).collect(),
+            store: Store::PerItem { steps: self.steps, n: self.n, cal: self.cal },
+        }
+    }
+}
+
+impl PooledBuilder {
+    pub fn new(t: &ScoreTensor, labels: &[usize], split: &Split, ties: TieOrder) -> Result<Self> {
+        Ok(PooledBuilder {
+            ps: PooledSplit::new(t, labels, &split.cal, split.ties(ties))?,
+            work: Workspace::default(),
+            out: PooledScores::new(t.k(), split),
+            next: 0,
+            key_offset: 0,
+        })
+    }
+
+    /// Pooled CP_r on a split of a pool of true-label draws and test items of `k` candidates
+    /// ([`pool`]): the split's `cal` names units of `pool`, its `test` test items, keyed after
+    /// the pool's units as [`pool::calibrate_with_pool`] keys them.
+    pub fn of_pool(pool: &pool::TruePool, k: usize, split: &Split, ties: TieOrder) -> Result<Self> {
+        Ok(PooledBuilder {
+            ps: PooledSplit::from_draws(&pool.units(&split.cal), pool.m(), k, split.ties(ties))?,
+            work: Workspace::default(),
+            out: PooledScores::new(k, split),
+            next: 0,
+            key_offset: pool.n(),
+        })
+    }
+
+    /// Work of one test item in draw-unit updates, `M·(n + K)`, for sizing chunks.
+    pub fn item_cost(t: &ScoreTensor, split: &Split) -> usize {
+        t.m() * (split.cal.len() + t.k())
+    }
+
+    /// Runs the greedy for up to `items` more test items (`t`, `order` and `split` as in
+    /// [`PooledBuilder::new`]); true when every test item is done.
+    pub fn step(&mut self, t: &ScoreTensor, order: Option<&DrawOrder>, split: &Split, items: usize) -> bool {
+        let end = self.next.saturating_add(items.max(1)).min(split.test.len());
+        // Batches share each draw's calibration tables while their entry points are found.
+        for batch in split.test[self.next..end].chunks(POOLED_BATCH) {
+            for it in self.ps.items_at(t, batch, self.key_offset, order, &mut self.work) {
+                self.out.record(&it);
+            }
+        }
+        self.next = end;
+        end == split.test.len()
+    }
+
+    /// Test items done so far.
+    pub fn done(&self) -> usize {
+        self.next
+    }
+
+    /// The calibrated split; call after `step` has returned true.
+    pub fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
+        self.out.finish(labels, split)
+    }
+}
+impl Calibrated {
+    /// Pooled CP_r: runs the greedy for every test item of the split, ties broken by `ties`.
+    pub fn pooled(
+        t: &ScoreTensor,
+        labels: &[usize],
+        order: Option<&DrawOrder>,
+        split: &Split,
+        ties: TieOrder,
+    ) -> Result<Self> {
+        let mut b = PooledBuilder::new(t, labels, split, ties)?;
+        b.step(t, order, split, usize::MAX);
+        Ok(b.finish(labels, split))
+    }
+
+    /// [`Calibrated::pooled`] with the test items in `threads` contiguous chunks, one thread
+    /// each with its own workspace over the split's shared calibration tables, recorded in
+    /// test order: the same result for every count. One thread runs here.
+    pub fn pooled_threads(
+        t: &ScoreTensor,
+        labels: &[usize],
+        order: Option<&DrawOrder>,
+        split: &Split,
+        ties: TieOrder,
+        threads: usize,
+    ) -> Result<Self> {
+        if threads <= 1 {
+            // A round at a time, so that a watched run can stop between rounds.
+            let mut b = PooledBuilder::new(t, labels, split, ties)?;
+            loop {
+                watch::checkpoint()?;
+                let before = b.done();
+                let finished = b.step(t, order, split, POOLED_ROUND);
+                watch::advance(b.done() - before);
+                if finished {
+                    return Ok(b.finish(labels, split));
+                }
+            }
+        }
+        let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
+        let mut out = PooledScores::new(t.k(), split);
+        // A round of test items at a time, recorded before the next: a greedy result holds all
+        // `n` calibration steps, and a large split's all at once would double its memory.
+        for round in split.test.chunks(threads * POOLED_ROUND) {
+            watch::checkpoint()?;
+            let items = |range: std::ops::Range<usize>| -> Result<Vec<rvalue::PooledItem>> {
+                let mut work = Workspace::default();
+                // Batches share each draw's calibration tables while their entry points are found.
+                Ok(round[range].chunks(POOLED_BATCH).flat_map(|b| ps.items(t, b, order, &mut work)).collect())
+            };
+            for it in &in_chunks(round.len(), threads, items)? {
+                out.record(it);
+            }
+            watch::advance(round.len());
+        }
+        Ok(out.finish(labels, split))
+    }
+
+    /// Pooled CP_r from greedy results computed elsewhere (the GPU path, `gpu::pooled_items`),
+    /// one per test item in `split.test` order: the same value as [`Calibrated::pooled`].
+    pub fn from_pooled_items(
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        items: &[rvalue::PooledItem],
+    ) -> Self {
+        let mut out = PooledScores::new(k, split);
+        items.iter().take(split.test.len()).for_each(|it| out.record(it));
+        out.finish(labels, split)
+    }
+}

@@ -1,0 +1,209 @@
+//! Split-independent nonconformity scores `[N][K]`: CP's one draw, CP_avg's mean, and the
+//! rank-based and parametric r-values of CP_r (docs/method.md §5). Pooled CP_r has none: its
+//! scores depend on the calibration items ([`super::pooled`]).
+
+use super::chunks::in_chunks;
+use super::{Method, Prior, RvalueKind, ScoreOptions, Split};
+use crate::eb::Hyper;
+use crate::rvalue::nonparametric::nonparametric_from_order;
+use crate::rvalue::{self, DrawOrder, HyperChoice};
+use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
+use crate::{Error, Result};
+
+/// Items whose draw orders nonparametric scoring sorts together when no orders are shared.
+pub(super) const ORDER_BLOCK: usize = 64;
+/// Split-independent nonconformity scores `[N][K]` (lower = more conforming) of a method; `None`
+/// for pooled CP_r, whose scores depend on the calibration items.
+pub fn item_scores(
+    t: &ScoreTensor,
+    summaries: &Summaries,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+) -> Result<Option<Vec<f64>>> {
+    scores_with(t, Some(summaries), order, method, opts, |_| None, 1)
+}
+
+/// [`item_scores`] where item `i` with `only[i] = Some(c)` needs candidate `c`'s score alone (a
+/// calibration item that is a test item in no split: [`Calibrated::fixed`](super::Calibrated::fixed) reads only its true
+/// label's score). Parametric CP_r then computes that one r-value (the same bits as in
+/// [`item_scores`]) and leaves the item's other entries NaN: the rows keep their `[N][K]`
+/// layout, and an entry nobody computed must not pass for a score. The other methods compute
+/// every entry, as they cost little. `only` has one entry per item.
+pub fn item_scores_only(
+    t: &ScoreTensor,
+    summaries: &Summaries,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+    only: &[Option<usize>],
+) -> Result<Option<Vec<f64>>> {
+    check_only(t, only)?;
+    scores_with(t, Some(summaries), order, method, opts, |i| only[i], 1)
+}
+
+pub(super) fn check_only(t: &ScoreTensor, only: &[Option<usize>]) -> Result<()> {
+    if only.len() != t.n() {
+        return Err(Error::length("entries of needed candidates", only.len(), format!("{} items", t.n())));
+    }
+    if let Some(i) = only.iter().position(|c| c.is_some_and(|c| c >= t.k())) {
+        return Err(Error::invalid(format!("item {i}'s needed candidate is beyond K = {}", t.k())));
+    }
+    Ok(())
+}
+
+/// Per item, the one candidate whose score `splits` read when the item is a test item in none
+/// of them (calibration reads only the true label's), else `None`: every candidate.
+pub fn needed_candidates(labels: &[usize], splits: &[Split]) -> Vec<Option<usize>> {
+    let mut only: Vec<Option<usize>> = labels.iter().map(|&y| Some(y)).collect();
+    for i in splits.iter().flat_map(|s| &s.test) {
+        if let Some(o) = only.get_mut(*i) {
+            *o = None;
+        }
+    }
+    only
+}
+
+/// [`item_scores_only`]'s work; the rank-based and parametric r-values' items in `threads`
+/// contiguous chunks, one thread each, joined in item order (the same scores for every count).
+/// Summaries and draw orders not given are computed here if the method needs them.
+pub(super) fn scores_with(
+    t: &ScoreTensor,
+    summaries: Option<&Summaries>,
+    order: Option<&DrawOrder>,
+    method: Method,
+    opts: &ScoreOptions,
+    only: impl Fn(usize) -> Option<usize> + Sync,
+    threads: usize,
+) -> Result<Option<Vec<f64>>> {
+    let (n, k) = (t.n(), t.k());
+    match method {
+        Method::Cp => {
+            if opts.cp_draw >= t.m() {
+                return Err(Error::invalid(format!(
+                    "CP's draw {} does not exist (M = {})",
+                    opts.cp_draw,
+                    t.m()
+                )));
+            }
+            let mut out = Vec::with_capacity(n * k);
+            let mut buf = Vec::new();
+            for i in 0..n {
+                out.extend(t.draw(i, opts.cp_draw, &mut buf).iter().map(|s| -s));
+            }
+            Ok(Some(out))
+        }
+        Method::CpAvg => match summaries {
+            Some(s) => Ok(Some(s.mean.iter().map(|x| -x).collect())),
+            None => Ok(Some(Summaries::of(t).mean.iter().map(|x| -x).collect())),
+        },
+        Method::CpR => match opts.kind {
+            RvalueKind::Pooled => Ok(None),
+            RvalueKind::Nonparametric => {
+                // Without shared orders each thread sorts a block of items at a time: every
+                // item's orders are read once here, so the whole tensor's need not be held.
+                let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+                    let mut out = Vec::with_capacity(items.len() * k);
+                    match order {
+                        Some(o) => out.extend(items.flat_map(|i| nonparametric_from_order(o, i))),
+                        None => {
+                            for start in items.clone().step_by(ORDER_BLOCK) {
+                                let block = start..(start + ORDER_BLOCK).min(items.end);
+                                let o = DrawOrder::of_items(t, block.clone())?;
+                                out.extend((0..block.len()).flat_map(|j| nonparametric_from_order(&o, j)));
+                            }
+                        }
+                    }
+                    Ok(out)
+                };
+                in_chunks(n, threads, rows).map(Some)
+            }
+            RvalueKind::Parametric => match summaries {
+                Some(s) => parametric_rows(s, opts, only, threads).map(Some),
+                None => parametric_rows(&Summaries::of(t), opts, only, threads).map(Some),
+            },
+        },
+    }
+}
+
+/// Parametric CP_r's rows `[N][K]` from the summaries alone, each item as much as `only` asks
+/// ([`item_scores_only`]), the items in `threads` contiguous chunks joined in order.
+pub(super) fn parametric_rows(
+    summaries: &Summaries,
+    opts: &ScoreOptions,
+    only: impl Fn(usize) -> Option<usize> + Sync,
+    threads: usize,
+) -> Result<Vec<f64>> {
+    let hyper = match opts.prior {
+        Prior::PerItem => HyperChoice::Estimate,
+        Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
+    };
+    let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+        let mut out = Vec::with_capacity(items.len() * summaries.k);
+        parametric_scores(summaries, opts, hyper, items, |i| only(i).into(), &mut out)?;
+        Ok(out)
+    };
+    in_chunks(summaries.n, threads, rows)
+}
+
+/// Which of an item's parametric r-values a caller reads ([`parametric_scores`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need {
+    /// Every candidate's.
+    All,
+    /// Candidate `c`'s alone (a calibration item's true label); the others are NaN.
+    One(usize),
+    /// Exactly those at most the bound; the others may be `+∞`, known to exceed it
+    /// ([`rvalue::parametric_up_to`]). For a test item whose sets are only asked at thresholds up
+    /// to the bound: its sets, coverage, the true label's position and the best candidate are
+    /// then those of the exact row.
+    UpTo(f64),
+}
+
+impl From<Option<usize>> for Need {
+    fn from(only: Option<usize>) -> Need {
+        only.map_or(Need::All, Need::One)
+    }
+}
+
+/// Parametric CP_r's rows of items `items` appended to `out` (the explorer runs this a chunk of
+/// items at a time), each as much as `need(i)` asks (see [`item_scores_only`] and [`Need`]).
+pub fn parametric_scores(
+    summaries: &Summaries,
+    opts: &ScoreOptions,
+    hyper: HyperChoice,
+    items: std::ops::Range<usize>,
+    need: impl Fn(usize) -> Need,
+    out: &mut Vec<f64>,
+) -> Result<()> {
+    let k = summaries.k;
+    // One buffer for every item's variances: an allocation per item showed in the profile.
+    let mut s = Vec::with_capacity(k);
+    for i in items {
+        s.clear();
+        s.extend((0..k).map(|c| summaries.s(i, c, opts.variance)));
+        let x = summaries.mean_row(i);
+        match need(i) {
+            Need::All => {
+                out.extend(rvalue::parametric(x, &s, hyper, opts.algorithm, opts.lambda)?.rvalue);
+            }
+            Need::One(c) => {
+                let r = rvalue::parametric_unit(x, &s, hyper, opts.algorithm, opts.lambda, c)?;
+                out.extend((0..k).map(|j| if j == c { r } else { f64::NAN }));
+            }
+            Need::UpTo(bound) => {
+                out.extend(rvalue::parametric_up_to(x, &s, hyper, opts.algorithm, opts.lambda, bound)?);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The hyperparameters a pooled prior would use (for display).
+pub fn pooled_hyper(summaries: &Summaries, variance: VarianceKind) -> Result<Hyper> {
+    let s: Vec<f64> = (0..summaries.n)
+        .flat_map(|i| (0..summaries.k).map(move |c| (i, c)))
+        .map(|(i, c)| summaries.s(i, c, variance))
+        .collect();
+    crate::eb::estimate(&summaries.mean, &s)
+}

@@ -1,0 +1,95 @@
+//! Calibration/test splits: one given, one of a mask, or a seeded series ([`SplitPlan`]).
+
+use crate::rng::Stream;
+use crate::rvalue::{TieOrder, Ties};
+use crate::{Error, Result};
+
+/// A calibration/test split; both lists ascending. `seed` and `index` name it in its seeded
+/// series (split `index` of `seed`), and key its pooled r-values' exchangeable tie order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    pub cal: Vec<usize>,
+    pub test: Vec<usize>,
+    pub seed: u64,
+    pub index: u64,
+}
+
+impl Split {
+    /// A split of these items, keyed as split 0 of seed 0.
+    pub fn new(cal: Vec<usize>, test: Vec<usize>) -> Self {
+        Split { cal, test, seed: 0, index: 0 }
+    }
+
+    /// The split keyed as split `index` of `seed` instead.
+    pub fn keyed(self, seed: u64, index: u64) -> Self {
+        Split { seed, index, ..self }
+    }
+
+    /// Its pooled r-values' tie order under `order`.
+    pub fn ties(&self, order: TieOrder) -> Ties {
+        Ties::new(order, self.seed, self.index)
+    }
+
+    /// Split number `index` of a seeded series: a random permutation, the first
+    /// `round(n · cal_fraction)` items calibrate.
+    pub fn random(n: usize, cal_fraction: f64, seed: u64, index: usize) -> Result<Self> {
+        if !(cal_fraction > 0.0 && cal_fraction < 1.0) {
+            return Err(Error::invalid(format!("calibration fraction {cal_fraction} is not in (0, 1)")));
+        }
+        let n_cal = (n as f64 * cal_fraction).round() as usize;
+        if n_cal == 0 || n_cal >= n {
+            return Err(Error::invalid(format!(
+                "{n} items are too few for a split with calibration fraction {cal_fraction}: \
+                 need at least one calibration and one test item"
+            )));
+        }
+        let perm = Stream::new(seed, index as u64).permutation(n);
+        let mut cal = perm[..n_cal].to_vec();
+        let mut test = perm[n_cal..].to_vec();
+        cal.sort_unstable();
+        test.sort_unstable();
+        Ok(Split { cal, test, seed, index: index as u64 })
+    }
+
+    /// The split of a boolean mask, `true` = calibration.
+    pub fn from_mask(mask: &[bool]) -> Result<Self> {
+        let cal: Vec<usize> = (0..mask.len()).filter(|&i| mask[i]).collect();
+        let test: Vec<usize> = (0..mask.len()).filter(|&i| !mask[i]).collect();
+        if cal.is_empty() || test.is_empty() {
+            return Err(Error::invalid(format!(
+                "the split mask has {} calibration and {} test items; both must be at least one",
+                cal.len(),
+                test.len()
+            )));
+        }
+        Ok(Split::new(cal, test))
+    }
+}
+
+/// Which splits to run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SplitPlan {
+    /// `count` seeded random splits.
+    Random { count: usize, cal_fraction: f64, seed: u64 },
+    /// Exactly this split.
+    Fixed(Split),
+}
+
+impl SplitPlan {
+    pub fn splits(&self, n: usize) -> Result<Vec<Split>> {
+        match self {
+            SplitPlan::Random { count, cal_fraction, seed } => {
+                if *count == 0 {
+                    return Err(Error::invalid("the number of splits must be at least 1"));
+                }
+                (0..*count).map(|r| Split::random(n, *cal_fraction, *seed, r)).collect()
+            }
+            SplitPlan::Fixed(s) => {
+                if s.cal.iter().chain(&s.test).any(|&i| i >= n) {
+                    return Err(Error::shape(format!("the split refers to items beyond N = {n}")));
+                }
+                Ok(vec![s.clone()])
+            }
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! The greedy's counts and picks: per unit the draws that rank it ahead so far, in blocks with
+//! their maxima, so that a step finds its best unit from the block maxima and one block.
+
+use super::simd;
+
+/// The greedy's per-step work on [`Counts`]: the step's count increments, then the pick.
+pub(super) trait Picks {
+    fn reset(&mut self, counts: &Counts);
+    fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize);
+    fn pop_best(&mut self, counts: &mut Counts, tie: &TiePick) -> usize;
+}
+
+/// What a pick needs to break a tie between a calibration unit and a candidate by the
+/// exchangeable order: the candidates' first block (`0` under the index rule, which never
+/// looks), their first id, and their places by rank.
+pub(super) struct TiePick<'a> {
+    pub(super) first_block: usize,
+    pub(super) cb: usize,
+    pub(super) places: &'a [u32],
+}
+
+impl TiePick<'_> {
+    /// Whether the candidate with id `x` precedes calibration unit `j` in the tie order.
+    #[inline]
+    pub(super) fn candidate_first(&self, x: usize, j: usize) -> bool {
+        self.places[x - self.cb] as usize <= j
+    }
+}
+
+/// The portable picks: block maxima in memory ([`Counts::block_max`]).
+pub(super) struct Blocked;
+
+impl Picks for Blocked {
+    fn reset(&mut self, _: &Counts) {}
+
+    #[inline(always)]
+    fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize) {
+        counts.bump_column(rows, col, stride, m);
+    }
+
+    #[inline(always)]
+    fn pop_best(&mut self, counts: &mut Counts, tie: &TiePick) -> usize {
+        counts.pop_best(tie)
+    }
+}
+
+/// Units per block of the greedy's max structure: eight 128-bit vectors of `i16`.
+pub(super) const BLOCK: usize = 64;
+
+/// A chosen unit's count: so far below zero that `m < MAX_DRAWS` increments keep it negative,
+/// so it never wins a maximum and an increment needs no test for it.
+pub(super) const CHOSEN: i16 = i16::MIN;
+
+/// The greedy's counts with the query it needs at each step: the unchosen unit with the largest
+/// count, the lowest index among ties, while counts grow by one. Counts live in a flat array
+/// padded to whole blocks (padding holds `CHOSEN`) with a running maximum per block of 64 units:
+/// an increment is a load, an add, a store and a max; a pick compares block maxima and one block
+/// eight lanes at a time ([`first_equal`]).
+#[derive(Debug, Default)]
+pub(super) struct Counts {
+    pub(super) count: Vec<i16>,
+    pub(super) block_max: Vec<i16>,
+}
+
+impl Counts {
+    /// Zero counts for calibration units `0..n` and candidates `cb..cb + k` (`cb` = `n` in
+    /// whole blocks); the ids between are never chosen.
+    pub(super) fn reset(&mut self, n: usize, cb: usize, k: usize) {
+        let blocks = (cb + k).div_ceil(BLOCK);
+        self.count.clear();
+        self.count.resize(blocks * BLOCK, CHOSEN);
+        self.count[..n].fill(0);
+        self.count[cb..cb + k].fill(0);
+        // Padded to whole vectors with blocks that hold no unit.
+        self.block_max.clear();
+        self.block_max.resize(blocks.next_multiple_of(LANES), CHOSEN);
+        self.block_max[..blocks].fill(0);
+    }
+
+    /// Adds one to the count of each unit `rows[col + d·stride]`, `d < m`: the `M` units that
+    /// enter the draws' tops at this step. This loop is the whole cost of the pooled r-value
+    /// (`M·U` runs per test item), so it indexes unchecked: bounds checks would add a third.
+    #[inline(always)]
+    pub(super) fn bump_column(&mut self, rows: &[u32], col: usize, stride: usize, m: usize) {
+        assert!(col < stride && (m == 0 || (m - 1) * stride + col < rows.len()));
+        let units = self.count.len();
+        let count = self.count.as_mut_ptr();
+        let block_max = self.block_max.as_mut_ptr();
+        // SAFETY: the assert bounds every `d·stride + col` by `rows.len()`; `rows` holds unit
+        // ids below `U` (written only by `fill_row`), `count` has at least `U` entries and
+        // `block_max` one per `BLOCK` of them.
+        let bump = |p: usize| unsafe {
+            let x = *rows.get_unchecked(p) as usize;
+            debug_assert!(x < units);
+            let c = (*count.add(x)).wrapping_add(1);
+            *count.add(x) = c;
+            let b = block_max.add(x / BLOCK);
+            *b = (*b).max(c);
+        };
+        // Four draws per turn: the loop's own bookkeeping was a quarter of the instructions.
+        let mut p = col;
+        for _ in 0..m / 4 {
+            bump(p);
+            bump(p + stride);
+            bump(p + 2 * stride);
+            bump(p + 3 * stride);
+            p += 4 * stride;
+        }
+        for _ in 0..m % 4 {
+            bump(p);
+            p += stride;
+        }
+    }
+
+    /// Takes the unchosen unit with the largest count, first in the tie order among ties. There
+    /// is one: the greedy makes exactly `U` picks of `U` units.
+    // `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
+    #[allow(clippy::expect_used)]
+    pub(super) fn pop_best(&mut self, tie: &TiePick) -> usize {
+        let best = max_of(&self.block_max);
+        let mut block = first_equal(&self.block_max, best);
+        if block < tie.first_block {
+            block = self.tie_block(block, best, tie);
+        }
+        let start = block * BLOCK;
+        let counts: &mut [i16; BLOCK] =
+            (&mut self.count[start..start + BLOCK]).try_into().expect("whole blocks");
+        // Found before the store below: reading the block back after it (a narrow store under
+        // wide loads) waits for the store to reach the cache.
+        let (x, rest) = pick_in_block(counts, best);
+        counts[x] = CHOSEN;
+        self.block_max[block] = rest;
+        start + x
+    }
+
+    /// The block to pick from when the first unit with count `best` is a calibration unit in
+    /// `block`: the block of the first candidate with that count if the tie order puts it first.
+    pub(super) fn tie_block(&self, block: usize, best: i16, tie: &TiePick) -> usize {
+        let Some(cblock) = (tie.first_block..self.block_max.len()).find(|&b| self.block_max[b] == best)
+        else {
+            return block;
+        };
+        let first = |b: usize| b * BLOCK + first_equal(&self.count[b * BLOCK..(b + 1) * BLOCK], best);
+        if tie.candidate_first(first(cblock), first(block)) {
+            cblock
+        } else {
+            block
+        }
+    }
+}
+
+/// `i16` lanes per vector.
+pub(super) const LANES: usize = 8;
+
+/// The largest element of `a`, whose length is a multiple of [`LANES`] (`CHOSEN` if empty).
+#[inline]
+// `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
+#[allow(clippy::expect_used)]
+pub(super) fn max_of(a: &[i16]) -> i16 {
+    let mut acc = [CHOSEN; LANES];
+    for chunk in a.chunks_exact(LANES) {
+        acc = simd::max8(&acc, chunk.try_into().expect("whole vectors"));
+    }
+    simd::hmax8(&acc)
+}
+
+/// The index of the first element of a block equal to `v`, the block's largest element, and the
+/// block's largest element once that one is chosen: `v` again if another equals it, else the
+/// largest of the rest, or some negative value if all the rest are chosen (never equal to a
+/// pick's maximum, which is an unchosen count and so at least zero). One mask over all eight
+/// vectors, so that no branch depends on where the element is.
+#[inline]
+// `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
+#[allow(clippy::expect_used)]
+pub(super) fn pick_in_block(a: &[i16; BLOCK], v: i16) -> (usize, i16) {
+    let mut mask = 0u64;
+    let mut rest = [CHOSEN; LANES];
+    for (i, chunk) in a.chunks_exact(LANES).enumerate() {
+        let chunk = chunk.try_into().expect("whole vectors");
+        mask |= u64::from(simd::eq_mask8(chunk, v)) << (i * LANES);
+        rest = simd::max8(&rest, &simd::knock8(chunk, v));
+    }
+    let rest = if mask & mask.wrapping_sub(1) != 0 { v } else { simd::hmax8(&rest) };
+    (mask.trailing_zeros() as usize, rest)
+}
+
+/// The index of the first element of `a` equal to `v`; `a`'s length is a multiple of
+/// [`LANES`]. `a.len()` if there is none.
+#[inline]
+// `chunks_exact(LANES)` (and a `BLOCK` slice) have exactly the length converted to: infallible.
+#[allow(clippy::expect_used)]
+pub(super) fn first_equal(a: &[i16], v: i16) -> usize {
+    for (i, chunk) in a.chunks_exact(LANES).enumerate() {
+        let mask = simd::eq_mask8(chunk.try_into().expect("whole vectors"), v);
+        if mask != 0 {
+            return i * LANES + mask.trailing_zeros() as usize;
+        }
+    }
+    a.len()
+}
