@@ -18,10 +18,16 @@ pub struct ScoreRows {
 
 impl ScoreRows {
     pub fn new(scores: Vec<f64>, k: usize) -> Arc<Self> {
-        let mut sorted = scores.clone();
+        // Each row in `f64::total_cmp` order, sorted as integers: the same order (the key is
+        // the one `total_cmp` compares), scores with equal keys are equal to the bit, and an
+        // integer sort is about twice as fast as one through the comparison.
+        let key = |b: u64| (b ^ ((((b as i64) >> 63) as u64) >> 1)) as i64;
+        let mut sorted: Vec<i64> = scores.iter().map(|x| key(x.to_bits())).collect();
         for row in sorted.chunks_exact_mut(k.max(1)) {
-            row.sort_unstable_by(f64::total_cmp);
+            row.sort_unstable();
         }
+        // The key is its own inverse.
+        let sorted = sorted.into_iter().map(|x| f64::from_bits(key(x as u64) as u64)).collect();
         Arc::new(ScoreRows { scores, sorted })
     }
 }

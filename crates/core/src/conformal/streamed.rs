@@ -118,26 +118,33 @@ pub(crate) fn fixed_rows(
     let items = items_per_block(m, k, run.block_bytes);
     src.for_each_block(items, &mut |first, block| {
         watch::checkpoint()?;
-        let summaries = want_summaries.then(|| Summaries::of(block));
-        for (method, out) in methods.iter().zip(rows.iter_mut()) {
-            match (method, &summaries) {
-                (Method::CpAvg, Some(s)) => out.extend(s.mean.iter().map(|x| -x)),
-                _ if parametric(method) => {}
-                _ => {
-                    // Here CP_r is nonparametric (pooled and parametric are not in this pass).
-                    let ranked = match (method, run.ranker) {
-                        (Method::CpR, Some(r)) => r.nonparametric(block)?,
-                        _ => None,
-                    };
-                    let got = match ranked {
-                        Some(rows) => rows,
-                        None => {
-                            scores_with(block, None, None, *method, opts, |i| only[first + i], run.threads)?
-                                .unwrap_or_default()
-                        }
-                    };
-                    out.extend(got);
+        // The summaries (a pass over the block) are made beside the other methods' work, which
+        // does not need them: run one after the other, they left a core idle for a while.
+        let summarise = || want_summaries.then(|| Summaries::of(block));
+        let score = || -> Result<Vec<Option<Vec<f64>>>> {
+            let each = |method: &Method| -> Result<Option<Vec<f64>>> {
+                if *method == Method::CpAvg || parametric(method) {
+                    return Ok(None);
                 }
+                // Here CP_r is nonparametric (pooled and parametric are not in this pass).
+                let ranked = match (method, run.ranker) {
+                    (Method::CpR, Some(r)) => r.nonparametric(block)?,
+                    _ => None,
+                };
+                match ranked {
+                    Some(rows) => Ok(Some(rows)),
+                    None => scores_with(block, None, None, *method, opts, |i| only[first + i], run.threads)
+                        .map(|got| Some(got.unwrap_or_default())),
+                }
+            };
+            methods.iter().map(each).collect()
+        };
+        let (summaries, scored) = alongside(run.threads, summarise, score);
+        for ((method, out), got) in methods.iter().zip(rows.iter_mut()).zip(scored?) {
+            match (method, &summaries, got) {
+                (Method::CpAvg, Some(s), _) => out.extend(s.mean.iter().map(|x| -x)),
+                (_, _, Some(got)) => out.extend(got),
+                _ => {}
             }
         }
         if let Some(s) = summaries.filter(|_| methods.iter().any(parametric)) {
@@ -154,6 +161,27 @@ pub(crate) fn fixed_rows(
         }
     }
     Ok(rows)
+}
+
+/// `(side(), main())`: `side` on a thread of its own while `main` runs here, when there are
+/// threads to spare (natively, `threads > 1`); else one after the other.
+fn alongside<A: Send, B>(
+    threads: usize,
+    side: impl FnOnce() -> A + Send,
+    main: impl FnOnce() -> B,
+) -> (A, B) {
+    if threads <= 1 || cfg!(target_arch = "wasm32") {
+        return (side(), main());
+    }
+    std::thread::scope(|s| {
+        let running = s.spawn(side);
+        let b = main();
+        match running.join() {
+            Ok(a) => (a, b),
+            // `side` panicked: the caller sees the panic, as if it had run here.
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    })
 }
 
 /// Every item's true-label scores, `[N][M]`, in one pass.

@@ -556,3 +556,15 @@ fn metrics_of_sets(c: &Calibrated, alpha: f64, never_empty: bool) -> SplitMetric
         empty_rate: empty as f64 / n,
     }
 }
+
+#[test]
+fn score_rows_sort_as_total_cmp_does() {
+    let row = [0.5, -0.0, 0.0, -1.0, f64::MAX, -f64::MAX, 1e-300, -1e-300, 3.0, -0.0, 0.5, f64::MIN_POSITIVE];
+    let rows = ScoreRows::new([row, row.map(|x| -x)].concat(), row.len());
+    for (r, got) in rows.sorted.chunks(row.len()).enumerate() {
+        let mut want = rows.scores[r * row.len()..(r + 1) * row.len()].to_vec();
+        want.sort_by(f64::total_cmp);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(got), bits(&want));
+    }
+}
