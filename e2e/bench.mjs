@@ -321,7 +321,7 @@ function frameInterval(page, frames = 60) {
 }
 
 
-// The page fills a table per α slider position in idle frames after an analysis (src/ui/app.rs);
+// The page fills a table per α slider position in idle frames after an analysis (src/ui/app/frame.rs);
 // α moves are measured once that is done, and the time it took is reported.
 async function alphaTablesReady(page) {
   const t0 = Date.now();

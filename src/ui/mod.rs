@@ -1,8 +1,8 @@
 //! The web page (wasm only): reads the controls, runs the explorer's analysis in slices across
 //! animation frames, and draws the panels with plotters on `<canvas>`.
 //!
-//! - [`app`]: the state, the frame loop and what each control change recomputes, and (in
-//!   `app/export.rs`) the panels' export buttons;
+//! - [`app`]: the state, and in `app/` the start-up, the controls, the job, the frame loop, the
+//!   events, the replies, each panel's drawing (`app/panels/`) and the export buttons;
 //! - [`panels`]: what each panel shows (figures and HTML) from the explorer's results;
 //! - [`figure`]: one plotters drawing routine for every line figure;
 //! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the

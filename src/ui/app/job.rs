@@ -1,0 +1,307 @@
+//! The analysis job: started for the controls, stepped for a frame's budget at a time (its
+//! slow parts handed to the GPU or the workers), shown partially while it runs and whole when
+//! done, cancelled on request; its progress bar, status line and the "Compute:" line.
+
+use std::rc::Rc;
+
+use web_sys::HtmlProgressElement;
+
+use super::replies::{offloaded, worker_replied};
+use super::{empty_alpha_views, App, Dirty, Running};
+use crate::ui::dom::{self, by_id, set_text};
+use crate::ui::{device, workers};
+use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::RvalueKind;
+use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Progress, Source};
+
+/// Work per animation frame: the page stays responsive between slices.
+const FRAME_BUDGET_MS: f64 = 30.0;
+
+/// How often a running toy analysis refreshes the panels with the repeats done so far.
+const PARTIAL_EVERY_MS: f64 = 400.0;
+/// How often a running job's progress bar and status line are written.
+const PROGRESS_EVERY_MS: f64 = 100.0;
+
+impl App {
+    /// Starts (or restarts) the analysis for the current controls; the shown one stays until
+    /// it finishes. A job already running is dropped, which cancels it.
+    pub(super) fn start_job(&mut self) {
+        self.running = None;
+        if self.embed.is_some_and(|p| !p.needs_analysis(self.controls.mode)) {
+            self.status.clear();
+            self.state = "idle";
+            return;
+        }
+        let data = self.data.as_ref().map(|l| l.data.clone());
+        if self.controls.mode == Mode::Scores && data.is_none() {
+            self.status =
+                "Load a score file: drop one on the page, choose one, or pick a sample.".to_string();
+            self.state = "note";
+            return;
+        }
+        let pool =
+            self.data.as_ref().and_then(|l| l.pool.clone()).filter(|_| self.controls.mode == Mode::Scores);
+        if let Some(note) = pool.as_ref().and_then(|_| needs_all_candidates(self.controls.score.kind)) {
+            self.status = note;
+            self.state = "note";
+            return;
+        }
+        let what = self.job_what(pool.as_deref());
+        let source = Source::from_controls(&self.controls, data).map(|s| s.with_pool(pool.clone()));
+        match source.and_then(|s| AnalysisJob::new(s, &self.controls)) {
+            Ok(job) => {
+                // Toy repeats and a score file's pooled splits can run in workers (a pool's
+                // splits run in the page).
+                let shared = match self.controls.mode {
+                    Mode::Toy => self.controls.toy.repeats > 1,
+                    Mode::Scores => {
+                        self.controls.score.kind == RvalueKind::Pooled
+                            && self.controls.splits > 1
+                            && pool.is_none()
+                    }
+                };
+                if shared {
+                    let me = self.me.clone();
+                    let on_reply: workers::OnReply = Rc::new(move |i, reply| {
+                        if let Some(app) = me.upgrade() {
+                            worker_replied(&app, i, reply);
+                        }
+                    });
+                    self.pool.start(&on_reply);
+                }
+                self.jobs += 1;
+                self.running = Some(Running {
+                    job,
+                    started: dom::now_ms(),
+                    what,
+                    shown_parts: 0,
+                    shown_at: 0.0,
+                    progress_written: None,
+                    gpu: self.device.new_job(),
+                    serial: self.jobs,
+                    from_workers: 0,
+                })
+            }
+            Err(e) => {
+                self.state = "failed";
+                self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
+            }
+        }
+    }
+
+    /// What an analysis of the current controls is of, for the status line.
+    fn job_what(&self, pool: Option<&TruePool>) -> String {
+        let c = &self.controls;
+        let Some(l) = self.data.as_ref().filter(|_| c.mode == Mode::Scores) else {
+            return format!("toy, {} repeats", c.toy.repeats);
+        };
+        match pool {
+            None => format!("{}, {} splits", l.name, c.splits),
+            Some(p) => {
+                let (cal, test) = c.pool_sizes(p.n(), l.data.scores.n());
+                format!(
+                    "{}, {} splits, each calibrated on {cal} of the pool's {} true-label draws and \
+                     tested on all {test} items",
+                    l.name,
+                    c.splits,
+                    p.n()
+                )
+            }
+        }
+    }
+
+    /// Stops the running job and puts back the settings of the results on show.
+    pub(super) fn cancel(&mut self) {
+        if self.running.take().is_none() {
+            return;
+        }
+        if let Some((a, what)) = self.previous.take() {
+            self.show_analysis(a, what);
+        }
+        if let Some(a) = &self.analysis {
+            let (alpha, beta) = (self.controls.alpha, self.controls.beta);
+            let sigma2 = if a.controls.mode == Mode::Toy { a.controls.sigma2 } else { self.controls.sigma2 };
+            self.controls = Controls { alpha, beta, sigma2, ..a.controls.clone() };
+            self.write_controls();
+            self.show_mode();
+            self.dirty = Dirty::ALL;
+        }
+        self.status = format!("Cancelled. Showing {}.", self.analysis_what);
+        self.state = "cancelled";
+    }
+
+    /// Puts `a` on show; returns what was shown before.
+    fn show_analysis(&mut self, a: Analysis, what: String) -> Option<(Analysis, String)> {
+        self.generation += 1;
+        self.alpha_views = empty_alpha_views();
+        self.dirty = Dirty::ALL;
+        let old_what = std::mem::replace(&mut self.analysis_what, what);
+        self.analysis.replace(a).map(|old| (old, old_what))
+    }
+
+    /// Shows the toy repeats done so far: the first at once, then at most every
+    /// [`PARTIAL_EVERY_MS`], but not when the rest should take less than half that (at the
+    /// pace so far): repainting every panel then only delays the finished analysis.
+    fn show_partial(&mut self, now: f64) {
+        let Some(run) = self.running.as_mut() else { return };
+        let (done, total) = run.job.parts();
+        let left_ms = (now - run.started) * (total - done) as f64 / done.max(1) as f64;
+        let due = done > run.shown_parts
+            && (run.shown_parts == 0
+                || (now - run.shown_at > PARTIAL_EVERY_MS && left_ms > 0.5 * PARTIAL_EVERY_MS));
+        let Some(p) = due.then(|| run.job.partial()).flatten() else { return };
+        let first = run.shown_parts == 0;
+        (run.shown_parts, run.shown_at) = (done, now);
+        let old = self.show_analysis(p, format!("toy, {done} of {total} repeats so far"));
+        // The first partial result replaces a finished one: keep that for Cancel.
+        if first && self.previous.is_none() {
+            self.previous = old;
+        }
+    }
+
+    /// Steps the job for up to one frame's budget.
+    pub(super) fn advance(&mut self) {
+        let t0 = dom::now_ms();
+        if let Some(run) = self.running.as_mut() {
+            self.pool.feed(&mut run.job, run.serial);
+        }
+        loop {
+            let Some(run) = self.running.as_mut() else { return };
+            let me = self.me.clone();
+            let answered = move |serial, part, answer| {
+                if let Some(app) = me.upgrade() {
+                    offloaded(&app, serial, part, answer);
+                }
+            };
+            if device::offload(&self.device, &mut run.gpu, || run.job.offload(), answered) {
+                self.status = format!(
+                    "{} on the GPU – {:.0} %. Showing {}.",
+                    run.job.describe(),
+                    100.0 * run.job.fraction_done_offloaded(run.gpu.progress().unwrap_or(0.0)),
+                    self.analysis_what
+                );
+                return;
+            }
+            match run.job.step() {
+                // Waiting: only workers' repeats are left, and their replies come between frames.
+                Ok(p @ (Progress::Working(_) | Progress::Waiting(_))) => {
+                    let now = dom::now_ms();
+                    self.show_partial(now);
+                    let Some(run) = self.running.as_ref() else { return };
+                    let working = matches!(p, Progress::Working(_));
+                    if working && now - t0 < FRAME_BUDGET_MS && !self.dirty.alpha {
+                        continue;
+                    }
+                    self.status = format!(
+                        "{} – {:.0} %. Showing {}.",
+                        run.job.describe(),
+                        100.0 * run.job.fraction_done(),
+                        self.analysis_what
+                    );
+                    return;
+                }
+                Ok(Progress::Done) => break,
+                Err(e) => {
+                    let what = run.what.clone();
+                    self.running = None;
+                    self.status = format!("Showing {}.", self.analysis_what);
+                    self.state = "failed";
+                    return self.show_error(Some(&format!(
+                        "{what}: {e}. The results shown are for the previous settings."
+                    )));
+                }
+            }
+        }
+        let Some(run) = self.running.take() else { return };
+        let secs = (dom::now_ms() - run.started) / 1000.0;
+        let note = match run.from_workers {
+            0 => self.device.note(&run.gpu).to_string(),
+            n => {
+                let what = if run.job.data().is_some() { "splits" } else { "repeats" };
+                format!("{}; {n} of the {what} in worker threads", self.device.note(&run.gpu))
+            }
+        };
+        match run.job.finish() {
+            Ok(a) => {
+                self.item = self.item.min(a.n_inspectable().saturating_sub(1));
+                self.dirty.address = true;
+                self.show_analysis(a, run.what);
+                self.previous = None;
+                self.status = format!("Showing {} (computed in {secs:.2} s{note}).", self.analysis_what);
+                self.state = "ready";
+            }
+            Err(e) => {
+                self.state = "failed";
+                self.show_error(Some(&e.to_string()));
+            }
+        }
+    }
+
+    pub(super) fn show_progress(&mut self) {
+        let generation = self.generation;
+        if let Some(run) = self.running.as_mut() {
+            // While a job runs its percentage changes every frame, and each write costs the
+            // frame a style, layout and paint pass on a page that is all canvases: writing it
+            // a few times a second frees that time for the job (and, on two cores, the
+            // compositor's share for a worker). A new analysis on show is written at once.
+            let now = dom::now_ms();
+            if let Some((at, g)) = run.progress_written {
+                if g == generation && now - at < PROGRESS_EVERY_MS {
+                    return;
+                }
+            }
+            run.progress_written = Some((now, generation));
+        }
+        let d = &self.doc;
+        // Unchanged values are not written again (a write invalidates style).
+        if let Ok(p) = by_id::<HtmlProgressElement>(d, "progress") {
+            let v =
+                self.running.as_ref().map_or(if self.analysis.is_some() { 1.0 } else { 0.0 }, |r| {
+                    match r.gpu.progress() {
+                        Some(done) => r.job.fraction_done_offloaded(done),
+                        None => r.job.fraction_done(),
+                    }
+                });
+            if p.value() != v {
+                p.set_value(v);
+            }
+        }
+        if let Ok(b) = by_id::<web_sys::HtmlButtonElement>(d, "cancel") {
+            if b.disabled() != self.running.is_none() {
+                b.set_disabled(self.running.is_none());
+            }
+        }
+        set_text(d, "status", &self.status);
+        dom::set_attr(d, "status", "data-state", if self.running.is_some() { "running" } else { self.state });
+        // How many analyses have been put on show, so that a script can wait for a newer one.
+        dom::set_attr(d, "status", "data-shown", &self.generation.to_string());
+    }
+
+    /// The "Compute:" line: the device in use, and why when it is the CPU.
+    pub(super) fn show_device(&self) {
+        let (device, why) = self.device.describe();
+        set_text(&self.doc, "device", &device);
+        let threads = match self.pool.ready() {
+            0 => String::new(),
+            n => format!(" · repeats and pooled splits on {} threads", n + 1),
+        };
+        set_text(&self.doc, "threads", &threads);
+        if let Some(e) = self.doc.get_element_by_id("device") {
+            let _ = e.set_attribute("title", &why);
+        }
+    }
+}
+
+/// Why a pool of true-label draws cannot calibrate CP_r with r-values of `kind`, in a
+/// sentence for the status line; `None` for pooled r-values, which it calibrates.
+fn needs_all_candidates(kind: RvalueKind) -> Option<String> {
+    let name = match kind {
+        RvalueKind::Pooled => return None,
+        RvalueKind::Parametric => "Parametric",
+        RvalueKind::Nonparametric => "Nonparametric",
+    };
+    Some(format!(
+        "{name} CP_r needs every candidate's draws of each calibration item, and the pool holds only \
+         the true label's: choose the pooled r-value for CP_r. The results shown are unchanged."
+    ))
+}

@@ -1,0 +1,27 @@
+//! Panel 1: the toy's score densities (closed forms of the controls); then panel 2.
+
+use super::CURVE_POINTS;
+use crate::ui::app::App;
+use crate::ui::dom::set_text;
+use crate::ui::panels;
+use rvalue_model::{default_score_xs, scales, score_densities, Mode};
+
+impl App {
+    /// Panels 1 and 2: closed forms of the controls (and the analysis' data points).
+    pub(super) fn render_curves(&self) {
+        let c = &self.controls;
+        let d = &self.doc;
+        if c.mode == Mode::Toy {
+            let p = c.toy_params();
+            match score_densities(&p, &default_score_xs(&p, CURVE_POINTS)) {
+                Ok(s) => {
+                    set_text(d, "pqp", &format!("{} %", scales::fixed(100.0 * s.prob_q_exceeds_p, 2)));
+                    set_text(d, "pqp-note", &s.note);
+                    self.draw("plot-scores", panels::scores(&s));
+                }
+                Err(e) => set_text(d, "pqp-note", &panels::sentence(&e)),
+            }
+        }
+        self.render_threshold();
+    }
+}

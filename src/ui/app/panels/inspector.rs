@@ -1,0 +1,138 @@
+//! Panel 7: one test item's rankings and sets at α, stepped through with the item buttons,
+//! and rewritten in place where only the set or its cut moved.
+
+use web_sys::Document;
+
+use crate::ui::app::App;
+use crate::ui::dom::{self, esc, set_html, set_text, set_value};
+use crate::ui::panels::{self, RankingColumn};
+use rvalue_model::scales::short;
+
+impl App {
+    pub(super) fn render_item(&mut self) {
+        let Some(a) = &self.analysis else { return };
+        let d = &self.doc;
+        let n = a.n_inspectable();
+        set_value(d, "item-index", &self.item.to_string());
+        if let Ok(i) = dom::input(d, "item-index") {
+            let max = n.saturating_sub(1).to_string();
+            if i.max() != max {
+                i.set_max(&max);
+            }
+        }
+        match a.inspect(self.item, self.controls.alpha, self.controls.never_empty) {
+            Ok(v) => {
+                set_text(
+                    d,
+                    "item-info",
+                    &format!(
+                        "of {n}: data item {}, true label #{} (α = {})",
+                        v.item,
+                        v.label,
+                        short(self.controls.alpha)
+                    ),
+                );
+                let columns = panels::inspector_columns(&v, a.single_draw);
+                show_inspector(d, &self.inspector, &columns);
+                self.inspector = columns;
+            }
+            Err(e) => {
+                set_html(d, "inspector", &format!("<p class=\"muted\">{}</p>", esc(&panels::sentence(&e))));
+                self.inspector.clear();
+            }
+        }
+    }
+
+    pub(in crate::ui::app) fn step_item(&mut self, to: ItemMove) {
+        let n = self.analysis.as_ref().map_or(0, |a| a.n_inspectable());
+        if n == 0 {
+            return;
+        }
+        self.item = match to {
+            ItemMove::Prev => (self.item + n - 1) % n,
+            ItemMove::Next => (self.item + 1) % n,
+            ItemMove::Random => ((js_sys::Math::random() * n as f64) as usize).min(n - 1),
+            ItemMove::To(i) => i.min(n - 1),
+        };
+        self.dirty.address = true;
+        self.render_item();
+    }
+}
+
+/// Panel 7: rewrites only what differs from `shown` (what the page shows): a threshold's text,
+/// the rows that entered or left the set and the cut's place (an α move), a column's list (a
+/// new item), or everything when the columns themselves changed.
+fn show_inspector(d: &Document, shown: &[RankingColumn], columns: &[RankingColumn]) {
+    let Some(root) = d.get_element_by_id("inspector") else { return };
+    let same_shape = shown.len() == columns.len()
+        && root.children().length() as usize == columns.len()
+        && shown.iter().zip(columns).all(|(a, b)| a.title == b.title && a.what == b.what);
+    let patched = same_shape
+        && (|| {
+            let qs = root.query_selector_all(".ranking .q").ok()?;
+            let lists = root.get_elements_by_class_name("list");
+            for (i, (old, new)) in shown.iter().zip(columns).enumerate() {
+                if old.threshold != new.threshold {
+                    qs.item(i as u32)?.set_text_content(Some(&new.threshold));
+                }
+                if old == new {
+                    continue;
+                }
+                let list = lists.item(i as u32)?;
+                if !(old.same_rows(new) && move_cut(&list, old, new).is_some()) {
+                    list.set_inner_html(&panels::ranking_list(new));
+                }
+            }
+            Some(())
+        })()
+        .is_some();
+    if !patched {
+        root.set_inner_html(&panels::inspector(columns));
+    }
+}
+
+/// Updates a column's list in place when only the set changed: the classes of the rows that
+/// entered or left it, and the cut moved before the first row out of it.
+fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -> Option<()> {
+    let ol = list.first_element_child()?;
+    let items = ol.children();
+    let mut rows = Vec::with_capacity(new.rows.len());
+    let mut cut = None;
+    for i in 0..items.length() {
+        let li = items.item(i)?;
+        match li.class_name().as_str() {
+            "cut" => cut = Some(li),
+            "more" => {}
+            _ => rows.push(li),
+        }
+    }
+    if rows.len() != new.rows.len() {
+        return None;
+    }
+    for ((li, o), n) in rows.iter().zip(&old.rows).zip(&new.rows) {
+        if o.in_set != n.in_set {
+            li.set_class_name(n.class());
+        }
+    }
+    match (new.rows.iter().position(|r| !r.in_set), cut) {
+        (Some(j), Some(cut)) => {
+            if cut.next_element_sibling().as_ref() != Some(&rows[j]) {
+                ol.insert_before(&cut, Some(&rows[j])).ok()?;
+            }
+        }
+        (Some(j), None) => {
+            rows[j].insert_adjacent_html("beforebegin", panels::CUT_HTML).ok()?;
+        }
+        (None, Some(cut)) => cut.remove(),
+        (None, None) => {}
+    }
+    Some(())
+}
+
+#[derive(Clone, Copy)]
+pub(in crate::ui::app) enum ItemMove {
+    Prev,
+    Next,
+    Random,
+    To(usize),
+}

@@ -1,0 +1,103 @@
+//! Panels 3 and 4: coverage and set size against α, their α markers and readouts, and the
+//! tables at each α slider position that make an α move a lookup.
+
+use web_sys::HtmlCanvasElement;
+
+use super::table::show_summary;
+use crate::ui::app::{App, ALPHA_PLOTS};
+use crate::ui::dom::{by_id, set_text};
+use crate::ui::figure::Layer;
+use crate::ui::{canvas, panels};
+use rvalue_core::{Error, Result};
+use rvalue_model::scales::{self, short};
+use rvalue_model::AlphaView;
+
+impl App {
+    /// The table at α: from the store when α is a slider position (computed and kept on a
+    /// first visit), else computed.
+    pub(in crate::ui::app) fn alpha_view(&mut self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
+        let p = scales::alpha_position(alpha);
+        let slot = (scales::alpha_at(p) == alpha).then(|| (p - scales::ALPHA_POSITIONS.0) as usize);
+        let ne = usize::from(never_empty);
+        if let Some(v) = slot.and_then(|p| self.alpha_views[ne][p].clone()) {
+            return Ok(v);
+        }
+        let a = self.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+        let v = a.at_alpha(alpha, never_empty)?;
+        if let Some(p) = slot {
+            self.alpha_views[ne][p] = Some(v.clone());
+        }
+        Ok(v)
+    }
+
+    /// While idle, computes the table at one more α slider position; true if one was computed.
+    pub(in crate::ui::app) fn warm_alpha_views(&mut self) -> bool {
+        if self.running.is_some() || self.analysis.is_none() {
+            return false;
+        }
+        let ne = self.controls.never_empty;
+        let Some(p) = self.alpha_views[usize::from(ne)].iter().position(Option::is_none) else {
+            return false;
+        };
+        self.alpha_view(scales::alpha_at(p as u32 + scales::ALPHA_POSITIONS.0), ne).is_ok()
+    }
+
+    /// The figures of panels 3 and 4 (curves against α), without the current α.
+    pub(super) fn render_sweep(&mut self) {
+        let never_empty = self.controls.never_empty;
+        for (i, (id, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
+            let frame = self.analysis.as_ref().and_then(|a| {
+                let fig = panels::against_alpha(a.sweep(never_empty), coverage);
+                let frame = self.draw_sized(id, &fig, Layer::Whole);
+                if frame.is_some() {
+                    self.keep(id, fig);
+                }
+                frame
+            });
+            if frame.is_none() {
+                // Nothing drawn (no analysis, or hidden): no marker either.
+                if let Ok(c) = by_id::<HtmlCanvasElement>(&self.doc, overlay) {
+                    c.set_width(0);
+                    c.set_height(0);
+                }
+            }
+            self.alpha_frames[i] = frame;
+        }
+    }
+
+    /// What α moves, from the stored analysis: the α markers over panels 3 and 4, their
+    /// readouts, panel 6's cells and panel 7. Writes only what changed, and reads no layout.
+    pub(super) fn render_alpha(&mut self) {
+        if self.analysis.is_none() {
+            return;
+        }
+        let (alpha, never_empty) = (self.controls.alpha, self.controls.never_empty);
+        let view = match self.alpha_view(alpha, never_empty) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.show_error(Some(&e.to_string()));
+                None
+            }
+        };
+        let d = &self.doc;
+        let view = view.as_ref();
+        let label = short(alpha);
+        for (i, (_, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
+            let Some(frame) = &self.alpha_frames[i] else { continue };
+            let marker = panels::alpha_marker(view, alpha, coverage);
+            if let Err(e) = canvas::draw_marker(d, overlay, frame, Some(&marker)) {
+                web_sys::console::warn_1(&format!("#{overlay}: {e}").into());
+            }
+            if let Some(e) = d.get_element_by_id(overlay) {
+                let _ = e.set_attribute("data-alpha", &label);
+            }
+        }
+        if let Some(v) = view {
+            set_text(d, "coverage-readout", &panels::readout(v, true));
+            set_text(d, "size-readout", &panels::readout(v, false));
+            show_summary(d, v);
+            set_text(d, "reduction", &panels::reduction_text(v));
+        }
+        self.render_item();
+    }
+}

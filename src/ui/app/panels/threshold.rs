@@ -1,0 +1,64 @@
+//! Panel 2: the threshold curves against σ², with the analysis' data points, or a sentence
+//! saying why there are none.
+
+use super::CURVE_POINTS;
+use crate::ui::app::App;
+use crate::ui::dom::{checked, set_text};
+use crate::ui::panels;
+use rvalue_model::scales::{self, short};
+use rvalue_model::{panel_betas, threshold_curves, threshold_curves_with, threshold_inputs, Mode};
+
+impl App {
+    /// Panel 2: the threshold curves, zoomed on their dip unless "Whole curve" is ticked, or a
+    /// sentence saying why there is none.
+    pub(super) fn render_threshold(&self) {
+        let (c, d) = (&self.controls, &self.doc);
+        let grid = panels::sigma2_axis(CURVE_POINTS);
+        let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
+        let points = analysis.map(|a| a.data_points()).unwrap_or_default();
+        let betas = panel_betas(c.beta);
+        let curves = match (c.mode, analysis) {
+            (Mode::Scores, None) => return self.no_threshold(self.waiting_for_scores(false)),
+            (Mode::Scores, Some(a)) => match a.hyper() {
+                None => return self.no_threshold(panels::placeholder::THRESHOLD_NO_PRIOR),
+                Some(h) => threshold_curves_with(Some(h), |b| a.z_model(b), &betas, &grid, c.sigma2),
+            },
+            _ => threshold_inputs(c, analysis)
+                .and_then(|(h, s)| threshold_curves(Some(h), &s, &betas, &grid, c.sigma2)),
+        };
+        let t = match curves {
+            Ok(t) => t,
+            Err(e) => return self.no_threshold(&panels::sentence(&e)),
+        };
+        let (Some(h), Some(s)) = (t.hyper, t.series.first()) else { return self.no_threshold("") };
+        if s.t.iter().all(Option::is_none) {
+            let why = if h.tau2 > 0.0 {
+                panels::placeholder::THRESHOLD_NO_VARIANCE
+            } else {
+                panels::placeholder::THRESHOLD_FLAT_PRIOR
+            };
+            return self.no_threshold(why);
+        }
+        let whole = checked(d, "threshold-whole").unwrap_or(false);
+        let fig = panels::threshold(&t, &points, c.sigma2, whole);
+        let mut note = format!(
+            "Prior μ = {}, τ² = {}; β = {}: s* = {}, s0 = {}.",
+            scales::fixed(h.mu, 3),
+            scales::fixed(h.tau2, 4),
+            short(s.beta),
+            s.s_star.map_or("none (the curve only rises)".to_string(), |m| short(m.sigma2)),
+            s.s0.map_or("none".to_string(), |m| short(m.sigma2)),
+        );
+        if let Some(cut) = panels::threshold_cut(&fig, &t) {
+            note = format!("{note} {cut}");
+        }
+        set_text(d, "threshold-note", &note);
+        self.draw("plot-threshold", fig);
+    }
+
+    /// Panel 2 without a figure: `why` in its note, the canvas blank.
+    fn no_threshold(&self, why: &str) {
+        set_text(&self.doc, "threshold-note", why);
+        self.blank("plot-threshold");
+    }
+}

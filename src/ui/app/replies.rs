@@ -1,0 +1,98 @@
+//! What arrives between frames: a data set loaded (file, sample or upload), the GPU's answers
+//! and the workers' replies, each applied to the app followed by a frame.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::frame::with;
+use super::{App, Dirty, Loaded, Shared};
+use crate::ui::dom::{set_hidden, set_text};
+use crate::ui::{device, files, workers};
+use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::io::Dataset;
+use rvalue_core::{Error, Result};
+use rvalue_model::url::DataRef;
+use rvalue_model::{DataSummary, Mode};
+
+/// Histogram bins of panel 8.
+const VARIANCE_BINS: usize = 40;
+
+impl App {
+    /// Shows a data set read from a file or generated in the page, or why it cannot be used.
+    fn install(&mut self, name: String, data: Result<Dataset>, pool: Option<Arc<TruePool>>, origin: DataRef) {
+        let result = data.and_then(|d| {
+            if d.labels.is_none() {
+                return Err(Error::invalid(format!(
+                    "{name} has no labels: conformal prediction needs the true label of every item \
+                     (an .npz member 'labels', a CSV column 'label', or a second .npy named *labels*)"
+                )));
+            }
+            let summary = DataSummary::of(&d, self.controls.score.variance, VARIANCE_BINS)?;
+            Ok((d, summary))
+        });
+        match result {
+            Ok((d, summary)) => {
+                self.show_error(None);
+                set_text(&self.doc, "data-name", &format!("Loaded {name}: the data stays in this page."));
+                self.data = Some(Loaded { name, data: Arc::new(d), pool, summary });
+                if self.data_ref == DataRef::Upload {
+                    // The file the link asked for (or another): its note has done its job.
+                    set_hidden(&self.doc, "url-notes", true);
+                }
+                self.data_ref = origin;
+                self.item = self.pending_item.take().unwrap_or(0);
+                if self.controls.mode == Mode::Scores {
+                    self.start_job();
+                    self.dirty = Dirty::ALL;
+                } else {
+                    self.set_mode(Mode::Scores);
+                }
+            }
+            Err(e) => self.show_error(Some(&format!("{e}. The results shown are unchanged."))),
+        }
+    }
+}
+
+/// Where [`crate::ui::files`] delivers what it loaded: into the app, then a frame.
+pub(in crate::ui) fn file_sink(app: &Shared) -> files::Sink {
+    let app = app.clone();
+    Rc::new(move |got| {
+        with(&app, |a| match got {
+            files::Got::Dataset { name, data, pool, origin } => a.install(name, data, pool, origin),
+            files::Got::Failed(msg) => {
+                a.show_error(Some(&format!("{msg}. The results shown are unchanged.")))
+            }
+        })
+    })
+}
+
+#[cfg_attr(not(feature = "gpu"), allow(dead_code, unused_variables))]
+/// The GPU's answer for part `part` of job `serial`.
+pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answer>) {
+    with(app, |a| {
+        let Some(run) = a.running.as_mut() else { return };
+        #[cfg(feature = "gpu")]
+        let supply = |ans: device::Answer| match ans {
+            device::Answer::Rvalues(r) => run.job.supply_rvalues(part, r),
+            device::Answer::Pooled { index, calibrated } => run.job.supply_pooled(part, index, calibrated),
+        };
+        #[cfg(not(feature = "gpu"))]
+        let supply = |ans: device::Answer| -> Result<()> { match ans {} };
+        run.gpu.take(&mut a.device, serial, answer, supply);
+        a.dirty.device = true;
+    });
+}
+
+/// Worker `i`'s reply: started, or a repeat (of the running job, or of one since replaced).
+pub(super) fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
+    with(app, |a| {
+        let ready = a.pool.ready();
+        if let Some(run) = a.running.as_mut() {
+            run.from_workers += usize::from(a.pool.replied(i, reply, Some((&mut run.job, run.serial))));
+            a.pool.feed(&mut run.job, run.serial);
+        } else {
+            a.pool.replied(i, reply, None);
+        }
+        a.dirty.device |= a.pool.ready() != ready;
+    });
+}

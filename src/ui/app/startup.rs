@@ -1,0 +1,142 @@
+//! Start-up: the explorer on the page with the address' settings (or a test's), the panic
+//! banner, and the performance mark of a cold load.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use super::frame::{request_frame, with};
+use super::replies::file_sink;
+use super::wiring::wire;
+use super::{empty_alpha_views, App, Dirty, Shared};
+use crate::ui::device::{self, Device};
+use crate::ui::dom::{self, set_checked, set_hidden, set_text};
+use crate::ui::permalink::{self, Link};
+use crate::ui::workers::Pool;
+use crate::ui::{embed, files};
+use rvalue_core::Result;
+use rvalue_model::url::{DataRef, UrlState};
+use rvalue_model::Controls;
+
+/// Starts the explorer on the current page with the settings in its address (defaults for
+/// what it does not say), and keeps the address in step.
+pub fn start() -> Result<Shared> {
+    let restored = permalink::read();
+    let link = Some(Link::new(permalink::search()));
+    launch(restored.state, &restored.warnings, link, restored.gpu_switch, restored.workers_switch)
+}
+
+/// Starts the explorer on the current page with `controls` (checked first).
+pub fn start_with(controls: Controls) -> Result<Shared> {
+    launch(UrlState::with_controls(controls), &[], None, None, None)
+}
+
+/// Starts the explorer with `state`, showing `warnings` about the address it came from.
+/// `gpu_switch`: the address' GPU test switch (`explorer::url::Restored::gpu_switch`).
+fn launch(
+    state: UrlState,
+    warnings: &[String],
+    link: Option<Link>,
+    gpu_switch: Option<String>,
+    workers_switch: Option<String>,
+) -> Result<Shared> {
+    let UrlState { controls, item, data, embed, large_text } = state;
+    controls.validate()?;
+    mark_start();
+    install_panic_hook();
+    let doc = dom::document()?;
+    let app = Rc::new(RefCell::new(App {
+        doc: doc.clone(),
+        controls,
+        data: None,
+        analysis: None,
+        analysis_what: String::new(),
+        previous: None,
+        running: None,
+        item,
+        dirty: Dirty::ALL,
+        frame_requested: false,
+        large_text,
+        status: String::new(),
+        state: "idle",
+        generation: 0,
+        alpha_views: empty_alpha_views(),
+        alpha_frames: [None, None],
+        theorem3_frame: None,
+        inspector: Vec::new(),
+        first_panel: std::cell::Cell::new(false),
+        first_frame_done: false,
+        pending_item: (data != DataRef::None).then_some(item),
+        data_ref: data.clone(),
+        embed,
+        link,
+        device: Device::new(),
+        pool: Pool::new(workers_switch),
+        jobs: 0,
+        me: std::rc::Weak::new(),
+        figures: Default::default(),
+    }));
+    {
+        let mut a = app.borrow_mut();
+        a.me = Rc::downgrade(&app);
+        if let Some(p) = embed {
+            // Before anything is drawn: hidden panels then draw nothing.
+            embed::apply(&doc, p);
+        }
+        a.show_link_notes(warnings);
+        set_checked(&doc, "large-text", large_text);
+        if let Some(b) = doc.body().filter(|_| large_text) {
+            let _ = b.class_list().add_1("large");
+        }
+        a.write_controls();
+        a.show_mode();
+        a.start_job();
+    }
+    let me = Rc::downgrade(&app);
+    device::open(gpu_switch, move |opened| {
+        if let Some(app) = me.upgrade() {
+            with(&app, |a| {
+                a.device.opened(opened);
+                a.dirty.device = true;
+            });
+        }
+    });
+    wire(&app)?;
+    if let Some(p) = embed {
+        embed::post_heights(&doc, p);
+    }
+    if let DataRef::Sample(name) = data {
+        files::load_named(&file_sink(&app), name);
+    }
+    request_frame(&app);
+    Ok(app)
+}
+
+/// For the benchmark's cold load: the wasm is loaded and the app starts.
+fn mark_start() {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark("rvalue:start");
+    }
+}
+
+/// A panic shows a banner instead of leaving a dead page. Installed once: `set_hook` itself
+/// panics when called after a panic.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let msg = info.to_string();
+            web_sys::console::error_1(&format!("rvalue-explorer panicked: {msg}").into());
+            if let Ok(doc) = dom::document() {
+                set_text(
+                    &doc,
+                    "panic",
+                    &format!(
+                    "The explorer hit an internal error and stopped ({msg}). Reload the page to start again; \
+                     no data left this page."
+                ),
+                );
+                set_hidden(&doc, "panic", false);
+            }
+        }))
+    });
+}

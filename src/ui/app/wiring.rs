@@ -1,0 +1,86 @@
+//! The page's events wired to the app: sliders draw in the event, other inputs when
+//! committed, plus the buttons, the file inputs, the Copy link button and the exports.
+
+use super::export;
+use super::frame::{with, with_now};
+use super::panels::inspector::ItemMove;
+use super::replies::file_sink;
+use super::{App, Dirty, Shared};
+use crate::ui::dom::{self, checked, number};
+use crate::ui::{files, permalink};
+use rvalue_core::Result;
+use rvalue_model::Mode;
+
+pub(super) fn wire(app: &Shared) -> Result<()> {
+    let doc = app.borrow().doc.clone();
+    // Sliders follow the pointer ("input") and draw in the event; other inputs apply when
+    // committed ("change").
+    for id in ["alpha", "beta", "sigma2"] {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "input", move |_| with_now(&a, App::controls_changed))?;
+    }
+    for id in [
+        "kind",
+        "prior",
+        "variance",
+        "cp-draw",
+        "ties",
+        "never-empty",
+        "toy-k",
+        "toy-m",
+        "toy-ncal",
+        "toy-ntest",
+        "toy-repeats",
+        "toy-mup",
+        "toy-sigma2p",
+        "toy-muq",
+        "toy-frac",
+        "toy-seed",
+        "splits",
+        "cal-fraction",
+        "split-seed",
+    ] {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "change", move |_| with(&a, App::controls_changed))?;
+    }
+    for (id, mode) in [("mode-toy", Mode::Toy), ("mode-scores", Mode::Scores)] {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "change", move |_| with(&a, |app| app.set_mode(mode)))?;
+    }
+    let a = app.clone();
+    dom::listen_id(&doc, "threshold-whole", "change", move |_| with_now(&a, |app| app.dirty.curves = true))?;
+    let a = app.clone();
+    dom::listen_id(&doc, "cancel", "click", move |_| with(&a, App::cancel))?;
+    let a = app.clone();
+    dom::listen_id(&doc, "large-text", "change", move |_| {
+        with(&a, |app| {
+            app.large_text = checked(&app.doc, "large-text").unwrap_or(false);
+            if let Some(b) = app.doc.body() {
+                let _ = b.class_list().toggle_with_force("large", app.large_text);
+            }
+            app.dirty = Dirty::ALL;
+        })
+    })?;
+    for (id, to) in
+        [("item-prev", ItemMove::Prev), ("item-next", ItemMove::Next), ("item-random", ItemMove::Random)]
+    {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "click", move |_| with(&a, |app| app.step_item(to)))?;
+    }
+    let a = app.clone();
+    dom::listen_id(&doc, "item-index", "change", move |_| {
+        with(&a, |app| match number::<usize>(&app.doc, "item-index", "test item") {
+            Ok(i) => app.step_item(ItemMove::To(i)),
+            Err(e) => app.show_error(Some(&e.to_string())),
+        })
+    })?;
+    if let Some(w) = web_sys::window() {
+        let a = app.clone();
+        dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
+    }
+    files::wire(&file_sink(app), &doc)?;
+    let a = app.clone();
+    permalink::wire(&doc, move || a.borrow_mut().link_now())?;
+    export::wire(app, &doc)?;
+    Ok(())
+}
