@@ -27,11 +27,11 @@ use rvalue_core::io::Dataset;
 use rvalue_model::url::{DataRef, Panel};
 use rvalue_model::{scales, AlphaView, Analysis, AnalysisJob, Controls, DataSummary};
 
+mod draw;
 mod export;
 mod form;
 mod frame;
 mod job;
-mod panels;
 mod replies;
 mod startup;
 mod wiring;

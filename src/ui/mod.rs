@@ -2,7 +2,7 @@
 //! animation frames, and draws the panels with plotters on `<canvas>`.
 //!
 //! - [`app`]: the state, and in `app/` the start-up, the controls, the job, the frame loop, the
-//!   events, the replies, each panel's drawing (`app/panels/`) and the export buttons;
+//!   events, the replies, each panel's drawing (`app/draw/`) and the export buttons;
 //! - [`panels`]: what each panel shows (figures and HTML) from the explorer's results;
 //! - [`figure`]: one plotters drawing routine for every line figure;
 //! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the

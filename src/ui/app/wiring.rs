@@ -1,9 +1,9 @@
 //! The page's events wired to the app: sliders draw in the event, other inputs when
 //! committed, plus the buttons, the file inputs, the Copy link button and the exports.
 
+use super::draw::inspector::ItemMove;
 use super::export;
 use super::frame::{with, with_now};
-use super::panels::inspector::ItemMove;
 use super::replies::file_sink;
 use super::{App, Dirty, Shared};
 use crate::ui::dom::{self, checked, number};

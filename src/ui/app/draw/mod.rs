@@ -1,6 +1,6 @@
 //! Drawing the panels: what is dirty is redrawn from the analysis and the controls, one file
 //! per panel (each a function of the results and the controls), and the canvas helpers they
-//! share. [`crate::ui::panels`] (imported here as `panels`) builds what a panel shows; these
+//! share. [`crate::ui::panels`] builds what a panel shows; these
 //! files put it on the page.
 
 pub(super) mod curves;
