@@ -9,14 +9,14 @@ use std::path::Path;
 
 use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
-use rvalue_core::conformal::streamed::Streaming;
+use rvalue_core::conformal::streamed::{Report, Streaming};
 use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split};
 use rvalue_core::io;
-use rvalue_core::predict::Prediction;
+use rvalue_core::predict::{predict_with_pool, Prediction};
 
 use super::output::Progress;
 use super::streamed::{self, Scores};
-use super::{display, fail, CliError, CliResult, DataArgs};
+use super::{display, CliError, CliResult, DataArgs};
 use rvalue_gpu as gpu;
 
 /// The pool at `path`: a `[n_cal, M]` array of float scores.
@@ -41,6 +41,19 @@ fn blocks(s: &Scores) -> &dyn ScoreBlocks {
     }
 }
 
+/// `work(run, report)` with the command line's streaming settings and progress line, its error
+/// named after the option that asked for it.
+fn with_progress<T>(
+    threads: usize,
+    work: impl FnOnce(&Streaming, Report<'_>) -> rvalue_core::Result<T>,
+) -> CliResult<T> {
+    let mut progress = Progress::new();
+    let mut report =
+        |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
+    let run = Streaming { threads, ..Streaming::default() };
+    work(&run, &mut report).map_err(|e| CliError(format!("--calibration-true: {e}")))
+}
+
 /// `each(method, calibrated)` for every method on every split: each method's splits in order,
 /// the split-independent methods before pooled CP_r.
 #[allow(clippy::too_many_arguments)] // the inputs, the run's settings, and where results go
@@ -54,16 +67,13 @@ fn for_each(
     threads: usize,
     mut each: impl FnMut(Method, Calibrated),
 ) -> CliResult<()> {
-    let mut progress = Progress::new();
-    let mut report =
-        |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
-    let run = Streaming { threads, ..Streaming::default() };
     let mut take = |m, _, c| {
         each(m, c);
         Ok(())
     };
-    calibrate_with_pool(pool, blocks(test), labels, methods, opts, splits, &run, &mut report, &mut take)
-        .map_err(|e| CliError(format!("--calibration-true: {e}")))
+    with_progress(threads, |run, report| {
+        calibrate_with_pool(pool, blocks(test), labels, methods, opts, splits, run, report, &mut take)
+    })
 }
 
 /// Every calibrated split of `methods`, in method order (for the few splits of `sets`, `predict`).
@@ -124,13 +134,7 @@ pub(crate) fn predict(
     opts: &ScoreOptions,
     (threads, seed): (usize, u64),
 ) -> CliResult<Prediction> {
-    let n_test = blocks(test).shape().0;
-    let splits = pool_splits(pool.n(), n_test, None, 1, seed)?;
-    // The new items' labels are never read: sets do not depend on them.
-    let labels = vec![0; n_test];
-    let mut all = calibrated(pool, test, &labels, &[method], opts, &splits, threads)?;
-    match all.pop() {
-        Some((_, c)) => Ok(Prediction::from_calibrated(c, 0)),
-        None => fail("the new items were not scored"),
-    }
+    with_progress(threads, |run, report| {
+        predict_with_pool(pool, blocks(test), method, opts, seed, run, report)
+    })
 }

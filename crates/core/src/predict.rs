@@ -8,6 +8,9 @@
 //! The new items' labels are never read: they are stood in by candidate 0, which only the
 //! coverage metrics would look at.
 
+use crate::blocks::ScoreBlocks;
+use crate::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
+use crate::conformal::streamed::{Report, Streaming};
 use crate::conformal::{self, Calibrated, ItemSet, Method, Prepared, ScoreOptions, Split};
 use crate::tensor::{ScoreTensor, Scores};
 use crate::{float16, Error, Result};
@@ -40,6 +43,32 @@ pub fn predict(
     prep.calibrate_each_threads(method, opts, std::slice::from_ref(&split), threads, |_, c| out = Some(c))?;
     let calibrated = out.ok_or_else(|| Error::invalid("no split was calibrated"))?;
     Ok(Prediction { calibrated, n_cal: cal.n() })
+}
+
+/// [`predict`] calibrated on true-label draws alone ([`TruePool`]): the new items `test`, read a
+/// block at a time, get the sets of the joined tensor `[pool; test]`'s split, keyed as split 0
+/// of `seed` (CP, CP_avg and pooled CP_r; the others are refused).
+pub fn predict_with_pool(
+    pool: &TruePool,
+    test: &dyn ScoreBlocks,
+    method: Method,
+    opts: &ScoreOptions,
+    seed: u64,
+    run: &Streaming<'_>,
+    report: Report<'_>,
+) -> Result<Prediction> {
+    let n_test = test.shape().0;
+    let splits = pool_splits(pool.n(), n_test, None, 1, seed)?;
+    // The new items' labels are never read: sets do not depend on them.
+    let labels = vec![0; n_test];
+    let mut got = None;
+    let mut take = |_, _, c| {
+        got = Some(c);
+        Ok(())
+    };
+    calibrate_with_pool(pool, test, &labels, &[method], opts, &splits, run, report, &mut take)?;
+    let calibrated = got.ok_or_else(|| Error::invalid("the new items were not scored"))?;
+    Ok(Prediction::from_calibrated(calibrated, 0))
 }
 
 /// The joined tensor (labelled items first), its labels (candidate 0 standing in for the new

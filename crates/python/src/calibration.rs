@@ -16,13 +16,14 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use rvalue_core::conformal::{pool, Method, RvalueKind, ScoreOptions};
-use rvalue_core::predict::Prediction;
+use rvalue_core::conformal::pool::{self, TruePool};
+use rvalue_core::conformal::streamed::Streaming;
+use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
+use rvalue_core::predict::{self, Prediction};
 use rvalue_core::{whole_file, Error};
 
 use crate::arrays::value_error;
 use crate::options::{self, Scoring};
-use crate::predicting;
 use crate::saved::{self, Basis, Settings};
 use crate::streamed;
 use crate::watched::{self, Progress};
@@ -119,7 +120,7 @@ impl Calibration {
             Basis::TrueDraws(_) => pool::check_methods(&[s.method], &s.opts)?,
         }
         rvalue_core::conformal::check_alpha(s.alpha)?;
-        let m = predicting::draws(&basis);
+        let m = basis.draws();
         if s.opts.cp_draw >= m {
             return Err(Error::invalid(format!("CP's draw {} does not exist (M = {m})", s.opts.cp_draw)));
         }
@@ -166,14 +167,19 @@ impl Calibration {
                 // Read in place: the core joins the new items to the calibration's in a copy.
                 let test = streamed::for_call(test_scores, "test_scores")?;
                 let test = test.tensor();
-                let work = || predicting::on_items(cal, labels, test, method, opts, (seed, threads));
+                let work = || predict::predict(cal, labels, test, method, opts, seed, threads);
                 watched::run(py, progress, "predict", test.n(), work)?
             }
             Basis::TrueDraws(draws) => {
                 // Streamed when given as a file or a memmap, as `conformal` streams.
                 let (src, _) = streamed::source(test_scores)?;
                 let (test, _) = src.blocks();
-                let work = || predicting::on_pool(draws, test, method, opts, (seed, threads));
+                let work = || {
+                    // The pool is held as read (float16 stays float16) and widened here.
+                    let pool = TruePool::of_single_draw(draws)?;
+                    let run = Streaming { threads, ..Streaming::default() };
+                    predict::predict_with_pool(&pool, test, method, opts, seed, &run, &mut |_, _, _| {})
+                };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }
         };
@@ -241,13 +247,13 @@ impl Calibration {
     /// Labelled items (or true-label units) calibrated on.
     #[getter]
     fn n_calibration(&self) -> usize {
-        predicting::units(&self.basis)
+        self.basis.units()
     }
 
     /// Draws per item.
     #[getter]
     fn m(&self) -> usize {
-        predicting::draws(&self.basis)
+        self.basis.draws()
     }
 
     /// Candidates per item; None for a calibration on true-label draws (any K is predicted).

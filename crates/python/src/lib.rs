@@ -11,7 +11,6 @@ mod arrays;
 mod calibration;
 mod conformal;
 mod options;
-mod predicting;
 mod rank;
 mod saved;
 mod streamed;

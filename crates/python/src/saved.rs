@@ -55,6 +55,22 @@ impl Basis {
         }
     }
 
+    /// Calibration units: labelled items, or true-label units.
+    pub fn units(&self) -> usize {
+        match self {
+            Basis::Items { cal, .. } => cal.n(),
+            Basis::TrueDraws(t) => t.n(),
+        }
+    }
+
+    /// Draws per unit (a true-label tensor is `[n_cal, 1, M]`).
+    pub fn draws(&self) -> usize {
+        match self {
+            Basis::Items { cal, .. } => cal.m(),
+            Basis::TrueDraws(t) => t.k(),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Basis::Items { .. } => "items",
