@@ -114,25 +114,25 @@ fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<Option<std::path::PathBuf>> {
     Ok(None)
 }
 
+/// The file `obj` names, read whole with the GIL released; `None` when `obj` is no path.
+fn read_whole(obj: &Bound<'_, PyAny>) -> PyResult<Option<io::Dataset>> {
+    let Some(path) = path_of(obj)? else { return Ok(None) };
+    obj.py().detach(|| io::read_scores_file(&path)).map(Some).map_err(value_error)
+}
+
 /// Scores held whole, as a copy of their own: a file read whole (with the labels it carries),
 /// or an array copied (`what` names the argument in messages).
 pub fn whole(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(ScoreTensor, Option<Vec<usize>>)> {
-    match path_of(obj)? {
-        Some(path) => {
-            let d = obj.py().detach(|| io::read_scores_file(&path)).map_err(value_error)?;
-            Ok((d.scores, d.labels))
-        }
+    match read_whole(obj)? {
+        Some(d) => Ok((d.scores, d.labels)),
         None => Ok((arrays::scores(obj, what, Hold::Copy)?.into_copy(), None)),
     }
 }
 
 /// Scores for the call only: a file read whole, or an array read in place where it can be.
 pub fn for_call<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Tensor<'py>> {
-    match path_of(obj)? {
-        Some(path) => {
-            let d = obj.py().detach(|| io::read_scores_file(&path)).map_err(value_error)?;
-            Ok(Tensor::owned(d.scores))
-        }
+    match read_whole(obj)? {
+        Some(d) => Ok(Tensor::owned(d.scores)),
         None => arrays::scores(obj, what, Hold::Call),
     }
 }
