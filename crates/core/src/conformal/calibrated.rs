@@ -141,7 +141,12 @@ impl Calibrated {
     /// The threshold `q̂` for test item `t` (by position in `test`): the `k*`-th smallest
     /// calibration score, `+∞` if `k* > n`. Pooled boundaries are `1` then, as all r ≤ 1.
     pub fn threshold(&self, t: usize, alpha: f64) -> f64 {
-        match self.cut(alpha) {
+        self.threshold_at(t, self.cut(alpha))
+    }
+
+    /// [`Calibrated::threshold`] at a cut already made (once per α, not per item).
+    pub(super) fn threshold_at(&self, t: usize, cut: Cut) -> f64 {
+        match cut {
             Cut::Score(q) => q,
             Cut::Rank(0) => f64::NEG_INFINITY,
             Cut::Rank(ks) => self.boundary(t, ks).map_or(f64::INFINITY, |(b, units)| b as f64 / units as f64),

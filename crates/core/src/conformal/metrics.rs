@@ -1,7 +1,7 @@
 //! Metrics of prediction sets: per split at one α (coverage, size, the true label's position,
 //! empty sets), and their summary over repeated splits (one row of `rvalue conformal`).
 
-use super::calibrated::Store;
+use super::calibrated::{Cut, Store};
 use super::{Calibrated, Method};
 use crate::{Error, Result};
 
@@ -20,8 +20,9 @@ impl Calibrated {
     pub fn metrics(&self, alpha: f64, never_empty: bool) -> SplitMetrics {
         let nt = self.test.len();
         let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
+        let cut = self.cut(alpha);
         for t in 0..nt {
-            let (count, position) = self.size_and_position(t, alpha, never_empty);
+            let (count, position) = self.size_and_position(t, cut, never_empty);
             size += count;
             empty += usize::from(count == 0);
             if let Some(p) = position {
@@ -42,8 +43,8 @@ impl Calibrated {
     /// what [`Calibrated::set`] gives, without building or sorting the set. Metrics over many
     /// splits make this the hot loop (a sort per item and split cost more than the r-values
     /// did): with one threshold, two binary searches in the sorted row; pooled, one pass.
-    fn size_and_position(&self, t: usize, alpha: f64, never_empty: bool) -> (usize, Option<usize>) {
-        let (q, y) = (self.threshold(t, alpha), self.labels[t]);
+    fn size_and_position(&self, t: usize, cut: Cut, never_empty: bool) -> (usize, Option<usize>) {
+        let (q, y) = (self.threshold_at(t, cut), self.labels[t]);
         let (size, before, in_set) = match &self.store {
             Store::Global { rows, by_item, .. } => {
                 let (k, r) = (self.k, if *by_item { self.test[t] } else { t });
