@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ROOT, TIMEOUT_MS, download, ready, settled, shot, text, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
@@ -222,7 +222,11 @@ test('with a pool, parametric and nonparametric CP_r get a plain sentence, and p
     await ready(page);
     for (const [kind, name] of [['parametric', 'Parametric'], ['nonparametric', 'Nonparametric']]) {
       await page.locator('#kind').selectOption(kind);
-      await settled(page, 'note');
+      // The second note follows the first without a state in between: wait for its words.
+      await page.waitForFunction((name) => {
+        const s = document.querySelector('#status');
+        return s?.dataset.state === 'note' && s.textContent.startsWith(name);
+      }, name, { timeout: TIMEOUT_MS * 2 });
       assert.equal(
         await text(page, '#status'),
         `${name} CP_r needs every candidate's draws of each calibration item, and the pool holds only ` +
