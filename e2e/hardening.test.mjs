@@ -158,7 +158,7 @@ test('the sliders at both ends, on a tiny toy and a one-draw file, show no NaN o
     await ready(page);
     // The smallest toy the page accepts at its edges: K = 2, M = 1, three calibration items.
     const before = await analysesShown(page);
-    for (const [id, v] of [['toy-repeats', 2], ['toy-k', 2], ['toy-m', 1], ['toy-ncal', 3], ['toy-ntest', 3]]) {
+    for (const [id, v] of [['repeats', 2], ['k', 2], ['m', 1], ['n-cal', 3], ['n-test', 3]]) {
       await setNumber(page, id, v);
     }
     await ready(page, before);
