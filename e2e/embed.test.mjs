@@ -39,7 +39,12 @@ const view = (page) =>
 
 // The address once the page has written `keys` into it (it writes at most every 300 ms).
 async function addressWith(page, keys) {
-  await page.waitForFunction((keys) => keys.every((k) => new URLSearchParams(location.search).has(k)), keys);
+  await page.waitForFunction((keys) => keys.every((k) => new URLSearchParams(location.search).has(k)), keys)
+    .catch(async (e) => {
+      const search = await page.evaluate(() => location.search);
+      const missing = keys.filter((k) => !new URLSearchParams(search).has(k));
+      throw new Error(`the address ${search} lacks ${missing.join(', ')} (${await text(page, '#error')}): ${e.message}`);
+    });
   return page.url();
 }
 
