@@ -151,7 +151,7 @@ fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Opti
     match (files, read) {
         ([(name, bytes)], _) => {
             let pool = rvalue_core::io::read_cal_true(name, bytes)?;
-            Ok((0, pool.map(|d| TruePool::of_dataset(&format!("{name}: member cal_true"), &d)).transpose()?))
+            Ok((0, pool.map(|d| TruePool::of_dataset(&format!("{name}: member cal_true"), d)).transpose()?))
         }
         ([(a, _), (b, _)], [da, db]) => {
             let pool_for = |p: &Dataset, t: &Dataset| p.single_draw && p.scores.k() == t.scores.m();
@@ -166,7 +166,7 @@ fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Opti
                     )))
                 }
             };
-            Ok((test_at, Some(TruePool::of_dataset(pool_name, &read[1 - test_at])?)))
+            Ok((test_at, Some(TruePool::of_dataset(pool_name, read[1 - test_at].clone())?)))
         }
         _ => Err(rvalue_core::Error::invalid("give at most two score files: the test items and a pool")),
     }

@@ -21,7 +21,7 @@ use rvalue_gpu as gpu;
 
 /// The pool at `path`: a `[n_cal, M]` array of float scores.
 pub(crate) fn read_pool(path: &Path) -> CliResult<TruePool> {
-    Ok(TruePool::of_dataset(&display(path), &io::read_scores_file(path)?)?)
+    Ok(TruePool::of_dataset(&display(path), io::read_scores_file(path)?)?)
 }
 
 /// The test items of `data` (streamed or held) and their labels.

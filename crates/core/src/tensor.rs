@@ -95,8 +95,9 @@ impl<'a> Scores<'a> {
             Scores::F16(s) => scan(s, float16::is_finite),
         }
     }
+    /// Element `i`, widened exactly.
     #[inline]
-    fn at(self, i: usize) -> f64 {
+    pub fn at(self, i: usize) -> f64 {
         match self {
             Scores::F64(s) => s[i],
             Scores::F32(s) => f64::from(s[i]),

@@ -175,8 +175,8 @@ impl Calibration {
                 let (src, _) = streamed::source(test_scores)?;
                 let (test, _) = src.blocks();
                 let work = || {
-                    // The pool is held as read (float16 stays float16) and widened here.
-                    let pool = TruePool::of_single_draw(draws)?;
+                    // The pool is held as read (float16 stays float16), widened where read.
+                    let pool = TruePool::of_single_draw(draws.clone())?;
                     let run = Streaming { threads, ..Streaming::default() };
                     predict::predict_with_pool(&pool, test, method, opts, seed, &run, &mut |_, _, _| {})
                 };

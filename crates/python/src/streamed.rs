@@ -155,7 +155,7 @@ pub fn pool_draws(obj: &Bound<'_, PyAny>) -> PyResult<ScoreTensor> {
 
 /// A pool of true-label draws `[n_cal, M]`, as [`pool_draws`] reads them.
 pub fn pool(obj: &Bound<'_, PyAny>) -> PyResult<TruePool> {
-    TruePool::of_single_draw(&pool_draws(obj)?).map_err(value_error)
+    TruePool::of_single_draw(pool_draws(obj)?).map_err(value_error)
 }
 
 /// The splits of a pool and `n_test` test items: everything once, or `count` seeded subsets of

@@ -14,29 +14,32 @@ use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::ScoreBlocks;
 use crate::io::Dataset;
 use crate::rng::Stream;
+use crate::rvalue::{PooledSplit, Ties};
 use crate::tensor::ScoreTensor;
 use crate::watch;
 use crate::{Error, Result};
 
-/// Calibration units given as their true label's `M` draws: `[n][M]` scores, finite.
+/// Calibration units given as their true label's `M` draws: `[n][M]` scores, finite, kept in
+/// the width they were read in (a float16 pool takes two bytes a score) and widened where read.
 #[derive(Debug, Clone)]
 pub struct TruePool {
     n: usize,
     m: usize,
-    draws: Vec<f64>,
+    /// Unit `j`'s draw `d` at item `j`, draw 0, candidate `d`: the `[n, M]` array as read.
+    draws: ScoreTensor,
 }
 
 impl TruePool {
     /// A pool of `n` units of `m` draws each, `draws[j·m + d]`; refuses empty pools and
     /// non-finite scores.
     pub fn new(n: usize, m: usize, draws: Vec<f64>) -> Result<Self> {
-        // The same checks and messages as a tensor's: one candidate, the true label.
-        let t = ScoreTensor::new(n, m, 1, draws)?;
-        Ok(TruePool { n, m, draws: t.data().into_owned() })
+        // The checks and messages of a tensor `[n][M][1]`: one candidate, the true label.
+        let checked = ScoreTensor::new(n, m, 1, draws)?;
+        Self::of_single_draw(ScoreTensor::new(n, 1, m, checked.data().into_owned())?)
     }
 
     /// The pool of a tensor read from a file of shape `[n, M]` (read as `M = 1`, `K = M`).
-    pub fn of_single_draw(t: &ScoreTensor) -> Result<Self> {
+    pub fn of_single_draw(t: ScoreTensor) -> Result<Self> {
         if t.m() != 1 {
             return Err(Error::shape(format!(
                 "true-label draws must have shape [n_cal, M], got [{}, {}, {}]",
@@ -45,7 +48,7 @@ impl TruePool {
                 t.k()
             )));
         }
-        Ok(TruePool { n: t.n(), m: t.k(), draws: t.data().into_owned() })
+        Ok(TruePool { n: t.n(), m: t.k(), draws: t })
     }
 
     pub fn n(&self) -> usize {
@@ -55,8 +58,20 @@ impl TruePool {
         self.m
     }
 
+    /// Unit `j`'s score in draw `d`.
+    #[inline]
+    pub fn draw(&self, j: usize, d: usize) -> f64 {
+        self.draws.get(j, 0, d)
+    }
+
+    /// The pooled r-values' calibration tables of the units `cal` (a split's units, in that
+    /// order), read from the pool in place.
+    pub fn tables(&self, cal: &[usize], k: usize, ties: Ties) -> Result<PooledSplit> {
+        PooledSplit::from_fn(cal.len(), self.m, k, ties, |j, d| self.draw(cal[j], d))
+    }
+
     /// The pool read from a file (`name` in messages): its array must be 2-D, `[n_cal, M]`.
-    pub fn of_dataset(name: &str, d: &Dataset) -> Result<Self> {
+    pub fn of_dataset(name: &str, d: Dataset) -> Result<Self> {
         if !d.single_draw {
             let t = &d.scores;
             return Err(Error::shape(format!(
@@ -67,28 +82,19 @@ impl TruePool {
                 t.k()
             )));
         }
-        Self::of_single_draw(&d.scores)
-    }
-
-    /// The draws of units `cal`, in that order: a split's calibration units.
-    pub fn units(&self, cal: &[usize]) -> Vec<f64> {
-        let mut out = Vec::with_capacity(cal.len() * self.m);
-        for &j in cal {
-            out.extend_from_slice(&self.draws[j * self.m..(j + 1) * self.m]);
-        }
-        out
+        Self::of_single_draw(d.scores)
     }
 
     /// Unit `j`'s nonconformity score under CP or CP_avg (`−` its draw or its mean draw).
     pub fn scores(&self, method: Method, opts: &ScoreOptions) -> Result<Vec<f64>> {
         match method {
             Method::Cp if opts.cp_draw < self.m => {
-                Ok((0..self.n).map(|j| -self.draws[j * self.m + opts.cp_draw]).collect())
+                Ok((0..self.n).map(|j| -self.draw(j, opts.cp_draw)).collect())
             }
             Method::Cp => {
                 Err(Error::invalid(format!("CP's draw {} does not exist (M = {})", opts.cp_draw, self.m)))
             }
-            Method::CpAvg => Ok(self.draws.chunks_exact(self.m).map(|unit| -mean(unit)).collect()),
+            Method::CpAvg => Ok((0..self.n).map(|j| -mean((0..self.m).map(|d| self.draw(j, d)))).collect()),
             Method::CpR => Err(needs_all_candidates(opts.kind)),
         }
     }
@@ -97,9 +103,9 @@ impl TruePool {
 /// The mean of one unit's draws with the summaries' arithmetic (Welford's update with weights
 /// `1/(d + 1)`, `tensor::Summaries`), so CP_avg's calibration scores are the tensor's, bit for
 /// bit, without a copy of the pool.
-fn mean(draws: &[f64]) -> f64 {
+fn mean(draws: impl Iterator<Item = f64>) -> f64 {
     let mut mu = 0.0;
-    for (d, &x) in draws.iter().enumerate() {
+    for (d, x) in draws.enumerate() {
         mu += (x - mu) * (1.0 / (d + 1) as f64);
     }
     mu
@@ -186,7 +192,7 @@ pub fn calibrate_with_pool(
         }
     }
     if methods.iter().any(pooled) {
-        let units = Units { draws: &pool.draws, key_offset: pool.n };
+        let units = Units { draws: pool.draws.scores(), key_offset: pool.n };
         pooled_with_units(test, units, labels, opts, splits, run, report, &mut |r, c| {
             each(Method::CpR, r, c)
         })?;

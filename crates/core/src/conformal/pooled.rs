@@ -79,7 +79,7 @@ impl PooledBuilder {
     /// the pool's units as [`pool::calibrate_with_pool`] keys them.
     pub fn of_pool(pool: &pool::TruePool, k: usize, split: &Split, ties: TieOrder) -> Result<Self> {
         Ok(PooledBuilder {
-            ps: PooledSplit::from_draws(&pool.units(&split.cal), pool.m(), k, split.ties(ties))?,
+            ps: pool.tables(&split.cal, k, split.ties(ties))?,
             work: Workspace::default(),
             out: PooledScores::new(k, split),
             next: 0,

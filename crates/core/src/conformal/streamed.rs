@@ -19,7 +19,7 @@ use super::scores::{needed_candidates, parametric_rows, scores_with};
 use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::{items_per_block, ScoreBlocks};
 use crate::rvalue::{PooledSplit, Workspace};
-use crate::tensor::{ScoreTensor, Summaries};
+use crate::tensor::{ScoreTensor, Scores, Summaries};
 use crate::watch;
 use crate::{Error, Result};
 
@@ -215,7 +215,7 @@ fn pooled_splits(
     each: &mut dyn FnMut(usize, Calibrated) -> Result<()>,
 ) -> Result<()> {
     let truth = true_draws(src, labels, run, report)?;
-    let units = Units { draws: &truth, key_offset: 0 };
+    let units = Units { draws: Scores::F64(&truth), key_offset: 0 };
     pooled_with_units(src, units, labels, opts, splits, run, report, each)
 }
 
@@ -223,7 +223,7 @@ fn pooled_splits(
 /// for the units a split's `cal` names; test item `t` is keyed as item `key_offset + t`.
 #[derive(Debug, Clone, Copy)]
 pub struct Units<'a> {
-    pub draws: &'a [f64],
+    pub draws: Scores<'a>,
     pub key_offset: usize,
 }
 
@@ -273,11 +273,10 @@ struct SplitRun<'a> {
 
 impl<'a> SplitRun<'a> {
     fn new(units: Units<'_>, m: usize, k: usize, split: &'a Split, opts: &ScoreOptions) -> Result<Self> {
-        let mut draws = Vec::with_capacity(split.cal.len() * m);
-        for &i in &split.cal {
-            draws.extend_from_slice(&units.draws[i * m..(i + 1) * m]);
-        }
-        let ps = PooledSplit::from_draws(&draws, m, k, split.ties(opts.ties))?;
+        // Read in place: a copy of the units' draws would double the split's memory while its
+        // tables are built.
+        let draw = |j: usize, d: usize| units.draws.at(split.cal[j] * m + d);
+        let ps = PooledSplit::from_fn(split.cal.len(), m, k, split.ties(opts.ties), draw)?;
         Ok(SplitRun { split, ps, out: PooledScores::new(k, split), key_offset: units.key_offset })
     }
 

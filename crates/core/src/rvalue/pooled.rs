@@ -102,7 +102,7 @@ impl PooledSplit {
     pub fn new(t: &ScoreTensor, labels: &[usize], cal_items: &[usize], ties: Ties) -> Result<Self> {
         check_items(t, labels, cal_items)?;
         let score = |j: usize, d: usize| t.get(cal_items[j], d, labels[cal_items[j]]);
-        PooledSplit::build(cal_items.len(), t.m(), t.k(), ties, score)
+        PooledSplit::from_fn(cal_items.len(), t.m(), t.k(), ties, score)
     }
 
     /// [`PooledSplit::new`] from the calibration units alone: `draws[j][d]`, unit `j`'s true-label
@@ -124,11 +124,18 @@ impl PooledSplit {
                 draws[i]
             )));
         }
-        PooledSplit::build(draws.len() / m, m, k, ties, |j, d| draws[j * m + d])
+        PooledSplit::from_fn(draws.len() / m, m, k, ties, |j, d| draws[j * m + d])
     }
 
-    /// The split of `n` units of `m` draws, unit `j`'s score in draw `d` being `score(j, d)`.
-    fn build(n: usize, m: usize, k: usize, ties: Ties, score: impl Fn(usize, usize) -> f64) -> Result<Self> {
+    /// The split of `n` units of `m` draws, unit `j`'s score in draw `d` being `score(j, d)`,
+    /// finite (the caller's data was checked when it was read).
+    pub fn from_fn(
+        n: usize,
+        m: usize,
+        k: usize,
+        ties: Ties,
+        score: impl Fn(usize, usize) -> f64,
+    ) -> Result<Self> {
         if n.next_multiple_of(BLOCK) + k > u32::MAX as usize {
             return Err(Error::invalid("too many units"));
         }
@@ -141,8 +148,13 @@ impl PooledSplit {
         let mut cal_scores = Vec::with_capacity((n + PAD) * m);
         let mut cal_units = Vec::with_capacity(n * m);
         let mut idx: Vec<u32> = Vec::with_capacity(n);
+        // One draw's scores gathered first: the sort then compares within one short column,
+        // not with a stride of `m` through the units' draws.
+        let mut column: Vec<f64> = Vec::with_capacity(n);
         for d in 0..m {
-            let score = |j: u32| score(j as usize, d);
+            column.clear();
+            column.extend((0..n).map(|j| score(j, d)));
+            let score = |j: u32| column[j as usize];
             idx.clear();
             idx.extend(0..n as u32);
             idx.sort_unstable_by(|&a, &b| {

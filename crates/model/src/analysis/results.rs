@@ -119,7 +119,7 @@ impl Analysis {
             _ if first.scores[2].is_some() => (None, 0),
             Source::Pool(_, pool) => {
                 let split = &first.splits[0];
-                (Some(PooledSplit::from_draws(&pool.units(&split.cal), m, k, ties(split))?), pool.n())
+                (Some(pool.tables(&split.cal, k, ties(split))?), pool.n())
             }
             _ => {
                 let split = &first.splits[0];
