@@ -170,9 +170,9 @@ impl PooledSplit {
     }
 
     /// The bytes a split of `n` units of `m` draws holds (sorted scores, unit indices and entry
-    /// tables, about 28 bytes per unit and draw), for sizing how many splits run at once.
+    /// tables, about 24 bytes per unit and draw), for sizing how many splits run at once.
     pub fn bytes_for(n: usize, m: usize) -> usize {
-        n.saturating_add(PAD).saturating_mul(m).saturating_mul(28)
+        n.saturating_add(PAD).saturating_mul(m).saturating_mul(24)
     }
 
     pub fn n_cal(&self) -> usize {
