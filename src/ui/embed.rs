@@ -15,6 +15,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Window};
 
 use super::dom;
+use rvalue_model::tour::Step;
 use rvalue_model::url::Panel;
 
 /// The `type` of the height message.
@@ -35,6 +36,30 @@ pub fn apply(doc: &Document, panel: Panel) {
     }
 }
 
+/// Marks the page for a tour step alone (`?embed=tour&tour=N`): its card, its panels, the
+/// sliders they need and the control the step asks the reader to use.
+pub fn apply_tour(doc: &Document, step: &Step) {
+    let Some(body) = doc.body() else { return };
+    let _ = body.class_list().add_1("embed");
+    let _ = body.set_attribute("data-embed", "tour");
+    keep(doc.get_element_by_id("tour"));
+    let mut ids = vec![step.control];
+    for p in step.panels {
+        keep(doc.get_element_by_id(&p.element_id()));
+        let s = p.sliders();
+        ids.extend(
+            [(s.alpha, "alpha"), (s.beta, "beta"), (s.sigma2, "sigma2")]
+                .into_iter()
+                .filter(|s| s.0)
+                .map(|s| s.1),
+        );
+    }
+    for id in ids {
+        // The control's slider or fieldset: a direct child of the controls.
+        keep(doc.get_element_by_id(id).and_then(|e| e.closest(".slider, fieldset").ok().flatten()));
+    }
+}
+
 fn keep(e: Option<web_sys::Element>) {
     if let Some(e) = e {
         let _ = e.class_list().add_1("embed-keep");
@@ -43,7 +68,7 @@ fn keep(e: Option<web_sys::Element>) {
 
 /// Posts the content height to the parent page now and on every change of it. Nothing when
 /// the page is not in a frame.
-pub fn post_heights(doc: &Document, panel: Panel) {
+pub fn post_heights(doc: &Document, panel: &'static str) {
     let Some(w) = web_sys::window() else { return };
     let Some(parent) = w.parent().ok().flatten() else { return };
     if Object::is(&parent, &w) {
@@ -62,10 +87,10 @@ pub fn post_heights(doc: &Document, panel: Panel) {
     observe_body(&w, post);
 }
 
-fn send(parent: &Window, height: f64, panel: Panel) {
+fn send(parent: &Window, height: f64, panel: &str) {
     let msg = Object::new();
     for (k, v) in
-        [("type", JsValue::from(HEIGHT_MESSAGE)), ("height", height.into()), ("panel", panel.name().into())]
+        [("type", JsValue::from(HEIGHT_MESSAGE)), ("height", height.into()), ("panel", panel.into())]
     {
         let _ = Reflect::set(&msg, &k.into(), &v);
     }

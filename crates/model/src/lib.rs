@@ -53,6 +53,7 @@ pub mod export;
 pub mod samples;
 pub mod scales;
 mod summary;
+pub mod tour;
 pub mod url;
 
 #[cfg(test)]

@@ -108,6 +108,11 @@ pub struct UrlState {
     /// One panel alone, for an iframe.
     pub embed: Option<Panel>,
     pub large_text: bool,
+    /// The guided tour's step, counted from 1 (`tour=N`): the link's settings are read against
+    /// that step's state ([`UrlState::base_controls`]).
+    pub tour: Option<usize>,
+    /// The tour's step alone, for an iframe (`embed=tour`).
+    pub tour_alone: bool,
 }
 
 /// A query string read back, with what was wrong in it.
@@ -140,14 +145,24 @@ impl UrlState {
         UrlState { controls, ..UrlState::default() }
     }
 
-    /// The query string (without `?`) holding every setting that differs from its default;
-    /// empty for the default view.
+    /// What the link's settings are written against: the tour step's state in a tour (so that
+    /// `tour=N` alone opens step `N` as the tour set it up), else the defaults.
+    pub fn base_controls(tour: Option<usize>) -> Controls {
+        match tour.and_then(crate::tour::step) {
+            Some(step) => UrlState::from_query(step.query).state.controls,
+            None => Controls::default(),
+        }
+    }
+
+    /// The query string (without `?`) holding every setting that differs from its default (in
+    /// a tour: from the step's state); empty for the default view.
     pub fn to_query(&self) -> String {
         let c = &self.controls;
-        let d = Controls::default().for_mode(c.mode);
+        let base = UrlState::base_controls(self.tour);
+        let d = base.for_mode(c.mode);
         let (t, dt) = (&c.toy, &d.toy);
         let mut w = Writer(Vec::new());
-        w.put("mode", c.mode, Mode::Toy);
+        w.put("mode", c.mode, base.mode);
         w.put("alpha", c.alpha, d.alpha);
         w.put("beta", c.beta, d.beta);
         w.put("sigma2", c.sigma2, d.sigma2);
@@ -180,7 +195,12 @@ impl UrlState {
             }
         }
         w.put("item", self.item, 0);
-        if let Some(p) = self.embed {
+        if let Some(n) = self.tour {
+            w.0.push(format!("tour={n}"));
+        }
+        if self.tour_alone {
+            w.0.push("embed=tour".to_string());
+        } else if let Some(p) = self.embed {
             w.0.push(format!("embed={}", p.name()));
         }
         w.put("text", if self.large_text { "large" } else { "normal" }, "normal");
@@ -192,11 +212,15 @@ impl UrlState {
     pub fn from_query(query: &str) -> Restored {
         let pairs = pairs(query.strip_prefix('?').unwrap_or(query));
         let mut r = Reader { warnings: Vec::new() };
+        // The tour's step and the mode first: they choose the defaults.
+        let tour = pairs.iter().rev().find(|(k, _)| k == "tour").and_then(|(_, v)| r.tour_step(v));
+        let base = UrlState::base_controls(tour);
         let mode = match pairs.iter().rev().find(|(k, _)| k == "mode") {
-            Some((_, v)) => r.choice::<Mode>("mode", v).unwrap_or_default(),
-            None => Mode::Toy,
+            Some((_, v)) => r.choice::<Mode>("mode", v).unwrap_or(base.mode),
+            None => base.mode,
         };
-        let mut state = UrlState::with_controls(Controls::default().for_mode(mode));
+        let mut state = UrlState::with_controls(base.for_mode(mode));
+        state.tour = tour;
         let mut seen: Vec<&str> = Vec::new();
         let (mut gpu_switch, mut workers_switch) = (None, None);
         for (key, value) in &pairs {
@@ -339,6 +363,17 @@ impl Reader {
         }
     }
 
+    /// The tour's step `tour=N`, if there is one.
+    fn tour_step(&mut self, v: &str) -> Option<usize> {
+        let n: usize = self.number("tour", v)?;
+        let steps = crate::tour::STEPS.len();
+        if crate::tour::step(n).is_none() {
+            self.warn(format!("'tour={n}' is not a step of the tour (1 to {steps}): no tour is shown"));
+            return None;
+        }
+        Some(n)
+    }
+
     /// Sets what `key=value` says, if it can be used.
     fn apply(&mut self, s: &mut UrlState, key: &str, v: &str) {
         let c = &mut s.controls;
@@ -351,7 +386,7 @@ impl Reader {
             };
         }
         match key {
-            "mode" => {} // read first: it chooses the defaults
+            "mode" | "tour" => {} // read first: they choose the defaults
             "alpha" => set!(c.alpha, self.real(key, v, ALPHA_RANGE, false)),
             "beta" => set!(c.beta, self.real(key, v, BETA_RANGE, false)),
             "sigma2" => set!(c.sigma2, self.real(key, v, SIGMA2_RANGE, false)),
@@ -392,6 +427,7 @@ impl Reader {
                 _ => self.warn(format!("'data={}' is not 'upload': ignored", shown(v))),
             },
             "item" => set!(s.item, self.number(key, v)),
+            "embed" if v == "tour" => s.tour_alone = true,
             "embed" => match v.parse::<Panel>() {
                 Ok(p) => s.embed = Some(p),
                 Err(_) => {
@@ -411,6 +447,10 @@ impl Reader {
     /// Checks what single parameters cannot: the toy parameters together, the data against the
     /// mode, the embedded panel against the mode.
     fn check(&mut self, s: &mut UrlState) {
+        if s.tour_alone {
+            s.embed = None;
+            s.tour.get_or_insert(1);
+        }
         if let Err(e) = s.controls.toy_params().validate() {
             self.warn(format!("the toy parameters are not usable ({e}): the defaults are used"));
             s.controls.toy = ToyParams::default();
@@ -669,7 +709,14 @@ mod properties {
                     1 => DataRef::Upload,
                     i => DataRef::Sample(SAMPLES[i - 2].to_string()),
                 };
-                UrlState { controls, item, data, embed: embed.filter(|p| p.shown_in(mode)), large_text }
+                UrlState {
+                    controls,
+                    item,
+                    data,
+                    embed: embed.filter(|p| p.shown_in(mode)),
+                    large_text,
+                    ..UrlState::default()
+                }
             })
     }
 
