@@ -111,6 +111,15 @@ test('the whole tour walks with PageDown alone, each step its link, each try con
 
 // The numbers the steps' text quotes, checked against what the page shows.
 async function checkNumbers(page, n, when) {
+  // Another draw reorders CP's column of the inspector, not CP_avg's or CP_r's.
+  const columns = () => page.evaluate(() => [...document.querySelectorAll('#inspector .ranking')].map((c) => c.textContent));
+  if (n === 2 && when === 'before') page.columnsBefore = await columns();
+  if (n === 2 && when === 'after') {
+    const [cp, avg, r] = await columns();
+    assert.equal(page.columnsBefore.length, 3);
+    assert.notEqual(cp, page.columnsBefore[0], "CP's column changed");
+    assert.deepEqual([avg, r], page.columnsBefore.slice(1), "CP_avg's and CP_r's did not");
+  }
   if (n === 3 && when === 'before') assert.equal(await text(page, '#pqp'), '48.74 %');
   if (n === 3 && when === 'after') assert.ok(parseFloat(await text(page, '#pqp')) < 40);
   if (n === 4 && when === 'before') {
@@ -121,6 +130,14 @@ async function checkNumbers(page, n, when) {
   if (n === 4 && when === 'after') {
     const [cp, avg] = [await row(page, 'CP'), await row(page, 'CPavg')];
     assert.ok(avg[1] > 5 && avg[1] < cp[1], `CP_avg ${avg} grows towards CP ${cp}`);
+  }
+  // Panel 2's note gives the threshold at the marked σ² = 1000, above the zoomed frame.
+  const marked = async () => parseFloat((await text(page, '#threshold-note')).match(/marked σ² = 1000 it is ([\d.]+)/)[1]);
+  if (n === 5 && when === 'before') page.thresholdBefore = await marked();
+  if (n === 5 && when === 'after') {
+    await page.waitForFunction((t) => !document.querySelector('#threshold-note').textContent.includes(`it is ${t}.`), page.thresholdBefore);
+    const after = await marked();
+    assert.ok(after < page.thresholdBefore, `a larger β lowers the bar: ${page.thresholdBefore} → ${after}`);
   }
   if (n === 7 && when === 'before') {
     const [cp, r] = [await row(page, 'CP'), await row(page, 'CPr')];
