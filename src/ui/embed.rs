@@ -1,5 +1,6 @@
-//! Embed mode (`?embed=<panel>`): one panel and the sliders it needs, filling an iframe, with
-//! its content height posted to the parent page so the iframe can fit it.
+//! Embed mode (`?embed=<panel>`, or `?embed=tour&tour=N`, a step of the guided tour alone): one
+//! panel and the sliders it needs (or a step's card, panels and control), filling an iframe,
+//! with its content height posted to the parent page so the iframe can fit it.
 //!
 //! The page itself is unchanged: a class on `<body>` and `embed-keep` on what stays make
 //! `www/style.css` hide the rest. The message is
@@ -21,9 +22,27 @@ use rvalue_model::url::Panel;
 /// The `type` of the height message.
 pub const HEIGHT_MESSAGE: &str = "rvalue-explorer:height";
 
+/// Marks the page for what `?embed=` asks: one panel, or a tour step alone.
+pub fn mark(doc: &Document, panel: Option<Panel>, step: Option<&Step>) {
+    match (panel, step) {
+        (Some(p), _) => apply(doc, p),
+        (None, Some(s)) => apply_tour(doc, s),
+        (None, None) => {}
+    }
+}
+
+/// Posts the heights of what `?embed=` shows (nothing for the whole page).
+pub fn post(doc: &Document, panel: Option<Panel>, tour_alone: bool) {
+    match (panel, tour_alone) {
+        (Some(p), _) => post_heights(doc, p.name()),
+        (None, true) => post_heights(doc, "tour"),
+        (None, false) => {}
+    }
+}
+
 /// Marks the page for `panel` alone: `body.embed`, and `embed-keep` on the panel and on the
 /// sliders it needs.
-pub fn apply(doc: &Document, panel: Panel) {
+fn apply(doc: &Document, panel: Panel) {
     let Some(body) = doc.body() else { return };
     let _ = body.class_list().add_1("embed");
     let _ = body.set_attribute("data-embed", panel.name());
@@ -38,7 +57,7 @@ pub fn apply(doc: &Document, panel: Panel) {
 
 /// Marks the page for a tour step alone (`?embed=tour&tour=N`): its card, its panels, the
 /// sliders they need and the control the step asks the reader to use.
-pub fn apply_tour(doc: &Document, step: &Step) {
+fn apply_tour(doc: &Document, step: &Step) {
     let Some(body) = doc.body() else { return };
     let _ = body.class_list().add_1("embed");
     let _ = body.set_attribute("data-embed", "tour");
@@ -68,7 +87,7 @@ fn keep(e: Option<web_sys::Element>) {
 
 /// Posts the content height to the parent page now and on every change of it. Nothing when
 /// the page is not in a frame.
-pub fn post_heights(doc: &Document, panel: &'static str) {
+fn post_heights(doc: &Document, panel: &'static str) {
     let Some(w) = web_sys::window() else { return };
     let Some(parent) = w.parent().ok().flatten() else { return };
     if Object::is(&parent, &w) {

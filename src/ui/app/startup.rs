@@ -81,13 +81,8 @@ fn launch(
     {
         let mut a = app.borrow_mut();
         a.me = Rc::downgrade(&app);
-        if let Some(p) = embed {
-            // Before anything is drawn: hidden panels then draw nothing.
-            embed::apply(&doc, p);
-        }
-        if let Some(step) = tour.filter(|_| tour_alone).and_then(rvalue_model::tour::step) {
-            embed::apply_tour(&doc, step);
-        }
+        // Before anything is drawn: hidden panels then draw nothing.
+        embed::mark(&doc, embed, tour.filter(|_| tour_alone).and_then(rvalue_model::tour::step));
         a.show_tour();
         a.show_link_notes(warnings);
         set_checked(&doc, "large-text", large_text);
@@ -109,11 +104,7 @@ fn launch(
     });
     wire(&app)?;
     super::tour::wire(&app)?;
-    if let Some(p) = embed {
-        embed::post_heights(&doc, p.name());
-    } else if tour_alone {
-        embed::post_heights(&doc, "tour");
-    }
+    embed::post(&doc, embed, tour_alone);
     if let DataRef::Sample(name) = data {
         files::load_named(&file_sink(&app), name);
     }
