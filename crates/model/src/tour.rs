@@ -104,17 +104,18 @@ pub const STEPS: [Step; 9] = [
         panels: &[Panel::Threshold],
         control: "beta",
         try_this: "Move β up to 0.25 and watch the bar come down: a larger top fraction admits more.",
-        done: "A larger β lowers the bar at every σ²; a candidate's r-value is the β at which it first \
-               clears it.",
+        done: "A larger β lowers the bar; a candidate's r-value is the smallest β at which it clears \
+               it.",
         tried: |s| s.controls.beta >= 0.25,
         action: "beta=0.25",
     },
     Step {
         title: "Theorem 3: CP_r drops wide false candidates",
-        text: "As a false candidate's variance σ² grows, its chance to enter CP's set tends to one half: \
-               its one draw lands above the cut about half the time. Under CP_r it tends to zero, since \
-               the threshold curve rises faster than the draws spread. Panel 5 draws both against σ², \
-               with the current σ² marked. Here σ² is 10.",
+        text: "Theorem 3 of the paper (Zeng, Prabhu, Zeng, Newton and Singh, Empirical Bayes Conformal \
+               Prediction for Vision and Language Models): as a false candidate's variance σ² grows, its \
+               chance to enter CP's set tends to one half, as its one draw lands above the cut half the \
+               time. Under CP_r it tends to zero: the threshold curve rises faster than the draws \
+               spread. Panel 5 draws both against σ², the current σ² (here 10) marked.",
         query: "sigma2=10",
         panels: &[Panel::Theorem3],
         control: "sigma2",
@@ -127,8 +128,8 @@ pub const STEPS: [Step; 9] = [
         title: "Same coverage, smaller sets",
         text: "Panel 6 is the paper's Table 1 at the current α. CP_r covers as CP does (about 0.90 at α = \
                0.1) with sets of 0.9 candidates instead of 5.4: the wide false candidates are gone, and \
-               an empty set stands for an item whose true answer the model cannot tell. Panels 3 and 4 \
-               show the same at every α.",
+               about 10 % of its sets are empty, which α allows. Panels 3 and 4 show the same at every \
+               α.",
         query: "",
         panels: &[Panel::Summary, Panel::Coverage, Panel::Size],
         control: "alpha",
