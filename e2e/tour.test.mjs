@@ -248,6 +248,13 @@ test("with large text the step's panel fills the width; a phone shows the card f
       [document.getElementById('tour'), document.querySelector('#panels > .panel.tour-focus')].map((e) => e.getBoundingClientRect().top));
     assert.ok(card < first);
     assert.ok(await page.locator('#tour-next').isVisible());
+    // A step's link opened on a phone shows its card, below the controls, in view.
+    await page.goto(new URL('?tour=3', page.url()).href);
+    await page.locator('#tour').waitFor({ state: 'visible' });
+    assert.ok(await page.evaluate(() => {
+      const r = document.getElementById('tour').getBoundingClientRect();
+      return r.top >= 0 && r.top < window.innerHeight && window.scrollY > 0;
+    }), 'the card is scrolled into view');
     assert.deepEqual(errors, []);
   });
 });

@@ -58,11 +58,6 @@ impl App {
         self.tour_tried = false;
         self.apply_controls(step.state(number).controls);
         self.show_tour();
-        if !self.tour_alone {
-            if let Some(card) = self.doc.get_element_by_id(CARD) {
-                card.scroll_into_view();
-            }
-        }
     }
 
     /// Puts `controls` in the inputs and recomputes what they change, as a link opening would.
@@ -102,6 +97,14 @@ impl App {
             }
         }
         let Some((n, step)) = step else { return };
+        if !self.tour_alone {
+            // Into view if it is not (a phone shows the controls first); nowhere else.
+            if let Some(card) = d.get_element_by_id(CARD) {
+                let opts = web_sys::ScrollIntoViewOptions::new();
+                opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                card.scroll_into_view_with_scroll_into_view_options(&opts);
+            }
+        }
         set_text(d, "tour-count", &format!("Step {n} of {}", STEPS.len()));
         set_text(d, TITLE, step.title);
         set_text(d, "tour-text", step.text);
