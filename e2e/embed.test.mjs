@@ -17,19 +17,16 @@ const LONG = { timeout: TIMEOUT_MS * 3 };
 const SMALL = 'n-cal=100&n-test=100&repeats=3';
 
 // Every control of the page as the inputs show it, plus the inspector's item.
-const CONTROL_IDS = [
-  'alpha', 'beta', 'sigma2', 'kind', 'prior', 'variance', 'cp-draw', 'toy-k', 'toy-m', 'toy-ncal', 'toy-ntest',
-  'toy-repeats', 'toy-mup', 'toy-sigma2p', 'toy-muq', 'toy-frac', 'toy-seed', 'splits', 'cal-fraction',
-  'split-seed', 'item-index',
-];
-const CHECK_IDS = ['mode-toy', 'mode-scores', 'never-empty', 'large-text'];
+// Every input of the page (the controls, the inspector's item, the page's switches): a
+// checkbox or radio button by whether it is checked, the others by value.
 const controls = (page) =>
-  page.evaluate(
-    ([values, checks]) => ({
-      ...Object.fromEntries(values.map((id) => [id, document.getElementById(id).value])),
-      ...Object.fromEntries(checks.map((id) => [id, document.getElementById(id).checked])),
-    }),
-    [CONTROL_IDS, CHECK_IDS],
+  page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('input[id]:not([type=file]):not([type=text]), select[id]')].map((e) => [
+        e.id,
+        e.type === 'checkbox' || e.type === 'radio' ? e.checked : e.value,
+      ]),
+    ),
   );
 
 // What the view shows: the numbers of panels 3, 4, 6 and 7 and the slider readouts.
@@ -42,7 +39,12 @@ const view = (page) =>
 
 // The address once the page has written `keys` into it (it writes at most every 300 ms).
 async function addressWith(page, keys) {
-  await page.waitForFunction((keys) => keys.every((k) => new URLSearchParams(location.search).has(k)), keys);
+  await page.waitForFunction((keys) => keys.every((k) => new URLSearchParams(location.search).has(k)), keys)
+    .catch(async (e) => {
+      const search = await page.evaluate(() => location.search);
+      const missing = keys.filter((k) => !new URLSearchParams(search).has(k));
+      throw new Error(`the address ${search} lacks ${missing.join(', ')} (${await text(page, '#error')}): ${e.message}`);
+    });
   return page.url();
 }
 
@@ -51,8 +53,8 @@ test('a toy permalink restores every control and the same view', LONG, async (t)
   await shot(t, page, async () => {
     assert.equal(new URL(page.url()).search, '', 'the default view has a bare address');
     // The toy's size first, so each re-analysis below is quick.
-    for (const [id, v] of [['toy-repeats', 3], ['toy-ncal', 80], ['toy-ntest', 60], ['toy-k', 6], ['toy-m', 12],
-      ['toy-mup', 1.5], ['toy-sigma2p', 0.5], ['toy-muq', -0.2], ['toy-frac', 0.5], ['toy-seed', 7], ['cp-draw', 3]]) {
+    for (const [id, v] of [['repeats', 3], ['n-cal', 80], ['n-test', 60], ['k', 6], ['m', 12],
+      ['mu-p', 1.5], ['sigma2-p', 0.5], ['mu-q', -0.2], ['high-var', 0.5], ['toy-seed', 7], ['cp-draw', 3]]) {
       await setNumber(page, id, v);
     }
     await page.locator('#kind').selectOption('nonparametric');

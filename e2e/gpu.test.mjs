@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TIMEOUT_MS, analysesShown, ready, screenshot, settled, text, useExplorer } from './helpers.mjs';
+import { TIMEOUT_MS, analysesShown, dropped, ready, screenshot, settled, text, useExplorer } from './helpers.mjs';
 
 const WEBGPU = ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'];
 const withGpu = useExplorer({ args: WEBGPU });
@@ -130,10 +130,10 @@ test('cancelling while the GPU works keeps the previous results', LONG, async (t
     await page.locator('#cancel').click();
     await settled(page, 'cancelled');
     const before = { status: await text(page, '#status'), table: await text(page, '#summary-table tbody') };
-    // The answer of the GPU call under way at the cancel arrives later and changes nothing
-    // shown: a pooled split of this sample takes well under a second on SwiftShader. (That an
-    // answer for a replaced job never reaches the new job is ui::device's unit test.)
-    await page.waitForTimeout(3000);
+    // The answer of the GPU call under way at the cancel arrives later, is dropped (the page
+    // marks it) and changes nothing shown. (That an answer for a replaced job never reaches the
+    // new job is ui::device's unit test.)
+    await dropped(page);
     assert.equal(await text(page, '#status'), before.status);
     assert.equal(await text(page, '#summary-table tbody'), before.table);
     assert.ok(await page.locator('#cancel').isDisabled());

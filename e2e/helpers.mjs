@@ -202,6 +202,13 @@ export async function settled(page, state) {
     { timeout: TIMEOUT_MS * 2 });
 }
 
+// Waits until the page has dropped an answer (of the GPU or a worker) for a job since replaced
+// or cancelled: the performance mark `rvalue:dropped-answer` (ui::dom::DROPPED_ANSWER).
+export async function dropped(page) {
+  await page.waitForFunction(() => performance.getEntriesByName('rvalue:dropped-answer').length > 0, null,
+    { timeout: TIMEOUT_MS * 2 });
+}
+
 // Moves a range slider to `position` as a user's drag would end (input, then change).
 export async function slide(page, id, position) {
   await page.locator(`#${id}`).fill(String(position));

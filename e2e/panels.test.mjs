@@ -130,8 +130,8 @@ test("panel 1's note works P(q > p) out at the current values; the misprint only
     assert.equal(await note(), `P(q > p) = Φ((μq − μp)/√(σp² + σ²)) = Φ(−1/√101) = ${percent(Phi(-1 / Math.sqrt(101)))}.`);
     assert.equal(await text(page, '#pqp'), percent(Phi(-1 / Math.sqrt(101))));
     // μp = 2 typed in the toy's parameters: the difference follows too.
-    await page.locator('#toy-mup').fill('2');
-    await page.locator('#toy-mup').dispatchEvent('change');
+    await page.locator('#mu-p').fill('2');
+    await page.locator('#mu-p').dispatchEvent('change');
     await page.waitForFunction(() => document.querySelector('#pqp-note').textContent.includes('Φ(−2/√101)'));
     assert.equal(await text(page, '#pqp'), percent(Phi(-2 / Math.sqrt(101))));
     assert.doesNotMatch(await note(), /48\.[47]|paper/);
@@ -215,16 +215,16 @@ test('placeholders are plain sentences: no file, a flat prior, no variance, an e
     await look();
     // The toy with μq = μp: no spread of latent means (τ² = 0), no curve.
     await page.locator('#mode-toy').check();
-    await page.locator('#toy-muq').fill('1');
-    await page.locator('#toy-muq').dispatchEvent('change');
+    await page.locator('#mu-q').fill('1');
+    await page.locator('#mu-q').dispatchEvent('change');
     await page.waitForFunction((s) => document.querySelector('#threshold-note').textContent === s, said.THRESHOLD_FLAT_PRIOR);
     assert.ok(await blank(page, 'plot-threshold'), 'panel 2 shows a figure without a curve');
     await look();
     // σp² = 0 and σ² = 0: every variance is 0, no curve either.
-    await page.locator('#toy-muq').fill('0');
-    await page.locator('#toy-muq').dispatchEvent('change');
-    await page.locator('#toy-sigma2p').fill('0');
-    await page.locator('#toy-sigma2p').dispatchEvent('change');
+    await page.locator('#mu-q').fill('0');
+    await page.locator('#mu-q').dispatchEvent('change');
+    await page.locator('#sigma2-p').fill('0');
+    await page.locator('#sigma2-p').dispatchEvent('change');
     await page.locator('#sigma2').fill('0');
     await page.waitForFunction((s) => document.querySelector('#threshold-note').textContent === s, said.THRESHOLD_NO_VARIANCE);
     await look();

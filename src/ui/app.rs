@@ -25,7 +25,8 @@ use crate::ui::permalink::Link;
 use crate::ui::workers::Pool;
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::io::Dataset;
-use rvalue_model::url::{DataRef, Panel};
+use rvalue_model::panel::Panel;
+use rvalue_model::url::DataRef;
 use rvalue_model::{scales, AlphaView, Analysis, AnalysisJob, Controls, DataSummary};
 
 mod draw;

@@ -16,6 +16,18 @@ pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
+/// Records a performance mark: a moment the browser tests (and benchmarks) wait for, where no
+/// state of the page shows it.
+pub fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
+/// The mark of an answer (of the GPU or a worker) for a job since replaced or cancelled, which
+/// the page drops.
+pub const DROPPED_ANSWER: &str = "rvalue:dropped-answer";
+
 pub fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T> {
     doc.get_element_by_id(id)
         .ok_or_else(|| Error::invalid(format!("the page has no #{id}")))?

@@ -16,8 +16,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Window};
 
 use super::dom;
+use rvalue_model::panel::Panel;
 use rvalue_model::tour::Step;
-use rvalue_model::url::Panel;
 
 /// The `type` of the height message.
 pub const HEIGHT_MESSAGE: &str = "rvalue-explorer:height";

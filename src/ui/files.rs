@@ -12,7 +12,8 @@ use super::dom;
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
-use rvalue_model::url::{DataRef, SYNTHETIC_CIFAR, SYNTHETIC_TOY};
+use rvalue_model::samples::{SYNTHETIC_CIFAR, SYNTHETIC_TOY};
+use rvalue_model::url::DataRef;
 
 /// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
 const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
@@ -237,7 +238,7 @@ pub fn wire(sink: &Sink, doc: &Document) -> Result<()> {
     Ok(())
 }
 
-/// Loads the bundled sample `name` (one of [`rvalue_model::url::SAMPLES`]), as its button does.
+/// Loads the bundled sample `name` (one of [`rvalue_model::samples::SAMPLES`]), as its button does.
 pub fn load_named(sink: &Sink, name: String) {
     let status = match name.as_str() {
         SYNTHETIC_CIFAR => "Generating a CIFAR-100-shaped tensor (2000 × 31 × 100)…".to_string(),

@@ -210,7 +210,7 @@ async fn a_bad_toy_parameter_is_named_and_changes_nothing() {
     let app = app::start_with(small()).unwrap();
     idle(&app).await;
     let before = text(&doc, "coverage-readout");
-    fire(&doc, "toy-ncal", "-3", "change");
+    fire(&doc, "n-cal", "-3", "change");
     idle(&app).await;
     let err = text(&doc, "error");
     assert!(err.contains("n_cal") && err.contains("'-3'"), "{err}");
@@ -218,7 +218,7 @@ async fn a_bad_toy_parameter_is_named_and_changes_nothing() {
     assert_eq!(app.borrow().controls().toy.n_cal, 60);
     assert_eq!(text(&doc, "coverage-readout"), before);
     // Fixing it clears the banner.
-    fire(&doc, "toy-ncal", "61", "change");
+    fire(&doc, "n-cal", "61", "change");
     idle(&app).await;
     assert!(dom::by_id::<web_sys::HtmlElement>(&doc, "error").unwrap().hidden());
     assert_eq!(app.borrow().analysis().unwrap().controls.toy.n_cal, 61);

@@ -19,6 +19,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
+use crate::ui::dom;
 use rvalue_core::io::Dataset;
 use rvalue_core::tensor::{ScoreTensor, Scores};
 use rvalue_model::{AnalysisJob, HeldData};
@@ -195,7 +196,10 @@ impl Pool {
                 let outcome = match (&mut job, result) {
                     (Some((j, _)), Ok(bytes)) if current => j.supply_part(part, &bytes),
                     // A repeat of a job since replaced: dropped.
-                    (_, Ok(_)) => return false,
+                    (_, Ok(_)) => {
+                        dom::mark(dom::DROPPED_ANSWER);
+                        return false;
+                    }
                     (_, Err(e)) => Err(rvalue_core::Error::invalid(e)),
                 };
                 let Err(e) = outcome else { return true };

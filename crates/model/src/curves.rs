@@ -26,7 +26,7 @@ pub struct ScoreDensities {
     pub prob_q_exceeds_p: f64,
     /// What the paper prints (48.47 %) at its values (the defaults).
     pub paper_printed_percent: f64,
-    /// The closed form at these parameters ([`prob_note`]).
+    /// The closed form at these parameters (`prob_note`).
     pub note: String,
 }
 

@@ -1,10 +1,18 @@
-//! The samples the page makes rather than downloads ([`SYNTHETIC_CIFAR`], [`SYNTHETIC_TOY`]):
+//! The bundled samples a link may name ([`SAMPLES`]), and those the page makes rather than downloads ([`SYNTHETIC_CIFAR`], [`SYNTHETIC_TOY`]):
 //! neither ships as a file, which keeps the page's bundle small.
 
-use crate::url::{SYNTHETIC_CIFAR, SYNTHETIC_TOY};
 use rvalue_core::io::Dataset;
 use rvalue_core::toy::{self, ToyParams};
 use rvalue_core::Result;
+
+/// The bundled samples a link may name: files under the app's `assets/`, and `toy` and `cifar`,
+/// made in the page (the toy's first repeat, a CIFAR-100-shaped tensor). A closed list, so a
+/// link cannot make the page fetch an arbitrary path.
+pub const SAMPLES: [&str; 4] = ["digits_wbb.npz", "small_long.csv", SYNTHETIC_TOY, SYNTHETIC_CIFAR];
+/// The CIFAR-100-shaped sample, generated in the page rather than fetched.
+pub const SYNTHETIC_CIFAR: &str = "cifar";
+/// The toy's first repeat at its defaults, simulated in the page.
+pub const SYNTHETIC_TOY: &str = "toy";
 
 /// The sample named `name`, with the label the page shows: the benchmarks' seeded
 /// CIFAR-100-shaped logits ([`rvalue_core::samples::cifar_like`], a large input), or the toy's
@@ -22,7 +30,6 @@ pub fn synthetic(name: &str) -> Option<(&'static str, Result<Dataset>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::url::SAMPLES;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 

@@ -726,5 +726,5 @@ fn modes_and_panels_read_back_their_names() {
         assert_eq!(sorted.len(), T::all().len(), "{}: names are distinct", T::OPTION);
     }
     round_trips::<Mode>();
-    round_trips::<url::Panel>();
+    round_trips::<panel::Panel>();
 }

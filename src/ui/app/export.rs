@@ -23,7 +23,7 @@ use crate::ui::figure::{Dots, Figure};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::export::{sets_csv, summary_csv};
-use rvalue_model::url::Panel;
+use rvalue_model::panel::Panel;
 
 /// A figure panel: the panel, its canvas, the overlay stacked on the canvas, the file name.
 struct FigurePanel {

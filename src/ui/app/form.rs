@@ -5,8 +5,9 @@
 use super::{App, Dirty};
 use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set_text, set_value};
 use crate::ui::permalink;
-use rvalue_core::Result;
-use rvalue_model::scales::{self, short};
+use rvalue_core::{Error, Result};
+use rvalue_model::controls::table::{Control, Input, CONTROLS};
+use rvalue_model::scales::short;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
 
@@ -48,83 +49,66 @@ impl App {
         set_hidden(&self.doc, "url-notes", notes.is_empty());
     }
 
-    /// The controls as the inputs show them.
+    /// The controls as the inputs show them, read through [`CONTROLS`].
     fn read_controls(&self) -> Result<Controls> {
-        let d = &self.doc;
         let mut c = self.controls.clone();
-        // A slider left where it is keeps its value: the value need not be one of its positions
-        // (β = 0.1 sits at the position of 0.0988), and moving α must not change β.
-        let slider = |id: &str, what: &str, value: f64, at: fn(u32) -> f64, position: fn(f64) -> u32| {
-            number(d, id, what).map(|p: u32| if p == position(value) { value } else { at(p) })
-        };
-        c.alpha = slider("alpha", "α", c.alpha, scales::alpha_at, scales::alpha_position)?;
-        c.beta = slider("beta", "β", c.beta, scales::beta_at, scales::beta_position)?;
-        c.sigma2 = slider("sigma2", "σ²", c.sigma2, scales::sigma2_at, scales::sigma2_position)?;
-        c.score.kind = select(d, "kind")?.value().parse()?;
-        c.score.prior = select(d, "prior")?.value().parse()?;
-        c.score.variance = select(d, "variance")?.value().parse()?;
-        c.score.cp_draw = number(d, "cp-draw", "CP's draw")?;
-        c.score.ties = select(d, "ties")?.value().parse()?;
-        c.never_empty = checked(d, "never-empty")?;
-        c.toy.k = number(d, "toy-k", "K")?;
-        c.toy.m = number(d, "toy-m", "M")?;
-        c.toy.n_cal = number(d, "toy-ncal", "n_cal")?;
-        c.toy.n_test = number(d, "toy-ntest", "n_test")?;
-        c.toy.repeats = number(d, "toy-repeats", "repeats")?;
-        c.toy.mu_p = number(d, "toy-mup", "μp")?;
-        c.toy.sigma2_p = number(d, "toy-sigma2p", "σp²")?;
-        c.toy.mu_q = number(d, "toy-muq", "μq")?;
-        c.toy.high_var_fraction = number(d, "toy-frac", "high-variance fraction")?;
-        c.toy.seed = number(d, "toy-seed", "seed")?;
-        c.splits = number(d, "splits", "random splits")?;
-        c.cal_fraction = number(d, "cal-fraction", "calibration fraction")?;
-        c.seed = number(d, "split-seed", "split seed")?;
+        for control in CONTROLS.iter() {
+            let Some(text) = self.form_text(control, &c)? else { continue };
+            control
+                .set(&mut c, &text)
+                .map_err(|p| Error::invalid(format!("{}: '{text}' {p}", control.name)))?;
+        }
         Ok(c)
+    }
+
+    /// What the form holds for `control`, as the control's text; `None` for the mode (its radio
+    /// buttons switch the mode at once) and for settings only a link can make.
+    fn form_text(&self, control: &Control, c: &Controls) -> Result<Option<String>> {
+        let (d, id) = (&self.doc, control.key);
+        Ok(Some(match control.input {
+            // A slider left where it is keeps its value: the value need not be one of its
+            // positions (β = 0.1 sits at the position of 0.0988), and moving α must not change β.
+            Input::Slider { at, position } => {
+                let p: u32 = number(d, id, control.name)?;
+                let value: f64 = control.text(c).parse().unwrap_or(f64::NAN);
+                if p == position(value) { value } else { at(p) }.to_string()
+            }
+            Input::Number => dom::input(d, id)?.value().trim().to_string(),
+            Input::Select => select(d, id)?.value(),
+            Input::Checkbox => String::from(if checked(d, id)? { "1" } else { "0" }),
+            Input::Radio | Input::LinkOnly => return Ok(None),
+        }))
     }
 
     /// Shows `self.controls` in the inputs.
     pub(super) fn write_controls(&self) {
         let (d, c) = (&self.doc, &self.controls);
-        set_value(d, "alpha", &scales::alpha_position(c.alpha).to_string());
-        set_value(d, "beta", &scales::beta_position(c.beta).to_string());
-        set_value(d, "sigma2", &scales::sigma2_position(c.sigma2).to_string());
-        set_value(d, "kind", c.score.kind.name());
-        set_value(d, "prior", c.score.prior.name());
-        set_value(d, "variance", c.score.variance.name());
-        set_value(d, "cp-draw", &c.score.cp_draw.to_string());
-        set_value(d, "ties", c.score.ties.name());
-        set_checked(d, "never-empty", c.never_empty);
-        let t = &c.toy;
-        for (id, v) in [
-            ("toy-k", t.k.to_string()),
-            ("toy-m", t.m.to_string()),
-            ("toy-ncal", t.n_cal.to_string()),
-            ("toy-ntest", t.n_test.to_string()),
-            ("toy-repeats", t.repeats.to_string()),
-            ("toy-mup", t.mu_p.to_string()),
-            ("toy-sigma2p", t.sigma2_p.to_string()),
-            ("toy-muq", t.mu_q.to_string()),
-            ("toy-frac", t.high_var_fraction.to_string()),
-            ("toy-seed", t.seed.to_string()),
-            ("splits", c.splits.to_string()),
-            ("cal-fraction", c.cal_fraction.to_string()),
-            ("split-seed", c.seed.to_string()),
-        ] {
-            set_value(d, id, &v);
+        for control in CONTROLS.iter() {
+            let (id, text) = (control.key, control.text(c));
+            match control.input {
+                Input::Slider { position, .. } => {
+                    set_value(d, id, &position(text.parse().unwrap_or(f64::NAN)).to_string())
+                }
+                Input::Number | Input::Select => set_value(d, id, &text),
+                Input::Checkbox => set_checked(d, id, text == "1"),
+                Input::Radio => {
+                    for name in control.names() {
+                        set_checked(d, &format!("{id}-{name}"), name == text);
+                    }
+                }
+                Input::LinkOnly => {}
+            }
         }
-        set_checked(d, "mode-toy", c.mode == Mode::Toy);
-        set_checked(d, "mode-scores", c.mode == Mode::Scores);
         self.write_slider_values();
     }
 
+    /// The sliders' readouts (`{key}-value`) and spoken values.
     pub(super) fn write_slider_values(&self) {
         let (d, c) = (&self.doc, &self.controls);
-        set_text(d, "alpha-value", &short(c.alpha));
-        set_text(d, "beta-value", &short(c.beta));
-        set_text(d, "sigma2-value", &short(c.sigma2));
-        for (id, v) in [("alpha", c.alpha), ("beta", c.beta), ("sigma2", c.sigma2)] {
-            if let Ok(i) = dom::input(d, id) {
-                let text = short(v);
+        for control in CONTROLS.iter().filter(|c| matches!(c.input, Input::Slider { .. })) {
+            let text = short(control.text(c).parse().unwrap_or(f64::NAN));
+            set_text(d, &format!("{}-value", control.key), &text);
+            if let Ok(i) = dom::input(d, control.key) {
                 if i.get_attribute("aria-valuetext").as_deref() != Some(text.as_str()) {
                     let _ = i.set_attribute("aria-valuetext", &text);
                 }

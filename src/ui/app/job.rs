@@ -80,7 +80,10 @@ impl App {
                     gpu: self.device.new_job(),
                     serial: self.jobs,
                     from_workers: 0,
-                })
+                });
+                // At once, not at the next frame: a script that changes a control and then
+                // waits for the state `ready` must not read the previous job's.
+                dom::set_attr(&self.doc, "status", "data-state", "running");
             }
             Err(e) => {
                 self.state = "failed";

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::frame::with;
 use super::{App, Dirty, Loaded, Shared};
-use crate::ui::dom::{set_hidden, set_text};
+use crate::ui::dom::{self, set_hidden, set_text};
 use crate::ui::{device, files, workers};
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::io::Dataset;
@@ -70,7 +70,7 @@ pub(in crate::ui) fn file_sink(app: &Shared) -> files::Sink {
 /// The GPU's answer for part `part` of job `serial`.
 pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answer>) {
     with(app, |a| {
-        let Some(run) = a.running.as_mut() else { return };
+        let Some(run) = a.running.as_mut() else { return dom::mark(dom::DROPPED_ANSWER) };
         #[cfg(feature = "gpu")]
         let supply = |ans: device::Answer| match ans {
             device::Answer::Rvalues(r) => run.job.supply_rvalues(part, r),
@@ -78,7 +78,9 @@ pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<d
         };
         #[cfg(not(feature = "gpu"))]
         let supply = |ans: device::Answer| -> Result<()> { match ans {} };
-        run.gpu.take(&mut a.device, serial, answer, supply);
+        if !run.gpu.take(&mut a.device, serial, answer, supply) {
+            dom::mark(dom::DROPPED_ANSWER);
+        }
         a.dirty.device = true;
     });
 }

@@ -90,7 +90,7 @@ impl App {
         }
         set_hidden(d, CARD, step.is_none());
         set_attr(d, "tour-start", "aria-pressed", if step.is_some() { "true" } else { "false" });
-        for p in rvalue_model::url::Panel::ALL {
+        for p in rvalue_model::panel::Panel::ALL {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
                 let on = step.is_some_and(|(_, s)| s.panels.contains(&p));
                 let _ = e.class_list().toggle_with_force("tour-focus", on);

@@ -9,43 +9,35 @@ use super::{App, Dirty, Shared};
 use crate::ui::dom::{self, checked, number};
 use crate::ui::{files, permalink};
 use rvalue_core::Result;
+use rvalue_model::controls::table::{Input, CONTROLS};
 use rvalue_model::Mode;
+
+/// The radio buttons `{key}-{mode}`, one per [`Mode`].
+fn wire_modes(app: &Shared, doc: &web_sys::Document, key: &str) -> Result<()> {
+    for &mode in Mode::ALL.iter() {
+        let a = app.clone();
+        let id = format!("{key}-{}", mode.name());
+        dom::listen_id(doc, &id, "change", move |_| with(&a, |app| app.set_mode(mode)))?;
+    }
+    Ok(())
+}
 
 pub(super) fn wire(app: &Shared) -> Result<()> {
     let doc = app.borrow().doc.clone();
     // Sliders follow the pointer ("input") and draw in the event; other inputs apply when
-    // committed ("change").
-    for id in ["alpha", "beta", "sigma2"] {
+    // committed ("change"); a mode's radio button switches the mode.
+    for control in CONTROLS.iter() {
         let a = app.clone();
-        dom::listen_id(&doc, id, "input", move |_| with_now(&a, App::controls_changed))?;
-    }
-    for id in [
-        "kind",
-        "prior",
-        "variance",
-        "cp-draw",
-        "ties",
-        "never-empty",
-        "toy-k",
-        "toy-m",
-        "toy-ncal",
-        "toy-ntest",
-        "toy-repeats",
-        "toy-mup",
-        "toy-sigma2p",
-        "toy-muq",
-        "toy-frac",
-        "toy-seed",
-        "splits",
-        "cal-fraction",
-        "split-seed",
-    ] {
-        let a = app.clone();
-        dom::listen_id(&doc, id, "change", move |_| with(&a, App::controls_changed))?;
-    }
-    for (id, mode) in [("mode-toy", Mode::Toy), ("mode-scores", Mode::Scores)] {
-        let a = app.clone();
-        dom::listen_id(&doc, id, "change", move |_| with(&a, |app| app.set_mode(mode)))?;
+        match control.input {
+            Input::Slider { .. } => {
+                dom::listen_id(&doc, control.key, "input", move |_| with_now(&a, App::controls_changed))?
+            }
+            Input::Number | Input::Select | Input::Checkbox => {
+                dom::listen_id(&doc, control.key, "change", move |_| with(&a, App::controls_changed))?
+            }
+            Input::Radio => wire_modes(app, &doc, control.key)?,
+            Input::LinkOnly => {}
+        }
     }
     let a = app.clone();
     dom::listen_id(&doc, "threshold-whole", "change", move |_| with_now(&a, |app| app.dirty.curves = true))?;

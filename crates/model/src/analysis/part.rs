@@ -1,0 +1,75 @@
+//! One data set being analysed (a toy repeat, or the file with all its splits) and the
+//! α-independent facts of its test items.
+
+use std::sync::Arc;
+
+use super::PartTensor;
+use rvalue_core::conformal::{self, Calibrated, ScoreRows, Split};
+use rvalue_core::rvalue::DrawOrder;
+use rvalue_core::tensor::{ScoreTensor, Summaries};
+
+/// One data set being analysed: a toy repeat, or the file with all its splits.
+#[derive(Debug, Clone)]
+pub(crate) struct Part {
+    pub(in crate::analysis) tensor: PartTensor,
+    pub(crate) labels: Vec<usize>,
+    pub(crate) summaries: Summaries,
+    pub(in crate::analysis) order: Option<DrawOrder>,
+    pub(in crate::analysis) splits: Vec<Split>,
+    /// Split-independent item scores `[N][K]` per method (`None`: pooled CP_r, or not yet made).
+    /// Parametric CP_r leaves NaN where [`Part::only`] says no split reads the entry.
+    pub(in crate::analysis) scores: [Option<Vec<f64>>; 3],
+    /// Per item, the one candidate the splits read, if it is a test item in none of them
+    /// (`conformal::needed_candidates`): a toy repeat's calibration items.
+    pub(in crate::analysis) only: Vec<Option<usize>>,
+    /// A toy repeat's highest threshold for α in the slider's range, once its calibration
+    /// items' parametric r-values are in (see [`AnalysisJob::scores`]).
+    pub(in crate::analysis) bound: Option<f64>,
+    /// `scores` with sorted rows, shared by the calibrations of a part with several splits.
+    pub(in crate::analysis) rows: [Option<Arc<ScoreRows>>; 3],
+}
+
+impl Part {
+    pub(crate) fn tensor(&self) -> &ScoreTensor {
+        self.tensor.get()
+    }
+}
+
+/// α-independent facts of each test item of one split, for metrics in `O(log K)` per item.
+#[derive(Debug, Clone)]
+pub(in crate::analysis) struct LabelInfo {
+    /// The true label's score.
+    pub(in crate::analysis) score: Vec<f64>,
+    /// Its 0-based position in the method's order (score, then candidate index).
+    pub(in crate::analysis) pos: Vec<u32>,
+}
+
+impl LabelInfo {
+    pub(in crate::analysis) fn of(c: &Calibrated) -> Self {
+        let (n, k) = (c.test.len(), c.k);
+        let mut score = Vec::with_capacity(n);
+        let mut pos = Vec::with_capacity(n);
+        for t in 0..n {
+            let row = c.row(t);
+            let y = c.label(t);
+            let s = row[y];
+            score.push(s);
+            pos.push((0..k).filter(|&c| row[c] < s || (row[c] == s && c < y)).count() as u32);
+        }
+        LabelInfo { score, pos }
+    }
+}
+
+/// The threshold CP_r's calibration picks at the smallest α the explorer answers
+/// ([`crate::ALPHA_RANGE`]), the highest of all: from the true labels' scores of calibration
+/// items `0..n_cal` in `scores` (`[N][K]`, rows of the calibration items at least).
+pub(in crate::analysis) fn highest_threshold(
+    scores: &[f64],
+    k: usize,
+    labels: &[usize],
+    n_cal: usize,
+) -> f64 {
+    let mut cal: Vec<f64> = (0..n_cal).map(|i| scores[i * k + labels[i]]).collect();
+    cal.sort_unstable_by(f64::total_cmp);
+    conformal::conformal_quantile(&cal, crate::ALPHA_RANGE.0)
+}

@@ -1,0 +1,69 @@
+//! The data an analysis runs on ([`Source`]) and the tensor a part holds ([`PartTensor`]).
+
+use std::sync::Arc;
+
+use crate::{Controls, Mode};
+use rvalue_core::conformal::pool::{pool_splits, TruePool};
+use rvalue_core::conformal::Split;
+use rvalue_core::io::Dataset;
+use rvalue_core::tensor::ScoreTensor;
+use rvalue_core::toy::ToyParams;
+use rvalue_core::{Error, Result};
+
+/// The data an analysis runs on.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Simulate `repeats` toy data sets; repeat `r` calibrates on its first `n_cal` items.
+    Toy(ToyParams),
+    /// A score file with labels, split `Controls::splits` times at random.
+    Data(Arc<Dataset>),
+    /// A score file with labels (the test items) and a pool of calibration units given as
+    /// their true label's draws alone (`conformal::pool`): CP, CP_avg and pooled CP_r,
+    /// calibrated on `Controls::splits` random draws of the pool ([`Controls::pool_sizes`]).
+    Pool(Arc<Dataset>, Arc<TruePool>),
+}
+
+impl Source {
+    /// The source the controls select: the toy (with the σ² slider) or `data`.
+    pub fn from_controls(controls: &Controls, data: Option<Arc<Dataset>>) -> Result<Self> {
+        match controls.mode {
+            Mode::Toy => Ok(Source::Toy(controls.toy_params())),
+            Mode::Scores => data.map(Source::Data).ok_or_else(|| Error::invalid("no score file is loaded")),
+        }
+    }
+
+    /// A score file's source calibrated on `pool` instead, when there is one.
+    pub fn with_pool(self, pool: Option<Arc<TruePool>>) -> Self {
+        match (self, pool) {
+            (Source::Data(d), Some(p)) => Source::Pool(d, p),
+            (s, _) => s,
+        }
+    }
+}
+
+/// The splits of a pool source: `Controls::splits` seeded draws of the sizes the controls give.
+pub(in crate::analysis) fn pool_split_list(
+    controls: &Controls,
+    pool: &TruePool,
+    n_test: usize,
+) -> Result<Vec<Split>> {
+    let sizes = controls.pool_sizes(pool.n(), n_test);
+    pool_splits(pool.n(), n_test, Some(sizes), controls.splits, controls.seed)
+}
+
+/// The tensor of one part: simulated or the shared file. Cheap to clone, so that work handed
+/// out of the job ([`AnalysisJob::offload`](super::AnalysisJob::offload)) can hold it while the job goes on.
+#[derive(Debug, Clone)]
+pub enum PartTensor {
+    Owned(Arc<ScoreTensor>),
+    Shared(Arc<Dataset>),
+}
+
+impl PartTensor {
+    pub fn get(&self) -> &ScoreTensor {
+        match self {
+            PartTensor::Owned(t) => t,
+            PartTensor::Shared(d) => &d.scores,
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! What the panels read from an [`Analysis`] at one α: the summary table (panel 6) and the
+//! item inspector (panel 7).
+
+use super::{finite, internal, method_index, Analysis};
+use rvalue_core::conformal::{self, check_alpha, Method, SplitMetrics, Summary};
+use rvalue_core::rvalue::Workspace;
+use rvalue_core::{Error, Result};
+
+/// One row of the summary table (panel 6) at one α.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRow {
+    pub method: Method,
+    pub coverage_mean: f64,
+    pub coverage_sd: f64,
+    pub size_mean: f64,
+    pub size_sd: f64,
+    /// Mean 0-based position of the true label in its set; `None` when no set holds it.
+    pub position_mean: Option<f64>,
+    pub empty_rate: f64,
+    pub splits: usize,
+    /// `histogram[s]` = number of test sets of size `s`, over all splits.
+    pub size_histogram: Vec<u64>,
+}
+
+/// Everything that depends on α (panels 3/4 markers, 6).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlphaView {
+    pub alpha: f64,
+    pub never_empty: bool,
+    /// CP, CP_avg, CP_r.
+    pub rows: Vec<SummaryRow>,
+    /// `100 (size_CP − size_CPr) / size_CP` in %; `None` when CP's mean size is 0.
+    pub reduction_vs_cp: Option<f64>,
+    /// The same against CP_avg.
+    pub reduction_vs_cp_avg: Option<f64>,
+}
+
+/// One candidate of an inspected item, in a method's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedCandidate {
+    pub candidate: usize,
+    /// The method's nonconformity score (CP: `−S[m0]`, CP_avg: `−X`, CP_r: the r-value).
+    pub score: f64,
+    pub in_set: bool,
+    pub is_true: bool,
+}
+
+/// One method's view of an inspected item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodRanking {
+    pub method: Method,
+    /// `q̂` at α for this item; `None` when it is ±∞ (every or no candidate passes).
+    pub threshold: Option<f64>,
+    /// All K candidates by score (ties to the lower candidate), the set's members first.
+    pub ranked: Vec<RankedCandidate>,
+}
+
+/// The item inspector (panel 7): test item `t` of the first split (or repeat).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemView {
+    /// Position among the first split's test items.
+    pub test_index: usize,
+    /// The item's index in the data set.
+    pub item: usize,
+    pub label: usize,
+    /// CP, CP_avg, CP_r.
+    pub methods: Vec<MethodRanking>,
+}
+
+impl Analysis {
+    /// The core's [`Summary`] of a method at α in the slider's range ([`crate::ALPHA_RANGE`]):
+    /// equal to `conformal::evaluate` on [`Analysis::calibrated`], in `O(log K)` per test item
+    /// (the true label's score and position are α-independent and stored). Smaller α are
+    /// refused: the toy repeats after the first keep exact r-values only up to the range's
+    /// highest threshold (`+∞` above it).
+    pub fn summary(&self, method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
+        let (lo, hi) = crate::ALPHA_RANGE;
+        if !(lo..=hi).contains(&alpha) {
+            return Err(Error::invalid(format!("α = {alpha} is outside the explorer's range [{lo}, {hi}]")));
+        }
+        let mi = method_index(method);
+        let cals = &self.calibrated[mi];
+        let mut per_split = Vec::with_capacity(cals.len());
+        let mut sizes = Vec::with_capacity(cals.len());
+        for (c, info) in cals.iter().zip(&self.label_info[mi]) {
+            let sz = c.sizes(alpha, never_empty);
+            let per_item = c.per_item_threshold();
+            let q0 = c.threshold(0, alpha);
+            let (mut covered, mut pos_sum, mut empty, mut size) = (0usize, 0usize, 0usize, 0usize);
+            for (t, &s) in sz.iter().enumerate() {
+                size += s;
+                empty += usize::from(s == 0);
+                let q = if per_item { c.threshold(t, alpha) } else { q0 };
+                let p = info.pos[t];
+                if info.score[t] <= q || (never_empty && p == 0) {
+                    covered += 1;
+                    pos_sum += p as usize;
+                }
+            }
+            let nt = sz.len() as f64;
+            let metrics = SplitMetrics {
+                coverage: covered as f64 / nt,
+                size: size as f64 / nt,
+                position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
+                empty_rate: empty as f64 / nt,
+            };
+            per_split.push(metrics);
+            sizes.push(sz);
+        }
+        Ok(conformal::summarize(method, alpha, &per_split, &sizes, self.k))
+    }
+
+    /// The summary table at α (panel 6).
+    pub fn at_alpha(&self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
+        let mut rows = Vec::with_capacity(3);
+        for m in Method::ALL {
+            let s = self.summary(m, alpha, never_empty)?;
+            rows.push(SummaryRow {
+                method: m,
+                coverage_mean: s.coverage_mean,
+                coverage_sd: s.coverage_sd,
+                size_mean: s.size_mean,
+                size_sd: s.size_sd,
+                position_mean: finite(s.position_mean),
+                empty_rate: s.empty_rate,
+                splits: s.splits,
+                size_histogram: s.size_histogram,
+            });
+        }
+        let reduction = |base: f64, r: f64| if base > 0.0 { finite(100.0 * (base - r) / base) } else { None };
+        let size_r = rows[2].size_mean;
+        Ok(AlphaView {
+            alpha,
+            never_empty,
+            reduction_vs_cp: reduction(rows[0].size_mean, size_r),
+            reduction_vs_cp_avg: reduction(rows[1].size_mean, size_r),
+            rows,
+        })
+    }
+
+    /// Number of test items of the first split (the inspector's range).
+    pub fn n_inspectable(&self) -> usize {
+        self.calibrated[0].first().map_or(0, |c| c.test.len())
+    }
+
+    /// The item inspector (panel 7) for test item `t` of the first split at α.
+    pub fn inspect(&self, t: usize, alpha: f64, never_empty: bool) -> Result<ItemView> {
+        check_alpha(alpha)?;
+        let nt = self.n_inspectable();
+        if t >= nt {
+            return Err(Error::invalid(format!("test item {t} does not exist (the split has {nt})")));
+        }
+        let part = &self.first;
+        let item = self.calibrated[0][0].test[t];
+        let label = part.labels[item];
+        let k = self.k;
+        let mut methods = Vec::with_capacity(3);
+        for (mi, &m) in Method::ALL.iter().enumerate() {
+            let cal = &self.calibrated[mi][0];
+            let scores: Vec<f64> = match &part.scores[mi] {
+                Some(s) => s[item * k..(item + 1) * k].to_vec(),
+                None => {
+                    // Pooled CP_r: `Calibrated` keeps no r-values, so this item's greedy runs
+                    // again, once per item (an α move re-inspects the same item).
+                    let mut memo = self.inspected.borrow_mut();
+                    match memo.as_ref() {
+                        Some((i, r)) if *i == item => r.clone(),
+                        _ => {
+                            let ps = self
+                                .pooled_first
+                                .as_ref()
+                                .ok_or_else(|| internal("no pooled split kept for CP_r"))?;
+                            let mut work = Workspace::default();
+                            let (t, order) = (part.tensor(), part.order.as_ref());
+                            let got = ps.items_at(t, &[item], self.key_offset, order, &mut work);
+                            let r = got.first().map(|it| it.rvalues()).unwrap_or_default();
+                            *memo = Some((item, r.clone()));
+                            r
+                        }
+                    }
+                }
+            };
+            let set = cal.set(t, alpha, never_empty);
+            let mut order: Vec<usize> = (0..k).collect();
+            // Ties go to the lower index, so the order is total and an unstable sort exact.
+            order.sort_unstable_by(|&a, &b| scores[a].total_cmp(&scores[b]).then(a.cmp(&b)));
+            // Members first, each side in that order (a never-empty fallback is the best
+            // candidate, already first).
+            let (members, others): (Vec<usize>, Vec<usize>) =
+                order.into_iter().partition(|&c| set.contains(c));
+            let ranked = members
+                .into_iter()
+                .chain(others)
+                .map(|c| RankedCandidate {
+                    candidate: c,
+                    score: scores[c],
+                    in_set: set.contains(c),
+                    is_true: c == label,
+                })
+                .collect();
+            methods.push(MethodRanking { method: m, threshold: finite(cal.threshold(t, alpha)), ranked });
+        }
+        Ok(ItemView { test_index: t, item, label, methods })
+    }
+}

@@ -1,0 +1,395 @@
+//! The one table of the page's controls: for each setting of [`Controls`], its key (the link's
+//! parameter and the form element's id alike), its name in messages, how the page shows it and
+//! which values it takes. Links ([`crate::url`]), the page's reading and writing of its form and
+//! the workers' messages (which are links) are all derived from [`CONTROLS`], so a setting is
+//! added, renamed or re-ranged in one place. The defaults are [`Controls::default`]'s.
+//!
+//! A control reads and writes its value as text: the text a link holds and a form element shows.
+//! Numbers are written with Rust's shortest round-trip formatting, so a value read back from its
+//! text is the same `f64` bit for bit.
+
+use super::{Controls, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
+use crate::scales;
+use rvalue_core::conformal::{Prior, RvalueKind};
+use rvalue_core::options::{self, Choice};
+use rvalue_core::rvalue::{Algorithm, LambdaRule, TieOrder};
+use rvalue_core::tensor::VarianceKind;
+use std::fmt;
+
+/// How the page shows a control.
+#[derive(Debug, Clone, Copy)]
+pub enum Input {
+    /// A range input whose integer positions map to values (and back) through a scale of
+    /// [`scales`]; its readout is the element `{key}-value`.
+    Slider { at: fn(u32) -> f64, position: fn(f64) -> u32 },
+    /// An `<input type="number">`.
+    Number,
+    /// A `<select>` of the option's names.
+    Select,
+    /// A checkbox: checked is the value `1`.
+    Checkbox,
+    /// One radio button per value, with ids `{key}-{name}`.
+    Radio,
+    /// No element: the setting is only ever set by a link.
+    LinkOnly,
+}
+
+/// The values a control takes.
+#[derive(Debug, Clone, Copy)]
+pub enum Range {
+    /// A finite number in `[lo, hi]`, or in `(lo, hi)` when `open`.
+    Real { lo: f64, hi: f64, open: bool },
+    /// A whole number at least `min`.
+    AtLeast(usize),
+    /// Any whole number (a seed, an index).
+    Whole,
+    /// One of the option's names.
+    Choice(fn() -> Vec<&'static str>),
+    /// `1` or `0`.
+    Flag,
+}
+
+/// Why a text is not a value of a control, phrased to follow the text ("'2' is outside …").
+#[derive(Debug, Clone)]
+pub enum Problem {
+    NotNumber,
+    Outside(Range),
+    TooSmall(usize),
+    NotOneOf(Vec<&'static str>),
+    NotFlag,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::NotNumber => write!(f, "is not a valid number"),
+            Problem::Outside(Range::Real { lo, hi, open: true }) => write!(f, "is outside ({lo}, {hi})"),
+            Problem::Outside(Range::Real { lo, hi, .. }) => write!(f, "is outside [{lo}, {hi}]"),
+            Problem::Outside(_) => write!(f, "is out of range"),
+            Problem::TooSmall(min) => write!(f, "must be at least {min}"),
+            Problem::NotOneOf(names) => write!(f, "is not one of {}", names.join(", ")),
+            Problem::NotFlag => write!(f, "is neither 1 nor 0"),
+        }
+    }
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Control {
+    /// The link's parameter and the id of the form's element (radio buttons: its prefix).
+    pub key: &'static str,
+    /// The setting's name in messages ("α", "n_cal").
+    pub name: &'static str,
+    pub input: Input,
+    pub range: Range,
+    /// The mode whose section of the form holds the control (`None`: both). A control of the
+    /// other mode is kept, and checked, but does not apply.
+    pub mode: Option<Mode>,
+    text: fn(&Controls) -> String,
+    set: fn(&mut Controls, &str) -> Result<(), Problem>,
+}
+
+impl Control {
+    /// The value in `c`, as a link and the form write it.
+    pub fn text(&self, c: &Controls) -> String {
+        (self.text)(c)
+    }
+
+    /// Sets the value `text` stands for, if it is one of the control's values; `c` is left
+    /// unchanged otherwise.
+    pub fn set(&self, c: &mut Controls, text: &str) -> Result<(), Problem> {
+        (self.set)(c, text)
+    }
+
+    /// Whether `c`'s value is one the control takes (what [`Control::set`] would accept).
+    pub fn check(&self, c: &Controls) -> Result<(), Problem> {
+        self.set(&mut c.clone(), &self.text(c))
+    }
+
+    /// The values of a [`Range::Choice`] or [`Input::Radio`] control; empty for others.
+    pub fn names(&self) -> Vec<&'static str> {
+        match self.range {
+            Range::Choice(names) => names(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A type a control's value can have: read from and written to text within a [`Range`].
+trait Field: Sized {
+    fn read(text: &str, range: Range) -> Result<Self, Problem>;
+    fn write(&self) -> String;
+}
+
+impl Field for f64 {
+    fn read(text: &str, range: Range) -> Result<f64, Problem> {
+        let x: f64 = text.parse().map_err(|_| Problem::NotNumber)?;
+        let inside = match range {
+            Range::Real { lo, hi, open: true } => x > lo && x < hi,
+            Range::Real { lo, hi, open: false } => x >= lo && x <= hi,
+            _ => true,
+        };
+        if x.is_finite() && inside {
+            Ok(x)
+        } else {
+            Err(Problem::Outside(range))
+        }
+    }
+    fn write(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Field for usize {
+    fn read(text: &str, range: Range) -> Result<usize, Problem> {
+        let n: usize = text.parse().map_err(|_| Problem::NotNumber)?;
+        match range {
+            Range::AtLeast(min) if n < min => Err(Problem::TooSmall(min)),
+            _ => Ok(n),
+        }
+    }
+    fn write(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Field for u64 {
+    fn read(text: &str, _: Range) -> Result<u64, Problem> {
+        text.parse().map_err(|_| Problem::NotNumber)
+    }
+    fn write(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Field for bool {
+    fn read(text: &str, _: Range) -> Result<bool, Problem> {
+        match text {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err(Problem::NotFlag),
+        }
+    }
+    fn write(&self) -> String {
+        u8::from(*self).to_string()
+    }
+}
+
+/// The option enums are fields through their names.
+macro_rules! choice_fields {
+    ($($T:ty),+) => {$(
+        impl Field for $T {
+            fn read(text: &str, _: Range) -> Result<$T, Problem> {
+                options::parse(text).map_err(|_| Problem::NotOneOf(options::names::<$T>()))
+            }
+            fn write(&self) -> String {
+                self.name().to_string()
+            }
+        }
+    )+};
+}
+choice_fields!(Mode, RvalueKind, Prior, VarianceKind, Algorithm, LambdaRule, TieOrder);
+
+/// A row of [`CONTROLS`]: `control!(key, name, input, range, mode, c => place of the value in c)`.
+macro_rules! control {
+    ($key:literal, $name:literal, $input:expr, $range:expr, $mode:expr, $c:ident => $place:expr) => {
+        Control {
+            key: $key,
+            name: $name,
+            input: $input,
+            range: $range,
+            mode: $mode,
+            text: |$c| Field::write(&$place),
+            set: |$c, text| {
+                $place = Field::read(text, $range)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+const fn real((lo, hi): (f64, f64)) -> Range {
+    Range::Real { lo, hi, open: false }
+}
+
+const ANY_REAL: Range = real((f64::MIN, f64::MAX));
+const UNIT: Range = real((0.0, 1.0));
+const OPEN_UNIT: Range = Range::Real { lo: 0.0, hi: 1.0, open: true };
+
+const fn choice<T: Choice>() -> Range {
+    Range::Choice(options::names::<T>)
+}
+
+const ALPHA: Input = Input::Slider { at: scales::alpha_at, position: scales::alpha_position };
+const BETA: Input = Input::Slider { at: scales::beta_at, position: scales::beta_position };
+const SIGMA2: Input = Input::Slider { at: scales::sigma2_at, position: scales::sigma2_position };
+
+/// The key of the mode, which chooses the other controls' defaults ([`Controls::for_mode`]).
+pub const MODE: &str = "mode";
+
+/// Every control, in the order links write them.
+pub static CONTROLS: [Control; 25] = {
+    use Input::*;
+    const TOY: Option<Mode> = Some(Mode::Toy);
+    const SCORES: Option<Mode> = Some(Mode::Scores);
+    [
+        control!("mode", "mode", Radio, choice::<Mode>(), None, c => c.mode),
+        control!("alpha", "α", ALPHA, real(ALPHA_RANGE), None, c => c.alpha),
+        control!("beta", "β", BETA, real(BETA_RANGE), None, c => c.beta),
+        control!("sigma2", "σ²", SIGMA2, real(SIGMA2_RANGE), None, c => c.sigma2),
+        control!("kind", "CP_r's r-value", Select, choice::<RvalueKind>(), None, c => c.score.kind),
+        control!("prior", "prior", Select, choice::<Prior>(), None, c => c.score.prior),
+        control!("variance", "variance", Select, choice::<VarianceKind>(), None, c => c.score.variance),
+        control!("algorithm", "algorithm", LinkOnly, choice::<Algorithm>(), None, c => c.score.algorithm),
+        control!("lambda", "λ rule", LinkOnly, choice::<LambdaRule>(), None, c => c.score.lambda),
+        control!("cp-draw", "CP's draw", Number, Range::Whole, None, c => c.score.cp_draw),
+        control!("ties", "tie order", Select, choice::<TieOrder>(), None, c => c.score.ties),
+        control!("never-empty", "never-empty sets", Checkbox, Range::Flag, None, c => c.never_empty),
+        control!("k", "K", Number, Range::AtLeast(2), TOY, c => c.toy.k),
+        control!("m", "M", Number, Range::AtLeast(1), TOY, c => c.toy.m),
+        control!("n-cal", "n_cal", Number, Range::AtLeast(1), TOY, c => c.toy.n_cal),
+        control!("n-test", "n_test", Number, Range::AtLeast(1), TOY, c => c.toy.n_test),
+        control!("repeats", "repeats", Number, Range::AtLeast(1), TOY, c => c.toy.repeats),
+        control!("mu-p", "μp", Number, ANY_REAL, TOY, c => c.toy.mu_p),
+        control!("sigma2-p", "σp²", Number, real((0.0, f64::MAX)), TOY, c => c.toy.sigma2_p),
+        control!("mu-q", "μq", Number, ANY_REAL, TOY, c => c.toy.mu_q),
+        control!("high-var", "high-variance fraction", Number, UNIT, TOY, c => c.toy.high_var_fraction),
+        control!("toy-seed", "seed", Number, Range::Whole, TOY, c => c.toy.seed),
+        control!("splits", "random splits", Number, Range::AtLeast(1), SCORES, c => c.splits),
+        control!("cal-fraction", "calibration fraction", Number, OPEN_UNIT, SCORES, c => c.cal_fraction),
+        control!("split-seed", "split seed", Number, Range::Whole, SCORES, c => c.seed),
+    ]
+};
+
+/// The control with link key `key`.
+pub fn control(key: &str) -> Option<&'static Control> {
+    CONTROLS.iter().find(|c| c.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    const PAGE: &str = include_str!("../../../../index.html");
+
+    /// The opening tag of the element with id `id` in index.html.
+    fn tag(id: &str) -> &'static str {
+        let at =
+            PAGE.find(&format!("id=\"{id}\"")).unwrap_or_else(|| panic!("no element #{id} in index.html"));
+        let start = PAGE[..at].rfind('<').unwrap();
+        &PAGE[start..at + PAGE[at..].find('>').unwrap()]
+    }
+
+    fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+        let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(&tag[at..at + tag[at..].find('"')?])
+    }
+
+    #[test]
+    fn keys_are_unique_and_every_default_reads_back() {
+        for (i, c) in CONTROLS.iter().enumerate() {
+            assert!(CONTROLS[..i].iter().all(|o| o.key != c.key), "{} twice", c.key);
+            assert!(std::ptr::eq(control(c.key).unwrap(), c));
+            for mode in Mode::ALL {
+                let d = Controls::default().for_mode(mode);
+                let mut back = Controls { alpha: 0.3, ..d.clone() }.for_mode(mode);
+                c.set(&mut back, &c.text(&d)).unwrap();
+                assert_eq!(c.text(&back), c.text(&d), "{}", c.key);
+            }
+        }
+    }
+
+    #[test]
+    fn a_value_outside_a_range_is_named_and_changes_nothing() {
+        let mut c = Controls::default();
+        let problem =
+            |key: &str, text: &str, c: &mut Controls| control(key).unwrap().set(c, text).unwrap_err();
+        assert_eq!(problem("alpha", "2", &mut c).to_string(), "is outside [0.005, 0.5]");
+        assert_eq!(problem("cal-fraction", "1", &mut c).to_string(), "is outside (0, 1)");
+        assert_eq!(problem("sigma2", "inf", &mut c).to_string(), "is outside [0, 5000]");
+        assert_eq!(problem("k", "1", &mut c).to_string(), "must be at least 2");
+        assert_eq!(problem("n-cal", "-3", &mut c).to_string(), "is not a valid number");
+        assert_eq!(
+            problem("kind", "magic", &mut c).to_string(),
+            "is not one of parametric, nonparametric, pooled"
+        );
+        assert_eq!(problem("never-empty", "yes", &mut c).to_string(), "is neither 1 nor 0");
+        assert_eq!(c, Controls::default());
+        let e = Controls { alpha: 0.7, ..Controls::default() }.validate().unwrap_err();
+        assert!(e.to_string().contains("α: '0.7' is outside [0.005, 0.5]"), "{e}");
+    }
+
+    #[test]
+    fn only_the_modes_controls_must_be_usable() {
+        let bad_toy = Controls {
+            toy: rvalue_core::toy::ToyParams { k: 1, ..Default::default() },
+            ..Controls::default()
+        };
+        assert!(bad_toy.validate().is_err());
+        assert!(bad_toy.for_mode(Mode::Scores).validate().is_ok());
+        let bad_split = Controls { splits: 0, ..Controls::default() };
+        assert!(bad_split.validate().is_ok());
+        assert!(bad_split.for_mode(Mode::Scores).validate().is_err());
+    }
+
+    /// The form in index.html is the table's: an element per control, of its kind, with its
+    /// lower bound, showing the default before the page's script runs.
+    #[test]
+    fn the_pages_form_is_the_table() {
+        let d = Controls::default();
+        for c in CONTROLS.iter() {
+            let (key, text) = (c.key, c.text(&d));
+            match c.input {
+                Input::Slider { position, .. } => {
+                    let t = tag(key);
+                    assert_eq!(attr(t, "type"), Some("range"), "{key}");
+                    assert_eq!(
+                        attr(t, "value"),
+                        Some(position(text.parse().unwrap()).to_string().as_str()),
+                        "{key}"
+                    );
+                }
+                Input::Number => {
+                    let t = tag(key);
+                    assert_eq!(attr(t, "type"), Some("number"), "{key}");
+                    assert_eq!(attr(t, "value"), Some(text.as_str()), "{key}");
+                    match c.range {
+                        Range::AtLeast(min) => {
+                            assert_eq!(attr(t, "min"), Some(min.to_string().as_str()), "{key}")
+                        }
+                        Range::Whole => assert_eq!(attr(t, "min"), Some("0"), "{key}"),
+                        _ => {}
+                    }
+                }
+                Input::Select => {
+                    assert!(tag(key).starts_with("<select"), "{key}");
+                    let options = &PAGE[PAGE.find(tag(key)).unwrap()..];
+                    let options = &options[..options.find("</select>").unwrap()];
+                    let values: Vec<&str> = options
+                        .split("<option value=\"")
+                        .skip(1)
+                        .map(|o| &o[..o.find('"').unwrap()])
+                        .collect();
+                    let (mut values, mut names) = (values, c.names());
+                    values.sort();
+                    names.sort();
+                    assert_eq!(values, names, "{key}: the page may order them its own way");
+                }
+                Input::Checkbox => assert_eq!(attr(tag(key), "type"), Some("checkbox"), "{key}"),
+                Input::Radio => {
+                    for name in c.names() {
+                        let t = tag(&format!("{key}-{name}"));
+                        assert_eq!((attr(t, "type"), attr(t, "value")), (Some("radio"), Some(name)), "{key}");
+                        assert_eq!(t.contains(" checked"), name == text, "{key}-{name}");
+                    }
+                }
+                Input::LinkOnly => assert!(!PAGE.contains(&format!("id=\"{key}\"")), "{key}"),
+            }
+            if matches!(c.input, Input::Slider { .. } | Input::Number | Input::Select) {
+                assert!(PAGE.contains(&format!("<label for=\"{key}\"")), "{key} has no label");
+            }
+        }
+    }
+}

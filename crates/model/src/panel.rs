@@ -1,0 +1,93 @@
+//! The page's eight panels: their names in `?embed=`, numbers, element ids, the sliders each
+//! depends on and the mode each belongs to.
+
+use crate::Mode;
+
+rvalue_core::options! {
+    /// One panel of the page, as named in `?embed=` (in the page's order).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Panel("panel") {
+        Scores = "scores",
+        Threshold = "threshold",
+        Coverage = "coverage",
+        Size = "size",
+        Theorem3 = "theorem3",
+        Summary = "summary",
+        Inspector = "inspector",
+        Data = "data",
+    }
+}
+
+/// The sliders a panel's view depends on (what an embedded panel shows with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sliders {
+    pub alpha: bool,
+    pub beta: bool,
+    pub sigma2: bool,
+}
+
+impl Panel {
+    /// The panel's number on the page (1 to 8, the order of [`Panel::ALL`]).
+    pub fn number(self) -> usize {
+        Panel::ALL.iter().position(|&p| p == self).map_or(0, |i| i + 1)
+    }
+
+    /// The id of the panel's element in index.html.
+    pub fn element_id(self) -> String {
+        format!("panel-{}", self.name())
+    }
+
+    pub fn sliders(self) -> Sliders {
+        let (alpha, beta, sigma2) = match self {
+            Panel::Scores => (false, false, true),
+            Panel::Threshold => (false, true, true),
+            Panel::Coverage | Panel::Size | Panel::Summary | Panel::Inspector => (true, false, false),
+            Panel::Theorem3 => (true, true, true),
+            Panel::Data => (false, false, false),
+        };
+        Sliders { alpha, beta, sigma2 }
+    }
+
+    /// Whether the panel shows anything from an analysis in `mode`. Panels 1 and 5 of the toy
+    /// are closed forms: an iframe showing only them need not simulate anything.
+    pub fn needs_analysis(self, mode: Mode) -> bool {
+        mode == Mode::Scores || !matches!(self, Panel::Scores | Panel::Theorem3)
+    }
+
+    /// Whether the page shows the panel in `mode` (panel 1 is the toy's, panel 8 a file's).
+    pub fn shown_in(self, mode: Mode) -> bool {
+        match self {
+            Panel::Scores => mode == Mode::Toy,
+            Panel::Data => mode == Mode::Scores,
+            _ => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn every_panel_has_a_name_and_an_element() {
+        for p in Panel::ALL {
+            assert_eq!(p.name().parse::<Panel>(), Ok(p));
+            assert_eq!(p.element_id(), format!("panel-{}", p.name()));
+        }
+        assert!(!Panel::Theorem3.needs_analysis(Mode::Toy) && Panel::Theorem3.needs_analysis(Mode::Scores));
+        assert_eq!(Panel::Data.sliders(), Sliders::default());
+    }
+
+    /// Each panel's number is the one its heading in index.html shows ("5. A false …").
+    #[test]
+    fn panel_numbers_are_the_pages() {
+        let page = include_str!("../../../index.html");
+        for p in Panel::ALL {
+            let at = page.find(&format!("id=\"{}\"", p.element_id())).expect("the panel is in the page");
+            let heading = &page[at..][page[at..].find("<h2>").expect("a heading") + 4..];
+            assert!(heading.starts_with(&format!("{}. ", p.number())), "{}: {}", p.name(), &heading[..20]);
+        }
+    }
+}
