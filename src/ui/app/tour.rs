@@ -98,12 +98,7 @@ impl App {
         }
         let Some((n, step)) = step else { return };
         if !self.tour_alone {
-            // Into view if it is not (a phone shows the controls first); nowhere else.
-            if let Some(card) = d.get_element_by_id(CARD) {
-                let opts = web_sys::ScrollIntoViewOptions::new();
-                opts.set_block(web_sys::ScrollLogicalPosition::Nearest);
-                card.scroll_into_view_with_scroll_into_view_options(&opts);
-            }
+            reveal(d);
         }
         set_text(d, "tour-count", &format!("Step {n} of {}", STEPS.len()));
         set_text(d, TITLE, step.title);
@@ -143,6 +138,19 @@ impl App {
             Move::Leave => self.leave_tour(),
             _ => {}
         }
+    }
+}
+
+/// Scrolls the card to the top of the window when it is not wholly in view (a phone shows the
+/// controls first), and leaves the page where it is otherwise.
+fn reveal(doc: &web_sys::Document) {
+    let (Some(card), Some(w)) = (doc.get_element_by_id(CARD), web_sys::window()) else { return };
+    let r = card.get_bounding_client_rect();
+    let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    if r.top() < 0.0 || r.bottom() > height {
+        let opts = web_sys::ScrollIntoViewOptions::new();
+        opts.set_block(web_sys::ScrollLogicalPosition::Start);
+        card.scroll_into_view_with_scroll_into_view_options(&opts);
     }
 }
 
