@@ -187,6 +187,15 @@ test('Back, Next, arrows and PageUp step; the ends stay; a step opens from its l
     await page.click('#tour-leave');
     await page.locator('#tour').waitFor({ state: 'hidden' });
     await addressIs(page, '');
+    // From the last step (score mode, a file loaded) back to the toy's step 8.
+    const last = await explorer.open(`?tour=${STEPS}&sample=digits_wbb.npz`);
+    await ready(last.page);
+    assert.equal(await tried(last.page), false, 'the file came with the link, not from the reader');
+    await last.page.keyboard.press('PageUp');
+    await ready(last.page);
+    assert.equal(await step(last.page), STEPS - 1);
+    assert.ok(await last.page.locator('#mode-toy').isChecked());
+    await addressIs(last.page, `?tour=${STEPS - 1}`);
     // Bad step numbers are explained, and no tour is shown.
     const bad = await explorer.open('?tour=12');
     assert.match(await text(bad.page, '#url-notes'), /tour=12/);

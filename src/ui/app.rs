@@ -169,6 +169,9 @@ pub struct App {
     tour_alone: bool,
     /// Whether the reader has done what the step proposes.
     tour_tried: bool,
+    /// Whether the state the step opened with had it done already (a link can), once known: then
+    /// no confirmation is due.
+    tour_done_on_arrival: Option<bool>,
     /// The address kept in step with the state (none when started by a test).
     link: Option<Link>,
     /// The item a link asked for, applied once its file (sample or upload) is loaded.

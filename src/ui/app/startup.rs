@@ -71,6 +71,7 @@ fn launch(
         tour,
         tour_alone,
         tour_tried: false,
+        tour_done_on_arrival: None,
         link,
         device: Device::new(),
         pool: Pool::new(workers_switch),

@@ -56,6 +56,7 @@ impl App {
         let Some(step) = tour::step(number) else { return };
         self.tour = Some(number);
         self.tour_tried = false;
+        self.tour_done_on_arrival = None;
         self.apply_controls(step.state(number).controls);
         self.show_tour();
     }
@@ -120,10 +121,12 @@ impl App {
     }
 
     /// Shows the confirmation once the reader has done what the step proposes (called when
-    /// the state a link holds changes).
+    /// the state a link holds changes, first on the state the step opened with).
     pub(super) fn check_tour(&mut self) {
         let Some(step) = self.tour.and_then(tour::step) else { return };
-        if !self.tour_tried && (step.tried)(&self.url_state()) {
+        let done = (step.tried)(&self.url_state());
+        let on_arrival = *self.tour_done_on_arrival.get_or_insert(done);
+        if !self.tour_tried && done && !on_arrival {
             self.tour_tried = true;
             set_hidden(&self.doc, "tour-done", false);
             set_attr(&self.doc, CARD, "data-tried", "true");
