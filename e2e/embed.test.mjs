@@ -236,7 +236,7 @@ for (const [panel, extra, drawn, sliders] of PANELS) {
         return {
           panels: [...document.querySelectorAll('.panel')].filter(shown).map((e) => e.id),
           sliders: [...document.querySelectorAll('.slider input')].filter(shown).map((e) => e.id),
-          chrome: ['header.bar', '#formulas', 'fieldset', '#copy-link'].filter((s) =>
+          chrome: ['header.bar > :not(h1)', '#formulas', 'fieldset', '#copy-link'].filter((s) =>
             [...document.querySelectorAll(s)].some(shown)),
         };
       });

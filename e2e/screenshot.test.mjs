@@ -1,7 +1,8 @@
-// README's screenshot of the explorer is made here: the page at its defaults, once the analysis is
-// on show, at the viewport every test uses. `RVALUE_UPDATE_SCREENSHOT=1` writes it to
-// assets/explorer.png (to be committed); otherwise it goes under test-output/ and the checked-in
-// one must have its size, so that README shows what this test makes.
+// README's screenshots are made here: the page at its defaults and the tour's fifth step, each
+// once its analysis is on show, at the viewport every test uses. `RVALUE_UPDATE_SCREENSHOT=1`
+// writes them to assets/explorer.png and assets/tour.png (to be committed); otherwise they go
+// under test-output/ and the checked-in ones must have their sizes, so that README shows what
+// this test makes.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { ROOT, SCREENSHOTS, TIMEOUT_MS, ready, useExplorer } from './helpers.mjs
 
 const explorer = useExplorer();
 const CHECKED_IN = join(ROOT, 'assets', 'explorer.png');
+const TOUR = join(ROOT, 'assets', 'tour.png');
 
 // Width and height from a PNG's IHDR chunk.
 function pngSize(bytes) {
@@ -26,5 +28,17 @@ test("README's screenshot is the page at its defaults", { timeout: TIMEOUT_MS * 
   const path = update ? CHECKED_IN : join(SCREENSHOTS, 'readme-explorer.png');
   const made = pngSize(await page.screenshot({ path }));
   assert.deepEqual(pngSize(readFileSync(CHECKED_IN)), made, 'assets/explorer.png has the size this test makes');
+  assert.deepEqual(errors, []);
+});
+
+test("README's tour screenshot is the tour's fifth step", { timeout: TIMEOUT_MS * 3 }, async () => {
+  const { page, errors } = await explorer.open('?tour=5');
+  await ready(page);
+  await page.evaluate(() => document.fonts.ready);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const update = process.env.RVALUE_UPDATE_SCREENSHOT === '1';
+  const path = update ? TOUR : join(SCREENSHOTS, 'readme-tour.png');
+  const made = pngSize(await page.screenshot({ path }));
+  assert.deepEqual(pngSize(readFileSync(TOUR)), made, 'assets/tour.png has the size this test makes');
   assert.deepEqual(errors, []);
 });

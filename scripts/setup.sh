@@ -83,15 +83,16 @@ else
   cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION"
 fi
 
-# --- 5. playwright-core for the browser end-to-end tests (e2e/), at the version e2e/package-lock.json
-#        pins. It drives Debian's Chromium from step 1: it never downloads a browser of its own.
+# --- 5. playwright-core and axe-core for the browser end-to-end tests (e2e/), at the versions
+#        e2e/package-lock.json pins (axe-core audits the page's accessibility). playwright drives
+#        Debian's Chromium from step 1: it never downloads a browser of its own.
 #        Node and npm come with the machine. npm writes node_modules/.package-lock.json on every
 #        install, so a lock file newer than it means package-lock.json changed since.
 command -v npm >/dev/null || die "npm is missing (the e2e tests need Node.js 20 and npm)"
-if [[ -d e2e/node_modules/playwright-core && ! e2e/package-lock.json -nt e2e/node_modules/.package-lock.json ]]; then
+if [[ -d e2e/node_modules/playwright-core && -d e2e/node_modules/axe-core && ! e2e/package-lock.json -nt e2e/node_modules/.package-lock.json ]]; then
   say "playwright-core $(node -p "require('./e2e/node_modules/playwright-core/package.json').version") present"
 else
-  say "installing e2e/ npm packages (npm ci: playwright-core, no browser download)"
+  say "installing e2e/ npm packages (npm ci: playwright-core, axe-core, no browser download)"
   npm ci --prefix e2e --no-audit --no-fund
 fi
 

@@ -9,7 +9,8 @@
 //! - `wiring`: the page's events;
 //! - `replies`: what arrives between frames (files, the GPU's answers, workers' replies);
 //! - `panels`: each panel's drawing;
-//! - `export`: the panels' export buttons.
+//! - `export`: the panels' export buttons;
+//! - `tour`: the guided tour's card, its steps and keys.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -35,6 +36,7 @@ mod frame;
 mod job;
 mod replies;
 mod startup;
+mod tour;
 mod wiring;
 
 // The tests deliver files as the page does.
@@ -161,6 +163,15 @@ pub struct App {
     data_ref: DataRef,
     /// The one panel shown (`?embed=`).
     embed: Option<Panel>,
+    /// The guided tour's step on show, from 1 (`?tour=N`).
+    tour: Option<usize>,
+    /// The tour's step alone in a frame (`?embed=tour`).
+    tour_alone: bool,
+    /// Whether the reader has done what the step proposes.
+    tour_tried: bool,
+    /// Whether the state the step opened with had it done already (a link can), once known: then
+    /// no confirmation is due.
+    tour_done_on_arrival: Option<bool>,
     /// The address kept in step with the state (none when started by a test).
     link: Option<Link>,
     /// The item a link asked for, applied once its file (sample or upload) is loaded.

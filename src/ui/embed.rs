@@ -1,5 +1,6 @@
-//! Embed mode (`?embed=<panel>`): one panel and the sliders it needs, filling an iframe, with
-//! its content height posted to the parent page so the iframe can fit it.
+//! Embed mode (`?embed=<panel>`, or `?embed=tour&tour=N`, a step of the guided tour alone): one
+//! panel and the sliders it needs (or a step's card, panels and control), filling an iframe,
+//! with its content height posted to the parent page so the iframe can fit it.
 //!
 //! The page itself is unchanged: a class on `<body>` and `embed-keep` on what stays make
 //! `www/style.css` hide the rest. The message is
@@ -16,13 +17,32 @@ use web_sys::{Document, Window};
 
 use super::dom;
 use rvalue_model::panel::Panel;
+use rvalue_model::tour::Step;
 
 /// The `type` of the height message.
 pub const HEIGHT_MESSAGE: &str = "rvalue-explorer:height";
 
+/// Marks the page for what `?embed=` asks: one panel, or a tour step alone.
+pub fn mark(doc: &Document, panel: Option<Panel>, step: Option<&Step>) {
+    match (panel, step) {
+        (Some(p), _) => apply(doc, p),
+        (None, Some(s)) => apply_tour(doc, s),
+        (None, None) => {}
+    }
+}
+
+/// Posts the heights of what `?embed=` shows (nothing for the whole page).
+pub fn post(doc: &Document, panel: Option<Panel>, tour_alone: bool) {
+    match (panel, tour_alone) {
+        (Some(p), _) => post_heights(doc, p.name()),
+        (None, true) => post_heights(doc, "tour"),
+        (None, false) => {}
+    }
+}
+
 /// Marks the page for `panel` alone: `body.embed`, and `embed-keep` on the panel and on the
 /// sliders it needs.
-pub fn apply(doc: &Document, panel: Panel) {
+fn apply(doc: &Document, panel: Panel) {
     let Some(body) = doc.body() else { return };
     let _ = body.class_list().add_1("embed");
     let _ = body.set_attribute("data-embed", panel.name());
@@ -35,6 +55,30 @@ pub fn apply(doc: &Document, panel: Panel) {
     }
 }
 
+/// Marks the page for a tour step alone (`?embed=tour&tour=N`): its card, its panels, the
+/// sliders they need and the control the step asks the reader to use.
+fn apply_tour(doc: &Document, step: &Step) {
+    let Some(body) = doc.body() else { return };
+    let _ = body.class_list().add_1("embed");
+    let _ = body.set_attribute("data-embed", "tour");
+    keep(doc.get_element_by_id("tour"));
+    let mut ids = vec![step.control];
+    for p in step.panels {
+        keep(doc.get_element_by_id(&p.element_id()));
+        let s = p.sliders();
+        ids.extend(
+            [(s.alpha, "alpha"), (s.beta, "beta"), (s.sigma2, "sigma2")]
+                .into_iter()
+                .filter(|s| s.0)
+                .map(|s| s.1),
+        );
+    }
+    for id in ids {
+        // The control's slider or fieldset: a direct child of the controls.
+        keep(doc.get_element_by_id(id).and_then(|e| e.closest(".slider, fieldset").ok().flatten()));
+    }
+}
+
 fn keep(e: Option<web_sys::Element>) {
     if let Some(e) = e {
         let _ = e.class_list().add_1("embed-keep");
@@ -43,7 +87,7 @@ fn keep(e: Option<web_sys::Element>) {
 
 /// Posts the content height to the parent page now and on every change of it. Nothing when
 /// the page is not in a frame.
-pub fn post_heights(doc: &Document, panel: Panel) {
+fn post_heights(doc: &Document, panel: &'static str) {
     let Some(w) = web_sys::window() else { return };
     let Some(parent) = w.parent().ok().flatten() else { return };
     if Object::is(&parent, &w) {
@@ -62,10 +106,10 @@ pub fn post_heights(doc: &Document, panel: Panel) {
     observe_body(&w, post);
 }
 
-fn send(parent: &Window, height: f64, panel: Panel) {
+fn send(parent: &Window, height: f64, panel: &str) {
     let msg = Object::new();
     for (k, v) in
-        [("type", JsValue::from(HEIGHT_MESSAGE)), ("height", height.into()), ("panel", panel.name().into())]
+        [("type", JsValue::from(HEIGHT_MESSAGE)), ("height", height.into()), ("panel", panel.into())]
     {
         let _ = Reflect::set(&msg, &k.into(), &v);
     }

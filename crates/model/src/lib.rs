@@ -55,6 +55,7 @@ pub mod panel;
 pub mod samples;
 pub mod scales;
 mod summary;
+pub mod tour;
 pub mod url;
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ use crate::{Controls, Mode};
 use escape::{encode, pairs};
 use read::Reader;
 
+/// The link key of the guided tour's step.
+const TOUR: &str = "tour";
+
 /// Where a score file came from. Only bundled samples can be reloaded from a link.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum DataRef {
@@ -42,6 +45,11 @@ pub struct UrlState {
     /// One panel alone, for an iframe.
     pub embed: Option<Panel>,
     pub large_text: bool,
+    /// The guided tour's step, counted from 1 (`tour=N`): the link's settings are read against
+    /// that step's state ([`UrlState::base_controls`]).
+    pub tour: Option<usize>,
+    /// The tour's step alone, for an iframe (`embed=tour`).
+    pub tour_alone: bool,
 }
 
 /// A query string read back, with what was wrong in it.
@@ -63,12 +71,24 @@ impl UrlState {
         UrlState { controls, ..UrlState::default() }
     }
 
-    /// The query string (without `?`) holding every setting that differs from its default;
-    /// empty for the default view. The controls come in the order of [`CONTROLS`].
+    /// What the link's settings are written against: the tour step's state in a tour (so that
+    /// `tour=N` alone opens step `N` as the tour set it up), else the defaults.
+    pub fn base_controls(tour: Option<usize>) -> Controls {
+        match tour.and_then(crate::tour::step) {
+            Some(step) => UrlState::from_query(step.query).state.controls,
+            None => Controls::default(),
+        }
+    }
+
+    /// The query string (without `?`) holding every setting that differs from its default (in
+    /// a tour: from the step's state); empty for the default view. The controls come in the
+    /// order of [`CONTROLS`].
     pub fn to_query(&self) -> String {
         let c = &self.controls;
-        // The mode's default is the toy; the other controls' are those of the mode.
-        let (toy, mode) = (Controls::default(), Controls::default().for_mode(c.mode));
+        // The mode's default is the toy's (or the step's); the other controls' are those of the
+        // mode.
+        let base = UrlState::base_controls(self.tour);
+        let (toy, mode) = (base.clone(), base.for_mode(c.mode));
         let mut out: Vec<String> = CONTROLS
             .iter()
             .filter_map(|ctl| {
@@ -87,7 +107,12 @@ impl UrlState {
         if self.item != 0 {
             out.push(format!("item={}", self.item));
         }
-        if let Some(p) = self.embed {
+        if let Some(n) = self.tour {
+            out.push(format!("tour={n}"));
+        }
+        if self.tour_alone {
+            out.push("embed=tour".to_string());
+        } else if let Some(p) = self.embed {
             out.push(format!("embed={}", p.name()));
         }
         if self.large_text {
@@ -101,11 +126,15 @@ impl UrlState {
     pub fn from_query(query: &str) -> Restored {
         let pairs = pairs(query.strip_prefix('?').unwrap_or(query));
         let mut r = Reader { warnings: Vec::new() };
+        // The tour's step and the mode first: they choose the defaults.
+        let tour = pairs.iter().rev().find(|(k, _)| k == TOUR).and_then(|(_, v)| r.tour_step(v));
+        let base = UrlState::base_controls(tour);
         let mode = match pairs.iter().rev().find(|(k, _)| k == table::MODE) {
-            Some((_, v)) => r.choice::<Mode>(table::MODE, v).unwrap_or_default(),
-            None => Mode::Toy,
+            Some((_, v)) => r.choice::<Mode>(table::MODE, v).unwrap_or(base.mode),
+            None => base.mode,
         };
-        let mut state = UrlState::with_controls(Controls::default().for_mode(mode));
+        let mut state = UrlState::with_controls(base.for_mode(mode));
+        state.tour = tour;
         let mut seen: Vec<&str> = Vec::new();
         let (mut gpu_switch, mut workers_switch) = (None, None);
         for (key, value) in &pairs {

@@ -20,6 +20,8 @@ impl App {
             data: self.data_ref.clone(),
             embed: self.embed,
             large_text: self.large_text,
+            tour: self.tour,
+            tour_alone: self.tour_alone,
         }
     }
 

@@ -39,7 +39,7 @@ fn launch(
     gpu_switch: Option<String>,
     workers_switch: Option<String>,
 ) -> Result<Shared> {
-    let UrlState { controls, item, data, embed, large_text } = state;
+    let UrlState { controls, item, data, embed, large_text, tour, tour_alone } = state;
     controls.validate()?;
     mark_start();
     install_panic_hook();
@@ -68,6 +68,10 @@ fn launch(
         pending_item: (data != DataRef::None).then_some(item),
         data_ref: data.clone(),
         embed,
+        tour,
+        tour_alone,
+        tour_tried: false,
+        tour_done_on_arrival: None,
         link,
         device: Device::new(),
         pool: Pool::new(workers_switch),
@@ -78,10 +82,9 @@ fn launch(
     {
         let mut a = app.borrow_mut();
         a.me = Rc::downgrade(&app);
-        if let Some(p) = embed {
-            // Before anything is drawn: hidden panels then draw nothing.
-            embed::apply(&doc, p);
-        }
+        // Before anything is drawn: hidden panels then draw nothing.
+        embed::mark(&doc, embed, tour.filter(|_| tour_alone).and_then(rvalue_model::tour::step));
+        a.show_tour();
         a.show_link_notes(warnings);
         set_checked(&doc, "large-text", large_text);
         if let Some(b) = doc.body().filter(|_| large_text) {
@@ -101,9 +104,8 @@ fn launch(
         }
     });
     wire(&app)?;
-    if let Some(p) = embed {
-        embed::post_heights(&doc, p);
-    }
+    super::tour::wire(&app)?;
+    embed::post(&doc, embed, tour_alone);
     if let DataRef::Sample(name) = data {
         files::load_named(&file_sink(&app), name);
     }

@@ -46,8 +46,8 @@ impl Reader {
 
     /// Sets what `key=value` says, if it can be used.
     pub(super) fn apply(&mut self, s: &mut UrlState, key: &str, v: &str) {
-        if key == table::MODE {
-            return; // read first: it chooses the defaults
+        if key == table::MODE || key == super::TOUR {
+            return; // read first: they choose the defaults
         }
         if let Some(control) = table::control(key) {
             if let Err(p) = control.set(&mut s.controls, v) {
@@ -87,7 +87,25 @@ impl Reader {
         }
     }
 
+    /// The tour's step `tour=N`, if there is one.
+    pub(super) fn tour_step(&mut self, v: &str) -> Option<usize> {
+        let Ok(n) = v.parse::<usize>() else {
+            self.problem(super::TOUR, v, Problem::NotNumber);
+            return None;
+        };
+        if crate::tour::step(n).is_none() {
+            let steps = crate::tour::STEPS.len();
+            self.warn(format!("'tour={n}' is not a step of the tour (1 to {steps}): no tour is shown"));
+            return None;
+        }
+        Some(n)
+    }
+
     fn embed(&mut self, s: &mut UrlState, v: &str) {
+        if v == super::TOUR {
+            s.tour_alone = true;
+            return;
+        }
         match v.parse::<Panel>() {
             Ok(p) => s.embed = Some(p),
             Err(_) => {
@@ -104,6 +122,10 @@ impl Reader {
     /// Checks what single parameters cannot: the toy parameters together, the data against the
     /// mode, the embedded panel against the mode.
     pub(super) fn check(&mut self, s: &mut UrlState) {
+        if s.tour_alone {
+            s.embed = None;
+            s.tour.get_or_insert(1);
+        }
         if let Err(e) = s.controls.toy_params().validate() {
             self.warn(format!("the toy parameters are not usable ({e}): the defaults are used"));
             s.controls.toy = ToyParams::default();

@@ -219,7 +219,14 @@ mod properties {
                     1 => DataRef::Upload,
                     i => DataRef::Sample(SAMPLES[i - 2].to_string()),
                 };
-                UrlState { controls, item, data, embed: embed.filter(|p| p.shown_in(mode)), large_text }
+                UrlState {
+                    controls,
+                    item,
+                    data,
+                    embed: embed.filter(|p| p.shown_in(mode)),
+                    large_text,
+                    ..UrlState::default()
+                }
             })
     }
 

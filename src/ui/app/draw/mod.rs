@@ -50,6 +50,7 @@ impl App {
             self.show_device();
         }
         if dirty.address {
+            self.check_tour();
             let query = self.link.is_some().then(|| self.url_state().to_query());
             if let (Some(link), Some(q)) = (&mut self.link, query) {
                 link.update(q);

@@ -1,0 +1,294 @@
+//! The guided tour: the paper's argument in steps, each a few sentences beside the live panels
+//! it is about, with one thing for the reader to try.
+//!
+//! A step's state is an ordinary link: [`Step::query`] says how it differs from the page's
+//! defaults, and a link holding `tour=N` is read against step `N`'s state (see
+//! [`crate::url::UrlState::base_controls`]), so `?tour=4` opens step 4 as the tour set it up,
+//! and moving a slider there writes only what the reader changed. Each step's "try this" is a
+//! predicate on the page's state, false at the step's own state and true once the reader has
+//! done what it proposes ([`Step::action`], as link keys, is that action).
+
+use crate::panel::Panel;
+use crate::url::{DataRef, UrlState};
+use rvalue_core::rvalue::TieOrder;
+
+/// One step of the tour.
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    pub title: &'static str,
+    /// A few sentences (at most 80 words), plain text.
+    pub text: &'static str,
+    /// How the step's state differs from the page's defaults, as link keys (no `tour`).
+    pub query: &'static str,
+    /// The panels the step is about, first the one it is most about.
+    pub panels: &'static [Panel],
+    /// The id of the control the step asks the reader to use (kept in an embedded step).
+    pub control: &'static str,
+    /// What to try, one sentence.
+    pub try_this: &'static str,
+    /// The confirmation shown once the reader has done it.
+    pub done: &'static str,
+    /// Whether the page's state shows the reader has done it.
+    pub tried: fn(&UrlState) -> bool,
+    /// What the reader is asked to do, as link keys laid over the step's query (for tests).
+    pub action: &'static str,
+}
+
+/// The steps, in order; a link's `tour=N` is `STEPS[N - 1]`.
+pub const STEPS: [Step; 9] = [
+    Step {
+        title: "Conformal prediction in one picture",
+        text: "A model scores every candidate answer of an item. Split conformal prediction takes the \
+               true answers' scores on calibration items and cuts at their ⌈(n + 1)(1 − α)⌉-th smallest, \
+               q̂. A new item's set holds every candidate scoring at most q̂, and on exchangeable data it \
+               holds the true answer with probability at least 1 − α. Panel 3 shows that coverage for \
+               three methods; panel 6 adds their set sizes.",
+        query: "",
+        panels: &[Panel::Coverage, Panel::Summary],
+        control: "alpha",
+        try_this: "Move α to 0.2 and watch every method's coverage follow 1 − α down to about 0.8.",
+        done: "Coverage followed 1 − α: that is the guarantee, whatever the score.",
+        tried: |s| s.controls.alpha >= 0.2,
+        action: "alpha=0.2",
+    },
+    Step {
+        title: "One draw is not the model",
+        text: "A model that can be sampled (an ensemble, adapters, posterior draws, paraphrased prompts) \
+               gives each candidate M scores, not one. CP scores with a single draw, so an item's set \
+               depends on which draw was taken. Panel 7 inspects one test item: each column ranks its \
+               candidates by one method, the line marks the set, the true label is in blue.",
+        query: "",
+        panels: &[Panel::Inspector],
+        control: "cp-draw",
+        try_this: "Set CP's draw (under Method) to 1 and watch the CP column of panel 7 reorder.",
+        done: "Same item, same model, another draw: CP's ranking changed. CP_avg and CP_r use every \
+               draw, so theirs did not.",
+        tried: |s| s.controls.score.cp_draw != 0,
+        action: "cp-draw=1",
+    },
+    Step {
+        title: "A wide false candidate beats the true one",
+        text: "The toy: the true candidate's draws are p ~ N(1, 1), a false candidate's q ~ N(0, σ²). With \
+               σ² = 1000 the false candidate is worse on average, yet beats the true one on 48.74 % of \
+               draws (panel 1): close to a coin toss. Each item here has one true and nine such false \
+               candidates, with 30 draws each.",
+        query: "",
+        panels: &[Panel::Scores],
+        control: "sigma2",
+        try_this: "Move σ² down to 10 and watch P(q > p) fall.",
+        done: "A narrow false candidate rarely wins: its width, not its merit, made it win before.",
+        tried: |s| s.controls.sigma2 <= 10.0,
+        action: "sigma2=10",
+    },
+    Step {
+        title: "Averaging helps, only partly",
+        text: "CP_avg scores each candidate by its mean over the M draws. The mean of a wide candidate \
+               still varies, with variance σ²/M, so it still beats the true one often: at the defaults \
+               CP_avg's sets hold about 4.9 of 10 candidates against CP's 5.4 (panel 6), at the same \
+               coverage. Panel 4 shows the sizes at every α.",
+        query: "",
+        panels: &[Panel::Size, Panel::Summary],
+        control: "sigma2",
+        try_this: "Move σ² up to 5000 and watch CP_avg's sets grow back towards CP's.",
+        done: "Wider draws, noisier means: averaging divides the variance by M, it does not remove it.",
+        tried: |s| s.controls.sigma2 >= 5000.0,
+        action: "sigma2=5000",
+    },
+    Step {
+        title: "The r-value and its threshold curve",
+        text: "CP_r scores a candidate by its r-value. Empirical Bayes shrinks each candidate's mean \
+               towards a prior learnt from all candidates, the more so the wider it is; the r-value is \
+               the smallest β at which the candidate counts among the top fraction β. Panel 2 draws the \
+               mean a candidate of variance σ² must reach, t*_β(σ²): it dips to s*, is back at its σ² = 0 \
+               value at s0, then rises. Wide candidates must score higher.",
+        query: "",
+        panels: &[Panel::Threshold],
+        control: "beta",
+        try_this: "Move β up to 0.25 and watch the bar come down: a larger top fraction admits more.",
+        done: "A larger β lowers the bar; a candidate's r-value is the smallest β at which it clears \
+               it.",
+        tried: |s| s.controls.beta >= 0.25,
+        action: "beta=0.25",
+    },
+    Step {
+        title: "Theorem 3: CP_r drops wide false candidates",
+        text: "Theorem 3 of the paper (Zeng, Prabhu, Zeng, Newton and Singh, Empirical Bayes Conformal \
+               Prediction for Vision and Language Models): as a false candidate's variance σ² grows, its \
+               chance to enter CP's set tends to one half, as its one draw lands above the cut half the \
+               time. Under CP_r it tends to zero: the threshold curve rises faster than the draws \
+               spread. Panel 5 draws both against σ², the current σ² (here 10) marked.",
+        query: "sigma2=10",
+        panels: &[Panel::Theorem3],
+        control: "sigma2",
+        try_this: "Move σ² up to 1000 or more: CP's curve stays near one half, CP_r's falls towards 0.",
+        done: "At large σ² CP keeps the wide false candidate about half the time, CP_r almost never.",
+        tried: |s| s.controls.sigma2 >= 1000.0,
+        action: "sigma2=1000",
+    },
+    Step {
+        title: "Same coverage, smaller sets",
+        text: "Panel 6 is the paper's Table 1 at the current α. CP_r covers as CP does (about 0.90 at α = \
+               0.1) with sets of 0.9 candidates instead of 5.4: the wide false candidates are gone, and \
+               about 10 % of its sets are empty, which α allows. Panels 3 and 4 show the same at every \
+               α.",
+        query: "",
+        panels: &[Panel::Summary, Panel::Coverage, Panel::Size],
+        control: "alpha",
+        try_this: "Move α down to 0.05 and read the table again.",
+        done: "Every method's sets grow with the coverage asked for; CP_r's stay the smallest.",
+        tried: |s| s.controls.alpha <= 0.05,
+        action: "alpha=0.05",
+    },
+    Step {
+        title: "Pooled r-values need a fair tie order",
+        text: "With few draws, rank-based r-values tie often, and ties need an order. The pooled r-value \
+               ranks an item's candidates together with the calibration items' true labels. The \
+               authors' code gives every tie to a calibration unit, so the true label loses them all; \
+               this page breaks ties in a seeded random order, which keeps the guarantee. Here K = 5 \
+               candidates, M = 10 draws, 100 + 100 items.",
+        query: "kind=pooled&sigma2=30&k=5&m=10&n-cal=100&n-test=100&high-var=0.5",
+        panels: &[Panel::Summary, Panel::Coverage],
+        control: "ties",
+        try_this: "Switch the tie order (under Method) to index (authors') and watch CP_r's coverage.",
+        done: "CP_r's coverage fell from about 0.90 to about 0.80, below 1 − α: the tie order alone \
+               broke the guarantee.",
+        tried: |s| s.controls.score.ties == TieOrder::Index,
+        action: "ties=index",
+    },
+    Step {
+        title: "Your own scores",
+        text: "Everything here works on your model's scores: a tensor S[n][m][k] of items, draws and \
+               candidates, higher is better, with the true labels, as .npz, .npy or long .csv. Files \
+               stay in this page: nothing is uploaded. Panel 8 then asks the question that decides \
+               whether r-values help: do the true labels' scores vary less than the false candidates'?",
+        query: "mode=scores",
+        panels: &[Panel::Data, Panel::Summary],
+        control: "scores-params",
+        try_this: "Load the digits sample (or drop a file of yours) and read panels 6 and 8.",
+        done: "Loaded: every panel now shows these scores, and Copy link shares the view.",
+        tried: |s| s.data != DataRef::None,
+        action: "sample=digits_wbb.npz",
+    },
+];
+
+/// Step `number` (counted from 1, as in links), if there is one.
+pub fn step(number: usize) -> Option<&'static Step> {
+    number.checked_sub(1).and_then(|i| STEPS.get(i))
+}
+
+impl Step {
+    /// The step's own state, as a link opens it (`tour=N` alone).
+    pub fn state(&self, number: usize) -> UrlState {
+        let mut s = UrlState::from_query(self.query).state;
+        s.tour = Some(number);
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Controls;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn words(s: &str) -> usize {
+        s.split_whitespace().count()
+    }
+
+    #[test]
+    fn every_step_reads_back_without_warnings_and_is_short() {
+        for (i, s) in STEPS.iter().enumerate() {
+            let r = UrlState::from_query(s.query);
+            assert!(r.warnings.is_empty(), "{}: {:?}", s.title, r.warnings);
+            assert!(words(s.text) <= 80, "{}: {} words", s.title, words(s.text));
+            assert!(!s.panels.is_empty() && s.panels.iter().all(|p| p.shown_in(r.state.controls.mode)));
+            // The step's link is `tour=N` alone, and it reads back as the step's state.
+            let state = s.state(i + 1);
+            assert_eq!(state.to_query(), format!("tour={}", i + 1), "{}", s.title);
+            let back = UrlState::from_query(&state.to_query());
+            assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+            assert_eq!(back.state, state);
+        }
+    }
+
+    #[test]
+    fn each_try_this_is_false_at_its_step_and_true_after_the_action() {
+        for (i, s) in STEPS.iter().enumerate() {
+            let at = s.state(i + 1);
+            assert!(!(s.tried)(&at), "{}: already done at the step's own state", s.title);
+            let query = format!("{}&tour={}", s.action, i + 1);
+            let after = UrlState::from_query(&query);
+            assert!(after.warnings.is_empty(), "{query}: {:?}", after.warnings);
+            assert!((s.tried)(&after.state), "{}: not done after {}", s.title, s.action);
+            // The action is all that the link of the state after it says.
+            assert_eq!(after.state.to_query(), query, "{}", s.title);
+        }
+    }
+
+    #[test]
+    fn a_change_at_a_step_is_written_against_the_step() {
+        // Step 6 starts at σ² = 10: moving σ² back to the page's default is a change there.
+        let mut s = STEPS[5].state(6);
+        s.controls.sigma2 = Controls::default().sigma2;
+        assert_eq!(s.to_query(), "sigma2=1000&tour=6");
+        assert_eq!(UrlState::from_query(&s.to_query()).state, s);
+        // Leaving the tour keeps the state: the link then says it against the defaults.
+        let mut left = STEPS[7].state(8);
+        left.tour = None;
+        assert_eq!(UrlState::from_query(&left.to_query()).state, UrlState::from_query(STEPS[7].query).state);
+        // Step 9 is in score mode: back to the toy is written as such.
+        let mut toy = STEPS[8].state(9);
+        toy.controls = toy.controls.for_mode(crate::Mode::Toy);
+        assert_eq!(toy.to_query(), "mode=toy&tour=9");
+        assert_eq!(UrlState::from_query(&toy.to_query()).state, toy);
+    }
+
+    #[test]
+    fn tour_links_that_cannot_be_used_are_reported() {
+        for q in ["tour=0", "tour=10", "tour=x"] {
+            let r = UrlState::from_query(q);
+            assert_eq!((r.state.tour, r.warnings.len()), (None, 1), "{q}: {:?}", r.warnings);
+        }
+        // A step alone in a frame: step 1 unless the link names one.
+        let r = UrlState::from_query("embed=tour");
+        assert_eq!((r.state.tour, r.state.tour_alone, r.warnings.len()), (Some(1), true, 0));
+        let r = UrlState::from_query("embed=tour&tour=4");
+        assert_eq!((r.state.tour, r.state.embed), (Some(4), None));
+        assert_eq!(r.state.to_query(), "tour=4&embed=tour");
+        assert!(step(0).is_none() && step(STEPS.len() + 1).is_none());
+    }
+}
+
+/// Round trips of random states at random steps (proptest).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_change_at_any_step_survives_a_link(
+            step in 1usize..=STEPS.len(),
+            alpha in 1u32..=100,
+            sigma2 in 0u32..=189,
+            draw in 0usize..4,
+            index_ties in any::<bool>(),
+            toy in any::<bool>(),
+        ) {
+            let mut s = STEPS[step - 1].state(step);
+            s.controls.alpha = crate::scales::alpha_at(alpha);
+            s.controls.sigma2 = crate::scales::sigma2_at(sigma2);
+            s.controls.score.cp_draw = draw;
+            if index_ties {
+                s.controls.score.ties = TieOrder::Index;
+            }
+            if toy {
+                s.controls = s.controls.for_mode(crate::Mode::Toy);
+            }
+            let r = UrlState::from_query(&s.to_query());
+            prop_assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+            prop_assert_eq!(r.state, s);
+        }
+    }
+}

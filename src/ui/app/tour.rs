@@ -1,0 +1,190 @@
+//! The guided tour ([`rvalue_model::tour`]): the step card beside the panels it is about (the
+//! others dimmed), Next and Back, the keys presentation clickers send, and the "try this"
+//! confirmation.
+//!
+//! A step is applied as a link is: its state comes from `UrlState::from_query`, goes into the
+//! inputs with `write_controls`, and the address then reads `?tour=N` (the step's own state),
+//! or that plus what the reader changed. Leaving the tour keeps the state.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement, KeyboardEvent};
+
+use super::frame::{with, with_now};
+use super::{App, Dirty, Shared};
+use crate::ui::dom::{self, set_attr, set_hidden, set_text};
+use rvalue_core::Result;
+use rvalue_model::tour::{self, STEPS};
+use rvalue_model::Controls;
+
+/// The step card's elements in index.html.
+const CARD: &str = "tour";
+const TITLE: &str = "tour-title";
+
+/// What a key does in the tour.
+#[derive(Clone, Copy, PartialEq)]
+enum Move {
+    Next,
+    Back,
+    Leave,
+}
+
+impl Move {
+    /// The key's move, if any. Arrows only outside form fields (they move sliders there);
+    /// PageDown and PageUp everywhere, since a clicker sends them wherever the focus is.
+    fn of(e: &KeyboardEvent) -> Option<Move> {
+        if e.alt_key() || e.ctrl_key() || e.meta_key() || e.shift_key() {
+            return None;
+        }
+        let in_field = e
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())
+            .is_some_and(|t| matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+        match e.key().as_str() {
+            "PageDown" => Some(Move::Next),
+            "PageUp" => Some(Move::Back),
+            "ArrowRight" if !in_field => Some(Move::Next),
+            "ArrowLeft" if !in_field => Some(Move::Back),
+            "Escape" => Some(Move::Leave),
+            _ => None,
+        }
+    }
+}
+
+impl App {
+    /// Goes to step `number` (from 1): its state, its card, its panels in front.
+    pub(super) fn go_to_step(&mut self, number: usize) {
+        let Some(step) = tour::step(number) else { return };
+        self.tour = Some(number);
+        self.tour_tried = false;
+        self.tour_done_on_arrival = None;
+        self.apply_controls(step.state(number).controls);
+        self.show_tour();
+    }
+
+    /// Puts `controls` in the inputs and recomputes what they change, as a link opening would.
+    fn apply_controls(&mut self, controls: Controls) {
+        let impact = self.controls.impact(&controls);
+        self.controls = controls;
+        self.write_controls();
+        self.show_mode();
+        self.show_error(None);
+        if impact.reanalyse {
+            self.start_job();
+        }
+        self.dirty = Dirty::ALL;
+    }
+
+    /// Leaves the tour; the state stays, and the address says it against the defaults.
+    fn leave_tour(&mut self) {
+        self.tour = None;
+        self.show_tour();
+        self.dirty.address = true;
+        focus(&self.doc, "tour-start");
+    }
+
+    /// Shows the card of the current step (or hides it) and marks the step's panels.
+    pub(super) fn show_tour(&self) {
+        let d = &self.doc;
+        let step = self.tour.and_then(|n| tour::step(n).map(|s| (n, s)));
+        if let Some(body) = d.body() {
+            let _ = body.class_list().toggle_with_force("touring", step.is_some());
+        }
+        set_hidden(d, CARD, step.is_none());
+        set_attr(d, "tour-start", "aria-pressed", if step.is_some() { "true" } else { "false" });
+        for p in rvalue_model::panel::Panel::ALL {
+            if let Some(e) = d.get_element_by_id(&p.element_id()) {
+                let on = step.is_some_and(|(_, s)| s.panels.contains(&p));
+                let _ = e.class_list().toggle_with_force("tour-focus", on);
+            }
+        }
+        let Some((n, step)) = step else { return };
+        if !self.tour_alone {
+            reveal(d);
+        }
+        set_text(d, "tour-count", &format!("Step {n} of {}", STEPS.len()));
+        set_text(d, TITLE, step.title);
+        set_text(d, "tour-text", step.text);
+        set_text(d, "tour-try", step.try_this);
+        set_text(d, "tour-done", step.done);
+        set_hidden(d, "tour-done", !self.tour_tried);
+        set_attr(d, CARD, "data-step", &n.to_string());
+        set_attr(d, CARD, "data-tried", if self.tour_tried { "true" } else { "false" });
+        for (id, off) in [("tour-back", n == 1), ("tour-next", n == STEPS.len())] {
+            if let Ok(b) = dom::by_id::<web_sys::HtmlButtonElement>(d, id) {
+                let had_focus = d.active_element().is_some_and(|a| a.id() == id);
+                b.set_disabled(off);
+                if off && had_focus {
+                    focus(d, TITLE);
+                }
+            }
+        }
+    }
+
+    /// Shows the confirmation once the reader has done what the step proposes (called when
+    /// the state a link holds changes, first on the state the step opened with).
+    pub(super) fn check_tour(&mut self) {
+        let Some(step) = self.tour.and_then(tour::step) else { return };
+        let done = (step.tried)(&self.url_state());
+        let on_arrival = *self.tour_done_on_arrival.get_or_insert(done);
+        if !self.tour_tried && done && !on_arrival {
+            self.tour_tried = true;
+            set_hidden(&self.doc, "tour-done", false);
+            set_attr(&self.doc, CARD, "data-tried", "true");
+        }
+    }
+
+    fn step_by(&mut self, m: Move) {
+        let Some(n) = self.tour else { return };
+        match m {
+            Move::Next if n < STEPS.len() => self.go_to_step(n + 1),
+            Move::Back if n > 1 => self.go_to_step(n - 1),
+            Move::Leave => self.leave_tour(),
+            _ => {}
+        }
+    }
+}
+
+/// Scrolls the card to the top of the window when it is not wholly in view (a phone shows the
+/// controls first), and leaves the page where it is otherwise.
+fn reveal(doc: &web_sys::Document) {
+    let (Some(card), Some(w)) = (doc.get_element_by_id(CARD), web_sys::window()) else { return };
+    let r = card.get_bounding_client_rect();
+    let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    if r.top() < 0.0 || r.bottom() > height {
+        let opts = web_sys::ScrollIntoViewOptions::new();
+        opts.set_block(web_sys::ScrollLogicalPosition::Start);
+        card.scroll_into_view_with_scroll_into_view_options(&opts);
+    }
+}
+
+fn focus(doc: &web_sys::Document, id: &str) {
+    if let Ok(e) = dom::by_id::<HtmlElement>(doc, id) {
+        let _ = e.focus();
+    }
+}
+
+/// The Tour button, the card's buttons and the keys.
+pub(super) fn wire(app: &Shared) -> Result<()> {
+    let doc = app.borrow().doc.clone();
+    let a = app.clone();
+    dom::listen_id(&doc, "tour-start", "click", move |_| {
+        with(&a, |app| {
+            app.go_to_step(1);
+            focus(&app.doc, TITLE);
+        })
+    })?;
+    for (id, m) in [("tour-next", Move::Next), ("tour-back", Move::Back), ("tour-leave", Move::Leave)] {
+        let a = app.clone();
+        dom::listen_id(&doc, id, "click", move |_| with_now(&a, |app| app.step_by(m)))?;
+    }
+    let a = app.clone();
+    dom::listen(&doc, "keydown", move |e| {
+        let Some(m) = e.dyn_ref::<KeyboardEvent>().and_then(Move::of) else { return };
+        let active = a.try_borrow().is_ok_and(|app| app.tour.is_some() && !app.tour_alone);
+        if active {
+            e.prevent_default();
+            with_now(&a, |app| app.step_by(m));
+        }
+    });
+    Ok(())
+}
