@@ -10,9 +10,9 @@ use crate::tensor::ScoreTensor;
 
 /// Where a score enters one draw's descending calibration scores: the number of them `≥` it.
 ///
-/// The first level is a table over equal-width score buckets, one per calibration score (two
-/// cost 4 % less time and 15 % more memory at the paper's sizes): where scores spread evenly
-/// (logits, log-probabilities) nearly every bucket holds at most a few of them, and a candidate's bucket gives its entry point after a compare or two. Softmax
+/// The first level is a table over equal-width score buckets, two per calibration score (one
+/// where the tables would be large, see [`PooledSplit::buckets_per_score`]): where scores spread
+/// evenly (logits, log-probabilities) nearly every bucket holds at most a couple of them, and a candidate's bucket gives its entry point after a compare or two. Softmax
 /// probabilities crowd instead (most near 0), and a crowded bucket would cost a long scan. So a
 /// bucket holding more than [`PAD`] scores gets a [`Node`] that splits it further on each
 /// score's order-preserving integer key ([`desc_key`]: ascending key, descending score), which
@@ -52,10 +52,11 @@ pub(super) struct Node {
 pub(super) const CHILD: u32 = 1 << 31;
 
 impl EntryTable {
-    /// The table of `cal_s`, one draw's calibration scores, descending (at least one).
-    pub(super) fn new(cal_s: &[f64]) -> Self {
+    /// The table of `cal_s`, one draw's calibration scores, descending (at least one), with
+    /// `per_score` buckets per score (1 or 2, see [`PooledSplit::buckets_per_score`]).
+    pub(super) fn new(cal_s: &[f64], per_score: usize) -> Self {
         let (top, bottom) = (cal_s[0], cal_s[cal_s.len() - 1]);
-        let buckets = cal_s.len();
+        let buckets = per_score.max(1) * cal_s.len();
         let scale = buckets as f64 / (top - bottom);
         // Equal scores, or a range so wide or narrow that the scale is not finite: one bucket.
         let scale = if top > bottom && scale.is_finite() { scale } else { 0.0 };

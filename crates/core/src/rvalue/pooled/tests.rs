@@ -288,7 +288,8 @@ fn entry_points_are_counts_on_clip_like_probabilities() {
     for d in 0..t.m() {
         let mut cal_s: Vec<f64> = (0..200).map(|i| t.get(i, d, labels[i])).collect();
         cal_s.sort_by(|a, b| b.total_cmp(a));
-        let table = EntryTable::new(&cal_s);
+        // One bucket per score on odd draws, as large tables have it.
+        let table = EntryTable::new(&cal_s, 1 + d % 2);
         // The scores crowd near 0: buckets are refined by key nodes, two levels deep at least.
         let nested = |node: &Node| {
             let slots = &table.slots[node.first_slot as usize..=(node.first_slot + node.last) as usize];
@@ -312,7 +313,7 @@ fn runs_of_equal_scores_get_their_own_node() {
     let mut cal_s: Vec<f64> = (0..50).map(|i| 1.0 - i as f64 * 1e-3).collect();
     cal_s.extend([1e-40; 30]);
     cal_s.extend([0.0; 20]);
-    let table = EntryTable::new(&cal_s);
+    let table = EntryTable::new(&cal_s, 2);
     assert!(table.nodes.iter().any(|n| n.last == 1 && n.shift == 0));
     let n = cal_s.len();
     cal_s.extend([f64::NEG_INFINITY; PAD]);
@@ -321,4 +322,12 @@ fn runs_of_equal_scores_get_their_own_node() {
         table.entries(&cal_s, std::iter::once(score), &mut got);
         assert_eq!(got[0] as usize, want.min(n), "score {score:e}");
     }
+}
+
+/// Tables past half a GB take one bucket per score; the paper's `[40000, 100]` keeps two.
+#[test]
+fn only_large_tables_take_one_bucket_per_score() {
+    assert_eq!(PooledSplit::buckets_per_score(40_000, 100), 2);
+    assert_eq!(PooledSplit::buckets_per_score(40_000, 1000), 1);
+    assert!(PooledSplit::bytes_for(40_000, 1000) < 1 << 30);
 }
