@@ -177,10 +177,12 @@ impl App {
                 }
             };
             if device::offload(&self.device, &mut run.gpu, || run.job.offload(), answered) {
+                let done = run.job.fraction_done_offloaded(run.gpu.progress().unwrap_or(0.0));
                 self.status = format!(
-                    "{} on the GPU – {:.0} %. Showing {}.",
+                    "{} on the GPU – {:.0} %{}. Showing {}.",
                     run.job.describe(),
-                    100.0 * run.job.fraction_done_offloaded(run.gpu.progress().unwrap_or(0.0)),
+                    100.0 * done,
+                    time_left(dom::now_ms() - run.started, done),
                     self.analysis_what
                 );
                 return;
@@ -195,10 +197,12 @@ impl App {
                     if working && now - t0 < FRAME_BUDGET_MS && !self.dirty.alpha {
                         continue;
                     }
+                    let done = run.job.fraction_done();
                     self.status = format!(
-                        "{} – {:.0} %. Showing {}.",
+                        "{} – {:.0} %{}. Showing {}.",
                         run.job.describe(),
-                        100.0 * run.job.fraction_done(),
+                        100.0 * done,
+                        time_left(now - run.started, done),
                         self.analysis_what
                     );
                     return;
@@ -307,4 +311,33 @@ fn needs_all_candidates(kind: RvalueKind) -> Option<String> {
         "{name} CP_r needs every candidate's draws of each calibration item, and the pool holds only \
          the true label's: choose the pooled r-value for CP_r. The results shown are unchanged."
     ))
+}
+
+/// ", about 40 s left" once a job has run long enough (2 s and 5 %) for its pace so far to say
+/// how long the rest takes; empty before.
+fn time_left(elapsed_ms: f64, done: f64) -> String {
+    if elapsed_ms < 2000.0 || !(0.05..1.0).contains(&done) {
+        return String::new();
+    }
+    let secs = elapsed_ms / 1000.0 * (1.0 - done) / done;
+    match secs {
+        s if s < 60.0 => format!(", about {:.0} s left", s.max(1.0)),
+        s if s < 3600.0 => format!(", about {:.0} min left", s / 60.0),
+        s => format!(", about {:.1} h left", s / 3600.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::time_left;
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn the_time_left_is_the_pace_so_far() {
+        assert_eq!(time_left(1500.0, 0.5), "", "too early to say");
+        assert_eq!(time_left(10_000.0, 0.01), "", "too little done to say");
+        assert_eq!(time_left(10_000.0, 0.5), ", about 10 s left");
+        assert_eq!(time_left(60_000.0, 0.25), ", about 3 min left");
+        assert_eq!(time_left(3_600_000.0, 0.2), ", about 4.0 h left");
+    }
 }
