@@ -37,7 +37,7 @@ fn wasm_benchmarks() {
     let s = Suite::new();
     let lines = [
         ("draw orders (once per data set)", time(5, || s.draw_orders())),
-        ("pooled CP_r, one split (1000 test items)", time(5, || s.pooled_split(TieOrder::Exchangeable))),
+        ("pooled CP_r, one split (1000 test items)", time(5, || s.data.pooled_split(TieOrder::Exchangeable))),
         ("per-item nonparametric r-values (incl. draw orders)", time(5, || s.nonparametric())),
         ("per-item parametric exact r-values (model rule)", time(3, || s.parametric_exact())),
         ("α sweep, 100 values, pooled CP_r, one split", time(5, || s.sweep_pooled())),

@@ -56,10 +56,10 @@ fn main() {
     let s = Suite::new();
     println!(
         "CIFAR-shaped tensor {}×{}×{}, {} calibration items; fastest and median of 5 runs (3 for the slow ones)",
-        s.tensor.n(),
-        s.tensor.m(),
-        s.tensor.k(),
-        s.split.cal.len()
+        s.data.tensor.n(),
+        s.data.tensor.m(),
+        s.data.tensor.k(),
+        s.data.split.cal.len()
     );
     let report = |name: &str, target: &str, (min, median, mb): (f64, f64, f64)| {
         println!("{name:56} {min:9.2} ms (median {median:9.2}) {mb:7.1} MB   (target {target})");
@@ -68,8 +68,8 @@ fn main() {
         report("draw orders, 2000×31 sorts of 100 (once per data set)", "-", time(5, || s.draw_orders()));
     }
     if run("pooled") {
-        let exchangeable = time(9, || s.pooled_split(TieOrder::Exchangeable));
-        let index = time(9, || s.pooled_split(TieOrder::Index));
+        let exchangeable = time(9, || s.data.pooled_split(TieOrder::Exchangeable));
+        let index = time(9, || s.data.pooled_split(TieOrder::Index));
         report("pooled CP_r, one split (1000 test items), exchangeable", "≤ 100 ms", exchangeable);
         report("pooled CP_r, one split (1000 test items), index ties", "-", index);
         // Interleaved pairs, so that a neighbour's load falls on both orders alike.
@@ -77,7 +77,7 @@ fn main() {
             .map(|_| {
                 let once = |ties| {
                     let t = Instant::now();
-                    black_box(s.pooled_split(ties));
+                    black_box(s.data.pooled_split(ties));
                     t.elapsed().as_secs_f64()
                 };
                 once(TieOrder::Exchangeable) / once(TieOrder::Index)
@@ -89,10 +89,12 @@ fn main() {
             "exchangeable ties' cost over index ties",
             (ratios[7] - 1.0) * 100.0
         );
-        let ties = s.split.ties(TieOrder::Exchangeable);
+        let ties = s.data.split.ties(TieOrder::Exchangeable);
         let (ms, _, _) = time(1, || {
-            for &i in &s.split.test[..10] {
-                black_box(pooled_item_oracle(&s.tensor, &s.labels, &s.split.cal, i, ties).ok());
+            for &i in &s.data.split.test[..10] {
+                black_box(
+                    pooled_item_oracle(&s.data.tensor, &s.data.labels, &s.data.split.cal, i, ties).ok(),
+                );
             }
         });
         println!(

@@ -9,10 +9,8 @@ use rvalue_core::tensor::ScoreTensor;
 /// and returns something to keep the optimiser honest. Shared by `benches/core.rs` (native) and
 /// `tests/wasm_bench.rs` (wasm in Chromium), so both time exactly the same work.
 pub struct Suite {
-    pub tensor: ScoreTensor,
-    pub labels: Vec<usize>,
-    pub split: rvalue_core::conformal::Split,
-    pub order: rvalue_core::rvalue::DrawOrder,
+    /// The CIFAR-shaped logits, their draw orders and one half/half split.
+    pub data: PooledCase,
     pub summaries: rvalue_core::tensor::Summaries,
     pub units_x: Vec<f64>,
     pub units_s: Vec<f64>,
@@ -25,42 +23,27 @@ impl Suite {
     // Fixed seeded inputs, no caller's data: each `expect` states what that data satisfies.
     #[allow(clippy::expect_used)]
     pub fn new() -> Self {
-        use rvalue_core::conformal::{Method, Prepared, RvalueKind, ScoreOptions, Split};
-        let (tensor, labels) = cifar_like(1);
-        let split = Split::random(tensor.n(), 0.5, 1, 0).expect("2000 items split in two");
-        let order = rvalue_core::rvalue::DrawOrder::of(&tensor).expect("K ≤ 65536");
-        let summaries = rvalue_core::tensor::Summaries::of(&tensor);
+        use rvalue_core::conformal::{Method, Prepared, RvalueKind, ScoreOptions};
+        let data = PooledCase::logits();
+        let summaries = rvalue_core::tensor::Summaries::of(&data.tensor);
         let (units_x, units_s) = units(100_000, 1);
-        let prepared = Prepared::new(&tensor, &labels, true).expect("valid data");
+        let prepared = Prepared::new(&data.tensor, &data.labels, true).expect("valid data");
         let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
-        let one = std::slice::from_ref(&split);
+        let one = std::slice::from_ref(&data.split);
         let pooled = prepared.calibrate(Method::CpR, &opts, one).expect("valid data");
         let avg = prepared.calibrate(Method::CpAvg, &opts, one).expect("valid data");
-        Suite { tensor, labels, split, order, summaries, units_x, units_s, pooled, avg }
+        Suite { data, summaries, units_x, units_s, pooled, avg }
     }
 
     /// Per-draw candidate orders of the whole tensor (once per data set).
     pub fn draw_orders(&self) -> usize {
-        rvalue_core::rvalue::DrawOrder::of(&self.tensor).map_or(0, |o| o.k())
-    }
-
-    /// Pooled CP_r for one split under the tie order `ties`: the greedy for each of the 1000
-    /// test items.
-    pub fn pooled_split(&self, ties: rvalue_core::rvalue::TieOrder) -> usize {
-        rvalue_core::conformal::Calibrated::pooled(
-            &self.tensor,
-            &self.labels,
-            Some(&self.order),
-            &self.split,
-            ties,
-        )
-        .map_or(0, |c| c.test.len())
+        rvalue_core::rvalue::DrawOrder::of(&self.data.tensor).map_or(0, |o| o.k())
     }
 
     /// Per-item nonparametric r-values of all 2000 items, draw orders included.
     pub fn nonparametric(&self) -> f64 {
-        let Ok(order) = rvalue_core::rvalue::DrawOrder::of(&self.tensor) else { return 0.0 };
-        (0..self.tensor.n())
+        let Ok(order) = rvalue_core::rvalue::DrawOrder::of(&self.data.tensor) else { return 0.0 };
+        (0..self.data.tensor.n())
             .map(|i| rvalue_core::rvalue::nonparametric::nonparametric_from_order(&order, i)[0])
             .sum()
     }
@@ -69,8 +52,8 @@ impl Suite {
     pub fn parametric_exact(&self) -> f64 {
         use rvalue_core::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
         use rvalue_core::tensor::VarianceKind;
-        let k = self.tensor.k();
-        (0..self.tensor.n())
+        let k = self.data.tensor.k();
+        (0..self.data.tensor.n())
             .map(|i| {
                 let s: Vec<f64> = (0..k).map(|c| self.summaries.s(i, c, VarianceKind::PerDraw)).collect();
                 parametric(
@@ -159,7 +142,8 @@ impl PooledCase {
         PooledCase { tensor, labels, split, order }
     }
 
-    /// Pooled CP_r for one split under the tie order `ties` (the test items' number).
+    /// Pooled CP_r for one split under the tie order `ties`: the greedy for each test item
+    /// (their number).
     pub fn pooled_split(&self, ties: rvalue_core::rvalue::TieOrder) -> usize {
         rvalue_core::conformal::Calibrated::pooled(
             &self.tensor,
