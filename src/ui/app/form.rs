@@ -70,7 +70,7 @@ impl App {
             // positions (β = 0.1 sits at the position of 0.0988), and moving α must not change β.
             Input::Slider { at, position } => {
                 let p: u32 = number(d, id, control.name)?;
-                let value: f64 = control.text(c).parse().unwrap_or(f64::NAN);
+                let value = control.real(c).unwrap_or(f64::NAN);
                 if p == position(value) { value } else { at(p) }.to_string()
             }
             Input::Number => dom::input(d, id)?.value().trim().to_string(),
@@ -87,7 +87,7 @@ impl App {
             let (id, text) = (control.key, control.text(c));
             match control.input {
                 Input::Slider { position, .. } => {
-                    set_value(d, id, &position(text.parse().unwrap_or(f64::NAN)).to_string())
+                    set_value(d, id, &position(control.real(c).unwrap_or(f64::NAN)).to_string())
                 }
                 Input::Number | Input::Select => set_value(d, id, &text),
                 Input::Checkbox => set_checked(d, id, text == "1"),
@@ -106,7 +106,7 @@ impl App {
     pub(super) fn write_slider_values(&self) {
         let (d, c) = (&self.doc, &self.controls);
         for control in CONTROLS.iter().filter(|c| matches!(c.input, Input::Slider { .. })) {
-            let text = short(control.text(c).parse().unwrap_or(f64::NAN));
+            let text = short(control.real(c).unwrap_or(f64::NAN));
             set_text(d, &format!("{}-value", control.key), &text);
             if let Ok(i) = dom::input(d, control.key) {
                 if i.get_attribute("aria-valuetext").as_deref() != Some(text.as_str()) {

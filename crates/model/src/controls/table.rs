@@ -87,6 +87,8 @@ pub struct Control {
     pub mode: Option<Mode>,
     text: fn(&Controls) -> String,
     set: fn(&mut Controls, &str) -> Result<(), Problem>,
+    check: fn(&Controls) -> Result<(), Problem>,
+    real: fn(&Controls) -> Option<f64>,
 }
 
 impl Control {
@@ -103,7 +105,12 @@ impl Control {
 
     /// Whether `c`'s value is one the control takes (what [`Control::set`] would accept).
     pub fn check(&self, c: &Controls) -> Result<(), Problem> {
-        self.set(&mut c.clone(), &self.text(c))
+        (self.check)(c)
+    }
+
+    /// The value in `c` of a control whose values are numbers ([`Range::Real`]: the sliders).
+    pub fn real(&self, c: &Controls) -> Option<f64> {
+        (self.real)(c)
     }
 
     /// The values of a [`Range::Choice`] or [`Input::Radio`] control; empty for others.
@@ -117,44 +124,65 @@ impl Control {
 
 /// A type a control's value can have: read from and written to text within a [`Range`].
 trait Field: Sized {
-    fn read(text: &str, range: Range) -> Result<Self, Problem>;
+    fn parse(text: &str) -> Result<Self, Problem>;
     fn write(&self) -> String;
+    /// Whether the value is within `range` (a type without ranges has every value).
+    fn check(&self, _: Range) -> Result<(), Problem> {
+        Ok(())
+    }
+    /// The value as a number, for the reals only.
+    fn real(&self) -> Option<f64> {
+        None
+    }
+    fn read(text: &str, range: Range) -> Result<Self, Problem> {
+        let x = Self::parse(text)?;
+        x.check(range)?;
+        Ok(x)
+    }
 }
 
 impl Field for f64 {
-    fn read(text: &str, range: Range) -> Result<f64, Problem> {
-        let x: f64 = text.parse().map_err(|_| Problem::NotNumber)?;
+    fn parse(text: &str) -> Result<f64, Problem> {
+        text.parse().map_err(|_| Problem::NotNumber)
+    }
+    fn write(&self) -> String {
+        self.to_string()
+    }
+    fn check(&self, range: Range) -> Result<(), Problem> {
+        let x = *self;
         let inside = match range {
             Range::Real { lo, hi, open: true } => x > lo && x < hi,
             Range::Real { lo, hi, open: false } => x >= lo && x <= hi,
             _ => true,
         };
         if x.is_finite() && inside {
-            Ok(x)
+            Ok(())
         } else {
             Err(Problem::Outside(range))
         }
     }
-    fn write(&self) -> String {
-        self.to_string()
+    fn real(&self) -> Option<f64> {
+        Some(*self)
     }
 }
 
 impl Field for usize {
-    fn read(text: &str, range: Range) -> Result<usize, Problem> {
-        let n: usize = text.parse().map_err(|_| Problem::NotNumber)?;
-        match range {
-            Range::AtLeast(min) if n < min => Err(Problem::TooSmall(min)),
-            _ => Ok(n),
-        }
+    fn parse(text: &str) -> Result<usize, Problem> {
+        text.parse().map_err(|_| Problem::NotNumber)
     }
     fn write(&self) -> String {
         self.to_string()
     }
+    fn check(&self, range: Range) -> Result<(), Problem> {
+        match range {
+            Range::AtLeast(min) if *self < min => Err(Problem::TooSmall(min)),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Field for u64 {
-    fn read(text: &str, _: Range) -> Result<u64, Problem> {
+    fn parse(text: &str) -> Result<u64, Problem> {
         text.parse().map_err(|_| Problem::NotNumber)
     }
     fn write(&self) -> String {
@@ -163,7 +191,7 @@ impl Field for u64 {
 }
 
 impl Field for bool {
-    fn read(text: &str, _: Range) -> Result<bool, Problem> {
+    fn parse(text: &str) -> Result<bool, Problem> {
         match text {
             "1" => Ok(true),
             "0" => Ok(false),
@@ -179,7 +207,7 @@ impl Field for bool {
 macro_rules! choice_fields {
     ($($T:ty),+) => {$(
         impl Field for $T {
-            fn read(text: &str, _: Range) -> Result<$T, Problem> {
+            fn parse(text: &str) -> Result<$T, Problem> {
                 options::parse(text).map_err(|_| Problem::NotOneOf(options::names::<$T>()))
             }
             fn write(&self) -> String {
@@ -204,6 +232,8 @@ macro_rules! control {
                 $place = Field::read(text, $range)?;
                 Ok(())
             },
+            check: |$c| Field::check(&$place, $range),
+            real: |$c| Field::real(&$place),
         }
     };
 }
