@@ -41,7 +41,8 @@ fn launch(
 ) -> Result<Shared> {
     let UrlState { controls, item, data, embed, large_text, tour, tour_alone } = state;
     controls.validate()?;
-    mark_start();
+    // For the benchmark's cold load: the wasm is loaded and the app starts.
+    dom::mark("rvalue:start");
     install_panic_hook();
     let doc = dom::document()?;
     let app = Rc::new(RefCell::new(App {
@@ -111,13 +112,6 @@ fn launch(
     }
     request_frame(&app);
     Ok(app)
-}
-
-/// For the benchmark's cold load: the wasm is loaded and the app starts.
-fn mark_start() {
-    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = p.mark("rvalue:start");
-    }
 }
 
 /// A panic shows a banner instead of leaving a dead page. Installed once: `set_hook` itself

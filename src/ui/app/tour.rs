@@ -14,6 +14,7 @@ use super::{App, Dirty, Shared};
 use crate::ui::dom::{self, set_attr, set_hidden, set_text};
 use rvalue_core::Result;
 use rvalue_model::tour::{self, STEPS};
+use rvalue_model::url::UrlState;
 use rvalue_model::Controls;
 
 /// The step card's elements in index.html.
@@ -122,9 +123,9 @@ impl App {
 
     /// Shows the confirmation once the reader has done what the step proposes (called when
     /// the state a link holds changes, first on the state the step opened with).
-    pub(super) fn check_tour(&mut self) {
+    pub(super) fn check_tour(&mut self, state: &UrlState) {
         let Some(step) = self.tour.and_then(tour::step) else { return };
-        let done = (step.tried)(&self.url_state());
+        let done = (step.tried)(state);
         let on_arrival = *self.tour_done_on_arrival.get_or_insert(done);
         if !self.tour_tried && done && !on_arrival {
             self.tour_tried = true;

@@ -14,7 +14,7 @@ pub(super) mod threshold;
 use web_sys::HtmlCanvasElement;
 
 use super::App;
-use crate::ui::dom::by_id;
+use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Figure, Frame, Layer};
 use crate::ui::{canvas, panels};
 
@@ -50,10 +50,10 @@ impl App {
             self.show_device();
         }
         if dirty.address {
-            self.check_tour();
-            let query = self.link.is_some().then(|| self.url_state().to_query());
-            if let (Some(link), Some(q)) = (&mut self.link, query) {
-                link.update(q);
+            let state = self.url_state();
+            self.check_tour(&state);
+            if let Some(link) = &mut self.link {
+                link.update(state.to_query());
             }
         }
     }
@@ -72,9 +72,7 @@ impl App {
             Ok(frame) => {
                 if frame.is_some() && !self.first_panel.replace(true) {
                     // For the benchmark's cold load: the first figure is on its canvas.
-                    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-                        let _ = p.mark("rvalue:first-panel");
-                    }
+                    dom::mark("rvalue:first-panel");
                 }
                 frame
             }
