@@ -317,17 +317,63 @@ mod tests {
         Some(&tag[at..at + tag[at..].find('"')?])
     }
 
+    /// A value of every setting other than its default (and within its range).
+    fn changed() -> Controls {
+        use rvalue_core::conformal::ScoreOptions;
+        use rvalue_core::toy::ToyParams;
+        let toy = ToyParams::default();
+        Controls {
+            mode: Mode::Scores,
+            toy: ToyParams {
+                k: 3,
+                m: 4,
+                n_cal: 5,
+                n_test: 6,
+                repeats: 7,
+                mu_p: 0.5,
+                sigma2_p: 2.0,
+                mu_q: -1.0,
+                high_var_fraction: 0.25,
+                seed: 9,
+                ..toy
+            },
+            alpha: 0.2,
+            beta: 0.3,
+            sigma2: 7.0,
+            score: ScoreOptions {
+                kind: RvalueKind::Nonparametric,
+                prior: Prior::PerItem,
+                variance: VarianceKind::OfMean,
+                algorithm: Algorithm::Grid,
+                lambda: LambdaRule::Empirical,
+                cp_draw: 2,
+                ties: TieOrder::Index,
+            },
+            never_empty: true,
+            splits: 3,
+            cal_fraction: 0.25,
+            seed: 11,
+        }
+    }
+
+    /// Each row reads and writes its own setting and no other: another value's text, set on
+    /// the defaults, moves exactly that setting there.
     #[test]
-    fn keys_are_unique_and_every_default_reads_back() {
+    fn each_row_sets_its_own_setting() {
+        let (d, new) = (Controls::default(), changed());
         for (i, c) in CONTROLS.iter().enumerate() {
             assert!(CONTROLS[..i].iter().all(|o| o.key != c.key), "{} twice", c.key);
             assert!(std::ptr::eq(control(c.key).unwrap(), c));
-            for mode in Mode::ALL {
-                let d = Controls::default().for_mode(mode);
-                let mut back = Controls { alpha: 0.3, ..d.clone() }.for_mode(mode);
-                c.set(&mut back, &c.text(&d)).unwrap();
-                assert_eq!(c.text(&back), c.text(&d), "{}", c.key);
+            assert_ne!(c.text(&new), c.text(&d), "{}: the test's value is the default", c.key);
+            let mut moved = d.clone();
+            c.set(&mut moved, &c.text(&new)).unwrap();
+            for o in CONTROLS.iter() {
+                let want = if o.key == c.key { &new } else { &d };
+                assert_eq!(o.text(&moved), o.text(want), "setting {} moved {}", c.key, o.key);
             }
+            assert!(c.check(&new).is_ok(), "{}", c.key);
+            let real = matches!(c.range, Range::Real { .. });
+            assert_eq!(c.real(&new).is_some(), real, "{}", c.key);
         }
     }
 
