@@ -13,6 +13,9 @@
 //! [`Prepared`]: super::Prepared
 //! [`calibrate_each_lean`]: super::calibrate_each_lean
 
+mod block;
+pub use block::{block_rows, rvalues_per_item, BlockRows};
+
 use super::chunks::in_chunks;
 use super::pooled::{PooledScores, POOLED_BATCH};
 use super::scores::{needed_candidates, parametric_rows, scores_with};

@@ -6,6 +6,7 @@
 //! what was expected; nothing panics on any input.
 
 mod csv;
+mod layout;
 mod npy;
 mod npz;
 mod stream;
@@ -26,6 +27,7 @@ use std::path::Path;
 use crate::float16;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
+pub use layout::BlockLayout;
 use npy::{format_shape, Layout};
 pub use stream::{Opened, ScoreFile};
 

@@ -13,14 +13,11 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::npy::{
-    check_data_len, decode, dtype_label, format_shape, parse_npy_with, read_header, Header, Kind,
-};
+use super::npy::{dtype_label, format_shape, parse_npy_with, read_header, Header, Kind};
 use super::npz::{self, Entry};
-use super::{labels_from_array, non_finite, place, read_scores_file, score_shape, shown, tensor_of, Dataset};
+use super::{labels_from_array, place, read_scores_file, score_shape, shown, BlockLayout, Dataset};
 use super::{MAX_ELEMENTS, NPY_MAGIC, ZIP_MAGIC};
 use crate::blocks::ScoreBlocks;
-use crate::io::npy::NpyData;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 
@@ -35,14 +32,8 @@ pub enum Opened {
 #[derive(Debug)]
 pub struct ScoreFile {
     path: PathBuf,
-    /// The file's name in messages, and the member's place prefix (empty for a `.npy`).
-    file: String,
-    ctx: String,
-    kind: Kind,
-    /// Where the data starts in the `.npy` bytes (the member's, for an `.npz`).
-    data_offset: usize,
-    shape: (usize, usize, usize),
-    single_draw: bool,
+    /// The scores' type, shape and place (the member's `.npy` bytes, for an `.npz`).
+    layout: BlockLayout,
     /// The `.npz` member holding the scores; `None` for a `.npy`.
     member: Option<Entry>,
     len: u64,
@@ -76,12 +67,12 @@ impl ScoreFile {
 
     /// Items `N`, draws `M`, candidates `K`.
     pub fn shape(&self) -> (usize, usize, usize) {
-        self.shape
+        self.layout.shape
     }
 
     /// The array had shape `[N, K]` and is read as `M = 1`.
     pub fn single_draw(&self) -> bool {
-        self.single_draw
+        self.layout.single_draw
     }
 
     /// The labels the file carried (an `.npz`'s `labels` member), taken out of it.
@@ -91,57 +82,27 @@ impl ScoreFile {
 
     /// The `.npy` bytes from the start of the data on.
     fn data(&self) -> Result<Box<dyn Read + Send>> {
-        let io = |e: std::io::Error| cannot_read(&self.file, &e);
+        let io = |e: std::io::Error| cannot_read(&self.layout.file, &e);
         let mut f = File::open(&self.path).map_err(io)?;
         match &self.member {
             None => {
-                f.seek(SeekFrom::Start(self.data_offset as u64)).map_err(io)?;
+                f.seek(SeekFrom::Start(self.layout.data_offset as u64)).map_err(io)?;
                 Ok(Box::new(f))
             }
             Some(e) => {
                 let mut r =
-                    npz::member_reader(BufReader::with_capacity(1 << 16, f), self.len, e, &self.file)?;
-                std::io::copy(&mut r.by_ref().take(self.data_offset as u64), &mut std::io::sink())
+                    npz::member_reader(BufReader::with_capacity(1 << 16, f), self.len, e, &self.layout.file)?;
+                std::io::copy(&mut r.by_ref().take(self.layout.data_offset as u64), &mut std::io::sink())
                     .map_err(io)?;
                 Ok(Box::new(r))
             }
         }
     }
-
-    /// The block of items `first..first + len` from its raw bytes, refusing non-finite scores
-    /// with the place and the item's index in the whole file.
-    fn block(&self, first: usize, raw: &[u8]) -> Result<ScoreTensor> {
-        let (_, m, k) = self.shape;
-        let n = raw.len() / (m * k * self.kind.size());
-        let data = decode(self.kind, raw).map_err(|(i, msg)| self.at_byte(first * m * k + i, msg))?;
-        if let Some((i, x)) = non_finite(&data) {
-            let g = first * m * k + i;
-            let (item, rest) = (g / (m * k), g % (m * k));
-            let idx = if self.single_draw {
-                format!("[{item}][{}]", rest % k)
-            } else {
-                format!("[{item}][{}][{}]", rest / k, rest % k)
-            };
-            return Err(self.at_byte(g, format!("score {idx} is {x}; expected a finite number")));
-        }
-        match data {
-            // Scanned above: the most common type is not scanned again.
-            NpyData::F32(v) => ScoreTensor::from_finite_f32(n, m, k, v),
-            data => tensor_of(n, m, k, data).unwrap_or_else(|| {
-                Err(self.at_byte(0, "scores are bool; expected float16/float32/float64 scores".into()))
-            }),
-        }
-    }
-
-    fn at_byte(&self, element: usize, msg: String) -> Error {
-        let byte = self.data_offset.saturating_add(element.saturating_mul(self.kind.size()));
-        Error::parse(&self.file, place(&self.ctx, &format!("byte {byte}")), msg)
-    }
 }
 
 impl ScoreBlocks for ScoreFile {
     fn shape(&self) -> (usize, usize, usize) {
-        self.shape
+        self.layout.shape
     }
 
     fn for_each_block(
@@ -149,15 +110,15 @@ impl ScoreBlocks for ScoreFile {
         items: usize,
         each: &mut dyn FnMut(usize, &ScoreTensor) -> Result<()>,
     ) -> Result<()> {
-        let (n, m, k) = self.shape;
+        let (n, m, k) = self.layout.shape;
         let items = items.max(1);
-        let item_bytes = m * k * self.kind.size();
+        let item_bytes = m * k * self.layout.kind.size();
         let mut source = self.data()?;
         // The blocks, then an empty read at the end: an `.npz` member's size and CRC-32 are
         // checked once the byte after its last is asked for.
         let sizes = (0..n).step_by(items).map(move |first| (first, (n - first).min(items) * item_bytes));
         let sizes = sizes.chain(std::iter::once((n, 0)));
-        let io = |e: std::io::Error| cannot_read(&self.file, &e);
+        let io = |e: std::io::Error| cannot_read(&self.layout.file, &e);
         // The reading thread decodes and checks each block too, so that the caller's threads
         // only compute; the buffer is filled as read, without zeroing it first.
         let read = move |first: usize, len: usize| -> Result<Option<ScoreTensor>> {
@@ -172,7 +133,7 @@ impl ScoreBlocks for ScoreFile {
                     std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "failed to fill whole buffer");
                 return Err(io(short));
             }
-            self.block(first, &raw).map(Some)
+            self.layout.block(first, &raw).map(Some)
         };
         read_ahead(sizes, read, &mut |first, block| match block {
             None => Ok(()),
@@ -231,15 +192,9 @@ impl Place<'_> {
         member: Option<Entry>,
         labels: Option<Vec<usize>>,
     ) -> Result<Opened> {
-        let (n, m, k, single_draw) = score_shape(&self.file, ctx, &h.shape)?;
-        if h.kind == Kind::B1 {
-            return Err(Error::parse(
-                &self.file,
-                place(ctx, "header"),
-                "scores are bool; expected float16/float32/float64 scores",
-            ));
-        }
-        if h.fortran_order {
+        // The shape and type are judged before the order, as the whole-file reader does.
+        score_shape(&self.file, ctx, &h.shape)?;
+        if h.fortran_order && h.kind != Kind::B1 {
             if h.count <= MAX_ELEMENTS {
                 return Ok(Opened::Whole(read_scores_file(self.path)?));
             }
@@ -255,15 +210,10 @@ impl Place<'_> {
                 ),
             ));
         }
-        check_data_len(&self.file, ctx, &h, have)?;
+        let layout = BlockLayout::of_header(&self.file, ctx, h, have)?;
         Ok(Opened::Streamed(ScoreFile {
             path: self.path.to_path_buf(),
-            file: self.file,
-            ctx: ctx.to_string(),
-            kind: h.kind,
-            data_offset: h.data_offset,
-            shape: (n, m, k),
-            single_draw,
+            layout,
             member,
             len: self.len,
             labels,

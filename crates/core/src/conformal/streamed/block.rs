@@ -1,0 +1,75 @@
+//! One block's rows for a reader that fetches its own blocks (the page's workers read a dropped
+//! file with `File.slice`): every split-independent score of every candidate, with the block's
+//! summaries, as the in-memory path computes them, bit for bit.
+
+use crate::conformal::scores::{parametric_rows, scores_with};
+use crate::conformal::{Method, Prior, RvalueKind, ScoreOptions};
+use crate::tensor::{ScoreTensor, Summaries};
+use crate::Result;
+
+/// A block's split-independent rows `[n][K]` and its items' summaries.
+#[derive(Debug, Clone)]
+pub struct BlockRows {
+    pub cp: Vec<f64>,
+    pub cp_avg: Vec<f64>,
+    /// CP_r's r-values; `None` when they need more than the block: pooled r-values, and
+    /// parametric ones with a prior pooled over all items (made from the summaries later).
+    pub cp_r: Option<Vec<f64>>,
+    pub summaries: Summaries,
+}
+
+/// Whether CP_r's r-values of `opts` are a reduction of one item each ([`block_rows`] makes them).
+pub fn rvalues_per_item(opts: &ScoreOptions) -> bool {
+    match opts.kind {
+        RvalueKind::Nonparametric => true,
+        RvalueKind::Parametric => opts.prior == Prior::PerItem,
+        RvalueKind::Pooled => false,
+    }
+}
+
+/// [`BlockRows`] of `block`, on `threads` threads (the same bits for every count).
+pub fn block_rows(block: &ScoreTensor, opts: &ScoreOptions, threads: usize) -> Result<BlockRows> {
+    let summaries = Summaries::of(block);
+    let cp = scores_with(block, Some(&summaries), None, Method::Cp, opts, |_| None, threads)?.unwrap_or_default();
+    let cp_avg = summaries.mean.iter().map(|x| -x).collect();
+    let cp_r = match opts.kind {
+        _ if !rvalues_per_item(opts) => None,
+        RvalueKind::Parametric => Some(parametric_rows(&summaries, opts, |_| None, threads)?),
+        _ => scores_with(block, Some(&summaries), None, Method::CpR, opts, |_| None, threads)?,
+    };
+    Ok(BlockRows { cp, cp_avg, cp_r, summaries })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conformal::item_scores;
+    use crate::rvalue::DrawOrder;
+    use crate::toy::{self, ToyParams};
+
+    /// Every kind and prior: a block's rows are the whole tensor's rows of its items.
+    #[test]
+    fn a_blocks_rows_are_the_whole_tensors() {
+        let p = ToyParams { k: 6, m: 4, n_cal: 5, n_test: 4, ..Default::default() };
+        let (t, _) = toy::simulate(&p, 0).unwrap();
+        for kind in [RvalueKind::Nonparametric, RvalueKind::Parametric, RvalueKind::Pooled] {
+            for prior in [Prior::PerItem, Prior::Pooled] {
+                let opts = ScoreOptions { kind, prior, cp_draw: 1, ..ScoreOptions::default() };
+                let s = Summaries::of(&t);
+                let order = DrawOrder::of(&t).unwrap();
+                let whole = |m| item_scores(&t, &s, Some(&order), m, &opts).unwrap().unwrap_or_default();
+                let (k, first) = (t.k(), 3);
+                let block = t.items(first..7);
+                let got = block_rows(&block, &opts, 2).unwrap();
+                let rows = |v: &[f64]| v[first * k..7 * k].to_vec();
+                assert_eq!(got.cp, rows(&whole(Method::Cp)));
+                assert_eq!(got.cp_avg, rows(&whole(Method::CpAvg)));
+                match got.cp_r {
+                    Some(r) => assert_eq!(r, rows(&whole(Method::CpR)), "{kind:?} {prior:?}"),
+                    None => assert!(!rvalues_per_item(&opts)),
+                }
+                assert_eq!(got.summaries.mean, rows(&s.mean));
+            }
+        }
+    }
+}
