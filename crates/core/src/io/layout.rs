@@ -106,7 +106,7 @@ impl BlockLayout {
     /// non-finite scores with the place and the item's index in the whole file.
     pub fn block(&self, first: usize, raw: &[u8]) -> Result<ScoreTensor> {
         let (_, m, k) = self.shape;
-        if raw.len() % self.item_bytes().max(1) != 0 {
+        if !raw.len().is_multiple_of(self.item_bytes().max(1)) {
             return Err(self.at_byte(first * m * k, format!("{} bytes are not whole items", raw.len())));
         }
         let n = raw.len() / self.item_bytes().max(1);
