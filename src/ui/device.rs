@@ -121,10 +121,12 @@ pub(super) fn offload(
     #[cfg(feature = "gpu")]
     if let (State::Gpu(g, _), false) = (&device.state, job.cpu_only) {
         let Some(req) = request() else { return false };
+        // A streamed file's items are not held: its work stays with the CPU.
+        let Ok(t) = req.tensor.get() else { return false };
         let keys = match &job.keys {
             Some((part, k)) if *part == req.part => k.clone(),
             _ => {
-                let k = Rc::new(Keys::of_tensor(req.tensor.get()));
+                let k = Rc::new(Keys::of_tensor(t));
                 job.keys = Some((req.part, k.clone()));
                 k
             }
@@ -164,7 +166,7 @@ async fn compute(
     done: &std::cell::Cell<f64>,
 ) -> Result<Answer> {
     use rvalue_model::Offload;
-    let t = req.tensor.get();
+    let t = req.tensor.get()?;
     match &req.what {
         Offload::Nonparametric => Ok(Answer::Rvalues(gpu::nonparametric_rvalues_async(gpu, t, keys).await?)),
         Offload::Pooled { index, split, ties, items_per_step } => {

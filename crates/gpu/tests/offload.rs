@@ -84,7 +84,7 @@ fn run_with(
             let before = job.fraction_done();
             assert_eq!(job.fraction_done_offloaded(0.0), before);
             let half = job.fraction_done_offloaded(0.5);
-            let t = req.tensor.get();
+            let t = req.tensor.get().unwrap();
             match req.what {
                 Offload::Nonparametric => job.supply_rvalues(req.part, rvalues(t)).unwrap(),
                 Offload::Pooled { index, split, ties, items_per_step } => {
@@ -105,12 +105,12 @@ fn run_with(
 fn expected_requests(kind: RvalueKind, source: &Source, c: &Controls) -> usize {
     let parts = match source {
         Source::Toy(p) => p.repeats,
-        Source::Data(_) | Source::Pool(..) => 1,
+        Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => 1,
     };
     match (kind, source) {
         (RvalueKind::Nonparametric, _) => parts,
         (_, Source::Toy(_)) => parts,
-        (_, Source::Data(_) | Source::Pool(..)) => c.splits,
+        (_, Source::Data(_) | Source::Pool(..) | Source::Streamed(_)) => c.splits,
     }
 }
 
@@ -150,7 +150,7 @@ fn results_for_another_step_are_refused_and_change_nothing() {
     }
     let req = job.offload().unwrap();
     let Offload::Pooled { index, split, ties, .. } = req.what.clone() else { panic!("{:?}", req.what) };
-    let t = req.tensor.get();
+    let t = req.tensor.get().unwrap();
     let good = twin_pooled(t, &req.labels, &split, ties);
     // Nonparametric r-values, another split, another part, another split's items: refused.
     assert!(job.supply_rvalues(req.part, twin_rvalues(t)).is_err());
@@ -176,7 +176,7 @@ fn nonparametric_rvalues_of_the_wrong_shape_are_refused() {
         job.step().unwrap();
     }
     let req = job.offload().unwrap();
-    let mut r = twin_rvalues(req.tensor.get());
+    let mut r = twin_rvalues(req.tensor.get().unwrap());
     r.pop();
     assert!(job.supply_rvalues(req.part, r).is_err());
     assert!(job.offload().is_some(), "still waiting for the r-values");

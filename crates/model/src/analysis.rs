@@ -11,6 +11,7 @@ mod part;
 mod parts;
 mod results;
 mod source;
+mod streamed;
 mod sweep;
 mod views;
 pub use job::AnalysisJob;
@@ -22,6 +23,7 @@ use results::finite;
 pub use results::Analysis;
 use source::pool_split_list;
 pub use source::{PartTensor, Source};
+pub use streamed::{compute_share, StreamedFile, SHARE_BYTES};
 pub use sweep::SweepCurves;
 pub use views::{AlphaView, ItemView, MethodRanking, RankedCandidate, SummaryRow};
 

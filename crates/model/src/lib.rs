@@ -61,12 +61,14 @@ pub mod url;
 #[cfg(test)]
 mod pool_tests;
 #[cfg(test)]
+mod streamed_tests;
+#[cfg(test)]
 mod tests;
 
 pub use analysis::{
-    compute_part, AlphaView, Analysis, AnalysisJob, HandOut, HeldData, ItemView, MethodRanking, Offload,
-    OffloadRequest, PartTensor, Progress, RankedCandidate, Source, SummaryRow, SweepCurves,
-    DEFAULT_STEP_BUDGET, SWEEP_POINTS,
+    compute_part, compute_share, AlphaView, Analysis, AnalysisJob, HandOut, HeldData, ItemView,
+    MethodRanking, Offload, OffloadRequest, PartTensor, Progress, RankedCandidate, Source, StreamedFile,
+    SummaryRow, SweepCurves, DEFAULT_STEP_BUDGET, SHARE_BYTES, SWEEP_POINTS,
 };
 pub use controls::{Controls, Impact, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 pub use curves::{

@@ -17,6 +17,11 @@ pub struct ScoreRows {
 }
 
 impl ScoreRows {
+    /// The rows `[N][K]` as given.
+    pub fn scores(&self) -> &[f64] {
+        &self.scores
+    }
+
     pub fn new(scores: Vec<f64>, k: usize) -> Arc<Self> {
         // Each row in `f64::total_cmp` order, sorted as integers: the same order (the key is
         // the one `total_cmp` compares), scores with equal keys are equal to the bit, and an

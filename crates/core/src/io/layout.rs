@@ -150,7 +150,8 @@ mod tests {
     fn blocks_read_by_range_are_the_whole_files_items() {
         let bytes = file();
         let whole = read_scores("s.npy", &bytes).unwrap().scores;
-        let l = BlockLayout::of_npy_head("s.npy", &bytes[..bytes.len().min(200)], bytes.len() as u64).unwrap();
+        let l =
+            BlockLayout::of_npy_head("s.npy", &bytes[..bytes.len().min(200)], bytes.len() as u64).unwrap();
         assert_eq!(l.shape(), (5, 2, 3));
         assert_eq!(l.data_bytes(), 5 * 2 * 3 * 4);
         let r = l.bytes_of(1..4);

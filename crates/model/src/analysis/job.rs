@@ -1,6 +1,7 @@
 //! [`AnalysisJob`]: an analysis built in bounded steps, parts of which can be handed out to
 //! other threads; its state machine is here, its steps in [`steps`].
 
+mod pass;
 mod steps;
 
 use std::collections::BTreeMap;
@@ -19,6 +20,8 @@ use rvalue_core::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(in crate::analysis) enum Phase {
     Load,
+    /// A streamed file's shares are being read and scored ([`pass`]).
+    Pass,
     Scores {
         method: usize,
         next: usize,
@@ -85,6 +88,8 @@ pub struct AnalysisJob {
     /// Pooled CP_r of splits done before their turn to be recorded (one each; the map's type
     /// is `finished`'s, which keeps the page's wasm from holding a second copy of its code).
     pub(in crate::analysis) by_split: BTreeMap<usize, Vec<Calibrated>>,
+    /// A streamed file's pass, while it runs.
+    pub(in crate::analysis) pass: Option<pass::Pass>,
 }
 
 impl AnalysisJob {
@@ -98,13 +103,14 @@ impl AnalysisJob {
                 controls.toy = p.clone();
                 controls.sigma2 = p.sigma2;
             }
-            Source::Data(_) | Source::Pool(..) => controls.mode = Mode::Scores,
+            Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => controls.mode = Mode::Scores,
         }
         controls.validate()?;
         let (parts_total, k, test_per_split, splits, single_draw) = Self::shape_of(&source, &controls)?;
         let m = match &source {
             Source::Toy(p) => p.m,
             Source::Data(d) | Source::Pool(d, _) => d.scores.m(),
+            Source::Streamed(f) => f.layout.shape().1,
         };
         if controls.score.cp_draw >= m {
             return Err(Error::invalid(format!(
@@ -152,6 +158,7 @@ impl AnalysisJob {
             split_claims,
             split_next: 0,
             by_split: BTreeMap::new(),
+            pass: None,
             source,
         })
     }
@@ -165,6 +172,7 @@ impl AnalysisJob {
         let d = match source {
             Source::Toy(p) => return Ok((p.repeats, p.k, p.n_test, p.repeats, p.m == 1)),
             Source::Data(d) | Source::Pool(d, _) => d,
+            Source::Streamed(f) => return Self::streamed_shape(f, controls),
         };
         let labels = d.labels.as_ref().ok_or_else(|| Error::invalid("the score file has no labels"))?;
         conformal::check_data(&d.scores, labels)?;
@@ -189,6 +197,28 @@ impl AnalysisJob {
             }
         };
         Ok((1, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1))
+    }
+
+    /// [`AnalysisJob::shape_of`] for a streamed file: its split-independent methods only.
+    fn streamed_shape(
+        f: &super::StreamedFile,
+        controls: &Controls,
+    ) -> Result<(usize, usize, usize, usize, bool)> {
+        let (n, m, k) = f.layout.shape();
+        if controls.score.kind == RvalueKind::Pooled {
+            let gb = f.layout.data_bytes() as f64 / 1e9;
+            return Err(Error::invalid(format!(
+                "pooled CP_r on {} ({gb:.1} GB, {:.1e} scores) would re-read the file once per \
+                 group of splits and take long here, so the page does not run it on a file it reads \
+                 a block at a time: choose the parametric or nonparametric r-value, or run \
+                 `rvalue conformal --rvalue pooled` on the file",
+                f.name,
+                (n * m * k) as f64
+            )));
+        }
+        Split::random(n, controls.cal_fraction, controls.seed, 0)?;
+        let n_test = n - (n as f64 * controls.cal_fraction).round() as usize;
+        Ok((1, k, n_test, controls.splits, f.layout.single_draw() || m == 1))
     }
 
     /// Sets the work per step (candidate-units, at least 1).
@@ -217,6 +247,7 @@ impl AnalysisJob {
         // Weights within a part: loading 10 %, scores 60 %, calibration and its α sweep 30 %.
         let within = match (self.phase, &self.part) {
             (Phase::Load, _) => 0.0,
+            (Phase::Pass, _) => 0.7 * self.pass.as_ref().map_or(0.0, |p| p.fraction()),
             (Phase::Scores { method, next }, Some(p)) => {
                 let n = p.labels.len().max(1) as f64;
                 0.1 + 0.6 * (method as f64 + step_done.unwrap_or(next as f64 / n)) / 3.0
@@ -248,8 +279,12 @@ impl AnalysisJob {
         let what = match self.phase {
             Phase::Load => match self.source {
                 Source::Toy(_) => "simulating",
-                Source::Data(_) | Source::Pool(..) => "summarising",
+                Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => "summarising",
             },
+            Phase::Pass => {
+                let (done, all) = self.pass.as_ref().map_or((0, 0), |p| p.bytes());
+                return format!("reading the file: {} of {}", bytes_text(done), bytes_text(all));
+            }
             Phase::Scores { method, .. } => match Method::ALL[method] {
                 Method::CpR => "r-values",
                 _ => "scores",
@@ -266,7 +301,7 @@ impl AnalysisJob {
         };
         match self.source {
             Source::Toy(_) => format!("repeat {}/{}: {what}", self.part_index + 1, self.parts_total),
-            Source::Data(_) | Source::Pool(..) => what.to_string(),
+            Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => what.to_string(),
         }
     }
 
@@ -274,14 +309,16 @@ impl AnalysisJob {
     /// or the calibration of one method on one split (with its share of the α sweep). Errors end
     /// the job.
     pub fn step(&mut self) -> Result<Progress> {
-        match self.phase {
-            Phase::Load => self.load()?,
-            Phase::Scores { method, next } => self.scores(method, next)?,
-            Phase::Calibrate { next, method } => self.calibrate(next, method)?,
-            Phase::Waiting | Phase::Done => {}
-        }
+        let busy = match self.phase {
+            Phase::Load => self.load().map(|_| true)?,
+            Phase::Pass => self.pass_step()?,
+            Phase::Scores { method, next } => self.scores(method, next).map(|_| true)?,
+            Phase::Calibrate { next, method } => self.calibrate(next, method).map(|_| true)?,
+            Phase::Waiting | Phase::Done => false,
+        };
         Ok(match self.phase {
             Phase::Done => Progress::Done,
+            Phase::Pass if !busy => Progress::Waiting(self.fraction_done()),
             Phase::Waiting => Progress::Waiting(self.fraction_done()),
             _ => Progress::Working(self.fraction_done()),
         })
@@ -349,5 +386,13 @@ impl AnalysisJob {
             self.label_info,
             self.sweeps,
         )
+    }
+}
+
+/// Bytes as a reader counts them: "812 MB", "4.0 GB".
+fn bytes_text(b: u64) -> String {
+    match b as f64 {
+        x if x < 1e9 => format!("{:.0} MB", x / 1e6),
+        x => format!("{:.1} GB", x / 1e9),
     }
 }

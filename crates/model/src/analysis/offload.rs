@@ -47,7 +47,7 @@ impl AnalysisJob {
             Pending::Rvalues => Offload::Nonparametric,
             Pending::Split(next) => {
                 let split = part.splits[next].clone();
-                let items_per_step = pooled_items_per_step(self.budget, part.tensor(), &split);
+                let items_per_step = pooled_items_per_step(self.budget, part.tensor().ok()?, &split);
                 Offload::Pooled { index: next, split, ties: self.opts.ties, items_per_step }
             }
         };
@@ -71,14 +71,12 @@ impl AnalysisJob {
     /// What [`AnalysisJob::offload`] would name, without copying anything.
     fn pending(&self) -> Option<Pending> {
         let part = self.part.as_ref()?;
-        if matches!(self.source, super::Source::Pool(..)) {
+        if matches!(self.source, super::Source::Pool(..) | super::Source::Streamed(_)) {
             // A pool's units are not the part's items: the job ranks them itself.
             return None;
         }
         match (self.phase, self.opts.kind) {
-            (Phase::Scores { method: CP_R, next: 0 }, RvalueKind::Nonparametric)
-                if part.scores[CP_R].is_none() =>
-            {
+            (Phase::Scores { method: CP_R, next: 0 }, RvalueKind::Nonparametric) if !part.has_rows(CP_R) => {
                 Some(Pending::Rvalues)
             }
             (Phase::Calibrate { next, method: CP_R }, RvalueKind::Pooled) if self.pooled.is_none() => {
@@ -95,7 +93,7 @@ impl AnalysisJob {
             return Err(stale("nonparametric r-values"));
         }
         let p = self.part.as_mut().ok_or_else(|| stale("nonparametric r-values"))?;
-        let (n, k) = (p.tensor().n(), p.tensor().k());
+        let (n, _, k) = p.shape();
         if rvalues.len() != n * k {
             return Err(Error::length("r-values", rvalues.len(), format!("{n} items × {k} candidates")));
         }
@@ -110,7 +108,7 @@ impl AnalysisJob {
         let current =
             part == self.part_index && matches!(self.pending(), Some(Pending::Split(i)) if i == index);
         let Some(p) = self.part.as_ref().filter(|_| current) else { return Err(stale("a pooled split")) };
-        let (wanted, k) = (&p.splits[index], p.tensor().k());
+        let (wanted, k) = (&p.splits[index], p.shape().2);
         if c.test != wanted.test || c.k != k {
             return Err(Error::shape(format!(
                 "a pooled split of {} test items × K = {} for one of {} × {k}",

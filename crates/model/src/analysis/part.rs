@@ -13,7 +13,7 @@ use rvalue_core::tensor::{ScoreTensor, Summaries};
 pub(crate) struct Part {
     pub(in crate::analysis) tensor: PartTensor,
     pub(crate) labels: Vec<usize>,
-    pub(crate) summaries: Summaries,
+    pub(crate) summaries: Arc<Summaries>,
     pub(in crate::analysis) order: Option<DrawOrder>,
     pub(in crate::analysis) splits: Vec<Split>,
     /// Split-independent item scores `[N][K]` per method (`None`: pooled CP_r, or not yet made).
@@ -30,8 +30,31 @@ pub(crate) struct Part {
 }
 
 impl Part {
-    pub(crate) fn tensor(&self) -> &ScoreTensor {
+    /// The tensor; an error for a streamed file, whose items are not held.
+    pub(crate) fn tensor(&self) -> rvalue_core::Result<&ScoreTensor> {
         self.tensor.get()
+    }
+
+    /// Items `N`, draws `M`, candidates `K`.
+    pub(crate) fn shape(&self) -> (usize, usize, usize) {
+        self.tensor.shape()
+    }
+
+    /// Item `item`'s split-independent scores of method `mi`, wherever they are kept (`None`:
+    /// pooled CP_r, or not made yet).
+    pub(in crate::analysis) fn item_row(&self, mi: usize, item: usize) -> Option<&[f64]> {
+        let k = self.shape().2;
+        let all = match (&self.scores[mi], &self.rows[mi]) {
+            (Some(s), _) => s.as_slice(),
+            (None, Some(r)) => r.scores(),
+            (None, None) => return None,
+        };
+        all.get(item * k..(item + 1) * k)
+    }
+
+    /// Whether method `mi` has split-independent scores (pooled CP_r has none).
+    pub(in crate::analysis) fn has_rows(&self, mi: usize) -> bool {
+        self.scores[mi].is_some() || self.rows[mi].is_some()
     }
 }
 

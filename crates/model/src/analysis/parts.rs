@@ -27,6 +27,7 @@ impl AnalysisJob {
     /// taken, for a score file's other methods, and before the file's part is loaded.
     pub fn hand_out(&mut self) -> Option<HandOut> {
         let claims = match self.source {
+            Source::Streamed(_) => return self.hand_out_share(),
             Source::Toy(_) => &mut self.claims,
             Source::Data(_) if self.part.is_some() => &mut self.split_claims,
             Source::Data(_) | Source::Pool(..) => return None,
@@ -39,6 +40,9 @@ impl AnalysisJob {
 
     /// Takes repeat `part`, handed out before, as [`compute_part`] returned it.
     pub fn supply_part(&mut self, part: usize, bytes: &[u8]) -> Result<()> {
+        if matches!(self.source, Source::Streamed(_)) {
+            return self.supply_share(part, bytes);
+        }
         if !matches!(self.source, Source::Toy(_)) {
             return self.supply_split(part, bytes);
         }
@@ -71,7 +75,7 @@ impl AnalysisJob {
         }
         let (index, mut calibrated) = read_calibrations(bytes)?;
         let part = self.part.as_ref().ok_or_else(|| internal("a split handed out is back after its part"))?;
-        let (k, split) = (part.tensor().k(), &part.splits[r]);
+        let (k, split) = (part.shape().2, &part.splits[r]);
         let fits = |c: &Calibrated| c.k == k && c.test == split.test && c.per_item_threshold();
         let Some(c) = calibrated.pop().filter(|c| index == r && calibrated.is_empty() && fits(c)) else {
             return Err(Error::shape(format!("the result handed in for split {r} is not one of its shape")));
@@ -87,6 +91,9 @@ impl AnalysisJob {
 
     /// Gives repeat or split `part` back (its thread failed): the job computes it itself.
     pub fn hand_back(&mut self, part: usize) {
+        if matches!(self.source, Source::Streamed(_)) {
+            return self.hand_back_share(part);
+        }
         let data = !matches!(self.source, Source::Toy(_));
         let claims = if data { &mut self.split_claims } else { &mut self.claims };
         if let Some(c @ Claim::Out) = claims.get_mut(part) {
@@ -112,7 +119,15 @@ impl AnalysisJob {
         match &self.source {
             Source::Data(d) => Some(d),
             // A pool's splits are not handed out.
-            Source::Toy(_) | Source::Pool(..) => None,
+            Source::Toy(_) | Source::Pool(..) | Source::Streamed(_) => None,
+        }
+    }
+
+    /// The streamed file analysed, for a thread that reads its shares ([`compute_share`](super::compute_share)).
+    pub fn streamed(&self) -> Option<&std::sync::Arc<super::StreamedFile>> {
+        match &self.source {
+            Source::Streamed(f) => Some(f),
+            _ => None,
         }
     }
 
@@ -144,7 +159,7 @@ pub fn compute_part(request: &str) -> Result<Vec<u8>> {
 }
 
 /// A request's index and settings.
-fn read_request(request: &str) -> Result<(usize, Controls)> {
+pub(in crate::analysis) fn read_request(request: &str) -> Result<(usize, Controls)> {
     let bad = || Error::invalid("a request for other threads must be '<index>\\n<settings>'");
     let (index, query) = request.split_once('\n').ok_or_else(bad)?;
     let index: usize = index.parse().map_err(|_| bad())?;

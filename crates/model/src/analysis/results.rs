@@ -68,7 +68,7 @@ impl Analysis {
             job.part_index = r;
             job.load()?;
             let mut part = job.part.take().ok_or_else(|| internal("load() left no part"))?;
-            let prepared = conformal::Prepared::new(part.tensor.get(), &part.labels, need_order)?;
+            let prepared = conformal::Prepared::new(part.tensor.get()?, &part.labels, need_order)?;
             for (mi, &m) in Method::ALL.iter().enumerate() {
                 let scores = item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
                 for c in prepared.calibrate(m, &opts, &part.splits)? {
@@ -106,8 +106,7 @@ impl Analysis {
         label_info: [Vec<LabelInfo>; 3],
         sweeps: [SweepCurves; 2],
     ) -> Result<Self> {
-        let t = first.tensor.get();
-        let (n, m, k) = (t.n(), t.m(), t.k());
+        let (n, m, k) = first.shape();
         let hyper = pooled_hyper(&first.summaries, controls.score.variance).ok();
         let (labels, means) = (&first.labels, &first.summaries.mean);
         let (sum, count) = (0..n)
@@ -116,14 +115,14 @@ impl Analysis {
         let false_mean = if count == 0 { 0.0 } else { sum / count as f64 };
         let ties = |split: &Split| split.ties(controls.score.ties);
         let (pooled_first, key_offset) = match source {
-            _ if first.scores[2].is_some() => (None, 0),
+            _ if first.has_rows(2) => (None, 0),
             Source::Pool(_, pool) => {
                 let split = &first.splits[0];
                 (Some(pool.tables(&split.cal, k, ties(split))?), pool.n())
             }
             _ => {
                 let split = &first.splits[0];
-                (Some(PooledSplit::new(t, &first.labels, &split.cal, ties(split))?), 0)
+                (Some(PooledSplit::new(first.tensor()?, &first.labels, &split.cal, ties(split))?), 0)
             }
         };
         let pool = match source {
@@ -133,7 +132,7 @@ impl Analysis {
         Ok(Analysis {
             toy: match source {
                 Source::Toy(_) => Some(controls.toy.clone()),
-                Source::Data(_) | Source::Pool(..) => None,
+                Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => None,
             },
             controls,
             pool,

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use super::StreamedFile;
 use crate::{Controls, Mode};
 use rvalue_core::conformal::pool::{pool_splits, TruePool};
 use rvalue_core::conformal::Split;
@@ -21,6 +22,9 @@ pub enum Source {
     /// their true label's draws alone (`conformal::pool`): CP, CP_avg and pooled CP_r,
     /// calibrated on `Controls::splits` random draws of the pool ([`Controls::pool_sizes`]).
     Pool(Arc<Dataset>, Arc<TruePool>),
+    /// A score file too large to hold, read a block of items at a time by its reader (the
+    /// page's workers) in the job's first phase: its split-independent methods only.
+    Streamed(Arc<StreamedFile>),
 }
 
 impl Source {
@@ -57,13 +61,29 @@ pub(in crate::analysis) fn pool_split_list(
 pub enum PartTensor {
     Owned(Arc<ScoreTensor>),
     Shared(Arc<Dataset>),
+    /// A file whose items are not held: only its rows are.
+    Streamed(Arc<StreamedFile>),
 }
 
 impl PartTensor {
-    pub fn get(&self) -> &ScoreTensor {
+    /// The tensor; an error for a streamed file, whose items are not held.
+    pub fn get(&self) -> Result<&ScoreTensor> {
         match self {
-            PartTensor::Owned(t) => t,
-            PartTensor::Shared(d) => &d.scores,
+            PartTensor::Owned(t) => Ok(t),
+            PartTensor::Shared(d) => Ok(&d.scores),
+            PartTensor::Streamed(f) => Err(Error::invalid(format!(
+                "{} is read a block at a time: its items are not held for this",
+                f.name
+            ))),
+        }
+    }
+
+    /// Items `N`, draws `M`, candidates `K`.
+    pub fn shape(&self) -> (usize, usize, usize) {
+        match self {
+            PartTensor::Owned(t) => (t.n(), t.m(), t.k()),
+            PartTensor::Shared(d) => (d.scores.n(), d.scores.m(), d.scores.k()),
+            PartTensor::Streamed(f) => f.layout.shape(),
         }
     }
 }

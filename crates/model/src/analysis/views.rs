@@ -157,8 +157,8 @@ impl Analysis {
         let mut methods = Vec::with_capacity(3);
         for (mi, &m) in Method::ALL.iter().enumerate() {
             let cal = &self.calibrated[mi][0];
-            let scores: Vec<f64> = match &part.scores[mi] {
-                Some(s) => s[item * k..(item + 1) * k].to_vec(),
+            let scores: Vec<f64> = match part.item_row(mi, item) {
+                Some(s) => s.to_vec(),
                 None => {
                     // Pooled CP_r: `Calibrated` keeps no r-values, so this item's greedy runs
                     // again, once per item (an α move re-inspects the same item).
@@ -171,7 +171,7 @@ impl Analysis {
                                 .as_ref()
                                 .ok_or_else(|| internal("no pooled split kept for CP_r"))?;
                             let mut work = Workspace::default();
-                            let (t, order) = (part.tensor(), part.order.as_ref());
+                            let (t, order) = (part.tensor()?, part.order.as_ref());
                             let got = ps.items_at(t, &[item], self.key_offset, order, &mut work);
                             let r = got.first().map(|it| it.rvalues()).unwrap_or_default();
                             *memo = Some((item, r.clone()));

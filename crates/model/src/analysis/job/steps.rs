@@ -20,6 +20,9 @@ use rvalue_core::Result;
 
 impl AnalysisJob {
     pub(in crate::analysis) fn load(&mut self) -> Result<()> {
+        if let Source::Streamed(f) = &self.source {
+            return self.load_streamed(&f.clone());
+        }
         let need_order = self.opts.kind != RvalueKind::Parametric;
         let (tensor, labels, splits) = match &self.source {
             Source::Toy(p) => {
@@ -39,13 +42,14 @@ impl AnalysisJob {
                 let splits = pool_split_list(&self.controls, pool, d.scores.n())?;
                 (PartTensor::Shared(d.clone()), labels, splits)
             }
+            Source::Streamed(_) => return Err(internal("a streamed file is loaded by its pass")),
         };
-        let t = tensor.get();
+        let t = tensor.get()?;
         // A pool's pooled CP_r ranks its test items as the command line's streamed path does,
         // without draw orders (the same results, bit for bit).
         let need_order = need_order && !matches!(self.source, Source::Pool(..));
         let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
-        let summaries = Summaries::of(t);
+        let summaries = Arc::new(Summaries::of(t));
         let only = conformal::needed_candidates(&labels, &splits);
         self.part = Some(Part {
             tensor,
@@ -66,8 +70,7 @@ impl AnalysisJob {
     /// Item scores: CP and CP_avg in one step each, CP_r's r-values in chunks of items.
     pub(in crate::analysis) fn scores(&mut self, method: usize, next: usize) -> Result<()> {
         let part = self.part.as_mut().ok_or_else(|| internal("no part loaded in the scores phase"))?;
-        let t = part.tensor.get();
-        let (n, k) = (t.n(), t.k());
+        let (n, draws, k) = part.shape();
         let m = Method::ALL[method];
         let advance = |method: usize| {
             if method + 1 < 3 {
@@ -77,14 +80,15 @@ impl AnalysisJob {
             }
         };
         if m != Method::CpR || self.opts.kind == RvalueKind::Pooled {
-            part.scores[method] = item_scores(t, &part.summaries, part.order.as_ref(), m, &self.opts)?;
+            part.scores[method] =
+                item_scores(part.tensor.get()?, &part.summaries, part.order.as_ref(), m, &self.opts)?;
             self.phase = advance(method);
             return Ok(());
         }
         // Relative costs per candidate, measured with the explorer bench (parametric exact with
         // the model rule ≈ 4 µs per candidate natively).
         let cost = match self.opts.kind {
-            RvalueKind::Nonparametric => k * (1 + t.m() / 16),
+            RvalueKind::Nonparametric => k * (1 + draws / 16),
             _ => 4 * k,
         }
         .max(1);
@@ -142,25 +146,26 @@ impl AnalysisJob {
     /// Calibrates one method on one split and adds the split to that method's α sweep.
     pub(in crate::analysis) fn calibrate(&mut self, next: usize, mi: usize) -> Result<()> {
         let part = self.part.as_mut().ok_or_else(|| internal("no part loaded in the calibration phase"))?;
-        let t = part.tensor.get();
-        let k = t.k();
+        let k = part.shape().2;
+        // Rows several calibrations share are sorted once; the scores move into them.
+        let shared = part.splits.len() > 1 || !matches!(self.source, Source::Toy(_) | Source::Data(_));
+        if shared && part.rows[mi].is_none() {
+            part.rows[mi] = part.scores[mi].take().map(|s| ScoreRows::new(s, k));
+        }
         let split = &part.splits[next];
-        let c = match &part.scores[mi] {
-            Some(s) if matches!(self.source, Source::Pool(..)) => {
+        let c = match (&part.rows[mi], &part.scores[mi]) {
+            (Some(rows), _) if matches!(self.source, Source::Pool(..)) => {
                 let Source::Pool(_, pool) = &self.source else { return Err(internal("not a pool")) };
-                let rows = part.rows[mi].get_or_insert_with(|| ScoreRows::new(s.clone(), k));
                 let cal = match &mut self.unit_scores[mi] {
                     Some(c) => c,
                     slot => slot.insert(pool.scores(Method::ALL[mi], &self.opts)?),
                 };
                 Calibrated::of_units(rows, k, &part.labels, split, |j| cal[j])
             }
-            Some(s) if part.splits.len() > 1 => {
-                let rows = part.rows[mi].get_or_insert_with(|| ScoreRows::new(s.clone(), k));
-                Calibrated::shared(rows, k, &part.labels, split)
-            }
-            Some(s) => Calibrated::fixed(s, k, &part.labels, split),
-            None => {
+            (Some(rows), _) => Calibrated::shared(rows, k, &part.labels, split),
+            (None, Some(s)) => Calibrated::fixed(s, k, &part.labels, split),
+            (None, None) => {
+                let t = part.tensor.get()?;
                 // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.
                 let b = match (self.pooled.as_mut(), &self.source) {
                     (Some(b), _) => b,
@@ -249,6 +254,9 @@ impl AnalysisJob {
     /// The current part is calibrated: keeps it, and moves to the next part or the end.
     pub(in crate::analysis) fn end_part(&mut self, whole: bool) {
         let done = self.part.take();
+        if let Some(p) = &done {
+            self.keep_rows(p);
+        }
         if self.part_index == 0 {
             self.first_part = done;
         }

@@ -1,0 +1,237 @@
+//! The job's first phase for a streamed file ([`Phase::Pass`]): its shares of items are handed
+//! out to whoever reads them (the page's workers, [`AnalysisJob::hand_out`]) or read for the job
+//! itself ([`AnalysisJob::wants_bytes`], then scored a few items a step), and their rows put in
+//! place in any order. The rows are then the in-memory path's, bit for bit.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::{AnalysisJob, Claim, Phase};
+use crate::analysis::streamed::{decode, score_share, share_request, Scored, StreamedFile};
+use crate::analysis::{internal, Part, PartTensor, Source, CP_R};
+use crate::url::UrlState;
+use rvalue_core::conformal::streamed::{rvalues_per_item, BlockRows};
+use rvalue_core::conformal::ScoreRows;
+use rvalue_core::tensor::Summaries;
+use rvalue_core::{Error, Result};
+
+/// A streamed file's rows as its shares come in.
+#[derive(Debug)]
+pub(in crate::analysis) struct Pass {
+    file: Arc<StreamedFile>,
+    claims: Vec<Claim>,
+    /// Shares in place.
+    done: usize,
+    /// `[N][K]` per method; CP_r's stays empty when it is made from the summaries after.
+    rows: [Vec<f64>; 3],
+    mean: Vec<f64>,
+    var: Vec<f64>,
+    /// The share the job reads itself: its index, its bytes once read, and the items scored.
+    own: Option<(usize, Option<Vec<u8>>, usize)>,
+}
+
+impl Pass {
+    pub(in crate::analysis) fn new(file: Arc<StreamedFile>) -> Self {
+        let (n, _, k) = file.layout.shape();
+        let full = || vec![f64::NAN; n * k];
+        Pass {
+            claims: vec![Claim::Free; file.shares()],
+            done: 0,
+            rows: [full(), full(), Vec::new()],
+            mean: full(),
+            var: full(),
+            own: None,
+            file,
+        }
+    }
+
+    /// The fraction of the file's shares in place.
+    pub(in crate::analysis) fn fraction(&self) -> f64 {
+        self.done as f64 / self.claims.len().max(1) as f64
+    }
+
+    /// Bytes of the file read and scored so far, and in all.
+    pub(in crate::analysis) fn bytes(&self) -> (u64, u64) {
+        let all = self.file.layout.data_bytes();
+        ((self.fraction() * all as f64) as u64, all)
+    }
+
+    /// Puts rows of the items `first..` in place.
+    fn place(&mut self, first: usize, r: BlockRows) -> Result<()> {
+        let k = self.file.layout.shape().2;
+        let at = first * k..first * k + r.cp.len();
+        if at.end > self.rows[0].len() {
+            return Err(internal("a share's rows lie beyond the file"));
+        }
+        self.rows[0][at.clone()].copy_from_slice(&r.cp);
+        self.rows[1][at.clone()].copy_from_slice(&r.cp_avg);
+        if let Some(cp_r) = r.cp_r {
+            let n = self.file.layout.shape().0;
+            self.rows[CP_R].resize(n * k, f64::NAN);
+            self.rows[CP_R][at.clone()].copy_from_slice(&cp_r);
+        }
+        self.mean[at.clone()].copy_from_slice(&r.summaries.mean);
+        self.var[at].copy_from_slice(&r.summaries.var);
+        Ok(())
+    }
+
+    /// The rows made, as the part's: sorted rows per method (CP_r's `None` when made later).
+    fn into_rows(self) -> ([Option<Arc<ScoreRows>>; 3], Summaries) {
+        let (n, m, k) = self.file.layout.shape();
+        let [cp, cp_avg, cp_r] = self.rows;
+        let rows = [Some(ScoreRows::new(cp, k)), Some(ScoreRows::new(cp_avg, k)), {
+            (!cp_r.is_empty()).then(|| ScoreRows::new(cp_r, k))
+        }];
+        (rows, Summaries { n, k, m, mean: self.mean, var: self.var })
+    }
+}
+
+impl AnalysisJob {
+    /// Starts a streamed file's analysis: from the rows kept for these options, or a pass.
+    pub(in crate::analysis) fn load_streamed(&mut self, file: &Arc<StreamedFile>) -> Result<()> {
+        match file.scored_for(&self.opts) {
+            Some(s) => {
+                let rows = s.rows.clone().map(Some);
+                self.streamed_part(file, rows, s.summaries.clone())
+            }
+            None => {
+                file.forget();
+                self.pass = Some(Pass::new(file.clone()));
+                self.phase = Phase::Pass;
+                Ok(())
+            }
+        }
+    }
+
+    /// The part of a streamed file from its rows, and the phase after it.
+    fn streamed_part(
+        &mut self,
+        file: &Arc<StreamedFile>,
+        rows: [Option<Arc<ScoreRows>>; 3],
+        summaries: Arc<Summaries>,
+    ) -> Result<()> {
+        let n = file.layout.shape().0;
+        let splits = self.controls.split_plan().splits(n)?;
+        let need_rvalues = rows[CP_R].is_none();
+        self.part = Some(Part {
+            tensor: PartTensor::Streamed(file.clone()),
+            labels: file.labels.clone(),
+            summaries,
+            order: None,
+            splits,
+            scores: [None, None, None],
+            // Every candidate's score: the rows are kept for other splits.
+            only: vec![None; n],
+            bound: None,
+            rows,
+        });
+        self.phase = if need_rvalues {
+            Phase::Scores { method: CP_R, next: 0 }
+        } else {
+            Phase::Calibrate { next: 0, method: 0 }
+        };
+        Ok(())
+    }
+
+    /// A pass step: scores a few items of the job's own share, if its bytes are in. Whether
+    /// there was anything to do.
+    pub(in crate::analysis) fn pass_step(&mut self) -> Result<bool> {
+        let pass = self.pass.as_mut().ok_or_else(|| internal("no pass in the pass phase"))?;
+        let Some((s, Some(raw), next)) = pass.own.as_ref() else { return Ok(false) };
+        let (s, next) = (*s, *next);
+        let layout = &pass.file.layout;
+        let (items, (_, m, k)) = (pass.file.share(s), layout.shape());
+        // As a parametric r-value's cost (about a nonparametric one's per draw sixteenth).
+        let per_step = (self.budget / (k * (1 + m / 16)).max(1)).max(1);
+        let end = (next + per_step).min(items.len());
+        let bytes = layout.item_bytes();
+        let rows = score_share(layout, items.start + next, &raw[next * bytes..end * bytes], &self.opts)?;
+        pass.place(items.start + next, rows)?;
+        match end == items.len() {
+            true => {
+                pass.own = None;
+                self.share_done(s)?;
+            }
+            false => pass.own = Some((s, pass.own.take().and_then(|o| o.1), end)),
+        }
+        Ok(true)
+    }
+
+    /// A share the job reads itself: its index and bytes, claimed now; `None` outside a pass,
+    /// while one is being read or scored, or when none is left.
+    pub fn wants_bytes(&mut self) -> Option<(usize, Range<u64>)> {
+        let pass = self.pass.as_mut().filter(|p| p.own.is_none())?;
+        let s = pass.claims.iter().position(|&c| c == Claim::Free)?;
+        pass.claims[s] = Claim::Job;
+        pass.own = Some((s, None, 0));
+        Some((s, pass.file.layout.bytes_of(pass.file.share(s))))
+    }
+
+    /// The bytes of share `s`, asked for by [`AnalysisJob::wants_bytes`].
+    pub fn supply_bytes(&mut self, s: usize, bytes: Vec<u8>) -> Result<()> {
+        let pass = self.pass.as_mut().ok_or_else(|| Error::invalid("no file is being read"))?;
+        let want = pass.file.layout.bytes_of(pass.file.share(s));
+        match pass.own.as_mut() {
+            Some((own, got @ None, _)) if *own == s && bytes.len() as u64 == want.end - want.start => {
+                *got = Some(bytes);
+                Ok(())
+            }
+            _ => Err(Error::invalid(format!("share {s} was not asked for, or its bytes are short"))),
+        }
+    }
+
+    /// The next share nobody reads yet, for another thread.
+    pub(in crate::analysis) fn hand_out_share(&mut self) -> Option<super::super::HandOut> {
+        let pass = self.pass.as_mut()?;
+        let s = pass.claims.iter().position(|&c| c == Claim::Free)?;
+        pass.claims[s] = Claim::Out;
+        let query = UrlState::with_controls(self.controls.clone()).to_query();
+        Some(super::super::HandOut { part: s, request: share_request(s, &query) })
+    }
+
+    /// Takes a share's rows, as [`crate::analysis::compute_share`] returned them.
+    pub(in crate::analysis) fn supply_share(&mut self, s: usize, bytes: &[u8]) -> Result<()> {
+        let pass = self.pass.as_mut().ok_or_else(|| Error::invalid("no file is being read"))?;
+        let (_, m, k) = pass.file.layout.shape();
+        let (index, rows) = decode(bytes, m, k)?;
+        let fits = rows.summaries.n == pass.file.share(s).len()
+            && rows.cp_r.is_some() == rvalues_per_item(&self.opts);
+        if index != s || pass.claims.get(s) != Some(&Claim::Out) || !fits {
+            return Err(Error::invalid(format!(
+                "share {s} was not handed out, is back already, or is garbled"
+            )));
+        }
+        pass.place(pass.file.share(s).start, rows)?;
+        self.share_done(s)
+    }
+
+    /// Gives share `s` back (its thread failed).
+    pub(in crate::analysis) fn hand_back_share(&mut self, s: usize) {
+        if let Some(c @ Claim::Out) = self.pass.as_mut().and_then(|p| p.claims.get_mut(s)) {
+            *c = Claim::Free;
+        }
+    }
+
+    /// Share `s` is in place; after the last, the part is made from the rows.
+    fn share_done(&mut self, s: usize) -> Result<()> {
+        let pass = self.pass.as_mut().ok_or_else(|| internal("no pass"))?;
+        pass.claims[s] = Claim::Job;
+        pass.done += 1;
+        if pass.done < pass.claims.len() {
+            return Ok(());
+        }
+        let pass = self.pass.take().ok_or_else(|| internal("no pass"))?;
+        let file = pass.file.clone();
+        let (rows, summaries) = pass.into_rows();
+        self.streamed_part(&file, rows, Arc::new(summaries))
+    }
+
+    /// Keeps a streamed part's rows with its file, for the next analysis with these options.
+    pub(in crate::analysis) fn keep_rows(&self, part: &Part) {
+        let (Source::Streamed(file), [Some(a), Some(b), Some(c)]) = (&self.source, &part.rows) else {
+            return;
+        };
+        let rows = [a.clone(), b.clone(), c.clone()];
+        file.keep(Arc::new(Scored { opts: self.opts, rows, summaries: part.summaries.clone() }));
+    }
+}

@@ -1,0 +1,164 @@
+//! A score file too large to hold ([`Source::Streamed`](super::Source::Streamed)): the page reads
+//! it with `File.slice`, a share of items at a time, and never holds it whole. The job hands the
+//! shares out like toy repeats; whoever reads a share (a worker, or the page for the job's own)
+//! scores it with [`compute_share`] or [`score_share`] (the core's `block_rows`, the in-memory
+//! path's bits), and the job puts the rows in place ([`super::job::pass`]). The rows are kept
+//! with the file ([`StreamedFile::scored_for`]): α, the splits and the seed re-use them; a score
+//! option (the r-value kind, CP's draw, …) reads the file again.
+
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use super::parts::read_request;
+use rvalue_core::conformal::streamed::{block_rows, BlockRows};
+use rvalue_core::conformal::{ScoreOptions, ScoreRows};
+use rvalue_core::io::BlockLayout;
+use rvalue_core::tensor::Summaries;
+use rvalue_core::{Error, Result};
+
+/// About how many bytes of the file a share holds: one read, and a few steps of the page's.
+pub const SHARE_BYTES: usize = 8 << 20;
+
+/// A score file read a block at a time: its name, where its items lie, and its labels.
+#[derive(Debug)]
+pub struct StreamedFile {
+    pub name: String,
+    pub layout: BlockLayout,
+    pub labels: Vec<usize>,
+    /// Items per share (about [`SHARE_BYTES`] of the file).
+    share_items: usize,
+    /// The rows of the last analysis, for the next with the same score options.
+    scored: Mutex<Option<Arc<Scored>>>,
+}
+
+/// A streamed file's split-independent rows for one set of score options.
+#[derive(Debug)]
+pub(in crate::analysis) struct Scored {
+    pub(in crate::analysis) opts: ScoreOptions,
+    pub(in crate::analysis) rows: [Arc<ScoreRows>; 3],
+    pub(in crate::analysis) summaries: Arc<Summaries>,
+}
+
+impl StreamedFile {
+    /// A file of `layout`'s shape with `labels`, checked against its `K`.
+    pub fn new(name: String, layout: BlockLayout, labels: Vec<usize>) -> Result<Self> {
+        let (n, _, k) = layout.shape();
+        if labels.len() != n {
+            return Err(Error::length("labels", labels.len(), format!("{n} items")));
+        }
+        if let Some(i) = labels.iter().position(|&y| y >= k) {
+            return Err(Error::invalid(format!("label of item {i} is {} but K = {k}", labels[i])));
+        }
+        let share_items = (SHARE_BYTES / layout.item_bytes().max(1)).max(1);
+        Ok(StreamedFile { name, layout, labels, share_items, scored: Mutex::new(None) })
+    }
+
+    /// The same file read `items` items a share (tests: so that a small file has many shares).
+    pub fn with_share_items(mut self, items: usize) -> Self {
+        self.share_items = items.max(1);
+        self
+    }
+
+    /// Items per share: about [`SHARE_BYTES`] of the file (at least one item).
+    pub fn share_items(&self) -> usize {
+        self.share_items
+    }
+
+    /// The items of share `s`.
+    pub fn share(&self, s: usize) -> Range<usize> {
+        let (n, per) = (self.layout.shape().0, self.share_items());
+        (s * per).min(n)..((s + 1) * per).min(n)
+    }
+
+    /// Shares in all.
+    pub fn shares(&self) -> usize {
+        self.layout.shape().0.div_ceil(self.share_items())
+    }
+
+    /// The rows kept for `opts`, if the last analysis made them.
+    pub(in crate::analysis) fn scored_for(&self, opts: &ScoreOptions) -> Option<Arc<Scored>> {
+        let kept = self.scored.lock().ok()?;
+        kept.as_ref().filter(|s| s.opts == *opts).cloned()
+    }
+
+    /// Keeps `scored` for the next analysis (replacing the rows kept before, which would
+    /// otherwise hold their memory).
+    pub(in crate::analysis) fn keep(&self, scored: Arc<Scored>) {
+        if let Ok(mut kept) = self.scored.lock() {
+            *kept = Some(scored);
+        }
+    }
+
+    /// Lets the kept rows go (before a pass that makes others, so both are never held).
+    pub(in crate::analysis) fn forget(&self) {
+        if let Ok(mut kept) = self.scored.lock() {
+            *kept = None;
+        }
+    }
+}
+
+/// The request for share `s` of a file scored with the settings of `query` (a link's).
+pub(in crate::analysis) fn share_request(s: usize, query: &str) -> String {
+    format!("{s}\n{query}")
+}
+
+/// Scores the share a request names from the file of `layout`, whose byte ranges `read` gives;
+/// the bytes go to [`AnalysisJob::supply_part`](super::AnalysisJob::supply_part).
+pub fn compute_share(
+    file: &StreamedFile,
+    request: &str,
+    read: impl FnOnce(Range<u64>) -> Result<Vec<u8>>,
+) -> Result<Vec<u8>> {
+    let (s, controls) = read_request(request)?;
+    let items = file.share(s);
+    let raw = read(file.layout.bytes_of(items.clone()))?;
+    Ok(encode(s, &score_share(&file.layout, items.start, &raw, &controls.score_options())?))
+}
+
+/// Rows of the items `first..` whose bytes are `raw`.
+pub(in crate::analysis) fn score_share(
+    layout: &BlockLayout,
+    first: usize,
+    raw: &[u8],
+    opts: &ScoreOptions,
+) -> Result<BlockRows> {
+    let block = layout.block(first, raw)?;
+    block_rows(&block, opts, 1)
+}
+
+/// A share's rows as bytes: its index, then `cp`, `cp_avg`, `cp_r` (if any), the means and
+/// the variances, each a length and little-endian f64s.
+pub(in crate::analysis) fn encode(s: usize, r: &BlockRows) -> Vec<u8> {
+    let parts: [&[f64]; 5] =
+        [&r.cp, &r.cp_avg, r.cp_r.as_deref().unwrap_or(&[]), &r.summaries.mean, &r.summaries.var];
+    let mut out = Vec::with_capacity(8 * (2 + 5 + parts.iter().map(|p| p.len()).sum::<usize>()));
+    out.extend((s as u64).to_le_bytes());
+    out.extend((r.summaries.n as u64).to_le_bytes());
+    for p in parts {
+        out.extend((p.len() as u64).to_le_bytes());
+        p.iter().for_each(|x| out.extend(x.to_le_bytes()));
+    }
+    out
+}
+
+/// [`encode`]'s share index and rows, for a file of `m` draws and `k` candidates.
+pub(in crate::analysis) fn decode(bytes: &[u8], m: usize, k: usize) -> Result<(usize, BlockRows)> {
+    let bad = || Error::invalid("a share's rows came back garbled");
+    let mut words = bytes.chunks_exact(8).map(|w| w.try_into().map(u64::from_le_bytes));
+    let mut next = || words.next().and_then(|w| w.ok()).ok_or_else(bad);
+    let s = usize::try_from(next()?).map_err(|_| bad())?;
+    let n = usize::try_from(next()?).map_err(|_| bad())?;
+    let mut part = || -> Result<Vec<f64>> {
+        let len = usize::try_from(next()?).map_err(|_| bad())?;
+        if len != 0 && len != n * k {
+            return Err(bad());
+        }
+        (0..len).map(|_| next().map(f64::from_bits)).collect()
+    };
+    let (cp, cp_avg, cp_r, mean, var) = (part()?, part()?, part()?, part()?, part()?);
+    if cp.len() != n * k || cp_avg.len() != n * k || mean.len() != n * k || var.len() != n * k {
+        return Err(bad());
+    }
+    let cp_r = (!cp_r.is_empty()).then_some(cp_r);
+    Ok((s, BlockRows { cp, cp_avg, cp_r, summaries: Summaries { n, k, m, mean, var } }))
+}
