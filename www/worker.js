@@ -7,8 +7,11 @@
 //               {hold: [n, m, k, labels, scores]}  a score file, held for the splits after it
 //                                     (scores: a Float64Array, Float32Array or, float16 as
 //                                     its bit patterns, a Uint16Array);
-//               {serial, part, request, split}  a repeat to compute (`explorer::compute_part`),
-//                                     or with split true a split of the file held.
+//               {holdFile: File}      a file too large to hold: its handle, for the shares
+//                                     after it (read here with FileReaderSync);
+//               {serial, part, request, split, share}  a repeat to compute
+//                                     (`explorer::compute_part`), with split true a split of
+//                                     the file held, with share true a share of the file's items.
 // Messages out: {ready: true} or {failed}  after init;
 //               {serial, part, bytes} or {serial, part, error}  per repeat (bytes transferred).
 
@@ -27,6 +30,14 @@ self.onmessage = async (event) => {
     }
     return;
   }
+  if (m.holdFile) {
+    // A file read a block at a time: its handle, not its bytes. One that cannot be opened
+    // fails its shares, which the page then reads itself.
+    try {
+      bindings.rvalue_hold_file(m.holdFile);
+    } catch {}
+    return;
+  }
   if (m.hold) {
     // A file that cannot be held fails its splits, which the page then computes itself.
     try {
@@ -34,10 +45,14 @@ self.onmessage = async (event) => {
     } catch {}
     return;
   }
-  const { serial, part, request, split } = m;
+  const { serial, part, request, split, share } = m;
   try {
     if (!bindings) throw new Error("the worker's wasm is not ready");
-    const bytes = split ? bindings.rvalue_compute_split(request) : bindings.rvalue_compute_part(request);
+    const bytes = share
+      ? bindings.rvalue_compute_share(request)
+      : split
+        ? bindings.rvalue_compute_split(request)
+        : bindings.rvalue_compute_part(request);
     self.postMessage({ serial, part, bytes }, [bytes.buffer]);
   } catch (e) {
     // A panic traps the instance for good: the page stops using this worker.

@@ -22,6 +22,7 @@ use crate::ui::device::{Device, JobGpu};
 use crate::ui::figure::{Figure, Frame};
 use crate::ui::panels::RankingColumn;
 use crate::ui::permalink::Link;
+use crate::ui::streamed::Streamed;
 use crate::ui::workers::Pool;
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::io::Dataset;
@@ -35,6 +36,7 @@ mod form;
 mod frame;
 mod job;
 mod replies;
+mod shares;
 mod startup;
 mod tour;
 mod wiring;
@@ -46,11 +48,28 @@ pub use startup::{start, start_with};
 
 struct Loaded {
     name: String,
-    data: Arc<Dataset>,
+    data: Held,
     /// Calibration units given as their true label's draws alone: the analysis calibrates on
     /// them, and `data`'s items are all test items.
     pool: Option<Arc<TruePool>>,
-    summary: DataSummary,
+    /// Panel 8's statistics (of a file the page holds).
+    summary: Option<DataSummary>,
+}
+
+/// A score file as the page has it: held whole, or read a block at a time.
+enum Held {
+    Whole(Arc<Dataset>),
+    Streamed(Streamed),
+}
+
+impl Held {
+    /// Items `N`.
+    fn n(&self) -> usize {
+        match self {
+            Held::Whole(d) => d.scores.n(),
+            Held::Streamed(s) => s.info.layout.shape().0,
+        }
+    }
 }
 
 struct Running {

@@ -9,13 +9,15 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
 use super::dom;
+use super::streamed::{self, Streamed};
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
 use rvalue_model::samples::{SYNTHETIC_CIFAR, SYNTHETIC_TOY};
 use rvalue_model::url::DataRef;
 
-/// Largest file the page reads (the core refuses tensors over 2^28 elements anyway).
+/// Largest file the page reads whole (the core refuses tensors over 2^28 elements anyway);
+/// larger `.npy` score files are read a block at a time ([`streamed`]).
 const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// What a load gave, for the page to show.
@@ -23,6 +25,8 @@ pub enum Got {
     /// A data set read from a file or made in the page, or why it could not be; with a pool of
     /// calibration units' true-label draws to calibrate on, when one was given.
     Dataset { name: String, data: Result<Dataset>, pool: Option<Arc<TruePool>>, origin: DataRef },
+    /// A score file too large to hold, opened to be read a block at a time.
+    Streamed(Streamed),
     /// Why nothing could be read.
     Failed(String),
 }
@@ -64,8 +68,34 @@ pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (S
     (name, data)
 }
 
+/// A score file of at least the stream size (`stream=MB`) and, if given, its labels: read a
+/// block at a time. `None` when no file is that large.
+async fn load_streamed(sink: &Sink, all: &[File]) -> Option<()> {
+    let from = streamed::stream_from(crate::ui::permalink::read().stream_switch.as_deref());
+    let is_labels = |f: &File| f.name().to_lowercase().contains("label");
+    let big = all.iter().position(|f| !is_labels(f) && f.size() >= from)?;
+    let labels = all.iter().enumerate().find(|(i, f)| *i != big && is_labels(f)).map(|(_, f)| f);
+    let got = if all.len() > 1 + usize::from(labels.is_some()) {
+        Err(format!(
+            "{} is read a block at a time: drop it with its labels file alone (a calibration pool \
+             needs the test items in memory)",
+            all[big].name()
+        ))
+    } else {
+        streamed::open(&all[big], labels).await.map_err(|e| e.to_string())
+    };
+    sink(match got {
+        Ok(info) => Got::Streamed(Streamed { file: all[big].clone(), info: Arc::new(info) }),
+        Err(e) => Got::Failed(e),
+    });
+    Some(())
+}
+
 /// Up to three files: the scores, a labels file (the one whose name holds "label") and a pool.
 async fn load_list(sink: Sink, all: Vec<File>) {
+    if load_streamed(&sink, &all).await.is_some() {
+        return;
+    }
     let result = async {
         if all.is_empty() || all.len() > 3 {
             return Err(format!(

@@ -30,6 +30,7 @@ pub mod figure;
 mod files;
 pub mod panels;
 mod permalink;
+mod streamed;
 mod workers;
 
 pub use app::{start, start_with};

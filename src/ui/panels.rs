@@ -534,6 +534,22 @@ pub fn data_stats(name: &str, s: &DataSummary) -> String {
     rows.iter().map(|(id, k, v)| format!("<div><dt>{k}</dt><dd id=\"stat-{id}\">{v}</dd></div>")).collect()
 }
 
+/// Panel 8's statistics of a file read a block at a time: its shape, and why there is no more.
+pub fn streamed_stats(name: &str, (n, m, k): (usize, usize, usize)) -> String {
+    let rows = [
+        ("file", "File", esc(name)),
+        ("n", "N items", n.to_string()),
+        ("m", "M draws", m.to_string()),
+        ("k", "K candidates", k.to_string()),
+        (
+            "note",
+            "Note",
+            "read a block at a time: the variance histogram is drawn for files the page holds".into(),
+        ),
+    ];
+    rows.iter().map(|(id, k, v)| format!("<div><dt>{k}</dt><dd id=\"stat-{id}\">{v}</dd></div>")).collect()
+}
+
 /// One line per method for the readouts of panels 3 and 4 (what the markers show).
 pub fn readout(v: &AlphaView, coverage: bool) -> String {
     let parts: Vec<String> = v

@@ -2,7 +2,9 @@
 //! page's own wasm module (`www/worker.js`). The running job hands out repeats or splits
 //! ([`AnalysisJob::hand_out`]) to idle workers while the page's thread computes the others, and
 //! records each in order whoever computed it, so the numbers are those of one thread, bit for
-//! bit. A worker gets a score file once ([`HeldData`]), before the first split of it.
+//! bit. A worker gets a score file once ([`HeldData`]), before the first split of it; a file too
+//! large to hold is posted as its handle, and the worker reads the shares handed to it
+//! (`ui::streamed`).
 //!
 //! One worker per core beyond the page's own (`navigator.hardwareConcurrency − 1`, at most
 //! [`MAX_WORKERS`]), started with the first analysis of several toy repeats or pooled splits;
@@ -20,9 +22,10 @@ use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::ui::dom;
+use crate::ui::streamed::Streamed;
 use rvalue_core::io::Dataset;
 use rvalue_core::tensor::{ScoreTensor, Scores};
-use rvalue_model::{AnalysisJob, HeldData};
+use rvalue_model::{AnalysisJob, HeldData, StreamedFile};
 
 /// Workers at most: each holds a wasm instance of its own (and a score file's copy).
 pub const MAX_WORKERS: usize = 7;
@@ -98,6 +101,8 @@ struct Slot {
     queued: Vec<(u64, usize)>,
     /// The score file posted to it last.
     held: Weak<Dataset>,
+    /// The streamed file posted to it last.
+    held_file: Weak<StreamedFile>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
@@ -158,17 +163,25 @@ impl Pool {
 
     /// Tops up each running worker's queue with repeats or splits of `job` (number `serial`),
     /// as long as it has any to hand out.
-    pub fn feed(&mut self, job: &mut AnalysisJob, serial: u64) {
+    /// A streamed file's shares are read by the workers from `file`.
+    pub fn feed(&mut self, job: &mut AnalysisJob, serial: u64, file: Option<&Streamed>) {
         let data = job.data().cloned();
+        let file = file.filter(|f| job.streamed().is_some_and(|s| Arc::ptr_eq(s, &f.info)));
         for slot in self.slots.iter_mut().filter(|s| s.state == State::Running) {
             while slot.queued.len() < QUEUE {
                 let Some(h) = job.hand_out() else { return };
                 let msg = Object::new();
-                let posted = data.as_ref().is_none_or(|d| slot.hold(d))
+                let held = match (&data, file) {
+                    (Some(d), _) => slot.hold(d),
+                    (None, Some(f)) => slot.hold_file(f),
+                    (None, None) => true,
+                };
+                let posted = held
                     && set(&msg, "serial", &JsValue::from_f64(serial as f64))
                     && set(&msg, "part", &JsValue::from_f64(h.part as f64))
                     && set(&msg, "request", &JsValue::from_str(&h.request))
                     && set(&msg, "split", &JsValue::from_bool(data.is_some()))
+                    && set(&msg, "share", &JsValue::from_bool(file.is_some()))
                     && slot.worker.post_message(&msg).is_ok();
                 if !posted {
                     job.hand_back(h.part);
@@ -238,6 +251,7 @@ impl Slot {
             state: State::Starting,
             queued: Vec::new(),
             held: Weak::new(),
+            held_file: Weak::new(),
             _on_message: on_message,
             _on_error: on_error,
         })
@@ -265,6 +279,20 @@ impl Slot {
             && self.worker.post_message_with_transfer(&msg, &Array::of1(&buffer)).is_ok();
         if ok {
             self.held = Arc::downgrade(data);
+        }
+        ok
+    }
+
+    /// Posts the streamed file's handle (not its bytes) unless the worker holds it already;
+    /// whether it holds it.
+    fn hold_file(&mut self, f: &Streamed) -> bool {
+        if std::ptr::eq(self.held_file.as_ptr(), Arc::as_ptr(&f.info)) {
+            return true;
+        }
+        let msg = Object::new();
+        let ok = set(&msg, "holdFile", &f.file) && self.worker.post_message(&msg).is_ok();
+        if ok {
+            self.held_file = Arc::downgrade(&f.info);
         }
         ok
     }

@@ -53,7 +53,7 @@ fn run(mut job: AnalysisJob, bytes: &[u8]) -> (Analysis, usize) {
         match out.pop() {
             Some(h) => {
                 reads += 1;
-                let bytes = compute_share(f, &h.request, read).unwrap();
+                let bytes = compute_share(&f.layout, &h.request, read).unwrap();
                 job.supply_part(h.part, &bytes).unwrap();
             }
             None => {

@@ -64,6 +64,9 @@ pub struct Restored {
     /// The page's worker count switch `workers=N` (README), read by `ui::workers`; like
     /// `gpu`, never written back.
     pub workers_switch: Option<String>,
+    /// The page's switch `stream=MB` (README): score files of at least this many megabytes are
+    /// read a block at a time (`0`: every `.npy`), read by `ui::files`; never written back.
+    pub stream_switch: Option<String>,
 }
 
 impl UrlState {
@@ -136,11 +139,12 @@ impl UrlState {
         let mut state = UrlState::with_controls(base.for_mode(mode));
         state.tour = tour;
         let mut seen: Vec<&str> = Vec::new();
-        let (mut gpu_switch, mut workers_switch) = (None, None);
+        let (mut gpu_switch, mut workers_switch, mut stream_switch) = (None, None, None);
         for (key, value) in &pairs {
             match key.as_str() {
                 "gpu" => gpu_switch = Some(value.clone()),
                 "workers" => workers_switch = Some(value.clone()),
+                "stream" => stream_switch = Some(value.clone()),
                 _ => {
                     if seen.contains(&key.as_str()) {
                         r.warn(format!("'{key}' is given twice: the last value is used"));
@@ -152,6 +156,6 @@ impl UrlState {
             }
         }
         r.check(&mut state);
-        Restored { state, warnings: r.warnings, gpu_switch, workers_switch }
+        Restored { state, warnings: r.warnings, gpu_switch, workers_switch, stream_switch }
     }
 }

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use web_sys::HtmlProgressElement;
 
 use super::replies::{offloaded, worker_replied};
-use super::{empty_alpha_views, App, Dirty, Running};
+use super::{empty_alpha_views, App, Dirty, Held, Running};
 use crate::ui::dom::{self, by_id, set_text};
 use crate::ui::{device, workers};
 use rvalue_core::conformal::pool::TruePool;
@@ -32,8 +32,7 @@ impl App {
             self.state = "idle";
             return;
         }
-        let data = self.data.as_ref().map(|l| l.data.clone());
-        if self.controls.mode == Mode::Scores && data.is_none() {
+        if self.controls.mode == Mode::Scores && self.data.is_none() {
             self.status =
                 "Load a score file: drop one on the page, choose one, or pick a sample.".to_string();
             self.state = "note";
@@ -47,17 +46,24 @@ impl App {
             return;
         }
         let what = self.job_what(pool.as_deref());
-        let source = Source::from_controls(&self.controls, data).map(|s| s.with_pool(pool.clone()));
+        let source = match self.data.as_ref().map(|l| &l.data).filter(|_| self.controls.mode == Mode::Scores)
+        {
+            Some(Held::Streamed(s)) => Ok(Source::Streamed(s.info.clone())),
+            Some(Held::Whole(d)) => Source::from_controls(&self.controls, Some(d.clone())),
+            None => Source::from_controls(&self.controls, None),
+        };
+        let source = source.map(|s| s.with_pool(pool.clone()));
         match source.and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
-                // Toy repeats and a score file's pooled splits can run in workers (a pool's
-                // splits run in the page).
+                // Toy repeats, a score file's pooled splits and a streamed file's shares can run
+                // in workers (a pool's splits run in the page).
                 let shared = match self.controls.mode {
                     Mode::Toy => self.controls.toy.repeats > 1,
                     Mode::Scores => {
-                        self.controls.score.kind == RvalueKind::Pooled
-                            && self.controls.splits > 1
-                            && pool.is_none()
+                        job.streamed().is_some()
+                            || self.controls.score.kind == RvalueKind::Pooled
+                                && self.controls.splits > 1
+                                && pool.is_none()
                     }
                 };
                 if shared {
@@ -101,7 +107,7 @@ impl App {
         match pool {
             None => format!("{}, {} splits", l.name, c.splits),
             Some(p) => {
-                let (cal, test) = c.pool_sizes(p.n(), l.data.scores.n());
+                let (cal, test) = c.pool_sizes(p.n(), l.data.n());
                 format!(
                     "{}, {} splits, each calibrated on {cal} of the pool's {} true-label draws and \
                      tested on all {test} items",
@@ -165,9 +171,11 @@ impl App {
     /// Steps the job for up to one frame's budget.
     pub(super) fn advance(&mut self) {
         let t0 = dom::now_ms();
+        let file = self.streamed_file();
         if let Some(run) = self.running.as_mut() {
-            self.pool.feed(&mut run.job, run.serial);
+            self.pool.feed(&mut run.job, run.serial, file.as_ref());
         }
+        self.read_own_share();
         loop {
             let Some(run) = self.running.as_mut() else { return };
             let me = self.me.clone();
@@ -210,12 +218,7 @@ impl App {
                 Ok(Progress::Done) => break,
                 Err(e) => {
                     let what = run.what.clone();
-                    self.running = None;
-                    self.status = format!("Showing {}.", self.analysis_what);
-                    self.state = "failed";
-                    return self.show_error(Some(&format!(
-                        "{what}: {e}. The results shown are for the previous settings."
-                    )));
+                    return self.fail_running(&format!("{what}: {e}"));
                 }
             }
         }
@@ -224,7 +227,11 @@ impl App {
         let note = match run.from_workers {
             0 => self.device.note(&run.gpu).to_string(),
             n => {
-                let what = if run.job.data().is_some() { "splits" } else { "repeats" };
+                let what = match (run.job.data(), run.job.streamed()) {
+                    (Some(_), _) => "splits",
+                    (_, Some(_)) => "file's shares",
+                    _ => "repeats",
+                };
                 format!("{}; {n} of the {what} in worker threads", self.device.note(&run.gpu))
             }
         };
@@ -242,6 +249,14 @@ impl App {
                 self.show_error(Some(&e.to_string()));
             }
         }
+    }
+
+    /// Ends the running job with error `e`; the results shown stay.
+    pub(super) fn fail_running(&mut self, e: &str) {
+        self.running = None;
+        self.status = format!("Showing {}.", self.analysis_what);
+        self.state = "failed";
+        self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")));
     }
 
     pub(super) fn show_progress(&mut self) {

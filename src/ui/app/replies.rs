@@ -5,10 +5,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::frame::with;
-use super::{App, Dirty, Loaded, Shared};
+use super::{App, Dirty, Held, Loaded, Shared};
 use crate::ui::dom::{self, set_hidden, set_text};
+use crate::ui::streamed::Streamed;
 use crate::ui::{device, files, workers};
 use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::RvalueKind;
 use rvalue_core::io::Dataset;
 use rvalue_core::{Error, Result};
 use rvalue_model::url::DataRef;
@@ -32,23 +34,54 @@ impl App {
         });
         match result {
             Ok((d, summary)) => {
-                self.show_error(None);
-                set_text(&self.doc, "data-name", &format!("Loaded {name}: the data stays in this page."));
-                self.data = Some(Loaded { name, data: Arc::new(d), pool, summary });
-                if self.data_ref == DataRef::Upload {
-                    // The file the link asked for (or another): its note has done its job.
-                    set_hidden(&self.doc, "url-notes", true);
-                }
-                self.data_ref = origin;
-                self.item = self.pending_item.take().unwrap_or(0);
-                if self.controls.mode == Mode::Scores {
-                    self.start_job();
-                    self.dirty = Dirty::ALL;
-                } else {
-                    self.set_mode(Mode::Scores);
-                }
+                let what = format!("Loaded {name}: the data stays in this page.");
+                let loaded = Loaded { name, data: Held::Whole(Arc::new(d)), pool, summary: Some(summary) };
+                self.put_in(loaded, origin, &what);
             }
             Err(e) => self.show_error(Some(&format!("{e}. The results shown are unchanged."))),
+        }
+    }
+
+    /// Takes a file read a block at a time: its shares are read by the first analysis.
+    fn install_streamed(&mut self, s: Streamed) {
+        let (n, m, k) = s.info.layout.shape();
+        let gb = s.info.layout.data_bytes() as f64 / 1e9;
+        let mut what = format!(
+            "Opened {} ({n} × {m} × {k}, {gb:.1} GB): read a block at a time, never held whole; \
+             the data stays in this page.",
+            s.info.name
+        );
+        // Pooled r-values (the score files' default) would read the file again for every group
+        // of splits: the rank-based r-value reads it once.
+        if self.controls.for_mode(Mode::Scores).score.kind == RvalueKind::Pooled {
+            self.controls = self.controls.for_mode(Mode::Scores);
+            self.controls.score.kind = RvalueKind::Nonparametric;
+            self.write_controls();
+            self.show_mode();
+            what.push_str(" CP_r uses the nonparametric r-value: pooled r-values would read the file again for every group of splits.");
+        }
+        let loaded = Loaded { name: s.info.name.clone(), data: Held::Streamed(s), pool: None, summary: None };
+        self.put_in(loaded, DataRef::Upload, &what);
+    }
+
+    /// Puts a loaded file in place and analyses it.
+    fn put_in(&mut self, loaded: Loaded, origin: DataRef, what: &str) {
+        self.show_error(None);
+        set_text(&self.doc, "data-name", what);
+        // The file before is let go first: two large ones are never held together.
+        self.data = None;
+        self.data = Some(loaded);
+        if self.data_ref == DataRef::Upload {
+            // The file the link asked for (or another): its note has done its job.
+            set_hidden(&self.doc, "url-notes", true);
+        }
+        self.data_ref = origin;
+        self.item = self.pending_item.take().unwrap_or(0);
+        if self.controls.mode == Mode::Scores {
+            self.start_job();
+            self.dirty = Dirty::ALL;
+        } else {
+            self.set_mode(Mode::Scores);
         }
     }
 }
@@ -59,6 +92,7 @@ pub(in crate::ui) fn file_sink(app: &Shared) -> files::Sink {
     Rc::new(move |got| {
         with(&app, |a| match got {
             files::Got::Dataset { name, data, pool, origin } => a.install(name, data, pool, origin),
+            files::Got::Streamed(s) => a.install_streamed(s),
             files::Got::Failed(msg) => {
                 a.show_error(Some(&format!("{msg}. The results shown are unchanged.")))
             }
@@ -89,9 +123,10 @@ pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<d
 pub(super) fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
     with(app, |a| {
         let ready = a.pool.ready();
+        let file = a.streamed_file();
         if let Some(run) = a.running.as_mut() {
             run.from_workers += usize::from(a.pool.replied(i, reply, Some((&mut run.job, run.serial))));
-            a.pool.feed(&mut run.job, run.serial);
+            a.pool.feed(&mut run.job, run.serial, file.as_ref());
         } else {
             a.pool.replied(i, reply, None);
         }

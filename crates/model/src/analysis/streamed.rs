@@ -97,22 +97,31 @@ impl StreamedFile {
     }
 }
 
-/// The request for share `s` of a file scored with the settings of `query` (a link's).
-pub(in crate::analysis) fn share_request(s: usize, query: &str) -> String {
-    format!("{s}\n{query}")
+/// The request for share `s`, items `items`, of a file scored with the settings of `query` (a
+/// link's): `"<s>:<first>-<end>\n<query>"`.
+pub(in crate::analysis) fn share_request(s: usize, items: Range<usize>, query: &str) -> String {
+    format!("{s}:{}-{}\n{query}", items.start, items.end)
 }
 
 /// Scores the share a request names from the file of `layout`, whose byte ranges `read` gives;
 /// the bytes go to [`AnalysisJob::supply_part`](super::AnalysisJob::supply_part).
 pub fn compute_share(
-    file: &StreamedFile,
+    layout: &BlockLayout,
     request: &str,
     read: impl FnOnce(Range<u64>) -> Result<Vec<u8>>,
 ) -> Result<Vec<u8>> {
-    let (s, controls) = read_request(request)?;
-    let items = file.share(s);
-    let raw = read(file.layout.bytes_of(items.clone()))?;
-    Ok(encode(s, &score_share(&file.layout, items.start, &raw, &controls.score_options())?))
+    let bad = || Error::invalid("a share's request must be '<share>:<first>-<end>\n<settings>'");
+    let (head, rest) = request.split_once(':').ok_or_else(bad)?;
+    let (range, _) = rest.split_once('\n').ok_or_else(bad)?;
+    let (first, end) = range.split_once('-').ok_or_else(bad)?;
+    let (first, end): (usize, usize) = (first.parse().map_err(|_| bad())?, end.parse().map_err(|_| bad())?);
+    if first >= end || end > layout.shape().0 {
+        return Err(bad());
+    }
+    let (_, controls) = read_request(&format!("{head}{}", &rest[range.len()..]))?;
+    let s: usize = head.parse().map_err(|_| bad())?;
+    let raw = read(layout.bytes_of(first..end))?;
+    Ok(encode(s, &score_share(layout, first, &raw, &controls.score_options())?))
 }
 
 /// Rows of the items `first..` whose bytes are `raw`.

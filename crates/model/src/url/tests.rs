@@ -70,6 +70,9 @@ fn bad_parameters_become_defaults_with_warnings() {
     assert!(!r.state.to_query().contains("workers"));
     assert!(!r.state.to_query().contains("gpu"), "the switch is not part of a view");
     assert!(r.warnings.iter().any(|w| w.contains("alpha=2") && w.contains("[0.005, 0.5]")));
+    let r = read("stream=0");
+    assert_eq!((r.stream_switch.as_deref(), r.warnings.len()), (Some("0"), 0));
+    assert!(!r.state.to_query().contains("stream"));
     // Non-finite numbers are refused too.
     for q in ["alpha=NaN", "sigma2=inf", "mu-p=-inf", "cal-fraction=1", "splits=0", "item=-1"] {
         let r = read(q);

@@ -186,7 +186,7 @@ impl AnalysisJob {
         let s = pass.claims.iter().position(|&c| c == Claim::Free)?;
         pass.claims[s] = Claim::Out;
         let query = UrlState::with_controls(self.controls.clone()).to_query();
-        Some(super::super::HandOut { part: s, request: share_request(s, &query) })
+        Some(super::super::HandOut { part: s, request: share_request(s, pass.file.share(s), &query) })
     }
 
     /// Takes a share's rows, as [`crate::analysis::compute_share`] returned them.

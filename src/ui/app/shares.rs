@@ -1,0 +1,45 @@
+//! A streamed file's shares the page reads itself (beside its workers): the job names one, the
+//! page reads its bytes with `File.slice` between frames and hands them in; the job scores them
+//! a few items a step.
+
+use wasm_bindgen_futures::spawn_local;
+
+use super::frame::with;
+use super::{App, Held};
+use crate::ui::dom;
+use crate::ui::streamed::{self, Streamed};
+
+impl App {
+    /// The file loaded, when it is read a block at a time.
+    pub(super) fn streamed_file(&self) -> Option<Streamed> {
+        match self.data.as_ref().map(|l| &l.data) {
+            Some(Held::Streamed(s)) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    /// Starts reading the share the running job wants next, if any.
+    pub(super) fn read_own_share(&mut self) {
+        let Some(file) = self.streamed_file() else { return };
+        let Some(run) = self.running.as_mut() else { return };
+        if run.job.streamed().is_none_or(|s| !std::sync::Arc::ptr_eq(s, &file.info)) {
+            return;
+        }
+        let Some((s, range)) = run.job.wants_bytes() else { return };
+        let (serial, me) = (run.serial, self.me.clone());
+        spawn_local(async move {
+            let got = streamed::read_range(&file.file, range).await;
+            let Some(app) = me.upgrade() else { return };
+            with(&app, |a| {
+                // A share of a job since replaced or cancelled: dropped.
+                let Some(run) = a.running.as_mut().filter(|r| r.serial == serial) else {
+                    return dom::mark(dom::DROPPED_ANSWER);
+                };
+                let name = file.file.name();
+                if let Err(e) = got.and_then(|b| run.job.supply_bytes(s, b)) {
+                    a.fail_running(&format!("{name}: {e}"));
+                }
+            });
+        });
+    }
+}

@@ -1,0 +1,124 @@
+//! Score files too large to hold, read a byte range at a time with `File.slice`: opened from
+//! their header and labels ([`open`]), their shares read by the page (async, [`read_range`]) and
+//! by the workers (`FileReaderSync`, [`rvalue_hold_file`] and [`rvalue_compute_share`]). The
+//! file itself is never in memory; a share is about [`rvalue_model::SHARE_BYTES`].
+
+use std::cell::RefCell;
+use std::ops::Range;
+use std::sync::Arc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, File};
+
+use rvalue_core::io::{read_labels, BlockLayout};
+use rvalue_core::{Error, Result};
+use rvalue_model::StreamedFile;
+
+/// Score files of at least this many bytes are read a block at a time, unless the address'
+/// `stream=MB` says otherwise: a file the page holds answers a change of r-value kind at once,
+/// a streamed one reads itself again.
+const STREAM_FROM_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
+
+/// A header is read from this many bytes at the file's start.
+const HEAD_BYTES: f64 = 1024.0 * 1024.0;
+
+/// The size from which score files are streamed: the `stream` switch (megabytes) or the default.
+pub fn stream_from(switch: Option<&str>) -> f64 {
+    switch.and_then(|s| s.parse::<f64>().ok()).filter(|x| *x >= 0.0).map_or(STREAM_FROM_BYTES, |mb| mb * 1e6)
+}
+
+fn js_error(v: JsValue) -> String {
+    v.as_string()
+        .or_else(|| v.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .unwrap_or_else(|| "unknown error".to_string())
+}
+
+/// Bytes `range` of `blob`, read without holding the rest.
+pub async fn read_range(blob: &Blob, range: Range<u64>) -> Result<Vec<u8>> {
+    let cannot =
+        |e: JsValue| Error::Io { file: String::new(), message: format!("cannot read: {}", js_error(e)) };
+    let part = blob.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(cannot)?;
+    let buf = JsFuture::from(part.array_buffer()).await.map_err(cannot)?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// Opens the large `.npy` `scores` from its header, with the labels of `labels` (read whole:
+/// a few bytes per item). Nothing of the scores is read.
+pub async fn open(scores: &File, labels: Option<&File>) -> Result<StreamedFile> {
+    let name = scores.name();
+    let size = scores.size();
+    let head = read_range(scores, 0..size.min(HEAD_BYTES) as u64).await.map_err(|e| named(&name, e))?;
+    if head.starts_with(rvalue_core::io::ZIP_MAGIC) {
+        return Err(Error::invalid(format!(
+            "{name}: an .npz of {:.1} GB is larger than the page holds; save its scores as an .npy \
+             (np.save) to read them a block at a time, with the labels as a second .npy",
+            size / 1e9
+        )));
+    }
+    let layout = BlockLayout::of_npy_head(&name, &head, size as u64)?;
+    let Some(l) = labels else {
+        return Err(Error::invalid(format!(
+            "{name} has no labels: conformal prediction needs the true label of every item (drop \
+             a second .npy named *labels* with it)"
+        )));
+    };
+    let lbytes = read_range(l, 0..l.size() as u64).await.map_err(|e| named(&l.name(), e))?;
+    let (n, _, k) = layout.shape();
+    let y = read_labels(&l.name(), &lbytes, n, k)?;
+    StreamedFile::new(format!("{name} + {}", l.name()), layout, y)
+}
+
+fn named(file: &str, e: Error) -> Error {
+    match e {
+        Error::Io { message, .. } => Error::Io { file: file.to_string(), message },
+        e => e,
+    }
+}
+
+thread_local! {
+    /// In a worker: the streamed file whose shares it reads, and where its items lie.
+    static HELD: RefCell<Option<(File, BlockLayout)>> = const { RefCell::new(None) };
+}
+
+/// For the worker script: holds `file` (a handle, not its bytes) for the shares after it.
+#[wasm_bindgen]
+pub fn rvalue_hold_file(file: File) -> std::result::Result<(), JsValue> {
+    HELD.with(|h| h.borrow_mut().take());
+    let head = read_sync(&file, 0..file.size().min(HEAD_BYTES) as u64).map_err(to_js)?;
+    let layout = BlockLayout::of_npy_head(&file.name(), &head, file.size() as u64).map_err(to_js)?;
+    HELD.with(|h| *h.borrow_mut() = Some((file, layout)));
+    Ok(())
+}
+
+/// For the worker script: the rows of the share a request names (`rvalue_model::compute_share`).
+#[wasm_bindgen]
+pub fn rvalue_compute_share(request: &str) -> std::result::Result<Vec<u8>, JsValue> {
+    HELD.with(|h| match h.borrow().as_ref() {
+        Some((file, layout)) => {
+            rvalue_model::compute_share(layout, request, |r| read_sync(file, r)).map_err(to_js)
+        }
+        None => Err(JsValue::from_str("no streamed file is held")),
+    })
+}
+
+/// Bytes `range` of `file`, read synchronously (workers only).
+fn read_sync(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
+    let cannot =
+        |e: JsValue| Error::Io { file: file.name(), message: format!("cannot read: {}", js_error(e)) };
+    let reader = web_sys::FileReaderSync::new().map_err(cannot)?;
+    let part = file.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(cannot)?;
+    let buf = reader.read_as_array_buffer(&part).map_err(cannot)?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+fn to_js(e: Error) -> JsValue {
+    JsValue::from_str(&e.to_string())
+}
+
+/// A streamed file for the page: its handle and what the model knows of it.
+#[derive(Clone)]
+pub struct Streamed {
+    pub file: File,
+    pub info: Arc<StreamedFile>,
+}
