@@ -20,7 +20,7 @@ pub use offload::{Offload, OffloadRequest};
 use part::{highest_threshold, LabelInfo, Part};
 pub use parts::{compute_part, HandOut, HeldData};
 use results::finite;
-pub use results::Analysis;
+pub use results::{Analysis, MAX_CURVE_CANDIDATES};
 use source::pool_split_list;
 pub use source::{PartTensor, Source};
 pub use streamed::{compute_share, StreamedFile, SHARE_BYTES};

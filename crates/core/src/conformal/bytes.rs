@@ -25,7 +25,7 @@ impl Calibrated {
         match &self.store {
             Store::Global { cal, .. } => {
                 out.push(GLOBAL);
-                (0..self.test.len()).for_each(|t| put_f64s(out, self.global_row(t)));
+                (0..self.test.len()).for_each(|t| put_f64s(out, &self.row(t)));
                 put_u32(out, cal.len());
                 put_f64s(out, cal);
             }

@@ -47,14 +47,16 @@ impl Calibrated {
         let (q, y) = (self.threshold_at(t, cut), self.labels[t]);
         let (size, before, in_set) = match &self.store {
             Store::Global { rows, by_item, .. } => {
-                let (k, r) = (self.k, if *by_item { self.test[t] } else { t });
-                let (row, sorted) = (&rows.scores[r * k..(r + 1) * k], &rows.sorted[r * k..(r + 1) * k]);
-                let sy = row[y];
+                let r = if *by_item { self.test[t] } else { t };
+                let (sorted, sy) = (rows.sorted_row(r), rows.score(r, y));
                 // Ahead of the label: lower scores, then equal ones at lower indices (rare).
                 let lower = sorted.partition_point(|s| s.total_cmp(&sy).is_lt());
                 let tied = sorted.get(lower + 1).is_some_and(|s| s.total_cmp(&sy).is_eq());
-                let ties =
-                    if tied { row[..y].iter().filter(|s| s.total_cmp(&sy).is_eq()).count() } else { 0 };
+                let ties = if tied {
+                    (0..y).filter(|&c| rows.score(r, c).total_cmp(&sy).is_eq()).count()
+                } else {
+                    0
+                };
                 (sorted.partition_point(|&s| s <= q), lower + ties, sy <= q)
             }
             Store::PerItem { .. } => {

@@ -55,7 +55,8 @@ impl Calibrated {
     pub(super) fn sweep_global(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
         let nt = self.test.len();
         let qs: Vec<f64> = alphas.iter().map(|&alpha| self.threshold(0, alpha)).collect();
-        let size = counts_at_most((0..nt).flat_map(|t| self.global_row(t).iter().copied()), &qs);
+        // A count: the sorted rows hold the same values.
+        let size = counts_at_most((0..nt).flat_map(|t| self.global_sorted_row(t).iter().copied()), &qs);
         let covered = counts_at_most((0..nt).map(|t| self.score(t, self.labels[t])), &qs);
         // Each row's lowest score, for all items and for those whose best is the true label.
         let (mut mins, mut mins_true) = (Vec::new(), Vec::new());

@@ -558,13 +558,23 @@ fn metrics_of_sets(c: &Calibrated, alpha: f64, never_empty: bool) -> SplitMetric
 }
 
 #[test]
-fn score_rows_sort_as_total_cmp_does() {
+fn score_rows_sort_as_total_cmp_does_and_give_each_score_back() {
     let row = [0.5, -0.0, 0.0, -1.0, f64::MAX, -f64::MAX, 1e-300, -1e-300, 3.0, -0.0, 0.5, f64::MIN_POSITIVE];
-    let rows = ScoreRows::new([row, row.map(|x| -x)].concat(), row.len());
+    let given = [row, row.map(|x| -x)].concat();
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let rows = ScoreRows::new(given.clone(), row.len());
     for (r, got) in rows.sorted.chunks(row.len()).enumerate() {
-        let mut want = rows.scores[r * row.len()..(r + 1) * row.len()].to_vec();
+        let mut want = given[r * row.len()..(r + 1) * row.len()].to_vec();
+        assert_eq!(bits(&rows.row(r)), bits(&want), "row {r} by candidate");
         want.sort_by(f64::total_cmp);
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(got), bits(&want));
     }
+}
+
+#[test]
+fn score_rows_of_more_than_65536_candidates_give_each_score_back() {
+    let k = 70_000;
+    let given: Vec<f64> = (0..2 * k).map(|u| ((u * 7919) % 1009) as f64 - 500.0).collect();
+    let rows = ScoreRows::new(given.clone(), k);
+    assert_eq!([rows.row(0), rows.row(1)].concat(), given);
 }

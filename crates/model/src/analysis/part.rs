@@ -42,14 +42,13 @@ impl Part {
 
     /// Item `item`'s split-independent scores of method `mi`, wherever they are kept (`None`:
     /// pooled CP_r, or not made yet).
-    pub(in crate::analysis) fn item_row(&self, mi: usize, item: usize) -> Option<&[f64]> {
+    pub(in crate::analysis) fn item_row(&self, mi: usize, item: usize) -> Option<Vec<f64>> {
         let k = self.shape().2;
-        let all = match (&self.scores[mi], &self.rows[mi]) {
-            (Some(s), _) => s.as_slice(),
-            (None, Some(r)) => r.scores(),
-            (None, None) => return None,
-        };
-        all.get(item * k..(item + 1) * k)
+        match (&self.scores[mi], &self.rows[mi]) {
+            (Some(s), _) => s.get(item * k..(item + 1) * k).map(<[f64]>::to_vec),
+            (None, Some(r)) => (item < r.n()).then(|| r.row(item)),
+            (None, None) => None,
+        }
     }
 
     /// Whether method `mi` has split-independent scores (pooled CP_r has none).

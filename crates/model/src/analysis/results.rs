@@ -7,6 +7,9 @@ use rvalue_core::conformal::{self, item_scores, pooled_hyper, Calibrated, Method
 use rvalue_core::eb::Hyper;
 use rvalue_core::rvalue::PooledSplit;
 use rvalue_core::tensor::VarianceKind;
+
+/// Panel 2's curves average over at most this many candidates ([`Analysis::variances`]).
+pub const MAX_CURVE_CANDIDATES: usize = 1 << 17;
 use rvalue_core::toy::ToyParams;
 use rvalue_core::Result;
 
@@ -166,10 +169,7 @@ impl Analysis {
             return z;
         }
         let z = self.hyper.filter(|h| h.tau2 > 0.0).and_then(|h| {
-            // One vector, not the variances and then their ratios: on a file of 10^7 candidates
-            // each is 80 MB.
-            let (sm, kind) = (&self.first.summaries, self.controls.score.variance);
-            let ss: Vec<f64> = (0..sm.n * sm.k).map(|u| sm.s(u / sm.k, u % sm.k, kind) / h.tau2).collect();
+            let ss: Vec<f64> = self.variances().iter().map(|s| s / h.tau2).collect();
             rvalue_core::eb::z_model(beta, &ss).filter(|z| z.is_finite())
         });
         let mut memo = self.z_memo.borrow_mut();
@@ -197,14 +197,21 @@ impl Analysis {
         self.hyper
     }
 
-    /// The first data set's per-candidate variances `s` (the controls' variance choice).
+    /// The first data set's per-candidate variances `s` (the controls' variance choice) that
+    /// panel 2's curves average over: all of them, or every `j`-th (in item-major order) of a data
+    /// set of more than [`MAX_CURVE_CANDIDATES`], so that a β move stays a fraction of a second
+    /// and a large file's curves need no copy of its `N × K` variances.
     pub fn variances(&self) -> Vec<f64> {
         self.variances_of(self.controls.score.variance)
     }
 
     pub(crate) fn variances_of(&self, kind: VarianceKind) -> Vec<f64> {
         let s = &self.first.summaries;
-        (0..s.n).flat_map(|i| (0..s.k).map(move |c| s.s(i, c, kind))).collect()
+        let all = s.n * s.k;
+        (0..all)
+            .step_by(all.div_ceil(MAX_CURVE_CANDIDATES).max(1))
+            .map(|u| s.s(u / s.k, u % s.k, kind))
+            .collect()
     }
 
     pub(crate) fn first_part(&self) -> &Part {

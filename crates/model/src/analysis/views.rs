@@ -158,7 +158,7 @@ impl Analysis {
         for (mi, &m) in Method::ALL.iter().enumerate() {
             let cal = &self.calibrated[mi][0];
             let scores: Vec<f64> = match part.item_row(mi, item) {
-                Some(s) => s.to_vec(),
+                Some(s) => s,
                 None => {
                     // Pooled CP_r: `Calibrated` keeps no r-values, so this item's greedy runs
                     // again, once per item (an α move re-inspects the same item).
