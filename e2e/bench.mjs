@@ -24,7 +24,7 @@ import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { DIST, launchBrowser, openPage, startServer } from './helpers.mjs';
+import { DIST, launchBrowser, openPage, rendererMemory, startServer } from './helpers.mjs';
 
 const USAGE =
   'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--query Q]';
@@ -357,26 +357,6 @@ async function alphaMoves(page, moves) {
   return { ...parts, mismatches, stale, warmup, presented };
 }
 
-// Peak and current resident memory of Chromium's renderer processes (the page's wasm memory
-// lives there), from /proc; null where that is not available.
-async function rendererMemory(browser) {
-  try {
-    const cdp = await browser.newBrowserCDPSession();
-    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-    await cdp.detach();
-    let peak = 0;
-    let now = 0;
-    for (const p of processInfo.filter((p) => p.type === 'renderer')) {
-      const status = readFileSync(`/proc/${p.id}/status`, 'utf8');
-      const kb = (key) => Number(status.match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'))?.[1] ?? 0);
-      peak = Math.max(peak, kb('VmHWM'));
-      now = Math.max(now, kb('VmRSS'));
-    }
-    return peak ? { peakMB: peak / 1024, nowMB: now / 1024 } : null;
-  } catch {
-    return null;
-  }
-}
 
 // Lines of α move figures: the total with its spread, the medians of its parts, the browser's
 // own count of slow frames.

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before } from 'node:test';
 import { createServer } from 'node:http';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -264,4 +264,25 @@ export function Phi(x) {
     sum += term / (2 * n + 1);
   }
   return 0.5 * (1 + (2 / Math.sqrt(Math.PI)) * sum);
+}
+
+// Peak and current resident memory of Chromium's renderer processes (the page's wasm memory
+// lives there), from /proc; null where that is not available.
+export async function rendererMemory(browser) {
+  try {
+    const cdp = await browser.newBrowserCDPSession();
+    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+    await cdp.detach();
+    let peak = 0;
+    let now = 0;
+    for (const p of processInfo.filter((p) => p.type === 'renderer')) {
+      const status = readFileSync(`/proc/${p.id}/status`, 'utf8');
+      const kb = (key) => Number(status.match(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm'))?.[1] ?? 0);
+      peak = Math.max(peak, kb('VmHWM'));
+      now = Math.max(now, kb('VmRSS'));
+    }
+    return peak ? { peakMB: peak / 1024, nowMB: now / 1024 } : null;
+  } catch {
+    return null;
+  }
 }

@@ -28,6 +28,10 @@ pub fn mark(name: &str) {
 /// the page drops.
 pub const DROPPED_ANSWER: &str = "rvalue:dropped-answer";
 
+/// The mark of a share of a streamed file's items sent to be read (by the page or a worker):
+/// how a script tells that an analysis read the file again.
+pub const SHARE_READ: &str = "rvalue:share-read";
+
 pub fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T> {
     doc.get_element_by_id(id)
         .ok_or_else(|| Error::invalid(format!("the page has no #{id}")))?

@@ -188,6 +188,9 @@ impl Pool {
                     slot.stop(Some((&mut *job, serial)));
                     break;
                 }
+                if file.is_some() {
+                    dom::mark(dom::SHARE_READ);
+                }
                 slot.queued.push((serial, h.part));
             }
         }

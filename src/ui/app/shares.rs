@@ -26,6 +26,7 @@ impl App {
             return;
         }
         let Some((s, range)) = run.job.wants_bytes() else { return };
+        dom::mark(dom::SHARE_READ);
         let (serial, me) = (run.serial, self.me.clone());
         spawn_local(async move {
             let got = streamed::read_range(&file.file, range).await;

@@ -1,0 +1,141 @@
+// Score files too large to hold, read a block at a time with File.slice by the page and its
+// workers: the same numbers as the file held, a re-read only when a score option changes,
+// Cancel, and a file of more than 2^28 scores (sparse: a header and `truncate`, no disk) scored
+// within a memory bound.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, TIMEOUT_MS, analysesShown, dropped, ready, rendererMemory, settled, useExplorer } from './helpers.mjs';
+
+const env = useExplorer();
+const LONG = { timeout: TIMEOUT_MS * 8 };
+const DIR = join(ROOT, 'target', 'e2e-streamed');
+mkdirSync(DIR, { recursive: true });
+
+// A version-1 .npy header for `shape` of `descr`, padded to 64 bytes as numpy writes it.
+function npyHeader(shape, descr) {
+  const dims = shape.length === 1 ? `${shape[0]},` : shape.join(', ');
+  let dict = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${dims}), }`;
+  dict += ' '.repeat((64 - ((10 + dict.length + 1) % 64)) % 64) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head[6] = 1;
+  head.writeUInt16LE(dict.length, 8);
+  return Buffer.concat([head, Buffer.from(dict, 'latin1')]);
+}
+
+const npy = (shape, descr, typed) =>
+  Buffer.concat([npyHeader(shape, descr), Buffer.from(typed.buffer, typed.byteOffset, typed.byteLength)]);
+
+// Seeded logits [n, m, k] (a candidate's latent mean plus draw noise whose spread varies by
+// candidate) and labels: what an ensemble's scores look like, small enough for any machine.
+function smallFiles(n = 400, m = 8, k = 12) {
+  let x = 12345;
+  const rand = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const scores = new Float32Array(n * m * k);
+  const labels = new BigInt64Array(n);
+  for (let i = 0; i < n; i++) {
+    const y = Math.floor(rand() * k);
+    labels[i] = BigInt(y);
+    const mean = Array.from({ length: k }, (_, c) => (c === y ? 1.5 : 0) + rand());
+    const spread = Array.from({ length: k }, () => 0.2 + 2 * rand() ** 3);
+    for (let d = 0; d < m; d++) {
+      for (let c = 0; c < k; c++) scores[(i * m + d) * k + c] = mean[c] + spread[c] * (rand() - 0.5);
+    }
+  }
+  const s = join(DIR, 'ensemble.npy');
+  const l = join(DIR, 'ensemble_labels.npy');
+  writeFileSync(s, npy([n, m, k], '<f4', scores));
+  writeFileSync(l, npy([n], '<i8', labels));
+  return [s, l];
+}
+
+const text = (page, sel) => page.locator(sel).textContent();
+const shareReads = (page) => page.evaluate(() => performance.getEntriesByName('rvalue:share-read').length);
+
+// Loads `files` into a page opened at `query` and returns it once its analysis is on show.
+async function loaded(query, files) {
+  const { page } = await env.open(`?${query}`);
+  await ready(page);
+  const before = await analysesShown(page);
+  await page.locator('#file').setInputFiles(files);
+  await ready(page, before);
+  return page;
+}
+
+async function numbers(page) {
+  return {
+    table: await text(page, '#summary-table tbody'),
+    inspector: await text(page, '#inspector'),
+    coverage: await text(page, '#coverage-readout').catch(() => ''),
+  };
+}
+
+async function choose(page, id, value) {
+  const before = await analysesShown(page);
+  if (id === 'kind') await page.locator('#kind').selectOption(value);
+  else await page.locator(`#${id}`).fill(String(value));
+  await page.locator(`#${id}`).dispatchEvent('change');
+  await ready(page, before);
+}
+
+test('a file read a block at a time gives the numbers of the file held, and re-reads only for a score option', LONG, async () => {
+  const files = smallFiles();
+  const query = 'mode=scores&kind=nonparametric&splits=3&item=4';
+  const held = await loaded(query, files);
+  // `stream=0`: every .npy is read a block at a time, this small one in one share.
+  const streamed = await loaded(`${query}&stream=0`, files);
+  assert.match(await text(streamed, '#data-name'), /read a block at a time/);
+  assert.doesNotMatch(await text(held, '#data-name'), /read a block at a time/);
+  assert.equal(await text(streamed, '#stat-n'), '400');
+  assert.deepEqual(await numbers(streamed), await numbers(held), 'nonparametric');
+  const reads = await shareReads(streamed);
+  assert.ok(reads >= 1, 'the file was read in shares');
+
+  // The splits change the calibration only: the rows are kept.
+  await choose(held, 'splits', 4);
+  await choose(streamed, 'splits', 4);
+  assert.deepEqual(await numbers(streamed), await numbers(held), 'four splits');
+  assert.equal(await shareReads(streamed), reads, 'no share read again for other splits');
+
+  // The r-value kind is a score option: the file is read again.
+  await choose(held, 'kind', 'parametric');
+  await choose(streamed, 'kind', 'parametric');
+  assert.deepEqual(await numbers(streamed), await numbers(held), 'parametric');
+  assert.ok((await shareReads(streamed)) > reads, 'the file was read again for the new r-value kind');
+});
+
+test('a file of more than 2^28 scores opens, cancels and is scored within a memory bound', LONG, async () => {
+  // 10,000 items × 30 draws × 1,000 candidates of float32: 1.2 GB that cost no disk.
+  const [n, m, k] = [10_000, 30, 1_000];
+  const big = join(DIR, 'huge.npy');
+  const head = npyHeader([n, m, k], '<f4');
+  writeFileSync(big, head);
+  truncateSync(big, head.length + n * m * k * 4);
+  const labels = join(DIR, 'huge_labels.npy');
+  writeFileSync(labels, npy([n], '<i8', new BigInt64Array(n)));
+
+  const { page } = await env.open('?splits=2');
+  await ready(page);
+  await page.locator('#file').setInputFiles([big, labels]);
+  await page.waitForFunction(() => /reading the file/.test(document.querySelector('#status')?.textContent));
+  assert.match(await text(page, '#data-name'), /10000 × 30 × 1000, 1\.2 GB\): read a block at a time/);
+  assert.match(await text(page, '#data-name'), /nonparametric r-value/);
+  assert.equal(await page.locator('#kind').inputValue(), 'nonparametric');
+  await page.locator('#cancel').click();
+  await settled(page, 'cancelled');
+  await dropped(page);
+
+  // Another split count starts the pass again (nothing was kept from the cancelled one).
+  const before = await analysesShown(page);
+  await page.locator('#splits').fill('3');
+  await page.locator('#splits').dispatchEvent('change');
+  await ready(page, before);
+  assert.match(await text(page, '#status'), /3 splits/);
+  assert.equal(await text(page, '#stat-n'), '10000');
+  const memory = await rendererMemory(page.context().browser());
+  assert.ok(memory, 'the renderer memory can be read');
+  assert.ok(memory.peakMB < 1000, `the renderer peaked at ${memory.peakMB.toFixed(0)} MB`);
+});
