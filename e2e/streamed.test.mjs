@@ -58,7 +58,8 @@ const shareReads = (page) => page.evaluate(() => performance.getEntriesByName('r
 // Loads `files` into a page opened at `query` and returns it once its analysis is on show.
 async function loaded(query, files) {
   const { page } = await env.open(`?${query}`);
-  await ready(page);
+  // Score mode without a file notes that one is needed.
+  await page.waitForFunction(() => ['note', 'ready'].includes(document.querySelector('#status')?.dataset.state));
   const before = await analysesShown(page);
   await page.locator('#file').setInputFiles(files);
   await ready(page, before);
@@ -128,12 +129,13 @@ test('a file of more than 2^28 scores opens, cancels and is scored within a memo
   await settled(page, 'cancelled');
   await dropped(page);
 
-  // Another split count starts the pass again (nothing was kept from the cancelled one).
+  // Cancel put back the toy's settings; the file's own start the pass again (nothing was kept
+  // from the cancelled one), with the nonparametric r-value again.
   const before = await analysesShown(page);
-  await page.locator('#splits').fill('3');
-  await page.locator('#splits').dispatchEvent('change');
+  await page.locator('#mode-scores').check();
   await ready(page, before);
-  assert.match(await text(page, '#status'), /3 splits/);
+  assert.equal(await page.locator('#kind').inputValue(), 'nonparametric');
+  assert.match(await text(page, '#status'), /2 splits/);
   assert.equal(await text(page, '#stat-n'), '10000');
   const memory = await rendererMemory(page.context().browser());
   assert.ok(memory, 'the renderer memory can be read');

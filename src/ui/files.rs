@@ -71,7 +71,7 @@ pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (S
 /// A score file of at least the stream size (`stream=MB`) and, if given, its labels: read a
 /// block at a time. `None` when no file is that large.
 async fn load_streamed(sink: &Sink, all: &[File]) -> Option<()> {
-    let from = streamed::stream_from(crate::ui::permalink::read().stream_switch.as_deref());
+    let from = streamed::stream_from();
     let is_labels = |f: &File| f.name().to_lowercase().contains("label");
     let big = all.iter().position(|f| !is_labels(f) && f.size() >= from)?;
     let labels = all.iter().enumerate().find(|(i, f)| *i != big && is_labels(f)).map(|(_, f)| f);

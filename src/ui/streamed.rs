@@ -23,9 +23,25 @@ const STREAM_FROM_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
 /// A header is read from this many bytes at the file's start.
 const HEAD_BYTES: f64 = 1024.0 * 1024.0;
 
-/// The size from which score files are streamed: the `stream` switch (megabytes) or the default.
-pub fn stream_from(switch: Option<&str>) -> f64 {
-    switch.and_then(|s| s.parse::<f64>().ok()).filter(|x| *x >= 0.0).map_or(STREAM_FROM_BYTES, |mb| mb * 1e6)
+thread_local! {
+    /// The size from which score files are streamed, from the address the page started with
+    /// (the address is then rewritten, and keeps no switch).
+    static STREAM_FROM: std::cell::Cell<f64> = const { std::cell::Cell::new(STREAM_FROM_BYTES) };
+}
+
+/// Sets the size from which score files are streamed: the `stream` switch (megabytes), or the
+/// default without one.
+pub fn set_stream_switch(switch: Option<&str>) {
+    let from = switch
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|x| *x >= 0.0)
+        .map_or(STREAM_FROM_BYTES, |mb| mb * 1e6);
+    STREAM_FROM.with(|s| s.set(from));
+}
+
+/// The size from which score files are streamed.
+pub fn stream_from() -> f64 {
+    STREAM_FROM.with(|s| s.get())
 }
 
 fn js_error(v: JsValue) -> String {

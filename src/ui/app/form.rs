@@ -184,6 +184,7 @@ impl App {
 
     pub(super) fn set_mode(&mut self, mode: Mode) {
         self.controls = self.controls.for_mode(mode);
+        self.fit_kind_to_file();
         self.write_controls();
         self.show_mode();
         self.start_job();

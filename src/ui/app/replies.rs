@@ -51,17 +51,36 @@ impl App {
              the data stays in this page.",
             s.info.name
         );
-        // Pooled r-values (the score files' default) would read the file again for every group
-        // of splits: the rank-based r-value reads it once.
-        if self.controls.for_mode(Mode::Scores).score.kind == RvalueKind::Pooled {
+        let loaded = Loaded { name: s.info.name.clone(), data: Held::Streamed(s), pool: None, summary: None };
+        self.data = Some(loaded);
+        if self.controls.mode == Mode::Toy {
             self.controls = self.controls.for_mode(Mode::Scores);
-            self.controls.score.kind = RvalueKind::Nonparametric;
+        }
+        if self.fit_kind_to_file() {
             self.write_controls();
             self.show_mode();
-            what.push_str(" CP_r uses the nonparametric r-value: pooled r-values would read the file again for every group of splits.");
+            what.push_str(
+                " CP_r uses the nonparametric r-value: pooled r-values would read the file again for \
+                 every group of splits.",
+            );
         }
-        let loaded = Loaded { name: s.info.name.clone(), data: Held::Streamed(s), pool: None, summary: None };
-        self.put_in(loaded, DataRef::Upload, &what);
+        let loaded = self.data.take();
+        if let Some(loaded) = loaded {
+            self.put_in(loaded, DataRef::Upload, &what);
+        }
+    }
+
+    /// Pooled r-values (the score files' default) would read a streamed file again for every
+    /// group of splits: in score mode on such a file, CP_r takes the nonparametric r-value,
+    /// which reads it once. Whether the kind changed.
+    pub(super) fn fit_kind_to_file(&mut self) -> bool {
+        let streamed = matches!(self.data.as_ref().map(|l| &l.data), Some(Held::Streamed(_)));
+        let c = &mut self.controls;
+        if !streamed || c.mode != Mode::Scores || c.score.kind != RvalueKind::Pooled {
+            return false;
+        }
+        c.score.kind = RvalueKind::Nonparametric;
+        true
     }
 
     /// Puts a loaded file in place and analyses it.

@@ -21,6 +21,7 @@ use rvalue_model::Controls;
 /// what it does not say), and keeps the address in step.
 pub fn start() -> Result<Shared> {
     let restored = permalink::read();
+    crate::ui::streamed::set_stream_switch(restored.stream_switch.as_deref());
     let link = Some(Link::new(permalink::search()));
     launch(restored.state, &restored.warnings, link, restored.gpu_switch, restored.workers_switch)
 }
