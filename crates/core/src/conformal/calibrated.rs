@@ -36,7 +36,12 @@ impl ScoreRows {
         // candidates' order, so a rank is the place in (score, candidate) order.
         let key = |b: u64| (b ^ ((((b as i64) >> 63) as u64) >> 1)) as i64;
         let narrow = k <= usize::from(u16::MAX) + 1;
-        let (mut small, mut wide) = (Vec::new(), Vec::new());
+        // Sized once: grown by doubling, the ranks of 10^7 candidates would briefly take twice
+        // their room.
+        let (mut small, mut wide) = match narrow {
+            true => (Vec::with_capacity(scores.len()), Vec::new()),
+            false => (Vec::new(), Vec::with_capacity(scores.len())),
+        };
         let mut pairs: Vec<(i64, u32)> = Vec::with_capacity(k);
         for row in scores.chunks_exact_mut(k) {
             pairs.clear();
