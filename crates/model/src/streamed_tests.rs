@@ -141,3 +141,20 @@ fn a_garbled_or_unasked_share_is_refused() {
     assert!(job.supply_part(h.part + 1, &[0; 64]).is_err(), "share not handed out");
     assert!(job.supply_bytes(h.part, vec![0; 3]).is_err(), "not asked for");
 }
+
+#[test]
+fn a_files_splits_share_its_rows_so_many_splits_of_a_large_file_are_taken() {
+    // The header of a 4 GB file: only its claimed size is checked against `len`.
+    let head = write_npy_f32(&[10_000, 100, 1_000], &[]);
+    let len = head.len() as u64 + 4 * 10_000 * 100 * 1_000;
+    let layout = BlockLayout::of_npy_head("big.npy", &head, len).unwrap();
+    let file = Arc::new(StreamedFile::new("big.npy".into(), layout, vec![0; 10_000]).unwrap());
+    let mut c = Controls { mode: Mode::Scores, splits: 100, ..Controls::default() };
+    c.score.kind = RvalueKind::Nonparametric;
+    assert!(AnalysisJob::new(Source::Streamed(file), &c).is_ok());
+    // A toy repeat keeps its own rows: 1000 repeats of 10,000 × 100 are refused.
+    let mut toy = Controls::default();
+    (toy.toy.repeats, toy.toy.n_test, toy.toy.k) = (1000, 10_000, 100);
+    let e = AnalysisJob::new(Source::Toy(toy.toy_params()), &toy).unwrap_err().to_string();
+    assert!(e.contains("GiB of stored scores"), "{e}");
+}

@@ -118,7 +118,15 @@ impl AnalysisJob {
                 controls.score.cp_draw
             )));
         }
-        let bytes = 3.0 * 16.0 * splits as f64 * test_per_split as f64 * k as f64;
+        // A toy repeat, or a file's one split, keeps its test rows (sorted too) per method; a
+        // file's splits share the file's rows, and only pooled CP_r keeps steps per split.
+        let shared_rows = !matches!(source, Source::Toy(_)) && splits > 1;
+        let per_candidate = match (shared_rows, controls.score.kind == RvalueKind::Pooled) {
+            (false, _) => 3.0 * 16.0,
+            (true, true) => 4.0,
+            (true, false) => 0.0,
+        };
+        let bytes = per_candidate * splits as f64 * test_per_split as f64 * k as f64;
         if bytes > MAX_STORED_BYTES {
             return Err(Error::invalid(format!(
                 "{splits} splits × {test_per_split} test items × K = {k} need {:.1} GiB of stored scores; \
