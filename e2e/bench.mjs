@@ -24,10 +24,10 @@ import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { DIST, launchBrowser, openPage, rendererMemory, startServer } from './helpers.mjs';
+import { DIST, ROOT, launchBrowser, openPage, rendererMemory, startServer } from './helpers.mjs';
 
 const USAGE =
-  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--query Q]';
+  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--query Q]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 21 s on a
 // shared 2-core machine (the page's thread and one worker), the renderer at about 430 MB
@@ -73,6 +73,7 @@ function options() {
         'cold-loads': { type: 'string' },
         'only-toy': { type: 'boolean' },
         'only-cold': { type: 'boolean' },
+        'only-big': { type: 'boolean' },
         query: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -92,6 +93,8 @@ function options() {
     onlyToy: Boolean(values['only-toy']),
     // Cold loads only: the full page and the embedded panels.
     onlyCold: Boolean(values['only-cold']),
+    // The 4 GB file read a block at a time only.
+    onlyBig: Boolean(values['only-big']),
     // Added to the page's address after the cold loads, e.g. `workers=0` (the page's thread alone).
     query: values.query ?? '',
   };
@@ -447,6 +450,34 @@ function coldLine({ results, sizes }) {
   );
 }
 
+// The 4 GB file's analysis in a fresh page at the page's defaults for files (100 splits; CP_r
+// takes the nonparametric r-value on a streamed file): time from the drop to the finished
+// analysis, and the renderer's peak resident memory.
+async function bigFile(browser, url, log) {
+  const dir = join(ROOT, 'target', 'tmp', 'big-bench');
+  const [scores, labels] = ['logits_10000x100x1000.npy', 'logits_10000_labels.npy'].map((f) => join(dir, f));
+  if (!existsSync(scores) || !existsSync(labels)) {
+    return '4 GB file read a block at a time: not measured (cargo bench -p rvalue-cli --bench big writes it)';
+  }
+  log('the 4 GB file, read a block at a time…');
+  const { page, context } = await openPage(browser);
+  try {
+    await page.goto(url, { waitUntil: 'load' });
+    await waitFinished(page, 'the toy defaults analysis');
+    const t0 = performance.now();
+    await page.locator('#file').setInputFiles([scores, labels]);
+    await page.waitForFunction(() => /^Showing logits_10000x100x1000/.test(document.querySelector('#status')?.textContent ?? ''),
+      null, { timeout: STEP_TIMEOUT_MS });
+    const secsTaken = (performance.now() - t0) / 1000;
+    const status = await page.locator('#status').textContent();
+    const memory = await rendererMemory(browser);
+    return `4 GB file (10,000 × 100 × 1000 f32) read a block at a time, drop → finished: ${secsTaken.toFixed(1)} s ` +
+      `(page: computed in ${computedIn(status)} s), renderer peak ${memory ? memory.peakMB.toFixed(0) : '?'} MB; ${status}`;
+  } finally {
+    await context.close();
+  }
+}
+
 const computedIn = (status) => status.match(/computed in ([\d.]+) s/)?.[1] ?? '?';
 
 // ---- the run -------------------------------------------------------------------------------
@@ -471,6 +502,11 @@ async function main() {
     const { page } = opened;
     errors = opened.errors;
     out(`headless Chromium ${browser.version()}, dist/ built ${built}`);
+    if (opts.onlyBig) {
+      await opened.context.close();
+      out(await bigFile(browser, server.url, log));
+      return;
+    }
 
     log(`cold loads, ${opts.coldLoads}…`);
     out(coldLine(await coldLoads(browser, server.url, opts.coldLoads)));
@@ -552,6 +588,11 @@ async function main() {
     // A on the CIFAR results: the issue's case.
     log(`α slider on the CIFAR results, ${opts.alphaMoves} moves…`);
     out(alphaLine(`alpha slider, CIFAR ${kind} (${opts.splits} splits)`, await alphaMoves(page, opts.alphaMoves)));
+
+    // D: the 4 GB file of `cargo bench -p rvalue-cli --bench big` (run before this by `make
+    // bench`), read a block at a time, in a page of its own so that the renderer's peak is its.
+    await opened.context.close();
+    out(await bigFile(browser, server.url, log));
   } finally {
     await browser?.close().catch(() => {});
     await server?.close();
