@@ -5,13 +5,11 @@
 use super::chunks::in_chunks;
 use super::{Method, Prior, RvalueKind, ScoreOptions, Split};
 use crate::eb::Hyper;
-use crate::rvalue::nonparametric::nonparametric_from_order;
+use crate::rvalue::nonparametric::{nonparametric_from_order, nonparametric_items};
 use crate::rvalue::{self, DrawOrder, HyperChoice};
 use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
 use crate::{Error, Result};
 
-/// Items whose draw orders nonparametric scoring sorts together when no orders are shared.
-pub(super) const ORDER_BLOCK: usize = 64;
 /// Split-independent nonconformity scores `[N][K]` (lower = more conforming) of a method; `None`
 /// for pooled CP_r, whose scores depend on the calibration items.
 pub fn item_scores(
@@ -100,21 +98,13 @@ pub(super) fn scores_with(
         Method::CpR => match opts.kind {
             RvalueKind::Pooled => Ok(None),
             RvalueKind::Nonparametric => {
-                // Without shared orders each thread sorts a block of items at a time: every
-                // item's orders are read once here, so the whole tensor's need not be held.
+                // Without shared orders each thread sorts an item's draws just before its
+                // greedy: the whole tensor's orders need not be held, and one item's stay in cache.
                 let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
-                    let mut out = Vec::with_capacity(items.len() * k);
                     match order {
-                        Some(o) => out.extend(items.flat_map(|i| nonparametric_from_order(o, i))),
-                        None => {
-                            for start in items.clone().step_by(ORDER_BLOCK) {
-                                let block = start..(start + ORDER_BLOCK).min(items.end);
-                                let o = DrawOrder::of_items(t, block.clone())?;
-                                out.extend((0..block.len()).flat_map(|j| nonparametric_from_order(&o, j)));
-                            }
-                        }
+                        Some(o) => Ok(items.flat_map(|i| nonparametric_from_order(o, i)).collect()),
+                        None => nonparametric_items(t, items),
                     }
-                    Ok(out)
                 };
                 in_chunks(n, threads, rows).map(Some)
             }
