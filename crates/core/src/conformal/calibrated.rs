@@ -18,13 +18,30 @@ pub struct ScoreRows {
 
 impl ScoreRows {
     pub fn new(scores: Vec<f64>, k: usize) -> Arc<Self> {
+        ScoreRows::on_threads(scores, k, 1)
+    }
+
+    /// [`ScoreRows::new`] with the rows sorted on `threads` threads, a contiguous run of rows
+    /// each: the same rows, as each is sorted on its own. After a streamed pass this sorting
+    /// is all that runs, so one core would otherwise sit idle.
+    pub fn on_threads(scores: Vec<f64>, k: usize, threads: usize) -> Arc<Self> {
         // Each row in `f64::total_cmp` order, sorted as integers: the same order (the key is
         // the one `total_cmp` compares), scores with equal keys are equal to the bit, and an
         // integer sort is about twice as fast as one through the comparison.
         let key = |b: u64| (b ^ ((((b as i64) >> 63) as u64) >> 1)) as i64;
         let mut sorted: Vec<i64> = scores.iter().map(|x| key(x.to_bits())).collect();
-        for row in sorted.chunks_exact_mut(k.max(1)) {
-            row.sort_unstable();
+        let k = k.max(1);
+        let sort_rows = |part: &mut [i64]| part.chunks_exact_mut(k).for_each(|row| row.sort_unstable());
+        let rows_each = (sorted.len() / k).div_ceil(threads.max(1)).max(1);
+        // wasm has one thread.
+        if threads <= 1 || cfg!(target_arch = "wasm32") {
+            sort_rows(&mut sorted);
+        } else {
+            std::thread::scope(|s| {
+                for part in sorted.chunks_mut(rows_each * k) {
+                    s.spawn(move || sort_rows(part));
+                }
+            });
         }
         // The key is its own inverse.
         let sorted = sorted.into_iter().map(|x| f64::from_bits(key(x as u64) as u64)).collect();
