@@ -432,6 +432,11 @@ fn every_result(p: &Prepared<'_>, splits: &[Split], threads: usize) -> Vec<Strin
                 for alpha in [0.05, 0.2, 0.5] {
                     let sets: Vec<_> = (0..c.test.len()).map(|t| bits(&c.set(t, alpha, false))).collect();
                     let m = format!("{:?}", c.metrics(alpha, true));
+                    for ne in [false, true] {
+                        let (joint, sizes) = c.metrics_and_sizes(alpha, ne);
+                        let apart = (format!("{:?}", c.metrics(alpha, ne)), c.sizes(alpha, ne));
+                        assert_eq!((format!("{joint:?}"), sizes), apart, "{method:?} {opts:?} α {alpha}");
+                    }
                     out.push(format!(
                         "{method:?} {opts:?} α {alpha}: {m} {:?} {sets:?}",
                         c.sizes(alpha, false)
