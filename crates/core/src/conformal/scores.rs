@@ -2,13 +2,17 @@
 //! rank-based and parametric r-values of CP_r (docs/method.md §5). Pooled CP_r has none: its
 //! scores depend on the calibration items ([`super::pooled`]).
 
-use super::chunks::in_chunks;
+use super::chunks::{in_chunks, in_pieces};
 use super::{Method, Prior, RvalueKind, ScoreOptions, Split};
 use crate::eb::Hyper;
 use crate::rvalue::nonparametric::{nonparametric_from_order, nonparametric_items};
 use crate::rvalue::{self, DrawOrder, HyperChoice};
 use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
 use crate::{Error, Result};
+
+/// Items a thread takes at a time for nonparametric CP_r without shared orders: a few
+/// milliseconds of work each at M = 100, K = 1000, so that threads end a block together.
+const NONPARAMETRIC_PIECE: usize = 2;
 
 /// Split-independent nonconformity scores `[N][K]` (lower = more conforming) of a method; `None`
 /// for pooled CP_r, whose scores depend on the calibration items.
@@ -100,13 +104,16 @@ pub(super) fn scores_with(
             RvalueKind::Nonparametric => {
                 // Without shared orders each thread sorts an item's draws just before its
                 // greedy: the whole tensor's orders need not be held, and one item's stay in cache.
-                let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
-                    match order {
-                        Some(o) => Ok(items.flat_map(|i| nonparametric_from_order(o, i)).collect()),
-                        None => nonparametric_items(t, items),
+                match order {
+                    Some(o) => {
+                        let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+                            Ok(items.flat_map(|i| nonparametric_from_order(o, i)).collect())
+                        };
+                        in_chunks(n, threads, rows).map(Some)
                     }
-                };
-                in_chunks(n, threads, rows).map(Some)
+                    None => in_pieces(n, threads, NONPARAMETRIC_PIECE, |items| nonparametric_items(t, items))
+                        .map(Some),
+                }
             }
             RvalueKind::Parametric => match summaries {
                 Some(s) => parametric_rows(s, opts, only, threads).map(Some),
