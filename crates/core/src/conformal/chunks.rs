@@ -39,6 +39,9 @@ pub(super) fn in_chunks<T: Send>(
     Ok(out)
 }
 
+/// The pieces one thread made, each with its place among all pieces.
+type Pieces<T> = Result<Vec<(usize, Vec<T>)>>;
+
 /// [`in_chunks`] with the items handed out `piece` at a time to whichever thread is free,
 /// rather than one fixed range a thread: when other work shares the cores (a streamed pass's
 /// reading and summaries), fixed ranges end at different times and the block waits for the
@@ -55,7 +58,7 @@ pub(super) fn in_pieces<T: Send>(
         return in_chunks(n, 1, rows);
     }
     let (watch, next) = (watch::current(), AtomicUsize::new(0));
-    let work = || -> Result<Vec<(usize, Vec<T>)>> {
+    let work = || -> Pieces<T> {
         let mut got = Vec::new();
         loop {
             let p = next.fetch_add(1, Ordering::Relaxed);
@@ -66,8 +69,8 @@ pub(super) fn in_pieces<T: Send>(
             got.push((p, rows(p * piece..((p + 1) * piece).min(n))?));
         }
     };
-    let done: Vec<Result<Vec<(usize, Vec<T>)>>> = std::thread::scope(|s| {
-        let others: Vec<_> = (1..threads.min(pieces)).map(|_| s.spawn(&work)).collect();
+    let done: Vec<Pieces<T>> = std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads.min(pieces)).map(|_| s.spawn(work)).collect();
         let mine = work();
         let others = others.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(stopped())));
         std::iter::once(mine).chain(others).collect()
