@@ -106,8 +106,8 @@ pub(crate) fn summaries(
 ) -> CliResult<Vec<conformal::Summary>> {
     let (n_test, _, k) = blocks(test).shape();
     let splits = pool_splits(pool.n(), n_test, sizes, count, seed)?;
-    let mut tally = streamed::Tally::new(methods, alpha, never_empty);
-    for_each(pool, test, labels, methods, opts, &splits, threads, |m, c| tally.add(m, &c))?;
+    let mut tally = streamed::Tally::new(methods, alpha, never_empty, threads);
+    for_each(pool, test, labels, methods, opts, &splits, threads, |m, c| tally.add(m, c))?;
     Ok(tally.rows(k))
 }
 

@@ -78,7 +78,7 @@ impl<'a> Scores<'a> {
         }
     }
     /// Index of the first non-finite score.
-    fn first_non_finite(self) -> Option<usize> {
+    pub(crate) fn first_non_finite(self) -> Option<usize> {
         // Branch-free per chunk, so the compiler checks several scores per instruction (an early
         // exit per score cost 8 instructions each); the position is searched only on failure.
         fn scan<T: Copy>(s: &[T], finite: impl Fn(T) -> bool) -> Option<usize> {
@@ -318,14 +318,11 @@ impl Summaries {
         let weights: Vec<f64> = (0..m).map(|d| 1.0 / (d + 1) as f64).collect();
         let mut buf = Vec::new();
         for ((i, mu), m2) in (0..n).zip(mean.chunks_exact_mut(k)).zip(var.chunks_exact_mut(k)) {
-            let item = t.item(i, &mut buf);
-            let mut c = 0;
-            while c < k {
-                c += match k - c {
-                    4.. => welford::<4>(item, k, c, &weights, mu, m2),
-                    2 | 3 => welford::<2>(item, k, c, &weights, mu, m2),
-                    _ => welford::<1>(item, k, c, &weights, mu, m2),
-                };
+            // f32 scores are widened as read: a widened copy of an item (800 kB at M = 100,
+            // K = 1000) is more than a core's cache holds, and each candidate reads it anew.
+            match t.part(i * m * k, m * k) {
+                Scores::F32(item) => welford_item(item, f64::from, k, &weights, mu, m2),
+                other => welford_item(other.widened(&mut buf), |x| x, k, &weights, mu, m2),
             }
             for v in m2.iter_mut() {
                 *v = if m > 1 { (*v / (m - 1) as f64).max(0.0) } else { 0.0 };
@@ -349,14 +346,35 @@ impl Summaries {
     }
 }
 
+/// [`welford`] over all `k` candidates of one item, `widen` making each score an f64.
+#[inline(always)]
+fn welford_item<T: Copy>(
+    item: &[T],
+    widen: impl Fn(T) -> f64 + Copy,
+    k: usize,
+    weights: &[f64],
+    mu: &mut [f64],
+    m2: &mut [f64],
+) {
+    let mut c = 0;
+    while c < k {
+        c += match k - c {
+            4.. => welford::<4, T>(item, widen, k, c, weights, mu, m2),
+            2 | 3 => welford::<2, T>(item, widen, k, c, weights, mu, m2),
+            _ => welford::<1, T>(item, widen, k, c, weights, mu, m2),
+        };
+    }
+}
+
 /// Welford's running mean and sum of squared deviations of candidates `c..c + N` of one item
 /// (`item`: its draws of `k` scores, `weights[d] = 1/(d + 1)`) into `mu` and `m2`; returns `N`.
 /// The `N` candidates' sums stay in registers over all draws, in vector lanes where the target
 /// has them; each lane does the scalar update's operations in the scalar order, so the bits are
 /// the same.
 #[inline(always)]
-fn welford<const N: usize>(
-    item: &[f64],
+fn welford<const N: usize, T: Copy>(
+    item: &[T],
+    widen: impl Fn(T) -> f64,
     k: usize,
     c: usize,
     weights: &[f64],
@@ -368,9 +386,10 @@ fn welford<const N: usize>(
         // Never None: c + N ≤ k.
         let Some(x) = row[c..].first_chunk::<N>() else { continue };
         for l in 0..N {
-            let delta = x[l] - mean[l];
+            let x = widen(x[l]);
+            let delta = x - mean[l];
             mean[l] += delta * w;
-            sq[l] += delta * (x[l] - mean[l]);
+            sq[l] += delta * (x - mean[l]);
         }
     }
     mu[c..c + N].copy_from_slice(&mean);

@@ -29,40 +29,29 @@ enum Ranks {
 
 impl ScoreRows {
     /// Sorts each row of `scores` (`[N][K]`) in place, remembering where each candidate went.
-    pub fn new(mut scores: Vec<f64>, k: usize) -> Arc<Self> {
+    pub fn new(scores: Vec<f64>, k: usize) -> Arc<Self> {
+        ScoreRows::on_threads(scores, k, 1)
+    }
+
+    /// [`ScoreRows::new`] with the rows sorted on `threads` threads, a contiguous run of rows
+    /// each: the same rows, as each is sorted on its own. After a streamed pass this sorting
+    /// is all that runs, so one core would otherwise sit idle.
+    pub fn on_threads(mut scores: Vec<f64>, k: usize, threads: usize) -> Arc<Self> {
         let k = k.max(1);
-        // `f64::total_cmp`'s order, sorted as integers: the same order (the key is the one
-        // `total_cmp` compares), and scores with equal keys are equal to the bit. Ties keep the
-        // candidates' order, so a rank is the place in (score, candidate) order.
-        let key = |b: u64| (b ^ ((((b as i64) >> 63) as u64) >> 1)) as i64;
-        let narrow = k <= usize::from(u16::MAX) + 1;
-        // Sized once: grown by doubling, the ranks of 10^7 candidates would briefly take twice
-        // their room.
-        let (mut small, mut wide) = match narrow {
-            true => (Vec::with_capacity(scores.len()), Vec::new()),
-            false => (Vec::new(), Vec::with_capacity(scores.len())),
+        let rows_each = (scores.len() / k).div_ceil(threads.max(1)).max(1) * k;
+        let rank = if k <= usize::from(u16::MAX) + 1 {
+            let mut r = vec![0u16; scores.len()];
+            in_runs(&mut scores, &mut r, rows_each, threads, |part, ranks| {
+                sort_rows(part, ranks, k, |at| at as u16)
+            });
+            Ranks::Narrow(r)
+        } else {
+            let mut r = vec![0u32; scores.len()];
+            in_runs(&mut scores, &mut r, rows_each, threads, |part, ranks| {
+                sort_rows(part, ranks, k, |at| at as u32)
+            });
+            Ranks::Wide(r)
         };
-        let mut pairs: Vec<(i64, u32)> = Vec::with_capacity(k);
-        for row in scores.chunks_exact_mut(k) {
-            pairs.clear();
-            pairs.extend(row.iter().enumerate().map(|(c, x)| (key(x.to_bits()), c as u32)));
-            pairs.sort_unstable();
-            let start = if narrow { small.len() } else { wide.len() };
-            if narrow {
-                small.resize(start + k, 0)
-            } else {
-                wide.resize(start + k, 0)
-            }
-            for (at, &(kx, c)) in pairs.iter().enumerate() {
-                // The key is its own inverse.
-                row[at] = f64::from_bits(key(kx as u64) as u64);
-                match narrow {
-                    true => small[start + c as usize] = at as u16,
-                    false => wide[start + c as usize] = at as u32,
-                }
-            }
-        }
-        let rank = if narrow { Ranks::Narrow(small) } else { Ranks::Wide(wide) };
         Arc::new(ScoreRows { k, sorted: scores, rank })
     }
 
@@ -90,6 +79,45 @@ impl ScoreRows {
     /// Rows `N`.
     pub fn n(&self) -> usize {
         self.sorted.len() / self.k
+    }
+}
+
+/// Calls `sort(scores, ranks)` on runs of `each` scores and the matching ranks, on threads of
+/// their own when there are several (wasm has one thread).
+fn in_runs<R: Send>(
+    scores: &mut [f64],
+    ranks: &mut [R],
+    each: usize,
+    threads: usize,
+    sort: impl Fn(&mut [f64], &mut [R]) + Sync,
+) {
+    if threads <= 1 || cfg!(target_arch = "wasm32") {
+        return sort(scores, ranks);
+    }
+    std::thread::scope(|s| {
+        for (part, r) in scores.chunks_mut(each).zip(ranks.chunks_mut(each)) {
+            let sort = &sort;
+            s.spawn(move || sort(part, r));
+        }
+    });
+}
+
+/// Sorts each row of `scores` (`K` wide) in place and writes each candidate's place in
+/// `ranks`. `f64::total_cmp`'s order, sorted as integers: the same order (the key is the one
+/// `total_cmp` compares), and scores with equal keys are equal to the bit. Ties keep the
+/// candidates' order, so a rank is the place in (score, candidate) order.
+fn sort_rows<R>(scores: &mut [f64], ranks: &mut [R], k: usize, rank: impl Fn(usize) -> R) {
+    let key = |b: u64| (b ^ ((((b as i64) >> 63) as u64) >> 1)) as i64;
+    let mut pairs: Vec<(i64, u32)> = Vec::with_capacity(k);
+    for (row, rr) in scores.chunks_exact_mut(k).zip(ranks.chunks_exact_mut(k)) {
+        pairs.clear();
+        pairs.extend(row.iter().enumerate().map(|(c, x)| (key(x.to_bits()), c as u32)));
+        pairs.sort_unstable();
+        for (at, &(kx, c)) in pairs.iter().enumerate() {
+            // The key is its own inverse.
+            row[at] = f64::from_bits(key(kx as u64) as u64);
+            rr[c as usize] = rank(at);
+        }
     }
 }
 

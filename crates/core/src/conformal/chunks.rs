@@ -2,6 +2,8 @@
 //! joined in item order so that every thread count gives the same rows, and a watched run
 //! stopped between blocks.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::{watch, Error, Result};
 
 /// `rows(range)` over `0..n` cut into `threads` contiguous ranges, each on a thread of its own,
@@ -33,6 +35,54 @@ pub(super) fn in_chunks<T: Send>(
     let mut out = parts.next().unwrap_or_else(|| Ok(Vec::new()))?;
     for part in parts {
         out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// The pieces one thread made, each with its place among all pieces.
+type Pieces<T> = Result<Vec<(usize, Vec<T>)>>;
+
+/// [`in_chunks`] with the items handed out `piece` at a time to whichever thread is free,
+/// rather than one fixed range a thread: when other work shares the cores (a streamed pass's
+/// reading and summaries), fixed ranges end at different times and the block waits for the
+/// last with a core idle. The pieces are joined in item order, so the rows are the same.
+pub(super) fn in_pieces<T: Send>(
+    n: usize,
+    threads: usize,
+    piece: usize,
+    rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>> + Sync,
+) -> Result<Vec<T>> {
+    let piece = piece.max(1);
+    let pieces = n.div_ceil(piece);
+    if threads <= 1 || pieces <= 1 || cfg!(target_arch = "wasm32") {
+        return in_chunks(n, 1, rows);
+    }
+    let (watch, next) = (watch::current(), AtomicUsize::new(0));
+    let work = || -> Pieces<T> {
+        let mut got = Vec::new();
+        loop {
+            let p = next.fetch_add(1, Ordering::Relaxed);
+            if p >= pieces {
+                return Ok(got);
+            }
+            watch::checkpoint_of(watch.as_deref())?;
+            got.push((p, rows(p * piece..((p + 1) * piece).min(n))?));
+        }
+    };
+    let done: Vec<Pieces<T>> = std::thread::scope(|s| {
+        let others: Vec<_> = (1..threads.min(pieces)).map(|_| s.spawn(work)).collect();
+        let mine = work();
+        let others = others.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(stopped())));
+        std::iter::once(mine).chain(others).collect()
+    });
+    let mut all = Vec::with_capacity(pieces);
+    for part in done {
+        all.extend(part?);
+    }
+    all.sort_unstable_by_key(|(p, _)| *p);
+    let mut out = Vec::new();
+    for (_, part) in all {
+        out.extend(part);
     }
     Ok(out)
 }

@@ -18,11 +18,29 @@ pub struct SplitMetrics {
 impl Calibrated {
     /// Coverage, size, position and empty rate at α.
     pub fn metrics(&self, alpha: f64, never_empty: bool) -> SplitMetrics {
+        self.metrics_noting(alpha, never_empty, &mut |_| {})
+    }
+
+    /// [`Calibrated::metrics`] and [`Calibrated::sizes`] together: with one threshold for the
+    /// split, a test item's set size is the same search in its sorted row for both, so it is
+    /// made once (after a streamed pass, these searches are most of what is left to do).
+    pub fn metrics_and_sizes(&self, alpha: f64, never_empty: bool) -> (SplitMetrics, Vec<usize>) {
+        if self.per_item_threshold() {
+            return (self.metrics(alpha, never_empty), self.sizes(alpha, never_empty));
+        }
+        let mut sizes = Vec::with_capacity(self.test.len());
+        let metrics = self.metrics_noting(alpha, never_empty, &mut |size| sizes.push(size));
+        (metrics, sizes)
+    }
+
+    /// [`Calibrated::metrics`], telling `note` each test item's set size in test order.
+    fn metrics_noting(&self, alpha: f64, never_empty: bool, note: &mut dyn FnMut(usize)) -> SplitMetrics {
         let nt = self.test.len();
         let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
         let cut = self.cut(alpha);
         for t in 0..nt {
             let (count, position) = self.size_and_position(t, cut, never_empty);
+            note(count);
             size += count;
             empty += usize::from(count == 0);
             if let Some(p) = position {

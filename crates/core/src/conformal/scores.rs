@@ -2,16 +2,18 @@
 //! rank-based and parametric r-values of CP_r (docs/method.md §5). Pooled CP_r has none: its
 //! scores depend on the calibration items ([`super::pooled`]).
 
-use super::chunks::in_chunks;
+use super::chunks::{in_chunks, in_pieces};
 use super::{Method, Prior, RvalueKind, ScoreOptions, Split};
 use crate::eb::Hyper;
-use crate::rvalue::nonparametric::nonparametric_from_order;
+use crate::rvalue::nonparametric::{nonparametric_from_order, nonparametric_items};
 use crate::rvalue::{self, DrawOrder, HyperChoice};
 use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
 use crate::{Error, Result};
 
-/// Items whose draw orders nonparametric scoring sorts together when no orders are shared.
-pub(super) const ORDER_BLOCK: usize = 64;
+/// Items a thread takes at a time for nonparametric CP_r without shared orders: a few
+/// milliseconds of work each at M = 100, K = 1000, so that threads end a block together.
+const NONPARAMETRIC_PIECE: usize = 2;
+
 /// Split-independent nonconformity scores `[N][K]` (lower = more conforming) of a method; `None`
 /// for pooled CP_r, whose scores depend on the calibration items.
 pub fn item_scores(
@@ -100,23 +102,18 @@ pub(super) fn scores_with(
         Method::CpR => match opts.kind {
             RvalueKind::Pooled => Ok(None),
             RvalueKind::Nonparametric => {
-                // Without shared orders each thread sorts a block of items at a time: every
-                // item's orders are read once here, so the whole tensor's need not be held.
-                let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
-                    let mut out = Vec::with_capacity(items.len() * k);
-                    match order {
-                        Some(o) => out.extend(items.flat_map(|i| nonparametric_from_order(o, i))),
-                        None => {
-                            for start in items.clone().step_by(ORDER_BLOCK) {
-                                let block = start..(start + ORDER_BLOCK).min(items.end);
-                                let o = DrawOrder::of_items(t, block.clone())?;
-                                out.extend((0..block.len()).flat_map(|j| nonparametric_from_order(&o, j)));
-                            }
-                        }
+                // Without shared orders each thread sorts an item's draws just before its
+                // greedy: the whole tensor's orders need not be held, and one item's stay in cache.
+                match order {
+                    Some(o) => {
+                        let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
+                            Ok(items.flat_map(|i| nonparametric_from_order(o, i)).collect())
+                        };
+                        in_chunks(n, threads, rows).map(Some)
                     }
-                    Ok(out)
-                };
-                in_chunks(n, threads, rows).map(Some)
+                    None => in_pieces(n, threads, NONPARAMETRIC_PIECE, |items| nonparametric_items(t, items))
+                        .map(Some),
+                }
             }
             RvalueKind::Parametric => match summaries {
                 Some(s) => parametric_rows(s, opts, only, threads).map(Some),

@@ -77,7 +77,7 @@ pub fn calibrate_streamed(
         let k = src.shape().2;
         let rows = fixed_rows(src, labels, &fixed, opts, splits, run, report)?;
         for (method, scores) in fixed.iter().zip(rows) {
-            let rows = ScoreRows::new(scores, k);
+            let rows = ScoreRows::on_threads(scores, k, run.threads);
             for (r, split) in splits.iter().enumerate() {
                 watch::checkpoint()?;
                 watch::advance(split.test.len());

@@ -1,4 +1,4 @@
-use super::scores::{scores_with, ORDER_BLOCK};
+use super::scores::scores_with;
 use super::sweep::counts_at_most;
 use super::*;
 use crate::rvalue::{DrawOrder, PooledSplit, Workspace};
@@ -432,6 +432,11 @@ fn every_result(p: &Prepared<'_>, splits: &[Split], threads: usize) -> Vec<Strin
                 for alpha in [0.05, 0.2, 0.5] {
                     let sets: Vec<_> = (0..c.test.len()).map(|t| bits(&c.set(t, alpha, false))).collect();
                     let m = format!("{:?}", c.metrics(alpha, true));
+                    for ne in [false, true] {
+                        let (joint, sizes) = c.metrics_and_sizes(alpha, ne);
+                        let apart = (format!("{:?}", c.metrics(alpha, ne)), c.sizes(alpha, ne));
+                        assert_eq!((format!("{joint:?}"), sizes), apart, "{method:?} {opts:?} α {alpha}");
+                    }
                     out.push(format!(
                         "{method:?} {opts:?} α {alpha}: {m} {:?} {sets:?}",
                         c.sizes(alpha, false)
@@ -518,11 +523,11 @@ fn f16_files_give_the_f32_files_results() {
     }
 }
 
-/// Nonparametric scores sorted a block of items at a time (no shared orders) equal those from
-/// the whole tensor's orders, for any thread count, across several blocks and a partial one.
+/// Nonparametric scores sorted an item at a time (no shared orders) equal those from the whole
+/// tensor's orders, for any thread count.
 #[test]
 fn nonparametric_scores_in_blocks_equal_shared_orders() {
-    let n = 2 * ORDER_BLOCK + 7;
+    let n = 135;
     let (t, _) = crate::samples::logits(n, 6, 9, 5).unwrap();
     let opts = ScoreOptions { kind: RvalueKind::Nonparametric, ..ScoreOptions::default() };
     let order = DrawOrder::of(&t).unwrap();

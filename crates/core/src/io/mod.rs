@@ -25,7 +25,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::float16;
-use crate::tensor::ScoreTensor;
+use crate::tensor::{ScoreTensor, Scores};
 use crate::{Error, Result};
 pub use layout::BlockLayout;
 use npy::{format_shape, Layout};
@@ -375,12 +375,15 @@ pub(crate) fn labels_from_array(
 
 /// The first non-finite value and its index.
 pub(crate) fn non_finite(d: &NpyData) -> Option<(usize, f64)> {
-    match d {
-        NpyData::F64(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, v[i])),
-        NpyData::F32(v) => v.iter().position(|x| !x.is_finite()).map(|i| (i, f64::from(v[i]))),
-        NpyData::F16(v) => v.iter().position(|&x| !float16::is_finite(x)).map(|i| (i, float16::to_f64(v[i]))),
-        NpyData::Int(_) | NpyData::Bool(_) => None,
-    }
+    // The tensor's branch-free scan: a streamed file's every block passes here, and a search
+    // that stops at the first failure checked one score per several instructions.
+    let scores = match d {
+        NpyData::F64(v) => Scores::F64(v),
+        NpyData::F32(v) => Scores::F32(v),
+        NpyData::F16(v) => Scores::F16(v),
+        NpyData::Int(_) | NpyData::Bool(_) => return None,
+    };
+    scores.first_non_finite().map(|i| (i, scores.at(i)))
 }
 
 /// The `n × m × k` tensor of decoded scores ([`npy::decode`]) kept in their stored type: float16

@@ -36,8 +36,12 @@ pub(super) fn sort_desc32(
             count[byte(w, pass)] += 1;
         }
     }
-    spare.clear();
-    spare.resize(words.len(), 0);
+    // Every slot is written by a pass before it is read: zero the spare buffer only when its
+    // length changes, not once a draw (a million draws zeroed 8 GB).
+    if spare.len() != words.len() {
+        spare.clear();
+        spare.resize(words.len(), 0);
+    }
     for (pass, count) in counts.iter().enumerate() {
         // A byte every key shares orders nothing: skip its pass (often the exponent's).
         if count.iter().any(|&c| c as usize == words.len()) {
