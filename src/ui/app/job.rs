@@ -222,7 +222,13 @@ impl App {
                 }
             }
         }
-        let Some(run) = self.running.take() else { return };
+        if let Some(run) = self.running.take() {
+            self.finish_job(run);
+        }
+    }
+
+    /// Puts a finished job's analysis on show, saying how long it took and where it ran.
+    fn finish_job(&mut self, run: Running) {
         let secs = (dom::now_ms() - run.started) / 1000.0;
         let note = match run.from_workers {
             0 => self.device.note(&run.gpu).to_string(),

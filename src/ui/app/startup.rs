@@ -96,15 +96,7 @@ fn launch(
         a.show_mode();
         a.start_job();
     }
-    let me = Rc::downgrade(&app);
-    device::open(gpu_switch, move |opened| {
-        if let Some(app) = me.upgrade() {
-            with(&app, |a| {
-                a.device.opened(opened);
-                a.dirty.device = true;
-            });
-        }
-    });
+    open_device(&app, gpu_switch);
     wire(&app)?;
     super::tour::wire(&app)?;
     embed::post(&doc, embed, tour_alone);
@@ -113,6 +105,19 @@ fn launch(
     }
     request_frame(&app);
     Ok(app)
+}
+
+/// Opens the GPU (or learns there is none) and tells the app when it knows.
+fn open_device(app: &Shared, gpu_switch: Option<String>) {
+    let me = Rc::downgrade(app);
+    device::open(gpu_switch, move |opened| {
+        if let Some(app) = me.upgrade() {
+            with(&app, |a| {
+                a.device.opened(opened);
+                a.dirty.device = true;
+            });
+        }
+    });
 }
 
 /// A panic shows a banner instead of leaving a dead page. Installed once: `set_hook` itself
