@@ -3,7 +3,7 @@
 //! kills the page.
 
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Element, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use rvalue_core::{Error, Result};
@@ -131,4 +131,16 @@ pub fn listen_id(
 /// Escapes text for `innerHTML`.
 pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A JavaScript exception or rejection as text: its message, or the string thrown.
+pub fn js_message(v: JsValue) -> String {
+    v.as_string()
+        .or_else(|| v.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
+        .unwrap_or_else(|| "unknown error".to_string())
+}
+
+/// An error of ours as a JavaScript exception (what a `#[wasm_bindgen]` export throws).
+pub fn to_js(e: rvalue_core::Error) -> JsValue {
+    JsValue::from_str(&e.to_string())
 }

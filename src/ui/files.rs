@@ -34,12 +34,6 @@ pub enum Got {
 /// Where loads deliver what they got: the page, which shows it.
 pub type Sink = Rc<dyn Fn(Got)>;
 
-fn js_err(v: wasm_bindgen::JsValue) -> String {
-    v.as_string()
-        .or_else(|| v.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
-        .unwrap_or_else(|| "unknown error".to_string())
-}
-
 async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
     if f.size() > MAX_FILE_BYTES {
         return Err(format!(
@@ -48,7 +42,9 @@ async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
             f.size() / 1024f64.powi(3)
         ));
     }
-    let buf = JsFuture::from(f.array_buffer()).await.map_err(|e| format!("{}: {}", f.name(), js_err(e)))?;
+    let buf = JsFuture::from(f.array_buffer())
+        .await
+        .map_err(|e| format!("{}: {}", f.name(), dom::js_message(e)))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
@@ -206,12 +202,14 @@ async fn load_sample(sink: Sink, name: String) {
     let result = async {
         let w = web_sys::window().ok_or("no window")?;
         // Relative, so the page works from any sub-path of a static server.
-        let resp = JsFuture::from(w.fetch_with_str(&format!("assets/{name}"))).await.map_err(js_err)?;
+        let resp =
+            JsFuture::from(w.fetch_with_str(&format!("assets/{name}"))).await.map_err(dom::js_message)?;
         let resp: Response = resp.dyn_into().map_err(|_| "not a response".to_string())?;
         if !resp.ok() {
             return Err(format!("HTTP {}", resp.status()));
         }
-        let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?).await.map_err(js_err)?;
+        let buf =
+            JsFuture::from(resp.array_buffer().map_err(dom::js_message)?).await.map_err(dom::js_message)?;
         Ok::<_, String>(js_sys::Uint8Array::new(&buf).to_vec())
     }
     .await;

@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, File};
+use web_sys::File;
+
+use super::dom;
 
 use rvalue_core::io::{read_labels, BlockLayout};
 use rvalue_core::{Error, Result};
@@ -44,18 +46,16 @@ pub fn stream_from() -> f64 {
     STREAM_FROM.with(|s| s.get())
 }
 
-fn js_error(v: JsValue) -> String {
-    v.as_string()
-        .or_else(|| v.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
-        .unwrap_or_else(|| "unknown error".to_string())
+/// Why `file` could not be read.
+fn cannot_read(file: &File) -> impl Fn(JsValue) -> Error + '_ {
+    |e| Error::Io { file: file.name(), message: format!("cannot read: {}", dom::js_message(e)) }
 }
 
-/// Bytes `range` of `blob`, read without holding the rest.
-pub async fn read_range(blob: &Blob, range: Range<u64>) -> Result<Vec<u8>> {
-    let cannot =
-        |e: JsValue| Error::Io { file: String::new(), message: format!("cannot read: {}", js_error(e)) };
-    let part = blob.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(cannot)?;
-    let buf = JsFuture::from(part.array_buffer()).await.map_err(cannot)?;
+/// Bytes `range` of `file`, read without holding the rest.
+pub async fn read_range(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
+    let part =
+        file.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(cannot_read(file))?;
+    let buf = JsFuture::from(part.array_buffer()).await.map_err(cannot_read(file))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
@@ -64,7 +64,7 @@ pub async fn read_range(blob: &Blob, range: Range<u64>) -> Result<Vec<u8>> {
 pub async fn open(scores: &File, labels: Option<&File>) -> Result<StreamedFile> {
     let name = scores.name();
     let size = scores.size();
-    let head = read_range(scores, 0..size.min(HEAD_BYTES) as u64).await.map_err(|e| named(&name, e))?;
+    let head = read_range(scores, 0..size.min(HEAD_BYTES) as u64).await?;
     if head.starts_with(rvalue_core::io::ZIP_MAGIC) {
         return Err(Error::invalid(format!(
             "{name}: an .npz of {:.1} GB is larger than the page holds; save its scores as an .npy \
@@ -79,17 +79,10 @@ pub async fn open(scores: &File, labels: Option<&File>) -> Result<StreamedFile> 
              a second .npy named *labels* with it)"
         )));
     };
-    let lbytes = read_range(l, 0..l.size() as u64).await.map_err(|e| named(&l.name(), e))?;
+    let lbytes = read_range(l, 0..l.size() as u64).await?;
     let (n, _, k) = layout.shape();
     let y = read_labels(&l.name(), &lbytes, n, k)?;
     StreamedFile::new(format!("{name} + {}", l.name()), layout, y)
-}
-
-fn named(file: &str, e: Error) -> Error {
-    match e {
-        Error::Io { message, .. } => Error::Io { file: file.to_string(), message },
-        e => e,
-    }
 }
 
 thread_local! {
@@ -101,8 +94,8 @@ thread_local! {
 #[wasm_bindgen]
 pub fn rvalue_hold_file(file: File) -> std::result::Result<(), JsValue> {
     HELD.with(|h| h.borrow_mut().take());
-    let head = read_sync(&file, 0..file.size().min(HEAD_BYTES) as u64).map_err(to_js)?;
-    let layout = BlockLayout::of_npy_head(&file.name(), &head, file.size() as u64).map_err(to_js)?;
+    let head = read_sync(&file, 0..file.size().min(HEAD_BYTES) as u64).map_err(dom::to_js)?;
+    let layout = BlockLayout::of_npy_head(&file.name(), &head, file.size() as u64).map_err(dom::to_js)?;
     HELD.with(|h| *h.borrow_mut() = Some((file, layout)));
     Ok(())
 }
@@ -112,7 +105,7 @@ pub fn rvalue_hold_file(file: File) -> std::result::Result<(), JsValue> {
 pub fn rvalue_compute_share(request: &str) -> std::result::Result<Vec<u8>, JsValue> {
     HELD.with(|h| match h.borrow().as_ref() {
         Some((file, layout)) => {
-            rvalue_model::compute_share(layout, request, |r| read_sync(file, r)).map_err(to_js)
+            rvalue_model::compute_share(layout, request, |r| read_sync(file, r)).map_err(dom::to_js)
         }
         None => Err(JsValue::from_str("no streamed file is held")),
     })
@@ -120,16 +113,11 @@ pub fn rvalue_compute_share(request: &str) -> std::result::Result<Vec<u8>, JsVal
 
 /// Bytes `range` of `file`, read synchronously (workers only).
 fn read_sync(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
-    let cannot =
-        |e: JsValue| Error::Io { file: file.name(), message: format!("cannot read: {}", js_error(e)) };
-    let reader = web_sys::FileReaderSync::new().map_err(cannot)?;
-    let part = file.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(cannot)?;
-    let buf = reader.read_as_array_buffer(&part).map_err(cannot)?;
+    let reader = web_sys::FileReaderSync::new().map_err(cannot_read(file))?;
+    let part =
+        file.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(cannot_read(file))?;
+    let buf = reader.read_as_array_buffer(&part).map_err(cannot_read(file))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
-}
-
-fn to_js(e: Error) -> JsValue {
-    JsValue::from_str(&e.to_string())
 }
 
 /// A streamed file for the page: its handle and what the model knows of it.

@@ -63,7 +63,7 @@ pub fn rvalue_hold_data(
     } else {
         return Err(JsValue::from_str("the scores are not a Float64Array, Float32Array or Uint16Array"));
     };
-    let held = tensor.and_then(|t| HeldData::new(t, labels)).map_err(js_error)?;
+    let held = tensor.and_then(|t| HeldData::new(t, labels)).map_err(dom::to_js)?;
     HELD.with(|h| *h.borrow_mut() = Some(held));
     Ok(())
 }
@@ -72,13 +72,9 @@ pub fn rvalue_hold_data(
 #[wasm_bindgen]
 pub fn rvalue_compute_split(request: &str) -> Result<Vec<u8>, JsValue> {
     HELD.with(|h| match h.borrow_mut().as_mut() {
-        Some(held) => held.compute_split(request).map_err(js_error),
+        Some(held) => held.compute_split(request).map_err(dom::to_js),
         None => Err(JsValue::from_str("no score file is held")),
     })
-}
-
-fn js_error(e: rvalue_core::Error) -> JsValue {
-    JsValue::from_str(&e.to_string())
 }
 
 /// Repeats a worker holds at once: while the page's thread computes (up to a frame's 30 ms) a

@@ -36,9 +36,8 @@ impl App {
                 let Some(run) = a.running.as_mut().filter(|r| r.serial == serial) else {
                     return dom::mark(dom::DROPPED_ANSWER);
                 };
-                let name = file.file.name();
                 if let Err(e) = got.and_then(|b| run.job.supply_bytes(s, b)) {
-                    a.fail_running(&format!("{name}: {e}"));
+                    a.fail_running(&format!("{}: {e}", file.info.name));
                 }
             });
         });
