@@ -92,7 +92,7 @@ mod steps;
 pub mod streamed;
 mod sweep;
 
-pub use bytes::{read_calibrations, write_calibrations};
+pub use bytes::{read_block_rows, read_calibrations, write_block_rows, write_calibrations};
 pub use calibrated::{Calibrated, ItemSet, ScoreRows};
 pub use metrics::{check_alpha, evaluate, mean_sd, summarize, SplitMetrics, Summary};
 pub use pooled::PooledBuilder;

@@ -1,5 +1,9 @@
 //! [`Calibrated`] as bytes, so that a split calibrated in another thread (the page's Web
-//! Workers) crosses over as one transferable buffer and comes back with the same bits.
+//! Workers) crosses over as one transferable buffer and comes back with the same bits; and a
+//! block's rows ([`BlockRows`], a share of a streamed file's items) likewise.
+//!
+//! A block's rows: a tag, the item count `n` and whether CP_r's rows come as `u32`, then CP's,
+//! CP_avg's, CP_r's (if any), the means and the variances, `n · K` `f64` each.
 //!
 //! Little-endian: `k`, the test count, the test items and their labels as `u32`, then a tag
 //! byte and the store. A global threshold: the test rows' scores and the calibration scores
@@ -9,7 +13,9 @@
 
 use super::calibrated::Store;
 use super::steps::StepSets;
+use super::streamed::BlockRows;
 use super::{Calibrated, ScoreRows};
+use crate::tensor::Summaries;
 use crate::{Error, Result};
 
 const GLOBAL: u8 = 0;
@@ -101,8 +107,42 @@ pub fn read_calibrations(mut input: &[u8]) -> Result<(usize, Vec<Calibrated>)> {
     Ok((tag, calibrations))
 }
 
+/// `tag` and a block's rows as one buffer, for [`read_block_rows`].
+pub fn write_block_rows(tag: usize, r: &BlockRows) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_u32(&mut out, tag);
+    put_u32(&mut out, r.summaries.n);
+    put_u32(&mut out, usize::from(r.cp_r.is_some()));
+    let cp_r = r.cp_r.as_deref().unwrap_or(&[]);
+    for part in [&r.cp[..], &r.cp_avg, cp_r, &r.summaries.mean, &r.summaries.var] {
+        put_f64s(&mut out, part);
+    }
+    out
+}
+
+/// The tag and rows of a [`write_block_rows`] buffer of a file of `m` draws and `k`
+/// candidates, which must hold nothing more.
+pub fn read_block_rows(mut input: &[u8], m: usize, k: usize) -> Result<(usize, BlockRows)> {
+    let tag = take_u32(&mut input)?;
+    let n = take_u32(&mut input)?;
+    let with_cp_r = match take_u32(&mut input)? {
+        0 => false,
+        1 => true,
+        _ => return Err(malformed("CP_r's flag is neither 0 nor 1")),
+    };
+    let len = n.checked_mul(k).ok_or_else(|| malformed("too many numbers"))?;
+    let mut rows = || take_f64s(&mut input, len);
+    let (cp, cp_avg) = (rows()?, rows()?);
+    let cp_r = if with_cp_r { Some(rows()?) } else { None };
+    let (mean, var) = (rows()?, rows()?);
+    if !input.is_empty() {
+        return Err(malformed("bytes are left over"));
+    }
+    Ok((tag, BlockRows { cp, cp_avg, cp_r, summaries: Summaries { n, k, m, mean, var } }))
+}
+
 fn malformed(what: &str) -> Error {
-    Error::invalid(format!("a calibration handed over from another thread is malformed: {what}"))
+    Error::invalid(format!("a result handed over from another thread is malformed: {what}"))
 }
 
 fn put_u32(out: &mut Vec<u8>, v: usize) {

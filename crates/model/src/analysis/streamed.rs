@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::parts::read_request;
 use rvalue_core::conformal::streamed::{block_rows, BlockRows};
-use rvalue_core::conformal::{ScoreOptions, ScoreRows};
+use rvalue_core::conformal::{write_block_rows, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
@@ -121,7 +121,7 @@ pub fn compute_share(
     let (_, controls) = read_request(&format!("{head}{}", &rest[range.len()..]))?;
     let s: usize = head.parse().map_err(|_| bad())?;
     let raw = read(layout.bytes_of(first..end))?;
-    Ok(encode(s, &score_share(layout, first, &raw, &controls.score_options())?))
+    Ok(write_block_rows(s, &score_share(layout, first, &raw, &controls.score_options())?))
 }
 
 /// Rows of the items `first..` whose bytes are `raw`.
@@ -133,41 +133,4 @@ pub(in crate::analysis) fn score_share(
 ) -> Result<BlockRows> {
     let block = layout.block(first, raw)?;
     block_rows(&block, opts, 1)
-}
-
-/// A share's rows as bytes: its index, then `cp`, `cp_avg`, `cp_r` (if any), the means and
-/// the variances, each a length and little-endian f64s.
-pub(in crate::analysis) fn encode(s: usize, r: &BlockRows) -> Vec<u8> {
-    let parts: [&[f64]; 5] =
-        [&r.cp, &r.cp_avg, r.cp_r.as_deref().unwrap_or(&[]), &r.summaries.mean, &r.summaries.var];
-    let mut out = Vec::with_capacity(8 * (2 + 5 + parts.iter().map(|p| p.len()).sum::<usize>()));
-    out.extend((s as u64).to_le_bytes());
-    out.extend((r.summaries.n as u64).to_le_bytes());
-    for p in parts {
-        out.extend((p.len() as u64).to_le_bytes());
-        p.iter().for_each(|x| out.extend(x.to_le_bytes()));
-    }
-    out
-}
-
-/// [`encode`]'s share index and rows, for a file of `m` draws and `k` candidates.
-pub(in crate::analysis) fn decode(bytes: &[u8], m: usize, k: usize) -> Result<(usize, BlockRows)> {
-    let bad = || Error::invalid("a share's rows came back garbled");
-    let mut words = bytes.chunks_exact(8).map(|w| w.try_into().map(u64::from_le_bytes));
-    let mut next = || words.next().and_then(|w| w.ok()).ok_or_else(bad);
-    let s = usize::try_from(next()?).map_err(|_| bad())?;
-    let n = usize::try_from(next()?).map_err(|_| bad())?;
-    let mut part = || -> Result<Vec<f64>> {
-        let len = usize::try_from(next()?).map_err(|_| bad())?;
-        if len != 0 && len != n * k {
-            return Err(bad());
-        }
-        (0..len).map(|_| next().map(f64::from_bits)).collect()
-    };
-    let (cp, cp_avg, cp_r, mean, var) = (part()?, part()?, part()?, part()?, part()?);
-    if cp.len() != n * k || cp_avg.len() != n * k || mean.len() != n * k || var.len() != n * k {
-        return Err(bad());
-    }
-    let cp_r = (!cp_r.is_empty()).then_some(cp_r);
-    Ok((s, BlockRows { cp, cp_avg, cp_r, summaries: Summaries { n, k, m, mean, var } }))
 }

@@ -73,4 +73,26 @@ mod tests {
             }
         }
     }
+
+    /// Rows cross threads as bytes with the same bits; a short or padded buffer is refused.
+    #[test]
+    fn a_blocks_rows_come_back_from_bytes_with_the_same_bits() {
+        let p = ToyParams { k: 6, m: 4, n_cal: 5, n_test: 4, ..Default::default() };
+        let (t, _) = toy::simulate(&p, 0).unwrap();
+        for kind in [RvalueKind::Nonparametric, RvalueKind::Pooled] {
+            let opts = ScoreOptions { kind, ..ScoreOptions::default() };
+            let rows = block_rows(&t.items(2..6), &opts, 1).unwrap();
+            let bytes = crate::conformal::write_block_rows(7, &rows);
+            let (tag, back) = crate::conformal::read_block_rows(&bytes, t.m(), t.k()).unwrap();
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(tag, 7);
+            assert_eq!((bits(&back.cp), bits(&back.cp_avg)), (bits(&rows.cp), bits(&rows.cp_avg)));
+            assert_eq!(back.cp_r.as_deref().map(bits), rows.cp_r.as_deref().map(bits));
+            assert_eq!(back.summaries, rows.summaries);
+            assert!(crate::conformal::read_block_rows(&bytes[..bytes.len() - 1], t.m(), t.k()).is_err());
+            assert!(
+                crate::conformal::read_block_rows(&[bytes.clone(), vec![0]].concat(), t.m(), t.k()).is_err()
+            );
+        }
+    }
 }

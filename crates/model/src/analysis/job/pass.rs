@@ -7,11 +7,11 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{AnalysisJob, Claim, Phase};
-use crate::analysis::streamed::{decode, score_share, share_request, Scored, StreamedFile};
+use crate::analysis::streamed::{score_share, share_request, Scored, StreamedFile};
 use crate::analysis::{internal, Part, PartTensor, Source, CP_R};
 use crate::url::UrlState;
 use rvalue_core::conformal::streamed::{rvalues_per_item, BlockRows};
-use rvalue_core::conformal::ScoreRows;
+use rvalue_core::conformal::{read_block_rows, ScoreRows};
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
 
@@ -193,7 +193,7 @@ impl AnalysisJob {
     pub(in crate::analysis) fn supply_share(&mut self, s: usize, bytes: &[u8]) -> Result<()> {
         let pass = self.pass.as_mut().ok_or_else(|| Error::invalid("no file is being read"))?;
         let (_, m, k) = pass.file.layout.shape();
-        let (index, rows) = decode(bytes, m, k)?;
+        let (index, rows) = read_block_rows(bytes, m, k)?;
         let fits = rows.summaries.n == pass.file.share(s).len()
             && rows.cp_r.is_some() == rvalues_per_item(&self.opts);
         if index != s || pass.claims.get(s) != Some(&Claim::Out) || !fits {
