@@ -58,12 +58,17 @@ impl ScoreRows {
     /// Row `i`'s score of candidate `c`.
     #[inline]
     pub fn score(&self, i: usize, c: usize) -> f64 {
+        self.sorted[i * self.k + self.rank(i, c)]
+    }
+
+    /// Candidate `c`'s place in row `i`'s order (score by `f64::total_cmp`, then candidate).
+    #[inline]
+    pub fn rank(&self, i: usize, c: usize) -> usize {
         let u = i * self.k + c;
-        let at = match &self.rank {
+        match &self.rank {
             Ranks::Narrow(r) => usize::from(r[u]),
             Ranks::Wide(r) => r[u] as usize,
-        };
-        self.sorted[i * self.k + at]
+        }
     }
 
     /// Row `i`'s scores, by candidate.

@@ -60,22 +60,16 @@ impl Calibrated {
     /// Test item `t`'s set size and its true label's place in set order (`None` when outside):
     /// what [`Calibrated::set`] gives, without building or sorting the set. Metrics over many
     /// splits make this the hot loop (a sort per item and split cost more than the r-values
-    /// did): with one threshold, two binary searches in the sorted row; pooled, one pass.
+    /// did): with one threshold, a binary search in the sorted row; pooled, one pass.
     fn size_and_position(&self, t: usize, cut: Cut, never_empty: bool) -> (usize, Option<usize>) {
         let (q, y) = (self.threshold_at(t, cut), self.labels[t]);
         let (size, before, in_set) = match &self.store {
             Store::Global { rows, by_item, .. } => {
                 let r = if *by_item { self.test[t] } else { t };
-                let (sorted, sy) = (rows.sorted_row(r), rows.score(r, y));
-                // Ahead of the label: lower scores, then equal ones at lower indices (rare).
-                let lower = sorted.partition_point(|s| s.total_cmp(&sy).is_lt());
-                let tied = sorted.get(lower + 1).is_some_and(|s| s.total_cmp(&sy).is_eq());
-                let ties = if tied {
-                    (0..y).filter(|&c| rows.score(r, c).total_cmp(&sy).is_eq()).count()
-                } else {
-                    0
-                };
-                (sorted.partition_point(|&s| s <= q), lower + ties, sy <= q)
+                // Ahead of the label in set order: lower scores, then equal ones at lower
+                // indices, which is its rank in the row.
+                let sy = rows.score(r, y);
+                (rows.sorted_row(r).partition_point(|&s| s <= q), rows.rank(r, y), sy <= q)
             }
             Store::PerItem { .. } => {
                 let row = self.row(t);
