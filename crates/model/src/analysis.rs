@@ -1,7 +1,7 @@
 //! The analysis behind panels 3, 4, 6 and 7: calibrated scores of every method on every split
 //! (score files) or repeat (toy), built in bounded steps by [`AnalysisJob`].
 
-use rvalue_core::conformal::{Method, PooledBuilder, Split};
+use rvalue_core::conformal::{Method, PooledBuilder, RvalueKind, Split};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::Error;
 
@@ -44,6 +44,23 @@ const POOLED_UNITS_PER_BUDGET: usize = 400;
 /// Test items of a pooled split per step within `budget` (at least one).
 fn pooled_items_per_step(budget: usize, t: &ScoreTensor, split: &Split) -> usize {
     (budget.saturating_mul(POOLED_UNITS_PER_BUDGET) / PooledBuilder::item_cost(t, split).max(1)).max(1)
+}
+
+/// Work of one item's r-values in candidate-units of the step budget, for `m` draws and `k`
+/// candidates; measured with the explorer bench (parametric exact with the model rule ≈ 4 µs
+/// per candidate natively, rank-based ones growing with the draws).
+fn item_cost(kind: RvalueKind, m: usize, k: usize) -> usize {
+    match kind {
+        RvalueKind::Nonparametric => k * (1 + m / 16),
+        _ => 4 * k,
+    }
+    .max(1)
+}
+
+/// Test items a split of a file tests, after checking that `n` items split as `controls` say.
+fn test_items(n: usize, controls: &crate::Controls) -> rvalue_core::Result<usize> {
+    Split::random(n, controls.cal_fraction, controls.seed, 0)?;
+    Ok(n - (n as f64 * controls.cal_fraction).round() as usize)
 }
 
 /// Largest memory the stored calibrated scores may take (wasm32 has 4 GiB in all).

@@ -140,6 +140,16 @@ fn a_garbled_or_unasked_share_is_refused() {
     let h = job.hand_out().unwrap();
     assert!(job.supply_part(h.part + 1, &[0; 64]).is_err(), "share not handed out");
     assert!(job.supply_bytes(h.part, vec![0; 3]).is_err(), "not asked for");
+    // A request names its share, its items and the settings; anything else is refused unread.
+    let f = streamed(&bytes, &labels, 4);
+    let (_, settings) = h.request.split_once('\n').unwrap();
+    let read = |_: std::ops::Range<u64>| -> rvalue_core::Result<Vec<u8>> { panic!("read for a bad request") };
+    for bad in ["0:0-4", "0\n", "x:0-4\n", "0:4-4\n", "0:0-999\n", "0:0+4\n"] {
+        let request = if bad.ends_with('\n') { format!("{bad}{settings}") } else { bad.to_string() };
+        assert!(compute_share(&f.layout, &request, read).is_err(), "{request}");
+    }
+    assert!(compute_share(&f.layout, &h.request, |r| Ok(bytes[r.start as usize..r.end as usize].to_vec()))
+        .is_ok());
 }
 
 #[test]

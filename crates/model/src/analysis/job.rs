@@ -7,12 +7,12 @@ mod steps;
 use std::collections::BTreeMap;
 
 use super::{
-    internal, pool_split_list, Analysis, LabelInfo, Part, Progress, Source, SweepCurves, CP_R,
+    internal, pool_split_list, test_items, Analysis, LabelInfo, Part, Progress, Source, SweepCurves, CP_R,
     DEFAULT_STEP_BUDGET, MAX_STORED_BYTES,
 };
 use crate::{Controls, Mode};
 use rvalue_core::conformal::pool::check_methods;
-use rvalue_core::conformal::{self, Calibrated, Method, PooledBuilder, RvalueKind, ScoreOptions, Split};
+use rvalue_core::conformal::{self, Calibrated, Method, PooledBuilder, RvalueKind, ScoreOptions};
 use rvalue_core::eb::Hyper;
 use rvalue_core::{Error, Result};
 
@@ -199,10 +199,7 @@ impl AnalysisJob {
                 pool_split_list(controls, pool, n)?;
                 n
             }
-            _ => {
-                Split::random(n, controls.cal_fraction, controls.seed, 0)?;
-                n - (n as f64 * controls.cal_fraction).round() as usize
-            }
+            _ => test_items(n, controls)?,
         };
         Ok((1, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1))
     }
@@ -224,9 +221,7 @@ impl AnalysisJob {
                 (n * m * k) as f64
             )));
         }
-        Split::random(n, controls.cal_fraction, controls.seed, 0)?;
-        let n_test = n - (n as f64 * controls.cal_fraction).round() as usize;
-        Ok((1, k, n_test, controls.splits, f.layout.single_draw() || m == 1))
+        Ok((1, k, test_items(n, controls)?, controls.splits, f.layout.single_draw() || m == 1))
     }
 
     /// Sets the work per step (candidate-units, at least 1).

@@ -160,14 +160,23 @@ pub fn compute_part(request: &str) -> Result<Vec<u8>> {
 
 /// A request's index and settings.
 pub(in crate::analysis) fn read_request(request: &str) -> Result<(usize, Controls)> {
-    let bad = || Error::invalid("a request for other threads must be '<index>\\n<settings>'");
-    let (index, query) = request.split_once('\n').ok_or_else(bad)?;
-    let index: usize = index.parse().map_err(|_| bad())?;
+    // The index is judged first, as the settings take longer to read.
+    let index = request.split_once('\n').and_then(|(i, _)| i.parse().ok()).ok_or_else(bad_request)?;
+    Ok((index, split_request(request)?.1))
+}
+
+/// A request's first line and settings.
+pub(in crate::analysis) fn split_request(request: &str) -> Result<(&str, Controls)> {
+    let (head, query) = request.split_once('\n').ok_or_else(bad_request)?;
     let restored = UrlState::from_query(query);
     if let Some(w) = restored.warnings.first() {
         return Err(Error::invalid(format!("the request's settings do not read back: {w}")));
     }
-    Ok((index, restored.state.controls))
+    Ok((head, restored.state.controls))
+}
+
+fn bad_request() -> Error {
+    Error::invalid("a request for other threads must be '<index>\\n<settings>'")
 }
 
 /// A score file held by another thread, which calibrates the pooled splits handed to it: the

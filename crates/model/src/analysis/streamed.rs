@@ -9,7 +9,7 @@
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use super::parts::read_request;
+use super::parts::split_request;
 use rvalue_core::conformal::streamed::{block_rows, BlockRows};
 use rvalue_core::conformal::{write_block_rows, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
@@ -111,15 +111,14 @@ pub fn compute_share(
     read: impl FnOnce(Range<u64>) -> Result<Vec<u8>>,
 ) -> Result<Vec<u8>> {
     let bad = || Error::invalid("a share's request must be '<share>:<first>-<end>\n<settings>'");
-    let (head, rest) = request.split_once(':').ok_or_else(bad)?;
-    let (range, _) = rest.split_once('\n').ok_or_else(bad)?;
-    let (first, end) = range.split_once('-').ok_or_else(bad)?;
-    let (first, end): (usize, usize) = (first.parse().map_err(|_| bad())?, end.parse().map_err(|_| bad())?);
+    let (head, controls) = split_request(request)?;
+    let (s, items) = head.split_once(':').ok_or_else(bad)?;
+    let (first, end) = items.split_once('-').ok_or_else(bad)?;
+    let number = |x: &str| x.parse::<usize>().map_err(|_| bad());
+    let (s, first, end) = (number(s)?, number(first)?, number(end)?);
     if first >= end || end > layout.shape().0 {
         return Err(bad());
     }
-    let (_, controls) = read_request(&format!("{head}{}", &rest[range.len()..]))?;
-    let s: usize = head.parse().map_err(|_| bad())?;
     let raw = read(layout.bytes_of(first..end))?;
     Ok(write_block_rows(s, &score_share(layout, first, &raw, &controls.score_options())?))
 }

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use super::{AnalysisJob, Claim, Phase};
 use crate::analysis::streamed::{score_share, share_request, Scored, StreamedFile};
-use crate::analysis::{internal, Part, PartTensor, Source, CP_R};
+use crate::analysis::{internal, item_cost, Part, PartTensor, Source, CP_R};
 use crate::url::UrlState;
 use rvalue_core::conformal::streamed::{rvalues_per_item, BlockRows};
-use rvalue_core::conformal::{read_block_rows, ScoreRows};
+use rvalue_core::conformal::{read_block_rows, ScoreOptions, ScoreRows};
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
 
@@ -26,18 +26,30 @@ pub(in crate::analysis) struct Pass {
     rows: [Vec<f64>; 3],
     mean: Vec<f64>,
     var: Vec<f64>,
-    /// The share the job reads itself: its index, its bytes once read, and the items scored.
-    own: Option<(usize, Option<Vec<u8>>, usize)>,
+    /// The share the job reads itself, while it does.
+    own: Option<Own>,
+}
+
+/// A share the job reads itself.
+#[derive(Debug)]
+struct Own {
+    share: usize,
+    /// Its bytes, once read.
+    bytes: Option<Vec<u8>>,
+    /// Its items scored so far.
+    next: usize,
 }
 
 impl Pass {
-    pub(in crate::analysis) fn new(file: Arc<StreamedFile>) -> Self {
+    /// A pass scoring `file` with `opts`.
+    pub(in crate::analysis) fn new(file: Arc<StreamedFile>, opts: &ScoreOptions) -> Self {
         let (n, _, k) = file.layout.shape();
         let full = || vec![f64::NAN; n * k];
+        let cp_r = if rvalues_per_item(opts) { full() } else { Vec::new() };
         Pass {
             claims: vec![Claim::Free; file.shares()],
             done: 0,
-            rows: [full(), full(), Vec::new()],
+            rows: [full(), full(), cp_r],
             mean: full(),
             var: full(),
             own: None,
@@ -65,10 +77,8 @@ impl Pass {
         }
         self.rows[0][at.clone()].copy_from_slice(&r.cp);
         self.rows[1][at.clone()].copy_from_slice(&r.cp_avg);
-        if let Some(cp_r) = r.cp_r {
-            let n = self.file.layout.shape().0;
-            self.rows[CP_R].resize(n * k, f64::NAN);
-            self.rows[CP_R][at.clone()].copy_from_slice(&cp_r);
+        if let (Some(cp_r), Some(out)) = (r.cp_r, self.rows[CP_R].get_mut(at.clone())) {
+            out.copy_from_slice(&cp_r);
         }
         self.mean[at.clone()].copy_from_slice(&r.summaries.mean);
         self.var[at].copy_from_slice(&r.summaries.var);
@@ -96,7 +106,7 @@ impl AnalysisJob {
             }
             None => {
                 file.forget();
-                self.pass = Some(Pass::new(file.clone()));
+                self.pass = Some(Pass::new(file.clone(), &self.opts));
                 self.phase = Phase::Pass;
                 Ok(())
             }
@@ -137,23 +147,20 @@ impl AnalysisJob {
     /// there was anything to do.
     pub(in crate::analysis) fn pass_step(&mut self) -> Result<bool> {
         let pass = self.pass.as_mut().ok_or_else(|| internal("no pass in the pass phase"))?;
-        let Some((s, Some(raw), next)) = pass.own.as_ref() else { return Ok(false) };
-        let (s, next) = (*s, *next);
+        let Some(Own { share, bytes: Some(raw), next }) = pass.own.as_ref() else { return Ok(false) };
+        let (share, next) = (*share, *next);
         let layout = &pass.file.layout;
-        let (items, (_, m, k)) = (pass.file.share(s), layout.shape());
-        // As a parametric r-value's cost (about a nonparametric one's per draw sixteenth).
-        let per_step = (self.budget / (k * (1 + m / 16)).max(1)).max(1);
-        let end = (next + per_step).min(items.len());
-        let bytes = layout.item_bytes();
-        let rows = score_share(layout, items.start + next, &raw[next * bytes..end * bytes], &self.opts)?;
+        let (items, (_, m, k)) = (pass.file.share(share), layout.shape());
+        let end = (next + (self.budget / item_cost(self.opts.kind, m, k)).max(1)).min(items.len());
+        let size = layout.item_bytes();
+        let rows = score_share(layout, items.start + next, &raw[next * size..end * size], &self.opts)?;
         pass.place(items.start + next, rows)?;
-        match end == items.len() {
-            true => {
-                pass.own = None;
-                self.share_done(s)?;
-            }
-            false => pass.own = Some((s, pass.own.take().and_then(|o| o.1), end)),
+        if end < items.len() {
+            pass.own.as_mut().ok_or_else(|| internal("the job's share is gone"))?.next = end;
+            return Ok(true);
         }
+        pass.own = None;
+        self.share_done(share)?;
         Ok(true)
     }
 
@@ -163,7 +170,7 @@ impl AnalysisJob {
         let pass = self.pass.as_mut().filter(|p| p.own.is_none())?;
         let s = pass.claims.iter().position(|&c| c == Claim::Free)?;
         pass.claims[s] = Claim::Job;
-        pass.own = Some((s, None, 0));
+        pass.own = Some(Own { share: s, bytes: None, next: 0 });
         Some((s, pass.file.layout.bytes_of(pass.file.share(s))))
     }
 
@@ -172,7 +179,9 @@ impl AnalysisJob {
         let pass = self.pass.as_mut().ok_or_else(|| Error::invalid("no file is being read"))?;
         let want = pass.file.layout.bytes_of(pass.file.share(s));
         match pass.own.as_mut() {
-            Some((own, got @ None, _)) if *own == s && bytes.len() as u64 == want.end - want.start => {
+            Some(Own { share, bytes: got @ None, .. })
+                if *share == s && bytes.len() as u64 == want.end - want.start =>
+            {
                 *got = Some(bytes);
                 Ok(())
             }

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::{AnalysisJob, Claim, Phase};
 use crate::analysis::{
-    highest_threshold, internal, pool_split_list, pooled_items_per_step, LabelInfo, Part, PartTensor, Source,
-    SweepCurves, CP_R,
+    highest_threshold, internal, item_cost, pool_split_list, pooled_items_per_step, LabelInfo, Part,
+    PartTensor, Source, SweepCurves, CP_R,
 };
 use rvalue_core::conformal::{
     self, item_scores, pooled_hyper, Calibrated, Method, Need, PooledBuilder, Prior, RvalueKind, ScoreRows,
@@ -85,14 +85,7 @@ impl AnalysisJob {
             self.phase = advance(method);
             return Ok(());
         }
-        // Relative costs per candidate, measured with the explorer bench (parametric exact with
-        // the model rule ≈ 4 µs per candidate natively).
-        let cost = match self.opts.kind {
-            RvalueKind::Nonparametric => k * (1 + draws / 16),
-            _ => 4 * k,
-        }
-        .max(1);
-        let mut end = (next + (self.budget / cost).max(1)).min(n);
+        let mut end = (next + (self.budget / item_cost(self.opts.kind, draws, k)).max(1)).min(n);
         let out = part.scores[method].get_or_insert_with(|| Vec::with_capacity(n * k));
         match self.opts.kind {
             RvalueKind::Nonparametric => {
