@@ -175,7 +175,9 @@ impl App {
         if let Some(run) = self.running.as_mut() {
             self.pool.feed(&mut run.job, run.serial, file.as_ref());
         }
-        self.read_own_share();
+        if let Some(file) = file {
+            self.read_own_share(file);
+        }
         loop {
             let Some(run) = self.running.as_mut() else { return };
             let me = self.me.clone();

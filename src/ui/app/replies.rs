@@ -51,23 +51,15 @@ impl App {
              the data stays in this page.",
             s.info.name
         );
-        let loaded = Loaded { name: s.info.name.clone(), data: Held::Streamed(s), pool: None, summary: None };
-        self.data = Some(loaded);
-        if self.controls.mode == Mode::Toy {
-            self.controls = self.controls.for_mode(Mode::Scores);
-        }
-        if self.fit_kind_to_file() {
-            self.write_controls();
-            self.show_mode();
+        // What `fit_kind_to_file` will do once the file is in.
+        if self.controls.for_mode(Mode::Scores).score.kind == RvalueKind::Pooled {
             what.push_str(
                 " CP_r uses the nonparametric r-value: pooled r-values would read the file again for \
                  every group of splits.",
             );
         }
-        let loaded = self.data.take();
-        if let Some(loaded) = loaded {
-            self.put_in(loaded, DataRef::Upload, &what);
-        }
+        let loaded = Loaded { name: s.info.name.clone(), data: Held::Streamed(s), pool: None, summary: None };
+        self.put_in(loaded, DataRef::Upload, &what);
     }
 
     /// Pooled r-values (the score files' default) would read a streamed file again for every
@@ -87,8 +79,6 @@ impl App {
     fn put_in(&mut self, loaded: Loaded, origin: DataRef, what: &str) {
         self.show_error(None);
         set_text(&self.doc, "data-name", what);
-        // The file before is let go first: two large ones are never held together.
-        self.data = None;
         self.data = Some(loaded);
         if self.data_ref == DataRef::Upload {
             // The file the link asked for (or another): its note has done its job.
@@ -97,6 +87,9 @@ impl App {
         self.data_ref = origin;
         self.item = self.pending_item.take().unwrap_or(0);
         if self.controls.mode == Mode::Scores {
+            if self.fit_kind_to_file() {
+                self.write_controls();
+            }
             self.start_job();
             self.dirty = Dirty::ALL;
         } else {

@@ -18,9 +18,8 @@ impl App {
         }
     }
 
-    /// Starts reading the share the running job wants next, if any.
-    pub(super) fn read_own_share(&mut self) {
-        let Some(file) = self.streamed_file() else { return };
+    /// Starts reading the share of `file` the running job wants next, if any.
+    pub(super) fn read_own_share(&mut self, file: Streamed) {
         let Some(run) = self.running.as_mut() else { return };
         if run.job.streamed().is_none_or(|s| !std::sync::Arc::ptr_eq(s, &file.info)) {
             return;
