@@ -70,7 +70,7 @@ async function numbers(page) {
   return {
     table: await text(page, '#summary-table tbody'),
     inspector: await text(page, '#inspector'),
-    coverage: await text(page, '#coverage-readout').catch(() => ''),
+    coverage: await text(page, '#coverage-readout'),
   };
 }
 
