@@ -86,11 +86,6 @@ impl BlockLayout {
         self.shape.1 * self.shape.2 * self.kind.size()
     }
 
-    /// Bytes of one stored score (2 for float16, 4 for float32, 8 for float64).
-    pub fn score_bytes(&self) -> usize {
-        self.kind.size()
-    }
-
     /// Bytes of the whole file's scores.
     pub fn data_bytes(&self) -> u64 {
         self.shape.0 as u64 * self.item_bytes() as u64
