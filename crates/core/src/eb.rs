@@ -44,13 +44,75 @@ pub fn check_units(x: &[f64], s: &[f64]) -> Result<()> {
     Ok(())
 }
 
+/// How a unit's noise variance `s_i` comes from the variance `v_i` it is given.
+/// Monomorphised, so that the common case costs nothing.
+pub trait Noise: Copy {
+    fn s(self, v: f64) -> f64;
+}
+
+/// `s_i = v_i`.
+#[derive(Debug, Clone, Copy)]
+pub struct AsGiven;
+
+impl Noise for AsGiven {
+    #[inline(always)]
+    fn s(self, v: f64) -> f64 {
+        v
+    }
+}
+
+/// `s_i = v_i / M`: the variance of a mean of `M` draws (`VarianceKind::OfMean`).
+#[derive(Debug, Clone, Copy)]
+pub struct OfMean(pub f64);
+
+impl Noise for OfMean {
+    #[inline(always)]
+    fn s(self, v: f64) -> f64 {
+        v / self.0
+    }
+}
+
+/// The likelihood's units, `d_i = x_i − μ` and `s_i`, computed where they are read (the same
+/// operations, so the same bits as stored copies): a prior pooled over a file's 10⁷ candidates
+/// then needs no copy of their means or variances.
+#[derive(Clone, Copy)]
+struct Units<'a, N> {
+    x: &'a [f64],
+    mu: f64,
+    v: &'a [f64],
+    noise: N,
+}
+
+impl<'a> Units<'a, AsGiven> {
+    /// Units whose `d` and `s` are given as they are.
+    fn plain(d: &'a [f64], s: &'a [f64]) -> Self {
+        Units { x: d, mu: 0.0, v: s, noise: AsGiven }
+    }
+}
+
+impl<N: Noise> Units<'_, N> {
+    /// `(d_i, s_i)` in unit order.
+    #[inline(always)]
+    fn iter(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let (mu, noise) = (self.mu, self.noise);
+        self.x.iter().zip(self.v).map(move |(&x, &v)| (x - mu, noise.s(v)))
+    }
+
+    fn len(&self) -> usize {
+        self.x.len()
+    }
+}
+
 /// Marginal negative log-likelihood (without constants) of `τ²`, with `d = x − μ`:
 /// `½ Σ [ln(τ² + s_i) + d_i²/(τ² + s_i)]`.
 pub fn neg_log_lik(tau2: f64, d: &[f64], s: &[f64]) -> f64 {
-    0.5 * d
+    nll(tau2, Units::plain(d, s))
+}
+
+fn nll<N: Noise>(tau2: f64, u: Units<'_, N>) -> f64 {
+    0.5 * u
         .iter()
-        .zip(s)
-        .map(|(&di, &si)| {
+        .map(|(di, si)| {
             let v = tau2 + si;
             libm::log(v) + di * di / v
         })
@@ -64,17 +126,18 @@ const CHUNK: usize = 64;
 /// Each unit's terms are computed a chunk of units at a time (independent, so they vectorise:
 /// four divisions a unit) and then added in unit order, which gives the bits of a plain running
 /// sum.
-fn nll_derivatives(tau2: f64, d: &[f64], s: &[f64]) -> (f64, f64) {
+fn nll_derivatives<N: Noise>(tau2: f64, u: Units<'_, N>) -> (f64, f64) {
     let (mut g, mut h) = (0.0, 0.0);
     let (mut tg, mut th) = ([0.0; CHUNK], [0.0; CHUNK]);
-    for (dc, sc) in d.chunks(CHUNK).zip(s.chunks(CHUNK)) {
-        for ((gt, ht), (&di, &si)) in tg.iter_mut().zip(&mut th).zip(dc.iter().zip(sc)) {
+    for (xc, vc) in u.x.chunks(CHUNK).zip(u.v.chunks(CHUNK)) {
+        for ((gt, ht), (&x, &v)) in tg.iter_mut().zip(&mut th).zip(xc.iter().zip(vc)) {
+            let (di, si) = (x - u.mu, u.noise.s(v));
             let v = tau2 + si;
             let d2 = di * di;
             *gt = 1.0 / v - d2 / (v * v);
             *ht = -1.0 / (v * v) + 2.0 * d2 / (v * v * v);
         }
-        for (&gt, &ht) in tg.iter().zip(&th).take(dc.len()) {
+        for (&gt, &ht) in tg.iter().zip(&th).take(xc.len()) {
             g += gt;
             h += ht;
         }
@@ -86,9 +149,9 @@ fn nll_derivatives(tau2: f64, d: &[f64], s: &[f64]) -> (f64, f64) {
 /// same operations and with each point's terms added in unit order (so each is that gradient's
 /// bits): the grid scan needs only their signs, and a pass with one accumulator per point
 /// vectorises across the points, where one pass per point waited on its single running sum.
-fn nll_gradients<const P: usize>(points: &[f64; P], d: &[f64], s: &[f64]) -> [f64; P] {
+fn nll_gradients<const P: usize, N: Noise>(points: &[f64; P], u: Units<'_, N>) -> [f64; P] {
     let mut g = [0.0; P];
-    for (&di, &si) in d.iter().zip(s) {
+    for (di, si) in u.iter() {
         let d2 = di * di;
         for (gj, &t) in g.iter_mut().zip(points) {
             let v = t + si;
@@ -102,9 +165,9 @@ fn nll_gradients<const P: usize>(points: &[f64; P], d: &[f64], s: &[f64]) -> [f6
 /// (`v = t + s_i`), both non-increasing in `t` as computed. At `t`: the gradient (as
 /// [`nll_derivatives`] computes it: each term `a_i − b_i` added in unit order) and the sums
 /// `Σ a_i` and `Σ b_i`.
-fn gradient_parts(t: f64, d: &[f64], s: &[f64]) -> [f64; 3] {
+fn gradient_parts<N: Noise>(t: f64, u: Units<'_, N>) -> [f64; 3] {
     let (mut g, mut sa, mut sb) = (0.0, 0.0, 0.0);
-    for (&di, &si) in d.iter().zip(s) {
+    for (di, si) in u.iter() {
         let v = t + si;
         let d2 = di * di;
         let (a, b) = (1.0 / v, d2 / (v * v));
@@ -123,22 +186,21 @@ fn gradient_parts(t: f64, d: &[f64], s: &[f64]) -> [f64; 3] {
 /// [`nll_gradients`] computes it; those points get `±1`. Intervals not decided are halved.
 /// Where sums could overflow or lose their relative accuracy (extreme noise or spread), or the
 /// bounds are not finite, every point is computed.
-fn grid_gradient_signs(points: &[f64; GRID + 1], d: &[f64], s: &[f64]) -> [f64; GRID + 1] {
-    let s_min = s.iter().fold(f64::INFINITY, |m, &v| m.min(v));
-    let s_max = s.iter().fold(0.0f64, |m, &v| m.max(v));
+fn grid_gradient_signs<N: Noise>(points: &[f64; GRID + 1], u: Units<'_, N>) -> [f64; GRID + 1] {
+    let s_min = u.iter().fold(f64::INFINITY, |m, (_, s)| m.min(s));
+    let s_max = u.iter().fold(0.0f64, |m, (_, s)| m.max(s));
     // v = t + s in [1e-140, 2e150]: v² neither overflows nor leaves the normal range.
     if !(points[GRID] <= 1e150 && s_max <= 1e150 && points[0] + s_min >= 1e-140) {
-        return nll_gradients(points, d, s);
+        return nll_gradients(points, u);
     }
-    let u = 0.5 * f64::EPSILON;
-    let slack = 1.1 * (2.0 * d.len() as f64 + 4.0) * u;
+    let slack = 1.1 * (2.0 * u.len() as f64 + 4.0) * (0.5 * f64::EPSILON);
     let mut grads = [0.0; GRID + 1];
     let mut parts = [[0.0; 3]; GRID + 1];
     let mut todo = vec![0, GRID];
     let mut open = vec![(0, GRID)];
     while !todo.is_empty() {
         for &j in &todo {
-            parts[j] = gradient_parts(points[j], d, s);
+            parts[j] = gradient_parts(points[j], u);
             grads[j] = parts[j][0];
         }
         todo.clear();
@@ -150,7 +212,7 @@ fn grid_gradient_signs(points: &[f64; GRID + 1], d: &[f64], s: &[f64]) -> [f64; 
             let ([_, a_lo, b_lo], [_, a_hi, b_hi]) = (parts[ja], parts[jb]);
             let margin = slack * (a_lo + b_lo) + 1e-300;
             if !margin.is_finite() {
-                return nll_gradients(points, d, s);
+                return nll_gradients(points, u);
             }
             if a_hi - b_lo > margin {
                 grads[ja + 1..jb].fill(1.0);
@@ -189,24 +251,29 @@ fn grid_fractions() -> &'static [f64; GRID + 1] {
 /// (it is positive beyond) brackets every local minimum, safeguarded Newton polishes each to
 /// machine precision, and the likelihood picks among them.
 pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
-    check_units(x, s)?;
+    estimate_with(x, s, AsGiven)
+}
+
+/// [`estimate`] with the noise variances `s_i = noise(v_i)`, computed where they are read.
+pub fn estimate_with(x: &[f64], v: &[f64], noise: impl Noise) -> Result<Hyper> {
+    check_units(x, v)?;
     let mu = x.iter().sum::<f64>() / x.len() as f64;
-    let d: Vec<f64> = x.iter().map(|v| v - mu).collect();
-    let dmax = d.iter().fold(0.0f64, |a, v| a.max(v * v));
+    let u = Units { x, mu, v, noise };
+    let dmax = u.iter().fold(0.0f64, |a, (d, _)| a.max(d * d));
     if dmax == 0.0 {
         return Ok(Hyper { mu, tau2: 0.0 });
     }
     // τ² = 0 is only admissible when no unit is noise-free (else the likelihood is degenerate).
-    let lo = if s.contains(&0.0) { dmax * 1e-15 } else { 0.0 };
+    let lo = if u.iter().any(|(_, s)| s == 0.0) { dmax * 1e-15 } else { 0.0 };
     let points = grid_points(dmax, lo);
-    let grads = grid_gradient_signs(&points, &d, s);
+    let grads = grid_gradient_signs(&points, u);
     let mut candidates = Vec::new();
     if grads[0] >= 0.0 {
         candidates.push(lo);
     }
     for j in 1..=GRID {
         if grads[j - 1] < 0.0 && grads[j] >= 0.0 {
-            candidates.push(polish_minimum(points[j - 1], points[j], &d, s));
+            candidates.push(polish_minimum(points[j - 1], points[j], u));
         }
     }
     // A single candidate needs no likelihood (a logarithm per unit) to be picked.
@@ -214,7 +281,7 @@ pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
         [only] => only,
         _ => candidates
             .into_iter()
-            .map(|t| (neg_log_lik(t, &d, s), t))
+            .map(|t| (nll(t, u), t))
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map_or(dmax, |(_, t)| t),
     };
@@ -237,10 +304,10 @@ fn grid_points(dmax: f64, lo: f64) -> [f64; GRID + 1] {
 
 /// The minimum of the likelihood in `[a, b]`, where the gradient goes from negative to
 /// non-negative: Newton on the gradient where it stays inside the bracket, bisection otherwise.
-fn polish_minimum(mut a: f64, mut b: f64, d: &[f64], s: &[f64]) -> f64 {
+fn polish_minimum<N: Noise>(mut a: f64, mut b: f64, u: Units<'_, N>) -> f64 {
     let mut t = 0.5 * (a + b);
     for _ in 0..200 {
-        let (g, h) = nll_derivatives(t, d, s);
+        let (g, h) = nll_derivatives(t, u);
         if g == 0.0 {
             return t;
         }
@@ -463,7 +530,7 @@ mod tests {
         assert!((h.tau2 - 0.656859149352).abs() < 1e-9, "tau2 {}", h.tau2);
         // The gradient vanishes at the estimate.
         let d: Vec<f64> = R_X.iter().map(|x| x - h.mu).collect();
-        assert!(nll_derivatives(h.tau2, &d, &s).0.abs() < 1e-12);
+        assert!(nll_derivatives(h.tau2, Units::plain(&d, &s)).0.abs() < 1e-12);
     }
 
     /// Units with noise over eight decades and a count that leaves a partial chunk.
@@ -493,11 +560,11 @@ mod tests {
             for (j, p) in points.iter_mut().enumerate() {
                 *p = if j == 0 { 0.0 } else { libm::pow(10.0, j as f64 / 8.0 - 5.0) };
             }
-            let grads = nll_gradients(&points, &d, &s);
+            let grads = nll_gradients(&points, Units::plain(&d, &s));
             for (&t, &g) in points.iter().zip(&grads) {
                 let (pg, ph) = plain_derivatives(t, &d, &s);
                 assert_eq!(g.to_bits(), pg.to_bits(), "n {n} τ² {t}: gradient");
-                let (cg, ch) = nll_derivatives(t, &d, &s);
+                let (cg, ch) = nll_derivatives(t, Units::plain(&d, &s));
                 assert_eq!((cg.to_bits(), ch.to_bits()), (pg.to_bits(), ph.to_bits()), "n {n} τ² {t}");
             }
         }
@@ -511,7 +578,8 @@ mod tests {
         let dmax = d.iter().fold(0.0f64, |a, v| a.max(v * v));
         let lo = if s.contains(&0.0) { dmax * 1e-15 } else { 0.0 };
         let points = grid_points(dmax, lo);
-        let (fast, all) = (grid_gradient_signs(&points, &d, s), nll_gradients(&points, &d, s));
+        let u = Units::plain(&d, s);
+        let (fast, all) = (grid_gradient_signs(&points, u), nll_gradients(&points, u));
         for (j, (&f, &a)) in fast.iter().zip(&all).enumerate() {
             assert_eq!((f >= 0.0, f < 0.0), (a >= 0.0, a < 0.0), "point {j}: {f} vs {a}");
             assert!(f.to_bits() == a.to_bits() || f.abs() == 1.0, "point {j}: {f} vs {a}");

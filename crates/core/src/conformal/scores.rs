@@ -4,7 +4,7 @@
 
 use super::chunks::{in_chunks, in_pieces};
 use super::{Method, Prior, RvalueKind, ScoreOptions, Split};
-use crate::eb::Hyper;
+use crate::eb::{self, Hyper};
 use crate::rvalue::nonparametric::{nonparametric_from_order, nonparametric_items};
 use crate::rvalue::{self, DrawOrder, HyperChoice};
 use crate::tensor::{ScoreTensor, Summaries, VarianceKind};
@@ -196,11 +196,13 @@ pub fn parametric_scores(
     Ok(())
 }
 
-/// The hyperparameters a pooled prior would use (for display).
+/// The hyperparameters of a prior pooled over every candidate of `summaries`. The noise
+/// variances are computed where they are read (as [`Summaries::s`] computes them), so a file's
+/// 10⁷ candidates need no copy of them.
 pub fn pooled_hyper(summaries: &Summaries, variance: VarianceKind) -> Result<Hyper> {
-    let s: Vec<f64> = (0..summaries.n)
-        .flat_map(|i| (0..summaries.k).map(move |c| (i, c)))
-        .map(|(i, c)| summaries.s(i, c, variance))
-        .collect();
-    crate::eb::estimate(&summaries.mean, &s)
+    let (x, v) = (&summaries.mean, &summaries.var);
+    match variance {
+        VarianceKind::PerDraw => eb::estimate_with(x, v, eb::AsGiven),
+        VarianceKind::OfMean => eb::estimate_with(x, v, eb::OfMean(summaries.m as f64)),
+    }
 }
