@@ -8,7 +8,7 @@
 //                                     (scores: a Float64Array, Float32Array or, float16 as
 //                                     its bit patterns, a Uint16Array);
 //               {holdFile: File}      a file too large to hold: its handle, for the shares
-//                                     after it (read here with FileReaderSync);
+//                                     after it (read here a range at a time);
 //               {serial, part, request, split, share}  a repeat to compute
 //                                     (`explorer::compute_part`), with split true a split of
 //                                     the file held, with share true a share of the file's items.
@@ -49,7 +49,7 @@ self.onmessage = async (event) => {
   try {
     if (!bindings) throw new Error("the worker's wasm is not ready");
     const bytes = share
-      ? bindings.rvalue_compute_share(request)
+      ? await bindings.rvalue_compute_share(request)
       : split
         ? bindings.rvalue_compute_split(request)
         : bindings.rvalue_compute_part(request);

@@ -1,7 +1,7 @@
 //! Score files too large to hold, read a byte range at a time with `File.slice`: opened from
-//! their header and labels ([`open`]), their shares read by the page (async, [`read_range`]) and
-//! by the workers (`FileReaderSync`, [`rvalue_hold_file`] and [`rvalue_compute_share`]). The
-//! file itself is never in memory; a share is about [`rvalue_model::SHARE_BYTES`].
+//! their header and labels ([`open`]), their shares read by the page and by the workers
+//! ([`read_range`], [`rvalue_hold_file`] and [`rvalue_compute_share`]). The file itself is never
+//! in memory; a share is about [`rvalue_model::SHARE_BYTES`].
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -51,12 +51,50 @@ fn cannot_read(file: &File) -> impl Fn(JsValue) -> Error + '_ {
     |e| Error::Io { file: file.name(), message: format!("cannot read: {}", dom::js_message(e)) }
 }
 
-/// Bytes `range` of `file`, read without holding the rest.
+/// The size of the buffer reads land in (a read fills at most this much at a time).
+const READ_BUFFER_BYTES: u32 = 1 << 20;
+
+thread_local! {
+    /// The buffer reads land in before they are copied into wasm memory: one, which each read
+    /// hands back. Reading a share into a new `ArrayBuffer` each time left hundreds of
+    /// megabytes of read buffers waiting for the collector while a 4 GB file went through.
+    static READ_BUFFER: RefCell<Option<js_sys::ArrayBuffer>> = const { RefCell::new(None) };
+}
+
+/// Bytes `range` of `file`, read without holding the rest, through [`READ_BUFFER`] (a "bring
+/// your own buffer" reader of the slice's stream).
 pub async fn read_range(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
-    let part =
-        file.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(cannot_read(file))?;
-    let buf = JsFuture::from(part.array_buffer()).await.map_err(cannot_read(file))?;
-    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+    let fail = cannot_read(file);
+    let part = file.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(&fail)?;
+    let reader = web_sys::ReadableStreamByobReader::new(&part.stream()).map_err(&fail)?;
+    let want = (range.end - range.start) as usize;
+    let mut out = Vec::with_capacity(want);
+    let mut buf = READ_BUFFER.with(|b| b.borrow_mut().take());
+    loop {
+        let into = buf.take().unwrap_or_else(|| js_sys::ArrayBuffer::new(READ_BUFFER_BYTES));
+        let view = js_sys::Uint8Array::new(&into);
+        let got = JsFuture::from(reader.read_with_array_buffer_view(&view)).await.map_err(&fail)?;
+        let field = |name: &str| js_sys::Reflect::get(&got, &JsValue::from_str(name)).map_err(&fail);
+        let done = field("done")?.as_bool() == Some(true);
+        // The read moved the buffer into the view it gives back (empty when done).
+        if let Some(v) = field("value")?.dyn_ref::<js_sys::Uint8Array>() {
+            let at = out.len();
+            out.resize(at + v.length() as usize, 0);
+            v.copy_to(&mut out[at..]);
+            buf = Some(v.buffer());
+        }
+        if done || out.len() >= want {
+            break;
+        }
+    }
+    READ_BUFFER.with(|b| *b.borrow_mut() = buf);
+    if out.len() != want {
+        return Err(Error::Io {
+            file: file.name(),
+            message: format!("read {} bytes where {want} were asked for", out.len()),
+        });
+    }
+    Ok(out)
 }
 
 /// Opens the large `.npy` `scores` from its header, with the labels of `labels` (read whole:
@@ -100,18 +138,18 @@ pub fn rvalue_hold_file(file: File) -> std::result::Result<(), JsValue> {
     Ok(())
 }
 
-/// For the worker script: the rows of the share a request names (`rvalue_model::compute_share`).
+/// For the worker script: the rows of the share a request names
+/// ([`rvalue_model::ShareRequest`]), read as the page reads its own ([`read_range`]).
 #[wasm_bindgen]
-pub fn rvalue_compute_share(request: &str) -> std::result::Result<Vec<u8>, JsValue> {
-    HELD.with(|h| match h.borrow().as_ref() {
-        Some((file, layout)) => {
-            rvalue_model::compute_share(layout, request, |r| read_sync(file, r)).map_err(dom::to_js)
-        }
-        None => Err(JsValue::from_str("no streamed file is held")),
-    })
+pub async fn rvalue_compute_share(request: String) -> std::result::Result<Vec<u8>, JsValue> {
+    let held = HELD.with(|h| h.borrow().clone());
+    let (file, layout) = held.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
+    let share = rvalue_model::ShareRequest::parse(&layout, &request).map_err(dom::to_js)?;
+    let raw = read_range(&file, share.bytes(&layout)).await.map_err(dom::to_js)?;
+    share.score(&layout, &raw).map_err(dom::to_js)
 }
 
-/// Bytes `range` of `file`, read synchronously (workers only).
+/// Bytes `range` of `file`, read synchronously (workers only: the header, once).
 fn read_sync(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
     let reader = web_sys::FileReaderSync::new().map_err(cannot_read(file))?;
     let part =

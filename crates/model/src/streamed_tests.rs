@@ -12,6 +12,16 @@ use rvalue_core::toy::{self, ToyParams};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+/// A share's rows as a worker makes them: the request read, its bytes read, its items scored.
+fn compute_share(
+    layout: &BlockLayout,
+    request: &str,
+    read: impl FnOnce(std::ops::Range<u64>) -> rvalue_core::Result<Vec<u8>>,
+) -> rvalue_core::Result<Vec<u8>> {
+    let share = ShareRequest::parse(layout, request)?;
+    share.score(layout, &read(share.bytes(layout))?)
+}
+
 /// A toy data set as a float32 `.npy`'s bytes, and its labels.
 fn file() -> (Vec<u8>, Vec<usize>) {
     let p = ToyParams { k: 6, m: 5, n_cal: 40, n_test: 33, sigma2: 30.0, ..ToyParams::default() };

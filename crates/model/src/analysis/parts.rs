@@ -123,7 +123,7 @@ impl AnalysisJob {
         }
     }
 
-    /// The streamed file analysed, for a thread that reads its shares ([`compute_share`](super::compute_share)).
+    /// The streamed file analysed, for a thread that reads its shares ([`ShareRequest`](super::ShareRequest)).
     pub fn streamed(&self) -> Option<&std::sync::Arc<super::StreamedFile>> {
         match &self.source {
             Source::Streamed(f) => Some(f),

@@ -1,7 +1,7 @@
 //! A score file too large to hold ([`Source::Streamed`](super::Source::Streamed)): the page reads
 //! it with `File.slice`, a share of items at a time, and never holds it whole. The job hands the
 //! shares out like toy repeats; whoever reads a share (a worker, or the page for the job's own)
-//! scores it with [`compute_share`] or [`score_share`] (the core's `block_rows`, the in-memory
+//! scores it with [`ShareRequest::score`] or [`score_share`] (the core's `block_rows`, the in-memory
 //! path's bits), and the job puts the rows in place ([`super::job::pass`]). The rows are kept
 //! with the file ([`StreamedFile::scored_for`]): α, the splits and the seed re-use them; a score
 //! option (the r-value kind, CP's draw, …) reads the file again.
@@ -103,24 +103,40 @@ pub(in crate::analysis) fn share_request(s: usize, items: Range<usize>, query: &
     format!("{s}:{}-{}\n{query}", items.start, items.end)
 }
 
-/// Scores the share a request names from the file of `layout`, whose byte ranges `read` gives;
-/// the bytes go to [`AnalysisJob::supply_part`](super::AnalysisJob::supply_part).
-pub fn compute_share(
-    layout: &BlockLayout,
-    request: &str,
-    read: impl FnOnce(Range<u64>) -> Result<Vec<u8>>,
-) -> Result<Vec<u8>> {
-    let bad = || Error::invalid("a share's request must be '<share>:<first>-<end>\n<settings>'");
-    let (head, controls) = split_request(request)?;
-    let (s, items) = head.split_once(':').ok_or_else(bad)?;
-    let (first, end) = items.split_once('-').ok_or_else(bad)?;
-    let number = |x: &str| x.parse::<usize>().map_err(|_| bad());
-    let (s, first, end) = (number(s)?, number(first)?, number(end)?);
-    if first >= end || end > layout.shape().0 {
-        return Err(bad());
+/// A share's request, read: which share, its items, and the options they are scored with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShareRequest {
+    pub share: usize,
+    pub items: Range<usize>,
+    opts: ScoreOptions,
+}
+
+impl ShareRequest {
+    /// Reads a request of [`share_request`]'s form for the file of `layout`, refusing items
+    /// beyond it.
+    pub fn parse(layout: &BlockLayout, request: &str) -> Result<ShareRequest> {
+        let bad = || Error::invalid("a share's request must be '<share>:<first>-<end>\n<settings>'");
+        let (head, controls) = split_request(request)?;
+        let (s, items) = head.split_once(':').ok_or_else(bad)?;
+        let (first, end) = items.split_once('-').ok_or_else(bad)?;
+        let number = |x: &str| x.parse::<usize>().map_err(|_| bad());
+        let (share, first, end) = (number(s)?, number(first)?, number(end)?);
+        if first >= end || end > layout.shape().0 {
+            return Err(bad());
+        }
+        Ok(ShareRequest { share, items: first..end, opts: controls.score_options() })
     }
-    let raw = read(layout.bytes_of(first..end))?;
-    Ok(write_block_rows(s, &score_share(layout, first, &raw, &controls.score_options())?))
+
+    /// The bytes of the file the share's items lie in.
+    pub fn bytes(&self, layout: &BlockLayout) -> Range<u64> {
+        layout.bytes_of(self.items.clone())
+    }
+
+    /// The share's rows from its bytes `raw`, for
+    /// [`AnalysisJob::supply_part`](super::AnalysisJob::supply_part).
+    pub fn score(&self, layout: &BlockLayout, raw: &[u8]) -> Result<Vec<u8>> {
+        Ok(write_block_rows(self.share, &score_share(layout, self.items.start, raw, &self.opts)?))
+    }
 }
 
 /// Rows of the items `first..` whose bytes are `raw`.

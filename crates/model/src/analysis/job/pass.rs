@@ -198,7 +198,7 @@ impl AnalysisJob {
         Some(super::super::HandOut { part: s, request: share_request(s, pass.file.share(s), &query) })
     }
 
-    /// Takes a share's rows, as [`crate::analysis::compute_share`] returned them.
+    /// Takes a share's rows, as [`crate::analysis::ShareRequest::score`] gave them.
     pub(in crate::analysis) fn supply_share(&mut self, s: usize, bytes: &[u8]) -> Result<()> {
         let pass = self.pass.as_mut().ok_or_else(|| Error::invalid("no file is being read"))?;
         let (_, m, k) = pass.file.layout.shape();
