@@ -140,7 +140,7 @@ test('a file of more than 2^28 scores opens, cancels and is scored within a memo
   assert.equal(await text(page, '#stat-n'), '10000');
   const memory = await rendererMemory(page.context().browser());
   assert.ok(memory, 'the renderer memory can be read');
-  // The issue's bound for a file of 10⁷ candidates (this one's N × K, as the 4 GB file's): the
+  // The page's bound for a file of 10⁷ candidates (this one's N × K, as the 4 GB file's): the
   // N × K rows of three methods and the items' summaries take about 0.46 GB, the page itself
   // about 0.22 GB (710–720 MB measured on the 2-core VM).
   assert.ok(memory.peakMB <= 800, `the renderer peaked at ${memory.peakMB.toFixed(0)} MB`);
