@@ -204,7 +204,8 @@ fn check_test(test: &dyn ScoreBlocks, m: usize, k: usize) -> Result<usize> {
     Ok(n)
 }
 
-fn check_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
+/// One label per item, each a candidate of `k`.
+pub fn check_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
     if labels.len() != n {
         return Err(Error::length("labels", labels.len(), format!("{n} items")));
     }

@@ -68,7 +68,7 @@ fn answers(p: &Prediction) -> Vec<u64> {
             out.push(p.threshold(j, alpha).to_bits());
             let set = p.set(j, alpha, false);
             out.push(set.item as u64);
-            out.extend(set.members.iter().map(|&(c, s)| [c as u64, s.to_bits()]).flatten());
+            out.extend(set.members.iter().flat_map(|&(c, s)| [c as u64, s.to_bits()]));
         }
     }
     out
