@@ -55,8 +55,9 @@ pub struct Calibration {
     last: Option<(Prediction, f64)>,
 }
 
-/// Calibrates `method` on labelled `scores` and `labels` (an array, or a file and the labels
-/// it carries), or on true-label draws `cal_true` `[n_cal, M]`, for predicting sets of new items.
+/// Calibrates `method` on labelled `scores` and `labels` (an array; or a file and the labels it
+/// carries, or a memmap, streamed), or on true-label draws `cal_true` `[n_cal, M]`, for
+/// predicting sets of new items.
 #[pyfunction]
 #[pyo3(signature = (
     scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue="pooled", variance="per-draw",

@@ -116,6 +116,16 @@ def test_a_format_2_file_still_loads_and_the_new_kinds_need_format_3(digits, fil
         rx.load(tmp_path / "new.rvcal")
 
 
+def test_a_file_the_core_reads_whole_calibrates_on_items(digits, tmp_path):
+    """CSV and Fortran-order files are read whole (under 2^28 scores), as `conformal` reads them."""
+    scores, labels = digits
+    np.save(tmp_path / "fortran.npy", np.asfortranarray(scores[:N_CAL]))
+    cal = rx.calibrate(tmp_path / "fortran.npy", labels[:N_CAL], rvalue="nonparametric")
+    assert cal.calibrated_on == "items"
+    same_prediction(cal, rx.calibrate(scores[:N_CAL], labels[:N_CAL], rvalue="nonparametric"), scores[N_CAL:])
+    assert rx.calibrate(ASSETS / "small_long.csv", rvalue="nonparametric").calibrated_on == "items"
+
+
 def test_a_mismatched_prediction_is_refused(digits, files):
     scores, labels = digits
     for kwargs in ({"rvalue": "nonparametric"}, {"rvalue": "parametric", "prior": "pooled"}):
