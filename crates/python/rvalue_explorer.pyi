@@ -20,22 +20,23 @@ array from another Python thread during the call is not allowed (as for numpy's 
 that release the GIL). Any other layout (Fortran order, strided views) is copied once into the
 core's row-major tensor, float16 and float32 kept as they are (every float16 is exactly a
 float32: the same results); integer or big-endian scores are first converted to float64 by
-numpy (a second copy). ``calibrate`` always copies its scores, so a
-:class:`Calibration` is a snapshot: changing the array afterwards changes nothing. ``predict``
-joins the calibration and new items into one tensor (a copy of both), as the core computes a
-prediction as a split of the joined items.
+numpy (a second copy). ``calibrate`` always copies what it keeps, so a
+:class:`Calibration` is a snapshot: changing the array afterwards changes nothing. After a
+calibration on an array, ``predict`` joins the calibration and new items into one tensor (a copy
+of both), as the core computes a prediction as a split of the joined items.
 
-Long calls (``conformal``, ``sets``, ``Calibration.predict``) run on a thread of their own while
+Long calls (``conformal``, ``sets``, ``calibrate`` on a file or memmap, ``Calibration.predict``) run on a thread of their own while
 the calling thread waits: Ctrl-C raises ``KeyboardInterrupt`` within about a second (the work
 stops between splits, rounds of pooled test items or blocks of items, and nothing half-made is
 returned). ``progress=True`` shows a bar (``tqdm.auto`` when installed, so notebooks get their
 widget; a line on ``sys.stderr`` otherwise); ``progress=callable`` calls ``callable(done,
-total)`` with test items scored, summed over methods and splits, from the calling thread (an
-exception it raises stops the call). Default: no progress.
+total)`` with test items scored, summed over methods and splits (``calibrate``: items read),
+from the calling thread (an exception it raises stops the call). Default: no progress.
 
 A :class:`Calibration` saves to a file (``save``, :func:`load`) and pickles (so joblib and Dask
-can carry it) through one plain data format: a text header (``format 1``, the package version,
-the options, the shape and dtype), then the labels, the calibration scores as held and a CRC-32.
+can carry it) through one plain data format: a text header (the format number, the package version,
+the options, what is kept, the shape and dtype), then the labels, what is kept of the
+calibration items and a CRC-32.
 Reading one runs no code; a truncated, damaged, hand-edited or other-format file raises
 ``ValueError`` saying what is wrong.
 """
@@ -139,7 +140,11 @@ class Calibration:
     """Draws per item."""
     k: int | None
     """Candidates per item; None for a calibration on true-label draws (new items may have any K)."""
-    calibrated_on: Literal["items", "true-label-draws"]
+    calibrated_on: Literal["items", "true-label-draws", "true-label-scores", "summaries"]
+    """What is kept of the calibration items: all of them (an array), their true label's draws
+    (``cal_true``; or a file or memmap under CP, CP_avg, pooled CP_r), their true label's score
+    (a file or memmap under nonparametric r-values or parametric ones with a per-item prior), or
+    their summaries, means and variances per candidate (a file or memmap under a pooled prior)."""
     per_item_threshold: bool
     """True when each new item gets a threshold of its own (CP_r with pooled r-values)."""
     predicted_alpha: float | None
@@ -159,8 +164,9 @@ class Calibration:
         """Prediction sets of new items as a boolean mask ``[n_test, K]`` (True = in the set).
 
         ``test_scores``: ``[n_test, M, K]`` or ``[n_test, K]``, the same M and K as the
-        calibration; or a path, read whole. After a calibration on true-label draws a path or a
-        ``numpy.memmap`` is streamed a block of items at a time, as :func:`conformal` streams. ``alpha``: default the calibration's. Updates ``threshold``, ``scores`` and
+        calibration; or a path. A path or a ``numpy.memmap`` is streamed a block of items at a
+        time, as :func:`conformal` streams, unless the calibration is on an array's items (then
+        a path is read whole, as the new items are joined to the calibration's). ``alpha``: default the calibration's. Updates ``threshold``, ``scores`` and
         ``predicted_alpha``. ``progress``: see the module's notes (total: ``n_test``).
         """
 
@@ -189,11 +195,21 @@ def calibrate(
     seed: int = 0,
     threads: int | None = None,
     cal_true: Any | None = None,
+    progress: Progress = None,
 ) -> Calibration:
     """Calibrates ``method`` on labelled ``scores`` ``[N, M, K]`` and ``labels`` ``[N]`` at
     miscoverage ``alpha``; returns a :class:`Calibration` whose ``predict`` gives new items'
-    sets. The scores are copied (whatever their layout): changing the array afterwards changes
-    nothing. ``scores`` may be a path (an ``.npz`` may carry the labels), read whole.
+    sets. An array's scores are copied (whatever their layout): changing the array afterwards
+    changes nothing.
+
+    ``scores`` may be a path (an ``.npz`` may carry the labels) or a ``numpy.memmap``: then
+    it is streamed a block of items at a time, as :func:`conformal` streams (any size, in
+    bounded memory), and only what ``predict`` needs is kept (``calibrated_on``): each item's
+    true-label draws ``[n_cal, M]`` for CP, CP_avg and pooled CP_r, its true label's score for
+    nonparametric CP_r and parametric CP_r with a per-item prior, its summaries ``[n_cal, K]``
+    (means and variances) for a pooled prior. Predictions are those of the items held whole, bit
+    for bit. ``progress``: see the module's notes (total: the items). A file the core cannot
+    stream (CSV, Fortran order) is read whole, under 2^28 scores.
 
     ``cal_true`` instead of ``scores`` and ``labels``: the calibration items' true-label draws
     ``[n_cal, M]`` (an array or a path, float16/32/64), the layout of the paper's ImageNet

@@ -97,6 +97,7 @@ pub use calibrated::{Calibrated, ItemSet, ScoreRows};
 pub use metrics::{check_alpha, evaluate, mean_sd, summarize, SplitMetrics, Summary};
 pub use pooled::PooledBuilder;
 pub use prepared::{calibrate_each_lean, check_data, Prepared};
+pub(crate) use scores::parametric_rows;
 pub use scores::{item_scores, item_scores_only, needed_candidates, parametric_scores, pooled_hyper, Need};
 pub use split::{Split, SplitPlan};
 pub use sweep::{alpha_grid, sweep};

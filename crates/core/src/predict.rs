@@ -8,6 +8,8 @@
 //! The new items' labels are never read: they are stood in by candidate 0, which only the
 //! coverage metrics would look at.
 
+pub mod kept;
+
 use crate::blocks::ScoreBlocks;
 use crate::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
 use crate::conformal::streamed::{Report, Streaming};

@@ -9,8 +9,14 @@
 //!
 //! A calibration may instead be on true-label draws alone (`cal_true`, `[n_cal, M]`, the layout
 //! of the paper's ImageNet calibration pool): CP, CP_avg and pooled CP_r need nothing else of a
-//! calibration item (`rvalue_core::conformal::pool`), and its new items are streamed when given
-//! as a file or a memmap.
+//! calibration item (`rvalue_core::conformal::pool`).
+//!
+//! Labelled items given as a file or a memmap are streamed a block at a time, never held
+//! whole, and only what a prediction needs of them is kept (`rvalue_core::predict::kept`): the
+//! true-label draws (CP, CP_avg, pooled CP_r), the true label's score (per-item r-values), or
+//! the summaries (a pooled prior). Predictions are those of the items held whole, bit for bit,
+//! so a file is streamed whatever its size: the choice never depends on a threshold. A
+//! prediction's new items are streamed too when they are a file or a memmap.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyOSError;
@@ -19,13 +25,14 @@ use pyo3::types::PyBytes;
 use rvalue_core::conformal::pool::{self, TruePool};
 use rvalue_core::conformal::streamed::Streaming;
 use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
+use rvalue_core::predict::kept::{self, Keeps};
 use rvalue_core::predict::{self, Prediction};
 use rvalue_core::{whole_file, Error};
 
 use crate::arrays::value_error;
 use crate::options::{self, Scoring};
 use crate::saved::{self, Basis, Settings};
-use crate::streamed;
+use crate::streamed::{self, Source};
 use crate::watched::{self, Progress};
 
 /// A method calibrated on labelled items, or on true-label draws. `predict(test_scores)` gives
@@ -48,18 +55,19 @@ pub struct Calibration {
     last: Option<(Prediction, f64)>,
 }
 
-/// Calibrates `method` on labelled `scores` and `labels` (an array, or a file and the labels
-/// it carries), or on true-label draws `cal_true` `[n_cal, M]`, for predicting sets of new items.
+/// Calibrates `method` on labelled `scores` and `labels` (an array; or a file and the labels it
+/// carries, or a memmap, streamed), or on true-label draws `cal_true` `[n_cal, M]`, for
+/// predicting sets of new items.
 #[pyfunction]
 #[pyo3(signature = (
     scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue="pooled", variance="per-draw",
     prior="per-item", algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
-    never_empty=false, seed=0, threads=None, cal_true=None
+    never_empty=false, seed=0, threads=None, cal_true=None, progress=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
-pub fn calibrate(
-    scores: Option<&Bound<'_, PyAny>>,
-    labels: Option<&Bound<'_, PyAny>>,
+pub fn calibrate<'py>(
+    scores: Option<&Bound<'py, PyAny>>,
+    labels: Option<&Bound<'py, PyAny>>,
     alpha: f64,
     method: &str,
     rvalue: &str,
@@ -72,23 +80,69 @@ pub fn calibrate(
     never_empty: bool,
     seed: u64,
     threads: Option<usize>,
-    cal_true: Option<&Bound<'_, PyAny>>,
+    cal_true: Option<&Bound<'py, PyAny>>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Calibration> {
+    let progress = Progress::of(progress)?;
     let opts = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties }.options()?;
+    let settings =
+        Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
+    let threads = options::threads(threads)?;
     let basis = match (scores, cal_true) {
-        (Some(scores), None) => {
-            let (cal, carried) = streamed::whole(scores, "scores")?;
-            Basis::Items { cal, labels: streamed::labels(labels, carried)? }
-        }
+        (Some(scores), None) => on_items(scores, labels, &settings, threads, progress)?,
         (None, Some(pool)) if labels.is_none() => Basis::TrueDraws(streamed::pool_draws(pool)?),
         (None, Some(_)) => {
             return Err(value_error(Error::invalid("cal_true carries its labels: give no labels")))
         }
         _ => return Err(value_error(Error::invalid("give scores and labels, or cal_true, one of them"))),
     };
-    let settings =
-        Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
-    Calibration::new(settings, basis, options::threads(threads)?).map_err(value_error)
+    Calibration::new(settings, basis, threads).map_err(value_error)
+}
+
+/// The basis of a calibration on labelled items: an array copied whole; a file or a memmap
+/// streamed (watched: progress, Ctrl-C), keeping what [`Keeps`] says.
+fn on_items<'py>(
+    scores: &Bound<'py, PyAny>,
+    labels: Option<&Bound<'py, PyAny>>,
+    s: &Settings,
+    threads: usize,
+    progress: Progress<'py>,
+) -> PyResult<Basis> {
+    if !streamed::is_file_or_memmap(scores)? {
+        let (cal, _) = streamed::whole(scores, "scores")?;
+        return Ok(Basis::Items { cal, labels: streamed::labels(labels, None)? });
+    }
+    let (src, carried) = streamed::source(scores)?;
+    let labels = streamed::labels(labels, carried)?;
+    if let Source::Array { tensor, streamed: false } = src {
+        // A file the core reads whole (CSV, Fortran order): the package owns it already.
+        return Ok(Basis::Items { cal: tensor.into_copy(), labels });
+    }
+    let (blocks, _) = src.blocks();
+    let (_, m, k) = blocks.shape();
+    // What `Calibration::new` checks, before a pass over what may be a large file.
+    kept::check_labels(&labels, blocks.shape().0, k).map_err(value_error)?;
+    if s.opts.cp_draw >= m {
+        let msg = format!("CP's draw {} does not exist (M = {m})", s.opts.cp_draw);
+        return Err(value_error(Error::invalid(msg)));
+    }
+    let (method, opts) = (s.method, &s.opts);
+    let work = || -> rvalue_core::Result<Basis> {
+        let run = Streaming { threads, ..Streaming::default() };
+        let report = &mut |_: &str, _: usize, _: usize| {};
+        Ok(match Keeps::of(method, opts) {
+            Keeps::TrueDraws => Basis::TrueDraws(kept::true_label_draws(blocks, &labels, &run, report)?),
+            Keeps::TrueScores => {
+                let scores = kept::true_label_scores(blocks, &labels, method, opts, &run, report)?;
+                Basis::TrueScores { scores, m, k }
+            }
+            Keeps::Summaries => {
+                let summaries = kept::summaries(blocks, &run, report)?;
+                Basis::Summaries { summaries, labels: labels.clone() }
+            }
+        })
+    };
+    watched::run(scores.py(), progress, "calibrate", blocks.shape().0, work)
 }
 
 /// Reads a calibration saved by `Calibration.save`; `threads` as in `calibrate`.
@@ -112,12 +166,34 @@ pub fn from_bytes(data: &[u8]) -> PyResult<Calibration> {
     Calibration::new(settings, basis, options::threads(None)?).map_err(value_error)
 }
 
+/// A streamed calibration's basis must be what its method keeps ([`Keeps`]), its labels those
+/// of its candidates.
+fn check_kept(s: &Settings, basis: &Basis) -> rvalue_core::Result<()> {
+    let got = match basis {
+        Basis::TrueScores { .. } => Keeps::TrueScores,
+        Basis::Summaries { .. } => Keeps::Summaries,
+        Basis::Items { .. } | Basis::TrueDraws(_) => Keeps::TrueDraws,
+    };
+    if got != Keeps::of(s.method, &s.opts) {
+        return Err(Error::invalid(format!(
+            "a calibration on {} does not fit {} with these options",
+            basis.name(),
+            s.method
+        )));
+    }
+    match basis {
+        Basis::Summaries { summaries, labels } => kept::check_labels(labels, summaries.n, summaries.k),
+        _ => Ok(()),
+    }
+}
+
 impl Calibration {
     /// A calibration on `basis`, checked as `calibrate` checks its arguments.
     fn new(s: Settings, basis: Basis, threads: usize) -> rvalue_core::Result<Calibration> {
         match &basis {
             Basis::Items { cal, labels } => rvalue_core::conformal::check_data(cal, labels)?,
             Basis::TrueDraws(_) => pool::check_methods(&[s.method], &s.opts)?,
+            Basis::TrueScores { .. } | Basis::Summaries { .. } => check_kept(&s, &basis)?,
         }
         rvalue_core::conformal::check_alpha(s.alpha)?;
         let m = basis.draws();
@@ -179,6 +255,26 @@ impl Calibration {
                     let pool = TruePool::of_single_draw(draws.clone())?;
                     let run = Streaming { threads, ..Streaming::default() };
                     predict::predict_with_pool(&pool, test, method, opts, seed, &run, &mut |_, _, _| {})
+                };
+                watched::run(py, progress, "predict", test.shape().0, work)?
+            }
+            Basis::TrueScores { scores, m, k } => {
+                let (src, _) = streamed::source(test_scores)?;
+                let (test, _) = src.blocks();
+                let work = || {
+                    let run = Streaming { threads, ..Streaming::default() };
+                    let report = &mut |_: &str, _: usize, _: usize| {};
+                    kept::predict_with_true_scores(scores, (*m, *k), test, method, opts, seed, &run, report)
+                };
+                watched::run(py, progress, "predict", test.shape().0, work)?
+            }
+            Basis::Summaries { summaries, labels } => {
+                let (src, _) = streamed::source(test_scores)?;
+                let (test, _) = src.blocks();
+                let work = || {
+                    let run = Streaming { threads, ..Streaming::default() };
+                    let report = &mut |_: &str, _: usize, _: usize| {};
+                    kept::predict_with_summaries(summaries, labels, test, opts, seed, &run, report)
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }
@@ -259,13 +355,12 @@ impl Calibration {
     /// Candidates per item; None for a calibration on true-label draws (any K is predicted).
     #[getter]
     fn k(&self) -> Option<usize> {
-        match &self.basis {
-            Basis::Items { cal, .. } => Some(cal.k()),
-            Basis::TrueDraws(_) => None,
-        }
+        self.basis.candidates()
     }
 
-    /// What the calibration is on: "items", or "true-label-draws" (`cal_true`).
+    /// What the calibration is on: "items" (an array), "true-label-draws" (`cal_true`, or a
+    /// file or memmap under CP, CP_avg or pooled CP_r), "true-label-scores" (a file or memmap
+    /// under per-item r-values) or "summaries" (under a pooled prior).
     #[getter]
     fn calibrated_on(&self) -> &'static str {
         self.basis.name()
@@ -327,6 +422,12 @@ impl Calibration {
         let on = match &self.basis {
             Basis::Items { cal, .. } => format!("n_calibration={}, M={}, K={}", cal.n(), cal.m(), cal.k()),
             Basis::TrueDraws(t) => format!("true-label draws of {} items, M={}", t.n(), t.k()),
+            Basis::TrueScores { scores, m, k } => {
+                format!("true-label scores of {} items, M={m}, K={k}", scores.len())
+            }
+            Basis::Summaries { summaries: s, .. } => {
+                format!("summaries of {} items, M={}, K={}", s.n, s.m, s.k)
+            }
         };
         format!(
             "Calibration(method='{}'{options}, alpha={}, never_empty={}, {on}; {last})",

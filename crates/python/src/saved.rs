@@ -3,36 +3,48 @@
 //!
 //! ```text
 //! rvalue-explorer calibration        magic line
-//! format 2                           this layout's version: a reader refuses any other
+//! format 3                           this layout's version: a reader refuses any other
 //! written-by rvalue-explorer 0.1.0   the package that wrote it (informative)
 //! method cp-r                        then the options, spelt as the CLI spells them,
 //! …                                  one `key value` line each, in a fixed order
-//! calibrated-on items                items, or true-label-draws
+//! calibrated-on items                what is kept of the items (the table below)
+//! items 1000                         the items' shape: items, draws, candidates
 //! …
 //! dtype float32                      the scores' type
 //! end
 //! labels: items × u64, little-endian
-//! scores: items × draws × candidates, float16, float32 or float64, little-endian, row-major
+//! scores: float16, float32 or float64, little-endian, row-major (the table below)
 //! CRC-32 of every byte before it, u32 little-endian
 //! ```
 //!
-//! A calibration on true-label draws alone `[n_cal, M]` is saved as what it is, items with one
-//! candidate (the true label, so every label is 0): `candidates 1`. Format 1 (the same without
-//! `calibrated-on`, always items) is still read.
+//! | `calibrated-on`     | kept for                                | labels | scores                |
+//! |---------------------|-----------------------------------------|--------|-----------------------|
+//! | `items`             | every method (an array in memory)       | labels | items × draws × cand. |
+//! | `true-label-draws`  | CP, CP_avg, pooled CP_r                 | all 0  | items × draws         |
+//! | `true-label-scores` | nonparametric, per-item parametric CP_r | all 0  | items, float64        |
+//! | `summaries`         | parametric CP_r, pooled prior           | labels | means, variances (1)  |
+//!
+//! (1) Items × candidates means, then as many sample variances, float64.
+//!
+//! True-label draws `[n_cal, M]` are saved as items with one candidate (the true label, so every
+//! label is 0): `candidates 1`. The last two rows are what a calibration streamed from a file
+//! keeps (`rvalue_core::predict::kept`): their header gives the items' shape (the candidates a
+//! prediction must have). Format 2 (the first two rows alone) and format 1 (without
+//! `calibrated-on`, always items) are still read.
 //!
 //! The checksum catches a truncated or damaged file; every value is checked as `calibrate`
 //! checks its arguments, so a file edited by hand (checksum fixed) still gives a valid
 //! calibration or a `ValueError` naming what is wrong.
 
 use rvalue_core::conformal::{Method, ScoreOptions};
-use rvalue_core::tensor::{ScoreTensor, Scores};
+use rvalue_core::tensor::{ScoreTensor, Scores, Summaries};
 use rvalue_core::{Error, Result};
 
 const MAGIC: &str = "rvalue-explorer calibration\n";
 /// The layout above. A change to it (a key, the payload) takes a new number.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 /// The older layouts this reader still reads.
-const READS: [u32; 2] = [1, 2];
+const READS: [u32; 3] = [1, 2, 3];
 /// A header is a few hundred bytes; a file without `end` in this many is not one.
 const MAX_HEADER: usize = 4096;
 
@@ -43,15 +55,33 @@ pub enum Basis {
     /// The true label's draws alone, `[n_cal, M]` held as a tensor `[n_cal, 1, M]` (as a
     /// two-dimensional array is read).
     TrueDraws(ScoreTensor),
+    /// Each item's score at its true label under the method (`m` draws, `k` candidates).
+    TrueScores { scores: Vec<f64>, m: usize, k: usize },
+    /// Each item's summaries `[n, K]` and its label.
+    Summaries { summaries: Summaries, labels: Vec<usize> },
+}
+
+/// What is saved of a basis: the tensor whose type is the file's dtype, or plain numbers.
+enum Payload<'a> {
+    Tensor(&'a ScoreTensor),
+    Numbers(Vec<&'a [f64]>),
 }
 
 impl Basis {
-    /// The tensor as saved: items, or true-label units `[n_cal, M, 1]` (the same values in the
-    /// same order), with their labels.
-    fn saved(&self) -> (&ScoreTensor, (usize, usize, usize), std::borrow::Cow<'_, [usize]>) {
+    /// What is saved (the table of the module's notes): the shape of the header, the labels and
+    /// the scores. True-label units are `[n_cal, M, 1]` (the same values in the same order).
+    fn saved(&self) -> ((usize, usize, usize), std::borrow::Cow<'_, [usize]>, Payload<'_>) {
         match self {
-            Basis::Items { cal, labels } => (cal, (cal.n(), cal.m(), cal.k()), labels.into()),
-            Basis::TrueDraws(t) => (t, (t.n(), t.k(), 1), vec![0; t.n()].into()),
+            Basis::Items { cal, labels } => {
+                ((cal.n(), cal.m(), cal.k()), labels.into(), Payload::Tensor(cal))
+            }
+            Basis::TrueDraws(t) => ((t.n(), t.k(), 1), vec![0; t.n()].into(), Payload::Tensor(t)),
+            Basis::TrueScores { scores, m, k } => {
+                ((scores.len(), *m, *k), vec![0; scores.len()].into(), Payload::Numbers(vec![scores]))
+            }
+            Basis::Summaries { summaries: s, labels } => {
+                ((s.n, s.m, s.k), labels.into(), Payload::Numbers(vec![&s.mean, &s.var]))
+            }
         }
     }
 
@@ -60,6 +90,8 @@ impl Basis {
         match self {
             Basis::Items { cal, .. } => cal.n(),
             Basis::TrueDraws(t) => t.n(),
+            Basis::TrueScores { scores, .. } => scores.len(),
+            Basis::Summaries { summaries, .. } => summaries.n,
         }
     }
 
@@ -68,6 +100,8 @@ impl Basis {
         match self {
             Basis::Items { cal, .. } => cal.m(),
             Basis::TrueDraws(t) => t.k(),
+            Basis::TrueScores { m, .. } => *m,
+            Basis::Summaries { summaries, .. } => summaries.m,
         }
     }
 
@@ -75,6 +109,19 @@ impl Basis {
         match self {
             Basis::Items { .. } => "items",
             Basis::TrueDraws(_) => "true-label-draws",
+            Basis::TrueScores { .. } => "true-label-scores",
+            Basis::Summaries { .. } => "summaries",
+        }
+    }
+
+    /// Candidates per item, where the calibration has a number of them (true-label draws
+    /// predict any).
+    pub fn candidates(&self) -> Option<usize> {
+        match self {
+            Basis::Items { cal, .. } => Some(cal.k()),
+            Basis::TrueDraws(_) => None,
+            Basis::TrueScores { k, .. } => Some(*k),
+            Basis::Summaries { summaries, .. } => Some(summaries.k),
         }
     }
 }
@@ -117,11 +164,14 @@ const DTYPE: usize = 15;
 /// The header's values in [`KEYS`] order (numbers in Rust's shortest round-trip form).
 fn values(s: &Settings, basis: &Basis) -> [String; 16] {
     let o = &s.opts;
-    let (cal, (n, m, k), _) = basis.saved();
-    let dtype = match cal.scores() {
-        Scores::F16(_) => "float16",
-        Scores::F32(_) => "float32",
-        Scores::F64(_) => "float64",
+    let ((n, m, k), _, payload) = basis.saved();
+    let dtype = match payload {
+        Payload::Tensor(t) => match t.scores() {
+            Scores::F16(_) => "float16",
+            Scores::F32(_) => "float32",
+            Scores::F64(_) => "float64",
+        },
+        Payload::Numbers(_) => "float64",
     };
     [
         s.method.name().into(),
@@ -145,27 +195,27 @@ fn values(s: &Settings, basis: &Basis) -> [String; 16] {
 
 /// The file's bytes.
 pub fn encode(s: &Settings, basis: &Basis) -> Vec<u8> {
-    let (cal, _, labels) = basis.saved();
+    let (_, labels, payload) = basis.saved();
     let mut header =
         format!("{MAGIC}format {FORMAT}\nwritten-by rvalue-explorer {}\n", env!("CARGO_PKG_VERSION"));
     for (key, value) in KEYS.iter().zip(values(s, basis)) {
         header.push_str(&format!("{key} {value}\n"));
     }
     header.push_str("end\n");
-    let width = match cal.scores() {
-        Scores::F16(_) => 2,
-        Scores::F32(_) => 4,
-        Scores::F64(_) => 8,
-    };
-    let mut out = Vec::with_capacity(header.len() + 8 * labels.len() + width * cal.scores().len() + 4);
+    let mut out = Vec::with_capacity(header.len() + 8 * labels.len() + 4);
     out.extend_from_slice(header.as_bytes());
     for &y in labels.iter() {
         out.extend_from_slice(&(y as u64).to_le_bytes());
     }
-    match cal.scores() {
-        Scores::F16(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-        Scores::F32(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
-        Scores::F64(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+    match payload {
+        Payload::Tensor(t) => match t.scores() {
+            Scores::F16(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+            Scores::F32(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+            Scores::F64(x) => x.iter().for_each(|v| out.extend_from_slice(&v.to_le_bytes())),
+        },
+        Payload::Numbers(parts) => {
+            parts.iter().flat_map(|p| p.iter()).for_each(|v| out.extend_from_slice(&v.to_le_bytes()))
+        }
     }
     let crc = crc32fast::hash(&out);
     out.extend_from_slice(&crc.to_le_bytes());
@@ -196,7 +246,14 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, Basis)> {
             ))
         }
     };
-    let body = checked_body(bytes, payload, shape, width).map_err(|(place, m)| bad(place, m))?;
+    let kind = Kind::of(get(CALIBRATED_ON), format).ok_or_else(|| value(CALIBRATED_ON))?;
+    if kind.numbers() && width != 8 {
+        return Err(bad(
+            "header",
+            format!("{} are saved as float64, not {}", get(CALIBRATED_ON), get(DTYPE)),
+        ));
+    }
+    let body = checked_body(bytes, payload, shape, kind, width).map_err(|(place, m)| bad(place, m))?;
     let option = |e: Error| bad("header", e.to_string());
     let settings = Settings {
         method: get(0).parse().map_err(option)?,
@@ -213,12 +270,43 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, Basis)> {
         never_empty: get(9).parse().map_err(|_| value(9))?,
         seed: get(10).parse().map_err(|_| value(10))?,
     };
-    let true_draws = match get(CALIBRATED_ON) {
-        "items" => false,
-        "true-label-draws" => true,
-        _ => return Err(value(CALIBRATED_ON)),
-    };
-    Ok((settings, basis(body, shape, width, true_draws).map_err(|(place, m)| bad(place, m))?))
+    Ok((settings, basis(body, shape, width, kind).map_err(|(place, m)| bad(place, m))?))
+}
+
+/// What a file's `calibrated-on` says it keeps (the table of the module's notes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Items,
+    TrueDraws,
+    TrueScores,
+    Summaries,
+}
+
+impl Kind {
+    /// The kind named `name` in a file of `format` (the last two came with format 3).
+    fn of(name: &str, format: u32) -> Option<Kind> {
+        match name {
+            "items" => Some(Kind::Items),
+            "true-label-draws" => Some(Kind::TrueDraws),
+            "true-label-scores" if format >= 3 => Some(Kind::TrueScores),
+            "summaries" if format >= 3 => Some(Kind::Summaries),
+            _ => None,
+        }
+    }
+
+    /// Whether its scores are plain float64 numbers rather than a tensor of the file's dtype.
+    fn numbers(self) -> bool {
+        matches!(self, Kind::TrueScores | Kind::Summaries)
+    }
+
+    /// How many scores follow the labels for items of shape `(n, m, k)`.
+    fn values(self, (n, m, k): (usize, usize, usize)) -> Option<usize> {
+        match self {
+            Kind::Items | Kind::TrueDraws => n.checked_mul(m)?.checked_mul(k),
+            Kind::TrueScores => Some(n),
+            Kind::Summaries => n.checked_mul(k)?.checked_mul(2),
+        }
+    }
 }
 
 /// The labels and scores of a checked payload as a calibration's basis.
@@ -226,7 +314,7 @@ fn basis(
     body: &[u8],
     (n, m, k): (usize, usize, usize),
     width: usize,
-    true_draws: bool,
+    kind: Kind,
 ) -> std::result::Result<Basis, (&'static str, String)> {
     let (labels, scores) = body.split_at(8 * n);
     let labels = labels
@@ -234,9 +322,13 @@ fn basis(
         .map(|b| usize::try_from(u64::from_le_bytes(b.try_into().unwrap_or_default())))
         .collect::<std::result::Result<Vec<usize>, _>>()
         .map_err(|_| ("labels", "a label does not fit this machine's integers".to_string()))?;
-    if !true_draws {
-        let cal = tensor(scores, (n, m, k), width).map_err(|e| ("scores", e.to_string()))?;
-        return Ok(Basis::Items { cal, labels });
+    match kind {
+        Kind::Items => {
+            let cal = tensor(scores, (n, m, k), width).map_err(|e| ("scores", e.to_string()))?;
+            return Ok(Basis::Items { cal, labels });
+        }
+        Kind::TrueScores | Kind::Summaries => return kept(scores, (n, m, k), labels, kind),
+        Kind::TrueDraws => {}
     }
     // True-label units have one candidate, the true label: held as `[n_cal, 1, M]`.
     if k != 1 || labels.iter().any(|&y| y != 0) {
@@ -244,6 +336,36 @@ fn basis(
         return Err(("header", msg));
     }
     Ok(Basis::TrueDraws(tensor(scores, (n, 1, m), width).map_err(|e| ("scores", e.to_string()))?))
+}
+
+/// A streamed calibration's numbers: true-label scores (not NaN) or summaries (finite, variances
+/// not negative).
+fn kept(
+    scores: &[u8],
+    (n, m, k): (usize, usize, usize),
+    labels: Vec<usize>,
+    kind: Kind,
+) -> std::result::Result<Basis, (&'static str, String)> {
+    let v: Vec<f64> =
+        scores.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or_default())).collect();
+    if kind == Kind::TrueScores {
+        if labels.iter().any(|&y| y != 0) {
+            return Err(("labels", "true-label scores are saved with every label 0".into()));
+        }
+        if let Some(i) = v.iter().position(|x| x.is_nan()) {
+            return Err(("scores", format!("the true-label score of item {i} is NaN")));
+        }
+        return Ok(Basis::TrueScores { scores: v, m, k });
+    }
+    let (mean, var) = v.split_at(n * k);
+    if let Some(i) = mean.iter().chain(var).position(|x| !x.is_finite()) {
+        return Err(("scores", format!("summary {i} is not finite")));
+    }
+    if let Some(i) = var.iter().position(|&x| x < 0.0) {
+        return Err(("scores", format!("variance {i} is negative")));
+    }
+    let summaries = Summaries { n, k, m, mean: mean.to_vec(), var: var.to_vec() };
+    Ok(Basis::Summaries { summaries, labels })
 }
 
 /// Little-endian scores of `width` bytes as a tensor of that width.
@@ -317,14 +439,14 @@ fn checked_body<'a>(
     bytes: &[u8],
     payload: &'a [u8],
     (n, m, k): (usize, usize, usize),
+    kind: Kind,
     width: usize,
 ) -> std::result::Result<&'a [u8], (&'static str, String)> {
     let shape = format!("{n} items × {m} draws × {k} candidates");
-    let want = n
-        .checked_mul(m)
-        .and_then(|x| x.checked_mul(k))
+    let want = kind
+        .values((n, m, k))
         .and_then(|x| x.checked_mul(width))
-        .and_then(|x| x.checked_add(8 * n + 4))
+        .and_then(|x| x.checked_add(n.checked_mul(8)?.checked_add(4)?))
         .ok_or_else(|| ("header", format!("{shape} is too large")))?;
     if payload.len() < want {
         let got = payload.len();

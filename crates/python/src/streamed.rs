@@ -55,6 +55,11 @@ pub fn source<'py>(scores: &Bound<'py, PyAny>) -> PyResult<(Source<'py>, Option<
     Ok((Source::Array { tensor, streamed: memmap }, None))
 }
 
+/// Whether `obj` is a path or a `numpy.memmap`: what [`source`] may stream.
+pub fn is_file_or_memmap(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(path_of(obj)?.is_some() || obj.is_instance(&obj.py().import("numpy")?.getattr("memmap")?)?)
+}
+
 /// The labels: given, or carried by the scores' file; one of the two is needed.
 pub fn labels(given: Option<&Bound<'_, PyAny>>, carried: Option<Vec<usize>>) -> PyResult<Vec<usize>> {
     match (given, carried) {

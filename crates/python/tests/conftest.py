@@ -9,6 +9,7 @@ import csv
 import io
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -95,3 +96,22 @@ def toy():
 @pytest.fixture(scope="session")
 def small_long():
     return read_long_csv(ASSETS / "small_long.csv")
+
+
+def sparse_npy(path: Path, shape) -> Path:
+    """A float32 .npy of `shape`, all zeros, written as a header and a truncate."""
+    header = np.lib.format
+    with open(path, "wb") as f:
+        header.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": shape})
+        f.truncate(f.tell() + int(np.prod(shape)) * 4)
+    return path
+
+
+def peak_mb(*argv) -> int:
+    """Peak resident memory of a fresh process running `argv`, in MB (Linux reports kB)."""
+    probe = ("import resource, subprocess, sys\n"
+             "subprocess.run(sys.argv[1:], check=True, capture_output=True)\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    done = subprocess.run([sys.executable, "-c", probe, *map(str, argv)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.strip()) // 1000

@@ -1,6 +1,6 @@
 """Long calls answer Ctrl-C and show progress.
 
-SIGINT to a process inside `conformal` or `Calibration.predict` raises KeyboardInterrupt in that
+SIGINT to a process inside `conformal`, `calibrate` (a file, streamed) or `Calibration.predict` raises KeyboardInterrupt in that
 call before its work is done, and the process goes on (its next call works). `progress=` shows a
 tqdm bar, a line on stderr, or calls a function with (done, total)."""
 
@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import rvalue_explorer as rx
+from conftest import sparse_npy
 
 CHILD = r"""
 import signal, sys, time
@@ -34,6 +35,8 @@ def progress(done, total):
 try:
     if sys.argv[1] == "conformal":
         rx.conformal(scores, labels, methods=["cp-r"], rvalue="pooled", splits=500, threads=1, progress=progress)
+    elif sys.argv[1] == "calibrate":
+        rx.calibrate(sys.argv[2], np.zeros(20000, int), rvalue="nonparametric", threads=1, progress=progress)
     else:
         cal = rx.calibrate(scores[:1000], labels[:1000], threads=1)
         cal.predict(np.concatenate([scores] * 4), progress=progress)
@@ -44,9 +47,11 @@ except KeyboardInterrupt:
 """
 
 
-@pytest.mark.parametrize("call", ["conformal", "predict"])
-def test_sigint_raises_keyboard_interrupt_inside_the_call(call):
-    child = subprocess.Popen([sys.executable, "-c", CHILD, call], stdout=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("call", ["conformal", "calibrate", "predict"])
+def test_sigint_raises_keyboard_interrupt_inside_the_call(call, tmp_path):
+    # For `calibrate`: 20,000 items of 700 × 20 zeros, a sparse file of many blocks.
+    big = sparse_npy(tmp_path / "big.npy", (20_000, 700, 20))
+    child = subprocess.Popen([sys.executable, "-c", CHILD, call, big], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline() == "running\n"
         sent = time.monotonic()

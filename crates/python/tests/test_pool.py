@@ -96,7 +96,7 @@ def test_a_pool_calibration_streams_files_and_memmaps(digits, tmp_path):
     same_bits_prediction(from_file, from_array)
     memmap = np.load(tmp_path / "test.npy", mmap_mode="r")
     assert np.array_equal(from_array.predict(memmap), want)
-    # A calibration on items takes paths too (read whole).
+    # A calibration on items takes paths too (streamed: it keeps the true-label draws).
     on_items = rx.calibrate(scores[:500], labels[:500])
     np.savez(tmp_path / "items.npz", scores=scores[:500], labels=labels[:500])
     from_npz = rx.calibrate(tmp_path / "items.npz")

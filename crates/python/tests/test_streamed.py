@@ -4,13 +4,12 @@ a .npy header and a truncate, so it costs no disk)."""
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import rvalue_explorer as rx
 
-from conftest import ASSETS, assert_rows_equal, rvalue_bin
+from conftest import ASSETS, assert_rows_equal, peak_mb, rvalue_bin, sparse_npy
 
 OPTIONS = [
     {},
@@ -64,28 +63,9 @@ def test_a_path_without_labels_says_what_is_missing():
         rx.conformal(ASSETS / "digits_wbb_nothing.npy", alpha=0.1)
 
 
-def sparse_npy(path: Path, shape) -> Path:
-    """A float32 .npy of `shape`, all zeros, written as a header and a truncate."""
-    header = np.lib.format
-    with open(path, "wb") as f:
-        header.write_array_header_1_0(f, {"descr": "<f4", "fortran_order": False, "shape": shape})
-        f.truncate(f.tell() + int(np.prod(shape)) * 4)
-    return path
-
-
 # 400,000 items × 700 draws × 1 candidate: 2.8·10^8 scores (1.12 GB), past the old 2^28 limit.
 BIG = (400_000, 700, 1)
 PEAK_MB = 600
-
-
-def peak_mb(*argv) -> int:
-    """Peak resident memory of a fresh process running `argv`, in MB (Linux reports kB)."""
-    probe = ("import resource, subprocess, sys\n"
-             "subprocess.run(sys.argv[1:], check=True, capture_output=True)\n"
-             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
-    done = subprocess.run([sys.executable, "-c", probe, *map(str, argv)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return int(done.stdout.strip()) // 1000
 
 
 def test_the_cli_scores_a_file_past_the_old_limit_in_bounded_memory(tmp_path):

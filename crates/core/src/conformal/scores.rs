@@ -125,7 +125,7 @@ pub(super) fn scores_with(
 
 /// Parametric CP_r's rows `[N][K]` from the summaries alone, each item as much as `only` asks
 /// ([`item_scores_only`]), the items in `threads` contiguous chunks joined in order.
-pub(super) fn parametric_rows(
+pub(crate) fn parametric_rows(
     summaries: &Summaries,
     opts: &ScoreOptions,
     only: impl Fn(usize) -> Option<usize> + Sync,
