@@ -145,3 +145,6 @@ pub fn pooled_block_items(
 ) -> Result<Vec<PooledItem>> {
     match *gpu {}
 }
+
+#[cfg(all(test, not(target_arch = "wasm32"), feature = "gpu"))]
+mod tests;
