@@ -119,6 +119,7 @@ pub(crate) fn summaries(
 }
 
 /// `sets`' rows with a pool: every test item's set, calibrated on the whole pool.
+#[allow(clippy::too_many_arguments)] // the inputs, the run's settings, and where rows go
 pub(crate) fn write_sets(
     pool: &TruePool,
     test: &Scores,
