@@ -1,6 +1,6 @@
 //! `rvalue conformal`: each method's coverage and set size over repeated splits.
 
-use rvalue_core::conformal::{self, Method, RvalueKind, ScoreOptions, Split, SplitPlan, Summary};
+use rvalue_core::conformal::{self, Method, ScoreOptions, Split, SplitPlan, Summary};
 use rvalue_core::tensor::ScoreTensor;
 
 use crate::args::{ConformalArgs, FormatArg};
@@ -13,6 +13,7 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.method.options();
     let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
+    let probe = Probe::start(a.score.device, &methods, &opts);
     if let Some(path) = &a.pool.calibration_true {
         let pool = pool::read_pool(path)?;
         let (test, labels) = pool::test_items(&a.data)?;
@@ -20,12 +21,12 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         warn_data(m, k, &methods);
         let sizes = a.cal_size.zip(a.test_size);
         let count = if sizes.is_some() { a.splits } else { 1 };
-        let rows = pool::summaries(&pool, &test, &labels, &methods, &opts, (sizes, count, a.seed), at)?;
+        let ranker = streamed::GpuBlocks::of(probe.open()?);
+        let (plan, run) = ((sizes, count, a.seed), (at.2, ranker.as_ref()));
+        let rows = pool::summaries(&pool, &test, &labels, &methods, &opts, plan, (at.0, at.1), run)?;
         return print_rows(a.format, &rows);
     }
-    let probe = Probe::start(a.score.device, &methods, &opts);
-    let pooled = methods.contains(&Method::CpR) && opts.kind == RvalueKind::Pooled;
-    let (scores, labels) = streamed::open_scores(&a.data, a.score.device, pooled)?;
+    let (scores, labels) = streamed::open_scores(&a.data)?;
     let (n, m, k) = streamed::shape(&scores);
     let plan = match &a.split {
         Some(path) => SplitPlan::Fixed(read_split(path, n)?.keyed(a.seed, 0)),

@@ -15,9 +15,8 @@ use rvalue_core::io;
 use rvalue_core::predict::{predict_with_pool, Prediction};
 
 use super::output::Progress;
-use super::streamed::{self, Scores};
+use super::streamed::{self, GpuBlocks, Scores};
 use super::{display, CliError, CliResult, DataArgs};
-use rvalue_gpu as gpu;
 
 /// The pool at `path`: a `[n_cal, M]` array of float scores.
 pub(crate) fn read_pool(path: &Path) -> CliResult<TruePool> {
@@ -26,7 +25,7 @@ pub(crate) fn read_pool(path: &Path) -> CliResult<TruePool> {
 
 /// The test items of `data` (streamed or held) and their labels.
 pub(crate) fn test_items(data: &DataArgs) -> CliResult<(Scores, Vec<usize>)> {
-    streamed::open_scores(data, gpu::Device::Cpu, false)
+    streamed::open_scores(data)
 }
 
 /// The new items of `predict`: their labels, if the file carries any, are not read.
@@ -41,18 +40,25 @@ fn blocks(s: &Scores) -> &dyn ScoreBlocks {
     }
 }
 
-/// `work(run, report)` with the command line's streaming settings and progress line, its error
-/// named after the option that asked for it.
+/// `work(run, report)` with the command line's streaming settings (`threads`, the GPU if any)
+/// and progress line, its error named after the option that asked for it.
 fn with_progress<T>(
-    threads: usize,
+    (threads, ranker): Run<'_>,
     work: impl FnOnce(&Streaming, Report<'_>) -> rvalue_core::Result<T>,
 ) -> CliResult<T> {
     let mut progress = Progress::new();
     let mut report =
         |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
-    let run = Streaming { threads, ..Streaming::default() };
-    work(&run, &mut report).map_err(|e| CliError(format!("--calibration-true: {e}")))
+    let run = streamed::streaming(threads, ranker);
+    work(&run, &mut report).map_err(|e| match e {
+        // A GPU failure under `--device gpu` is the device's, not the pool's.
+        e @ rvalue_core::Error::Gpu { .. } => e.into(),
+        e => CliError(format!("--calibration-true: {e}")),
+    })
 }
+
+/// Threads, and the GPU that ranks pooled CP_r's test items if there is one.
+pub(crate) type Run<'a> = (usize, Option<&'a GpuBlocks>);
 
 /// `each(method, calibrated)` for every method on every split: each method's splits in order,
 /// the split-independent methods before pooled CP_r.
@@ -64,14 +70,14 @@ fn for_each(
     methods: &[Method],
     opts: &ScoreOptions,
     splits: &[Split],
-    threads: usize,
+    run: Run<'_>,
     mut each: impl FnMut(Method, Calibrated),
 ) -> CliResult<()> {
     let mut take = |m, _, c| {
         each(m, c);
         Ok(())
     };
-    with_progress(threads, |run, report| {
+    with_progress(run, |run, report| {
         calibrate_with_pool(pool, blocks(test), labels, methods, opts, splits, run, report, &mut take)
     })
 }
@@ -84,10 +90,10 @@ fn calibrated(
     methods: &[Method],
     opts: &ScoreOptions,
     splits: &[Split],
-    threads: usize,
+    run: Run<'_>,
 ) -> CliResult<Vec<(Method, Calibrated)>> {
     let mut got = Vec::new();
-    for_each(pool, test, labels, methods, opts, splits, threads, |m, c| got.push((m, c)))?;
+    for_each(pool, test, labels, methods, opts, splits, run, |m, c| got.push((m, c)))?;
     got.sort_by_key(|(m, _)| methods.iter().position(|x| x == m));
     Ok(got)
 }
@@ -102,27 +108,30 @@ pub(crate) fn summaries(
     methods: &[Method],
     opts: &ScoreOptions,
     (sizes, count, seed): (Option<(usize, usize)>, usize, u64),
-    (alpha, never_empty, threads): (f64, bool, usize),
+    (alpha, never_empty): (f64, bool),
+    run: Run<'_>,
 ) -> CliResult<Vec<conformal::Summary>> {
     let (n_test, _, k) = blocks(test).shape();
     let splits = pool_splits(pool.n(), n_test, sizes, count, seed)?;
-    let mut tally = streamed::Tally::new(methods, alpha, never_empty, threads);
-    for_each(pool, test, labels, methods, opts, &splits, threads, |m, c| tally.add(m, c))?;
+    let mut tally = streamed::Tally::new(methods, alpha, never_empty, run.0);
+    for_each(pool, test, labels, methods, opts, &splits, run, |m, c| tally.add(m, c))?;
     Ok(tally.rows(k))
 }
 
 /// `sets`' rows with a pool: every test item's set, calibrated on the whole pool.
+#[allow(clippy::too_many_arguments)] // the inputs, the run's settings, and where rows go
 pub(crate) fn write_sets(
     pool: &TruePool,
     test: &Scores,
     labels: &[usize],
     methods: &[Method],
     opts: &ScoreOptions,
-    (alpha, never_empty, threads, seed): (f64, bool, usize, u64),
+    (alpha, never_empty, seed): (f64, bool, u64),
+    run: Run<'_>,
     out: &mut dyn Write,
 ) -> CliResult<std::io::Result<()>> {
     let splits = pool_splits(pool.n(), blocks(test).shape().0, None, 1, seed)?;
-    let all = calibrated(pool, test, labels, methods, opts, &splits, threads)?;
+    let all = calibrated(pool, test, labels, methods, opts, &splits, run)?;
     Ok(all.iter().try_for_each(|(m, c)| streamed::set_rows(*m, c, alpha, never_empty, out)))
 }
 
@@ -132,9 +141,8 @@ pub(crate) fn predict(
     test: &Scores,
     method: Method,
     opts: &ScoreOptions,
-    (threads, seed): (usize, u64),
+    seed: u64,
+    run: Run<'_>,
 ) -> CliResult<Prediction> {
-    with_progress(threads, |run, report| {
-        predict_with_pool(pool, blocks(test), method, opts, seed, run, report)
-    })
+    with_progress(run, |run, report| predict_with_pool(pool, blocks(test), method, opts, seed, run, report))
 }

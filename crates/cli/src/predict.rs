@@ -72,18 +72,20 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     let method = a.score.methods.one;
     let opts = a.score.method.options();
     let (alpha, never_empty) = (a.score.alpha, a.score.method.never_empty);
+    let probe = Probe::start(a.score.device, &[method], &opts);
     let calibration = match (&a.calibration, &a.calibration_true) {
         (_, Some(pool)) => {
             let pool = super::pool::read_pool(pool)?;
             let data = DataArgs { scores: a.test.clone(), labels: None };
             let test = super::pool::test_items_unlabelled(&data)?;
-            let prediction = super::pool::predict(&pool, &test, method, &opts, (a.score.threads(), a.seed))?;
+            let ranker = super::streamed::GpuBlocks::of(probe.open()?);
+            let run = (a.score.threads(), ranker.as_ref());
+            let prediction = super::pool::predict(&pool, &test, method, &opts, a.seed, run)?;
             return write_file(&a.output, &output_bytes(kind, &prediction, alpha, never_empty));
         }
         (Some(c), None) => c,
         (None, None) => return fail("give --calibration CAL, or --calibration-true CAL.npy"),
     };
-    let probe = Probe::start(a.score.device, &[method], &opts);
     let j = read_joined(a, calibration)?;
     warn_data(j.t.m(), j.t.k(), &[method]);
     let mut ranker = probe.finish(&j.t)?;

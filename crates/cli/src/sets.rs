@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use rvalue_core::conformal::{self, Method, RvalueKind, ScoreOptions, Split};
+use rvalue_core::conformal::{self, Method, ScoreOptions, Split};
 use rvalue_core::io::{self, Dataset};
 use rvalue_core::tensor::ScoreTensor;
 
@@ -23,8 +23,7 @@ pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
         (None, None) => return fail("give --split MASK.npy, or --calibration-true CAL.npy"),
     };
     let probe = Probe::start(a.score.device, &methods, &opts);
-    let pooled = methods.contains(&Method::CpR) && opts.kind == RvalueKind::Pooled;
-    let (scores, labels) = streamed::open_scores(&a.data, a.score.device, pooled)?;
+    let (scores, labels) = streamed::open_scores(&a.data)?;
     let (n, m, k) = streamed::shape(&scores);
     let split = read_split(split, n)?.keyed(a.seed, 0);
     warn_data(m, k, &methods);
@@ -55,13 +54,15 @@ pub(crate) fn sets_of_pool(
     opts: &ScoreOptions,
     (alpha, never_empty, threads): (f64, bool, usize),
 ) -> CliResult<()> {
+    let probe = Probe::start(a.score.device, methods, opts);
     let pool = pool::read_pool(pool)?;
     let (test, labels) = pool::test_items(&a.data)?;
     let (_, m, k) = streamed::shape(&test);
     warn_data(m, k, methods);
+    let ranker = streamed::GpuBlocks::of(probe.open()?);
     with_output(&a.output, |out| {
-        let at = (alpha, never_empty, threads, a.seed);
-        pool::write_sets(&pool, &test, &labels, methods, opts, at, out)?
+        let (at, run) = ((alpha, never_empty, a.seed), (threads, ranker.as_ref()));
+        pool::write_sets(&pool, &test, &labels, methods, opts, at, run, out)?
             .map_err(|e| CliError(format!("{}: cannot write: {e}", display(&a.output))))
     })
 }

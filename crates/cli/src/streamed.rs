@@ -1,7 +1,7 @@
 //! `conformal` and `sets` on a score file read a block of items at a time
 //! (`rvalue_core::conformal::streamed`): a `.npy` or `.npz` of any size, in bounded memory, with
-//! the same output as the in-memory path. Files the stream does not take (CSV, Fortran order)
-//! and files the GPU ranks are read whole instead (`open_scores`).
+//! the same output as the in-memory path, the GPU (if any) ranking each block. Files the stream
+//! does not take (CSV, Fortran order) are read whole instead (`open_scores`).
 
 use std::io::Write;
 
@@ -9,6 +9,7 @@ use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::streamed::{calibrate_streamed, BlockRanker, Streaming};
 use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split};
 use rvalue_core::io::{self, Dataset, Opened, ScoreFile, MAX_ELEMENTS as MAX_IN_MEMORY};
+use rvalue_core::rvalue::{PooledItem, PooledSplit};
 use rvalue_core::tensor::ScoreTensor;
 
 use super::{display, fail, labels_of, labels_or, no_labels, CliError, CliResult, DataArgs, Progress};
@@ -38,19 +39,19 @@ pub(crate) struct At<'a> {
 }
 
 impl At<'_> {
-    /// How the command line streams: 32 MiB blocks, half a GiB of pooled splits per pass, the
-    /// GPU (if any) ranking each block's draws for nonparametric CP_r.
     fn streaming(&self) -> Streaming<'_> {
-        Streaming {
-            threads: self.threads,
-            ranker: self.ranker.map(|r| r as &dyn BlockRanker),
-            ..Streaming::default()
-        }
+        streaming(self.threads, self.ranker)
     }
 }
 
-/// The GPU ranking a streamed file's blocks for nonparametric CP_r. After a failure under
-/// `--device auto` the CPU takes over with a warning; under `--device gpu` it is an error.
+/// How the command line streams: 32 MiB blocks, half a GiB of pooled splits per pass, on
+/// `threads` threads, the GPU (if any) ranking each block's draws for CP_r.
+pub(crate) fn streaming(threads: usize, ranker: Option<&GpuBlocks>) -> Streaming<'_> {
+    Streaming { threads, ranker: ranker.map(|r| r as &dyn BlockRanker), ..Streaming::default() }
+}
+
+/// The GPU ranking a streamed file's blocks for CP_r, nonparametric or pooled. After a failure
+/// under `--device auto` the CPU takes over with a warning; under `--device gpu` it is an error.
 pub(crate) struct GpuBlocks {
     gpu: gpu::Gpu,
     required: bool,
@@ -62,15 +63,18 @@ impl GpuBlocks {
     pub(crate) fn of((g, required): (Option<gpu::Gpu>, bool)) -> Option<GpuBlocks> {
         g.map(|gpu| GpuBlocks { gpu, required, failed: std::cell::Cell::new(false) })
     }
-}
 
-impl BlockRanker for GpuBlocks {
-    fn nonparametric(&self, block: &ScoreTensor) -> rvalue_core::Result<Option<Vec<f64>>> {
+    /// `work` on the GPU: its result, or `None` (the CPU's turn) once the GPU has failed under
+    /// `auto`.
+    fn attempt<T>(
+        &self,
+        work: impl FnOnce(&gpu::Gpu) -> rvalue_core::Result<T>,
+    ) -> rvalue_core::Result<Option<T>> {
         if self.failed.get() {
             return Ok(None);
         }
-        match gpu::nonparametric_rvalues(&self.gpu, block, &gpu::keys::Keys::of_tensor(block)) {
-            Ok(rows) => Ok(Some(rows)),
+        match work(&self.gpu) {
+            Ok(got) => Ok(Some(got)),
             Err(e) if self.required => Err(e),
             Err(e) => {
                 eprintln!("rvalue: warning: {e}; using the CPU");
@@ -81,38 +85,34 @@ impl BlockRanker for GpuBlocks {
     }
 }
 
-/// Opens `--scores` and reads the labels. A file whose pooled r-values the GPU would rank
-/// (`pooled_gpu`, unless `--device cpu`) is read whole when it fits in memory, since the GPU
-/// ranks pooled splits of a tensor held there; the GPU ranks a streamed file's nonparametric
-/// r-values a block at a time.
-pub(crate) fn open_scores(
-    d: &DataArgs,
-    device: gpu::Device,
-    pooled_gpu: bool,
-) -> CliResult<(Scores, Vec<usize>)> {
+impl BlockRanker for GpuBlocks {
+    fn nonparametric(&self, block: &ScoreTensor) -> rvalue_core::Result<Option<Vec<f64>>> {
+        self.attempt(|g| gpu::nonparametric_rvalues(g, block, &gpu::keys::Keys::of_tensor(block)))
+    }
+
+    fn pooled(
+        &self,
+        split: &PooledSplit,
+        block: &ScoreTensor,
+        items: &[usize],
+        key: usize,
+        threads: usize,
+    ) -> rvalue_core::Result<Option<Vec<PooledItem>>> {
+        self.attempt(|g| gpu::streamed::pooled_block_items(g, split, block, items, key, threads))
+    }
+}
+
+/// Opens `--scores` and reads the labels: a `.npy` or `.npz` streamed (the GPU, if any, ranks
+/// its blocks), other files held whole.
+pub(crate) fn open_scores(d: &DataArgs) -> CliResult<(Scores, Vec<usize>)> {
     let (scores, labels) = match ScoreFile::open(&d.scores)? {
         Opened::Whole(mut data) => {
             let labels = labels_of(&mut data, &d.scores, d.labels.as_deref(), "--labels")?;
             (Scores::Whole(data), labels)
         }
         Opened::Streamed(mut file) => {
-            let (n, m, k) = file.shape();
-            let gpu_wanted = pooled_gpu && device != gpu::Device::Cpu;
-            if gpu_wanted && n.saturating_mul(m).saturating_mul(k) <= MAX_IN_MEMORY {
-                let mut data = io::read_scores_file(&d.scores)?;
-                let labels = labels_of(&mut data, &d.scores, d.labels.as_deref(), "--labels")?;
-                (Scores::Whole(data), labels)
-            } else {
-                if gpu_wanted && device == gpu::Device::Gpu {
-                    return fail(format!(
-                        "{}: {n} × {m} × {k} scores are more than the GPU's pooled r-values hold in \
-                         memory ({MAX_IN_MEMORY}); use --device cpu or auto, which stream the file",
-                        display(&d.scores)
-                    ));
-                }
-                let labels = streamed_labels(&mut file, d)?;
-                (Scores::Streamed(file), labels)
-            }
+            let labels = streamed_labels(&mut file, d)?;
+            (Scores::Streamed(file), labels)
         }
     };
     let n = match &scores {

@@ -90,3 +90,47 @@ fn a_gpu_failing_mid_run_falls_back_to_the_cpu() {
         .unwrap_err();
     assert!(e.0.starts_with("GPU: "), "{}", e.0);
 }
+
+/// A GPU that fails while it ranks a streamed file's pooled CP_r: under `auto` the CPU ranks
+/// every block from then on and the calibrations are the CPU's; under `gpu` it is an error.
+#[cfg(feature = "gpu")]
+#[test]
+fn a_gpu_failing_on_streamed_pooled_blocks_falls_back_to_the_cpu() {
+    use rvalue_core::conformal::streamed::{calibrate_streamed, Streaming};
+    let failing = |required: bool| -> Option<streamed::GpuBlocks> {
+        let g = match gpu::Gpu::new() {
+            Ok(g) => g,
+            Err(_) if std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1") => return None,
+            Err(e) => {
+                panic!("no GPU adapter ({e}); install mesa-vulkan-drivers or set RVALUE_SKIP_GPU_TESTS=1")
+            }
+        };
+        g.destroy_device();
+        streamed::GpuBlocks::of((Some(g), required))
+    };
+    let Some(auto) = failing(false) else { return };
+    let (t, labels) = rvalue_core::samples::logits(40, 6, 5, 3).unwrap();
+    let splits = SplitPlan::Random { count: 3, cal_fraction: 0.5, seed: 1 }.splits(t.n()).unwrap();
+    let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
+    let go = |ranker: Option<&streamed::GpuBlocks>| {
+        let run = Streaming { block_bytes: 1, ..streamed::streaming(1, ranker) };
+        let mut got = Vec::new();
+        calibrate_streamed(
+            &t,
+            &labels,
+            &[Method::CpR],
+            &opts,
+            &splits,
+            &run,
+            &mut |_, _, _| {},
+            &mut |_, _, c| {
+                got.push(c.metrics(0.2, false));
+                Ok(())
+            },
+        )
+        .map(|()| got)
+    };
+    assert_eq!(go(Some(&auto)).unwrap(), go(None).unwrap());
+    let e = go(failing(true).as_ref()).unwrap_err();
+    assert!(matches!(e, rvalue_core::Error::Gpu { .. }), "{e}");
+}

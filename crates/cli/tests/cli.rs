@@ -1018,6 +1018,71 @@ fn device_gpu_without_an_adapter_is_an_error_and_auto_falls_back() {
     assert!(bad_device.contains("tpu"), "{bad_device}");
 }
 
+/// A score file of more than 2^28 elements (sparse: a header, a few items written, the rest
+/// zeros that cost no disk) is streamed for pooled CP_r on the GPU as on the CPU, with the same
+/// output. Its shape keeps the work small: 64 candidates, 32,766 draws, 128 calibration items
+/// and one test item.
+#[cfg(feature = "gpu")]
+#[test]
+fn device_gpu_streams_pooled_cp_r_past_the_memory_cap() {
+    use std::io::{Seek, SeekFrom, Write};
+    let (n, m, k) = (129usize, 32_766usize, 64usize);
+    assert!(n * m * k > 1 << 28);
+    let dir = tmp_dir("device-past-the-cap");
+    let scores = dir.join("sparse.npy");
+    let header = write_npy_f32(&[n, m, k], &[]);
+    let mut f = std::fs::File::create(&scores).unwrap();
+    f.write_all(&header).unwrap();
+    f.set_len((header.len() + n * m * k * 4) as u64).unwrap();
+    // Seeded scores, many tied, for two calibration items and the test item.
+    for item in [0, 5, n - 1] {
+        let values: Vec<f32> = (0..m * k).map(|i| ((i * 7919 + item * 31) % 13) as f32 * 0.25).collect();
+        let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+        f.seek(SeekFrom::Start((header.len() + item * m * k * 4) as u64)).unwrap();
+        f.write_all(&bytes).unwrap();
+    }
+    drop(f);
+    let labels = dir.join("labels.npy");
+    std::fs::write(&labels, write_npy_i64(&[n], &(0..n).map(|i| (i % k) as i64).collect::<Vec<_>>()))
+        .unwrap();
+    let mask = dir.join("mask.npy");
+    std::fs::write(&mask, write_npy_bool(&[n], &(0..n).map(|i| i + 1 < n).collect::<Vec<_>>())).unwrap();
+    let (scores, labels, mask) = (scores.to_str().unwrap(), labels.to_str().unwrap(), mask.to_str().unwrap());
+    let conformal = |device: &str, ties: &str| {
+        run(&[
+            "conformal",
+            "--scores",
+            scores,
+            "--labels",
+            labels,
+            "--split",
+            mask,
+            "--alpha",
+            "0.1",
+            "--method",
+            "cp-r",
+            "--rvalue",
+            "pooled",
+            "--ties",
+            ties,
+            "--device",
+            device,
+        ])
+    };
+    for ties in ["exchangeable", "index"] {
+        let gpu = conformal("gpu", ties);
+        if gpu.status.code() != Some(0) && may_skip_gpu() {
+            return;
+        }
+        assert_eq!(gpu.status.code(), Some(0), "{ties}: {}", stderr(&gpu));
+        let cpu = conformal("cpu", ties);
+        assert_eq!(cpu.status.code(), Some(0), "{ties}: {}", stderr(&cpu));
+        assert_eq!(stdout(&gpu), stdout(&cpu), "{ties}");
+        assert!(stdout(&gpu).lines().count() == 2, "{}", stdout(&gpu));
+    }
+    std::fs::remove_file(scores).unwrap();
+}
+
 /// No display environment (as in a container or over ssh): Vulkan's layers must print nothing,
 /// so stderr holds only the program's own lines, and the output is the CPU's. `auto` (which
 /// here finds no hardware GPU) and, with the `gpu` feature, `gpu` (which opens lavapipe), both

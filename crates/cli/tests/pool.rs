@@ -252,3 +252,44 @@ fn what_a_pool_cannot_do_is_one_line() {
     let e = bad(&[&base[..], &["--cal-size", "5", "--test-size", "5", "--method", "cp"]].concat());
     assert!(e.contains("--calibration-true"), "{e}");
 }
+
+/// `--device gpu` ranks the pool's pooled CP_r test items on the GPU (lavapipe here): `sets`,
+/// `conformal` (sized splits) and `predict` give the CPU's bytes, for both tie orders.
+#[cfg(feature = "gpu")]
+#[test]
+fn a_pool_on_the_gpu_gives_the_cpu_output() {
+    let f = files("gpu");
+    let out = |n: &str| f.dir.join(n).to_str().unwrap().to_string();
+    let may_skip = std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1");
+    for ties in ["exchangeable", "index"] {
+        let on = |device: &str, args: &[&str]| -> Option<String> {
+            let common = ["--alpha", "0.1", "--rvalue", "pooled", "--ties", ties, "--device", device];
+            let o = run(&[args, &common[..]].concat());
+            if o.status.code() != Some(0) && may_skip && device == "gpu" {
+                return None;
+            }
+            assert_eq!(o.status.code(), Some(0), "{args:?} {device}: {}", String::from_utf8_lossy(&o.stderr));
+            Some(String::from_utf8(o.stdout).unwrap())
+        };
+        let pool = ["--calibration-true", f.pool.as_str()];
+        let test = ["--scores", f.test.as_str(), "--labels", f.test_labels.as_str()];
+        let sized = ["--cal-size", "120", "--test-size", "50", "--splits", "3"];
+        let conformal = [&["conformal"][..], &test, &pool, &sized].concat();
+        let Some(gpu) = on("gpu", &conformal) else { return };
+        assert_eq!(gpu, on("cpu", &conformal).unwrap(), "conformal {ties}");
+        for (command, file) in [("sets", "sets"), ("predict", "predict")] {
+            let written = |device: &str| {
+                let path = out(&format!("{file}_{ties}_{device}.csv"));
+                let args = match command {
+                    "sets" => [&["sets"][..], &test, &pool, &["--output", &path]].concat(),
+                    _ => [&["predict", "--test", f.test.as_str()][..], &pool, &["--output", &path]].concat(),
+                };
+                on(device, &args).unwrap();
+                std::fs::read_to_string(&path).unwrap()
+            };
+            let cpu = written("cpu");
+            assert!(cpu.lines().count() > 50, "{command} has rows");
+            assert_eq!(written("gpu"), cpu, "{command} {ties}");
+        }
+    }
+}

@@ -94,6 +94,7 @@ mod sweep;
 
 pub use bytes::{read_block_rows, read_calibrations, write_block_rows, write_calibrations};
 pub use calibrated::{Calibrated, ItemSet, ScoreRows};
+pub use chunks::in_chunks;
 pub use metrics::{check_alpha, evaluate, mean_sd, summarize, SplitMetrics, Summary};
 pub use pooled::PooledBuilder;
 pub use prepared::{calibrate_each_lean, check_data, Prepared};

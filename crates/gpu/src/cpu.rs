@@ -76,15 +76,38 @@ impl PooledCal {
     }
 }
 
+impl PooledCal {
+    /// From a split's own sorted tables ([`PooledSplit::calibration_order`]: the order above,
+    /// since keys ascend as scores descend and equal scores share a key), `words` per key; one
+    /// word needs every calibration score to be an f32 ([`super::keys::all_f32`]).
+    pub fn of_split(ps: &PooledSplit, words: u32) -> PooledCal {
+        let (n, m, k) = (ps.n_cal(), ps.m(), ps.k());
+        let mut data = Vec::with_capacity(n * m * words as usize);
+        let mut units = Vec::with_capacity(n * m);
+        for d in 0..m {
+            let (s, u) = ps.calibration_order(d);
+            data.extend(Keys::with_words(s, words).data);
+            units.extend_from_slice(u);
+        }
+        PooledCal { n, m, k, keys: Keys { words, data }, units }
+    }
+}
+
 /// The test `items`' tie orders under `ps`' ties (`rvalue::Ties::order`), `[B][2K]`: each
 /// item's candidate places among the calibration units, then their ranks among the candidates
 /// (the pooled kernel's second input).
 pub fn tie_orders(ps: &PooledSplit, items: &[u32]) -> Vec<u32> {
+    tie_orders_keyed(ps, items.iter().map(|&i| i as usize))
+}
+
+/// [`tie_orders`] of test items keyed `keys` (an item's place in the whole data set, which
+/// a streamed block's items need beyond `u32`).
+pub fn tie_orders_keyed(ps: &PooledSplit, keys: impl ExactSizeIterator<Item = usize>) -> Vec<u32> {
     let k = ps.k();
-    let mut out = vec![0u32; items.len() * 2 * k];
+    let mut out = vec![0u32; keys.len() * 2 * k];
     let (mut by_rank, mut rank) = (vec![0u32; k], vec![0u16; k]);
-    for (&i, o) in items.iter().zip(out.chunks_exact_mut((2 * k).max(1))) {
-        ps.ties().order(i as usize, ps.n_cal(), &mut by_rank, &mut rank);
+    for (i, o) in keys.zip(out.chunks_exact_mut((2 * k).max(1))) {
+        ps.ties().order(i, ps.n_cal(), &mut by_rank, &mut rank);
         // The kernel reads each candidate's own place.
         let (places, ranks) = o.split_at_mut(k);
         for ((p, r), &rc) in places.iter_mut().zip(ranks).zip(&rank) {

@@ -78,6 +78,34 @@ impl Keys {
         Keys { words, data }
     }
 
+    /// Keys of the items `items` of `t`, one after another (`M·K` scores each), `words` per
+    /// score; one word requires those scores to be f32 (always true of f32 and f16 storage).
+    pub fn of_items(t: &ScoreTensor, items: &[usize], words: u32) -> Keys {
+        let (per, s) = (t.m() * t.k(), t.scores());
+        let mut data = Vec::with_capacity(items.len() * per * words as usize);
+        for &i in items {
+            let scores = (i * per..(i + 1) * per).map(|x| s.at(x));
+            if words == 1 {
+                data.extend(scores.map(|x| desc_key32(x as f32)));
+            } else {
+                data.extend(scores.flat_map(|x| {
+                    let k = desc_key64(x);
+                    [(k >> 32) as u32, k as u32]
+                }));
+            }
+        }
+        Keys { words, data }
+    }
+
+    /// Whether the items `items` of `t` are all f32 scores, so that one key word keeps them.
+    pub fn items_are_f32(t: &ScoreTensor, items: &[usize]) -> bool {
+        let per = t.m() * t.k();
+        match t.scores() {
+            Scores::F32(_) | Scores::F16(_) => true,
+            Scores::F64(s) => items.iter().all(|&i| all_f32(&s[i * per..(i + 1) * per])),
+        }
+    }
+
     /// Number of scores.
     pub fn len(&self) -> usize {
         self.data.len() / self.words as usize

@@ -15,6 +15,7 @@
 
 pub mod cpu;
 pub mod keys;
+pub mod streamed;
 
 #[cfg(feature = "gpu")]
 mod context;

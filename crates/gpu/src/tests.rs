@@ -15,7 +15,7 @@ use rvalue_core::toy::draws;
 use std::sync::OnceLock;
 
 /// The shared GPU, or `None` when skipping is allowed; panics when there is no adapter.
-fn gpu() -> Option<&'static Gpu> {
+pub(crate) fn gpu() -> Option<&'static Gpu> {
     static GPU: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
     let g = GPU.get_or_init(|| Gpu::new().map_err(|e| e.to_string()));
     match g {
@@ -29,7 +29,7 @@ fn gpu() -> Option<&'static Gpu> {
 }
 
 /// A GPU whose limits are forced small, so that every call needs several dispatches.
-fn small_gpu() -> Option<&'static Gpu> {
+pub(crate) fn small_gpu() -> Option<&'static Gpu> {
     static GPU: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
     gpu()?;
     let caps = Caps { max_binding: 4096, max_groups: 2 };
@@ -41,7 +41,7 @@ fn small_gpu() -> Option<&'static Gpu> {
 
 /// Scores with many exact ties (small integers, ±0), or f32 values, or f64 values that are
 /// not f32 (two-word keys).
-fn scores(kind: u8, len: usize, seed: u64) -> Vec<f64> {
+pub(crate) fn scores(kind: u8, len: usize, seed: u64) -> Vec<f64> {
     let mut s = rvalue_core::rng::Stream::new(seed, 99);
     (0..len)
         .map(|_| match kind % 3 {

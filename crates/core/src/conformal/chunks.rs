@@ -8,7 +8,7 @@ use crate::{watch, Error, Result};
 
 /// `rows(range)` over `0..n` cut into `threads` contiguous ranges, each on a thread of its own,
 /// concatenated in order: the same as `rows(0..n)` whatever the count. One thread runs here.
-pub(super) fn in_chunks<T: Send>(
+pub fn in_chunks<T: Send>(
     n: usize,
     threads: usize,
     rows: impl Fn(std::ops::Range<usize>) -> Result<Vec<T>> + Sync,

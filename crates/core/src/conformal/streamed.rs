@@ -21,7 +21,7 @@ use super::pooled::{PooledScores, POOLED_BATCH};
 use super::scores::{needed_candidates, parametric_rows, scores_with};
 use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::{items_per_block, ScoreBlocks};
-use crate::rvalue::{PooledSplit, Workspace};
+use crate::rvalue::{PooledItem, PooledSplit, Workspace};
 use crate::tensor::{ScoreTensor, Scores, Summaries};
 use crate::watch;
 use crate::{Error, Result};
@@ -35,7 +35,7 @@ pub struct Streaming<'a> {
     pub block_bytes: usize,
     /// About how many bytes the pooled splits that share a pass may hold together.
     pub pooled_bytes: usize,
-    /// A device that ranks a block's draws for nonparametric CP_r (a GPU), if any.
+    /// A device that ranks a block's draws for nonparametric and pooled CP_r (a GPU), if any.
     pub ranker: Option<&'a dyn BlockRanker>,
 }
 
@@ -50,6 +50,19 @@ impl Default for Streaming<'_> {
 pub trait BlockRanker {
     /// Nonparametric r-values `[n][K]` of `block`'s items, or `None` to leave them to the CPU.
     fn nonparametric(&self, block: &ScoreTensor) -> Result<Option<Vec<f64>>>;
+
+    /// Pooled CP_r's greedy results for `block`'s test items `items` (indices into the block,
+    /// item `i` keyed as item `key + i`) against a split's calibration units `split`, what
+    /// `split.items_at(block, items, key, ..)` gives, using up to `threads` threads; or `None`
+    /// to leave them to the CPU.
+    fn pooled(
+        &self,
+        split: &PooledSplit,
+        block: &ScoreTensor,
+        items: &[usize],
+        key: usize,
+        threads: usize,
+    ) -> Result<Option<Vec<PooledItem>>>;
 }
 
 /// Progress of a pass over the items: what it does, items done, items in all.
@@ -254,7 +267,7 @@ pub(crate) fn pooled_with_units(
         src.for_each_block(items, &mut |first, block| {
             watch::checkpoint()?;
             for r in runs.iter_mut() {
-                watch::advance(r.block(first, block, run.threads)?);
+                watch::advance(r.block(first, block, run)?);
             }
             report(&what, first + block.n(), n);
             Ok(())
@@ -290,14 +303,26 @@ impl<'a> SplitRun<'a> {
         PooledSplit::bytes_for(split.cal.len(), m) + split.test.len() * per_test
     }
 
-    /// The greedy for this split's test items in `block` (items `first..`), in test order; how
-    /// many there were.
-    fn block(&mut self, first: usize, block: &ScoreTensor, threads: usize) -> Result<usize> {
+    /// The greedy for this split's test items in `block` (items `first..`), in test order, on
+    /// the run's ranker if it takes them; how many there were.
+    fn block(&mut self, first: usize, block: &ScoreTensor, run: &Streaming<'_>) -> Result<usize> {
         let test = &self.split.test;
         let lo = test.partition_point(|&i| i < first);
         let hi = test.partition_point(|&i| i < first + block.n());
         let local: Vec<usize> = test[lo..hi].iter().map(|&i| i - first).collect();
-        let (ps, key) = (&self.ps, self.key_offset + first);
+        let (ps, key, threads) = (&self.ps, self.key_offset + first, run.threads);
+        if local.is_empty() {
+            return Ok(0);
+        }
+        if let Some(ranker) = run.ranker {
+            if let Some(items) = ranker.pooled(ps, block, &local, key, threads)? {
+                if items.len() != local.len() {
+                    return Err(Error::length("pooled items", items.len(), format!("{}", local.len())));
+                }
+                items.iter().for_each(|it| self.out.record(it));
+                return Ok(local.len());
+            }
+        }
         let items = |range: std::ops::Range<usize>| -> Result<Vec<crate::rvalue::PooledItem>> {
             let mut work = Workspace::default();
             Ok(local[range]

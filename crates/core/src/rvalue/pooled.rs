@@ -208,6 +208,19 @@ impl PooledSplit {
         self.ties
     }
 
+    /// Draw `d`'s calibration scores in their sorted order (descending, ties to the lower unit)
+    /// and the units in that order: what a device ranking test items against the units needs,
+    /// without sorting them again.
+    pub fn calibration_order(&self, d: usize) -> (&[f64], &[u32]) {
+        let (n, at) = (self.n, d * (self.n + PAD));
+        (&self.cal_scores[at..at + n], &self.cal_units[d * n..(d + 1) * n])
+    }
+
+    /// Draws per unit.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
     /// Test item `item`'s candidate ranks and places by rank ([`Ties::order`]) into `work`'s
     /// slot `b`.
     fn candidate_order(&self, item: usize, b: usize, work: &mut Workspace) {
