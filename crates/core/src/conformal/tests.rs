@@ -76,6 +76,23 @@ fn pooled_calibration_reproduces_the_reference_sets() {
     }
 }
 
+/// The pooled prior, its noise computed where it is read, is the estimate on a stored copy of
+/// every candidate's noise, bit for bit, for both variance choices.
+#[test]
+fn pooled_hyper_is_the_estimate_on_stored_noise() {
+    let (t, _) =
+        toy::simulate(&ToyParams { k: 5, m: 8, n_cal: 60, n_test: 60, ..ToyParams::default() }, 0).unwrap();
+    let summaries = crate::tensor::Summaries::of(&t);
+    for kind in [crate::tensor::VarianceKind::PerDraw, crate::tensor::VarianceKind::OfMean] {
+        let s: Vec<f64> = (0..summaries.n * summaries.k)
+            .map(|u| summaries.s(u / summaries.k, u % summaries.k, kind))
+            .collect();
+        let stored = crate::eb::estimate(&summaries.mean, &s).unwrap();
+        let got = pooled_hyper(&summaries, kind).unwrap();
+        assert_eq!((got.mu.to_bits(), got.tau2.to_bits()), (stored.mu.to_bits(), stored.tau2.to_bits()));
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 fn small_toy(seed: u64) -> ToyParams {
     ToyParams {
@@ -91,25 +108,8 @@ fn small_toy(seed: u64) -> ToyParams {
     }
 }
 
-/// Mean coverage over the toy's repeats, one fresh data set and one split per repeat.
 // Statistical, so native only (it would take minutes as debug wasm).
 #[cfg(not(target_arch = "wasm32"))]
-/// The pooled prior, its noise computed where it is read, is the estimate on a stored copy of
-/// every candidate's noise, bit for bit, for both variance choices.
-#[test]
-fn pooled_hyper_is_the_estimate_on_stored_noise() {
-    let (t, _) = toy::simulate(&small_toy(7), 0).unwrap();
-    let summaries = crate::tensor::Summaries::of(&t);
-    for kind in [crate::tensor::VarianceKind::PerDraw, crate::tensor::VarianceKind::OfMean] {
-        let s: Vec<f64> = (0..summaries.n * summaries.k)
-            .map(|u| summaries.s(u / summaries.k, u % summaries.k, kind))
-            .collect();
-        let stored = crate::eb::estimate(&summaries.mean, &s).unwrap();
-        let got = pooled_hyper(&summaries, kind).unwrap();
-        assert_eq!((got.mu.to_bits(), got.tau2.to_bits()), (stored.mu.to_bits(), stored.tau2.to_bits()));
-    }
-}
-
 #[test]
 fn index_ties_reach_the_target_once_count_ties_are_rare() {
     // The index tie order (docs/method.md §4) breaks count ties towards the lower unit index,
@@ -127,6 +127,7 @@ fn index_ties_reach_the_target_once_count_ties_are_rare() {
     assert!(cov_few < cov, "the tie deficit should shrink with M: {cov_few} vs {cov}");
 }
 
+/// Mean coverage over the toy's repeats, one fresh data set and one split per repeat.
 #[cfg(not(target_arch = "wasm32"))]
 fn toy_coverage(p: &ToyParams, method: Method, opts: &ScoreOptions, alpha: f64) -> f64 {
     let kind = opts.kind;
