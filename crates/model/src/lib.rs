@@ -66,9 +66,10 @@ mod streamed_tests;
 mod tests;
 
 pub use analysis::{
-    compute_part, compute_share, AlphaView, Analysis, AnalysisJob, HandOut, HeldData, ItemView,
+    compute_part, compute_share, AlphaView, FileBlocks, Analysis, AnalysisJob, HandOut, HeldData, ItemView,
     MethodRanking, Offload, OffloadRequest, PartTensor, Progress, RankedCandidate, Source, StreamedFile,
-    SummaryRow, SweepCurves, DEFAULT_STEP_BUDGET, MAX_CURVE_CANDIDATES, SHARE_BYTES, SWEEP_POINTS,
+    LongRun, StreamedSplits, SummaryRow, SweepCurves, Work, DEFAULT_STEP_BUDGET, GROUP_BYTES, MAX_CURVE_CANDIDATES,
+    SHARE_BYTES, SWEEP_POINTS,
 };
 pub use controls::{Controls, Impact, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 pub use curves::{

@@ -188,7 +188,7 @@ fn alongside<A: Send, B>(
 }
 
 /// Every item's true-label scores, `[N][M]`, in one pass.
-fn true_draws(
+pub fn true_draws(
     src: &dyn ScoreBlocks,
     labels: &[usize],
     run: &Streaming,
@@ -233,7 +233,7 @@ pub struct Units<'a> {
 /// Pooled CP_r on every split from its units, a group of splits per pass over the test items
 /// `src`, as many as `run.pooled_bytes` holds (at least one).
 #[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
-pub(crate) fn pooled_with_units(
+pub fn pooled_with_units(
     src: &dyn ScoreBlocks,
     units: Units<'_>,
     labels: &[usize],

@@ -139,6 +139,10 @@ impl AnalysisJob {
             Source::Data(_) if controls.score.kind == RvalueKind::Pooled => {
                 (0..controls.splits).map(|r| if r == 0 { Claim::Job } else { Claim::Free }).collect()
             }
+            // A streamed file's are all calibrated by threads that read it.
+            Source::Streamed(_) if controls.score.kind == RvalueKind::Pooled => {
+                vec![Claim::Free; controls.splits]
+            }
             _ => Vec::new(),
         };
         Ok(AnalysisJob {
@@ -204,23 +208,12 @@ impl AnalysisJob {
         Ok((1, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1))
     }
 
-    /// [`AnalysisJob::shape_of`] for a streamed file: its split-independent methods only.
+    /// [`AnalysisJob::shape_of`] for a streamed file.
     fn streamed_shape(
         f: &super::StreamedFile,
         controls: &Controls,
     ) -> Result<(usize, usize, usize, usize, bool)> {
         let (n, m, k) = f.layout.shape();
-        if controls.score.kind == RvalueKind::Pooled {
-            let gb = f.layout.data_bytes() as f64 / 1e9;
-            return Err(Error::invalid(format!(
-                "pooled CP_r on {} ({gb:.1} GB, {:.1e} scores) would re-read the file once per \
-                 group of splits and take long here, so the page does not run it on a file it reads \
-                 a block at a time: choose the parametric or nonparametric r-value, or run \
-                 `rvalue conformal --rvalue pooled` on the file",
-                f.name,
-                (n * m * k) as f64
-            )));
-        }
         Ok((1, k, test_items(n, controls)?, controls.splits, f.layout.single_draw() || m == 1))
     }
 
@@ -245,6 +238,9 @@ impl AnalysisJob {
     /// [`AnalysisJob::fraction_done`], with the current step's own progress replaced by
     /// `step_done` (work done outside the job, [`AnalysisJob::offload`]).
     pub(in crate::analysis) fn fraction_with(&self, step_done: Option<f64>) -> f64 {
+        if let Some(f) = self.streamed_pooled_fraction() {
+            return f.clamp(0.0, 1.0);
+        }
         let parts = self.parts_total as f64;
         // Weights: the parts (load, scores, calibration) 90 %, the α sweep 10 %.
         // Weights within a part: loading 10 %, scores 60 %, calibration and its α sweep 30 %.

@@ -13,7 +13,8 @@ use super::parts::split_request;
 use rvalue_core::conformal::streamed::{block_rows, BlockRows};
 use rvalue_core::conformal::{write_block_rows, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
-use rvalue_core::tensor::Summaries;
+use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::tensor::{ScoreTensor, Summaries};
 use rvalue_core::{Error, Result};
 
 /// About how many bytes of the file a share holds: one read, and a few steps of the page's.
@@ -27,6 +28,8 @@ pub struct StreamedFile {
     pub labels: Vec<usize>,
     /// Items per share (about [`SHARE_BYTES`] of the file).
     share_items: usize,
+    /// About the bytes a group of pooled splits holds in a pass ([`super::GROUP_BYTES`]).
+    group_bytes: usize,
     /// The rows of the last analysis, for the next with the same score options.
     scored: Mutex<Option<Arc<Scored>>>,
 }
@@ -35,7 +38,8 @@ pub struct StreamedFile {
 #[derive(Debug)]
 pub(in crate::analysis) struct Scored {
     pub(in crate::analysis) opts: ScoreOptions,
-    pub(in crate::analysis) rows: [Arc<ScoreRows>; 3],
+    /// CP, CP_avg and CP_r (none for pooled CP_r, calibrated per split).
+    pub(in crate::analysis) rows: [Option<Arc<ScoreRows>>; 3],
     pub(in crate::analysis) summaries: Arc<Summaries>,
 }
 
@@ -50,7 +54,20 @@ impl StreamedFile {
             return Err(Error::invalid(format!("label of item {i} is {} but K = {k}", labels[i])));
         }
         let share_items = (SHARE_BYTES / layout.item_bytes().max(1)).max(1);
-        Ok(StreamedFile { name, layout, labels, share_items, scored: Mutex::new(None) })
+        let group_bytes = super::GROUP_BYTES;
+        Ok(StreamedFile { name, layout, labels, share_items, group_bytes, scored: Mutex::new(None) })
+    }
+
+    /// The same file with pooled splits grouped within `bytes` (tests: so that a few small
+    /// splits make several groups).
+    pub fn with_group_bytes(mut self, bytes: usize) -> Self {
+        self.group_bytes = bytes;
+        self
+    }
+
+    /// About the bytes a group of pooled splits holds in a pass.
+    pub fn group_bytes(&self) -> usize {
+        self.group_bytes
     }
 
     /// The same file read `items` items a share (tests: so that a small file has many shares).
@@ -121,6 +138,33 @@ pub fn compute_share(
     }
     let raw = read(layout.bytes_of(first..end))?;
     Ok(write_block_rows(s, &score_share(layout, first, &raw, &controls.score_options())?))
+}
+
+/// A streamed file's items as [`ScoreBlocks`], read through `read` (a thread that reads the
+/// file synchronously: a worker's `FileReaderSync`).
+pub struct FileBlocks<'a> {
+    pub layout: &'a BlockLayout,
+    pub read: &'a (dyn Fn(Range<u64>) -> Result<Vec<u8>> + Sync),
+}
+
+impl ScoreBlocks for FileBlocks<'_> {
+    fn shape(&self) -> (usize, usize, usize) {
+        self.layout.shape()
+    }
+
+    fn for_each_block(
+        &self,
+        items: usize,
+        each: &mut dyn FnMut(usize, &ScoreTensor) -> Result<()>,
+    ) -> Result<()> {
+        let n = self.layout.shape().0;
+        for first in (0..n).step_by(items.max(1)) {
+            let end = (first + items.max(1)).min(n);
+            let raw = (self.read)(self.layout.bytes_of(first..end))?;
+            each(first, &self.layout.block(first, &raw)?)?;
+        }
+        Ok(())
+    }
 }
 
 /// Rows of the items `first..` whose bytes are `raw`.

@@ -11,7 +11,7 @@ use crate::analysis::streamed::{score_share, share_request, Scored, StreamedFile
 use crate::analysis::{internal, item_cost, Part, PartTensor, Source, CP_R};
 use crate::url::UrlState;
 use rvalue_core::conformal::streamed::{rvalues_per_item, BlockRows};
-use rvalue_core::conformal::{read_block_rows, ScoreOptions, ScoreRows};
+use rvalue_core::conformal::{read_block_rows, RvalueKind, ScoreOptions, ScoreRows};
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
 
@@ -100,10 +100,7 @@ impl AnalysisJob {
     /// Starts a streamed file's analysis: from the rows kept for these options, or a pass.
     pub(in crate::analysis) fn load_streamed(&mut self, file: &Arc<StreamedFile>) -> Result<()> {
         match file.scored_for(&self.opts) {
-            Some(s) => {
-                let rows = s.rows.clone().map(Some);
-                self.streamed_part(file, rows, s.summaries.clone())
-            }
+            Some(s) => self.streamed_part(file, s.rows.clone(), s.summaries.clone()),
             None => {
                 file.forget();
                 self.pass = Some(Pass::new(file.clone(), &self.opts));
@@ -122,7 +119,8 @@ impl AnalysisJob {
     ) -> Result<()> {
         let n = file.layout.shape().0;
         let splits = self.controls.split_plan().splits(n)?;
-        let need_rvalues = rows[CP_R].is_none();
+        // Pooled CP_r has no rows: its splits are calibrated by the threads that read the file.
+        let need_rvalues = rows[CP_R].is_none() && self.opts.kind != RvalueKind::Pooled;
         self.part = Some(Part {
             tensor: PartTensor::Streamed(file.clone()),
             labels: file.labels.clone(),
@@ -134,6 +132,7 @@ impl AnalysisJob {
             only: vec![None; n],
             bound: None,
             rows,
+            units: None,
         });
         self.phase = if need_rvalues {
             Phase::Scores { method: CP_R, next: 0 }
@@ -195,7 +194,8 @@ impl AnalysisJob {
         let s = pass.claims.iter().position(|&c| c == Claim::Free)?;
         pass.claims[s] = Claim::Out;
         let query = UrlState::with_controls(self.controls.clone()).to_query();
-        Some(super::super::HandOut { part: s, request: share_request(s, pass.file.share(s), &query) })
+        let request = share_request(s, pass.file.share(s), &query);
+        Some(super::super::HandOut { part: s, request, work: super::super::Work::Share })
     }
 
     /// Takes a share's rows, as [`crate::analysis::compute_share`] returned them.
@@ -237,10 +237,13 @@ impl AnalysisJob {
 
     /// Keeps a streamed part's rows with its file, for the next analysis with these options.
     pub(in crate::analysis) fn keep_rows(&self, part: &Part) {
-        let (Source::Streamed(file), [Some(a), Some(b), Some(c)]) = (&self.source, &part.rows) else {
+        let (Source::Streamed(file), [Some(_), Some(_), c]) = (&self.source, &part.rows) else {
             return;
         };
-        let rows = [a.clone(), b.clone(), c.clone()];
+        if c.is_none() && self.opts.kind != RvalueKind::Pooled {
+            return;
+        }
+        let rows = part.rows.clone();
         file.keep(Arc::new(Scored { opts: self.opts, rows, summaries: part.summaries.clone() }));
     }
 }

@@ -1,0 +1,277 @@
+//! Pooled CP_r on a streamed file. Each split needs its calibration units' true-label draws and
+//! then every test item once (docs/method.md §4), so a thread that can read the file
+//! synchronously (the page's workers, `FileReaderSync`) calibrates a group of splits in one
+//! pass with the core's streamed path (`conformal::streamed::pooled_with_units`): every item's
+//! true-label draws are gathered in its first pass and kept, then each group costs one pass.
+//! The job hands the groups out like a held file's splits ([`AnalysisJob::hand_out`]), takes
+//! them back as bytes and records them in split order, so the numbers are the held file's, bit
+//! for bit. The group holding split 0 also brings that split's units' draws (`n_cal × M`):
+//! the inspector re-runs one test item's greedy against them ([`Analysis::supply_item`]).
+//!
+//! [`Analysis::supply_item`]: super::Analysis::supply_item
+
+use std::sync::Arc;
+
+use super::parts::split_request;
+use super::{internal, AnalysisJob, Claim, HandOut, Phase, Source, StreamedFile, Work, CP_R};
+use crate::url::UrlState;
+use crate::Controls;
+use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::conformal::streamed::{pooled_with_units, true_draws, Streaming, Units};
+use rvalue_core::conformal::{read_calibrations, write_calibrations, Calibrated, RvalueKind, Split};
+use rvalue_core::rvalue::PooledSplit;
+use rvalue_core::tensor::Scores;
+use rvalue_core::{Error, Result};
+
+/// About how many bytes the pooled splits a thread calibrates in one pass hold together (its
+/// wasm memory never shrinks, and the page's budget is shared by every worker).
+pub const GROUP_BYTES: usize = 96 << 20;
+
+/// About how many bytes of f64 scores a worker's block holds while a group's pass reads it.
+const BLOCK_BYTES: usize = 16 << 20;
+
+/// About the bytes one pooled split holds in a pass: its tables, and per test item the
+/// candidates' steps and a bit per unit (the core's estimate for its groups).
+fn split_bytes(n_cal: usize, n_test: usize, m: usize, k: usize) -> usize {
+    PooledSplit::bytes_for(n_cal, m) + n_test * (k * 4 + (n_cal + k).div_ceil(8))
+}
+
+/// Splits per group: as many as the file's budget ([`GROUP_BYTES`]) holds, at least one.
+pub(in crate::analysis) fn group_size(file: &StreamedFile, controls: &Controls) -> usize {
+    let (n, m, k) = file.layout.shape();
+    let n_cal = (n as f64 * controls.cal_fraction).round() as usize;
+    (file.group_bytes() / split_bytes(n_cal, n - n_cal, m, k).max(1)).clamp(1, controls.splits.max(1))
+}
+
+/// A thread holding a streamed file: calibrates the groups of pooled splits handed to it.
+pub struct StreamedSplits {
+    labels: Vec<usize>,
+    /// Every item's true-label draws `[N][M]`, gathered by the first group's pass.
+    draws: Option<Vec<f64>>,
+}
+
+impl StreamedSplits {
+    /// For a file whose items have `labels`.
+    pub fn new(labels: Vec<usize>) -> Self {
+        StreamedSplits { labels, draws: None }
+    }
+
+    /// Pooled CP_r on the group of splits a request of [`AnalysisJob::hand_out`] names, read
+    /// from `src` (the file, a block at a time); the bytes go to [`AnalysisJob::supply_part`].
+    pub fn compute(&mut self, src: &dyn ScoreBlocks, request: &str) -> Result<Vec<u8>> {
+        let (first, count, controls) = read_splits_request(request)?;
+        let (n, m, _) = src.shape();
+        if self.labels.len() != n || count == 0 || first + count > controls.splits {
+            return Err(Error::invalid("the splits asked for do not exist, or the labels are not the file's"));
+        }
+        let splits =
+            (first..first + count).map(|r| Split::random(n, controls.cal_fraction, controls.seed, r));
+        let splits = splits.collect::<Result<Vec<_>>>()?;
+        let run = Streaming { threads: 1, block_bytes: BLOCK_BYTES, pooled_bytes: usize::MAX, ranker: None };
+        let draws = match &mut self.draws {
+            Some(d) => d,
+            slot => slot.insert(true_draws(src, &self.labels, &run, &mut |_, _, _| {})?),
+        };
+        let units = Units { draws: Scores::F64(draws), key_offset: 0 };
+        let (opts, mut out) = (controls.score_options(), Vec::with_capacity(count));
+        pooled_with_units(src, units, &self.labels, &opts, &splits, &run, &mut |_, _, _| {}, &mut |_, c| {
+            out.push(c);
+            Ok(())
+        })?;
+        // Split 0's units, for the inspector.
+        let first_units: Vec<f64> = match first {
+            0 => splits[0].cal.iter().flat_map(|&j| draws[j * m..(j + 1) * m].iter().copied()).collect(),
+            _ => Vec::new(),
+        };
+        Ok(write_reply(first, &out, &first_units))
+    }
+}
+
+/// The request for splits `first..first + count`: `"<first>+<count>\n<settings>"`.
+fn splits_request(first: usize, count: usize, query: &str) -> String {
+    format!("{first}+{count}\n{query}")
+}
+
+fn read_splits_request(request: &str) -> Result<(usize, usize, Controls)> {
+    let bad = || Error::invalid("a group of splits' request must be '<first>+<count>\n<settings>'");
+    let (head, controls) = split_request(request)?;
+    let (first, count) = head.split_once('+').ok_or_else(bad)?;
+    let number = |x: &str| x.parse::<usize>().map_err(|_| bad());
+    Ok((number(first)?, number(count)?, controls))
+}
+
+/// A group's reply: the calibrations' length (u64, little-endian), the calibrations
+/// (`write_calibrations`, tagged with the first split), then split 0's units' draws as f64.
+fn write_reply(first: usize, calibrated: &[Calibrated], units: &[f64]) -> Vec<u8> {
+    let cal = write_calibrations(first, calibrated);
+    let mut out = Vec::with_capacity(8 + cal.len() + 8 * units.len());
+    out.extend_from_slice(&(cal.len() as u64).to_le_bytes());
+    out.extend_from_slice(&cal);
+    units.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+    out
+}
+
+type Reply = (usize, Vec<Calibrated>, Vec<f64>);
+
+fn read_reply(bytes: &[u8]) -> Result<Reply> {
+    let garbled = || Error::invalid("a group of pooled splits came back garbled");
+    let (len, rest) = bytes.split_first_chunk::<8>().ok_or_else(garbled)?;
+    let len = usize::try_from(u64::from_le_bytes(*len)).map_err(|_| garbled())?;
+    if len > rest.len() || !(rest.len() - len).is_multiple_of(8) {
+        return Err(garbled());
+    }
+    let (first, calibrated) = read_calibrations(&rest[..len])?;
+    let units = rest[len..].chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+    Ok((first, calibrated, units.collect()))
+}
+
+impl AnalysisJob {
+    /// Whether this is pooled CP_r on a streamed file (its splits are calibrated by threads
+    /// that read the file, never by the job).
+    pub fn streamed_pooled(&self) -> bool {
+        matches!(self.source, Source::Streamed(_)) && self.opts.kind == RvalueKind::Pooled
+    }
+
+    /// The next group of splits nobody calibrates, once the pass has made the part.
+    pub(in crate::analysis) fn hand_out_splits(&mut self) -> Option<HandOut> {
+        let Source::Streamed(file) = &self.source else { return None };
+        if self.part.is_none() || !self.streamed_pooled() {
+            return None;
+        }
+        let group = group_size(file, &self.controls);
+        let first = (0..self.split_claims.len()).step_by(group).find(|&r| self.split_claims[r] == Claim::Free)?;
+        let end = (first + group).min(self.split_claims.len());
+        self.split_claims[first..end].iter_mut().for_each(|c| *c = Claim::Out);
+        let query = UrlState::with_controls(self.controls.clone()).to_query();
+        Some(HandOut { part: first, request: splits_request(first, end - first, &query), work: Work::Splits })
+    }
+
+    /// Takes the group of splits starting at `first`, as [`StreamedSplits::compute`] made it.
+    pub(in crate::analysis) fn supply_splits(&mut self, first: usize, bytes: &[u8]) -> Result<()> {
+        let (index, calibrated, units) = read_reply(bytes)?;
+        let part = self.part.as_mut().ok_or_else(|| internal("a group of splits is back after its part"))?;
+        let (_, m, k) = part.shape();
+        let end = first + calibrated.len();
+        let out = self.split_claims.get(first..end).is_some_and(|c| c.iter().all(|&c| c == Claim::Out));
+        let fits = |(r, c): (usize, &Calibrated)| c.k == k && c.test == part.splits[r].test && c.per_item_threshold();
+        let units_fit = units.len() == if first == 0 { part.splits[0].cal.len() * m } else { 0 };
+        if index != first || calibrated.is_empty() || !out || !units_fit || !(first..).zip(&calibrated).all(fits) {
+            return Err(Error::shape(format!("the result handed in for splits from {first} is not theirs")));
+        }
+        if first == 0 {
+            part.units = Some(Arc::new(units));
+        }
+        for (r, c) in (first..).zip(calibrated) {
+            self.split_claims[r] = Claim::Job;
+            self.by_split.insert(r, vec![c]);
+        }
+        self.take_splits_in_order();
+        if self.phase == Phase::Waiting && self.split_claims.iter().all(|&c| c == Claim::Job) {
+            self.end_part(false);
+        }
+        Ok(())
+    }
+
+    /// Gives the group from `first` back (its thread failed): another thread takes it.
+    pub(in crate::analysis) fn hand_back_splits(&mut self, first: usize) {
+        let Source::Streamed(file) = &self.source else { return };
+        let end = (first + group_size(file, &self.controls)).min(self.split_claims.len());
+        for c in self.split_claims.get_mut(first..end).into_iter().flatten() {
+            if *c == Claim::Out {
+                *c = Claim::Free;
+            }
+        }
+    }
+
+    /// The fraction done of pooled CP_r on a streamed file, weighting each read of the file
+    /// alike: the pass, then the groups of splits.
+    pub(in crate::analysis) fn streamed_pooled_fraction(&self) -> Option<f64> {
+        let Source::Streamed(file) = &self.source else { return None };
+        if !self.streamed_pooled() {
+            return None;
+        }
+        let splits = self.split_claims.len().max(1);
+        let pass_share = 1.0 / (1.0 + splits.div_ceil(group_size(file, &self.controls)) as f64);
+        Some(match (self.phase, &self.pass) {
+            (Phase::Done, _) => 1.0,
+            (Phase::Load, _) => 0.0,
+            (_, Some(p)) => pass_share * p.fraction(),
+            _ => pass_share + (1.0 - pass_share) * self.calibrated[CP_R].len() as f64 / splits as f64,
+        })
+    }
+}
+
+/// The rate at which a worker reads and decodes a file (`FileReaderSync`, float32), stated:
+/// measured on the 4 GB benchmark file in headless Chromium on a 2-core test machine.
+pub const READ_BYTES_PER_SEC: f64 = 400e6;
+
+/// The pooled greedy's unit updates (draws × (units + candidates) per test item) a worker does
+/// per second, stated: measured as [`READ_BYTES_PER_SEC`] was.
+pub const GREEDY_UPDATES_PER_SEC: f64 = 250e6;
+
+/// What pooled CP_r on a streamed file costs, said before it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LongRun {
+    /// Reads of the whole file: the scores' pass (unless kept), each worker's true-label draws,
+    /// then one per group of splits.
+    pub reads: usize,
+    pub file_bytes: u64,
+    /// Splits per group (per read).
+    pub group: usize,
+    pub workers: usize,
+    /// The time it should take at the stated rates.
+    pub secs: f64,
+}
+
+impl AnalysisJob {
+    /// Pooled CP_r on a streamed file: what it will cost with `workers` threads reading the
+    /// file; `None` for any other analysis.
+    pub fn long_run(&self, workers: usize) -> Option<LongRun> {
+        let Source::Streamed(file) = &self.source else { return None };
+        if !self.streamed_pooled() {
+            return None;
+        }
+        let (n, m, k) = file.layout.shape();
+        let (splits, group, workers) = (self.controls.splits, group_size(file, &self.controls), workers.max(1));
+        let groups = splits.div_ceil(group);
+        let pass = usize::from(file.scored_for(&self.opts).is_none());
+        let bytes = file.layout.data_bytes();
+        let read = bytes as f64 / READ_BYTES_PER_SEC;
+        let n_cal = (n as f64 * self.controls.cal_fraction).round() as usize;
+        let per_split = (n - n_cal) as f64 * (m * (n_cal + k)) as f64 / GREEDY_UPDATES_PER_SEC;
+        // The groups run side by side on the workers, each a read and its splits' greedy.
+        let rounds = groups.div_ceil(workers) as f64;
+        let secs = pass as f64 * read + read + rounds * (read + group as f64 * per_split);
+        Some(LongRun { reads: pass + groups.min(workers) + groups, file_bytes: bytes, group, workers, secs })
+    }
+}
+
+impl LongRun {
+    /// The warning shown before the run starts, for the file `name`.
+    pub fn describe(&self, name: &str) -> String {
+        let gb = self.file_bytes as f64 / 1e9;
+        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        format!(
+            "Pooled CP_r on {name} reads the file {} ({} × {gb:.1} GB = {:.1} GB; {} per read) on {}: \
+             about {}, at stated rates (reading {:.0} MB/s and {:.0} M greedy steps/s per thread, \
+             measured on a 2-core test machine).",
+            plural(self.reads, "time", "times"),
+            self.reads,
+            self.reads as f64 * gb,
+            plural(self.group, "split", "splits"),
+            plural(self.workers, "worker thread", "worker threads"),
+            duration(self.secs),
+            READ_BYTES_PER_SEC / 1e6,
+            GREEDY_UPDATES_PER_SEC / 1e6,
+        )
+    }
+}
+
+/// "40 s", "12 min", "2.5 h".
+fn duration(secs: f64) -> String {
+    match secs {
+        s if s < 90.0 => format!("{:.0} s", s.max(1.0)),
+        s if s < 5400.0 => format!("{:.0} min", s / 60.0),
+        s => format!("{:.1} h", s / 3600.0),
+    }
+}
