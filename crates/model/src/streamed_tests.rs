@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::*;
 use rvalue_core::conformal::{Method, Prior, RvalueKind};
-use rvalue_core::rvalue::TieOrder;
 use rvalue_core::io::{read_scores, write_npy_f32, BlockLayout};
+use rvalue_core::rvalue::TieOrder;
 use rvalue_core::toy::{self, ToyParams};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -200,7 +200,11 @@ fn pooled_rvalues_on_a_streamed_file_are_the_held_files() {
             assert_eq!((reads, handed), (file.shares(), groups), "{what}: shares read, groups computed");
             // Each worker gathers the draws once, then each group is one pass.
             let passes = groups + groups.min(2);
-            assert_eq!(workers.read.into_inner(), passes as u64 * data, "{what}: the file read {passes} times");
+            assert_eq!(
+                workers.read.into_inner(),
+                passes as u64 * data,
+                "{what}: the file read {passes} times"
+            );
             same(&got, &want, &what, &bytes);
         }
     }
@@ -227,7 +231,10 @@ fn pooled_rvalues_on_a_large_streamed_file_say_what_they_cost() {
     assert_eq!(two.reads, 1 + 2 + 5, "each worker gathers the draws");
     assert!(two.secs < one.secs);
     let text = one.describe("big.npy");
-    assert!(text.starts_with("Pooled CP_r on big.npy reads the file 7 times (7 × 4.0 GB = 28.0 GB"), "{text}");
+    assert!(
+        text.starts_with("Pooled CP_r on big.npy reads the file 7 times (7 × 4.0 GB = 28.0 GB"),
+        "{text}"
+    );
     assert!(text.contains("stated rates"), "{text}");
 }
 

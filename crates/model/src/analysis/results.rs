@@ -124,7 +124,8 @@ impl Analysis {
                 (Some(pool.tables(&split.cal, k, ties(split))?), pool.n())
             }
             Source::Streamed(_) => {
-                let units = first.units.as_ref().ok_or_else(|| internal("split 0's units did not come back"))?;
+                let units =
+                    first.units.as_ref().ok_or_else(|| internal("split 0's units did not come back"))?;
                 (Some(PooledSplit::from_draws(units, m, k, ties(&first.splits[0]))?), 0)
             }
             _ => {

@@ -10,10 +10,10 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use super::parts::split_request;
+use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::streamed::{block_rows, BlockRows};
 use rvalue_core::conformal::{write_block_rows, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
-use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::tensor::{ScoreTensor, Summaries};
 use rvalue_core::{Error, Result};
 

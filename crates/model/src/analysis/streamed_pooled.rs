@@ -62,7 +62,9 @@ impl StreamedSplits {
         let (first, count, controls) = read_splits_request(request)?;
         let (n, m, _) = src.shape();
         if self.labels.len() != n || count == 0 || first + count > controls.splits {
-            return Err(Error::invalid("the splits asked for do not exist, or the labels are not the file's"));
+            return Err(Error::invalid(
+                "the splits asked for do not exist, or the labels are not the file's",
+            ));
         }
         let splits =
             (first..first + count).map(|r| Split::random(n, controls.cal_fraction, controls.seed, r));
@@ -139,7 +141,8 @@ impl AnalysisJob {
             return None;
         }
         let group = group_size(file, &self.controls);
-        let first = (0..self.split_claims.len()).step_by(group).find(|&r| self.split_claims[r] == Claim::Free)?;
+        let first =
+            (0..self.split_claims.len()).step_by(group).find(|&r| self.split_claims[r] == Claim::Free)?;
         let end = (first + group).min(self.split_claims.len());
         self.split_claims[first..end].iter_mut().for_each(|c| *c = Claim::Out);
         let query = UrlState::with_controls(self.controls.clone()).to_query();
@@ -153,9 +156,16 @@ impl AnalysisJob {
         let (_, m, k) = part.shape();
         let end = first + calibrated.len();
         let out = self.split_claims.get(first..end).is_some_and(|c| c.iter().all(|&c| c == Claim::Out));
-        let fits = |(r, c): (usize, &Calibrated)| c.k == k && c.test == part.splits[r].test && c.per_item_threshold();
+        let fits = |(r, c): (usize, &Calibrated)| {
+            c.k == k && c.test == part.splits[r].test && c.per_item_threshold()
+        };
         let units_fit = units.len() == if first == 0 { part.splits[0].cal.len() * m } else { 0 };
-        if index != first || calibrated.is_empty() || !out || !units_fit || !(first..).zip(&calibrated).all(fits) {
+        if index != first
+            || calibrated.is_empty()
+            || !out
+            || !units_fit
+            || !(first..).zip(&calibrated).all(fits)
+        {
             return Err(Error::shape(format!("the result handed in for splits from {first} is not theirs")));
         }
         if first == 0 {
@@ -232,7 +242,8 @@ impl AnalysisJob {
             return None;
         }
         let (n, m, k) = file.layout.shape();
-        let (splits, group, workers) = (self.controls.splits, group_size(file, &self.controls), workers.max(1));
+        let (splits, group, workers) =
+            (self.controls.splits, group_size(file, &self.controls), workers.max(1));
         let groups = splits.div_ceil(group);
         let pass = usize::from(file.scored_for(&self.opts).is_none());
         let bytes = file.layout.data_bytes();

@@ -4,10 +4,10 @@
 use std::ops::Range;
 
 use super::{finite, internal, method_index, Analysis, PartTensor};
-use rvalue_core::rvalue::DrawOrder;
-use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::conformal::{self, check_alpha, Method, SplitMetrics, Summary};
+use rvalue_core::rvalue::DrawOrder;
 use rvalue_core::rvalue::Workspace;
+use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 /// One row of the summary table (panel 6) at one α.
@@ -165,7 +165,13 @@ impl Analysis {
 
     /// The pooled greedy of item `at` of `t` against the first split's units, `t`'s item 0
     /// keyed (its tie order) as item `key`.
-    fn greedy_of(&self, t: &ScoreTensor, at: usize, key: usize, order: Option<&DrawOrder>) -> Result<Vec<f64>> {
+    fn greedy_of(
+        &self,
+        t: &ScoreTensor,
+        at: usize,
+        key: usize,
+        order: Option<&DrawOrder>,
+    ) -> Result<Vec<f64>> {
         let ps = self.pooled_first.as_ref().ok_or_else(|| internal("no pooled split kept for CP_r"))?;
         let mut work = Workspace::default();
         let got = ps.items_at(t, &[at], key, order, &mut work);
@@ -178,7 +184,8 @@ impl Analysis {
     pub fn item_bytes(&self, t: usize) -> Option<(usize, Range<u64>)> {
         let PartTensor::Streamed(f) = &self.first.tensor else { return None };
         let item = *self.calibrated[0].first()?.test.get(t)?;
-        let known = self.first.has_rows(2) || self.inspected.borrow().as_ref().is_some_and(|(i, _)| *i == item);
+        let known =
+            self.first.has_rows(2) || self.inspected.borrow().as_ref().is_some_and(|(i, _)| *i == item);
         (!known).then(|| (item, f.layout.bytes_of(item..item + 1)))
     }
 
