@@ -7,11 +7,13 @@
 //               {hold: [n, m, k, labels, scores]}  a score file, held for the splits after it
 //                                     (scores: a Float64Array, Float32Array or, float16 as
 //                                     its bit patterns, a Uint16Array);
-//               {holdFile: File}      a file too large to hold: its handle, for the shares
+//               {holdFile: [File, labels]}  a file too large to hold: its handle and its
+//                                     labels (a Float64Array), for the shares and pooled splits
 //                                     after it (read here with FileReaderSync);
-//               {serial, part, request, split, share}  a repeat to compute
-//                                     (`explorer::compute_part`), with split true a split of
-//                                     the file held, with share true a share of the file's items.
+//               {serial, part, request, work}  work to compute: "repeat" a toy repeat
+//                                     (`explorer::compute_part`), "split" a pooled split of the
+//                                     file held, "share" a share of the streamed file's items,
+//                                     "splits" a group of its pooled splits.
 // Messages out: {ready: true} or {failed}  after init;
 //               {serial, part, bytes} or {serial, part, error}  per repeat (bytes transferred).
 
@@ -34,7 +36,7 @@ self.onmessage = async (event) => {
     // A file read a block at a time: its handle, not its bytes. One that cannot be opened
     // fails its shares, which the page then reads itself.
     try {
-      bindings.rvalue_hold_file(m.holdFile);
+      bindings.rvalue_hold_file(...m.holdFile);
     } catch {}
     return;
   }
@@ -45,14 +47,17 @@ self.onmessage = async (event) => {
     } catch {}
     return;
   }
-  const { serial, part, request, split, share } = m;
+  const { serial, part, request, work } = m;
+  const compute = {
+    repeat: 'rvalue_compute_part',
+    split: 'rvalue_compute_split',
+    share: 'rvalue_compute_share',
+    splits: 'rvalue_compute_splits',
+  }[work];
   try {
     if (!bindings) throw new Error("the worker's wasm is not ready");
-    const bytes = share
-      ? bindings.rvalue_compute_share(request)
-      : split
-        ? bindings.rvalue_compute_split(request)
-        : bindings.rvalue_compute_part(request);
+    if (!compute) throw new Error(`no such work: ${work}`);
+    const bytes = bindings[compute](request);
     self.postMessage({ serial, part, bytes }, [bytes.buffer]);
   } catch (e) {
     // A panic traps the instance for good: the page stops using this worker.

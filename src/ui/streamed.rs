@@ -1,7 +1,9 @@
 //! Score files too large to hold, read a byte range at a time with `File.slice`: opened from
 //! their header and labels ([`open`]), their shares read by the page (async, [`read_range`]) and
-//! by the workers (`FileReaderSync`, [`rvalue_hold_file`] and [`rvalue_compute_share`]). The
-//! file itself is never in memory; a share is about [`rvalue_model::SHARE_BYTES`].
+//! by the workers (`FileReaderSync`, [`rvalue_hold_file`] and [`rvalue_compute_share`]), and
+//! its pooled splits by the workers alone ([`rvalue_compute_splits`]: the page's thread cannot
+//! read synchronously). The file itself is never in memory; a share is about
+//! [`rvalue_model::SHARE_BYTES`].
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -15,7 +17,7 @@ use super::dom;
 
 use rvalue_core::io::{read_labels, BlockLayout};
 use rvalue_core::{Error, Result};
-use rvalue_model::StreamedFile;
+use rvalue_model::{FileBlocks, StreamedFile, StreamedSplits};
 
 /// Score files of at least this many bytes are read a block at a time, unless the address'
 /// `stream=MB` says otherwise: a file the page holds answers a change of r-value kind at once,
@@ -88,16 +90,44 @@ pub async fn open(scores: &File, labels: Option<&File>) -> Result<StreamedFile> 
 thread_local! {
     /// In a worker: the streamed file whose shares it reads, and where its items lie.
     static HELD: RefCell<Option<(File, BlockLayout)>> = const { RefCell::new(None) };
+    /// In a worker: the same file's pooled splits (its labels, and the true-label draws once
+    /// gathered).
+    static SPLITS: RefCell<Option<StreamedSplits>> = const { RefCell::new(None) };
 }
 
-/// For the worker script: holds `file` (a handle, not its bytes) for the shares after it.
+/// For the worker script: holds `file` (a handle, not its bytes), whose items have `labels`,
+/// for the shares and pooled splits after it.
 #[wasm_bindgen]
-pub fn rvalue_hold_file(file: File) -> std::result::Result<(), JsValue> {
+pub fn rvalue_hold_file(file: File, labels: Vec<f64>) -> std::result::Result<(), JsValue> {
     HELD.with(|h| h.borrow_mut().take());
+    SPLITS.with(|s| s.borrow_mut().take());
     let head = read_sync(&file, 0..file.size().min(HEAD_BYTES) as u64).map_err(dom::to_js)?;
     let layout = BlockLayout::of_npy_head(&file.name(), &head, file.size() as u64).map_err(dom::to_js)?;
     HELD.with(|h| *h.borrow_mut() = Some((file, layout)));
+    let labels = labels.into_iter().map(|y| y as usize).collect();
+    SPLITS.with(|s| *s.borrow_mut() = Some(StreamedSplits::new(labels)));
     Ok(())
+}
+
+/// For the worker script: pooled CP_r on the group of splits a request names, the file read
+/// a block at a time with `FileReaderSync` (`rvalue_model::StreamedSplits::compute`).
+#[wasm_bindgen]
+pub fn rvalue_compute_splits(request: &str) -> std::result::Result<Vec<u8>, JsValue> {
+    let layout = HELD.with(|h| h.borrow().as_ref().map(|(_, l)| l.clone()));
+    let layout = layout.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
+    // Through the thread's own handle: `ScoreBlocks` is `Sync`, a `File` is not.
+    let read = |r: Range<u64>| {
+        HELD.with(|h| match h.borrow().as_ref() {
+            Some((file, _)) => read_sync(file, r),
+            None => Err(Error::invalid("no streamed file is held")),
+        })
+    };
+    SPLITS.with(|s| match s.borrow_mut().as_mut() {
+        Some(splits) => {
+            splits.compute(&FileBlocks { layout: &layout, read: &read }, request).map_err(dom::to_js)
+        }
+        None => Err(JsValue::from_str("no streamed file is held")),
+    })
 }
 
 /// For the worker script: the rows of the share a request names (`rvalue_model::compute_share`).
