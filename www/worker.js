@@ -49,15 +49,15 @@ self.onmessage = async (event) => {
   }
   const { serial, part, request, work } = m;
   const compute = {
-    repeat: 'rvalue_compute_part',
-    split: 'rvalue_compute_split',
-    share: 'rvalue_compute_share',
-    splits: 'rvalue_compute_splits',
+    repeat: () => bindings.rvalue_compute_part(request),
+    split: () => bindings.rvalue_compute_split(request),
+    share: () => bindings.rvalue_compute_share(request),
+    splits: () => bindings.rvalue_compute_splits(request),
   }[work];
   try {
     if (!bindings) throw new Error("the worker's wasm is not ready");
     if (!compute) throw new Error(`no such work: ${work}`);
-    const bytes = bindings[compute](request);
+    const bytes = compute();
     self.postMessage({ serial, part, bytes }, [bytes.buffer]);
   } catch (e) {
     // A panic traps the instance for good: the page stops using this worker.
