@@ -19,8 +19,24 @@
 
 let bindings = null;
 
-self.onmessage = async (event) => {
-  const m = event.data;
+// A group of splits takes many steps, between which the event loop runs (so that the buffers
+// FileReaderSync returned are collected): the messages are handled one after the other.
+let queue = Promise.resolve();
+self.onmessage = (event) => {
+  queue = queue.then(() => handle(event.data));
+};
+
+// Pooled CP_r on the group of splits `request` names, a step at a time.
+async function splits(request) {
+  bindings.rvalue_splits_start(request);
+  for (;;) {
+    const bytes = bindings.rvalue_splits_step();
+    if (bytes) return bytes;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+async function handle(m) {
   if (m.init) {
     try {
       const b = await import(m.init.js);
@@ -52,15 +68,15 @@ self.onmessage = async (event) => {
     repeat: () => bindings.rvalue_compute_part(request),
     split: () => bindings.rvalue_compute_split(request),
     share: () => bindings.rvalue_compute_share(request),
-    splits: () => bindings.rvalue_compute_splits(request),
+    splits: () => splits(request),
   }[work];
   try {
     if (!bindings) throw new Error("the worker's wasm is not ready");
     if (!compute) throw new Error(`no such work: ${work}`);
-    const bytes = compute();
+    const bytes = await compute();
     self.postMessage({ serial, part, bytes }, [bytes.buffer]);
   } catch (e) {
     // A panic traps the instance for good: the page stops using this worker.
     self.postMessage({ serial, part, error: String(e) });
   }
-};
+}

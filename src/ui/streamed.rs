@@ -1,7 +1,7 @@
 //! Score files too large to hold, read a byte range at a time with `File.slice`: opened from
 //! their header and labels ([`open`]), their shares read by the page (async, [`read_range`]) and
 //! by the workers (`FileReaderSync`, [`rvalue_hold_file`] and [`rvalue_compute_share`]), and
-//! its pooled splits by the workers alone ([`rvalue_compute_splits`]: the page's thread cannot
+//! its pooled splits by the workers alone ([`rvalue_splits_start`]: the page's thread cannot
 //! read synchronously). The file itself is never in memory; a share is about
 //! [`rvalue_model::SHARE_BYTES`].
 
@@ -17,7 +17,7 @@ use super::dom;
 
 use rvalue_core::io::{read_labels, BlockLayout};
 use rvalue_core::{Error, Result};
-use rvalue_model::{FileBlocks, StreamedFile, StreamedSplits};
+use rvalue_model::{StreamedFile, StreamedSplits, STEP_BYTES};
 
 /// Score files of at least this many bytes are read a block at a time, unless the address'
 /// `stream=MB` says otherwise: a file the page holds answers a change of r-value kind at once,
@@ -109,13 +109,23 @@ pub fn rvalue_hold_file(file: File, labels: Vec<f64>) -> std::result::Result<(),
     Ok(())
 }
 
-/// For the worker script: pooled CP_r on the group of splits a request names, the file read
-/// a block at a time with `FileReaderSync` (`rvalue_model::StreamedSplits::compute`).
+/// For the worker script: starts pooled CP_r on the group of splits a request names
+/// (`rvalue_model::StreamedSplits`); [`rvalue_splits_step`] reads and calibrates it.
 #[wasm_bindgen]
-pub fn rvalue_compute_splits(request: &str) -> std::result::Result<Vec<u8>, JsValue> {
-    let layout = HELD.with(|h| h.borrow().as_ref().map(|(_, l)| l.clone()));
-    let layout = layout.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
-    // Through the thread's own handle: `ScoreBlocks` is `Sync`, a `File` is not.
+pub fn rvalue_splits_start(request: &str) -> std::result::Result<(), JsValue> {
+    let layout = held_layout()?;
+    SPLITS.with(|s| match s.borrow_mut().as_mut() {
+        Some(splits) => splits.start(&layout, request).map_err(dom::to_js),
+        None => Err(JsValue::from_str("no streamed file is held")),
+    })
+}
+
+/// For the worker script: reads (`FileReaderSync`) and calibrates about
+/// [`rvalue_model::STEP_BYTES`] more of the group started; its bytes once done. The script
+/// lets its event loop run between steps, so that the buffers read are collected.
+#[wasm_bindgen]
+pub fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValue> {
+    let layout = held_layout()?;
     let read = |r: Range<u64>| {
         HELD.with(|h| match h.borrow().as_ref() {
             Some((file, _)) => read_sync(file, r),
@@ -123,11 +133,15 @@ pub fn rvalue_compute_splits(request: &str) -> std::result::Result<Vec<u8>, JsVa
         })
     };
     SPLITS.with(|s| match s.borrow_mut().as_mut() {
-        Some(splits) => {
-            splits.compute(&FileBlocks { layout: &layout, read: &read }, request).map_err(dom::to_js)
-        }
+        Some(splits) => splits.step(&layout, &read, STEP_BYTES).map_err(dom::to_js),
         None => Err(JsValue::from_str("no streamed file is held")),
     })
+}
+
+/// Where the held file's items lie.
+fn held_layout() -> std::result::Result<BlockLayout, JsValue> {
+    let layout = HELD.with(|h| h.borrow().as_ref().map(|(_, l)| l.clone()));
+    layout.ok_or_else(|| JsValue::from_str("no streamed file is held"))
 }
 
 /// For the worker script: the rows of the share a request names (`rvalue_model::compute_share`).

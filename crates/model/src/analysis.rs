@@ -24,8 +24,8 @@ use results::finite;
 pub use results::{Analysis, MAX_CURVE_CANDIDATES};
 use source::pool_split_list;
 pub use source::{PartTensor, Source};
-pub use streamed::{compute_share, FileBlocks, StreamedFile, SHARE_BYTES};
-pub use streamed_pooled::{LongRun, StreamedSplits, GROUP_BYTES};
+pub use streamed::{compute_share, StreamedFile, SHARE_BYTES};
+pub use streamed_pooled::{LongRun, StreamedSplits, GROUP_BYTES, STEP_BYTES};
 pub use sweep::SweepCurves;
 pub use views::{AlphaView, ItemView, MethodRanking, RankedCandidate, SummaryRow};
 

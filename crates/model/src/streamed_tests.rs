@@ -56,7 +56,8 @@ impl<'a> Workers<'a> {
             Ok(bytes[r.start as usize..r.end as usize].to_vec())
         };
         self.turn += 1;
-        self.held[self.turn % 2].compute(&FileBlocks { layout, read: &read }, request).unwrap()
+        // A block an item, a step a block: every step and block boundary is crossed.
+        self.held[self.turn % 2].compute(layout, &read, request, 1).unwrap()
     }
 }
 
@@ -270,8 +271,8 @@ fn a_garbled_or_unasked_group_of_splits_is_refused() {
     for bad in ["0+0\n", "1+2\n", "0-1\n", "x+1\n"] {
         let request = format!("{bad}{}", h.request.split_once('\n').unwrap().1);
         let read = |_: std::ops::Range<u64>| -> rvalue_core::Result<Vec<u8>> { panic!("read for {bad}") };
-        let blocks = FileBlocks { layout: &file.layout, read: &read };
-        assert!(StreamedSplits::new(labels.clone()).compute(&blocks, &request).is_err(), "{request}");
+        let mut worker = StreamedSplits::new(labels.clone());
+        assert!(worker.compute(&file.layout, &read, &request, 1).is_err(), "{request}");
     }
 }
 

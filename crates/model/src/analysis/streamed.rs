@@ -10,11 +10,10 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use super::parts::split_request;
-use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::streamed::{block_rows, BlockRows};
 use rvalue_core::conformal::{write_block_rows, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
-use rvalue_core::tensor::{ScoreTensor, Summaries};
+use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
 
 /// About how many bytes of the file a share holds: one read, and a few steps of the page's.
@@ -138,33 +137,6 @@ pub fn compute_share(
     }
     let raw = read(layout.bytes_of(first..end))?;
     Ok(write_block_rows(s, &score_share(layout, first, &raw, &controls.score_options())?))
-}
-
-/// A streamed file's items as [`ScoreBlocks`], read through `read` (a thread that reads the
-/// file synchronously: a worker's `FileReaderSync`).
-pub struct FileBlocks<'a> {
-    pub layout: &'a BlockLayout,
-    pub read: &'a (dyn Fn(Range<u64>) -> Result<Vec<u8>> + Sync),
-}
-
-impl ScoreBlocks for FileBlocks<'_> {
-    fn shape(&self) -> (usize, usize, usize) {
-        self.layout.shape()
-    }
-
-    fn for_each_block(
-        &self,
-        items: usize,
-        each: &mut dyn FnMut(usize, &ScoreTensor) -> Result<()>,
-    ) -> Result<()> {
-        let n = self.layout.shape().0;
-        for first in (0..n).step_by(items.max(1)) {
-            let end = (first + items.max(1)).min(n);
-            let raw = (self.read)(self.layout.bytes_of(first..end))?;
-            each(first, &self.layout.block(first, &raw)?)?;
-        }
-        Ok(())
-    }
 }
 
 /// Rows of the items `first..` whose bytes are `raw`.

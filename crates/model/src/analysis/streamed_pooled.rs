@@ -1,8 +1,9 @@
 //! Pooled CP_r on a streamed file. Each split needs its calibration units' true-label draws and
 //! then every test item once (docs/method.md §4), so a thread that can read the file
 //! synchronously (the page's workers, `FileReaderSync`) calibrates a group of splits in one
-//! pass with the core's streamed path (`conformal::streamed::pooled_with_units`): every item's
-//! true-label draws are gathered in its first pass and kept, then each group costs one pass.
+//! pass with the core's streamed path (`conformal::streamed::PooledPass`), a few blocks a step:
+//! every item's true-label draws are gathered in its first pass and kept, then each group costs
+//! one pass.
 //! The job hands the groups out like a held file's splits ([`AnalysisJob::hand_out`]), takes
 //! them back as bytes and records them in split order, so the numbers are the held file's, bit
 //! for bit. The group holding split 0 also brings that split's units' draws (`n_cal × M`):
@@ -10,15 +11,19 @@
 //!
 //! [`Analysis::supply_item`]: super::Analysis::supply_item
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::parts::split_request;
 use super::{internal, AnalysisJob, Claim, HandOut, Phase, Source, StreamedFile, Work, CP_R};
 use crate::url::UrlState;
 use crate::Controls;
-use rvalue_core::blocks::ScoreBlocks;
-use rvalue_core::conformal::streamed::{pooled_with_units, true_draws, Streaming, Units};
-use rvalue_core::conformal::{read_calibrations, write_calibrations, Calibrated, RvalueKind, Split};
+use rvalue_core::blocks::items_per_block;
+use rvalue_core::conformal::streamed::{PooledPass, Units};
+use rvalue_core::conformal::{
+    read_calibrations, write_calibrations, Calibrated, RvalueKind, ScoreOptions, Split,
+};
+use rvalue_core::io::BlockLayout;
 use rvalue_core::rvalue::PooledSplit;
 use rvalue_core::tensor::Scores;
 use rvalue_core::{Error, Result};
@@ -29,6 +34,11 @@ pub const GROUP_BYTES: usize = 96 << 20;
 
 /// About how many bytes of f64 scores a worker's block holds while a group's pass reads it.
 const BLOCK_BYTES: usize = 16 << 20;
+
+/// About how many bytes of the file a worker reads in a step, between which its event loop runs
+/// (measured: 4 GB read in 8 MB slices without a break peaked at 1.5 GB, with a break every
+/// 32 MB at 0.7 GB).
+pub const STEP_BYTES: usize = 32 << 20;
 
 /// About the bytes one pooled split holds in a pass: its tables, and per test item the
 /// candidates' steps and a bit per unit (the core's estimate for its groups).
@@ -43,24 +53,41 @@ pub(in crate::analysis) fn group_size(file: &StreamedFile, controls: &Controls) 
     (file.group_bytes() / split_bytes(n_cal, n - n_cal, m, k).max(1)).clamp(1, controls.splits.max(1))
 }
 
-/// A thread holding a streamed file: calibrates the groups of pooled splits handed to it.
+/// A thread holding a streamed file: calibrates the groups of pooled splits handed to it, a
+/// few blocks a step ([`StreamedSplits::step`]): a thread that reads synchronously must let
+/// its event loop run between reads, or the buffers read pile up uncollected (gigabytes).
 pub struct StreamedSplits {
     labels: Vec<usize>,
     /// Every item's true-label draws `[N][M]`, gathered by the first group's pass.
     draws: Option<Vec<f64>>,
+    /// The group being calibrated.
+    group: Option<Group>,
+}
+
+/// A group of splits being calibrated: the draws' pass (first group only), then the test items'.
+struct Group {
+    first: usize,
+    splits: Vec<Split>,
+    opts: ScoreOptions,
+    /// The next item to read.
+    next: usize,
+    /// `None` while the draws are gathered.
+    pass: Option<PooledPass>,
+    gathered: Vec<f64>,
 }
 
 impl StreamedSplits {
     /// For a file whose items have `labels`.
     pub fn new(labels: Vec<usize>) -> Self {
-        StreamedSplits { labels, draws: None }
+        StreamedSplits { labels, draws: None, group: None }
     }
 
-    /// Pooled CP_r on the group of splits a request of [`AnalysisJob::hand_out`] names, read
-    /// from `src` (the file, a block at a time); the bytes go to [`AnalysisJob::supply_part`].
-    pub fn compute(&mut self, src: &dyn ScoreBlocks, request: &str) -> Result<Vec<u8>> {
+    /// Starts the group of splits a request of [`AnalysisJob::hand_out`] names, of the file
+    /// `layout` describes (replacing any group not finished).
+    pub fn start(&mut self, layout: &BlockLayout, request: &str) -> Result<()> {
+        self.group = None;
         let (first, count, controls) = read_splits_request(request)?;
-        let (n, m, _) = src.shape();
+        let n = layout.shape().0;
         if self.labels.len() != n || count == 0 || first + count > controls.splits {
             return Err(Error::invalid(
                 "the splits asked for do not exist, or the labels are not the file's",
@@ -68,24 +95,80 @@ impl StreamedSplits {
         }
         let splits =
             (first..first + count).map(|r| Split::random(n, controls.cal_fraction, controls.seed, r));
-        let splits = splits.collect::<Result<Vec<_>>>()?;
-        let run = Streaming { threads: 1, block_bytes: BLOCK_BYTES, pooled_bytes: usize::MAX, ranker: None };
-        let draws = match &mut self.draws {
-            Some(d) => d,
-            slot => slot.insert(true_draws(src, &self.labels, &run, &mut |_, _, _| {})?),
-        };
-        let units = Units { draws: Scores::F64(draws), key_offset: 0 };
-        let (opts, mut out) = (controls.score_options(), Vec::with_capacity(count));
-        pooled_with_units(src, units, &self.labels, &opts, &splits, &run, &mut |_, _, _| {}, &mut |_, c| {
-            out.push(c);
-            Ok(())
-        })?;
+        let (splits, opts) = (splits.collect::<Result<Vec<_>>>()?, controls.score_options());
+        self.group = Some(Group { first, splits, opts, next: 0, pass: None, gathered: Vec::new() });
+        Ok(())
+    }
+
+    /// Reads (`read`: byte ranges of the file) and calibrates about `bytes` more of the file
+    /// ([`STEP_BYTES`]; a block holds at most that much); the group's result once its last
+    /// block is in, for [`AnalysisJob::supply_part`].
+    pub fn step(
+        &mut self,
+        layout: &BlockLayout,
+        read: &dyn Fn(Range<u64>) -> Result<Vec<u8>>,
+        bytes: usize,
+    ) -> Result<Option<Vec<u8>>> {
+        let (n, m, k) = layout.shape();
+        let g = self.group.as_mut().ok_or_else(|| Error::invalid("no group of splits was started"))?;
+        if let (None, Some(draws)) = (&g.pass, &self.draws) {
+            // The draws were kept from an earlier group: the test items' pass at once.
+            let units = Units { draws: Scores::F64(draws), key_offset: 0 };
+            g.pass = Some(PooledPass::new(units, m, k, &g.splits, &g.opts)?);
+        }
+        let per_read = items_per_block(m, k, BLOCK_BYTES.min(bytes));
+        let mut budget = bytes as i64;
+        while budget > 0 && g.next < n {
+            let items = g.next..(g.next + per_read).min(n);
+            let range = layout.bytes_of(items.clone());
+            budget -= (range.end - range.start) as i64;
+            let block = layout.block(items.start, &read(range)?)?;
+            match &mut g.pass {
+                Some(pass) => pass.block(items.start, &block, 1)?,
+                None => (0..block.n()).for_each(|i| {
+                    let y = self.labels[items.start + i];
+                    g.gathered.extend((0..m).map(|d| block.get(i, d, y)));
+                }),
+            }
+            g.next = items.end;
+        }
+        if g.next < n {
+            return Ok(None);
+        }
+        if self.draws.is_none() {
+            self.draws = Some(std::mem::take(&mut g.gathered));
+        }
+        let draws = self.draws.as_deref().ok_or_else(|| internal("the draws are gone"))?;
+        if g.pass.is_none() {
+            // The draws are in (or were kept): the test items' pass next.
+            let units = Units { draws: Scores::F64(draws), key_offset: 0 };
+            (g.pass, g.next) = (Some(PooledPass::new(units, m, k, &g.splits, &g.opts)?), 0);
+            return Ok(None);
+        }
+        let g = self.group.take().ok_or_else(|| internal("the group is gone"))?;
+        let calibrated = g.pass.map(|p| p.finish(&self.labels)).unwrap_or_default();
         // Split 0's units, for the inspector.
-        let first_units: Vec<f64> = match first {
-            0 => splits[0].cal.iter().flat_map(|&j| draws[j * m..(j + 1) * m].iter().copied()).collect(),
+        let first_units: Vec<f64> = match g.first {
+            0 => g.splits[0].cal.iter().flat_map(|&j| draws[j * m..(j + 1) * m].iter().copied()).collect(),
             _ => Vec::new(),
         };
-        Ok(write_reply(first, &out, &first_units))
+        Ok(Some(write_reply(g.first, &calibrated, &first_units)))
+    }
+
+    /// The whole group a request names, `bytes` of the file a step.
+    pub fn compute(
+        &mut self,
+        layout: &BlockLayout,
+        read: &dyn Fn(Range<u64>) -> Result<Vec<u8>>,
+        request: &str,
+        bytes: usize,
+    ) -> Result<Vec<u8>> {
+        self.start(layout, request)?;
+        loop {
+            if let Some(out) = self.step(layout, read, bytes)? {
+                return Ok(out);
+            }
+        }
     }
 }
 
