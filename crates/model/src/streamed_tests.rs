@@ -212,6 +212,32 @@ fn pooled_rvalues_on_a_streamed_file_are_the_held_files() {
 }
 
 #[test]
+fn pooled_rvalues_after_another_kind_read_the_file_only_in_the_workers() {
+    let (bytes, labels) = file();
+    let mut held = read_scores("big.npy", &bytes).unwrap();
+    held.labels = Some(labels.clone());
+    let held = Arc::new(held);
+    let file = streamed(&bytes, &labels, 4);
+    let mut c = Controls { mode: Mode::Scores, splits: 3, ..Controls::default() };
+    c.score.cp_draw = 1;
+    c.score.kind = RvalueKind::Nonparametric;
+    let (_, reads) = run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes);
+    assert_eq!(reads, file.shares());
+    // CP's and CP_avg's rows are kept: only the workers read the file, for the pooled splits.
+    c.score.kind = RvalueKind::Pooled;
+    let want = AnalysisJob::new(Source::Data(held.clone()), &c).unwrap().run().unwrap();
+    assert!(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap().long_run(1).unwrap().reads == 2);
+    let (got, reads) = run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes);
+    assert_eq!(reads, 0, "no share read");
+    same(&got, &want, "pooled after nonparametric", &bytes);
+    // The nonparametric rows are still there; another CP draw reads the file again.
+    c.score.kind = RvalueKind::Nonparametric;
+    assert_eq!(run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes).1, 0);
+    (c.score.kind, c.score.cp_draw) = (RvalueKind::Pooled, 2);
+    assert_eq!(run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes).1, file.shares());
+}
+
+#[test]
 fn pooled_rvalues_on_a_large_streamed_file_say_what_they_cost() {
     // The header of a 4 GB file: 10,000 × 100 × 1,000 float32.
     let head = write_npy_f32(&[10_000, 100, 1_000], &[]);

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::parts::split_request;
 use rvalue_core::conformal::streamed::{block_rows, BlockRows};
-use rvalue_core::conformal::{write_block_rows, ScoreOptions, ScoreRows};
+use rvalue_core::conformal::{write_block_rows, RvalueKind, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
@@ -91,10 +91,15 @@ impl StreamedFile {
         self.layout.shape().0.div_ceil(self.share_items())
     }
 
-    /// The rows kept for `opts`, if the last analysis made them.
+    /// The rows kept that serve `opts`, if the last analysis made them: made with `opts`, or,
+    /// for pooled CP_r (which has no rows), any with CP's draw (CP and CP_avg depend on no other
+    /// option).
     pub(in crate::analysis) fn scored_for(&self, opts: &ScoreOptions) -> Option<Arc<Scored>> {
         let kept = self.scored.lock().ok()?;
-        kept.as_ref().filter(|s| s.opts == *opts).cloned()
+        let serves = |s: &&Arc<Scored>| {
+            s.opts == *opts || opts.kind == RvalueKind::Pooled && s.opts.cp_draw == opts.cp_draw
+        };
+        kept.as_ref().filter(serves).cloned()
     }
 
     /// Keeps `scored` for the next analysis (replacing the rows kept before, which would

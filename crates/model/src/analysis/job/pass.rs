@@ -100,7 +100,11 @@ impl AnalysisJob {
     /// Starts a streamed file's analysis: from the rows kept for these options, or a pass.
     pub(in crate::analysis) fn load_streamed(&mut self, file: &Arc<StreamedFile>) -> Result<()> {
         match file.scored_for(&self.opts) {
-            Some(s) => self.streamed_part(file, s.rows.clone(), s.summaries.clone()),
+            Some(s) => {
+                let [cp, cp_avg, cp_r] = s.rows.clone();
+                let pooled = self.opts.kind == RvalueKind::Pooled;
+                self.streamed_part(file, [cp, cp_avg, cp_r.filter(|_| !pooled)], s.summaries.clone())
+            }
             None => {
                 file.forget();
                 self.pass = Some(Pass::new(file.clone(), &self.opts));
@@ -240,7 +244,8 @@ impl AnalysisJob {
         let (Source::Streamed(file), [Some(_), Some(_), c]) = (&self.source, &part.rows) else {
             return;
         };
-        if c.is_none() && self.opts.kind != RvalueKind::Pooled {
+        // Rows that came from the file's kept ones stay as they were (another kind's CP_r too).
+        if (c.is_none() && self.opts.kind != RvalueKind::Pooled) || file.scored_for(&self.opts).is_some() {
             return;
         }
         let rows = part.rows.clone();
