@@ -186,9 +186,13 @@ test('pooled CP_r on a file read a block at a time is said first, then gives the
   assert.ok(await start.isHidden(), 'Start is gone');
 
   await choosePooled(streamed);
+  const reads = await shareReads(streamed);
   const before = await analysesShown(streamed);
   await start.click();
   await ready(streamed, before);
+  // CP's and CP_avg's rows were kept: only the workers read the file, for the splits.
+  assert.equal(await shareReads(streamed), reads, 'no share read again');
+  assert.match(await text(streamed, '#status'), /file's shares and groups of splits in worker threads|computed in/);
   await inspected(held);
   await inspected(streamed);
   assert.deepEqual(await numbers(streamed), await numbers(held), 'pooled, item 4');

@@ -36,9 +36,9 @@ pub const GROUP_BYTES: usize = 96 << 20;
 const BLOCK_BYTES: usize = 16 << 20;
 
 /// About how many bytes of the file a worker reads in a step, between which its event loop runs
-/// (measured: 4 GB read in 8 MB slices without a break peaked at 1.5 GB, with a break every
-/// 32 MB at 0.7 GB).
-pub const STEP_BYTES: usize = 32 << 20;
+/// (measured in headless Chromium: 4 GB read in 8 MB slices without a break peaked at 1.5 GB,
+/// with a break every 32 MB at 0.72 GB, every 8 MB at 0.57 GB, and took 15.6 s).
+pub const STEP_BYTES: usize = 8 << 20;
 
 /// About the bytes one pooled split holds in a pass: its tables, and per test item the
 /// candidates' steps and a bit per unit (the core's estimate for its groups).
@@ -295,7 +295,7 @@ impl AnalysisJob {
 }
 
 /// The rate at which a worker reads a file (`FileReaderSync`, a break every [`STEP_BYTES`]),
-/// stated: 4 GB in 17 s, measured in headless Chromium on a 2-core test machine.
+/// stated: 4 GB in 16–17 s, measured in headless Chromium on a 2-core test machine.
 pub const READ_BYTES_PER_SEC: f64 = 235e6;
 
 /// The pooled greedy's unit updates (draws × (units + candidates) per test item) a worker does
