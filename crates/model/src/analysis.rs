@@ -6,6 +6,7 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::Error;
 
 mod job;
+mod long_run;
 mod offload;
 mod part;
 mod parts;
@@ -17,6 +18,7 @@ mod sweep;
 mod views;
 pub use job::AnalysisJob;
 use job::{Claim, Phase};
+pub use long_run::LongRun;
 pub use offload::{Offload, OffloadRequest};
 use part::{highest_threshold, LabelInfo, Part};
 pub use parts::{compute_part, HandOut, HeldData, Work};
@@ -25,7 +27,7 @@ pub use results::{Analysis, MAX_CURVE_CANDIDATES};
 use source::pool_split_list;
 pub use source::{PartTensor, Source};
 pub use streamed::{compute_share, StreamedFile, SHARE_BYTES};
-pub use streamed_pooled::{LongRun, StreamedSplits, GROUP_BYTES, STEP_BYTES};
+pub use streamed_pooled::{StreamedSplits, GROUP_BYTES, STEP_BYTES};
 pub use sweep::SweepCurves;
 pub use views::{AlphaView, ItemView, MethodRanking, RankedCandidate, SummaryRow};
 
