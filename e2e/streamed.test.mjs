@@ -219,6 +219,8 @@ test('pooled CP_r on a file read a block at a time needs workers, and cancels mi
   await choosePooled(page);
   await page.getByRole('button', { name: 'Start' }).click();
   await page.waitForFunction(() => /splits \d+\/40/.test(document.querySelector('#status')?.textContent));
+  // Progress: splits done of all, and the time left (the estimate's until the pace says).
+  assert.match(await text(page, '#status'), /^splits \d+\/40: .* – \d+ %, about \d+ (s|min) left/);
   await page.getByRole('button', { name: 'Cancel' }).click();
   await settled(page, 'cancelled');
   await dropped(page);

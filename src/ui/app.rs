@@ -86,6 +86,8 @@ struct Running {
     serial: u64,
     /// Repeats computed by workers.
     from_workers: usize,
+    /// The time the page said the job would take, when it said one (seconds).
+    estimate: Option<f64>,
     /// When the progress bar and status line were last written, and for which analysis on show.
     progress_written: Option<(f64, u64)>,
 }

@@ -84,6 +84,7 @@ impl App {
         if shared {
             self.start_workers();
         }
+        let job_estimate = job.long_run(self.pool.alive()).map(|c| c.secs);
         self.jobs += 1;
         self.running = Some(Running {
             job,
@@ -95,6 +96,7 @@ impl App {
             gpu: self.device.new_job(),
             serial: self.jobs,
             from_workers: 0,
+            estimate: job_estimate,
         });
         // At once, not at the next frame: a script that changes a control and then waits for
         // the state `ready` must not read the previous job's.
@@ -237,11 +239,15 @@ impl App {
                         continue;
                     }
                     let done = run.job.fraction_done();
+                    let left = match (time_left(now - run.started, done), run.estimate) {
+                        // Before its pace says, a long job's time left is the estimate's.
+                        (l, Some(secs)) if l.is_empty() => estimate_left(secs - (now - run.started) / 1000.0),
+                        (l, _) => l,
+                    };
                     self.status = format!(
-                        "{} – {:.0} %{}. Showing {}.",
+                        "{} – {:.0} %{left}. Showing {}.",
                         run.job.describe(),
                         100.0 * done,
-                        time_left(now - run.started, done),
                         self.analysis_what
                     );
                     return;
@@ -370,6 +376,16 @@ fn needs_all_candidates(kind: RvalueKind) -> Option<String> {
         "{name} CP_r needs every candidate's draws of each calibration item, and the pool holds only \
          the true label's: choose the pooled r-value for CP_r. The results shown are unchanged."
     ))
+}
+
+/// ", about 40 s left by the estimate": what the estimate said, less the time spent.
+fn estimate_left(secs: f64) -> String {
+    let s = secs.max(1.0);
+    match s {
+        s if s < 60.0 => format!(", about {s:.0} s left by the estimate"),
+        s if s < 3600.0 => format!(", about {:.0} min left by the estimate", s / 60.0),
+        s => format!(", about {:.1} h left by the estimate", s / 3600.0),
+    }
 }
 
 /// ", about 40 s left" once a job has run long enough (2 s and 5 %) for its pace so far to say

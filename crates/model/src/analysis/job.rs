@@ -90,6 +90,8 @@ pub struct AnalysisJob {
     pub(in crate::analysis) by_split: BTreeMap<usize, Vec<Calibrated>>,
     /// A streamed file's pass, while it runs.
     pub(in crate::analysis) pass: Option<pass::Pass>,
+    /// Whether the job reads the file's shares (its rows were not kept).
+    pub(in crate::analysis) read_file: bool,
 }
 
 impl AnalysisJob {
@@ -171,6 +173,7 @@ impl AnalysisJob {
             split_next: 0,
             by_split: BTreeMap::new(),
             pass: None,
+            read_file: false,
             source,
         })
     }

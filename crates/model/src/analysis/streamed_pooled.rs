@@ -284,7 +284,9 @@ impl AnalysisJob {
             return None;
         }
         let splits = self.split_claims.len().max(1);
-        let pass_share = 1.0 / (1.0 + splits.div_ceil(group_size(file, &self.controls)) as f64);
+        // A pass weighs as a group's read, when the rows were not kept.
+        let pass = if self.read_file { 1.0 } else { 0.0 };
+        let pass_share = pass / (pass + splits.div_ceil(group_size(file, &self.controls)) as f64);
         Some(match (self.phase, &self.pass) {
             (Phase::Done, _) => 1.0,
             (Phase::Load, _) => 0.0,

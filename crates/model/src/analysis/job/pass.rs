@@ -107,6 +107,7 @@ impl AnalysisJob {
             }
             None => {
                 file.forget();
+                self.read_file = true;
                 self.pass = Some(Pass::new(file.clone(), &self.opts));
                 self.phase = Phase::Pass;
                 Ok(())
