@@ -136,17 +136,7 @@ impl AnalysisJob {
                 bytes / MAX_STORED_BYTES
             )));
         }
-        // A score file's pooled splits can be handed out; the first stays with the job.
-        let split_claims = match &source {
-            Source::Data(_) if controls.score.kind == RvalueKind::Pooled => {
-                (0..controls.splits).map(|r| if r == 0 { Claim::Job } else { Claim::Free }).collect()
-            }
-            // A streamed file's are all calibrated by threads that read it.
-            Source::Streamed(_) if controls.score.kind == RvalueKind::Pooled => {
-                vec![Claim::Free; controls.splits]
-            }
-            _ => Vec::new(),
-        };
+        let split_claims = split_claims(&source, &controls);
         Ok(AnalysisJob {
             opts: controls.score_options(),
             controls,
@@ -388,6 +378,19 @@ impl AnalysisJob {
             self.label_info,
             self.sweeps,
         )
+    }
+}
+
+/// Who calibrates a score file's pooled splits: they can be handed out, the first staying with
+/// the job; a streamed file's are all calibrated by threads that read it. Empty otherwise.
+fn split_claims(source: &Source, controls: &Controls) -> Vec<Claim> {
+    match source {
+        _ if controls.score.kind != RvalueKind::Pooled => Vec::new(),
+        Source::Data(_) => {
+            (0..controls.splits).map(|r| if r == 0 { Claim::Job } else { Claim::Free }).collect()
+        }
+        Source::Streamed(_) => vec![Claim::Free; controls.splits],
+        Source::Toy(_) | Source::Pool(..) => Vec::new(),
     }
 }
 
