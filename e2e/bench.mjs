@@ -27,7 +27,7 @@ import { gzipSync } from 'node:zlib';
 import { DIST, ROOT, launchBrowser, openPage, rendererMemory, startServer } from './helpers.mjs';
 
 const USAGE =
-  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--query Q]';
+  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--pooled-splits N] [--query Q]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 21 s on a
 // shared 2-core machine (the page's thread and one worker), the renderer at about 430 MB
@@ -74,6 +74,7 @@ function options() {
         'only-toy': { type: 'boolean' },
         'only-cold': { type: 'boolean' },
         'only-big': { type: 'boolean' },
+        'pooled-splits': { type: 'string' },
         query: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -95,6 +96,8 @@ function options() {
     onlyCold: Boolean(values['only-cold']),
     // The 4 GB file read a block at a time only.
     onlyBig: Boolean(values['only-big']),
+    // Then pooled CP_r on it with this many splits (0: not measured).
+    pooledSplits: values['pooled-splits'] === undefined ? 0 : positive('pooled-splits', values['pooled-splits']),
     // Added to the page's address after the cold loads, e.g. `workers=0` (the page's thread alone).
     query: values.query ?? '',
   };
@@ -453,7 +456,7 @@ function coldLine({ results, sizes }) {
 // The 4 GB file's analysis in a fresh page at the page's defaults for files (100 splits; CP_r
 // takes the nonparametric r-value on a streamed file): time from the drop to the finished
 // analysis, and the renderer's peak resident memory.
-async function bigFile(browser, url, log) {
+async function bigFile(browser, url, log, pooledSplits = 0) {
   const dir = join(ROOT, 'target', 'tmp', 'big-bench');
   const [scores, labels] = ['logits_10000x100x1000.npy', 'logits_10000_labels.npy'].map((f) => join(dir, f));
   if (!existsSync(scores) || !existsSync(labels)) {
@@ -471,11 +474,43 @@ async function bigFile(browser, url, log) {
     const secsTaken = (performance.now() - t0) / 1000;
     const status = await page.locator('#status').textContent();
     const memory = await rendererMemory(browser);
-    return `4 GB file (10,000 × 100 × 1000 f32) read a block at a time, drop → finished: ${secsTaken.toFixed(1)} s ` +
+    const line = `4 GB file (10,000 × 100 × 1000 f32) read a block at a time, drop → finished: ${secsTaken.toFixed(1)} s ` +
       `(page: computed in ${computedIn(status)} s), renderer peak ${memory ? memory.peakMB.toFixed(0) : '?'} MB; ${status}`;
+    return pooledSplits ? `${line}\n${await bigPooled(browser, page, pooledSplits, log)}` : line;
   } finally {
     await context.close();
   }
+}
+
+// Pooled CP_r on the 4 GB file with `splits` splits, after its first analysis: the estimate the
+// page said before Start, the time Start → finished, and the renderer's peak memory since.
+async function bigPooled(browser, page, splits, log) {
+  log(`pooled CP_r on the 4 GB file, ${splits} splits…`);
+  const shown = () => page.evaluate(() => Number(document.querySelector('#status')?.dataset.shown ?? 0));
+  let before = await shown();
+  if ((await page.locator('#splits').inputValue()) !== String(splits)) {
+    await page.locator('#splits').fill(String(splits));
+    await page.locator('#splits').dispatchEvent('change');
+    await page.waitForFunction((b) => {
+      const s = document.querySelector('#status');
+      return s?.dataset.state === 'ready' && Number(s.dataset.shown) > b;
+    }, before, { timeout: STEP_TIMEOUT_MS });
+  }
+  await page.locator('#kind').selectOption('pooled');
+  await page.locator('#kind').dispatchEvent('change');
+  await page.waitForFunction(() => document.querySelector('#status')?.dataset.state === 'confirm');
+  const said = await page.locator('#status').textContent();
+  before = await shown();
+  const t0 = performance.now();
+  await page.getByRole('button', { name: 'Start' }).click();
+  await page.waitForFunction((b) => {
+    const s = document.querySelector('#status');
+    return s?.dataset.state === 'ready' && Number(s.dataset.shown) > b;
+  }, before, { timeout: 4 * 3600_000, polling: 1000 });
+  const secs = (performance.now() - t0) / 1000;
+  const memory = await rendererMemory(browser);
+  return `  pooled CP_r, ${splits} splits: Start → finished ${secs.toFixed(1)} s, renderer peak ` +
+    `${memory ? memory.peakMB.toFixed(0) : '?'} MB; said before: ${said}`;
 }
 
 const computedIn = (status) => status.match(/computed in ([\d.]+) s/)?.[1] ?? '?';
@@ -504,7 +539,8 @@ async function main() {
     out(`headless Chromium ${browser.version()}, dist/ built ${built}`);
     if (opts.onlyBig) {
       await opened.context.close();
-      out(await bigFile(browser, server.url, log));
+      // `--query` applies here too, e.g. `splits=2` for a shorter first analysis.
+      out(await bigFile(browser, `${server.url}${opts.query ? `?${opts.query}` : ''}`, log, opts.pooledSplits));
       return;
     }
 

@@ -31,7 +31,7 @@ const npy = (shape, descr, typed) =>
 
 // Seeded logits [n, m, k] (a candidate's latent mean plus draw noise whose spread varies by
 // candidate) and labels: what an ensemble's scores look like, small enough for any machine.
-function smallFiles(n = 400, m = 8, k = 12) {
+function smallFiles(n = 400, m = 8, k = 12, name = 'ensemble') {
   let x = 12345;
   const rand = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
   const scores = new Float32Array(n * m * k);
@@ -45,8 +45,8 @@ function smallFiles(n = 400, m = 8, k = 12) {
       for (let c = 0; c < k; c++) scores[(i * m + d) * k + c] = mean[c] + spread[c] * (rand() - 0.5);
     }
   }
-  const s = join(DIR, 'ensemble.npy');
-  const l = join(DIR, 'ensemble_labels.npy');
+  const s = join(DIR, `${name}.npy`);
+  const l = join(DIR, `${name}_labels.npy`);
   writeFileSync(s, npy([n, m, k], '<f4', scores));
   writeFileSync(l, npy([n], '<i8', labels));
   return [s, l];
@@ -145,4 +145,87 @@ test('a file of more than 2^28 scores opens, cancels and is scored within a memo
   // about 0.22 GB (710–720 MB measured on the 2-core VM).
   assert.ok(memory.peakMB <= 800, `the renderer peaked at ${memory.peakMB.toFixed(0)} MB`);
   console.log(`# renderer peak ${memory.peakMB.toFixed(0)} MB`);
+});
+
+// Waits until the inspector shows rankings (a streamed file's item is read first).
+async function inspected(page) {
+  await page.waitForFunction(() => {
+    const t = document.querySelector('#inspector')?.textContent ?? '';
+    return t.length > 0 && !/reading item/.test(t);
+  }, null, { timeout: TIMEOUT_MS });
+}
+
+// Chooses pooled CP_r on a streamed file: the page says what it costs and waits.
+async function choosePooled(page) {
+  await page.locator('#kind').selectOption('pooled');
+  await page.locator('#kind').dispatchEvent('change');
+  await settled(page, 'confirm');
+}
+
+test('pooled CP_r on a file read a block at a time is said first, then gives the held file\'s numbers', LONG, async () => {
+  const files = smallFiles();
+  const query = 'mode=scores&kind=pooled&splits=3&item=4';
+  const held = await loaded(query, files);
+  const streamed = await loaded(`${query}&stream=0`, files);
+  // A streamed file opens with the nonparametric r-value, one read.
+  assert.equal(await streamed.locator('#kind').inputValue(), 'nonparametric');
+  assert.match(await text(streamed, '#data-name'), /says how long before it starts them/);
+
+  await choosePooled(streamed);
+  const start = streamed.getByRole('button', { name: 'Start' });
+  assert.ok(await start.isVisible(), 'a Start button');
+  assert.ok(await streamed.getByRole('button', { name: 'Cancel' }).isEnabled(), 'a Cancel button');
+  const said = await text(streamed, '#status');
+  assert.match(said, /^Pooled CP_r on ensemble\.npy \+ ensemble_labels\.npy reads the file \d+ times \(\d+ × 0\.0 GB/);
+  assert.match(said, /about \d+ s, at stated rates .* Start it, or Cancel to keep the results shown\./);
+  // Cancel: nothing starts, the settings of the results on show come back.
+  await streamed.getByRole('button', { name: 'Cancel' }).click();
+  await settled(streamed, 'cancelled');
+  assert.match(await text(streamed, '#status'), /^Not started\./);
+  assert.equal(await streamed.locator('#kind').inputValue(), 'nonparametric');
+  assert.ok(await start.isHidden(), 'Start is gone');
+
+  await choosePooled(streamed);
+  const reads = await shareReads(streamed);
+  const before = await analysesShown(streamed);
+  await start.click();
+  await ready(streamed, before);
+  // CP's and CP_avg's rows were kept: only the workers read the file, for the splits.
+  assert.equal(await shareReads(streamed), reads, 'no share read again');
+  assert.match(await text(streamed, '#status'), /file's shares and groups of splits in worker threads|computed in/);
+  await inspected(held);
+  await inspected(streamed);
+  assert.deepEqual(await numbers(streamed), await numbers(held), 'pooled, item 4');
+  // Another item: its block is read on demand.
+  for (const page of [held, streamed]) await page.locator('#item-next').click();
+  await inspected(held);
+  await inspected(streamed);
+  assert.match(await text(streamed, '#item-info'), /^of \d+: data item \d+, true label/);
+  assert.deepEqual(await numbers(streamed), await numbers(held), 'pooled, item 5');
+});
+
+test('pooled CP_r on a file read a block at a time needs workers, and cancels mid-way', LONG, async () => {
+  // Without workers the page cannot read the file synchronously: it says so and starts nothing.
+  const files = smallFiles();
+  const alone = await loaded('mode=scores&splits=3&workers=0&stream=0', files);
+  await alone.locator('#kind').selectOption('pooled');
+  await alone.locator('#kind').dispatchEvent('change');
+  await settled(alone, 'note');
+  assert.match(await text(alone, '#status'), /needs worker threads to read it, and this page has none/);
+
+  // Large enough for a few seconds of splits: cancelled while they run.
+  const big = smallFiles(3000, 24, 60, 'longer');
+  const page = await loaded('mode=scores&splits=40&stream=0', big);
+  await choosePooled(page);
+  await page.getByRole('button', { name: 'Start' }).click();
+  await page.waitForFunction(() => /splits \d+\/40/.test(document.querySelector('#status')?.textContent));
+  // Progress: splits done of all, and the time left (the estimate's until the pace says).
+  assert.match(await text(page, '#status'), /^splits \d+\/40: .* – \d+ %, about \d+ (s|min) left/);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await settled(page, 'cancelled');
+  await dropped(page);
+  assert.equal(await page.locator('#kind').inputValue(), 'nonparametric');
+  // The workers busy with the cancelled splits were replaced: the next analysis runs at once.
+  await choose(page, 'splits', 5);
+  assert.match(await text(page, '#status'), /5 splits/);
 });

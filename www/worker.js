@@ -7,18 +7,37 @@
 //               {hold: [n, m, k, labels, scores]}  a score file, held for the splits after it
 //                                     (scores: a Float64Array, Float32Array or, float16 as
 //                                     its bit patterns, a Uint16Array);
-//               {holdFile: File}      a file too large to hold: its handle, for the shares
-//                                     after it (read here a range at a time);
-//               {serial, part, request, split, share}  a repeat to compute
-//                                     (`explorer::compute_part`), with split true a split of
-//                                     the file held, with share true a share of the file's items.
+//               {holdFile: [File, labels]}  a file too large to hold: its handle and its
+//                                     labels (a Float64Array), for the shares and pooled splits
+//                                     after it (shares read here a range at a time into one
+//                                     buffer, pooled splits with FileReaderSync);
+//               {serial, part, request, work}  work to compute: "repeat" a toy repeat
+//                                     (`explorer::compute_part`), "split" a pooled split of the
+//                                     file held, "share" a share of the streamed file's items,
+//                                     "splits" a group of its pooled splits.
 // Messages out: {ready: true} or {failed}  after init;
 //               {serial, part, bytes} or {serial, part, error}  per repeat (bytes transferred).
 
 let bindings = null;
 
-self.onmessage = async (event) => {
-  const m = event.data;
+// A group of splits takes many steps, between which the event loop runs (so that the buffers
+// FileReaderSync returned are collected): the messages are handled one after the other.
+let queue = Promise.resolve();
+self.onmessage = (event) => {
+  queue = queue.then(() => handle(event.data));
+};
+
+// Pooled CP_r on the group of splits `request` names, a step at a time.
+async function splits(request) {
+  bindings.rvalue_splits_start(request);
+  for (;;) {
+    const bytes = bindings.rvalue_splits_step();
+    if (bytes) return bytes;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+async function handle(m) {
   if (m.init) {
     try {
       const b = await import(m.init.js);
@@ -34,7 +53,7 @@ self.onmessage = async (event) => {
     // A file read a block at a time: its handle, not its bytes. One that cannot be opened
     // fails its shares, which the page then reads itself.
     try {
-      bindings.rvalue_hold_file(m.holdFile);
+      bindings.rvalue_hold_file(...m.holdFile);
     } catch {}
     return;
   }
@@ -45,17 +64,20 @@ self.onmessage = async (event) => {
     } catch {}
     return;
   }
-  const { serial, part, request, split, share } = m;
+  const { serial, part, request, work } = m;
+  const compute = {
+    repeat: () => bindings.rvalue_compute_part(request),
+    split: () => bindings.rvalue_compute_split(request),
+    share: () => bindings.rvalue_compute_share(request),
+    splits: () => splits(request),
+  }[work];
   try {
     if (!bindings) throw new Error("the worker's wasm is not ready");
-    const bytes = share
-      ? await bindings.rvalue_compute_share(request)
-      : split
-        ? bindings.rvalue_compute_split(request)
-        : bindings.rvalue_compute_part(request);
+    if (!compute) throw new Error(`no such work: ${work}`);
+    const bytes = await compute();
     self.postMessage({ serial, part, bytes }, [bytes.buffer]);
   } catch (e) {
     // A panic traps the instance for good: the page stops using this worker.
     self.postMessage({ serial, part, error: String(e) });
   }
-};
+}

@@ -35,6 +35,7 @@ mod export;
 mod form;
 mod frame;
 mod job;
+mod long;
 mod replies;
 mod shares;
 mod startup;
@@ -85,6 +86,8 @@ struct Running {
     serial: u64,
     /// Repeats computed by workers.
     from_workers: usize,
+    /// The time the page said the job would take, when it said one (seconds).
+    estimate: Option<f64>,
     /// When the progress bar and status line were last written, and for which analysis on show.
     progress_written: Option<(f64, u64)>,
 }
@@ -153,6 +156,11 @@ pub struct App {
     /// The last finished analysis while a partial one is shown (what cancelling brings back).
     previous: Option<(Analysis, String)>,
     running: Option<Running>,
+    /// A long analysis (pooled CP_r on a streamed file) said and waiting for the reader's Start
+    /// or Cancel, with what it is of.
+    awaiting: Option<(AnalysisJob, String)>,
+    /// The inspector's item being read from a streamed file: `(analysis generation, item)`.
+    reading_item: Option<(u64, usize)>,
     item: usize,
     dirty: Dirty,
     frame_requested: bool,

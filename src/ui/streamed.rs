@@ -1,7 +1,9 @@
 //! Score files too large to hold, read a byte range at a time with `File.slice`: opened from
 //! their header and labels ([`open`]), their shares read by the page and by the workers
-//! ([`read_range`], [`rvalue_hold_file`] and [`rvalue_compute_share`]). The file itself is never
-//! in memory; a share is about [`rvalue_model::SHARE_BYTES`].
+//! ([`read_range`], [`rvalue_hold_file`] and [`rvalue_compute_share`]), and its pooled splits
+//! by the workers alone (`FileReaderSync`, [`rvalue_splits_start`]: the page's thread cannot
+//! read synchronously). The file itself is never in memory; a share is about
+//! [`rvalue_model::SHARE_BYTES`].
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -15,7 +17,7 @@ use super::dom;
 
 use rvalue_core::io::{read_labels, BlockLayout};
 use rvalue_core::{Error, Result};
-use rvalue_model::StreamedFile;
+use rvalue_model::{StreamedFile, StreamedSplits, STEP_BYTES};
 
 /// Score files of at least this many bytes are read a block at a time, unless the address'
 /// `stream=MB` says otherwise: a file the page holds answers a change of r-value kind at once,
@@ -126,16 +128,58 @@ pub async fn open(scores: &File, labels: Option<&File>) -> Result<StreamedFile> 
 thread_local! {
     /// In a worker: the streamed file whose shares it reads, and where its items lie.
     static HELD: RefCell<Option<(File, BlockLayout)>> = const { RefCell::new(None) };
+    /// In a worker: the same file's pooled splits (its labels, and the true-label draws once
+    /// gathered).
+    static SPLITS: RefCell<Option<StreamedSplits>> = const { RefCell::new(None) };
 }
 
-/// For the worker script: holds `file` (a handle, not its bytes) for the shares after it.
+/// For the worker script: holds `file` (a handle, not its bytes), whose items have `labels`,
+/// for the shares and pooled splits after it.
 #[wasm_bindgen]
-pub fn rvalue_hold_file(file: File) -> std::result::Result<(), JsValue> {
+pub fn rvalue_hold_file(file: File, labels: Vec<f64>) -> std::result::Result<(), JsValue> {
     HELD.with(|h| h.borrow_mut().take());
+    SPLITS.with(|s| s.borrow_mut().take());
     let head = read_sync(&file, 0..file.size().min(HEAD_BYTES) as u64).map_err(dom::to_js)?;
     let layout = BlockLayout::of_npy_head(&file.name(), &head, file.size() as u64).map_err(dom::to_js)?;
     HELD.with(|h| *h.borrow_mut() = Some((file, layout)));
+    let labels = labels.into_iter().map(|y| y as usize).collect();
+    SPLITS.with(|s| *s.borrow_mut() = Some(StreamedSplits::new(labels)));
     Ok(())
+}
+
+/// For the worker script: starts pooled CP_r on the group of splits a request names
+/// (`rvalue_model::StreamedSplits`); [`rvalue_splits_step`] reads and calibrates it.
+#[wasm_bindgen]
+pub fn rvalue_splits_start(request: &str) -> std::result::Result<(), JsValue> {
+    let layout = held_layout()?;
+    SPLITS.with(|s| match s.borrow_mut().as_mut() {
+        Some(splits) => splits.start(&layout, request).map_err(dom::to_js),
+        None => Err(JsValue::from_str("no streamed file is held")),
+    })
+}
+
+/// For the worker script: reads (`FileReaderSync`) and calibrates about
+/// [`rvalue_model::STEP_BYTES`] more of the group started; its bytes once done. The script
+/// lets its event loop run between steps, so that the buffers read are collected.
+#[wasm_bindgen]
+pub fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValue> {
+    let layout = held_layout()?;
+    let read = |r: Range<u64>| {
+        HELD.with(|h| match h.borrow().as_ref() {
+            Some((file, _)) => read_sync(file, r),
+            None => Err(Error::invalid("no streamed file is held")),
+        })
+    };
+    SPLITS.with(|s| match s.borrow_mut().as_mut() {
+        Some(splits) => splits.step(&layout, &read, STEP_BYTES).map_err(dom::to_js),
+        None => Err(JsValue::from_str("no streamed file is held")),
+    })
+}
+
+/// Where the held file's items lie.
+fn held_layout() -> std::result::Result<BlockLayout, JsValue> {
+    let layout = HELD.with(|h| h.borrow().as_ref().map(|(_, l)| l.clone()));
+    layout.ok_or_else(|| JsValue::from_str("no streamed file is held"))
 }
 
 /// For the worker script: the rows of the share a request names
@@ -149,7 +193,7 @@ pub async fn rvalue_compute_share(request: String) -> std::result::Result<Vec<u8
     share.score(&layout, &raw).map_err(dom::to_js)
 }
 
-/// Bytes `range` of `file`, read synchronously (workers only: the header, once).
+/// Bytes `range` of `file`, read synchronously (workers only: a header, and pooled splits).
 fn read_sync(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
     let reader = web_sys::FileReaderSync::new().map_err(cannot_read(file))?;
     let part =

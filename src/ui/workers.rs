@@ -25,7 +25,7 @@ use crate::ui::dom;
 use crate::ui::streamed::Streamed;
 use rvalue_core::io::Dataset;
 use rvalue_core::tensor::{ScoreTensor, Scores};
-use rvalue_model::{AnalysisJob, HeldData, StreamedFile};
+use rvalue_model::{AnalysisJob, HeldData, StreamedFile, Work};
 
 /// Workers at most: each holds a wasm instance of its own (and a score file's copy).
 pub const MAX_WORKERS: usize = 7;
@@ -118,6 +118,8 @@ pub(super) struct Pool {
     started: bool,
     /// The `workers` URL parameter.
     switch: Option<String>,
+    /// Where replies go, once started (for workers started in place of stopped ones).
+    on_reply: Option<OnReply>,
 }
 
 /// Where worker `i`'s replies go: `(i, reply)`, for [`Pool::replied`].
@@ -138,7 +140,14 @@ impl Pool {
         if std::mem::replace(&mut self.started, true) {
             return;
         }
-        let count = match self.switch.as_deref().and_then(|s| s.parse::<usize>().ok()) {
+        self.on_reply = Some(on_reply.clone());
+        let Some(init) = init_message() else { return };
+        self.slots = (0..self.count()).filter_map(|i| Slot::start(i, on_reply, &init)).collect();
+    }
+
+    /// Workers the pool starts: the `workers` switch's count, or one per core beyond the page's.
+    fn count(&self) -> usize {
+        match self.switch.as_deref().and_then(|s| s.parse::<usize>().ok()) {
             Some(n) => n.min(MAX_WORKERS),
             None => {
                 web_sys::window()
@@ -147,14 +156,37 @@ impl Pool {
                     .min((MAX_WORKERS + 1) as f64) as usize
                     - 1
             }
-        };
-        let Some(init) = init_message() else { return };
-        self.slots = (0..count).filter_map(|i| Slot::start(i, on_reply, &init)).collect();
+        }
     }
 
     /// Workers started and not stopped.
     pub fn ready(&self) -> usize {
         self.slots.iter().filter(|s| s.state == State::Running).count()
+    }
+
+    /// Workers running or starting, or (before the pool starts) that it will start.
+    pub fn alive(&self) -> usize {
+        match self.started {
+            true => self.slots.iter().filter(|s| s.state != State::Stopped).count(),
+            false => self.count(),
+        }
+    }
+
+    /// Stops the workers still busy with work of a job since dropped (a group of a streamed
+    /// file's pooled splits takes minutes, and cannot be interrupted) and starts fresh ones in
+    /// their place.
+    pub fn recycle_busy(&mut self) {
+        let (Some(on_reply), Some(init)) = (self.on_reply.clone(), init_message()) else { return };
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            if slot.state != State::Stopped && !slot.queued.is_empty() {
+                // Its answers are dropped with it.
+                dom::mark(dom::DROPPED_ANSWER);
+                slot.stop(None);
+                if let Some(fresh) = Slot::start(i, &on_reply, &init) {
+                    *slot = fresh;
+                }
+            }
+        }
     }
 
     /// Tops up each running worker's queue with repeats or splits of `job` (number `serial`),
@@ -172,19 +204,24 @@ impl Pool {
                     (None, Some(f)) => slot.hold_file(f),
                     (None, None) => true,
                 };
+                let work = match h.work {
+                    Work::Repeat => "repeat",
+                    Work::Split => "split",
+                    Work::Share => "share",
+                    Work::Splits => "splits",
+                };
                 let posted = held
                     && set(&msg, "serial", &JsValue::from_f64(serial as f64))
                     && set(&msg, "part", &JsValue::from_f64(h.part as f64))
                     && set(&msg, "request", &JsValue::from_str(&h.request))
-                    && set(&msg, "split", &JsValue::from_bool(data.is_some()))
-                    && set(&msg, "share", &JsValue::from_bool(file.is_some()))
+                    && set(&msg, "work", &JsValue::from_str(work))
                     && slot.worker.post_message(&msg).is_ok();
                 if !posted {
                     job.hand_back(h.part);
                     slot.stop(Some((&mut *job, serial)));
                     break;
                 }
-                if file.is_some() {
+                if h.work == Work::Share {
                     dom::mark(dom::SHARE_READ);
                 }
                 slot.queued.push((serial, h.part));
@@ -288,8 +325,10 @@ impl Slot {
         if std::ptr::eq(self.held_file.as_ptr(), Arc::as_ptr(&f.info)) {
             return true;
         }
+        let labels: Vec<f64> = f.info.labels.iter().map(|&y| y as f64).collect();
+        let hold = Array::of2(&f.file, &Float64Array::from(&labels[..]));
         let msg = Object::new();
-        let ok = set(&msg, "holdFile", &f.file) && self.worker.post_message(&msg).is_ok();
+        let ok = set(&msg, "holdFile", &hold) && self.worker.post_message(&msg).is_ok();
         if ok {
             self.held_file = Arc::downgrade(&f.info);
         }

@@ -3,11 +3,13 @@
 //! prior, one split and several, shares read by other threads and by the job itself in any
 //! order; and a second analysis with other splits re-uses the rows without reading the file.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::*;
 use rvalue_core::conformal::{Method, Prior, RvalueKind};
 use rvalue_core::io::{read_scores, write_npy_f32, BlockLayout};
+use rvalue_core::rvalue::TieOrder;
 use rvalue_core::toy::{self, ToyParams};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -31,18 +33,58 @@ fn file() -> (Vec<u8>, Vec<usize>) {
 }
 
 fn streamed(bytes: &[u8], labels: &[usize], share_items: usize) -> Arc<StreamedFile> {
+    grouped(bytes, labels, share_items, GROUP_BYTES)
+}
+
+/// [`streamed`], with pooled splits grouped within `group_bytes`.
+fn grouped(bytes: &[u8], labels: &[usize], share_items: usize, group_bytes: usize) -> Arc<StreamedFile> {
     let layout = BlockLayout::of_npy_head("big.npy", &bytes[..128], bytes.len() as u64).unwrap();
-    Arc::new(
-        StreamedFile::new("big.npy".into(), layout, labels.to_vec()).unwrap().with_share_items(share_items),
-    )
+    let file = StreamedFile::new("big.npy".into(), layout, labels.to_vec()).unwrap();
+    Arc::new(file.with_share_items(share_items).with_group_bytes(group_bytes))
+}
+
+/// Two threads holding the file, as the page's workers: each gathers the true-label draws in
+/// its first pass and keeps them. The bytes they read, counted.
+struct Workers<'a> {
+    bytes: &'a [u8],
+    held: [StreamedSplits; 2],
+    turn: usize,
+    read: AtomicU64,
+}
+
+impl<'a> Workers<'a> {
+    fn new(bytes: &'a [u8], labels: &[usize]) -> Self {
+        let held = [StreamedSplits::new(labels.to_vec()), StreamedSplits::new(labels.to_vec())];
+        Workers { bytes, held, turn: 0, read: AtomicU64::new(0) }
+    }
+
+    /// A group of splits, computed by the workers in turn from the file's bytes.
+    fn splits(&mut self, layout: &BlockLayout, request: &str) -> Vec<u8> {
+        let (bytes, count) = (self.bytes, &self.read);
+        let read = move |r: std::ops::Range<u64>| {
+            count.fetch_add(r.end - r.start, Ordering::Relaxed);
+            Ok(bytes[r.start as usize..r.end as usize].to_vec())
+        };
+        self.turn += 1;
+        // A block an item, a step a block: every step and block boundary is crossed.
+        self.held[self.turn % 2].compute(layout, &read, request, 1).unwrap()
+    }
 }
 
 /// Runs `job` to the end, reading its shares as the page does: every third by the job itself,
-/// the others handed out and answered out of order.
-fn run(mut job: AnalysisJob, bytes: &[u8]) -> (Analysis, usize) {
+/// the others handed out and answered out of order; a streamed file's pooled splits by two
+/// workers.
+fn run(job: AnalysisJob, bytes: &[u8]) -> (Analysis, usize) {
+    let labels = job.streamed().map(|f| f.labels.clone()).unwrap_or_default();
+    let (a, reads, _) = run_with(job, bytes, &mut Workers::new(bytes, &labels));
+    (a, reads)
+}
+
+/// [`run`], with the workers given; the shares read, and the groups of splits computed.
+fn run_with(mut job: AnalysisJob, bytes: &[u8], workers: &mut Workers) -> (Analysis, usize, usize) {
     let file = job.streamed().cloned();
     let read = |r: std::ops::Range<u64>| Ok(bytes[r.start as usize..r.end as usize].to_vec());
-    let (mut out, mut reads) = (Vec::new(), 0);
+    let (mut out, mut reads, mut groups) = (Vec::new(), 0, 0);
     loop {
         match job.step().unwrap() {
             Progress::Done => break,
@@ -61,6 +103,11 @@ fn run(mut job: AnalysisJob, bytes: &[u8]) -> (Analysis, usize) {
         }
         let f = file.as_ref().unwrap();
         match out.pop() {
+            Some(h) if h.work == Work::Splits => {
+                groups += 1;
+                let bytes = workers.splits(&f.layout, &h.request);
+                job.supply_part(h.part, &bytes).unwrap();
+            }
             Some(h) => {
                 reads += 1;
                 let bytes = compute_share(&f.layout, &h.request, read).unwrap();
@@ -73,10 +120,20 @@ fn run(mut job: AnalysisJob, bytes: &[u8]) -> (Analysis, usize) {
             }
         }
     }
-    (job.finish().unwrap(), reads)
+    (job.finish().unwrap(), reads, groups)
 }
 
-fn same(a: &Analysis, b: &Analysis, what: &str) {
+/// `a`'s inspector on test item `t`, its item read from `bytes` first when it asks for it.
+fn inspect(a: &Analysis, t: usize, bytes: &[u8]) -> ItemView {
+    if let Some((item, r)) = a.item_bytes(t) {
+        assert!(a.inspect(t, 0.1, false).is_err(), "an item not read yet is not inspected");
+        a.supply_item(item, &bytes[r.start as usize..r.end as usize]).unwrap();
+        assert_eq!(a.item_bytes(t), None, "the item read is at hand");
+    }
+    a.inspect(t, 0.1, false).unwrap()
+}
+
+fn same(a: &Analysis, b: &Analysis, what: &str, bytes: &[u8]) {
     for ne in [false, true] {
         assert_eq!(a.sweep(ne), b.sweep(ne), "{what}: sweep");
     }
@@ -92,7 +149,7 @@ fn same(a: &Analysis, b: &Analysis, what: &str) {
         }
     }
     for t in [0, a.n_inspectable() - 1] {
-        assert_eq!(a.inspect(t, 0.1, false).unwrap(), b.inspect(t, 0.1, false).unwrap(), "{what}: item {t}");
+        assert_eq!(inspect(a, t, bytes), b.inspect(t, 0.1, false).unwrap(), "{what}: item {t}");
     }
     assert_eq!(a.hyper(), b.hyper(), "{what}: prior");
     assert_eq!(a.false_mean().to_bits(), b.false_mean().to_bits(), "{what}: μ0");
@@ -119,25 +176,140 @@ fn a_streamed_file_gives_the_in_memory_analysis() {
             let job = AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap().with_budget(40);
             let (got, reads) = run(job, &bytes);
             assert_eq!(reads, file.shares(), "{what}: each share read once");
-            same(&got, &want, &what);
+            same(&got, &want, &what, &bytes);
             // Other splits and seed: the rows are kept, the file is not read again.
             c.splits = 2;
             c.seed = 9;
             let want = AnalysisJob::new(Source::Data(held.clone()), &c).unwrap().run().unwrap();
             let (got, reads) = run(AnalysisJob::new(Source::Streamed(file), &c).unwrap(), &bytes);
             assert_eq!(reads, 0, "{what}: the rows were kept");
-            same(&got, &want, &format!("{what}, again"));
+            same(&got, &want, &format!("{what}, again"), &bytes);
         }
     }
 }
 
 #[test]
-fn pooled_rvalues_on_a_streamed_file_are_refused_in_one_line() {
+fn pooled_rvalues_on_a_streamed_file_are_the_held_files() {
     let (bytes, labels) = file();
-    let mut c = Controls { mode: Mode::Scores, ..Controls::default() };
+    let mut held = read_scores("big.npy", &bytes).unwrap();
+    held.labels = Some(labels.clone());
+    let held = Arc::new(held);
+    let data = bytes.len() as u64 - 128;
+    // Groups of one split, of two, and all in one.
+    for (splits, group_bytes, groups) in [(1, 1, 1), (5, 1, 5), (5, 2 * 9_000, 3), (3, usize::MAX, 1)] {
+        let mut c = Controls { mode: Mode::Scores, splits, seed: 7, ..Controls::default() };
+        c.score.kind = RvalueKind::Pooled;
+        for ties in [TieOrder::Exchangeable, TieOrder::Index] {
+            c.score.ties = ties;
+            let what = format!("{splits} splits in {groups} groups, {ties:?} ties");
+            let want = AnalysisJob::new(Source::Data(held.clone()), &c).unwrap().run().unwrap();
+            let file = grouped(&bytes, &labels, 4, group_bytes);
+            let mut workers = Workers::new(&bytes, &labels);
+            let job = AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap().with_budget(40);
+            assert!(job.streamed_pooled());
+            let (got, reads, handed) = run_with(job, &bytes, &mut workers);
+            assert_eq!((reads, handed), (file.shares(), groups), "{what}: shares read, groups computed");
+            // Each worker gathers the draws once, then each group is one pass.
+            let passes = groups + groups.min(2);
+            assert_eq!(
+                workers.read.into_inner(),
+                passes as u64 * data,
+                "{what}: the file read {passes} times"
+            );
+            same(&got, &want, &what, &bytes);
+        }
+    }
+}
+
+#[test]
+fn pooled_rvalues_after_another_kind_read_the_file_only_in_the_workers() {
+    let (bytes, labels) = file();
+    let mut held = read_scores("big.npy", &bytes).unwrap();
+    held.labels = Some(labels.clone());
+    let held = Arc::new(held);
+    let file = streamed(&bytes, &labels, 4);
+    let mut c = Controls { mode: Mode::Scores, splits: 3, ..Controls::default() };
+    c.score.cp_draw = 1;
+    c.score.kind = RvalueKind::Nonparametric;
+    let (_, reads) = run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes);
+    assert_eq!(reads, file.shares());
+    // CP's and CP_avg's rows are kept: only the workers read the file, for the pooled splits.
     c.score.kind = RvalueKind::Pooled;
-    let e = AnalysisJob::new(Source::Streamed(streamed(&bytes, &labels, 4)), &c).unwrap_err().to_string();
-    assert!(e.contains("pooled CP_r on big.npy") && e.contains("rvalue conformal --rvalue pooled"), "{e}");
+    let want = AnalysisJob::new(Source::Data(held.clone()), &c).unwrap().run().unwrap();
+    assert!(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap().long_run(1).unwrap().reads == 2);
+    let (got, reads) = run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes);
+    assert_eq!(reads, 0, "no share read");
+    same(&got, &want, "pooled after nonparametric", &bytes);
+    // The nonparametric rows are still there; another CP draw reads the file again.
+    c.score.kind = RvalueKind::Nonparametric;
+    assert_eq!(run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes).1, 0);
+    (c.score.kind, c.score.cp_draw) = (RvalueKind::Pooled, 2);
+    assert_eq!(run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes).1, file.shares());
+}
+
+#[test]
+fn pooled_rvalues_on_a_large_streamed_file_say_what_they_cost() {
+    // The header of a 4 GB file: 10,000 × 100 × 1,000 float32.
+    let head = write_npy_f32(&[10_000, 100, 1_000], &[]);
+    let len = head.len() as u64 + 4 * 10_000 * 100 * 1_000;
+    let layout = BlockLayout::of_npy_head("big.npy", &head, len).unwrap();
+    let file = Arc::new(StreamedFile::new("big.npy".into(), layout, vec![0; 10_000]).unwrap());
+    let mut c = Controls { mode: Mode::Scores, splits: 10, ..Controls::default() };
+    c.score.kind = RvalueKind::Nonparametric;
+    let cheap = AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap();
+    assert_eq!(cheap.long_run(1), None, "one read: nothing to warn of");
+    c.score.kind = RvalueKind::Pooled;
+    let job = AnalysisJob::new(Source::Streamed(file), &c).unwrap();
+    let one = job.long_run(1).unwrap();
+    // A split of 5,000 units and 5,000 test items holds about 40 MB: two per group.
+    assert_eq!((one.group, one.file_bytes), (2, 4_000_000_000));
+    assert_eq!(one.reads, 1 + 1 + 5, "the scores, the draws, five groups");
+    let two = job.long_run(2).unwrap();
+    assert_eq!(two.reads, 1 + 2 + 5, "each worker gathers the draws");
+    assert!(two.secs < one.secs);
+    let text = one.describe("big.npy");
+    assert!(
+        text.starts_with("Pooled CP_r on big.npy reads the file 7 times (7 × 4.0 GB = 28.0 GB"),
+        "{text}"
+    );
+    assert!(text.contains("stated rates"), "{text}");
+}
+
+#[test]
+fn a_garbled_or_unasked_group_of_splits_is_refused() {
+    let (bytes, labels) = file();
+    let mut c = Controls { mode: Mode::Scores, splits: 2, ..Controls::default() };
+    c.score.kind = RvalueKind::Pooled;
+    let file = grouped(&bytes, &labels, 100, 1);
+    let mut job = AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap();
+    let mut workers = Workers::new(&bytes, &labels);
+    // The pass first: its one share, read by the job.
+    job.step().unwrap();
+    let (s, r) = job.wants_bytes().unwrap();
+    job.supply_bytes(s, bytes[r.start as usize..r.end as usize].to_vec()).unwrap();
+    while job.step().unwrap() != Progress::Waiting(job.fraction_done()) {}
+    let first = job.hand_out().unwrap();
+    assert_eq!((first.part, first.work), (0, Work::Splits));
+    let h = job.hand_out().unwrap();
+    assert_eq!((h.part, h.work), (1, Work::Splits));
+    let second = workers.splits(&file.layout, &h.request);
+    assert!(job.supply_part(0, &second).is_err(), "split 1's result for split 0");
+    assert!(job.supply_part(1, &second[..second.len() - 1]).is_err(), "cut short");
+    assert!(job.supply_part(1, &[0; 7]).is_err(), "garbled");
+    // Given back, it goes out again, and its result is taken.
+    job.hand_back(1);
+    let again = job.hand_out().unwrap();
+    assert_eq!(again.part, 1);
+    job.supply_part(1, &second).unwrap();
+    assert!(job.supply_part(1, &second).is_err(), "back already");
+    assert_eq!(job.hand_out(), None, "every split is out or back");
+    // A worker computes only what a request names.
+    for bad in ["0+0\n", "1+2\n", "0-1\n", "x+1\n"] {
+        let request = format!("{bad}{}", h.request.split_once('\n').unwrap().1);
+        let read = |_: std::ops::Range<u64>| -> rvalue_core::Result<Vec<u8>> { panic!("read for {bad}") };
+        let mut worker = StreamedSplits::new(labels.clone());
+        assert!(worker.compute(&file.layout, &read, &request, 1).is_err(), "{request}");
+    }
 }
 
 #[test]

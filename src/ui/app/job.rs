@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use web_sys::HtmlProgressElement;
 
+use super::long::no_workers;
 use super::replies::{offloaded, worker_replied};
 use super::{empty_alpha_views, App, Dirty, Held, Running};
 use crate::ui::dom::{self, by_id, set_text};
@@ -26,7 +27,8 @@ impl App {
     /// Starts (or restarts) the analysis for the current controls; the shown one stays until
     /// it finishes. A job already running is dropped, which cancels it.
     pub(super) fn start_job(&mut self) {
-        self.running = None;
+        self.drop_running();
+        self.awaiting = None;
         if self.embed.is_some_and(|p| !p.needs_analysis(self.controls.mode)) {
             self.status.clear();
             self.state = "idle";
@@ -55,46 +57,68 @@ impl App {
         let source = source.map(|s| s.with_pool(pool.clone()));
         match source.and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
-                // Toy repeats, a score file's pooled splits and a streamed file's shares can run
-                // in workers (a pool's splits run in the page).
-                let shared = match self.controls.mode {
-                    Mode::Toy => self.controls.toy.repeats > 1,
-                    Mode::Scores => {
-                        job.streamed().is_some()
-                            || self.controls.score.kind == RvalueKind::Pooled
-                                && self.controls.splits > 1
-                                && pool.is_none()
-                    }
-                };
-                if shared {
-                    let me = self.me.clone();
-                    let on_reply: workers::OnReply = Rc::new(move |i, reply| {
-                        if let Some(app) = me.upgrade() {
-                            worker_replied(&app, i, reply);
-                        }
-                    });
-                    self.pool.start(&on_reply);
+                if let Some(job) = self.gate_long(job, &what) {
+                    self.run_job(job, what);
                 }
-                self.jobs += 1;
-                self.running = Some(Running {
-                    job,
-                    started: dom::now_ms(),
-                    what,
-                    shown_parts: 0,
-                    shown_at: 0.0,
-                    progress_written: None,
-                    gpu: self.device.new_job(),
-                    serial: self.jobs,
-                    from_workers: 0,
-                });
-                // At once, not at the next frame: a script that changes a control and then
-                // waits for the state `ready` must not read the previous job's.
-                dom::set_attr(&self.doc, "status", "data-state", "running");
             }
             Err(e) => {
                 self.state = "failed";
                 self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
             }
+        }
+    }
+
+    /// Runs `job`, an analysis of `what`: stepped from the next frame on.
+    pub(super) fn run_job(&mut self, job: AnalysisJob, what: String) {
+        // Toy repeats, a score file's pooled splits and a streamed file's shares can run in
+        // workers (a pool's splits run in the page).
+        let shared = match self.controls.mode {
+            Mode::Toy => self.controls.toy.repeats > 1,
+            Mode::Scores => {
+                job.streamed().is_some()
+                    || self.controls.score.kind == RvalueKind::Pooled
+                        && self.controls.splits > 1
+                        && job.data().is_some()
+            }
+        };
+        if shared {
+            self.start_workers();
+        }
+        let job_estimate = job.long_run(self.pool.alive()).map(|c| c.secs);
+        self.jobs += 1;
+        self.running = Some(Running {
+            job,
+            started: dom::now_ms(),
+            what,
+            shown_parts: 0,
+            shown_at: 0.0,
+            progress_written: None,
+            gpu: self.device.new_job(),
+            serial: self.jobs,
+            from_workers: 0,
+            estimate: job_estimate,
+        });
+        // At once, not at the next frame: a script that changes a control and then waits for
+        // the state `ready` must not read the previous job's.
+        dom::set_attr(&self.doc, "status", "data-state", "running");
+    }
+
+    /// Starts the workers, once.
+    fn start_workers(&mut self) {
+        let me = self.me.clone();
+        let on_reply: workers::OnReply = Rc::new(move |i, reply| {
+            if let Some(app) = me.upgrade() {
+                worker_replied(&app, i, reply);
+            }
+        });
+        self.pool.start(&on_reply);
+    }
+
+    /// Drops the running job (which cancels it); workers still busy with a streamed file's
+    /// pooled splits are replaced, since they cannot be interrupted.
+    fn drop_running(&mut self) {
+        if self.running.take().is_some_and(|r| r.job.streamed_pooled()) {
+            self.pool.recycle_busy();
         }
     }
 
@@ -121,9 +145,11 @@ impl App {
 
     /// Stops the running job and puts back the settings of the results on show.
     pub(super) fn cancel(&mut self) {
-        if self.running.take().is_none() {
+        let declined = self.awaiting.take().is_some();
+        if self.running.is_none() && !declined {
             return;
         }
+        self.drop_running();
         if let Some((a, what)) = self.previous.take() {
             self.show_analysis(a, what);
         }
@@ -135,7 +161,8 @@ impl App {
             self.show_mode();
             self.dirty = Dirty::ALL;
         }
-        self.status = format!("Cancelled. Showing {}.", self.analysis_what);
+        let what = if declined { "Not started" } else { "Cancelled" };
+        self.status = format!("{what}. Showing {}.", self.analysis_what);
         self.state = "cancelled";
     }
 
@@ -174,6 +201,10 @@ impl App {
         let file = self.streamed_file();
         if let Some(run) = self.running.as_mut() {
             self.pool.feed(&mut run.job, run.serial, file.as_ref());
+            if run.job.streamed_pooled() && self.pool.alive() == 0 {
+                let why = no_workers(&run.job);
+                return self.fail_running(&why);
+            }
         }
         if let Some(file) = file {
             self.read_own_share(file);
@@ -208,11 +239,15 @@ impl App {
                         continue;
                     }
                     let done = run.job.fraction_done();
+                    let left = match (time_left(now - run.started, done), run.estimate) {
+                        // Before its pace says, a long job's time left is the estimate's.
+                        (l, Some(secs)) if l.is_empty() => estimate_left(secs - (now - run.started) / 1000.0),
+                        (l, _) => l,
+                    };
                     self.status = format!(
-                        "{} – {:.0} %{}. Showing {}.",
+                        "{} – {:.0} %{left}. Showing {}.",
                         run.job.describe(),
                         100.0 * done,
-                        time_left(now - run.started, done),
                         self.analysis_what
                     );
                     return;
@@ -237,6 +272,7 @@ impl App {
             n => {
                 let what = match (run.job.data(), run.job.streamed()) {
                     (Some(_), _) => "splits",
+                    (_, Some(_)) if run.job.streamed_pooled() => "file's shares and groups of splits",
                     (_, Some(_)) => "file's shares",
                     _ => "repeats",
                 };
@@ -296,9 +332,15 @@ impl App {
                 p.set_value(v);
             }
         }
+        let idle = self.running.is_none() && self.awaiting.is_none();
         if let Ok(b) = by_id::<web_sys::HtmlButtonElement>(d, "cancel") {
-            if b.disabled() != self.running.is_none() {
-                b.set_disabled(self.running.is_none());
+            if b.disabled() != idle {
+                b.set_disabled(idle);
+            }
+        }
+        if let Ok(b) = by_id::<web_sys::HtmlElement>(d, "start-long") {
+            if b.hidden() != self.awaiting.is_none() {
+                b.set_hidden(self.awaiting.is_none());
             }
         }
         set_text(d, "status", &self.status);
@@ -334,6 +376,16 @@ fn needs_all_candidates(kind: RvalueKind) -> Option<String> {
         "{name} CP_r needs every candidate's draws of each calibration item, and the pool holds only \
          the true label's: choose the pooled r-value for CP_r. The results shown are unchanged."
     ))
+}
+
+/// ", about 40 s left by the estimate": what the estimate said, less the time spent.
+fn estimate_left(secs: f64) -> String {
+    let s = secs.max(1.0);
+    match s {
+        s if s < 60.0 => format!(", about {s:.0} s left by the estimate"),
+        s if s < 3600.0 => format!(", about {:.0} min left by the estimate", s / 60.0),
+        s => format!(", about {:.1} h left by the estimate", s / 3600.0),
+    }
 }
 
 /// ", about 40 s left" once a job has run long enough (2 s and 5 %) for its pace so far to say

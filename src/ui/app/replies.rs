@@ -54,17 +54,19 @@ impl App {
         // What `fit_kind_to_file` will do once the file is in.
         if self.controls.for_mode(Mode::Scores).score.kind == RvalueKind::Pooled {
             what.push_str(
-                " CP_r uses the nonparametric r-value: pooled r-values would read the file again for \
-                 every group of splits.",
+                " CP_r starts with the nonparametric r-value, one read of the file: pooled r-values \
+                 read it again for every group of splits, and the page says how long before it \
+                 starts them.",
             );
         }
         let loaded = Loaded { name: s.info.name.clone(), data: Held::Streamed(s), pool: None, summary: None };
         self.put_in(loaded, DataRef::Upload, &what);
     }
 
-    /// Pooled r-values (the score files' default) would read a streamed file again for every
-    /// group of splits: in score mode on such a file, CP_r takes the nonparametric r-value,
-    /// which reads it once. Whether the kind changed.
+    /// Pooled r-values (the score files' default) read a streamed file again for every group
+    /// of splits: a streamed file opens (and score mode starts) with the nonparametric r-value,
+    /// which reads it once; the reader may then choose pooled, and is told what it costs.
+    /// Whether the kind changed.
     pub(super) fn fit_kind_to_file(&mut self) -> bool {
         let streamed = matches!(self.data.as_ref().map(|l| &l.data), Some(Held::Streamed(_)));
         let c = &mut self.controls;

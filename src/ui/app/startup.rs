@@ -54,6 +54,8 @@ fn launch(
         analysis_what: String::new(),
         previous: None,
         running: None,
+        awaiting: None,
+        reading_item: None,
         item,
         dirty: Dirty::ALL,
         frame_requested: false,

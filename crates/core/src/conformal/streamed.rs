@@ -261,39 +261,66 @@ pub(crate) fn pooled_with_units(
     let group = (run.pooled_bytes / largest.max(1)).clamp(1, splits.len().max(1));
     let items = items_per_block(m, k, run.block_bytes);
     for (g, chunk) in splits.chunks(group).enumerate() {
-        let mut runs =
-            chunk.iter().map(|s| SplitRun::new(units, m, k, s, opts)).collect::<Result<Vec<_>>>()?;
+        let mut pass = PooledPass::new(units, m, k, chunk, opts)?;
         let what = format!("pooled splits {}–{} of {}", g * group + 1, g * group + chunk.len(), splits.len());
         src.for_each_block(items, &mut |first, block| {
             watch::checkpoint()?;
-            for r in runs.iter_mut() {
-                watch::advance(r.block(first, block, run)?);
-            }
+            pass.block(first, block, run)?;
             report(&what, first + block.n(), n);
             Ok(())
         })?;
-        for (j, r) in runs.into_iter().enumerate() {
-            each(g * group + j, r.out.finish(labels, r.split))?;
+        for (j, c) in pass.finish(labels).into_iter().enumerate() {
+            each(g * group + j, c)?;
         }
     }
     Ok(())
 }
 
+/// Pooled CP_r on a group of splits in one pass over the test items, fed a block at a time in
+/// item order: what [`pooled_with_units`] runs per group, for a caller that reads the blocks
+/// itself (the page's workers, which must yield between reads).
+pub struct PooledPass {
+    runs: Vec<SplitRun>,
+}
+
+impl PooledPass {
+    /// The splits' calibration tables, from their units.
+    pub fn new(units: Units<'_>, m: usize, k: usize, splits: &[Split], opts: &ScoreOptions) -> Result<Self> {
+        let runs = splits.iter().map(|s| SplitRun::new(units, m, k, s, opts)).collect::<Result<_>>()?;
+        Ok(PooledPass { runs })
+    }
+
+    /// The greedy for every split's test items in `block` (items `first..`, blocks in item
+    /// order) on `run`'s threads, or its ranker.
+    pub fn block(&mut self, first: usize, block: &ScoreTensor, run: &Streaming<'_>) -> Result<()> {
+        for r in self.runs.iter_mut() {
+            watch::advance(r.block(first, block, run)?);
+        }
+        Ok(())
+    }
+
+    /// The splits calibrated, in order, once every block has been fed.
+    pub fn finish(self, labels: &[usize]) -> Vec<Calibrated> {
+        self.runs.into_iter().map(|r| r.out.finish(labels, &r.split)).collect()
+    }
+}
+
 /// One pooled split in a pass: its calibration tables and the test items' results so far.
-struct SplitRun<'a> {
-    split: &'a Split,
+struct SplitRun {
+    split: Split,
     ps: PooledSplit,
     out: PooledScores,
     key_offset: usize,
 }
 
-impl<'a> SplitRun<'a> {
-    fn new(units: Units<'_>, m: usize, k: usize, split: &'a Split, opts: &ScoreOptions) -> Result<Self> {
+impl SplitRun {
+    fn new(units: Units<'_>, m: usize, k: usize, split: &Split, opts: &ScoreOptions) -> Result<Self> {
         // Read in place: a copy of the units' draws would double the split's memory while its
         // tables are built.
         let draw = |j: usize, d: usize| units.draws.at(split.cal[j] * m + d);
         let ps = PooledSplit::from_fn(split.cal.len(), m, k, split.ties(opts.ties), draw)?;
-        Ok(SplitRun { split, ps, out: PooledScores::new(k, split), key_offset: units.key_offset })
+        let out = PooledScores::new(k, split);
+        Ok(SplitRun { split: split.clone(), ps, out, key_offset: units.key_offset })
     }
 
     /// About the bytes a split holds in a pass: its tables, and per test item the candidates'

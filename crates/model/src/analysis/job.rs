@@ -90,6 +90,8 @@ pub struct AnalysisJob {
     pub(in crate::analysis) by_split: BTreeMap<usize, Vec<Calibrated>>,
     /// A streamed file's pass, while it runs.
     pub(in crate::analysis) pass: Option<pass::Pass>,
+    /// Whether the job reads the file's shares (its rows were not kept).
+    pub(in crate::analysis) read_file: bool,
 }
 
 impl AnalysisJob {
@@ -134,13 +136,7 @@ impl AnalysisJob {
                 bytes / MAX_STORED_BYTES
             )));
         }
-        // A score file's pooled splits can be handed out; the first stays with the job.
-        let split_claims = match &source {
-            Source::Data(_) if controls.score.kind == RvalueKind::Pooled => {
-                (0..controls.splits).map(|r| if r == 0 { Claim::Job } else { Claim::Free }).collect()
-            }
-            _ => Vec::new(),
-        };
+        let split_claims = split_claims(&source, &controls);
         Ok(AnalysisJob {
             opts: controls.score_options(),
             controls,
@@ -167,6 +163,7 @@ impl AnalysisJob {
             split_next: 0,
             by_split: BTreeMap::new(),
             pass: None,
+            read_file: false,
             source,
         })
     }
@@ -204,23 +201,12 @@ impl AnalysisJob {
         Ok((1, d.scores.k(), n_test, controls.splits, d.single_draw || d.scores.m() == 1))
     }
 
-    /// [`AnalysisJob::shape_of`] for a streamed file: its split-independent methods only.
+    /// [`AnalysisJob::shape_of`] for a streamed file.
     fn streamed_shape(
         f: &super::StreamedFile,
         controls: &Controls,
     ) -> Result<(usize, usize, usize, usize, bool)> {
         let (n, m, k) = f.layout.shape();
-        if controls.score.kind == RvalueKind::Pooled {
-            let gb = f.layout.data_bytes() as f64 / 1e9;
-            return Err(Error::invalid(format!(
-                "pooled CP_r on {} ({gb:.1} GB, {:.1e} scores) would re-read the file once per \
-                 group of splits and take long here, so the page does not run it on a file it reads \
-                 a block at a time: choose the parametric or nonparametric r-value, or run \
-                 `rvalue conformal --rvalue pooled` on the file",
-                f.name,
-                (n * m * k) as f64
-            )));
-        }
         Ok((1, k, test_items(n, controls)?, controls.splits, f.layout.single_draw() || m == 1))
     }
 
@@ -245,6 +231,9 @@ impl AnalysisJob {
     /// [`AnalysisJob::fraction_done`], with the current step's own progress replaced by
     /// `step_done` (work done outside the job, [`AnalysisJob::offload`]).
     pub(in crate::analysis) fn fraction_with(&self, step_done: Option<f64>) -> f64 {
+        if let Some(f) = self.streamed_pooled_fraction() {
+            return f.clamp(0.0, 1.0);
+        }
         let parts = self.parts_total as f64;
         // Weights: the parts (load, scores, calibration) 90 %, the α sweep 10 %.
         // Weights within a part: loading 10 %, scores 60 %, calibration and its α sweep 30 %.
@@ -389,6 +378,19 @@ impl AnalysisJob {
             self.label_info,
             self.sweeps,
         )
+    }
+}
+
+/// Who calibrates a score file's pooled splits: they can be handed out, the first staying with
+/// the job; a streamed file's are all calibrated by threads that read it. Empty otherwise.
+fn split_claims(source: &Source, controls: &Controls) -> Vec<Claim> {
+    match source {
+        _ if controls.score.kind != RvalueKind::Pooled => Vec::new(),
+        Source::Data(_) => {
+            (0..controls.splits).map(|r| if r == 0 { Claim::Job } else { Claim::Free }).collect()
+        }
+        Source::Streamed(_) => vec![Claim::Free; controls.splits],
+        Source::Toy(_) | Source::Pool(..) => Vec::new(),
     }
 }
 

@@ -27,6 +27,9 @@ pub(crate) struct Part {
     pub(in crate::analysis) bound: Option<f64>,
     /// `scores` with sorted rows, shared by the calibrations of a part with several splits.
     pub(in crate::analysis) rows: [Option<Arc<ScoreRows>>; 3],
+    /// Pooled CP_r on a streamed file: the first split's calibration units' true-label draws
+    /// `[n_cal][M]` (the inspector's; the items themselves are not held).
+    pub(in crate::analysis) units: Option<Arc<Vec<f64>>>,
 }
 
 impl Part {

@@ -19,6 +19,20 @@ use rvalue_core::{Error, Result};
 pub struct HandOut {
     pub part: usize,
     pub request: String,
+    pub work: Work,
+}
+
+/// What a [`HandOut`] asks for, and so which function of the other thread computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// A toy repeat: [`compute_part`].
+    Repeat,
+    /// A held score file's pooled split: [`HeldData::compute_split`].
+    Split,
+    /// A streamed file's share of items: [`ShareRequest`](super::ShareRequest).
+    Share,
+    /// A streamed file's group of pooled splits: [`StreamedSplits::compute`](super::StreamedSplits::compute).
+    Splits,
 }
 
 impl AnalysisJob {
@@ -26,22 +40,26 @@ impl AnalysisJob {
     /// thread (never the first, which the job keeps for the panels). `None` when every one is
     /// taken, for a score file's other methods, and before the file's part is loaded.
     pub fn hand_out(&mut self) -> Option<HandOut> {
-        let claims = match self.source {
-            Source::Streamed(_) => return self.hand_out_share(),
-            Source::Toy(_) => &mut self.claims,
-            Source::Data(_) if self.part.is_some() => &mut self.split_claims,
+        let (claims, work) = match self.source {
+            Source::Streamed(_) if self.pass.is_some() => return self.hand_out_share(),
+            Source::Streamed(_) => return self.hand_out_splits(),
+            Source::Toy(_) => (&mut self.claims, Work::Repeat),
+            Source::Data(_) if self.part.is_some() => (&mut self.split_claims, Work::Split),
             Source::Data(_) | Source::Pool(..) => return None,
         };
         let part = (1..claims.len()).find(|&p| claims[p] == Claim::Free)?;
         claims[part] = Claim::Out;
         let query = UrlState::with_controls(self.controls.clone()).to_query();
-        Some(HandOut { part, request: format!("{part}\n{query}") })
+        Some(HandOut { part, request: format!("{part}\n{query}"), work })
     }
 
     /// Takes repeat `part`, handed out before, as [`compute_part`] returned it.
     pub fn supply_part(&mut self, part: usize, bytes: &[u8]) -> Result<()> {
         if matches!(self.source, Source::Streamed(_)) {
-            return self.supply_share(part, bytes);
+            return match self.pass {
+                Some(_) => self.supply_share(part, bytes),
+                None => self.supply_splits(part, bytes),
+            };
         }
         if !matches!(self.source, Source::Toy(_)) {
             return self.supply_split(part, bytes);
@@ -83,7 +101,7 @@ impl AnalysisJob {
         self.split_claims[r] = Claim::Job;
         self.by_split.insert(r, vec![c]);
         self.take_splits_in_order();
-        if self.phase == Phase::Waiting && !self.split_claims.contains(&Claim::Out) {
+        if self.phase == Phase::Waiting && self.split_claims.iter().all(|&c| c == Claim::Job) {
             self.end_part(false);
         }
         Ok(())
@@ -92,7 +110,10 @@ impl AnalysisJob {
     /// Gives repeat or split `part` back (its thread failed): the job computes it itself.
     pub fn hand_back(&mut self, part: usize) {
         if matches!(self.source, Source::Streamed(_)) {
-            return self.hand_back_share(part);
+            return match self.pass {
+                Some(_) => self.hand_back_share(part),
+                None => self.hand_back_splits(part),
+            };
         }
         let data = !matches!(self.source, Source::Toy(_));
         let claims = if data { &mut self.split_claims } else { &mut self.claims };

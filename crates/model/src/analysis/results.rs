@@ -123,6 +123,11 @@ impl Analysis {
                 let split = &first.splits[0];
                 (Some(pool.tables(&split.cal, k, ties(split))?), pool.n())
             }
+            Source::Streamed(_) => {
+                let units =
+                    first.units.as_ref().ok_or_else(|| internal("split 0's units did not come back"))?;
+                (Some(PooledSplit::from_draws(units, m, k, ties(&first.splits[0]))?), 0)
+            }
             _ => {
                 let split = &first.splits[0];
                 (Some(PooledSplit::new(first.tensor()?, &first.labels, &split.cal, ties(split))?), 0)

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use super::parts::split_request;
 use rvalue_core::conformal::streamed::{block_rows, BlockRows};
-use rvalue_core::conformal::{write_block_rows, ScoreOptions, ScoreRows};
+use rvalue_core::conformal::{write_block_rows, RvalueKind, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
@@ -27,6 +27,8 @@ pub struct StreamedFile {
     pub labels: Vec<usize>,
     /// Items per share (about [`SHARE_BYTES`] of the file).
     share_items: usize,
+    /// About the bytes a group of pooled splits holds in a pass ([`super::GROUP_BYTES`]).
+    group_bytes: usize,
     /// The rows of the last analysis, for the next with the same score options.
     scored: Mutex<Option<Arc<Scored>>>,
 }
@@ -35,7 +37,8 @@ pub struct StreamedFile {
 #[derive(Debug)]
 pub(in crate::analysis) struct Scored {
     pub(in crate::analysis) opts: ScoreOptions,
-    pub(in crate::analysis) rows: [Arc<ScoreRows>; 3],
+    /// CP, CP_avg and CP_r (none for pooled CP_r, calibrated per split).
+    pub(in crate::analysis) rows: [Option<Arc<ScoreRows>>; 3],
     pub(in crate::analysis) summaries: Arc<Summaries>,
 }
 
@@ -50,7 +53,20 @@ impl StreamedFile {
             return Err(Error::invalid(format!("label of item {i} is {} but K = {k}", labels[i])));
         }
         let share_items = (SHARE_BYTES / layout.item_bytes().max(1)).max(1);
-        Ok(StreamedFile { name, layout, labels, share_items, scored: Mutex::new(None) })
+        let group_bytes = super::GROUP_BYTES;
+        Ok(StreamedFile { name, layout, labels, share_items, group_bytes, scored: Mutex::new(None) })
+    }
+
+    /// The same file with pooled splits grouped within `bytes` (tests: so that a few small
+    /// splits make several groups).
+    pub fn with_group_bytes(mut self, bytes: usize) -> Self {
+        self.group_bytes = bytes;
+        self
+    }
+
+    /// About the bytes a group of pooled splits holds in a pass.
+    pub fn group_bytes(&self) -> usize {
+        self.group_bytes
     }
 
     /// The same file read `items` items a share (tests: so that a small file has many shares).
@@ -75,10 +91,15 @@ impl StreamedFile {
         self.layout.shape().0.div_ceil(self.share_items())
     }
 
-    /// The rows kept for `opts`, if the last analysis made them.
+    /// The rows kept that serve `opts`, if the last analysis made them: made with `opts`, or,
+    /// for pooled CP_r (which has no rows), any with CP's draw (CP and CP_avg depend on no other
+    /// option).
     pub(in crate::analysis) fn scored_for(&self, opts: &ScoreOptions) -> Option<Arc<Scored>> {
         let kept = self.scored.lock().ok()?;
-        kept.as_ref().filter(|s| s.opts == *opts).cloned()
+        let serves = |s: &&Arc<Scored>| {
+            s.opts == *opts || opts.kind == RvalueKind::Pooled && s.opts.cp_draw == opts.cp_draw
+        };
+        kept.as_ref().filter(serves).cloned()
     }
 
     /// Keeps `scored` for the next analysis (replacing the rows kept before, which would

@@ -1,9 +1,13 @@
 //! What the panels read from an [`Analysis`] at one α: the summary table (panel 6) and the
 //! item inspector (panel 7).
 
-use super::{finite, internal, method_index, Analysis};
+use std::ops::Range;
+
+use super::{finite, internal, method_index, Analysis, PartTensor};
 use rvalue_core::conformal::{self, check_alpha, Method, SplitMetrics, Summary};
+use rvalue_core::rvalue::DrawOrder;
 use rvalue_core::rvalue::Workspace;
+use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 /// One row of the summary table (panel 6) at one α.
@@ -143,6 +147,66 @@ impl Analysis {
         self.calibrated[0].first().map_or(0, |c| c.test.len())
     }
 
+    /// Pooled CP_r's r-values of item `item`: `Calibrated` keeps none, so this item's greedy
+    /// runs again, once per item (an α move re-inspects the same item). A streamed file's item
+    /// must have been read first ([`Analysis::item_bytes`]).
+    fn pooled_rvalues(&self, item: usize) -> Result<Vec<f64>> {
+        if let Some((_, r)) = self.inspected.borrow().as_ref().filter(|(i, _)| *i == item) {
+            return Ok(r.clone());
+        }
+        let part = &self.first;
+        if let PartTensor::Streamed(f) = &part.tensor {
+            return Err(Error::invalid(format!("item {item} of {} has not been read yet", f.name)));
+        }
+        let r = self.greedy_of(part.tensor()?, item, self.key_offset, part.order.as_ref())?;
+        *self.inspected.borrow_mut() = Some((item, r.clone()));
+        Ok(r)
+    }
+
+    /// The pooled greedy of item `at` of `t` against the first split's units, `t`'s item 0
+    /// keyed (its tie order) as item `key`.
+    fn greedy_of(
+        &self,
+        t: &ScoreTensor,
+        at: usize,
+        key: usize,
+        order: Option<&DrawOrder>,
+    ) -> Result<Vec<f64>> {
+        let ps = self.pooled_first.as_ref().ok_or_else(|| internal("no pooled split kept for CP_r"))?;
+        let mut work = Workspace::default();
+        let got = ps.items_at(t, &[at], key, order, &mut work);
+        Ok(got.first().map(|it| it.rvalues()).unwrap_or_default())
+    }
+
+    /// Pooled CP_r on a streamed file: item `item` of test item `t`, and its bytes in the
+    /// file, when the inspector needs them read (its r-values are not at hand); `None` when it
+    /// does not.
+    pub fn item_bytes(&self, t: usize) -> Option<(usize, Range<u64>)> {
+        let PartTensor::Streamed(f) = &self.first.tensor else { return None };
+        let item = *self.calibrated[0].first()?.test.get(t)?;
+        let known =
+            self.first.has_rows(2) || self.inspected.borrow().as_ref().is_some_and(|(i, _)| *i == item);
+        (!known).then(|| (item, f.layout.bytes_of(item..item + 1)))
+    }
+
+    /// Takes the bytes of item `item` that [`Analysis::item_bytes`] named, and runs its greedy.
+    pub fn supply_item(&self, item: usize, bytes: &[u8]) -> Result<()> {
+        let PartTensor::Streamed(f) = &self.first.tensor else {
+            return Err(Error::invalid("the file is held: no item needs reading"));
+        };
+        if item >= self.n {
+            return Err(Error::invalid(format!("item {item} does not exist (N = {})", self.n)));
+        }
+        let want = f.layout.bytes_of(item..item + 1);
+        if bytes.len() as u64 != want.end - want.start {
+            return Err(Error::invalid(format!("{} bytes are not item {item}'s", bytes.len())));
+        }
+        let block = f.layout.block(item, bytes)?;
+        let r = self.greedy_of(&block, 0, self.key_offset + item, None)?;
+        *self.inspected.borrow_mut() = Some((item, r));
+        Ok(())
+    }
+
     /// The item inspector (panel 7) for test item `t` of the first split at α.
     pub fn inspect(&self, t: usize, alpha: f64, never_empty: bool) -> Result<ItemView> {
         check_alpha(alpha)?;
@@ -159,26 +223,7 @@ impl Analysis {
             let cal = &self.calibrated[mi][0];
             let scores: Vec<f64> = match part.item_row(mi, item) {
                 Some(s) => s,
-                None => {
-                    // Pooled CP_r: `Calibrated` keeps no r-values, so this item's greedy runs
-                    // again, once per item (an α move re-inspects the same item).
-                    let mut memo = self.inspected.borrow_mut();
-                    match memo.as_ref() {
-                        Some((i, r)) if *i == item => r.clone(),
-                        _ => {
-                            let ps = self
-                                .pooled_first
-                                .as_ref()
-                                .ok_or_else(|| internal("no pooled split kept for CP_r"))?;
-                            let mut work = Workspace::default();
-                            let (t, order) = (part.tensor()?, part.order.as_ref());
-                            let got = ps.items_at(t, &[item], self.key_offset, order, &mut work);
-                            let r = got.first().map(|it| it.rvalues()).unwrap_or_default();
-                            *memo = Some((item, r.clone()));
-                            r
-                        }
-                    }
-                }
+                None => self.pooled_rvalues(item)?,
             };
             let set = cal.set(t, alpha, never_empty);
             let mut order: Vec<usize> = (0..k).collect();

@@ -3,9 +3,13 @@
 
 use web_sys::Document;
 
+use wasm_bindgen_futures::spawn_local;
+
+use crate::ui::app::frame::with;
 use crate::ui::app::App;
 use crate::ui::dom::{self, esc, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
+use crate::ui::streamed;
 use rvalue_model::scales::short;
 
 impl App {
@@ -19,6 +23,18 @@ impl App {
             if i.max() != max {
                 i.set_max(&max);
             }
+        }
+        if let Some((item, range)) = a.item_bytes(self.item) {
+            // Pooled CP_r on a streamed file: the item's block is read first.
+            let t = self.item;
+            set_text(
+                d,
+                "item-info",
+                &format!("of {n}: data item {item} (α = {})", short(self.controls.alpha)),
+            );
+            set_html(d, "inspector", &format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>"));
+            self.inspector.clear();
+            return self.read_item(item, range);
         }
         match a.inspect(self.item, self.controls.alpha, self.controls.never_empty) {
             Ok(v) => {
@@ -41,6 +57,34 @@ impl App {
                 self.inspector.clear();
             }
         }
+    }
+
+    /// Reads item `item`'s bytes `range` of the streamed file (`File.slice`, async) for the
+    /// analysis on show, then shows it; once per item and analysis.
+    fn read_item(&mut self, item: usize, range: std::ops::Range<u64>) {
+        let generation = self.generation;
+        let Some(file) = self.streamed_file() else { return };
+        if self.reading_item == Some((generation, item)) {
+            return;
+        }
+        self.reading_item = Some((generation, item));
+        let me = self.me.clone();
+        spawn_local(async move {
+            let got = streamed::read_range(&file.file, range).await;
+            let Some(app) = me.upgrade() else { return };
+            with(&app, |a| {
+                // An item of an analysis since replaced: dropped.
+                if a.generation != generation {
+                    return dom::mark(dom::DROPPED_ANSWER);
+                }
+                a.reading_item = None;
+                let Some(an) = a.analysis.as_ref() else { return };
+                match got.and_then(|b| an.supply_item(item, &b)) {
+                    Ok(()) => a.render_item(),
+                    Err(e) => a.show_error(Some(&format!("{}: {e}", file.info.name))),
+                }
+            });
+        });
     }
 
     pub(in crate::ui::app) fn step_item(&mut self, to: ItemMove) {

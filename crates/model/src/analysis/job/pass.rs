@@ -11,7 +11,7 @@ use crate::analysis::streamed::{score_share, share_request, Scored, StreamedFile
 use crate::analysis::{internal, item_cost, Part, PartTensor, Source, CP_R};
 use crate::url::UrlState;
 use rvalue_core::conformal::streamed::{rvalues_per_item, BlockRows};
-use rvalue_core::conformal::{read_block_rows, ScoreOptions, ScoreRows};
+use rvalue_core::conformal::{read_block_rows, RvalueKind, ScoreOptions, ScoreRows};
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
 
@@ -101,11 +101,13 @@ impl AnalysisJob {
     pub(in crate::analysis) fn load_streamed(&mut self, file: &Arc<StreamedFile>) -> Result<()> {
         match file.scored_for(&self.opts) {
             Some(s) => {
-                let rows = s.rows.clone().map(Some);
-                self.streamed_part(file, rows, s.summaries.clone())
+                let [cp, cp_avg, cp_r] = s.rows.clone();
+                let pooled = self.opts.kind == RvalueKind::Pooled;
+                self.streamed_part(file, [cp, cp_avg, cp_r.filter(|_| !pooled)], s.summaries.clone())
             }
             None => {
                 file.forget();
+                self.read_file = true;
                 self.pass = Some(Pass::new(file.clone(), &self.opts));
                 self.phase = Phase::Pass;
                 Ok(())
@@ -122,7 +124,8 @@ impl AnalysisJob {
     ) -> Result<()> {
         let n = file.layout.shape().0;
         let splits = self.controls.split_plan().splits(n)?;
-        let need_rvalues = rows[CP_R].is_none();
+        // Pooled CP_r has no rows: its splits are calibrated by the threads that read the file.
+        let need_rvalues = rows[CP_R].is_none() && self.opts.kind != RvalueKind::Pooled;
         self.part = Some(Part {
             tensor: PartTensor::Streamed(file.clone()),
             labels: file.labels.clone(),
@@ -134,6 +137,7 @@ impl AnalysisJob {
             only: vec![None; n],
             bound: None,
             rows,
+            units: None,
         });
         self.phase = if need_rvalues {
             Phase::Scores { method: CP_R, next: 0 }
@@ -195,7 +199,8 @@ impl AnalysisJob {
         let s = pass.claims.iter().position(|&c| c == Claim::Free)?;
         pass.claims[s] = Claim::Out;
         let query = UrlState::with_controls(self.controls.clone()).to_query();
-        Some(super::super::HandOut { part: s, request: share_request(s, pass.file.share(s), &query) })
+        let request = share_request(s, pass.file.share(s), &query);
+        Some(super::super::HandOut { part: s, request, work: super::super::Work::Share })
     }
 
     /// Takes a share's rows, as [`crate::analysis::ShareRequest::score`] gave them.
@@ -237,10 +242,14 @@ impl AnalysisJob {
 
     /// Keeps a streamed part's rows with its file, for the next analysis with these options.
     pub(in crate::analysis) fn keep_rows(&self, part: &Part) {
-        let (Source::Streamed(file), [Some(a), Some(b), Some(c)]) = (&self.source, &part.rows) else {
+        let (Source::Streamed(file), [Some(_), Some(_), c]) = (&self.source, &part.rows) else {
             return;
         };
-        let rows = [a.clone(), b.clone(), c.clone()];
+        // Rows that came from the file's kept ones stay as they were (another kind's CP_r too).
+        if (c.is_none() && self.opts.kind != RvalueKind::Pooled) || file.scored_for(&self.opts).is_some() {
+            return;
+        }
+        let rows = part.rows.clone();
         file.keep(Arc::new(Scored { opts: self.opts, rows, summaries: part.summaries.clone() }));
     }
 }

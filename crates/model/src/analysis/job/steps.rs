@@ -61,6 +61,7 @@ impl AnalysisJob {
             only,
             bound: None,
             rows: [None, None, None],
+            units: None,
         });
         self.phase = Phase::Scores { method: 0, next: 0 };
         self.split_next = 0;
@@ -198,7 +199,8 @@ impl AnalysisJob {
         }
         match self.next_in_part(next, mi) {
             Some(phase) => self.phase = phase,
-            None if self.split_claims.contains(&Claim::Out) => self.phase = Phase::Waiting,
+            // Splits handed out, or (a streamed file's) not yet.
+            None if self.split_claims.iter().any(|&c| c != Claim::Job) => self.phase = Phase::Waiting,
             None => self.end_part(whole),
         }
     }
@@ -215,7 +217,8 @@ impl AnalysisJob {
                 return Some(Phase::Calibrate { next, method: CP_R });
             }
         }
-        if let Some(r) = (0..self.split_next).find(|&r| self.split_claims.get(r) == Some(&Claim::Free)) {
+        let free = |r: &usize| self.split_claims.get(*r) == Some(&Claim::Free) && !self.streamed_pooled();
+        if let Some(r) = (0..self.split_next).find(free) {
             self.split_claims[r] = Claim::Job;
             return Some(Phase::Calibrate { next: r, method: CP_R });
         }
@@ -225,6 +228,9 @@ impl AnalysisJob {
 
     /// Whether the job calibrates CP_r on split `r` itself (no other thread has it).
     pub(in crate::analysis) fn claim_split(&mut self, r: usize) -> bool {
+        if self.streamed_pooled() {
+            return false;
+        }
         match self.split_claims.get_mut(r) {
             None => true,
             Some(c @ Claim::Free) => {
