@@ -9,8 +9,7 @@
 //                                     its bit patterns, a Uint16Array);
 //               {holdFile: [File, labels]}  a file too large to hold: its handle and its
 //                                     labels (a Float64Array), for the shares and pooled splits
-//                                     after it (shares read here a range at a time into one
-//                                     buffer, pooled splits with FileReaderSync);
+//                                     after it (read here a range at a time into one buffer);
 //               {serial, part, request, work}  work to compute: "repeat" a toy repeat
 //                                     (`explorer::compute_part`), "split" a pooled split of the
 //                                     file held, "share" a share of the streamed file's items,
@@ -20,8 +19,8 @@
 
 let bindings = null;
 
-// A group of splits takes many steps, between which the event loop runs (so that the buffers
-// FileReaderSync returned are collected): the messages are handled one after the other.
+// A group of splits takes many steps, each reading ahead asynchronously: the messages are
+// handled one after the other.
 let queue = Promise.resolve();
 self.onmessage = (event) => {
   queue = queue.then(() => handle(event.data));
@@ -31,9 +30,8 @@ self.onmessage = (event) => {
 async function splits(request) {
   bindings.rvalue_splits_start(request);
   for (;;) {
-    const bytes = bindings.rvalue_splits_step();
+    const bytes = await bindings.rvalue_splits_step();
     if (bytes) return bytes;
-    await new Promise((resolve) => setTimeout(resolve, 0));
   }
 }
 

@@ -1,8 +1,7 @@
 //! Score files too large to hold, read a byte range at a time with `File.slice`: opened from
 //! their header and labels ([`open`]), their shares read by the page and by the workers
 //! ([`read_range`], [`rvalue_hold_file`] and [`rvalue_compute_share`]), and its pooled splits
-//! by the workers alone (`FileReaderSync`, [`rvalue_splits_start`]: the page's thread cannot
-//! read synchronously). The file itself is never in memory; a share is about
+//! by the workers alone ([`rvalue_splits_start`], [`rvalue_splits_step`]). The file itself is never in memory; a share is about
 //! [`rvalue_model::SHARE_BYTES`].
 
 use std::cell::RefCell;
@@ -158,17 +157,23 @@ pub fn rvalue_splits_start(request: &str) -> std::result::Result<(), JsValue> {
     })
 }
 
-/// For the worker script: reads (`FileReaderSync`) and calibrates about
-/// [`rvalue_model::STEP_BYTES`] more of the group started; its bytes once done. The script
-/// lets its event loop run between steps, so that the buffers read are collected.
+/// For the worker script: reads and calibrates about [`rvalue_model::STEP_BYTES`] more of the
+/// group started; its bytes once done. The step's bytes are read ahead ([`read_range`], into the
+/// one reused buffer), so no read buffers pile up for the collector over a group's passes.
 #[wasm_bindgen]
-pub fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValue> {
-    let layout = held_layout()?;
-    let read = |r: Range<u64>| {
-        HELD.with(|h| match h.borrow().as_ref() {
-            Some((file, _)) => read_sync(file, r),
-            None => Err(Error::invalid("no streamed file is held")),
-        })
+pub async fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValue> {
+    let held = HELD.with(|h| h.borrow().clone());
+    let (file, layout) = held.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
+    let ahead = SPLITS.with(|s| s.borrow().as_ref().map(|sp| sp.step_range(&layout, STEP_BYTES)));
+    let ahead = ahead.unwrap_or(0..0);
+    let bytes = match ahead.is_empty() {
+        true => Vec::new(),
+        false => read_range(&file, ahead.clone()).await.map_err(dom::to_js)?,
+    };
+    // What the step reads lies in `ahead`; anything else (none expected) is read as it comes.
+    let read = |r: Range<u64>| match (r.start.checked_sub(ahead.start), r.end <= ahead.end) {
+        (Some(at), true) => Ok(bytes[at as usize..(r.end - ahead.start) as usize].to_vec()),
+        _ => read_sync(&file, r),
     };
     SPLITS.with(|s| match s.borrow_mut().as_mut() {
         Some(splits) => splits.step(&layout, &read, STEP_BYTES).map_err(dom::to_js),
@@ -193,7 +198,7 @@ pub async fn rvalue_compute_share(request: String) -> std::result::Result<Vec<u8
     share.score(&layout, &raw).map_err(dom::to_js)
 }
 
-/// Bytes `range` of `file`, read synchronously (workers only: a header, and pooled splits).
+/// Bytes `range` of `file`, read synchronously (workers only: a header).
 fn read_sync(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
     let reader = web_sys::FileReaderSync::new().map_err(cannot_read(file))?;
     let part =

@@ -66,8 +66,22 @@ impl<'a> Workers<'a> {
             Ok(bytes[r.start as usize..r.end as usize].to_vec())
         };
         self.turn += 1;
-        // A block an item, a step a block: every step and block boundary is crossed.
-        self.held[self.turn % 2].compute(layout, &read, request, 1).unwrap()
+        // One worker steps a byte (a block an item, a step a block: every boundary is crossed),
+        // the other a few items and a bit; each step reads only what `step_range` said it would
+        // (what the page's workers read ahead).
+        let step = [1, 3 * layout.item_bytes() + 1][self.turn % 2];
+        let worker = &mut self.held[self.turn % 2];
+        worker.start(layout, request).unwrap();
+        loop {
+            let ahead = worker.step_range(layout, step);
+            let within = |r: std::ops::Range<u64>| {
+                assert!(ahead.start <= r.start && r.end <= ahead.end, "{r:?} outside {ahead:?}");
+                read(r)
+            };
+            if let Some(out) = worker.step(layout, &within, step).unwrap() {
+                return out;
+            }
+        }
     }
 }
 

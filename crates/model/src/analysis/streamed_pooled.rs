@@ -1,7 +1,7 @@
 //! Pooled CP_r on a streamed file. Each split needs its calibration units' true-label draws and
-//! then every test item once (docs/method.md §4), so a thread that can read the file
-//! synchronously (the page's workers, `FileReaderSync`) calibrates a group of splits in one
-//! pass with the core's streamed path (`conformal::streamed::PooledPass`), a few blocks a step:
+//! then every test item once (docs/method.md §4), so a thread that holds the file (the page's
+//! workers) calibrates a group of splits in one pass with the core's streamed path
+//! (`conformal::streamed::PooledPass`), a few blocks a step, each step's bytes read ahead:
 //! every item's true-label draws are gathered in its first pass and kept, then each group costs
 //! one pass.
 //! The job hands the groups out like a held file's splits ([`AnalysisJob::hand_out`]), takes
@@ -36,8 +36,7 @@ pub const GROUP_BYTES: usize = 96 << 20;
 const BLOCK_BYTES: usize = 16 << 20;
 
 /// About how many bytes of the file a worker reads in a step, between which its event loop runs
-/// (measured in headless Chromium: 4 GB read in 8 MB slices without a break peaked at 1.5 GB,
-/// with a break every 32 MB at 0.72 GB, every 8 MB at 0.57 GB, and took 15.6 s).
+/// (its other messages wait for a step to end).
 pub const STEP_BYTES: usize = 8 << 20;
 
 /// About the bytes one pooled split holds in a pass: its tables, and per test item the
@@ -54,8 +53,8 @@ pub(in crate::analysis) fn group_size(file: &StreamedFile, controls: &Controls) 
 }
 
 /// A thread holding a streamed file: calibrates the groups of pooled splits handed to it, a
-/// few blocks a step ([`StreamedSplits::step`]): a thread that reads synchronously must let
-/// its event loop run between reads, or the buffers read pile up uncollected (gigabytes).
+/// few blocks a step ([`StreamedSplits::step`]), whose bytes it reads ahead
+/// ([`StreamedSplits::step_range`]): a read buffer a step would pile up uncollected.
 pub struct StreamedSplits {
     labels: Vec<usize>,
     /// Every item's true-label draws `[N][M]`, gathered by the first group's pass.
@@ -153,6 +152,17 @@ impl StreamedSplits {
             _ => Vec::new(),
         };
         Ok(Some(write_reply(g.first, &calibrated, &first_units)))
+    }
+
+    /// The bytes of the file the next [`StreamedSplits::step`] of `bytes` reads (whole blocks
+    /// from the group's next item on, until `bytes` are read), for a thread that reads them
+    /// ahead, asynchronously, into one buffer.
+    pub fn step_range(&self, layout: &BlockLayout, bytes: usize) -> Range<u64> {
+        let Some(g) = &self.group else { return 0..0 };
+        let (n, m, k) = layout.shape();
+        let per_read = items_per_block(m, k, BLOCK_BYTES.min(bytes));
+        let reads = bytes.div_ceil((per_read * layout.item_bytes()).max(1)).max(1);
+        layout.bytes_of(g.next.min(n)..(g.next + reads * per_read).min(n))
     }
 
     /// The whole group a request names, `bytes` of the file a step.
