@@ -98,13 +98,25 @@ impl AnalysisJob {
         let Some(c) = calibrated.pop().filter(|c| index == r && calibrated.is_empty() && fits(c)) else {
             return Err(Error::shape(format!("the result handed in for split {r} is not one of its shape")));
         };
-        self.split_claims[r] = Claim::Job;
-        self.by_split.insert(r, vec![c]);
+        self.record_splits(r, [c]);
+        Ok(())
+    }
+
+    /// Records the splits from `first` on calibrated by another thread, in split order, and ends
+    /// the part once every split is in.
+    pub(in crate::analysis) fn record_splits(
+        &mut self,
+        first: usize,
+        calibrated: impl IntoIterator<Item = Calibrated>,
+    ) {
+        for (r, c) in (first..).zip(calibrated) {
+            self.split_claims[r] = Claim::Job;
+            self.by_split.insert(r, vec![c]);
+        }
         self.take_splits_in_order();
         if self.phase == Phase::Waiting && self.split_claims.iter().all(|&c| c == Claim::Job) {
             self.end_part(false);
         }
-        Ok(())
     }
 
     /// Gives repeat or split `part` back (its thread failed): the job computes it itself.

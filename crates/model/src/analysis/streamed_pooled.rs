@@ -264,14 +264,7 @@ impl AnalysisJob {
         if first == 0 {
             part.units = Some(Arc::new(units));
         }
-        for (r, c) in (first..).zip(calibrated) {
-            self.split_claims[r] = Claim::Job;
-            self.by_split.insert(r, vec![c]);
-        }
-        self.take_splits_in_order();
-        if self.phase == Phase::Waiting && self.split_claims.iter().all(|&c| c == Claim::Job) {
-            self.end_part(false);
-        }
+        self.record_splits(first, calibrated);
         Ok(())
     }
 
