@@ -320,9 +320,9 @@ fn a_garbled_or_unasked_group_of_splits_is_refused() {
     // A worker computes only what a request names.
     for bad in ["0+0\n", "1+2\n", "0-1\n", "x+1\n"] {
         let request = format!("{bad}{}", h.request.split_once('\n').unwrap().1);
-        let read = |_: std::ops::Range<u64>| -> rvalue_core::Result<Vec<u8>> { panic!("read for {bad}") };
         let mut worker = StreamedSplits::new(labels.clone());
-        assert!(worker.compute(&file.layout, &read, &request, 1).is_err(), "{request}");
+        assert!(worker.start(&file.layout, &request).is_err(), "{request}");
+        assert_eq!(worker.step_range(&file.layout, 1), 0..0, "nothing to read for {request}");
     }
 }
 

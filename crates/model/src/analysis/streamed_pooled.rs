@@ -164,22 +164,6 @@ impl StreamedSplits {
         let reads = bytes.div_ceil((per_read * layout.item_bytes()).max(1)).max(1);
         layout.bytes_of(g.next.min(n)..(g.next + reads * per_read).min(n))
     }
-
-    /// The whole group a request names, `bytes` of the file a step.
-    pub fn compute(
-        &mut self,
-        layout: &BlockLayout,
-        read: &dyn Fn(Range<u64>) -> Result<Vec<u8>>,
-        request: &str,
-        bytes: usize,
-    ) -> Result<Vec<u8>> {
-        self.start(layout, request)?;
-        loop {
-            if let Some(out) = self.step(layout, read, bytes)? {
-                return Ok(out);
-            }
-        }
-    }
 }
 
 /// The request for splits `first..first + count`: `"<first>+<count>\n<settings>"`.
