@@ -128,6 +128,8 @@ fn on_items<'py>(
     }
     let (method, opts) = (s.method, &s.opts);
     let work = || -> rvalue_core::Result<Basis> {
+        // Each pass counts its items as done, for the progress bar.
+        let blocks = &kept::Counted(blocks);
         let run = Streaming { threads, ..Streaming::default() };
         let report = &mut |_: &str, _: usize, _: usize| {};
         Ok(match Keeps::of(method, opts) {

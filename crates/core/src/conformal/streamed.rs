@@ -83,7 +83,8 @@ pub fn calibrate_streamed(
     report: Report<'_>,
     each: &mut dyn FnMut(Method, usize, Calibrated) -> Result<()>,
 ) -> Result<()> {
-    check_labels(src, labels)?;
+    let (n, _, k) = src.shape();
+    check_labels(labels, n, k)?;
     let pooled = |m: &Method| *m == Method::CpR && opts.kind == RvalueKind::Pooled;
     let fixed: Vec<Method> = methods.iter().copied().filter(|m| !pooled(m)).collect();
     if !fixed.is_empty() {
@@ -104,8 +105,8 @@ pub fn calibrate_streamed(
     Ok(())
 }
 
-fn check_labels(src: &dyn ScoreBlocks, labels: &[usize]) -> Result<()> {
-    let (n, _, k) = src.shape();
+/// One label per item of `n`, each a candidate of `k`.
+pub fn check_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
     if labels.len() != n {
         return Err(Error::length("labels", labels.len(), format!("{n} items")));
     }
@@ -200,24 +201,42 @@ fn alongside<A: Send, B>(
     })
 }
 
-/// Every item's true-label scores, `[N][M]`, in one pass.
-fn true_draws(
+/// Every item's true-label draws in one pass, `[n, 1, M]` (the layout a file `[n_cal, M]` is read
+/// in, [`TruePool::of_single_draw`](crate::conformal::pool::TruePool::of_single_draw)), stored in
+/// the blocks' type (exact as f64, as the draws are read).
+pub fn true_label_draws(
     src: &dyn ScoreBlocks,
     labels: &[usize],
-    run: &Streaming,
+    run: &Streaming<'_>,
     report: Report<'_>,
-) -> Result<Vec<f64>> {
+) -> Result<ScoreTensor> {
     let (n, m, k) = src.shape();
-    let mut out = Vec::with_capacity(n.saturating_mul(m));
+    check_labels(labels, n, k)?;
+    let (mut f16, mut f32, mut f64) = (Vec::new(), Vec::new(), Vec::new());
     src.for_each_block(items_per_block(m, k, run.block_bytes), &mut |first, block| {
         watch::checkpoint()?;
         for i in 0..block.n() {
-            out.extend((0..m).map(|d| block.get(i, d, labels[first + i])));
+            let at = |d: usize| (i * m + d) * k + labels[first + i];
+            match block.scores() {
+                Scores::F16(s) => f16.extend((0..m).map(|d| s[at(d)])),
+                Scores::F32(s) => f32.extend((0..m).map(|d| s[at(d)])),
+                Scores::F64(s) => f64.extend((0..m).map(|d| s[at(d)])),
+            }
         }
-        report("reading calibration draws", first + block.n(), n);
+        report("reading true-label draws", first + block.n(), n);
         Ok(())
     })?;
-    Ok(out)
+    // A source gives every block in one type; were it ever to mix them, f64 holds them all.
+    match (f16.is_empty(), f32.is_empty(), f64.is_empty()) {
+        (false, true, true) => ScoreTensor::from_f16_bits(n, 1, m, f16),
+        (true, false, true) => ScoreTensor::from_f32(n, 1, m, f32),
+        _ => {
+            let mut all: Vec<f64> = f16.iter().map(|&h| crate::float16::to_f64(h)).collect();
+            all.extend(f32.iter().map(|&x| f64::from(x)));
+            all.extend(f64);
+            ScoreTensor::new(n, 1, m, all)
+        }
+    }
 }
 
 /// Pooled CP_r on every split: the true-label draws in one pass, then the test items.
@@ -230,8 +249,8 @@ fn pooled_splits(
     report: Report<'_>,
     each: &mut dyn FnMut(usize, Calibrated) -> Result<()>,
 ) -> Result<()> {
-    let truth = true_draws(src, labels, run, report)?;
-    let units = Units { draws: Scores::F64(&truth), key_offset: 0 };
+    let truth = true_label_draws(src, labels, run, report)?;
+    let units = Units { draws: truth.scores(), key_offset: 0 };
     pooled_with_units(src, units, labels, opts, splits, run, report, each)
 }
 

@@ -14,12 +14,13 @@ use super::Prediction;
 use crate::blocks::{items_per_block, ScoreBlocks};
 use crate::conformal::parametric_rows;
 use crate::conformal::pool::pool_splits;
+pub use crate::conformal::streamed::{check_labels, true_label_draws};
 use crate::conformal::streamed::{fixed_rows, Report, Streaming};
 use crate::conformal::{
     needed_candidates, Calibrated, Method, Prior, RvalueKind, ScoreOptions, ScoreRows, Split,
 };
-use crate::tensor::{ScoreTensor, Scores, Summaries};
-use crate::{float16, watch, Error, Result};
+use crate::tensor::{ScoreTensor, Summaries};
+use crate::{watch, Error, Result};
 
 /// What a calibration keeps of its items for `method` under `opts`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,8 +43,7 @@ impl Keeps {
     }
 }
 
-/// Every item's blocks of `src`, `run.block_bytes` at a time, each block counted as done
-/// ([`watch::advance`]) and reported once seen.
+/// Every item's blocks of `src`, `run.block_bytes` at a time, each reported once seen.
 fn each_block(
     src: &dyn ScoreBlocks,
     run: &Streaming<'_>,
@@ -55,46 +55,9 @@ fn each_block(
     src.for_each_block(items_per_block(m, k, run.block_bytes), &mut |first, block| {
         watch::checkpoint()?;
         each(first, block)?;
-        watch::advance(block.n());
         report(what, first + block.n(), n);
         Ok(())
     })
-}
-
-/// Every item's true-label draws in one pass, `[n, 1, M]` (the layout a file `[n_cal, M]` is read
-/// in, [`TruePool::of_single_draw`](crate::conformal::pool::TruePool::of_single_draw)), stored in
-/// the blocks' type.
-pub fn true_label_draws(
-    src: &dyn ScoreBlocks,
-    labels: &[usize],
-    run: &Streaming<'_>,
-    report: Report<'_>,
-) -> Result<ScoreTensor> {
-    let (n, m, k) = src.shape();
-    check_labels(labels, n, k)?;
-    let (mut f16, mut f32, mut f64) = (Vec::new(), Vec::new(), Vec::new());
-    each_block(src, run, report, "reading true-label draws", &mut |first, block| {
-        for i in 0..block.n() {
-            let at = |d: usize| (i * m + d) * k + labels[first + i];
-            match block.scores() {
-                Scores::F16(s) => f16.extend((0..m).map(|d| s[at(d)])),
-                Scores::F32(s) => f32.extend((0..m).map(|d| s[at(d)])),
-                Scores::F64(s) => f64.extend((0..m).map(|d| s[at(d)])),
-            }
-        }
-        Ok(())
-    })?;
-    // A source gives every block in one type; were it ever to mix them, f64 holds them all.
-    match (f16.is_empty(), f32.is_empty(), f64.is_empty()) {
-        (false, true, true) => ScoreTensor::from_f16_bits(n, 1, m, f16),
-        (true, false, true) => ScoreTensor::from_f32(n, 1, m, f32),
-        _ => {
-            let mut all: Vec<f64> = f16.iter().map(|&h| f64::from(float16::to_f32(h))).collect();
-            all.extend(f32.iter().map(|&x| f64::from(x)));
-            all.extend(f64);
-            ScoreTensor::new(n, 1, m, all)
-        }
-    }
 }
 
 /// Every item's score under `method` at its true label, in one pass (`method` scores an item
@@ -115,8 +78,7 @@ pub fn true_label_scores(
     }
     // Every item calibrates: only its true label's score is made where that saves work.
     let all_cal = [Split::new((0..n).collect(), Vec::new())];
-    let counted = Counted(src);
-    let rows = fixed_rows(&counted, labels, &[method], opts, &all_cal, run, report)?;
+    let rows = fixed_rows(src, labels, &[method], opts, &all_cal, run, report)?;
     let rows = rows.into_iter().next().unwrap_or_default();
     Ok(labels.iter().enumerate().map(|(i, &y)| rows[i * k + y]).collect())
 }
@@ -174,7 +136,7 @@ pub fn predict_with_summaries(
 ) -> Result<Prediction> {
     check_labels(cal_labels, cal.n, cal.k)?;
     check_test(test, cal.m, cal.k)?;
-    let new = summaries(test, run, report)?;
+    let new = summaries(&Counted(test), run, report)?;
     let n = cal.n + new.n;
     let joined = Summaries {
         n,
@@ -204,20 +166,9 @@ fn check_test(test: &dyn ScoreBlocks, m: usize, k: usize) -> Result<usize> {
     Ok(n)
 }
 
-/// One label per item, each a candidate of `k`.
-pub fn check_labels(labels: &[usize], n: usize, k: usize) -> Result<()> {
-    if labels.len() != n {
-        return Err(Error::length("labels", labels.len(), format!("{n} items")));
-    }
-    if let Some(i) = labels.iter().position(|&y| y >= k) {
-        return Err(Error::invalid(format!("label of item {i} is {} but K = {k}", labels[i])));
-    }
-    Ok(())
-}
-
-/// A source whose blocks count as done ([`watch::advance`]) once read: progress for passes that
-/// count nothing themselves.
-struct Counted<'a>(&'a dyn ScoreBlocks);
+/// A source whose blocks count as done ([`watch::advance`]) once read: progress for the passes
+/// here, which count nothing themselves.
+pub struct Counted<'a>(pub &'a dyn ScoreBlocks);
 
 impl ScoreBlocks for Counted<'_> {
     fn shape(&self) -> (usize, usize, usize) {

@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use super::parts::split_request;
-use rvalue_core::conformal::streamed::{block_rows, BlockRows};
+use rvalue_core::conformal::streamed::{block_rows, check_labels, BlockRows};
 use rvalue_core::conformal::{write_block_rows, RvalueKind, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
 use rvalue_core::tensor::Summaries;
@@ -46,12 +46,7 @@ impl StreamedFile {
     /// A file of `layout`'s shape with `labels`, checked against its `K`.
     pub fn new(name: String, layout: BlockLayout, labels: Vec<usize>) -> Result<Self> {
         let (n, _, k) = layout.shape();
-        if labels.len() != n {
-            return Err(Error::length("labels", labels.len(), format!("{n} items")));
-        }
-        if let Some(i) = labels.iter().position(|&y| y >= k) {
-            return Err(Error::invalid(format!("label of item {i} is {} but K = {k}", labels[i])));
-        }
+        check_labels(&labels, n, k)?;
         let share_items = (SHARE_BYTES / layout.item_bytes().max(1)).max(1);
         let group_bytes = super::GROUP_BYTES;
         Ok(StreamedFile { name, layout, labels, share_items, group_bytes, scored: Mutex::new(None) })

@@ -7,6 +7,7 @@ use crate::conformal::pool::TruePool;
 use crate::predict::predict;
 use crate::rvalue::Algorithm;
 use crate::rvalue::TieOrder;
+use crate::tensor::Scores;
 use crate::tensor::VarianceKind;
 use crate::toy::{simulate, ToyParams};
 #[cfg(target_arch = "wasm32")]
