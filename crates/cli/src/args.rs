@@ -82,7 +82,7 @@ pub(crate) struct RankArgs {
 #[derive(Args, Debug)]
 pub(crate) struct ScoreArgs<M: Args = MethodList> {
     /// Miscoverage level α in (0, 1); sets aim at coverage 1 − α
-    #[arg(long, value_name = "A", value_parser = parse_alpha)]
+    #[arg(long, value_name = "A", value_parser = parse_alpha, allow_negative_numbers = true)]
     pub(crate) alpha: f64,
     #[command(flatten)]
     pub(crate) methods: M,
@@ -218,7 +218,8 @@ pub(crate) struct SetsArgs {
     /// Seed of pooled r-values' exchangeable tie order (the split is split 0 of it)
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub(crate) seed: u64,
-    /// Output CSV, one row per (method, test item, candidate in the set): method,item,candidate,score,position (required)
+    /// Output CSV, one row per (method, test item, candidate in the set): method,item,candidate,score,position;
+    /// an empty set is one row with candidate, score and position empty (required)
     #[arg(long, value_name = "SETS.csv")]
     pub(crate) output: PathBuf,
 }
@@ -259,7 +260,7 @@ pub(crate) struct ToyArgs {
     #[arg(long, value_name = "S", default_value_t = ToyParams::default().seed)]
     pub(crate) seed: u64,
     /// Miscoverage level α in (0, 1)
-    #[arg(long, value_name = "A", default_value_t = 0.1, value_parser = parse_alpha)]
+    #[arg(long, value_name = "A", default_value_t = 0.1, value_parser = parse_alpha, allow_negative_numbers = true)]
     pub(crate) alpha: f64,
     #[command(flatten)]
     pub(crate) methods: MethodList,

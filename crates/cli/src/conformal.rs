@@ -5,7 +5,7 @@ use rvalue_core::tensor::ScoreTensor;
 
 use crate::args::{ConformalArgs, FormatArg};
 use crate::device::{for_each_split, Pass, Probe, Ranker};
-use crate::inputs::{methods_of, read_split, warn_data};
+use crate::inputs::{facts, methods_of, read_split, warn_data};
 use crate::output::{self, Progress};
 use crate::{pool, print_stdout, streamed, CliResult};
 
@@ -18,7 +18,8 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         let pool = pool::read_pool(path)?;
         let (test, labels) = pool::test_items(&a.data)?;
         let (_, m, k) = streamed::shape(&test);
-        warn_data(m, k, &methods);
+        let n_cal = Some(a.cal_size.unwrap_or(pool.n()));
+        warn_data(&facts((m, k), &labels, n_cal, (at.0, &methods, opts.kind)));
         let sizes = a.cal_size.zip(a.test_size);
         let count = if sizes.is_some() { a.splits } else { 1 };
         let ranker = streamed::GpuBlocks::of(probe.open()?);
@@ -32,8 +33,9 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         Some(path) => SplitPlan::Fixed(read_split(path, n)?.keyed(a.seed, 0)),
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
-    warn_data(m, k, &methods);
     let splits = plan.splits(n)?;
+    let n_cal = splits.iter().map(|s| s.cal.len()).min();
+    warn_data(&facts((m, k), &labels, n_cal, (at.0, &methods, opts.kind)));
     let rows = match &scores {
         streamed::Scores::Streamed(file) => {
             let ranker = streamed::GpuBlocks::of(probe.open()?);

@@ -3,13 +3,12 @@
 
 use std::path::Path;
 
-use rvalue_core::conformal::{Method, Split};
+use rvalue_core::conformal::warnings::{self, Facts};
+use rvalue_core::conformal::{Method, RvalueKind, Split};
 use rvalue_core::io::{self, Dataset};
 
 use crate::{display, fail, read_file, CliError, CliResult};
 
-/// The one warning of docs/method.md §8 for single-draw data.
-pub(crate) const SINGLE_DRAW_WARNING: &str = "M = 1: only CP and CP_avg are meaningful";
 /// A `.npy` is streamed into its tensor, never held as bytes beside it.
 pub(crate) fn read_scores_file(path: &Path) -> CliResult<Dataset> {
     Ok(io::read_scores_file(path)?)
@@ -69,19 +68,21 @@ pub(crate) fn methods_of(given: &[Method]) -> CliResult<Vec<Method>> {
     Ok(given.to_vec())
 }
 
-/// Notes on data that is accepted but limits what the results mean. Called once every input is
-/// read, so that a refused file still gets a message of one line only.
-pub(crate) fn warn_data(m: usize, k: usize, methods: &[Method]) {
-    warn_single_draw(m, methods);
-    if k == 1 {
-        eprintln!(
-            "rvalue: warning: K = 1: one candidate, so every prediction set is that candidate or empty"
-        );
+/// Notes on data that is accepted but limits what the results mean (the core's
+/// `conformal::warnings`, in the words every face uses). Called once every input is read, so
+/// that a refused file still gets a message of one line only.
+pub(crate) fn warn_data(facts: &Facts) {
+    for w in warnings::check(facts) {
+        eprintln!("rvalue: warning: {w}");
     }
 }
 
-pub(crate) fn warn_single_draw(m: usize, methods: &[Method]) {
-    if m == 1 && methods.contains(&Method::CpR) {
-        eprintln!("rvalue: warning: {SINGLE_DRAW_WARNING}");
-    }
+/// The facts the warnings read: the data's shape and labels, a split's calibration size.
+pub(crate) fn facts<'a>(
+    (m, k): (usize, usize),
+    labels: &'a [usize],
+    n_cal: Option<usize>,
+    (alpha, methods, kind): (f64, &'a [Method], RvalueKind),
+) -> Facts<'a> {
+    Facts { m, k, labels, n_cal, alpha, methods, kind }
 }

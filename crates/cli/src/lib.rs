@@ -32,7 +32,7 @@ use clap::Parser;
 
 use args::{Cli, Command, DataArgs, OneMethod, ScoreArgs};
 use device::{for_each_split, Pass, Probe};
-use inputs::{labels_of, labels_or, no_labels, read_scores_file, warn_data};
+use inputs::{facts, labels_of, labels_or, no_labels, read_scores_file, warn_data};
 use output::Progress;
 
 /// A one-line message for the user; `main` prints it as `rvalue: <message>` and exits 2.

@@ -12,8 +12,8 @@ use rvalue_core::tensor::ScoreTensor;
 
 use super::output::Progress;
 use super::{
-    display, fail, for_each_split, labels_of, read_scores_file, warn_data, write_file, CliError, CliResult,
-    DataArgs, OneMethod, Pass, Probe, ScoreArgs,
+    display, facts, fail, for_each_split, labels_of, read_scores_file, warn_data, write_file, CliError,
+    CliResult, DataArgs, OneMethod, Pass, Probe, ScoreArgs,
 };
 
 #[derive(Args, Debug)]
@@ -40,7 +40,8 @@ pub(crate) struct PredictArgs {
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
     /// Output, by its extension: .csv, one row per (new item, candidate in its set):
-    /// item,candidate,score,position, items counted from 0; .npy, a boolean mask [n_test, K]
+    /// item,candidate,score,position, items counted from 0, an empty set as one row with the
+    /// last three fields empty; .npy, a boolean mask [n_test, K]
     #[arg(long, value_name = "SETS.csv|SETS.npy")]
     output: PathBuf,
 }
@@ -87,7 +88,8 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
         (None, None) => return fail("give --calibration CAL, or --calibration-true CAL.npy"),
     };
     let j = read_joined(a, calibration)?;
-    warn_data(j.t.m(), j.t.k(), &[method]);
+    let cal_labels = &j.labels[..j.n_cal];
+    warn_data(&facts((j.t.m(), j.t.k()), cal_labels, Some(j.n_cal), (alpha, &[method], opts.kind)));
     let mut ranker = probe.finish(&j.t)?;
     conformal::check_data(&j.t, &j.labels)?;
     let prep = Pass::new(&j.t, &j.labels, method, &opts, &ranker)?;
@@ -145,11 +147,15 @@ fn note_ignored_labels(test: &Dataset, path: &Path) {
 }
 
 /// `item,candidate,score,position` rows, items counted from 0 among the new ones, each set in
-/// its method's order: the rows of `rvalue sets` without the method column.
+/// its method's order: the rows of `rvalue sets` without the method column (an empty set is
+/// one row `item,,,`).
 fn sets_csv(p: &Prediction, alpha: f64, never_empty: bool) -> String {
     let mut out = String::from("item,candidate,score,position\n");
     for j in 0..p.n_test() {
         let set = p.set(j, alpha, never_empty);
+        if set.members.is_empty() {
+            out.push_str(&format!("{},,,\n", set.item));
+        }
         for (position, (cand, score)) in set.members.iter().enumerate() {
             out.push_str(&format!("{},{cand},{score},{position}\n", set.item));
         }

@@ -9,7 +9,7 @@ use rvalue_core::tensor::ScoreTensor;
 
 use crate::args::SetsArgs;
 use crate::device::{for_each_split, Pass, Probe, Ranker};
-use crate::inputs::{methods_of, read_split, warn_data};
+use crate::inputs::{facts, methods_of, read_split, warn_data};
 use crate::output::Progress;
 use crate::{display, fail, interrupt, pool, streamed, CliError, CliResult};
 
@@ -26,7 +26,7 @@ pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let (scores, labels) = streamed::open_scores(&a.data)?;
     let (n, m, k) = streamed::shape(&scores);
     let split = read_split(split, n)?.keyed(a.seed, 0);
-    warn_data(m, k, &methods);
+    warn_data(&facts((m, k), &labels, Some(split.cal.len()), (at.0, &methods, opts.kind)));
     let mut ready = match scores {
         streamed::Scores::Whole(data) => {
             let ranker = probe.finish(&data.scores)?;
@@ -58,7 +58,7 @@ pub(crate) fn sets_of_pool(
     let pool = pool::read_pool(pool)?;
     let (test, labels) = pool::test_items(&a.data)?;
     let (_, m, k) = streamed::shape(&test);
-    warn_data(m, k, methods);
+    warn_data(&facts((m, k), &labels, Some(pool.n()), (alpha, methods, opts.kind)));
     let ranker = streamed::GpuBlocks::of(probe.open()?);
     with_output(&a.output, |out| {
         let (at, run) = ((alpha, never_empty, a.seed), (threads, ranker.as_ref()));

@@ -257,7 +257,8 @@ pub(crate) fn write_sets(
     Ok(())
 }
 
-/// One split's sets as CSV rows: method, item, candidate, score, position.
+/// One split's sets as CSV rows: method, item, candidate, score, position. An empty set is one
+/// row with the last three fields empty, so that every test item appears in the output.
 pub(crate) fn set_rows(
     m: Method,
     c: &Calibrated,
@@ -267,6 +268,9 @@ pub(crate) fn set_rows(
 ) -> std::io::Result<()> {
     for pos in 0..c.test.len() {
         let set = c.set(pos, alpha, never_empty);
+        if set.members.is_empty() {
+            writeln!(out, "{},{},,,", m.name(), set.item)?;
+        }
         for (position, (cand, score)) in set.members.iter().enumerate() {
             writeln!(out, "{},{},{cand},{score},{position}", m.name(), set.item)?;
         }

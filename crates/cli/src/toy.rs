@@ -4,7 +4,7 @@ use rvalue_core::conformal::{self, Prepared, Split, SplitMetrics, Summary};
 use rvalue_core::toy::{self, ToyParams};
 
 use crate::args::ToyArgs;
-use crate::inputs::{methods_of, warn_single_draw};
+use crate::inputs::{facts, methods_of, warn_data};
 use crate::output::{self, Progress};
 use crate::{print_stdout, CliResult};
 
@@ -25,7 +25,7 @@ pub(crate) fn run_toy(a: &ToyArgs) -> CliResult<()> {
     };
     params.validate()?;
     let opts = a.method.options();
-    warn_single_draw(a.m, &methods);
+    warn_data(&facts((a.m, a.k), &[], Some(a.n_cal), (a.alpha, &methods, opts.kind)));
 
     let p = toy::prob_q_exceeds_p(a.mu_p, a.sigma2_p, a.mu_q, a.sigma2);
     let mut out = format!(

@@ -443,26 +443,31 @@ fn sets_file_matches_conformal_on_the_same_split() {
     let text = std::fs::read_to_string(&sets).unwrap();
     let (header, rows) = parse_csv(&text);
     assert_eq!(header.join(","), "method,item,candidate,score,position");
-    // Sorted by method (in the order given), item, position; positions 0, 1, … per set.
+    // Sorted by method (in the order given), item, position; positions 0, 1, … per set, and an
+    // empty set as one row with no candidate (position "" sorts first).
     let order: Vec<&str> = methods.split(',').collect();
     let key = |r: &Vec<String>| {
         let m = order.iter().position(|&m| m == r[0]).expect("a requested method");
-        (m, r[1].parse::<usize>().unwrap(), r[4].parse::<usize>().unwrap())
+        (m, r[1].parse::<usize>().unwrap(), r[4].parse::<usize>().ok())
     };
     let keys: Vec<_> = rows.iter().map(key).collect();
     assert!(keys.windows(2).all(|w| w[0] < w[1]), "rows sorted and unique");
     let mut sets_of: BTreeMap<(String, usize), Vec<(usize, f64)>> = BTreeMap::new();
     for r in &rows {
-        let (item, cand): (usize, usize) = (r[1].parse().unwrap(), r[2].parse().unwrap());
+        let item: usize = r[1].parse().unwrap();
         let set = sets_of.entry((r[0].clone(), item)).or_default();
+        if r[2].is_empty() {
+            assert_eq!(r[3..], ["", ""], "an empty set's row has no score or position: {r:?}");
+            continue;
+        }
         assert_eq!(r[4].parse::<usize>().unwrap(), set.len(), "positions count up: {r:?}");
-        set.push((cand, r[3].parse().unwrap()));
+        set.push((r[2].parse().unwrap(), r[3].parse().unwrap()));
     }
     for m in &order {
         let mut covered = 0usize;
         let mut size = 0usize;
         for &i in &test {
-            let Some(set) = sets_of.get(&(m.to_string(), i)) else { continue };
+            let set = sets_of.get(&(m.to_string(), i)).expect("every test item has a row");
             size += set.len();
             covered += usize::from(set.iter().any(|&(c, _)| c == labels[i]));
             assert!(set.windows(2).all(|w| w[0].1 <= w[1].1), "{m} item {i}: scores ascend");
@@ -582,11 +587,12 @@ impl PredictFiles {
     }
 
     /// `rvalue predict` with `extra` options, written to `out`: the file's bytes. Nothing on
-    /// stdout or stderr.
+    /// stdout, and nothing on stderr but the data's warnings.
     fn predict(&self, out: &Path, extra: &[&str]) -> Vec<u8> {
         let o = run(&[&self.predict_args(out.to_str().unwrap())[..], extra].concat());
         assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
-        assert!(o.stdout.is_empty() && o.stderr.is_empty(), "{extra:?}: {}", stderr(&o));
+        let warned = stderr(&o).lines().all(|l| l.starts_with("rvalue: warning: "));
+        assert!(o.stdout.is_empty() && warned, "{extra:?}: {}", stderr(&o));
         std::fs::read(out).unwrap()
     }
 
@@ -609,6 +615,7 @@ impl PredictFiles {
         let mut rows = String::from("item,candidate,score,position\n");
         for line in std::fs::read_to_string(out).unwrap().lines().skip(1) {
             let f: Vec<&str> = line.split(',').collect();
+            assert_eq!(f.len(), 5, "{line}");
             let item: usize = f[1].parse().unwrap();
             rows.push_str(&format!("{},{},{},{}\n", item - self.n_cal, f[2], f[3], f[4]));
         }
@@ -668,7 +675,12 @@ fn predict_follows_the_seed_of_the_tie_order() {
 fn predict_npy_is_the_csv_sets_as_a_mask() {
     let dir = tmp_dir("predict_npy");
     let f = digits_predict_files(&dir);
-    for extra in [&["--alpha", "0.1", "--rvalue", "pooled"][..], &["--alpha", "0.02", "--never-empty"]] {
+    let runs = [
+        &["--alpha", "0.1", "--rvalue", "pooled"][..],
+        &["--alpha", "0.02", "--never-empty"],
+        &["--alpha", "0.6"],
+    ];
+    for extra in runs {
         let csv = String::from_utf8(f.predict(&dir.join("sets.csv"), extra)).unwrap();
         let npy = f.predict(&dir.join("sets.NPY"), extra);
         let a = parse_npy("sets.npy", &npy).unwrap();
@@ -676,7 +688,17 @@ fn predict_npy_is_the_csv_sets_as_a_mask() {
         let (n_test, k) = (300 - f.n_cal, 10);
         assert_eq!(a.shape, [n_test, k]);
         let mut want = vec![false; n_test * k];
-        for r in parse_csv(&csv).1 {
+        let rows = parse_csv(&csv).1;
+        let items: BTreeSet<usize> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+        assert_eq!(items, (0..n_test).collect(), "every new item has a row, an empty set too");
+        let empty: Vec<&Vec<String>> = rows.iter().filter(|r| r[1].is_empty()).collect();
+        assert!(empty.iter().all(|r| r[2..] == ["", ""]), "an empty set's row: item,,,");
+        match extra[1] {
+            "0.6" => assert!(!empty.is_empty(), "empty sets at α = 0.6"),
+            _ if extra.contains(&"--never-empty") => assert!(empty.is_empty(), "{extra:?}"),
+            _ => {}
+        }
+        for r in rows.iter().filter(|r| !r[1].is_empty()) {
             want[r[0].parse::<usize>().unwrap() * k + r[1].parse::<usize>().unwrap()] = true;
         }
         assert_eq!(mask, want, "{extra:?}");
@@ -856,6 +878,14 @@ fn bad_inputs_exit_2_with_one_line() {
     assert!(e.contains("lac") && e.contains("--method"), "{e}");
     let e = bad(&["conformal", "--scores", &digits_npz(), "--alpha", "1.5"]);
     assert!(e.contains("1.5") && e.contains("--alpha"), "{e}");
+    // A negative α is read as a value and refused as one, not taken for an option.
+    let digits = digits_npz();
+    let runs: [&[&str]; 3] =
+        [&["conformal", "--scores", &digits], &["sets", "--scores", &digits, "--output", "x.csv"], &["toy"]];
+    for args in runs {
+        let e = bad(&[args, &["--alpha", "-0.1"]].concat());
+        assert!(e.contains("'-0.1'") && e.contains("(0, 1)") && !e.contains("unexpected"), "{args:?}: {e}");
+    }
     let e = bad(&["conformal", "--scores", &digits_npz(), "--alpha", "0.1", "--method", "cp,cp"]);
     assert!(e.contains("twice"), "{e}");
     let e = bad(&["conformal", "--scores", &digits_npz()]);
@@ -1259,7 +1289,9 @@ fn cp_r_sets(csv: &str) -> BTreeMap<usize, Vec<usize>> {
     for line in csv.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         if f[0] == "cp-r" {
-            sets.entry(f[1].parse().unwrap()).or_default().push(f[2].parse().unwrap());
+            // Every test item has a row; an empty set's has no candidate.
+            let set = sets.entry(f[1].parse().unwrap()).or_default();
+            set.extend(f[2].parse::<usize>().ok());
         }
     }
     sets.values_mut().for_each(|s| s.sort_unstable());
@@ -1297,8 +1329,9 @@ fn sets_with_index_ties_reproduce_the_pooled_reference() {
         cp_r_sets(&std::fs::read_to_string(out).unwrap())
     };
     let index = sets("index", "0");
+    assert_eq!(index.len(), expected.len(), "a row for every test item");
     for (item, want) in &expected {
-        assert_eq!(index.get(item).cloned().unwrap_or_default(), *want, "item {item}");
+        assert_eq!(index[item], *want, "item {item}");
     }
     // The index order needs no seed; the exchangeable order is the default and follows the seed.
     assert_eq!(sets("index", "9"), index);

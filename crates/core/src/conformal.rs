@@ -91,6 +91,7 @@ mod split;
 mod steps;
 pub mod streamed;
 mod sweep;
+pub mod warnings;
 
 pub use bytes::{read_block_rows, read_calibrations, write_block_rows, write_calibrations};
 pub use calibrated::{Calibrated, ItemSet, ScoreRows};

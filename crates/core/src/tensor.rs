@@ -126,12 +126,9 @@ impl ScoreTensor {
         let (m, k) = (self.m, self.k);
         if let Some(i) = self.scores().first_non_finite() {
             let (item, rest) = (i / (m * k), i % (m * k));
-            return Err(Error::invalid(format!(
-                "score [{item}][{}][{}] is {} (scores must be finite)",
-                rest / k,
-                rest % k,
-                self.scores().at(i)
-            )));
+            let x = self.scores().at(i);
+            let idx = format!("[{item}][{}][{}]", rest / k, rest % k);
+            return Err(Error::invalid(not_finite(&idx, &x.to_string(), x)));
         }
         Ok(self)
     }
@@ -395,6 +392,18 @@ fn welford<const N: usize, T: Copy>(
     mu[c..c + N].copy_from_slice(&mean);
     m2[c..c + N].copy_from_slice(&sq);
     N
+}
+
+/// The message for a score that is not finite: where, what, and for −∞ the usual cause (the
+/// log of a probability of 0, as random forests and other hard voters give) and its remedy.
+pub(crate) fn not_finite(idx: &str, shown: &str, x: f64) -> String {
+    let hint = if x == f64::NEG_INFINITY {
+        " (the log of a probability of 0 is -inf: pass the probabilities themselves, or clip \
+         them away from 0 before taking logs)"
+    } else {
+        ""
+    };
+    format!("score {idx} is {shown}; expected a finite number{hint}")
 }
 
 #[cfg(test)]

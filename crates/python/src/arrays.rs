@@ -205,8 +205,8 @@ fn three_d<T>(v: ndarray::ArrayViewD<'_, T>) -> PyResult<ArrayView3<'_, T>> {
     v.into_dimensionality::<Ix3>().map_err(|e| value_error(Error::shape(e.to_string())))
 }
 
-/// A one-dimensional array of any integer dtype, each ≥ 0 (`what` names it); the core checks
-/// that labels are below K.
+/// A one-dimensional array of any integer dtype, or of whole-number floats, each ≥ 0 (`what`
+/// names it); the core checks that labels are below K.
 pub fn indices(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
     let a = as_array(obj)?;
     if a.ndim() != 1 {
@@ -218,6 +218,8 @@ pub fn indices(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
     let values: Vec<i128> = match kind(&a) {
         'i' => vector::<i64>(&astype(&a, "int64")?)?.into_iter().map(i128::from).collect(),
         'u' => vector::<u64>(&astype(&a, "uint64")?)?.into_iter().map(i128::from).collect(),
+        // Integer-valued floats, as the CLI and the page read them from a file.
+        'f' => whole_numbers(vector::<f64>(&astype(&a, "float64")?)?, what)?,
         _ => {
             return Err(value_error(Error::invalid(format!(
                 "{what} must be integers, got dtype {}",
@@ -231,6 +233,19 @@ pub fn indices(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<usize>> {
         .map(|(i, &v)| {
             usize::try_from(v)
                 .map_err(|_| value_error(Error::invalid(format!("{what}[{i}] is {v}, expected ≥ 0"))))
+        })
+        .collect()
+}
+
+/// Floats that are whole numbers, as integers; anything else refused in the files' words.
+fn whole_numbers(v: Vec<f64>, what: &str) -> PyResult<Vec<i128>> {
+    v.into_iter()
+        .enumerate()
+        .map(|(i, x)| match x.is_finite() && x.fract() == 0.0 && x.abs() < 2f64.powi(63) {
+            true => Ok(x as i128),
+            false => Err(value_error(Error::invalid(format!(
+                "{what}[{i}] is {x}; expected an integer class index"
+            )))),
         })
         .collect()
 }

@@ -18,6 +18,7 @@ use rvalue_core::{Error, Result};
 use crate::arrays::{self, value_error};
 use crate::options::{self, Job, Scoring};
 use crate::streamed::{self, Source};
+use crate::warned;
 use crate::watched::{self, Progress};
 use rvalue_core::conformal::pool::TruePool;
 
@@ -190,6 +191,8 @@ pub fn conformal<'py>(
             Plan::of(blocks.shape().0, &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?
         }
     };
+    let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
+    warned::warn_data(py, &job.facts(blocks.shape(), &labels, n_cal))?;
     let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
     let done = match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
@@ -413,6 +416,7 @@ pub fn sets<'py>(
             )))
         }
     };
+    warned::warn_data(py, &job.facts(blocks.shape(), &labels, Some(split.cal.len())))?;
     let total = job.methods.len() * split.test.len();
     let rows = match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {

@@ -5,6 +5,7 @@
 use std::str::FromStr;
 
 use pyo3::prelude::*;
+use rvalue_core::conformal::warnings::Facts;
 use rvalue_core::conformal::{Method, ScoreOptions};
 use rvalue_core::Error;
 
@@ -93,5 +94,16 @@ impl Job {
             never_empty,
             threads: self::threads(threads)?,
         })
+    }
+
+    /// What the core's warnings read, for data of `shape` `(N, M, K)`.
+    pub fn facts<'a>(
+        &'a self,
+        shape: (usize, usize, usize),
+        labels: &'a [usize],
+        n_cal: Option<usize>,
+    ) -> Facts<'a> {
+        let (_, m, k) = shape;
+        Facts { m, k, labels, n_cal, alpha: self.alpha, methods: &self.methods, kind: self.opts.kind }
     }
 }

@@ -26,22 +26,26 @@ def rvalue_bin() -> Path:
     return path
 
 
-def run_cli(*args) -> str:
-    """The CLI's stdout; a non-zero exit fails the test with its message."""
+def run_cli(*args, stderr: bool = False) -> str:
+    """The CLI's stdout (its stderr with `stderr=True`); a non-zero exit fails the test with its
+    message."""
     done = subprocess.run([str(rvalue_bin()), *map(str, args)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return done.stdout
+    return done.stderr if stderr else done.stdout
 
 
 def csv_rows(text: str) -> list[dict]:
     """CSV rows with numbers as Python floats (the CLI prints each f64 in its shortest
-    round-trip form, so parsing gives back the same bits) and `splits` as an int."""
+    round-trip form, so parsing gives back the same bits) and `splits` as an int. An empty
+    field (an empty set's candidate, score and position in `sets` rows) reads as None."""
     rows = []
     for row in csv.DictReader(io.StringIO(text)):
         out = {}
         for key, value in row.items():
             if key == "method":
                 out[key] = value
+            elif value == "":
+                out[key] = None
             elif key in ("splits", "item", "candidate", "position"):
                 out[key] = int(value)
             else:

@@ -27,8 +27,11 @@ def cli_masks(tmp_path, method, flags, n, k):
     run_cli("sets", "--scores", ASSETS / "digits_wbb.npz", "--split", tmp_path / "split.npy",
             "--alpha", "0.1", "--method", method, "--output", tmp_path / "sets.csv", "--device", "cpu", *flags)
     mask = np.zeros((n - N_CAL, k), dtype=bool)
-    for row in csv_rows((tmp_path / "sets.csv").read_text()):
-        mask[row["item"] - N_CAL, row["candidate"]] = True
+    rows = csv_rows((tmp_path / "sets.csv").read_text())
+    assert {r["item"] for r in rows} == set(range(N_CAL, n)), "every test item has a row"
+    for row in rows:
+        if row["candidate"] is not None:
+            mask[row["item"] - N_CAL, row["candidate"]] = True
     return mask
 
 

@@ -5,7 +5,7 @@
 //! exactly once, and the labels (one per item).
 
 use super::{shown, MAX_ELEMENTS};
-use crate::tensor::ScoreTensor;
+use crate::tensor::{not_finite, ScoreTensor};
 use crate::{Error, Result};
 
 /// Scores and optional labels read from a long-form CSV.
@@ -179,7 +179,7 @@ fn parse_row(file: &str, header: &Header, line: usize, fields: &[&str]) -> Resul
     let score: f64 = s.parse().map_err(|_| at.err(c, format!("expected a number, found '{}'", shown(s))))?;
     if !score.is_finite() {
         return Err(
-            at.err(c, format!("score [{item}][{draw}][{cand}] is '{}'; expected a finite number", shown(s)))
+            at.err(c, not_finite(&format!("[{item}][{draw}][{cand}]"), &format!("'{}'", shown(s)), score))
         );
     }
     let label = match header.label {

@@ -114,7 +114,7 @@ impl BlockLayout {
             } else {
                 format!("[{item}][{}][{}]", rest / k, rest % k)
             };
-            return Err(self.at_byte(g, format!("score {idx} is {x}; expected a finite number")));
+            return Err(self.at_byte(g, crate::tensor::not_finite(&idx, &x.to_string(), x)));
         }
         match data {
             // Scanned above: the most common type is not scanned again.

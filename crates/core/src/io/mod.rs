@@ -455,7 +455,7 @@ fn scores_from_array(file: &str, ctx: &str, a: NpyArray, layout: &Layout) -> Res
             Error::parse(
                 file,
                 place(ctx, &format!("byte {}", layout.byte_of(&shape, fortran_order, i))),
-                format!("score {idx} is {x}; expected a finite number"),
+                crate::tensor::not_finite(&idx, &x.to_string(), x),
             )
         }
         None => Error::parse(file, place(ctx, "data"), e.to_string()),
