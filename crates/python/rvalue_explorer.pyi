@@ -308,7 +308,23 @@ def sets(
     that calibrates every item of ``scores`` (as in :func:`conformal`); ``seed`` keys the pooled
     r-values' tie order (split 0 of it). ``scores`` may be a path or a memmap, streamed. Returns
     the CSV's columns (``method``, ``item``, ``candidate``, ``score``, ``position``), one entry
-    per (method, test item, candidate in its set)."""
+    per (method, test item, candidate in its set). An item whose set is empty has no entry here
+    (the CLI's CSV gives it one row with no candidate)."""
+
+def split_masks(
+    n: int,
+    splits: int = 100,
+    *,
+    seed: int = 0,
+    cal_fraction: float = 0.5,
+    indices: Sequence[int] | None = None,
+) -> np.ndarray:
+    """The seeded random splits of ``n`` items as boolean masks ``[R, n]`` (True = calibration):
+    row ``r`` is split ``r`` of ``seed``, the split :func:`conformal` runs as split ``r`` and
+    ``rvalue sets --seed S --split-index r`` runs, so any of them can be passed on as
+    ``split=`` (or saved for ``--split``). ``indices`` picks split numbers instead of
+    ``0..splits``. Raises ``ValueError`` when a split would leave no calibration or test item.
+    """
 
 def rvalues(
     x: Any,

@@ -179,6 +179,10 @@ pub(crate) struct ConformalArgs {
     /// Use this one split instead of random ones: a boolean mask [N] (.npy), true = calibration
     #[arg(long, value_name = "MASK.npy", conflicts_with_all = ["splits", "cal_fraction"])]
     pub(crate) split: Option<PathBuf>,
+    /// Write each split's mask into DIR as split_<r>.npy (bool [N], true = calibration), which
+    /// `--split` and Python read back
+    #[arg(long, value_name = "DIR", conflicts_with = "calibration_true")]
+    pub(crate) save_splits: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) pool: PoolArgs,
     /// With --calibration-true: calibration units per split, drawn at random from the pool
@@ -209,15 +213,25 @@ pub(crate) struct SetsArgs {
     pub(crate) data: DataArgs,
     #[command(flatten)]
     pub(crate) score: ScoreArgs,
-    /// The split: a boolean mask [N] (.npy), true = calibration, false = test (required unless
-    /// --calibration-true)
-    #[arg(long, value_name = "MASK.npy", required_unless_present = "calibration_true")]
+    /// The split: a boolean mask [N] (.npy), true = calibration, false = test; without it (and
+    /// without --calibration-true), split --split-index of `conformal`'s seeded series
+    #[arg(long, value_name = "MASK.npy", conflicts_with_all = ["cal_fraction", "split_index"])]
     pub(crate) split: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) pool: PoolArgs,
-    /// Seed of pooled r-values' exchangeable tie order (the split is split 0 of it)
+    /// Seed of the random split and of pooled r-values' exchangeable tie order (a --split mask
+    /// is split 0 of it)
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub(crate) seed: u64,
+    /// Fraction of the items that calibrate in the random split, in (0, 1)
+    #[arg(long, value_name = "F", default_value_t = 0.5, conflicts_with = "calibration_true")]
+    pub(crate) cal_fraction: f64,
+    /// Which split of the seeded series: `conformal --seed S`'s split i (0 = its first)
+    #[arg(long, value_name = "i", default_value_t = 0, conflicts_with = "calibration_true")]
+    pub(crate) split_index: usize,
+    /// Write the split's mask here (bool [N], true = calibration), for --split elsewhere
+    #[arg(long, value_name = "MASK.npy", conflicts_with = "calibration_true")]
+    pub(crate) save_split: Option<PathBuf>,
     /// Output CSV, one row per (method, test item, candidate in the set): method,item,candidate,score,position;
     /// an empty set is one row with candidate, score and position empty (required)
     #[arg(long, value_name = "SETS.csv")]

@@ -1,5 +1,7 @@
 //! `rvalue conformal`: each method's coverage and set size over repeated splits.
 
+use std::path::Path;
+
 use rvalue_core::conformal::{self, Method, ScoreOptions, Split, SplitPlan, Summary};
 use rvalue_core::tensor::ScoreTensor;
 
@@ -7,7 +9,7 @@ use crate::args::{ConformalArgs, FormatArg};
 use crate::device::{for_each_split, Pass, Probe, Ranker};
 use crate::inputs::{facts, methods_of, read_split, warn_data};
 use crate::output::{self, Progress};
-use crate::{pool, print_stdout, streamed, CliResult};
+use crate::{pool, print_stdout, streamed, write_file, CliError, CliResult};
 
 pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
@@ -34,6 +36,9 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
     };
     let splits = plan.splits(n)?;
+    if let Some(dir) = &a.save_splits {
+        save_splits(dir, &splits, n)?;
+    }
     let n_cal = splits.iter().map(|s| s.cal.len()).min();
     warn_data(&facts((m, k), &labels, n_cal, (at.0, &methods, opts.kind)));
     let rows = match &scores {
@@ -48,6 +53,18 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         }
     };
     print_rows(a.format, &rows)
+}
+
+/// Each split's mask as `DIR/split_<r>.npy`, numbered with as many digits as the last needs, so
+/// that the files sort in split order.
+fn save_splits(dir: &Path, splits: &[Split], n: usize) -> CliResult<()> {
+    std::fs::create_dir_all(dir).map_err(|e| CliError(format!("{}: cannot create: {e}", dir.display())))?;
+    let width = splits.len().saturating_sub(1).to_string().len();
+    for (r, s) in splits.iter().enumerate() {
+        let path = dir.join(format!("split_{r:0width$}.npy"));
+        write_file(&path, &rvalue_core::io::write_npy_bool(&[n], &s.mask(n)))?;
+    }
+    Ok(())
 }
 
 pub(crate) fn print_rows(format: FormatArg, rows: &[Summary]) -> CliResult<()> {

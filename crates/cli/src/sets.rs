@@ -11,21 +11,20 @@ use crate::args::SetsArgs;
 use crate::device::{for_each_split, Pass, Probe, Ranker};
 use crate::inputs::{facts, methods_of, read_split, warn_data};
 use crate::output::Progress;
-use crate::{display, fail, interrupt, pool, streamed, CliError, CliResult};
+use crate::{display, interrupt, pool, streamed, write_file, CliError, CliResult};
 
 pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.method.options();
     let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
-    let (split, path) = match (&a.split, &a.pool.calibration_true) {
-        (Some(split), _) => (split, &a.output),
-        (None, Some(pool)) => return sets_of_pool(a, pool, &methods, &opts, at),
-        (None, None) => return fail("give --split MASK.npy, or --calibration-true CAL.npy"),
-    };
+    if let Some(pool) = &a.pool.calibration_true {
+        return sets_of_pool(a, pool, &methods, &opts, at);
+    }
+    let path = &a.output;
     let probe = Probe::start(a.score.device, &methods, &opts);
     let (scores, labels) = streamed::open_scores(&a.data)?;
     let (n, m, k) = streamed::shape(&scores);
-    let split = read_split(split, n)?.keyed(a.seed, 0);
+    let split = the_split(a, n)?;
     warn_data(&facts((m, k), &labels, Some(split.cal.len()), (at.0, &methods, opts.kind)));
     let mut ready = match scores {
         streamed::Scores::Whole(data) => {
@@ -44,6 +43,19 @@ pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
             streamed::write_sets(file, &labels, &methods, &opts, &split, &at, (out, path))
         }
     })
+}
+
+/// The split `sets` runs on: the mask given, else split `--split-index` of the seeded series
+/// (`conformal`'s split of that number); its mask written where `--save-split` says.
+fn the_split(a: &SetsArgs, n: usize) -> CliResult<Split> {
+    let split = match &a.split {
+        Some(mask) => read_split(mask, n)?.keyed(a.seed, 0),
+        None => Split::random(n, a.cal_fraction, a.seed, a.split_index)?,
+    };
+    if let Some(out) = &a.save_split {
+        write_file(out, &io::write_npy_bool(&[n], &split.mask(n)))?;
+    }
+    Ok(split)
 }
 
 /// `sets` with `--calibration-true`: every test item's set, calibrated on the whole pool.

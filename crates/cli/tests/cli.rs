@@ -494,10 +494,69 @@ fn sets_file_matches_conformal_on_the_same_split() {
     }
 }
 
+/// Without a mask `sets` runs `conformal`'s seeded split `--split-index`: the masks both commands
+/// save are the same files, and `--split` reads them back to the same sets and rows.
 #[test]
-fn sets_needs_split_and_output() {
-    let e = bad(&["sets", "--scores", &digits_npz(), "--alpha", "0.1", "--output", "/tmp/x.csv"]);
-    assert!(e.contains("--split"), "{e}");
+fn sets_runs_conformals_seeded_split_and_both_save_its_mask() {
+    let dir = tmp_dir("seeded_split");
+    let (digits, d) = (digits_npz(), dir.to_str().unwrap().to_string());
+    let common = ["--alpha", "0.1", "--seed", "4", "--device", "cpu"];
+    let masks = dir.join("masks");
+    ok(&[
+        &["conformal", "--scores", &digits, "--splits", "3", "--save-splits", masks.to_str().unwrap()][..],
+        &common,
+    ]
+    .concat());
+    let names: BTreeSet<String> =
+        std::fs::read_dir(&masks).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(names, ["split_0.npy", "split_1.npy", "split_2.npy"].map(String::from).into());
+    for i in ["0", "2"] {
+        let (seeded, given) = (format!("{d}/seeded_{i}.csv"), format!("{d}/given_{i}.csv"));
+        let saved = format!("{d}/saved_{i}.npy");
+        let args =
+            ["sets", "--scores", &digits, "--split-index", i, "--save-split", &saved, "--output", &seeded];
+        ok(&[&args[..], &common].concat());
+        let from_conformal = std::fs::read(masks.join(format!("split_{i}.npy"))).unwrap();
+        assert_eq!(std::fs::read(&saved).unwrap(), from_conformal, "split {i}: one mask");
+        let mask = masks.join(format!("split_{i}.npy"));
+        ok(&[
+            &["sets", "--scores", &digits, "--split", mask.to_str().unwrap(), "--output", &given][..],
+            &common,
+        ]
+        .concat());
+        let (a, b) = (std::fs::read_to_string(&seeded).unwrap(), std::fs::read_to_string(&given).unwrap());
+        assert_eq!(a, b, "split {i}: the seeded split and its mask give the same sets");
+        let mask = parse_npy("m", &from_conformal).unwrap();
+        let NpyData::Bool(mask) = mask.data else { panic!("a boolean mask") };
+        let tested: BTreeSet<usize> = parse_csv(&a).1.iter().map(|r| r[1].parse().unwrap()).collect();
+        assert_eq!(tested, (0..DIGITS_N).filter(|&j| !mask[j]).collect(), "test items are the mask's false");
+    }
+    // Split 0 is the first seeded split of `conformal`, so their first rows agree.
+    let first = summary(&ok(&[&["conformal", "--scores", &digits, "--splits", "1"][..], &common].concat()));
+    let mask0 = masks.join("split_0.npy");
+    let given =
+        summary(&ok(
+            &[&["conformal", "--scores", &digits, "--split", mask0.to_str().unwrap()][..], &common].concat()
+        ));
+    assert_eq!(first, given);
+    let e = bad(&[
+        "sets",
+        "--scores",
+        &digits,
+        "--alpha",
+        "0.1",
+        "--split",
+        "m.npy",
+        "--split-index",
+        "1",
+        "--output",
+        "x.csv",
+    ]);
+    assert!(e.contains("--split-index") && e.contains("--split"), "{e}");
+}
+
+#[test]
+fn sets_needs_an_output() {
     let e = bad(&["sets", "--scores", &digits_npz(), "--alpha", "0.1", "--split", "m.npy"]);
     assert!(e.contains("--output"), "{e}");
     let mask = digits_mask_file(&tmp_dir("sets_bad"));

@@ -13,6 +13,7 @@ mod conformal;
 mod options;
 mod rank;
 mod saved;
+mod splits;
 mod streamed;
 mod warned;
 mod watched;
@@ -30,6 +31,7 @@ fn rvalue_explorer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(conformal::summarize, m)?)?;
     m.add_function(wrap_pyfunction!(conformal::sets, m)?)?;
     m.add_function(wrap_pyfunction!(rank::rvalues, m)?)?;
+    m.add_function(wrap_pyfunction!(splits::split_masks, m)?)?;
     m.add_function(wrap_pyfunction!(rank::toy_probability, m)?)?;
     m.add_function(wrap_pyfunction!(borrows, m)?)?;
     Ok(())

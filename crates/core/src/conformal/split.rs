@@ -51,6 +51,16 @@ impl Split {
         Ok(Split { cal, test, seed, index: index as u64 })
     }
 
+    /// The split as a boolean mask over `n` items, `true` = calibration: what `--split` reads,
+    /// so a seeded split can be carried to another face.
+    pub fn mask(&self, n: usize) -> Vec<bool> {
+        let mut mask = vec![false; n];
+        for &i in self.cal.iter().filter(|&&i| i < n) {
+            mask[i] = true;
+        }
+        mask
+    }
+
     /// The split of a boolean mask, `true` = calibration.
     pub fn from_mask(mask: &[bool]) -> Result<Self> {
         let cal: Vec<usize> = (0..mask.len()).filter(|&i| mask[i]).collect();
@@ -90,6 +100,24 @@ impl SplitPlan {
                 }
                 Ok(vec![s.clone()])
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_seeded_split_survives_its_mask() {
+        for index in [0, 1, 7] {
+            let s = Split::random(37, 0.4, 5, index).unwrap();
+            let mask = s.mask(37);
+            assert_eq!(mask.iter().filter(|&&b| b).count(), s.cal.len());
+            let back = Split::from_mask(&mask).unwrap().keyed(5, index as u64);
+            assert_eq!(back, s);
         }
     }
 }
