@@ -44,14 +44,15 @@ test-native:
 	cargo test -p rvalue-core --features ndarray --lib tensor::
 
 # The Python package (crates/python) in a virtual environment under target/: pinned maturin,
-# numpy, pytest, tqdm and dask[distributed] (pip skips what is there). `make wheel` builds the
+# numpy, pytest, tqdm, dask[distributed] and scikit-learn (pip skips what is there). `make wheel` builds the
 # package once, in release mode, as an abi3 wheel (one wheel for every CPython from 3.9) into
 # target/wheels/; test-python installs that very wheel in the venv, as a colleague would, and
 # runs its pytest suite, which compares its numbers with the rvalue binary built here, runs
 # examples/dask_splits.py on a two-process LocalCluster and installs the wheel again in a fresh
 # venv of its own (RVALUE_WHEEL).
 PY_VENV := $(CURDIR)/target/python-venv
-PY_PACKAGES := 'maturin==1.16.0' 'numpy==2.4.6' 'pytest==9.2.0' 'tqdm==4.70.1' 'dask[distributed]==2026.8.0'
+PY_PACKAGES := 'maturin==1.16.0' 'numpy==2.4.6' 'pytest==9.2.0' 'tqdm==4.70.1' 'dask[distributed]==2026.8.0' \
+	'scikit-learn==1.9.1'
 PIP := $(PY_VENV)/bin/pip --disable-pip-version-check --quiet
 WHEELS := $(CURDIR)/target/wheels
 

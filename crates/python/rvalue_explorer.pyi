@@ -311,6 +311,29 @@ def sets(
     per (method, test item, candidate in its set). An item whose set is empty has no entry here
     (the CLI's CSV gives it one row with no candidate)."""
 
+def from_estimators(
+    estimators: Any,
+    X: Any,
+    *,
+    log: bool = True,
+    clip: float = 1e-12,
+    classes: Any | None = None,
+    return_classes: bool = False,
+) -> Any:
+    """Stack each member's ``predict_proba(X)`` into scores ``[N, M, K]`` (member = draw).
+
+    ``estimators`` is a list of fitted scikit-learn-style classifiers, or one fitted ensemble
+    whose ``estimators_`` are its members (a random forest, extra trees, a ``BaggingClassifier``,
+    whose members see only their ``estimators_features_``). Candidate ``k`` is ``classes[k]``:
+    the ensemble's ``classes_``, or the sorted union of the members' ``classes_``, or the
+    ``classes`` given. A class a member never saw gets probability 0 there. With ``log=True``
+    (default) the scores are log-probabilities with probabilities clipped to ``[clip, 1]``
+    first, so a hard 0 (common in trees) gives ``log(clip)`` instead of ``-inf``. Returns the
+    float64 scores, and the classes too with ``return_classes=True``: labels for
+    :func:`conformal` are each label's index in ``classes`` (``np.searchsorted(classes, y)``
+    when they are sorted, as the defaults are).
+    """
+
 def split_masks(
     n: int,
     splits: int = 100,

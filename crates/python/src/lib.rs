@@ -34,7 +34,18 @@ fn rvalue_explorer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(splits::split_masks, m)?)?;
     m.add_function(wrap_pyfunction!(rank::toy_probability, m)?)?;
     m.add_function(wrap_pyfunction!(borrows, m)?)?;
-    Ok(())
+    add_python_helpers(m)
+}
+
+/// The helpers written in Python (numpy and duck typing suit them better than Rust), built into
+/// the extension and run at import, so that the wheel remains one compiled module.
+fn add_python_helpers(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let code = pyo3::ffi::c_str!(include_str!("py/estimators.py"));
+    let helpers =
+        PyModule::from_code(m.py(), code, c"rvalue_explorer/estimators.py", c"rvalue_explorer._estimators")?;
+    let f = helpers.getattr("from_estimators")?;
+    f.setattr("__module__", "rvalue_explorer")?;
+    m.add("from_estimators", f)
 }
 
 /// Internal, for the package's tests: whether `conformal`, `sets` and `predict` would read these
