@@ -206,6 +206,25 @@ test('conformal() breaks pooled ties in the seeded exchangeable order by default
   });
 });
 
+test('conformal() gives the warnings the CLI prints, in its words', async (t) => {
+  const { page } = await openExample();
+  await shot(t, page, async () => {
+    const got = await page.evaluate(() => {
+      // [N = 40, K = 6, M = 20] stacked the wrong way round: read as M = 6 draws of K = 20.
+      const [n, m, k] = [40, 6, 20];
+      const scores = Float64Array.from({ length: n * m * k }, (_, i) => Math.sin(i * 12.9898) * 3);
+      const labels = Array.from({ length: n }, (_, i) => i % 6);
+      const run = (alpha) => window.rvalueApi.conformal({ scores, shape: [n, m, k], labels, alpha, splits: 2 });
+      return { plain: run(0.2).warnings, tiny: run(0.01).warnings };
+    });
+    const transposed = 'the labels use 6 of the K = 20 candidates: is the tensor [N, M, K]? (it was read as M = 6 draws of K = 20 candidates)';
+    assert.deepEqual(got.plain, [transposed]);
+    assert.equal(got.tiny.length, 2);
+    assert.equal(got.tiny[0], transposed);
+    assert.match(got.tiny[1], /^α = 0\.01 is below 1\/\(n_cal \+ 1\) = 4\.762e-2 with 20 calibration items: q̂ = \+∞, so every prediction set is full$/);
+  });
+});
+
 test('bad input throws an Error with the core message, and the module keeps working', async (t) => {
   const { page, errors } = await openExample();
   await shot(t, page, async () => {

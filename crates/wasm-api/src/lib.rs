@@ -28,6 +28,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use rvalue_core::conformal::warnings::{self, Facts};
 use rvalue_core::conformal::{self, Method, ScoreOptions, Split, SplitPlan};
 use rvalue_core::eb::Hyper;
 use rvalue_core::rvalue::{self, HyperChoice};
@@ -177,7 +178,9 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// (0) seeds the random splits and the exchangeable tie order; `sets: true` adds the first
 /// split's prediction sets.
 ///
-/// Returns `{alpha, methods: [...]}`, one entry per method: `{method, coverage, coverageSd,
+/// Returns `{alpha, methods: [...], warnings}`: `warnings` holds the sentences the CLI prints as
+/// warnings (docs/method.md §8: labels that use few of K, α below `1/(n_cal + 1)`, coarse
+/// rank-based r-values, `M = 1`, `K = 1`). One entry per method: `{method, coverage, coverageSd,
 /// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, and with
 /// `sets`: `sets: {items, labels (Uint32Array), covered (Uint8Array, 0/1), candidates (an
 /// Array of Uint32Array, each set in the method's order)}`.
@@ -200,6 +203,9 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
         Some(names) => names.iter().map(|s| s.parse::<Method>()).collect::<Result<Vec<_>>>()?,
         None => Method::ALL.to_vec(),
     };
+    let n_cal = splits.iter().map(|s| s.cal.len()).min();
+    let facts = Facts { m, k, labels: &labels, n_cal, alpha: a.alpha, methods: &methods, kind: opts.kind };
+    let warnings: Array = warnings::check(&facts).iter().map(|w| JsValue::from(w.to_string())).collect();
     let prepared = conformal::Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
     let out = Array::new();
     for method in methods {
@@ -220,7 +226,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
         }
         out.push(&entry);
     }
-    Ok(object(&[("alpha", a.alpha.into()), ("methods", out.into())]))
+    Ok(object(&[("alpha", a.alpha.into()), ("methods", out.into()), ("warnings", warnings.into())]))
 }
 
 /// `P(q > p)` for independent `p ~ N(muP, sigma2P)` and `q ~ N(muQ, sigma2Q)`: how often a
