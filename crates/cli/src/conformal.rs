@@ -21,7 +21,8 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         let (test, labels) = pool::test_items(&a.data)?;
         let (_, m, k) = streamed::shape(&test);
         let n_cal = Some(a.cal_size.unwrap_or(pool.n()));
-        warn_data(&facts((m, k), &labels, n_cal, (at.0, &methods, opts.kind)));
+        // The test items' labels are left alone: a pool's may be placeholders.
+        warn_data(&facts((m, k), &[], n_cal, (at.0, &methods, opts.kind)));
         let sizes = a.cal_size.zip(a.test_size);
         let count = if sizes.is_some() { a.splits } else { 1 };
         let ranker = streamed::GpuBlocks::of(probe.open()?);

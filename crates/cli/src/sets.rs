@@ -70,7 +70,7 @@ pub(crate) fn sets_of_pool(
     let pool = pool::read_pool(pool)?;
     let (test, labels) = pool::test_items(&a.data)?;
     let (_, m, k) = streamed::shape(&test);
-    warn_data(&facts((m, k), &labels, Some(pool.n()), (alpha, methods, opts.kind)));
+    warn_data(&facts((m, k), &[], Some(pool.n()), (alpha, methods, opts.kind)));
     let ranker = streamed::GpuBlocks::of(probe.open()?);
     with_output(&a.output, |out| {
         let (at, run) = ((alpha, never_empty, a.seed), (threads, ranker.as_ref()));

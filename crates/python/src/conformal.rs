@@ -191,8 +191,6 @@ pub fn conformal<'py>(
             Plan::of(blocks.shape().0, &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?
         }
     };
-    let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
-    warned::warn_data(py, &job.facts(blocks.shape(), &labels, n_cal))?;
     let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
     let done = match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
@@ -203,6 +201,9 @@ pub fn conformal<'py>(
             run_streamed(blocks, pool.as_ref(), &labels, &job, &plan.splits)
         }),
     }?;
+    // After the run, which checks the labels: warnings then speak of data that was accepted.
+    let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
+    warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
     } else {
@@ -416,7 +417,6 @@ pub fn sets<'py>(
             )))
         }
     };
-    warned::warn_data(py, &job.facts(blocks.shape(), &labels, Some(split.cal.len())))?;
     let total = job.methods.len() * split.test.len();
     let rows = match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
@@ -427,6 +427,8 @@ pub fn sets<'py>(
             set_rows_streamed(blocks, pool.as_ref(), &labels, &job, &split)
         }),
     }?;
+    let n_cal = Some(split.cal.len());
+    warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
     let d = PyDict::new(py);
     d.set_item("method", PyList::new(py, rows.method)?)?;
     d.set_item("item", numpy::PyArray1::from_vec(py, to_i64(rows.item)))?;
@@ -434,6 +436,16 @@ pub fn sets<'py>(
     d.set_item("score", numpy::PyArray1::from_vec(py, rows.score))?;
     d.set_item("position", numpy::PyArray1::from_vec(py, to_i64(rows.position)))?;
     Ok(d)
+}
+
+/// The labels the warnings may judge: none with a pool, whose test items' labels may be
+/// placeholders (sets need none).
+fn labels_to_check<'a, P>(labels: &'a [usize], pool: &Option<P>) -> &'a [usize] {
+    if pool.is_some() {
+        &[]
+    } else {
+        labels
+    }
 }
 
 /// Indices as numpy's default integer.

@@ -58,7 +58,7 @@ def test_whole_number_float_labels_read_as_the_cli_reads_them(digits):
     scores, labels = digits
     want = rx.conformal(scores, labels, 0.1, splits=3)
     assert_rows_equal(rx.conformal(scores, labels.astype(np.float32), 0.1, splits=3), want)
-    with pytest.raises(ValueError, match=r"labels\[0\] is nan; expected an integer class index"):
+    with pytest.raises(ValueError, match=r"labels\[0\] is NaN; expected an integer class index"):
         rx.conformal(scores, np.where(np.arange(len(labels)) == 0, np.nan, labels), 0.1)
 
 
