@@ -70,7 +70,7 @@ class Stratum(TypedDict):
 
 class SummaryRow(TypedDict):
     """One row of ``rvalue conformal``: the keys are its CSV columns, then the tallies over all
-    splits of its JSON output (docs/method.md §5.4)."""
+    splits of its JSON output (docs/method.md §5, conditional coverage)."""
 
     method: str
     alpha: float

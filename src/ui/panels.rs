@@ -289,8 +289,8 @@ pub fn variances(s: &DataSummary) -> Figure {
 }
 
 /// Panel 6's cells after the row header, per method: coverage, set size, label position, empty,
-/// then the conditional metrics (docs/method.md §5.4): macro coverage, worst-class coverage and
-/// CovGap, each a mean over splits ± its sd ("–" where undefined).
+/// then the conditional metrics (docs/method.md §5, conditional coverage): macro coverage,
+/// worst-class coverage and CovGap, each a mean over splits ± its sd ("–" where undefined).
 pub fn summary_cells(v: &AlphaView) -> Vec<[String; 7]> {
     let pm = |mean: f64, sd: f64, digits: usize, unit: &str| {
         if mean.is_finite() {

@@ -1,5 +1,5 @@
-//! The conditional coverage fields of `conformal`'s dicts (docs/method.md §5.4): a summary row's
-//! metrics over splits and tallies pooled over splits, a per-split record's metrics and tallies
+//! The conditional coverage fields of `conformal`'s dicts (docs/method.md §5, conditional
+//! coverage): a summary row's metrics over splits and tallies pooled over splits, a per-split record's metrics and tallies
 //! (which `summarize` reads back).
 
 use pyo3::prelude::*;

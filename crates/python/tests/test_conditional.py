@@ -1,4 +1,4 @@
-"""Conditional coverage (docs/method.md §5.4) on one given split equals its definition, computed
+"""Conditional coverage (docs/method.md §5) on one given split equals its definition, computed
 here from that split's prediction sets (`rvalue sets`), the labels and the mean scores, in the
 CLI's JSON, in `conformal` and in the per-split records that `summarize` adds up."""
 

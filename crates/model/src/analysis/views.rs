@@ -31,7 +31,7 @@ pub struct SummaryRow {
     pub conditional: Conditional,
 }
 
-/// A method's conditional coverage over splits (docs/method.md §5.4).
+/// A method's conditional coverage over splits (docs/method.md §5, conditional coverage).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conditional {
     pub macro_coverage_mean: f64,
