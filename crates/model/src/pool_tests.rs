@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::*;
 use rvalue_core::conformal::pool::{joined_split, pool_splits, TruePool};
-use rvalue_core::conformal::{evaluate, sweep, Method, Prepared, RvalueKind, Split};
+use rvalue_core::conformal::{difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, Split};
 use rvalue_core::io::Dataset;
 use rvalue_core::rvalue::{PooledSplit, TieOrder, Workspace};
 use rvalue_core::tensor::ScoreTensor;
@@ -66,6 +66,11 @@ fn controls(ties: TieOrder) -> Controls {
     c
 }
 
+/// The joined tensor's difficulty ranks.
+fn ranks(p: &Prepared) -> Vec<u32> {
+    difficulty_ranks(&p.summaries.mean, p.t.k(), p.labels)
+}
+
 #[test]
 fn pool_analysis_is_the_joined_split_bit_for_bit() {
     let c = case(40);
@@ -103,7 +108,7 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
             for never_empty in [false, true] {
                 for alpha in [0.02, 0.1, 0.25] {
                     let s = a.summary(m, alpha, never_empty).unwrap();
-                    let e = evaluate(&want, m, alpha, never_empty).unwrap();
+                    let e = evaluate_with(&want, m, alpha, never_empty, &ranks(&prepared)).unwrap();
                     assert_eq!(format!("{s:?}"), format!("{e:?}"), "{m} at α = {alpha}, {ties}");
                 }
                 let sw = a.sweep(never_empty);

@@ -15,6 +15,7 @@ mod rank;
 mod saved;
 mod splits;
 mod streamed;
+mod tallies;
 mod warned;
 mod watched;
 

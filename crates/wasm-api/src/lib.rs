@@ -22,6 +22,8 @@
 
 use std::str::FromStr;
 
+mod conditional;
+
 use js_sys::{Array, ArrayBuffer, BigInt64Array, BigUint64Array, DataView, Float64Array, Object, Reflect};
 use js_sys::{Uint32Array, Uint8Array};
 use serde::Deserialize;
@@ -181,7 +183,11 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// Returns `{alpha, methods: [...], warnings}`: `warnings` holds the sentences the CLI prints as
 /// warnings (docs/method.md §8: labels that use few of K, α below `1/(n_cal + 1)`, coarse
 /// rank-based r-values, `M = 1`, `K = 1`). One entry per method: `{method, coverage, coverageSd,
-/// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, and with
+/// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, the
+/// conditional metrics (docs/method.md §5, conditional coverage): `macroCoverage`,
+/// `worstClassCoverage`, `covgap` (percent), `violatedClasses`, `sscv`, `dsv`, each with its `…Sd` (null where undefined),
+/// `classCoverage` and `classCount` (Float64Array per class, over all splits), `sizeStrata`
+/// and `difficultyStrata` (`{lo, hi, coverage, count}`, Float64Arrays), and with
 /// `sets`: `sets: {items, labels (Uint32Array), covered (Uint8Array, 0/1), candidates (an
 /// Array of Uint32Array, each set in the method's order)}`.
 #[wasm_bindgen]
@@ -207,10 +213,11 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
     let facts = Facts { m, k, labels: &labels, n_cal, alpha: a.alpha, methods: &methods, kind: opts.kind };
     let warnings: Array = warnings::check(&facts).iter().map(|w| JsValue::from(w.to_string())).collect();
     let prepared = conformal::Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
+    let ranks = conformal::difficulty_ranks(&prepared.summaries.mean, k, &labels);
     let out = Array::new();
     for method in methods {
         let cals = prepared.calibrate(method, &opts, &splits)?;
-        let s = conformal::evaluate(&cals, method, a.alpha, a.never_empty)?;
+        let s = conformal::evaluate_with(&cals, method, a.alpha, a.never_empty, &ranks)?;
         let entry = object(&[
             ("method", method.name().into()),
             ("coverage", s.coverage_mean.into()),
@@ -221,6 +228,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
             ("emptyRate", s.empty_rate.into()),
             ("splits", (s.splits as f64).into()),
         ]);
+        conditional::set_fields(&entry, &s);
         if let (true, Some(first)) = (a.sets, cals.first()) {
             set_field(&entry, "sets", sets_object(first, &labels, a.alpha, a.never_empty));
         }
