@@ -48,6 +48,7 @@
 //! ```
 
 mod analysis;
+pub mod classes;
 pub mod controls;
 mod curves;
 pub mod export;

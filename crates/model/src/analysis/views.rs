@@ -24,6 +24,8 @@ pub struct SummaryRow {
     pub splits: usize,
     /// `histogram[s]` = number of test sets of size `s`, over all splits.
     pub size_histogram: Vec<u64>,
+    /// Per class and per set-size stratum, test items covered and counted over all splits.
+    pub tally: crate::classes::Tally,
 }
 
 /// Everything that depends on α (panels 3/4 markers, 6).
@@ -78,6 +80,17 @@ impl Analysis {
     /// refused: the toy repeats after the first keep exact r-values only up to the range's
     /// highest threshold (`+∞` above it).
     pub fn summary(&self, method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
+        self.summary_and_tally(method, alpha, never_empty).map(|(s, _)| s)
+    }
+
+    /// [`Analysis::summary`] and, from the same pass over the test items, each class's and
+    /// each set-size stratum's covered and counted items over all splits.
+    pub fn summary_and_tally(
+        &self,
+        method: Method,
+        alpha: f64,
+        never_empty: bool,
+    ) -> Result<(Summary, crate::classes::Tally)> {
         let (lo, hi) = crate::ALPHA_RANGE;
         if !(lo..=hi).contains(&alpha) {
             return Err(Error::invalid(format!("α = {alpha} is outside the explorer's range [{lo}, {hi}]")));
@@ -86,6 +99,7 @@ impl Analysis {
         let cals = &self.calibrated[mi];
         let mut per_split = Vec::with_capacity(cals.len());
         let mut sizes = Vec::with_capacity(cals.len());
+        let mut tally = crate::classes::Tally::new(self.k);
         for (c, info) in cals.iter().zip(&self.label_info[mi]) {
             let sz = c.sizes(alpha, never_empty);
             let per_item = c.per_item_threshold();
@@ -96,7 +110,9 @@ impl Analysis {
                 empty += usize::from(s == 0);
                 let q = if per_item { c.threshold(t, alpha) } else { q0 };
                 let p = info.pos[t];
-                if info.score[t] <= q || (never_empty && p == 0) {
+                let hit = info.score[t] <= q || (never_empty && p == 0);
+                tally.add(c.label(t), s, hit);
+                if hit {
                     covered += 1;
                     pos_sum += p as usize;
                 }
@@ -111,14 +127,14 @@ impl Analysis {
             per_split.push(metrics);
             sizes.push(sz);
         }
-        Ok(conformal::summarize(method, alpha, &per_split, &sizes, self.k))
+        Ok((conformal::summarize(method, alpha, &per_split, &sizes, self.k), tally))
     }
 
     /// The summary table at α (panel 6).
     pub fn at_alpha(&self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
         let mut rows = Vec::with_capacity(3);
         for m in Method::ALL {
-            let s = self.summary(m, alpha, never_empty)?;
+            let (s, tally) = self.summary_and_tally(m, alpha, never_empty)?;
             rows.push(SummaryRow {
                 method: m,
                 coverage_mean: s.coverage_mean,
@@ -129,6 +145,7 @@ impl Analysis {
                 empty_rate: s.empty_rate,
                 splits: s.splits,
                 size_histogram: s.size_histogram,
+                tally,
             });
         }
         let reduction = |base: f64, r: f64| if base > 0.0 { finite(100.0 * (base - r) / base) } else { None };
@@ -246,5 +263,21 @@ impl Analysis {
             methods.push(MethodRanking { method: m, threshold: finite(cal.threshold(t, alpha)), ranked });
         }
         Ok(ItemView { test_index: t, item, label, methods })
+    }
+}
+
+impl Analysis {
+    /// A test item of the first split whose true label is `class`, for the inspector: the first
+    /// one CP_r's set misses at α, else the first one; `None` when the split tests none.
+    pub fn test_item_of_class(&self, class: usize, alpha: f64, never_empty: bool) -> Option<usize> {
+        let cal = self.calibrated[method_index(Method::CpR)].first()?;
+        let info = self.label_info[method_index(Method::CpR)].first()?;
+        let of_class: Vec<usize> = (0..cal.test.len()).filter(|&t| cal.label(t) == class).collect();
+        let q0 = cal.threshold(0, alpha);
+        let missed = of_class.iter().copied().find(|&t| {
+            let q = if cal.per_item_threshold() { cal.threshold(t, alpha) } else { q0 };
+            !(info.score[t] <= q || (never_empty && info.pos[t] == 0))
+        });
+        missed.or_else(|| of_class.first().copied())
     }
 }

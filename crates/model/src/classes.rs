@@ -1,0 +1,230 @@
+//! Coverage by class and by set size (panel 9) at one α: each class's coverage pooled over the
+//! splits (covered test items of the class over its appearances among test items), the worst
+//! classes, each method's per-class coverages sorted (when there are too many classes for
+//! bars), and coverage per set-size stratum. Everything here is read from the tallies that
+//! [`crate::Analysis::at_alpha`] makes in the same pass as panel 6's numbers, so an α move
+//! recomputes no split.
+
+use rvalue_core::conformal::Method;
+
+use crate::AlphaView;
+
+/// The set-size strata (inclusive bounds) of the size-stratified coverage.
+pub const SIZE_STRATA: [(usize, usize); 5] = [(0, 1), (2, 3), (4, 10), (11, 100), (101, 1000)];
+
+/// Up to this many classes the panel draws a group of bars per class; above, sorted curves.
+pub const MAX_BARS: usize = 30;
+
+/// How many of the worst classes the panel lists.
+pub const WORST_LISTED: usize = 5;
+
+/// What the panel says in the toy, where the classes are not classes.
+pub const TOY_NOTE: &str = "In the toy every item's true label is candidate 0 and the false \
+    candidates are exchangeable, so there is one class and its coverage is the marginal coverage; \
+    only the set-size strata below say something new.";
+
+/// Covered and counted test items per class and per set-size stratum, over all splits.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Tally {
+    /// `[covered, count]` per class.
+    pub classes: Vec<[u64; 2]>,
+    /// `[covered, count]` per stratum of [`SIZE_STRATA`].
+    pub strata: [[u64; 2]; SIZE_STRATA.len()],
+}
+
+impl Tally {
+    pub fn new(k: usize) -> Self {
+        Tally { classes: vec![[0; 2]; k], strata: Default::default() }
+    }
+
+    /// Counts one test item of class `label` whose set has `size` members.
+    #[inline]
+    pub fn add(&mut self, label: usize, size: usize, covered: bool) {
+        if let Some(c) = self.classes.get_mut(label) {
+            c[0] += u64::from(covered);
+            c[1] += 1;
+        }
+        if let Some(s) = stratum(size) {
+            self.strata[s][0] += u64::from(covered);
+            self.strata[s][1] += 1;
+        }
+    }
+}
+
+/// The stratum of [`SIZE_STRATA`] holding a set of `size` members (`None` above 1000).
+pub fn stratum(size: usize) -> Option<usize> {
+    SIZE_STRATA.iter().position(|&(lo, hi)| (lo..=hi).contains(&size))
+}
+
+/// `covered / count`, `None` for no item.
+fn share([covered, count]: [u64; 2]) -> Option<f64> {
+    (count > 0).then(|| covered as f64 / count as f64)
+}
+
+/// How the per-class coverages are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A group of bars per class (K ≤ [`MAX_BARS`]).
+    Bars,
+    /// Each method's coverages sorted ascending, one curve per method.
+    Sorted,
+}
+
+/// One method's per-class coverages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodClasses {
+    pub method: Method,
+    /// Per class; `None` for a class with no test item.
+    pub coverage: Vec<Option<f64>>,
+    /// The coverages of the classes present, ascending.
+    pub sorted: Vec<f64>,
+    /// Classes present whose coverage is below 1 − α.
+    pub below: usize,
+}
+
+/// A class among the worst covered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorstClass {
+    pub class: usize,
+    /// Its appearances among the test items, over all splits.
+    pub count: u64,
+    /// CP, CP_avg, CP_r.
+    pub coverage: [f64; 3],
+}
+
+/// One set-size stratum's row: each method's coverage and item count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StratumRow {
+    /// "0–1", "2–3", …
+    pub label: String,
+    pub coverage: [Option<f64>; 3],
+    pub count: [u64; 3],
+}
+
+/// Panel 9 at one α.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassView {
+    pub alpha: f64,
+    /// 1 − α, the line the coverages are read against.
+    pub target: f64,
+    pub k: usize,
+    /// Each class's appearances among the test items, over all splits.
+    pub counts: Vec<u64>,
+    pub layout: Layout,
+    /// CP, CP_avg, CP_r.
+    pub methods: Vec<MethodClasses>,
+    /// The worst covered classes (lowest coverage over the methods first, then the lower
+    /// index), at most [`WORST_LISTED`].
+    pub worst: Vec<WorstClass>,
+    /// Strata with at least one item under some method.
+    pub strata: Vec<StratumRow>,
+    /// A sentence that replaces the per-class view where classes mean nothing (the toy).
+    pub note: Option<&'static str>,
+}
+
+impl ClassView {
+    /// The panel's view of `v` for `k` classes; `toy`: the analysis is the toy's.
+    pub fn new(v: &AlphaView, k: usize, toy: bool) -> Self {
+        let target = 1.0 - v.alpha;
+        let methods: Vec<MethodClasses> = v
+            .rows
+            .iter()
+            .map(|r| {
+                let coverage: Vec<Option<f64>> = r.tally.classes.iter().map(|&c| share(c)).collect();
+                let mut sorted: Vec<f64> = coverage.iter().flatten().copied().collect();
+                sorted.sort_unstable_by(f64::total_cmp);
+                let below = sorted.partition_point(|&c| c < target);
+                MethodClasses { method: r.method, coverage, sorted, below }
+            })
+            .collect();
+        ClassView {
+            alpha: v.alpha,
+            target,
+            k,
+            counts: v.rows.first().map_or_else(Vec::new, |r| r.tally.classes.iter().map(|c| c[1]).collect()),
+            layout: if k <= MAX_BARS { Layout::Bars } else { Layout::Sorted },
+            worst: worst(v),
+            strata: strata(v),
+            note: toy.then_some(TOY_NOTE),
+            methods,
+        }
+    }
+
+    /// The x of each sorted coverage on the curves: the share of the classes present at or
+    /// below it, so the curve meets 1 − α at the share of classes under it.
+    pub fn sorted_x(n: usize) -> Vec<f64> {
+        (1..=n).map(|i| i as f64 / n as f64).collect()
+    }
+}
+
+/// The classes present, lowest coverage over the methods first (ties to the lower index).
+fn worst(v: &AlphaView) -> Vec<WorstClass> {
+    let Some(first) = v.rows.first() else { return Vec::new() };
+    let mut classes: Vec<WorstClass> = (0..first.tally.classes.len())
+        .filter(|&c| first.tally.classes[c][1] > 0)
+        .map(|c| {
+            let mut coverage = [f64::NAN; 3];
+            for (slot, r) in coverage.iter_mut().zip(&v.rows) {
+                *slot = r.tally.classes.get(c).and_then(|&t| share(t)).unwrap_or(f64::NAN);
+            }
+            WorstClass { class: c, count: first.tally.classes[c][1], coverage }
+        })
+        .collect();
+    let lowest = |w: &WorstClass| w.coverage.iter().copied().fold(f64::INFINITY, f64::min);
+    classes.sort_by(|a, b| lowest(a).total_cmp(&lowest(b)).then(a.class.cmp(&b.class)));
+    classes.truncate(WORST_LISTED);
+    classes
+}
+
+fn strata(v: &AlphaView) -> Vec<StratumRow> {
+    SIZE_STRATA
+        .iter()
+        .enumerate()
+        .filter_map(|(s, &(lo, hi))| {
+            let mut coverage = [None; 3];
+            let mut count = [0; 3];
+            for (m, r) in v.rows.iter().enumerate().take(3) {
+                coverage[m] = share(r.tally.strata[s]);
+                count[m] = r.tally.strata[s][1];
+            }
+            (count.iter().any(|&c| c > 0)).then(|| StratumRow {
+                label: format!("{lo}–{hi}"),
+                coverage,
+                count,
+            })
+        })
+        .collect()
+}
+
+/// The class's name: its name when the file names the classes, else its index.
+pub fn class_label(names: Option<&[String]>, class: usize) -> String {
+    names.and_then(|n| n.get(class)).cloned().unwrap_or_else(|| class.to_string())
+}
+
+/// The header of [`classes_csv`].
+pub const CLASSES_HEADER: &str = "class,name,count,alpha,cp_coverage,cp_avg_coverage,cp_r_coverage";
+
+/// The per-class table at full precision: a row per class (empty coverages for a class with
+/// no test item). Names are quoted as CSV quotes (a name may hold a comma or a quote).
+pub fn classes_csv(view: &ClassView, names: Option<&[String]>) -> String {
+    let mut out = format!("{CLASSES_HEADER}\n");
+    for c in 0..view.k {
+        let name =
+            names.and_then(|n| n.get(c)).map_or(String::new(), |n| format!("\"{}\"", n.replace('"', "\"\"")));
+        let count = view.count(c);
+        let cells: Vec<String> = view
+            .methods
+            .iter()
+            .map(|m| m.coverage.get(c).copied().flatten().map_or(String::new(), |x| x.to_string()))
+            .collect();
+        out += &format!("{c},{name},{count},{},{}\n", view.alpha, cells.join(","));
+    }
+    out
+}
+
+impl ClassView {
+    /// Class `c`'s appearances among the test items over all splits.
+    pub fn count(&self, c: usize) -> u64 {
+        self.counts.get(c).copied().unwrap_or(0)
+    }
+}
