@@ -55,6 +55,8 @@ struct Loaded {
     pool: Option<Arc<TruePool>>,
     /// Panel 8's statistics (of a file the page holds).
     summary: Option<DataSummary>,
+    /// The names an `.npz` gives its classes (member `class_names`).
+    class_names: Option<Vec<String>>,
 }
 
 /// A score file as the page has it: held whole, or read a block at a time.

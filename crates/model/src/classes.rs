@@ -228,3 +228,37 @@ impl ClassView {
         self.counts.get(c).copied().unwrap_or(0)
     }
 }
+
+/// Method names as the panels' text writes them.
+fn method_name(m: Method) -> &'static str {
+    match m {
+        Method::Cp => "CP",
+        Method::CpAvg => "CP_avg",
+        Method::CpR => "CP_r",
+    }
+}
+
+impl ClassView {
+    /// The panel's readout: how many of the classes present each method leaves under 1 − α.
+    pub fn readout(&self) -> String {
+        let present = self.counts.iter().filter(|&&c| c > 0).count();
+        let each: Vec<String> =
+            self.methods.iter().map(|m| format!("{} {}", method_name(m.method), m.below)).collect();
+        format!(
+            "Classes covered below 1 − α = {} (of {present} in the test items): {}.",
+            crate::scales::short(self.target),
+            each.join(", ")
+        )
+    }
+
+    /// A worst class's line: its name, count and each method's coverage (3 decimals).
+    pub fn worst_text(&self, w: &WorstClass, names: Option<&[String]>) -> String {
+        let covs: Vec<String> = self
+            .methods
+            .iter()
+            .zip(w.coverage)
+            .map(|(m, c)| format!("{} {}", method_name(m.method), crate::scales::fixed(c, 3)))
+            .collect();
+        format!("class {} ({} test items): {}", class_label(names, w.class), w.count, covs.join(", "))
+    }
+}

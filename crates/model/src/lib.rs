@@ -60,6 +60,8 @@ pub mod tour;
 pub mod url;
 
 #[cfg(test)]
+mod classes_tests;
+#[cfg(test)]
 mod pool_tests;
 #[cfg(test)]
 mod streamed_tests;

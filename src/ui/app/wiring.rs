@@ -68,6 +68,18 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
             Err(e) => app.show_error(Some(&e.to_string())),
         })
     })?;
+    let a = app.clone();
+    dom::listen_id(&doc, "worst-classes", "click", move |e| {
+        let class = e
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|t| t.closest("button[data-class]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-class"))
+            .and_then(|c| c.parse::<usize>().ok());
+        if let Some(c) = class {
+            with(&a, |app| app.open_class(c));
+        }
+    })?;
     if let Some(w) = web_sys::window() {
         let a = app.clone();
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));

@@ -93,6 +93,7 @@ impl App {
             }
         }
         if let Some(v) = view {
+            self.render_classes(v);
             set_text(d, "coverage-readout", &panels::readout(v, true));
             set_text(d, "size-readout", &panels::readout(v, false));
             show_summary(d, v);

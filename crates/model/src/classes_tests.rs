@@ -1,0 +1,164 @@
+//! Panel 9's numbers against sets built one by one with the core's `Calibrated::set`, and on
+//! the bundled digits sample (where the digit 8 hides under marginal coverage).
+
+use std::sync::Arc;
+
+use crate::classes::*;
+use crate::tests::{all_kinds, sources};
+use crate::{Analysis, AnalysisJob, Controls, Mode, Source};
+use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+/// Per class and per stratum, `[covered, count]` from each test item's set, built whole.
+fn by_sets(a: &Analysis, m: Method, alpha: f64, ne: bool) -> Tally {
+    let mut t = Tally::new(a.k);
+    for c in a.calibrated(m) {
+        for i in 0..c.test.len() {
+            let set = c.set(i, alpha, ne);
+            let y = c.label(i);
+            t.classes[y][0] += u64::from(set.contains(y));
+            t.classes[y][1] += 1;
+            let s =
+                SIZE_STRATA.iter().position(|&(lo, hi)| set.members.len() >= lo && set.members.len() <= hi);
+            if let Some(s) = s {
+                t.strata[s][0] += u64::from(set.contains(y));
+                t.strata[s][1] += 1;
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn tallies_equal_the_sets_built_one_by_one() {
+    for c in all_kinds() {
+        for (src, c) in sources(&c) {
+            let a = AnalysisJob::new(src, &c).unwrap().run().unwrap();
+            for ne in [false, true] {
+                for alpha in [0.03, 0.1, 0.37] {
+                    let v = a.at_alpha(alpha, ne).unwrap();
+                    for (r, m) in v.rows.iter().zip(Method::ALL) {
+                        assert_eq!(r.tally, by_sets(&a, m, alpha, ne), "{:?} {m:?} α={alpha}", c.score.kind);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn strata_bounds_and_tally_edges() {
+    let at: Vec<Option<usize>> = [0, 1, 2, 3, 4, 10, 11, 100, 101, 1000, 1001].map(stratum).to_vec();
+    assert_eq!(
+        at,
+        [Some(0), Some(0), Some(1), Some(1), Some(2), Some(2), Some(3), Some(3), Some(4), Some(4), None]
+    );
+    let mut t = Tally::new(2);
+    t.add(1, 3, true);
+    t.add(1, 5000, false);
+    // A label outside the classes is not counted as a class (and does not panic).
+    t.add(7, 0, true);
+    assert_eq!(t.classes, vec![[0, 0], [1, 2]]);
+    assert_eq!(t.strata[1], [1, 1]);
+    assert_eq!(t.strata[0], [1, 1]);
+}
+
+/// A score file's view: coverages are the tallies' shares, the worst classes come lowest
+/// first, the sorted curves ascend, the readout counts the classes under 1 − α.
+#[test]
+fn the_view_reads_the_tallies() {
+    let (src, c) = sources(&crate::tests::small_controls()).remove(1);
+    let a = AnalysisJob::new(src, &c).unwrap().run().unwrap();
+    let v = a.at_alpha(0.2, false).unwrap();
+    let cv = ClassView::new(&v, a.k, false);
+    assert_eq!((cv.layout, cv.note, cv.k), (Layout::Bars, None, a.k));
+    for (m, r) in cv.methods.iter().zip(&v.rows) {
+        for (cov, t) in m.coverage.iter().zip(&r.tally.classes) {
+            assert_eq!(*cov, (t[1] > 0).then(|| t[0] as f64 / t[1] as f64));
+        }
+        assert!(m.sorted.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(m.below, m.sorted.iter().filter(|&&x| x < 0.8).count());
+    }
+    let lowest = |w: &WorstClass| w.coverage.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(cv.worst.windows(2).all(|w| lowest(&w[0]) <= lowest(&w[1])));
+    let everywhere = (0..a.k)
+        .filter(|&k| cv.counts[k] > 0)
+        .map(|k| cv.methods.iter().map(|m| m.coverage[k].unwrap()).fold(f64::INFINITY, f64::min));
+    assert_eq!(lowest(&cv.worst[0]), everywhere.fold(f64::INFINITY, f64::min));
+    let total: u64 = cv.counts.iter().sum();
+    assert_eq!(total, a.calibrated(Method::Cp).iter().map(|c| c.test.len() as u64).sum::<u64>());
+    assert!(cv.readout().starts_with("Classes covered below 1 − α = 0.8 (of 4 in the test items): CP "));
+    let t = a.test_item_of_class(cv.worst[0].class, 0.2, false).unwrap();
+    assert_eq!(a.calibrated(Method::CpR)[0].label(t), cv.worst[0].class);
+    assert_eq!(a.test_item_of_class(a.k + 3, 0.2, false), None);
+}
+
+#[test]
+fn many_classes_are_sorted_curves_and_the_toy_says_why_classes_mean_nothing() {
+    let c = crate::tests::small_controls();
+    let a = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap().run().unwrap();
+    let cv = ClassView::new(&a.at_alpha(0.1, false).unwrap(), a.k, a.toy.is_some());
+    assert_eq!(cv.note, Some(TOY_NOTE));
+    assert_eq!(cv.counts.iter().filter(|&&n| n > 0).count(), 1, "the toy's true label is always 0");
+    let mut v = a.at_alpha(0.1, false).unwrap();
+    for r in &mut v.rows {
+        r.tally.classes = (0..40).map(|k| [k % 7, 7]).collect();
+    }
+    let cv = ClassView::new(&v, 40, false);
+    assert_eq!(cv.layout, Layout::Sorted);
+    assert_eq!(ClassView::sorted_x(4), vec![0.25, 0.5, 0.75, 1.0]);
+    assert_eq!(cv.worst.len(), WORST_LISTED);
+    assert_eq!(cv.worst[0].class, 0);
+}
+
+#[test]
+fn the_csv_holds_every_class_at_full_precision() {
+    let (src, c) = sources(&crate::tests::small_controls()).remove(1);
+    let a = AnalysisJob::new(src, &c).unwrap().run().unwrap();
+    let cv = ClassView::new(&a.at_alpha(0.1, false).unwrap(), a.k, false);
+    let names: Vec<String> = vec!["a,b".into(), "say \"hi\"".into(), "c".into(), "d".into()];
+    let csv = classes_csv(&cv, Some(&names));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], CLASSES_HEADER);
+    assert_eq!(lines.len(), 1 + a.k);
+    assert!(lines[1].starts_with("0,\"a,b\","), "{}", lines[1]);
+    assert!(lines[2].starts_with("1,\"say \"\"hi\"\"\","), "{}", lines[2]);
+    let plain = classes_csv(&cv, None);
+    for (k, line) in plain.lines().skip(1).enumerate() {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(
+            (cells[0], cells[1], cells[2].parse::<u64>().unwrap()),
+            (k.to_string().as_str(), "", cv.counts[k])
+        );
+        for (m, cell) in cv.methods.iter().zip(&cells[4..]) {
+            assert_eq!(cell.parse::<f64>().ok(), m.coverage[k], "read back bit for bit");
+        }
+    }
+}
+
+/// The bundled digits at α = 0.1 over 20 splits, pooled CP_r: about 0.91 covered overall, yet
+/// CP_avg and CP_r cover the digit 8 under 0.8, the worst class of the three methods, and CP
+/// leaves the digit 3 under 0.82.
+#[test]
+fn on_the_digits_marginal_coverage_hides_the_digit_8() {
+    let bytes = include_bytes!("../../../assets/digits_wbb.npz");
+    let d = rvalue_core::io::read_scores("digits_wbb.npz", bytes).unwrap();
+    let c = Controls {
+        mode: Mode::Scores,
+        splits: 20,
+        score: ScoreOptions { kind: RvalueKind::Pooled, ..Controls::score_defaults(Mode::Scores) },
+        ..Controls::default()
+    };
+    let a = Analysis::build(Source::Data(Arc::new(d)), &c).unwrap();
+    let v = a.at_alpha(0.1, false).unwrap();
+    let cv = ClassView::new(&v, a.k, false);
+    assert_eq!(cv.worst[0].class, 8);
+    for (r, m) in v.rows.iter().zip(&cv.methods) {
+        assert!(r.coverage_mean > 0.9, "{:?} {}", r.method, r.coverage_mean);
+        assert!(m.coverage.iter().flatten().any(|&x| x < 0.82), "{:?}", m.method);
+    }
+    for m in &cv.methods[1..] {
+        assert!(m.coverage[8].unwrap() < 0.8, "{:?}", m.method);
+    }
+}
