@@ -55,13 +55,12 @@ async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
+/// A data set read and its class names, if its `.npz` gives them.
+pub type Labelled = (Dataset, Option<Vec<String>>);
+
 /// A score file's bytes (from a drop, the picker or a sample) read, with `labels` from a
 /// separate labels file when two were dropped; the name to show, and the data set.
-pub fn read(
-    name: String,
-    bytes: &[u8],
-    labels: Option<(String, Vec<u8>)>,
-) -> (String, Result<(Dataset, Option<Vec<String>>)>) {
+pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (String, Result<Labelled>) {
     let data = rvalue_core::io::read_scores(&name, bytes).and_then(|mut d| {
         if let Some((lname, lbytes)) = &labels {
             d.labels = Some(rvalue_core::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
@@ -77,7 +76,7 @@ pub fn read(
 }
 
 /// A read's data set and class names apart, as [`Got::Dataset`] holds them.
-pub fn split_names(got: Result<(Dataset, Option<Vec<String>>)>) -> (Result<Dataset>, Option<Vec<String>>) {
+pub fn split_names(got: Result<Labelled>) -> (Result<Dataset>, Option<Vec<String>>) {
     match got {
         Ok((d, names)) => (Ok(d), names),
         Err(e) => (Err(e), None),

@@ -262,3 +262,42 @@ impl ClassView {
         format!("class {} ({} test items): {}", class_label(names, w.class), w.count, covs.join(", "))
     }
 }
+
+impl ClassView {
+    /// The class present that `method` covers least (ties to the lower index).
+    pub fn weakest(&self, method: Method) -> Option<(usize, f64)> {
+        let m = self.methods.iter().find(|m| m.method == method)?;
+        m.coverage
+            .iter()
+            .enumerate()
+            .filter_map(|(c, x)| Some((c, (*x)?)))
+            .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+    }
+}
+
+/// What per-class thresholds did, for the tour: CP_r's weakest class under marginal
+/// thresholds (`marginal`), its coverage before and now (`per_class`), and CP_r's mean set size
+/// before and now. `None` when either view lacks CP_r or the class.
+pub fn per_class_outcome(
+    marginal: &AlphaView,
+    per_class: &AlphaView,
+    k: usize,
+    names: Option<&[String]>,
+) -> Option<String> {
+    let (before, after) = (ClassView::new(marginal, k, false), ClassView::new(per_class, k, false));
+    let (class, was) = before.weakest(Method::CpR)?;
+    let now = after.methods.iter().find(|m| m.method == Method::CpR)?.coverage.get(class).copied()??;
+    let size = |v: &AlphaView| v.rows.iter().find(|r| r.method == Method::CpR).map(|r| r.size_mean);
+    let (s0, s1) = (size(marginal)?, size(per_class)?);
+    let f = |x: f64| crate::scales::fixed(x, 3);
+    Some(format!(
+        "CP_r's weakest class, {}, was covered {} with one threshold and is covered {} with a \
+         threshold per class (1 − α = {}); CP_r's sets grew from {} to {} candidates on average.",
+        class_label(names, class),
+        f(was),
+        f(now),
+        crate::scales::short(1.0 - per_class.alpha),
+        crate::scales::fixed(s0, 2),
+        crate::scales::fixed(s1, 2),
+    ))
+}

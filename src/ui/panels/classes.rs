@@ -21,7 +21,7 @@ fn bars(v: &ClassView, names: Option<&[String]>) -> Figure {
     let lowest = v.methods.iter().flat_map(|m| m.coverage.iter().flatten().copied());
     let (lo, _) = y_range(lowest.chain([v.target]), (0.0, 1.0));
     let mut f =
-        Figure::new("class", "coverage (pooled over splits)", (-0.5, k - 0.5), (lo.max(0.0).min(0.9), 1.0));
+        Figure::new("class", "coverage (pooled over splits)", (-0.5, k - 0.5), (lo.clamp(0.0, 0.9), 1.0));
     f.legend = Legend::LowerRight;
     let width = 0.8 / v.methods.len().max(1) as f64;
     for (mi, m) in v.methods.iter().enumerate() {
