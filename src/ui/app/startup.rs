@@ -82,6 +82,7 @@ fn launch(
         jobs: 0,
         me: std::rc::Weak::new(),
         figures: Default::default(),
+        strata_html: Default::default(),
     }));
     {
         let mut a = app.borrow_mut();

@@ -22,9 +22,11 @@ impl App {
         let d = &self.doc;
         let names = if a.toy.is_some() { None } else { self.class_names() };
         let cv = ClassView::new(v, a.k, a.toy.is_some());
+        // The figure first: it reads its canvas' box, which the writes below would make a
+        // layout.
+        self.draw("plot-classes", panels::classes(&cv, names));
         set_hidden(d, "classes-note", cv.note.is_none());
         set_text(d, "classes-note", cv.note.unwrap_or(""));
-        self.draw("plot-classes", panels::classes(&cv, names));
         set_text(d, "classes-readout", &cv.readout());
         let worst: Vec<(usize, String)> = if cv.note.is_some() {
             Vec::new()
@@ -33,7 +35,11 @@ impl App {
         };
         show_worst(d, &worst);
         set_hidden(d, "worst-heading", worst.is_empty());
-        set_html(d, "strata-body", &panels::strata_rows(&cv));
+        let strata = panels::strata_rows(&cv);
+        if *self.strata_html.borrow() != strata {
+            set_html(d, "strata-body", &strata);
+            *self.strata_html.borrow_mut() = strata;
+        }
     }
 
     /// Opens the inspector on a test item of class `class` (a worst class clicked).
