@@ -20,8 +20,9 @@ pub const WORST_LISTED: usize = 5;
 
 /// What the panel says in the toy, where the classes are not classes.
 pub const TOY_NOTE: &str = "In the toy every item's true label is candidate 0 and the false \
-    candidates are exchangeable, so there is one class and its coverage is the marginal coverage; \
-    only the set-size strata below say something new.";
+    candidates are exchangeable, so there is one class and its coverage is the marginal coverage \
+    (per-class thresholds only put the other candidates, never a calibration item's label, in \
+    every set); the set-size strata below still apply.";
 
 /// Covered and counted test items per class and per set-size stratum, over all splits.
 #[derive(Debug, Clone, PartialEq, Default)]
