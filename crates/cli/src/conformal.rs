@@ -68,14 +68,18 @@ pub(crate) fn whole_summaries(
     conformal::check_data(t, labels)?;
     let mut progress = Progress::new();
     let mut rows = Vec::with_capacity(methods.len());
+    // Split-independent, so made once for every method and split.
+    let ranks = conformal::difficulty_of(t, labels)?;
     for &method in methods {
-        let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+        let (mut metrics, mut sizes, mut tallies) = (Vec::new(), Vec::new(), Vec::new());
         let prep = Pass::new(t, labels, method, opts, &ranker)?;
         for_each_split(&prep, &mut ranker, method, opts, splits, threads, &mut progress, |c| {
-            metrics.push(c.metrics(alpha, never_empty));
-            sizes.push(c.sizes(alpha, never_empty));
+            let (m, s, tl) = c.measure(alpha, never_empty, &ranks);
+            metrics.push(m);
+            sizes.push(s);
+            tallies.push(tl);
         })?;
-        rows.push(conformal::summarize(method, alpha, &metrics, &sizes, t.k()));
+        rows.push(conformal::summarize_with(method, alpha, &metrics, &sizes, t.k(), &tallies));
     }
     progress.clear();
     Ok(rows)

@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use rvalue_core::conformal::Summary;
+use rvalue_core::conformal::{Stratum, Summary};
 
 /// The columns of `rvalue conformal` (docs/method.md §9).
 pub const SUMMARY_COLUMNS: [&str; 9] = [
@@ -17,22 +17,60 @@ pub const SUMMARY_COLUMNS: [&str; 9] = [
     "splits",
 ];
 
+/// The conditional metrics' columns, after `splits` (docs/method.md §5.4).
+pub const CONDITIONAL_COLUMNS: [&str; 12] = [
+    "macro_coverage_mean",
+    "macro_coverage_sd",
+    "worst_class_coverage_mean",
+    "worst_class_coverage_sd",
+    "covgap_mean",
+    "covgap_sd",
+    "violated_classes_mean",
+    "violated_classes_sd",
+    "sscv_mean",
+    "sscv_sd",
+    "dsv_mean",
+    "dsv_sd",
+];
+
 /// The numeric fields of a summary row, in column order after `method`.
 fn numbers(s: &Summary) -> [f64; 7] {
     [s.alpha, s.coverage_mean, s.coverage_sd, s.size_mean, s.size_sd, s.position_mean, s.empty_rate]
+}
+
+/// The conditional metrics of a summary row, in [`CONDITIONAL_COLUMNS`]' order.
+pub fn conditional_numbers(s: &Summary) -> [f64; 12] {
+    [
+        s.macro_coverage_mean,
+        s.macro_coverage_sd,
+        s.worst_class_coverage_mean,
+        s.worst_class_coverage_sd,
+        s.covgap_mean,
+        s.covgap_sd,
+        s.violated_classes_mean,
+        s.violated_classes_sd,
+        s.sscv_mean,
+        s.sscv_sd,
+        s.dsv_mean,
+        s.dsv_sd,
+    ]
 }
 
 /// Summary rows as CSV: a header line, then one line per row. Numbers use Rust's shortest
 /// round-trip form; a missing value (no covered item for the position) is `NaN`.
 pub fn summary_csv(rows: &[Summary]) -> String {
     let mut out = SUMMARY_COLUMNS.join(",");
-    out.push('\n');
+    out.push_str(&format!(",{}\n", CONDITIONAL_COLUMNS.join(",")));
     for s in rows {
         out.push_str(s.method.name());
         for x in numbers(s) {
             out.push_str(&format!(",{x}"));
         }
-        out.push_str(&format!(",{}\n", s.splits));
+        out.push_str(&format!(",{}", s.splits));
+        for x in conditional_numbers(s) {
+            out.push_str(&format!(",{x}"));
+        }
+        out.push('\n');
     }
     out
 }
@@ -46,7 +84,8 @@ pub fn json_number(x: f64) -> String {
     }
 }
 
-/// Summary rows as a JSON array of objects with the CSV's keys.
+/// Summary rows as a JSON array of objects with the CSV's keys, and the tallies pooled over
+/// splits: per class, per set-size and per difficulty stratum.
 pub fn summary_json(rows: &[Summary]) -> String {
     let mut out = String::from("[");
     for (i, s) in rows.iter().enumerate() {
@@ -55,10 +94,40 @@ pub fn summary_json(rows: &[Summary]) -> String {
         for (key, x) in SUMMARY_COLUMNS[1..8].iter().zip(numbers(s)) {
             out.push_str(&format!(", \"{key}\": {}", json_number(x)));
         }
-        out.push_str(&format!(", \"splits\": {}}}", s.splits));
+        out.push_str(&format!(", \"splits\": {}", s.splits));
+        for (key, x) in CONDITIONAL_COLUMNS.iter().zip(conditional_numbers(s)) {
+            out.push_str(&format!(", \"{key}\": {}", json_number(x)));
+        }
+        out.push_str(&tallies_json(s));
+        out.push('}');
     }
     out.push_str(if rows.is_empty() { "]\n" } else { "\n]\n" });
     out
+}
+
+/// `, "class_coverage": [..], "class_count": [..], "size_strata": [..], "difficulty_strata": [..]`.
+fn tallies_json(s: &Summary) -> String {
+    let list = |xs: Vec<String>| format!("[{}]", xs.join(", "));
+    let coverage = list(s.class_tallies.iter().map(|t| json_number(t.coverage())).collect());
+    let count = list(s.class_tallies.iter().map(|t| t.count.to_string()).collect());
+    let strata = |all: &[Stratum]| {
+        list(
+            all.iter()
+                .map(|t| {
+                    let cov = json_number(t.coverage());
+                    format!(
+                        "{{\"lo\": {}, \"hi\": {}, \"coverage\": {cov}, \"count\": {}}}",
+                        t.lo, t.hi, t.count
+                    )
+                })
+                .collect(),
+        )
+    };
+    format!(
+        ", \"class_coverage\": {coverage}, \"class_count\": {count}, \"size_strata\": {}, \"difficulty_strata\": {}",
+        strata(&s.size_strata),
+        strata(&s.difficulty_strata)
+    )
 }
 
 /// `label i/total` rewritten in place with `\r`, only when stderr is a terminal.
@@ -112,9 +181,13 @@ impl Drop for Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rvalue_core::conformal::Method;
+    use rvalue_core::conformal::{summarize_with, Method, SplitMetrics, SplitTallies};
 
     fn row(method: Method, position: f64) -> Summary {
+        let mut tallies = SplitTallies::new(2);
+        tallies.add(0, 1, true, 1);
+        tallies.add(1, 2, false, 2);
+        let one = SplitMetrics { coverage: 0.5, size: 1.5, position: 0.0, empty_rate: 0.0 };
         Summary {
             method,
             alpha: 0.1,
@@ -126,6 +199,7 @@ mod tests {
             empty_rate: 0.0,
             splits: 7,
             size_histogram: vec![],
+            ..summarize_with(method, 0.1, &[one], &[], 2, &[tallies])
         }
     }
 
@@ -136,13 +210,23 @@ mod tests {
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(
             lines[0],
-            "method,alpha,coverage_mean,coverage_sd,size_mean,size_sd,position_mean,empty_rate,splits"
+            "method,alpha,coverage_mean,coverage_sd,size_mean,size_sd,position_mean,empty_rate,splits,\
+             macro_coverage_mean,macro_coverage_sd,worst_class_coverage_mean,worst_class_coverage_sd,\
+             covgap_mean,covgap_sd,violated_classes_mean,violated_classes_sd,sscv_mean,sscv_sd,dsv_mean,dsv_sd"
         );
-        assert_eq!(lines[1], "cp,0.1,0.9,0.0125,1.5,0.3333333333333333,0.25,0,7");
-        assert_eq!(lines[2], "cp-r,0.1,0.9,0.0125,1.5,0.3333333333333333,NaN,0,7");
+        // One split: classes covered 1 and 0 at 1 − α = 0.9; sizes 1 and 2, ranks 1 and 2.
+        let conditional = "0.5,0,0,0,50,0,1,0,0.9,0,0.9,0";
+        assert_eq!(lines[1], format!("cp,0.1,0.9,0.0125,1.5,0.3333333333333333,0.25,0,7,{conditional}"));
+        assert_eq!(lines[2], format!("cp-r,0.1,0.9,0.0125,1.5,0.3333333333333333,NaN,0,7,{conditional}"));
         let json = summary_json(&rows);
         assert!(json.contains("\"method\": \"cp-r\", \"alpha\": 0.1,"), "{json}");
-        assert!(json.contains("\"position_mean\": null, \"empty_rate\": 0, \"splits\": 7}"), "{json}");
+        assert!(
+            json.contains("\"position_mean\": null, \"empty_rate\": 0, \"splits\": 7, \"macro_"),
+            "{json}"
+        );
+        assert!(json.contains("\"class_coverage\": [1, 0], \"class_count\": [1, 1]"), "{json}");
+        assert!(json.contains("{\"lo\": 2, \"hi\": 3, \"coverage\": 0, \"count\": 1}"), "{json}");
+        assert!(json.contains("{\"lo\": 4, \"hi\": 6, \"coverage\": null, \"count\": 0}"), "{json}");
         assert_eq!(summary_json(&[]), "[]\n");
     }
 }

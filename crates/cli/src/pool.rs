@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 use rvalue_core::blocks::ScoreBlocks;
-use rvalue_core::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
+use rvalue_core::conformal::pool::{calibrate_with_pool, calibrate_with_pool_ranked, pool_splits, TruePool};
 use rvalue_core::conformal::streamed::{Report, Streaming};
 use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split};
 use rvalue_core::io;
@@ -114,7 +114,13 @@ pub(crate) fn summaries(
     let (n_test, _, k) = blocks(test).shape();
     let splits = pool_splits(pool.n(), n_test, sizes, count, seed)?;
     let mut tally = streamed::Tally::new(methods, alpha, never_empty, run.0);
-    for_each(pool, test, labels, methods, opts, &splits, run, |m, c| tally.add(m, c))?;
+    let mut take = |m, _, c, r: &[u32]| {
+        tally.add(m, c, r);
+        Ok(())
+    };
+    with_progress(run, |run, report| {
+        calibrate_with_pool_ranked(pool, blocks(test), labels, methods, opts, &splits, run, report, &mut take)
+    })?;
     Ok(tally.rows(k))
 }
 

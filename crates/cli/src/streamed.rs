@@ -6,8 +6,10 @@
 use std::io::Write;
 
 use rvalue_core::blocks::ScoreBlocks;
-use rvalue_core::conformal::streamed::{calibrate_streamed, BlockRanker, Streaming};
-use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split};
+use rvalue_core::conformal::streamed::{
+    calibrate_streamed, calibrate_streamed_ranked, BlockRanker, Streaming,
+};
+use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split, SplitTallies};
 use rvalue_core::io::{self, Dataset, Opened, ScoreFile, MAX_ELEMENTS as MAX_IN_MEMORY};
 use rvalue_core::rvalue::{PooledItem, PooledSplit};
 use rvalue_core::tensor::ScoreTensor;
@@ -153,10 +155,19 @@ pub(crate) fn summaries(
     let mut progress = Progress::new();
     let mut report =
         |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
-    calibrate_streamed(file, labels, methods, opts, splits, &at.streaming(), &mut report, &mut |m, _, c| {
-        tally.add(m, c);
-        Ok(())
-    })?;
+    calibrate_streamed_ranked(
+        file,
+        labels,
+        methods,
+        opts,
+        splits,
+        &at.streaming(),
+        &mut report,
+        &mut |m, _, c, r| {
+            tally.add(m, c, r);
+            Ok(())
+        },
+    )?;
     Ok(tally.rows(file.shape().2))
 }
 
@@ -171,16 +182,33 @@ pub(crate) struct Tally<'a> {
     never_empty: bool,
     threads: usize,
     waiting: Vec<(usize, Calibrated)>,
-    got: Vec<(Vec<conformal::SplitMetrics>, Vec<Vec<usize>>)>,
+    got: Vec<Measured>,
+    /// Each item's difficulty rank, handed over with the calibrations (the same every time).
+    ranks: Vec<u32>,
 }
+
+/// A method's splits measured so far: metrics, set sizes and conditional tallies.
+type Measured = (Vec<conformal::SplitMetrics>, Vec<Vec<usize>>, Vec<SplitTallies>);
 
 impl<'a> Tally<'a> {
     pub(crate) fn new(methods: &'a [Method], alpha: f64, never_empty: bool, threads: usize) -> Self {
         let got = methods.iter().map(|_| Default::default()).collect();
-        Tally { methods, alpha, never_empty, threads: threads.max(1), waiting: Vec::new(), got }
+        Tally {
+            methods,
+            alpha,
+            never_empty,
+            threads: threads.max(1),
+            waiting: Vec::new(),
+            got,
+            ranks: Vec::new(),
+        }
     }
 
-    pub(crate) fn add(&mut self, m: Method, c: Calibrated) {
+    /// Takes split `c` of method `m`; `ranks` are the items' difficulty ranks.
+    pub(crate) fn add(&mut self, m: Method, c: Calibrated, ranks: &[u32]) {
+        if self.ranks.len() != ranks.len() {
+            self.ranks = ranks.to_vec();
+        }
         if let Some(i) = self.methods.iter().position(|x| *x == m) {
             self.waiting.push((i, c));
             if self.waiting.len() >= self.threads {
@@ -192,7 +220,8 @@ impl<'a> Tally<'a> {
     /// The waiting splits' metrics and sizes, each on a thread of its own, kept in arrival order.
     fn measure(&mut self) {
         let (alpha, never_empty) = (self.alpha, self.never_empty);
-        let one = move |c: &Calibrated| c.metrics_and_sizes(alpha, never_empty);
+        let ranks = &self.ranks;
+        let one = move |c: &Calibrated| c.measure(alpha, never_empty, ranks);
         let waiting = std::mem::take(&mut self.waiting);
         let measured: Vec<_> = std::thread::scope(|s| {
             let rest: Vec<_> = waiting.iter().skip(1).map(|(_, c)| s.spawn(move || one(c))).collect();
@@ -203,9 +232,10 @@ impl<'a> Tally<'a> {
             }
             all
         });
-        for ((i, _), (metrics, sizes)) in waiting.iter().zip(measured) {
+        for ((i, _), (metrics, sizes, tallies)) in waiting.iter().zip(measured) {
             self.got[*i].0.push(metrics);
             self.got[*i].1.push(sizes);
+            self.got[*i].2.push(tallies);
         }
     }
 
@@ -213,7 +243,10 @@ impl<'a> Tally<'a> {
     pub(crate) fn rows(mut self, k: usize) -> Vec<conformal::Summary> {
         self.measure();
         let each = self.methods.iter().zip(&self.got);
-        each.map(|(m, (metrics, sizes))| conformal::summarize(*m, self.alpha, metrics, sizes, k)).collect()
+        each.map(|(m, (metrics, sizes, tallies))| {
+            conformal::summarize_with(*m, self.alpha, metrics, sizes, k, tallies)
+        })
+        .collect()
     }
 }
 

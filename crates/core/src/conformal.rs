@@ -82,6 +82,7 @@ impl Default for ScoreOptions {
 mod bytes;
 mod calibrated;
 mod chunks;
+pub mod conditional;
 mod metrics;
 pub mod pool;
 mod pooled;
@@ -95,7 +96,13 @@ mod sweep;
 pub use bytes::{read_block_rows, read_calibrations, write_block_rows, write_calibrations};
 pub use calibrated::{Calibrated, ItemSet, ScoreRows};
 pub use chunks::in_chunks;
-pub use metrics::{check_alpha, evaluate, mean_sd, summarize, SplitMetrics, Summary};
+pub use conditional::{
+    difficulty_of, difficulty_of_block, difficulty_ranks, summarize_conditional, ConditionalMetrics,
+    ConditionalSummary, SplitTallies, Stratum, Tally, DIFFICULTY_STRATA, SIZE_STRATA,
+};
+pub use metrics::{
+    check_alpha, evaluate, evaluate_with, mean_sd, summarize, summarize_with, SplitMetrics, Summary,
+};
 pub use pooled::PooledBuilder;
 pub use prepared::{calibrate_each_lean, check_data, Prepared};
 pub(crate) use scores::parametric_rows;

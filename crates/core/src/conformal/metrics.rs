@@ -2,6 +2,7 @@
 //! empty sets), and their summary over repeated splits (one row of `rvalue conformal`).
 
 use super::calibrated::{Cut, Store};
+use super::conditional::{summarize_conditional, SplitTallies, Stratum, Tally};
 use super::{Calibrated, Method};
 use crate::{Error, Result};
 
@@ -18,7 +19,7 @@ pub struct SplitMetrics {
 impl Calibrated {
     /// Coverage, size, position and empty rate at α.
     pub fn metrics(&self, alpha: f64, never_empty: bool) -> SplitMetrics {
-        self.metrics_noting(alpha, never_empty, &mut |_| {})
+        self.metrics_noting(alpha, never_empty, &mut |_, _| {})
     }
 
     /// [`Calibrated::metrics`] and [`Calibrated::sizes`] together: with one threshold for the
@@ -29,18 +30,24 @@ impl Calibrated {
             return (self.metrics(alpha, never_empty), self.sizes(alpha, never_empty));
         }
         let mut sizes = Vec::with_capacity(self.test.len());
-        let metrics = self.metrics_noting(alpha, never_empty, &mut |size| sizes.push(size));
+        let metrics = self.metrics_noting(alpha, never_empty, &mut |size, _| sizes.push(size));
         (metrics, sizes)
     }
 
-    /// [`Calibrated::metrics`], telling `note` each test item's set size in test order.
-    fn metrics_noting(&self, alpha: f64, never_empty: bool, note: &mut dyn FnMut(usize)) -> SplitMetrics {
+    /// [`Calibrated::metrics`], telling `note` each test item's set size and whether it is
+    /// covered, in test order.
+    pub(super) fn metrics_noting(
+        &self,
+        alpha: f64,
+        never_empty: bool,
+        note: &mut dyn FnMut(usize, bool),
+    ) -> SplitMetrics {
         let nt = self.test.len();
         let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
         let cut = self.cut(alpha);
         for t in 0..nt {
             let (count, position) = self.size_and_position(t, cut, never_empty);
-            note(count);
+            note(count, position.is_some());
             size += count;
             empty += usize::from(count == 0);
             if let Some(p) = position {
@@ -124,6 +131,29 @@ pub struct Summary {
     pub splits: usize,
     /// `histogram[s]` = number of test sets of size `s`, over all splits.
     pub size_histogram: Vec<u64>,
+    /// The conditional metrics' ([`ConditionalMetrics`](super::ConditionalMetrics)) means and
+    /// population sds over splits, splits where one is `NaN` left out (`NaN` if all are).
+    pub macro_coverage_mean: f64,
+    pub macro_coverage_sd: f64,
+    pub worst_class_coverage_mean: f64,
+    pub worst_class_coverage_sd: f64,
+    /// In percent.
+    pub covgap_mean: f64,
+    pub covgap_sd: f64,
+    pub violated_classes_mean: f64,
+    pub violated_classes_sd: f64,
+    pub sscv_mean: f64,
+    pub sscv_sd: f64,
+    pub dsv_mean: f64,
+    pub dsv_sd: f64,
+    /// Per class `0..K`, summed over splits: covered test items and the class's appearances
+    /// among the test items (empty when the splits were not tallied).
+    pub class_tallies: Vec<Tally>,
+    /// Per set-size stratum ([`SIZE_STRATA`](super::SIZE_STRATA)), summed over splits.
+    pub size_strata: Vec<Stratum>,
+    /// Per difficulty stratum ([`DIFFICULTY_STRATA`](super::DIFFICULTY_STRATA)), summed over
+    /// splits; all empty when difficulty is unknown.
+    pub difficulty_strata: Vec<Stratum>,
 }
 
 /// Mean and population sd (numpy's default).
@@ -134,13 +164,27 @@ pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
     (mean, var.sqrt())
 }
 
-/// Aggregates per-split metrics and set sizes into a [`Summary`].
+/// Aggregates per-split metrics and set sizes into a [`Summary`], without conditional
+/// metrics ([`summarize_with`] has them): those are `NaN` and the tallies empty.
 pub fn summarize(
     method: Method,
     alpha: f64,
     per_split: &[SplitMetrics],
     sizes: &[Vec<usize>],
     k: usize,
+) -> Summary {
+    summarize_with(method, alpha, per_split, sizes, k, &[])
+}
+
+/// Aggregates per-split metrics, set sizes and conditional tallies (one per split, or none)
+/// into a [`Summary`].
+pub fn summarize_with(
+    method: Method,
+    alpha: f64,
+    per_split: &[SplitMetrics],
+    sizes: &[Vec<usize>],
+    k: usize,
+    tallies: &[SplitTallies],
 ) -> Summary {
     let cov: Vec<f64> = per_split.iter().map(|m| m.coverage).collect();
     let size: Vec<f64> = per_split.iter().map(|m| m.size).collect();
@@ -151,6 +195,8 @@ pub fn summarize(
     for s in sizes.iter().flatten() {
         size_histogram[(*s).min(k)] += 1;
     }
+    let c = summarize_conditional(alpha, tallies);
+    let tallied = !tallies.is_empty();
     Summary {
         method,
         alpha,
@@ -162,13 +208,46 @@ pub fn summarize(
         empty_rate: per_split.iter().map(|m| m.empty_rate).sum::<f64>() / per_split.len() as f64,
         splits: per_split.len(),
         size_histogram,
+        macro_coverage_mean: c.macro_coverage.0,
+        macro_coverage_sd: c.macro_coverage.1,
+        worst_class_coverage_mean: c.worst_class_coverage.0,
+        worst_class_coverage_sd: c.worst_class_coverage.1,
+        covgap_mean: c.covgap.0,
+        covgap_sd: c.covgap.1,
+        violated_classes_mean: c.violated_classes.0,
+        violated_classes_sd: c.violated_classes.1,
+        sscv_mean: c.sscv.0,
+        sscv_sd: c.sscv.1,
+        dsv_mean: c.dsv.0,
+        dsv_sd: c.dsv.1,
+        class_tallies: c.pooled.classes,
+        size_strata: if tallied { c.pooled.sizes } else { Vec::new() },
+        difficulty_strata: if tallied { c.pooled.difficulty } else { Vec::new() },
     }
 }
-/// Runs a method over splits at one α (the rows of `rvalue conformal`).
+
+/// Runs a method over splits at one α (the rows of `rvalue conformal`), difficulty unknown
+/// ([`evaluate_with`]).
 pub fn evaluate(calibrated: &[Calibrated], method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
+    evaluate_with(calibrated, method, alpha, never_empty, &[])
+}
+
+/// [`evaluate`] with each data-set item's difficulty rank ([`difficulty_ranks`](super::difficulty_ranks)).
+pub fn evaluate_with(
+    calibrated: &[Calibrated],
+    method: Method,
+    alpha: f64,
+    never_empty: bool,
+    difficulty: &[u32],
+) -> Result<Summary> {
     check_alpha(alpha)?;
     let k = calibrated.first().map(|c| c.k).unwrap_or(0);
-    let per_split: Vec<SplitMetrics> = calibrated.iter().map(|c| c.metrics(alpha, never_empty)).collect();
-    let sizes: Vec<Vec<usize>> = calibrated.iter().map(|c| c.sizes(alpha, never_empty)).collect();
-    Ok(summarize(method, alpha, &per_split, &sizes, k))
+    let (mut per_split, mut sizes, mut tallies) = (Vec::new(), Vec::new(), Vec::new());
+    for c in calibrated {
+        let (m, s, t) = c.measure(alpha, never_empty, difficulty);
+        per_split.push(m);
+        sizes.push(s);
+        tallies.push(t);
+    }
+    Ok(summarize_with(method, alpha, &per_split, &sizes, k, &tallies))
 }

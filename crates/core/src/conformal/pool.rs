@@ -9,7 +9,7 @@
 //! joined tensor `[pool; test items]`, as `predict` keys new items: so every set and metric is the
 //! joined tensor's split's, bit for bit ([`joined_split`]).
 
-use super::streamed::{fixed_rows, pooled_with_units, Report, Streaming, Units};
+use super::streamed::{fixed_rows_ranked, pooled_with_units, EachRanked, Report, Streaming, Units};
 use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::ScoreBlocks;
 use crate::io::Dataset;
@@ -176,26 +176,61 @@ pub fn calibrate_with_pool(
     report: Report<'_>,
     each: &mut dyn FnMut(Method, usize, Calibrated) -> Result<()>,
 ) -> Result<()> {
+    let each = &mut |m, r, c, _: &[u32]| each(m, r, c);
+    with_pool(pool, test, labels, methods, opts, splits, run, report, None, each)
+}
+
+/// [`calibrate_with_pool`], also handing `each` every test item's difficulty rank (by test
+/// item; the test items carry all `K` candidates' draws), gathered in the first pass over them.
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
+pub fn calibrate_with_pool_ranked(
+    pool: &TruePool,
+    test: &dyn ScoreBlocks,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming<'_>,
+    report: Report<'_>,
+    each: &mut EachRanked<'_>,
+) -> Result<()> {
+    let mut ranks = Vec::new();
+    with_pool(pool, test, labels, methods, opts, splits, run, report, Some(&mut ranks), each)
+}
+
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
+fn with_pool(
+    pool: &TruePool,
+    test: &dyn ScoreBlocks,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming<'_>,
+    report: Report<'_>,
+    mut ranks: Option<&mut Vec<u32>>,
+    each: &mut EachRanked<'_>,
+) -> Result<()> {
     let (n_test, m, k) = test.shape();
     check(pool, m, labels, n_test, methods, opts, splits)?;
     let pooled = |x: &Method| *x == Method::CpR;
     let fixed: Vec<Method> = methods.iter().copied().filter(|x| !pooled(x)).collect();
     if !fixed.is_empty() {
-        let rows = fixed_rows(test, labels, &fixed, opts, splits, run, report)?;
+        let rows = fixed_rows_ranked(test, labels, &fixed, opts, splits, run, report, ranks.as_deref_mut())?;
+        let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
         for (method, scores) in fixed.iter().zip(rows) {
             let (rows, cal) = (ScoreRows::new(scores, k), pool.scores(*method, opts)?);
             for (r, split) in splits.iter().enumerate() {
                 watch::checkpoint()?;
                 watch::advance(split.test.len());
-                each(*method, r, Calibrated::of_units(&rows, k, labels, split, |j| cal[j]))?;
+                each(*method, r, Calibrated::of_units(&rows, k, labels, split, |j| cal[j]), got)?;
             }
         }
     }
     if methods.iter().any(pooled) {
         let units = Units { draws: pool.draws.scores(), key_offset: pool.n };
-        pooled_with_units(test, units, labels, opts, splits, run, report, &mut |r, c| {
-            each(Method::CpR, r, c)
-        })?;
+        let each = &mut |r, c, got: &[u32]| each(Method::CpR, r, c, got);
+        pooled_with_units(test, units, labels, opts, splits, run, report, ranks, each)?;
     }
     Ok(())
 }

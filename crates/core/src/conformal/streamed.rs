@@ -17,6 +17,7 @@ mod block;
 pub use block::{block_rows, rvalues_per_item, BlockRows};
 
 use super::chunks::in_chunks;
+use super::conditional::{difficulty_of_block, difficulty_ranks};
 use super::pooled::{PooledScores, POOLED_BATCH};
 use super::scores::{needed_candidates, parametric_rows, scores_with};
 use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
@@ -65,6 +66,13 @@ pub trait BlockRanker {
     ) -> Result<Option<Vec<PooledItem>>>;
 }
 
+/// Where calibrations go with the items' difficulty ranks: `(method, split index, calibrated,
+/// ranks)`.
+pub type EachRanked<'a> = dyn FnMut(Method, usize, Calibrated, &[u32]) -> Result<()> + 'a;
+
+/// A pooled split's calibration and the ranks: `(split index, calibrated, ranks)`.
+pub(crate) type SplitRanked<'a> = dyn FnMut(usize, Calibrated, &[u32]) -> Result<()> + 'a;
+
 /// Progress of a pass over the items: what it does, items done, items in all.
 pub type Report<'a> = &'a mut dyn FnMut(&str, usize, usize);
 
@@ -83,24 +91,64 @@ pub fn calibrate_streamed(
     report: Report<'_>,
     each: &mut dyn FnMut(Method, usize, Calibrated) -> Result<()>,
 ) -> Result<()> {
+    calibrate_streamed_inner(src, labels, methods, opts, splits, run, report, None, &mut |m, r, c, _| {
+        each(m, r, c)
+    })
+}
+
+/// [`calibrate_streamed`], also handing `each` every item's difficulty rank
+/// ([`difficulty_ranks`](super::difficulty_ranks)), gathered in the first pass over `src`
+/// (before any split is handed out), for the conditional metrics.
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
+pub fn calibrate_streamed_ranked(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming,
+    report: Report<'_>,
+    each: &mut EachRanked<'_>,
+) -> Result<()> {
+    let mut ranks = Vec::new();
+    calibrate_streamed_inner(src, labels, methods, opts, splits, run, report, Some(&mut ranks), each)
+}
+
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
+fn calibrate_streamed_inner(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming,
+    report: Report<'_>,
+    mut ranks: Option<&mut Vec<u32>>,
+    each: &mut EachRanked<'_>,
+) -> Result<()> {
     let (n, _, k) = src.shape();
     check_labels(labels, n, k)?;
     let pooled = |m: &Method| *m == Method::CpR && opts.kind == RvalueKind::Pooled;
     let fixed: Vec<Method> = methods.iter().copied().filter(|m| !pooled(m)).collect();
     if !fixed.is_empty() {
-        let k = src.shape().2;
-        let rows = fixed_rows(src, labels, &fixed, opts, splits, run, report)?;
+        let rows = fixed_rows_ranked(src, labels, &fixed, opts, splits, run, report, ranks.as_deref_mut())?;
+        let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
         for (method, scores) in fixed.iter().zip(rows) {
             let rows = ScoreRows::on_threads(scores, k, run.threads);
             for (r, split) in splits.iter().enumerate() {
                 watch::checkpoint()?;
                 watch::advance(split.test.len());
-                each(*method, r, Calibrated::shared(&rows, k, labels, split))?;
+                each(*method, r, Calibrated::shared(&rows, k, labels, split), got)?;
             }
         }
     }
     if methods.iter().any(pooled) {
-        pooled_splits(src, labels, opts, splits, run, report, &mut |r, c| each(Method::CpR, r, c))?;
+        let gather = ranks.as_deref_mut().filter(|r| r.is_empty());
+        let truth = true_label_draws_ranked(src, labels, run, report, gather)?;
+        let units = Units { draws: truth.scores(), key_offset: 0 };
+        let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
+        let each = &mut |r, c, _: &[u32]| each(Method::CpR, r, c, got);
+        pooled_with_units(src, units, labels, opts, splits, run, report, None, each)?;
     }
     Ok(())
 }
@@ -126,6 +174,22 @@ pub(crate) fn fixed_rows(
     run: &Streaming,
     report: Report<'_>,
 ) -> Result<Vec<Vec<f64>>> {
+    fixed_rows_ranked(src, labels, methods, opts, splits, run, report, None)
+}
+
+/// [`fixed_rows`], appending each item's difficulty rank to `ranks` when given (from the
+/// block's summaries, made beside the scores).
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where ranks go
+pub(crate) fn fixed_rows_ranked(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    methods: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming,
+    report: Report<'_>,
+    mut ranks: Option<&mut Vec<u32>>,
+) -> Result<Vec<Vec<f64>>> {
     let (n, m, k) = src.shape();
     let only = needed_candidates(labels, splits);
     let parametric = |method: &Method| *method == Method::CpR && opts.kind == RvalueKind::Parametric;
@@ -137,7 +201,15 @@ pub(crate) fn fixed_rows(
         watch::checkpoint()?;
         // The summaries (a pass over the block) are made beside the other methods' work, which
         // does not need them: run one after the other, they left a core idle for a while.
-        let summarise = || want_summaries.then(|| Summaries::of(block));
+        let rank = ranks.is_some();
+        let summarise = || {
+            let s = (want_summaries || rank).then(|| Summaries::of(block));
+            let r = s
+                .as_ref()
+                .filter(|_| rank)
+                .map(|s| difficulty_ranks(&s.mean, k, &labels[first..first + block.n()]));
+            (s.filter(|_| want_summaries), r)
+        };
         let score = || -> Result<Vec<Option<Vec<f64>>>> {
             let each = |method: &Method| -> Result<Option<Vec<f64>>> {
                 if *method == Method::CpAvg || parametric(method) {
@@ -156,7 +228,10 @@ pub(crate) fn fixed_rows(
             };
             methods.iter().map(each).collect()
         };
-        let (summaries, scored) = alongside(run.threads, summarise, score);
+        let ((summaries, got_ranks), scored) = alongside(run.threads, summarise, score);
+        if let (Some(out), Some(r)) = (ranks.as_deref_mut(), got_ranks) {
+            out.extend(r);
+        }
         for ((method, out), got) in methods.iter().zip(rows.iter_mut()).zip(scored?) {
             match (method, &summaries, got) {
                 (Method::CpAvg, Some(s), _) => out.extend(s.mean.iter().map(|x| -x)),
@@ -210,6 +285,17 @@ pub fn true_label_draws(
     run: &Streaming<'_>,
     report: Report<'_>,
 ) -> Result<ScoreTensor> {
+    true_label_draws_ranked(src, labels, run, report, None)
+}
+
+/// [`true_label_draws`], appending each item's difficulty rank to `ranks` when given.
+fn true_label_draws_ranked(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    run: &Streaming<'_>,
+    report: Report<'_>,
+    mut ranks: Option<&mut Vec<u32>>,
+) -> Result<ScoreTensor> {
     let (n, m, k) = src.shape();
     check_labels(labels, n, k)?;
     let (mut f16, mut f32, mut f64) = (Vec::new(), Vec::new(), Vec::new());
@@ -222,6 +308,9 @@ pub fn true_label_draws(
                 Scores::F32(s) => f32.extend((0..m).map(|d| s[at(d)])),
                 Scores::F64(s) => f64.extend((0..m).map(|d| s[at(d)])),
             }
+        }
+        if let Some(r) = ranks.as_deref_mut() {
+            r.extend(difficulty_of_block(block, &labels[first..first + block.n()]));
         }
         report("reading true-label draws", first + block.n(), n);
         Ok(())
@@ -239,21 +328,6 @@ pub fn true_label_draws(
     }
 }
 
-/// Pooled CP_r on every split: the true-label draws in one pass, then the test items.
-fn pooled_splits(
-    src: &dyn ScoreBlocks,
-    labels: &[usize],
-    opts: &ScoreOptions,
-    splits: &[Split],
-    run: &Streaming<'_>,
-    report: Report<'_>,
-    each: &mut dyn FnMut(usize, Calibrated) -> Result<()>,
-) -> Result<()> {
-    let truth = true_label_draws(src, labels, run, report)?;
-    let units = Units { draws: truth.scores(), key_offset: 0 };
-    pooled_with_units(src, units, labels, opts, splits, run, report, each)
-}
-
 /// Pooled CP_r's calibration units: `draws[j·M + d]`, unit `j`'s true-label score in draw `d`,
 /// for the units a split's `cal` names; test item `t` is keyed as item `key_offset + t`.
 #[derive(Debug, Clone, Copy)]
@@ -263,7 +337,8 @@ pub struct Units<'a> {
 }
 
 /// Pooled CP_r on every split from its units, a group of splits per pass over the test items
-/// `src`, as many as `run.pooled_bytes` holds (at least one).
+/// `src`, as many as `run.pooled_bytes` holds (at least one). With `ranks`, the first pass
+/// appends each item's difficulty rank to it if it is empty, and `each` is handed them.
 #[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
 pub(crate) fn pooled_with_units(
     src: &dyn ScoreBlocks,
@@ -273,8 +348,10 @@ pub(crate) fn pooled_with_units(
     splits: &[Split],
     run: &Streaming<'_>,
     report: Report<'_>,
-    each: &mut dyn FnMut(usize, Calibrated) -> Result<()>,
+    mut ranks: Option<&mut Vec<u32>>,
+    each: &mut SplitRanked<'_>,
 ) -> Result<()> {
+    let mut gather = ranks.as_deref().is_some_and(|r| r.is_empty());
     let (n, m, k) = src.shape();
     let largest = splits.iter().map(|s| SplitRun::bytes(s, m, k)).max().unwrap_or(1);
     let group = (run.pooled_bytes / largest.max(1)).clamp(1, splits.len().max(1));
@@ -285,11 +362,16 @@ pub(crate) fn pooled_with_units(
         src.for_each_block(items, &mut |first, block| {
             watch::checkpoint()?;
             pass.block(first, block, run)?;
+            if let Some(r) = ranks.as_deref_mut().filter(|_| gather) {
+                r.extend(difficulty_of_block(block, &labels[first..first + block.n()]));
+            }
             report(&what, first + block.n(), n);
             Ok(())
         })?;
+        gather = false;
+        let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
         for (j, c) in pass.finish(labels).into_iter().enumerate() {
-            each(g * group + j, c)?;
+            each(g * group + j, c, got)?;
         }
     }
     Ok(())
