@@ -9,8 +9,8 @@ use rvalue_core::conformal::Method;
 
 use crate::AlphaView;
 
-/// The set-size strata (inclusive bounds) of the size-stratified coverage.
-pub const SIZE_STRATA: [(usize, usize); 5] = [(0, 1), (2, 3), (4, 10), (11, 100), (101, 1000)];
+/// The set-size strata (inclusive bounds) of the size-stratified coverage: the core's.
+pub use rvalue_core::conformal::SIZE_STRATA;
 
 /// Up to this many classes the panel draws a group of bars per class; above, sorted curves.
 pub const MAX_BARS: usize = 30;
