@@ -291,16 +291,29 @@ pub fn variances(s: &DataSummary) -> Figure {
     f
 }
 
-/// Panel 6's cells after the row header, per method: coverage, set size, label position, empty.
-pub fn summary_cells(v: &AlphaView) -> Vec<[String; 4]> {
+/// Panel 6's cells after the row header, per method: coverage, set size, label position, empty,
+/// then the conditional metrics (docs/method.md §5.4): macro coverage, worst-class coverage and
+/// CovGap, each a mean over splits ± its sd ("–" where undefined).
+pub fn summary_cells(v: &AlphaView) -> Vec<[String; 7]> {
+    let pm = |mean: f64, sd: f64, digits: usize, unit: &str| {
+        if mean.is_finite() {
+            format!("{} ± {}{unit}", fixed(mean, digits), fixed(sd, digits))
+        } else {
+            "–".to_string()
+        }
+    };
     v.rows
         .iter()
         .map(|r| {
+            let c = &r.conditional;
             [
                 format!("{} ± {}", fixed(r.coverage_mean, 3), fixed(r.coverage_sd, 3)),
                 format!("{} ± {}", fixed(r.size_mean, 2), fixed(r.size_sd, 2)),
                 r.position_mean.map_or("–".to_string(), |p| fixed(p, 2)),
                 fixed(100.0 * r.empty_rate, 1) + " %",
+                pm(c.macro_coverage_mean, c.macro_coverage_sd, 3, ""),
+                pm(c.worst_class_coverage_mean, c.worst_class_coverage_sd, 3, ""),
+                pm(c.covgap_mean, c.covgap_sd, 1, " %"),
             ]
         })
         .collect()
@@ -310,7 +323,8 @@ pub fn summary_cells(v: &AlphaView) -> Vec<[String; 4]> {
 /// `data-label` for the narrow layout in which the rows become labelled cards. The label position
 /// counts from 0, like the paper's average index, while the inspector's ranks count from 1: the
 /// header says so.
-const SUMMARY_COLUMNS: [&str; 4] = ["Coverage", "Set size", "Label position (from 0)", "Empty"];
+const SUMMARY_COLUMNS: [&str; 7] =
+    ["Coverage", "Set size", "Label position (from 0)", "Empty", "Macro coverage", "Worst class", "CovGap"];
 
 /// Panel 6's rows (the cells of [`summary_cells`] with a header per method).
 pub fn summary_rows(v: &AlphaView) -> String {

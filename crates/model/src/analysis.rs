@@ -29,7 +29,7 @@ pub use source::{PartTensor, Source};
 pub use streamed::{ShareRequest, StreamedFile, SHARE_BYTES};
 pub use streamed_pooled::{StreamedSplits, GROUP_BYTES, STEP_BYTES};
 pub use sweep::SweepCurves;
-pub use views::{AlphaView, ItemView, MethodRanking, RankedCandidate, SummaryRow};
+pub use views::{AlphaView, Conditional, ItemView, MethodRanking, RankedCandidate, SummaryRow};
 
 /// CP_r's place in `Method::ALL`.
 const CP_R: usize = 2;

@@ -7,7 +7,8 @@
 
 use rvalue_core::conformal::Method;
 
-use crate::AlphaView;
+use crate::{AlphaView, SummaryRow};
+use rvalue_core::conformal::Tally;
 
 /// The set-size strata (inclusive bounds) of the size-stratified coverage: the core's.
 pub use rvalue_core::conformal::SIZE_STRATA;
@@ -24,42 +25,14 @@ pub const TOY_NOTE: &str = "In the toy every item's true label is candidate 0 an
     (per-class thresholds only put the other candidates, never a calibration item's label, in \
     every set); the set-size strata below still apply.";
 
-/// Covered and counted test items per class and per set-size stratum, over all splits.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Tally {
-    /// `[covered, count]` per class.
-    pub classes: Vec<[u64; 2]>,
-    /// `[covered, count]` per stratum of [`SIZE_STRATA`].
-    pub strata: [[u64; 2]; SIZE_STRATA.len()],
-}
-
-impl Tally {
-    pub fn new(k: usize) -> Self {
-        Tally { classes: vec![[0; 2]; k], strata: Default::default() }
-    }
-
-    /// Counts one test item of class `label` whose set has `size` members.
-    #[inline]
-    pub fn add(&mut self, label: usize, size: usize, covered: bool) {
-        if let Some(c) = self.classes.get_mut(label) {
-            c[0] += u64::from(covered);
-            c[1] += 1;
-        }
-        if let Some(s) = stratum(size) {
-            self.strata[s][0] += u64::from(covered);
-            self.strata[s][1] += 1;
-        }
-    }
-}
-
-/// The stratum of [`SIZE_STRATA`] holding a set of `size` members (`None` above 1000).
-pub fn stratum(size: usize) -> Option<usize> {
-    SIZE_STRATA.iter().position(|&(lo, hi)| (lo..=hi).contains(&size))
-}
-
 /// `covered / count`, `None` for no item.
-fn share([covered, count]: [u64; 2]) -> Option<f64> {
+fn share(covered: u64, count: u64) -> Option<f64> {
     (count > 0).then(|| covered as f64 / count as f64)
+}
+
+/// A row's per-class tallies (pooled over splits).
+fn classes(r: &SummaryRow) -> &[Tally] {
+    &r.conditional.class_tallies
 }
 
 /// How the per-class coverages are drawn.
@@ -131,7 +104,8 @@ impl ClassView {
             .rows
             .iter()
             .map(|r| {
-                let coverage: Vec<Option<f64>> = r.tally.classes.iter().map(|&c| share(c)).collect();
+                let coverage: Vec<Option<f64>> =
+                    classes(r).iter().map(|c| share(c.covered, c.count)).collect();
                 let mut sorted: Vec<f64> = coverage.iter().flatten().copied().collect();
                 sorted.sort_unstable_by(f64::total_cmp);
                 let below = sorted.partition_point(|&c| c < target);
@@ -142,7 +116,7 @@ impl ClassView {
             alpha: v.alpha,
             target,
             k,
-            counts: v.rows.first().map_or_else(Vec::new, |r| r.tally.classes.iter().map(|c| c[1]).collect()),
+            counts: v.rows.first().map_or_else(Vec::new, |r| classes(r).iter().map(|c| c.count).collect()),
             layout: if k <= MAX_BARS { Layout::Bars } else { Layout::Sorted },
             worst: worst(v),
             strata: strata(v),
@@ -161,20 +135,20 @@ impl ClassView {
 /// The classes present, lowest coverage over the methods first (ties to the lower index).
 fn worst(v: &AlphaView) -> Vec<WorstClass> {
     let Some(first) = v.rows.first() else { return Vec::new() };
-    let mut classes: Vec<WorstClass> = (0..first.tally.classes.len())
-        .filter(|&c| first.tally.classes[c][1] > 0)
+    let mut worst: Vec<WorstClass> = (0..classes(first).len())
+        .filter(|&c| classes(first)[c].count > 0)
         .map(|c| {
             let mut coverage = [f64::NAN; 3];
             for (slot, r) in coverage.iter_mut().zip(&v.rows) {
-                *slot = r.tally.classes.get(c).and_then(|&t| share(t)).unwrap_or(f64::NAN);
+                *slot = classes(r).get(c).and_then(|t| share(t.covered, t.count)).unwrap_or(f64::NAN);
             }
-            WorstClass { class: c, count: first.tally.classes[c][1], coverage }
+            WorstClass { class: c, count: classes(first)[c].count, coverage }
         })
         .collect();
     let lowest = |w: &WorstClass| w.coverage.iter().copied().fold(f64::INFINITY, f64::min);
-    classes.sort_by(|a, b| lowest(a).total_cmp(&lowest(b)).then(a.class.cmp(&b.class)));
-    classes.truncate(WORST_LISTED);
-    classes
+    worst.sort_by(|a, b| lowest(a).total_cmp(&lowest(b)).then(a.class.cmp(&b.class)));
+    worst.truncate(WORST_LISTED);
+    worst
 }
 
 fn strata(v: &AlphaView) -> Vec<StratumRow> {
@@ -185,8 +159,9 @@ fn strata(v: &AlphaView) -> Vec<StratumRow> {
             let mut coverage = [None; 3];
             let mut count = [0; 3];
             for (m, r) in v.rows.iter().enumerate().take(3) {
-                coverage[m] = share(r.tally.strata[s]);
-                count[m] = r.tally.strata[s][1];
+                let Some(st) = r.conditional.size_strata.get(s) else { continue };
+                coverage[m] = share(st.covered, st.count);
+                count[m] = st.count;
             }
             (count.iter().any(|&c| c > 0)).then(|| StratumRow {
                 label: format!("{lo}–{hi}"),

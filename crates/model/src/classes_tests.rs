@@ -6,30 +6,30 @@ use std::sync::Arc;
 use crate::classes::*;
 use crate::tests::{all_kinds, sources};
 use crate::{Analysis, AnalysisJob, Controls, Mode, Source};
-use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
+use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions, Tally};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
-/// Per class and per stratum, `[covered, count]` from each test item's set, built whole.
-fn by_sets(a: &Analysis, m: Method, alpha: f64, ne: bool) -> Tally {
-    let mut t = Tally::new(a.k);
+/// Per class and per set-size stratum, `[covered, count]` from each test item's set, built
+/// whole.
+fn by_sets(a: &Analysis, m: Method, alpha: f64, ne: bool) -> (Vec<[u64; 2]>, Vec<[u64; 2]>) {
+    let (mut classes, mut strata) = (vec![[0; 2]; a.k], vec![[0; 2]; SIZE_STRATA.len()]);
     for c in a.calibrated(m) {
         for i in 0..c.test.len() {
             let set = c.set(i, alpha, ne);
-            let y = c.label(i);
-            t.classes[y][0] += u64::from(set.contains(y));
-            t.classes[y][1] += 1;
-            let s =
-                SIZE_STRATA.iter().position(|&(lo, hi)| set.members.len() >= lo && set.members.len() <= hi);
-            if let Some(s) = s {
-                t.strata[s][0] += u64::from(set.contains(y));
-                t.strata[s][1] += 1;
+            let (y, n) = (c.label(i), set.members.len());
+            let hit = u64::from(set.contains(y));
+            classes[y] = [classes[y][0] + hit, classes[y][1] + 1];
+            if let Some(s) = SIZE_STRATA.iter().position(|&(lo, hi)| n >= lo && n <= hi) {
+                strata[s] = [strata[s][0] + hit, strata[s][1] + 1];
             }
         }
     }
-    t
+    (classes, strata)
 }
 
+/// The tallies panel 9 reads (the summary row's) equal the sets built one by one, and the
+/// view's coverages are their shares.
 #[test]
 fn tallies_equal_the_sets_built_one_by_one() {
     for c in all_kinds() {
@@ -38,8 +38,21 @@ fn tallies_equal_the_sets_built_one_by_one() {
             for ne in [false, true] {
                 for alpha in [0.03, 0.1, 0.37] {
                     let v = a.at_alpha(alpha, ne).unwrap();
-                    for (r, m) in v.rows.iter().zip(Method::ALL) {
-                        assert_eq!(r.tally, by_sets(&a, m, alpha, ne), "{:?} {m:?} α={alpha}", c.score.kind);
+                    let cv = ClassView::new(&v, a.k, false);
+                    for ((r, m), mc) in v.rows.iter().zip(Method::ALL).zip(&cv.methods) {
+                        let (classes, strata) = by_sets(&a, m, alpha, ne);
+                        let got: Vec<[u64; 2]> =
+                            r.conditional.class_tallies.iter().map(|t| [t.covered, t.count]).collect();
+                        assert_eq!(got, classes, "{:?} {m:?} α={alpha}", c.score.kind);
+                        let got: Vec<[u64; 2]> =
+                            r.conditional.size_strata.iter().map(|t| [t.covered, t.count]).collect();
+                        assert_eq!(got, strata, "{:?} {m:?} α={alpha}", c.score.kind);
+                        for (k, t) in classes.iter().enumerate() {
+                            assert_eq!(mc.coverage[k], (t[1] > 0).then(|| t[0] as f64 / t[1] as f64));
+                        }
+                        let rows: Vec<u64> = cv.strata.iter().map(|s| s.count[mc_index(m)]).collect();
+                        let want: Vec<u64> = strata.iter().map(|s| s[1]).filter(|&n| n > 0).collect();
+                        assert!(rows.iter().sum::<u64>() == want.iter().sum::<u64>());
                     }
                 }
             }
@@ -47,21 +60,8 @@ fn tallies_equal_the_sets_built_one_by_one() {
     }
 }
 
-#[test]
-fn strata_bounds_and_tally_edges() {
-    let at: Vec<Option<usize>> = [0, 1, 2, 3, 4, 10, 11, 100, 101, 1000, 1001].map(stratum).to_vec();
-    assert_eq!(
-        at,
-        [Some(0), Some(0), Some(1), Some(1), Some(2), Some(2), Some(3), Some(3), Some(4), Some(4), None]
-    );
-    let mut t = Tally::new(2);
-    t.add(1, 3, true);
-    t.add(1, 5000, false);
-    // A label outside the classes is not counted as a class (and does not panic).
-    t.add(7, 0, true);
-    assert_eq!(t.classes, vec![[0, 0], [1, 2]]);
-    assert_eq!(t.strata[1], [1, 1]);
-    assert_eq!(t.strata[0], [1, 1]);
+fn mc_index(m: Method) -> usize {
+    Method::ALL.iter().position(|&x| x == m).unwrap()
 }
 
 /// A score file's view: coverages are the tallies' shares, the worst classes come lowest
@@ -73,10 +73,7 @@ fn the_view_reads_the_tallies() {
     let v = a.at_alpha(0.2, false).unwrap();
     let cv = ClassView::new(&v, a.k, false);
     assert_eq!((cv.layout, cv.note, cv.k), (Layout::Bars, None, a.k));
-    for (m, r) in cv.methods.iter().zip(&v.rows) {
-        for (cov, t) in m.coverage.iter().zip(&r.tally.classes) {
-            assert_eq!(*cov, (t[1] > 0).then(|| t[0] as f64 / t[1] as f64));
-        }
+    for m in &cv.methods {
         assert!(m.sorted.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(m.below, m.sorted.iter().filter(|&&x| x < 0.8).count());
     }
@@ -103,7 +100,7 @@ fn many_classes_are_sorted_curves_and_the_toy_says_why_classes_mean_nothing() {
     assert_eq!(cv.counts.iter().filter(|&&n| n > 0).count(), 1, "the toy's true label is always 0");
     let mut v = a.at_alpha(0.1, false).unwrap();
     for r in &mut v.rows {
-        r.tally.classes = (0..40).map(|k| [k % 7, 7]).collect();
+        r.conditional.class_tallies = (0..40).map(|k| Tally { covered: k % 7, count: 7 }).collect();
     }
     let cv = ClassView::new(&v, 40, false);
     assert_eq!(cv.layout, Layout::Sorted);

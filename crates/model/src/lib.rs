@@ -69,10 +69,10 @@ mod streamed_tests;
 mod tests;
 
 pub use analysis::{
-    compute_part, AlphaView, Analysis, AnalysisJob, HandOut, HeldData, ItemView, LongRun, MethodRanking,
-    Offload, OffloadRequest, PartTensor, Progress, RankedCandidate, ShareRequest, Source, StreamedFile,
-    StreamedSplits, SummaryRow, SweepCurves, Work, DEFAULT_STEP_BUDGET, GROUP_BYTES, MAX_CURVE_CANDIDATES,
-    SHARE_BYTES, STEP_BYTES, SWEEP_POINTS,
+    compute_part, AlphaView, Analysis, AnalysisJob, Conditional, HandOut, HeldData, ItemView, LongRun,
+    MethodRanking, Offload, OffloadRequest, PartTensor, Progress, RankedCandidate, ShareRequest, Source,
+    StreamedFile, StreamedSplits, SummaryRow, SweepCurves, Work, DEFAULT_STEP_BUDGET, GROUP_BYTES,
+    MAX_CURVE_CANDIDATES, SHARE_BYTES, STEP_BYTES, SWEEP_POINTS,
 };
 pub use controls::{Controls, Impact, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 pub use curves::{

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::*;
 use rvalue_core::conformal::pool::{joined_split, pool_splits, TruePool};
-use rvalue_core::conformal::{evaluate, sweep, Method, Prepared, RvalueKind, Split};
+use rvalue_core::conformal::{difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, Split};
 use rvalue_core::io::Dataset;
 use rvalue_core::rvalue::{PooledSplit, TieOrder, Workspace};
 use rvalue_core::tensor::ScoreTensor;
@@ -103,7 +103,8 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
             for never_empty in [false, true] {
                 for alpha in [0.02, 0.1, 0.25] {
                     let s = a.summary(m, alpha, never_empty).unwrap();
-                    let e = evaluate(&want, m, alpha, never_empty).unwrap();
+                    let ranks = difficulty_ranks(&prepared.summaries.mean, prepared.t.k(), &c.joined_labels);
+                    let e = evaluate_with(&want, m, alpha, never_empty, &ranks).unwrap();
                     assert_eq!(format!("{s:?}"), format!("{e:?}"), "{m} at α = {alpha}, {ties}");
                 }
                 let sw = a.sweep(never_empty);

@@ -22,6 +22,8 @@
 
 use std::str::FromStr;
 
+mod conditional;
+
 use js_sys::{Array, ArrayBuffer, BigInt64Array, BigUint64Array, DataView, Float64Array, Object, Reflect};
 use js_sys::{Uint32Array, Uint8Array};
 use serde::Deserialize;
@@ -178,7 +180,11 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// split's prediction sets.
 ///
 /// Returns `{alpha, methods: [...]}`, one entry per method: `{method, coverage, coverageSd,
-/// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, and with
+/// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, the
+/// conditional metrics (docs/method.md §5.4): `macroCoverage`, `worstClassCoverage`, `covgap`
+/// (percent), `violatedClasses`, `sscv`, `dsv`, each with its `…Sd` (null where undefined),
+/// `classCoverage` and `classCount` (Float64Array per class, over all splits), `sizeStrata`
+/// and `difficultyStrata` (`{lo, hi, coverage, count}`, Float64Arrays), and with
 /// `sets`: `sets: {items, labels (Uint32Array), covered (Uint8Array, 0/1), candidates (an
 /// Array of Uint32Array, each set in the method's order)}`.
 #[wasm_bindgen]
@@ -201,10 +207,11 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
         None => Method::ALL.to_vec(),
     };
     let prepared = conformal::Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
+    let ranks = conformal::difficulty_ranks(&prepared.summaries.mean, k, &labels);
     let out = Array::new();
     for method in methods {
         let cals = prepared.calibrate(method, &opts, &splits)?;
-        let s = conformal::evaluate(&cals, method, a.alpha, a.never_empty)?;
+        let s = conformal::evaluate_with(&cals, method, a.alpha, a.never_empty, &ranks)?;
         let entry = object(&[
             ("method", method.name().into()),
             ("coverage", s.coverage_mean.into()),
@@ -215,6 +222,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
             ("emptyRate", s.empty_rate.into()),
             ("splits", (s.splits as f64).into()),
         ]);
+        conditional::set_fields(&entry, &s);
         if let (true, Some(first)) = (a.sets, cals.first()) {
             set_field(&entry, "sets", sets_object(first, &labels, a.alpha, a.never_empty));
         }

@@ -4,7 +4,9 @@
 use std::ops::Range;
 
 use super::{finite, internal, method_index, Analysis, PartTensor};
-use rvalue_core::conformal::{self, check_alpha, Method, SplitMetrics, Summary};
+use rvalue_core::conformal::{
+    self, check_alpha, Method, SplitMetrics, SplitTallies, Stratum, Summary, Tally,
+};
 use rvalue_core::rvalue::DrawOrder;
 use rvalue_core::rvalue::Workspace;
 use rvalue_core::tensor::ScoreTensor;
@@ -24,8 +26,53 @@ pub struct SummaryRow {
     pub splits: usize,
     /// `histogram[s]` = number of test sets of size `s`, over all splits.
     pub size_histogram: Vec<u64>,
-    /// Per class and per set-size stratum, test items covered and counted over all splits.
-    pub tally: crate::classes::Tally,
+    /// The conditional metrics' means and sds over splits (the core's [`Summary`]'s; `NaN`
+    /// where undefined in every split) and the tallies pooled over splits.
+    pub conditional: Conditional,
+}
+
+/// A method's conditional coverage over splits (docs/method.md §5.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conditional {
+    pub macro_coverage_mean: f64,
+    pub macro_coverage_sd: f64,
+    pub worst_class_coverage_mean: f64,
+    pub worst_class_coverage_sd: f64,
+    /// In percent.
+    pub covgap_mean: f64,
+    pub covgap_sd: f64,
+    pub violated_classes_mean: f64,
+    pub violated_classes_sd: f64,
+    pub sscv_mean: f64,
+    pub sscv_sd: f64,
+    pub dsv_mean: f64,
+    pub dsv_sd: f64,
+    /// Per class: covered test items and appearances among them, over all splits.
+    pub class_tallies: Vec<Tally>,
+    pub size_strata: Vec<Stratum>,
+    pub difficulty_strata: Vec<Stratum>,
+}
+
+impl Conditional {
+    fn of(s: &Summary) -> Self {
+        Conditional {
+            macro_coverage_mean: s.macro_coverage_mean,
+            macro_coverage_sd: s.macro_coverage_sd,
+            worst_class_coverage_mean: s.worst_class_coverage_mean,
+            worst_class_coverage_sd: s.worst_class_coverage_sd,
+            covgap_mean: s.covgap_mean,
+            covgap_sd: s.covgap_sd,
+            violated_classes_mean: s.violated_classes_mean,
+            violated_classes_sd: s.violated_classes_sd,
+            sscv_mean: s.sscv_mean,
+            sscv_sd: s.sscv_sd,
+            dsv_mean: s.dsv_mean,
+            dsv_sd: s.dsv_sd,
+            class_tallies: s.class_tallies.clone(),
+            size_strata: s.size_strata.clone(),
+            difficulty_strata: s.difficulty_strata.clone(),
+        }
+    }
 }
 
 /// Everything that depends on α (panels 3/4 markers, 6).
@@ -78,19 +125,10 @@ impl Analysis {
     /// equal to `conformal::evaluate` on [`Analysis::calibrated`], in `O(log K)` per test item
     /// (the true label's score and position are α-independent and stored). Smaller α are
     /// refused: the toy repeats after the first keep exact r-values only up to the range's
-    /// highest threshold (`+∞` above it).
+    /// highest threshold (`+∞` above it). The conditional metrics' difficulty ranks are CP_avg's
+    /// positions of the true labels plus one (its order is the mean score's), equal to
+    /// `conformal::evaluate_with`'s with `difficulty_ranks` of the summaries' means.
     pub fn summary(&self, method: Method, alpha: f64, never_empty: bool) -> Result<Summary> {
-        self.summary_and_tally(method, alpha, never_empty).map(|(s, _)| s)
-    }
-
-    /// [`Analysis::summary`] and, from the same pass over the test items, each class's and
-    /// each set-size stratum's covered and counted items over all splits.
-    pub fn summary_and_tally(
-        &self,
-        method: Method,
-        alpha: f64,
-        never_empty: bool,
-    ) -> Result<(Summary, crate::classes::Tally)> {
         let (lo, hi) = crate::ALPHA_RANGE;
         if !(lo..=hi).contains(&alpha) {
             return Err(Error::invalid(format!("α = {alpha} is outside the explorer's range [{lo}, {hi}]")));
@@ -99,8 +137,10 @@ impl Analysis {
         let cals = &self.calibrated[mi];
         let mut per_split = Vec::with_capacity(cals.len());
         let mut sizes = Vec::with_capacity(cals.len());
-        let mut tally = crate::classes::Tally::new(self.k);
-        for (c, info) in cals.iter().zip(&self.label_info[mi]) {
+        let mut tallies = Vec::with_capacity(cals.len());
+        for (r, (c, info)) in cals.iter().zip(&self.label_info[mi]).enumerate() {
+            let ranks = self.label_info[method_index(Method::CpAvg)].get(r).map_or(&[][..], |i| &i.pos[..]);
+            let mut tally = SplitTallies::new(self.k);
             let sz = c.sizes(alpha, never_empty);
             let per_item = c.per_item_threshold();
             let q0 = c.threshold(0, alpha);
@@ -110,12 +150,13 @@ impl Analysis {
                 empty += usize::from(s == 0);
                 let q = if per_item { c.threshold(t, alpha) } else { q0 };
                 let p = info.pos[t];
-                let hit = info.score[t] <= q || (never_empty && p == 0);
-                tally.add(c.label(t), s, hit);
-                if hit {
+                let is_covered = info.score[t] <= q || (never_empty && p == 0);
+                if is_covered {
                     covered += 1;
                     pos_sum += p as usize;
                 }
+                let rank = ranks.get(t).map_or(0, |&p| p + 1);
+                tally.add(c.label(t), s, is_covered, rank);
             }
             let nt = sz.len() as f64;
             let metrics = SplitMetrics {
@@ -126,15 +167,16 @@ impl Analysis {
             };
             per_split.push(metrics);
             sizes.push(sz);
+            tallies.push(tally);
         }
-        Ok((conformal::summarize(method, alpha, &per_split, &sizes, self.k), tally))
+        Ok(conformal::summarize_with(method, alpha, &per_split, &sizes, self.k, &tallies))
     }
 
     /// The summary table at α (panel 6).
     pub fn at_alpha(&self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
         let mut rows = Vec::with_capacity(3);
         for m in Method::ALL {
-            let (s, tally) = self.summary_and_tally(m, alpha, never_empty)?;
+            let s = self.summary(m, alpha, never_empty)?;
             rows.push(SummaryRow {
                 method: m,
                 coverage_mean: s.coverage_mean,
@@ -144,8 +186,8 @@ impl Analysis {
                 position_mean: finite(s.position_mean),
                 empty_rate: s.empty_rate,
                 splits: s.splits,
+                conditional: Conditional::of(&s),
                 size_histogram: s.size_histogram,
-                tally,
             });
         }
         let reduction = |base: f64, r: f64| if base > 0.0 { finite(100.0 * (base - r) / base) } else { None };
@@ -271,13 +313,8 @@ impl Analysis {
     /// one CP_r's set misses at α, else the first one; `None` when the split tests none.
     pub fn test_item_of_class(&self, class: usize, alpha: f64, never_empty: bool) -> Option<usize> {
         let cal = self.calibrated[method_index(Method::CpR)].first()?;
-        let info = self.label_info[method_index(Method::CpR)].first()?;
         let of_class: Vec<usize> = (0..cal.test.len()).filter(|&t| cal.label(t) == class).collect();
-        let q0 = cal.threshold(0, alpha);
-        let missed = of_class.iter().copied().find(|&t| {
-            let q = if cal.per_item_threshold() { cal.threshold(t, alpha) } else { q0 };
-            !(info.score[t] <= q || (never_empty && info.pos[t] == 0))
-        });
+        let missed = of_class.iter().copied().find(|&t| !cal.set(t, alpha, never_empty).contains(class));
         missed.or_else(|| of_class.first().copied())
     }
 }

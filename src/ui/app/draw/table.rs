@@ -11,7 +11,7 @@ pub(super) fn show_summary(d: &Document, v: &AlphaView) {
     let cells = panels::summary_cells(v);
     let rows = body.children();
     let in_place = rows.length() as usize == cells.len()
-        && (0..rows.length()).all(|r| rows.item(r).is_some_and(|row| row.children().length() == 5));
+        && (0..rows.length()).all(|r| rows.item(r).is_some_and(|row| row.children().length() == 8));
     if !in_place {
         body.set_inner_html(&panels::summary_rows(v));
         return;
