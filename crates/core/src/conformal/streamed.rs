@@ -19,7 +19,7 @@ pub use block::{block_rows, rvalues_per_item, BlockRows};
 use super::chunks::in_chunks;
 use super::pooled::{PooledScores, POOLED_BATCH};
 use super::scores::{needed_candidates, parametric_rows, scores_with};
-use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
+use super::{Calibrated, Coverage, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::{items_per_block, ScoreBlocks};
 use crate::rvalue::{PooledItem, PooledSplit, Workspace};
 use crate::tensor::{ScoreTensor, Scores, Summaries};
@@ -95,7 +95,7 @@ pub fn calibrate_streamed(
             for (r, split) in splits.iter().enumerate() {
                 watch::checkpoint()?;
                 watch::advance(split.test.len());
-                each(*method, r, Calibrated::shared(&rows, k, labels, split))?;
+                each(*method, r, Calibrated::shared_with(&rows, k, labels, split, opts.coverage))?;
             }
         }
     }
@@ -103,6 +103,14 @@ pub fn calibrate_streamed(
         pooled_splits(src, labels, opts, splits, run, report, &mut |r, c| each(Method::CpR, r, c))?;
     }
     Ok(())
+}
+
+/// Per-class coverage asked of calibration units whose classes are unknown.
+pub(crate) fn no_classes() -> Error {
+    Error::invalid(
+        "per-class coverage needs the class of every calibration item, and true-label draws carry \
+         none: give the pool's classes (--calibration-labels)",
+    )
 }
 
 /// One label per item of `n`, each a candidate of `k`.
@@ -250,16 +258,18 @@ fn pooled_splits(
     each: &mut dyn FnMut(usize, Calibrated) -> Result<()>,
 ) -> Result<()> {
     let truth = true_label_draws(src, labels, run, report)?;
-    let units = Units { draws: truth.scores(), key_offset: 0 };
+    let units = Units { draws: truth.scores(), key_offset: 0, classes: Some(labels) };
     pooled_with_units(src, units, labels, opts, splits, run, report, each)
 }
 
 /// Pooled CP_r's calibration units: `draws[j·M + d]`, unit `j`'s true-label score in draw `d`,
 /// for the units a split's `cal` names; test item `t` is keyed as item `key_offset + t`.
+/// Per-class coverage needs each unit's class, `classes[j]`.
 #[derive(Debug, Clone, Copy)]
 pub struct Units<'a> {
     pub draws: Scores<'a>,
     pub key_offset: usize,
+    pub classes: Option<&'a [usize]>,
 }
 
 /// Pooled CP_r on every split from its units, a group of splits per pass over the test items
@@ -276,7 +286,8 @@ pub(crate) fn pooled_with_units(
     each: &mut dyn FnMut(usize, Calibrated) -> Result<()>,
 ) -> Result<()> {
     let (n, m, k) = src.shape();
-    let largest = splits.iter().map(|s| SplitRun::bytes(s, m, k)).max().unwrap_or(1);
+    let per_class = opts.coverage == Coverage::PerClass;
+    let largest = splits.iter().map(|s| SplitRun::bytes(s, m, k, per_class)).max().unwrap_or(1);
     let group = (run.pooled_bytes / largest.max(1)).clamp(1, splits.len().max(1));
     let items = items_per_block(m, k, run.block_bytes);
     for (g, chunk) in splits.chunks(group).enumerate() {
@@ -338,14 +349,18 @@ impl SplitRun {
         // tables are built.
         let draw = |j: usize, d: usize| units.draws.at(split.cal[j] * m + d);
         let ps = PooledSplit::from_fn(split.cal.len(), m, k, split.ties(opts.ties), draw)?;
-        let out = PooledScores::new(k, split);
+        let mut out = PooledScores::new(k, split);
+        if opts.coverage == Coverage::PerClass {
+            out.by_class(units.classes.ok_or_else(no_classes)?, split);
+        }
         Ok(SplitRun { split: split.clone(), ps, out, key_offset: units.key_offset })
     }
 
     /// About the bytes a split holds in a pass: its tables, and per test item the candidates'
-    /// steps and a bit per unit.
-    fn bytes(split: &Split, m: usize, k: usize) -> usize {
-        let per_test = k * 4 + (split.cal.len() + k).div_ceil(8);
+    /// steps and a bit per unit (per class, a step per unit).
+    fn bytes(split: &Split, m: usize, k: usize, per_class: bool) -> usize {
+        let by_class = if per_class { split.cal.len() * 4 } else { 0 };
+        let per_test = k * 4 + (split.cal.len() + k).div_ceil(8) + by_class;
         PooledSplit::bytes_for(split.cal.len(), m) + split.test.len() * per_test
     }
 

@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::{finite, internal, method_index, Analysis, PartTensor};
-use rvalue_core::conformal::{self, check_alpha, Method, SplitMetrics, Summary};
+use rvalue_core::conformal::{self, check_alpha, Coverage, Method, SplitMetrics, Summary};
 use rvalue_core::rvalue::DrawOrder;
 use rvalue_core::rvalue::Workspace;
 use rvalue_core::tensor::ScoreTensor;
@@ -88,7 +88,8 @@ impl Analysis {
         let mut sizes = Vec::with_capacity(cals.len());
         for (c, info) in cals.iter().zip(&self.label_info[mi]) {
             let sz = c.sizes(alpha, never_empty);
-            let per_item = c.per_item_threshold();
+            // Per class, the threshold that decides coverage is the true label's class's.
+            let per_item = c.per_item_threshold() || c.coverage() == Coverage::PerClass;
             let q0 = c.threshold(0, alpha);
             let (mut covered, mut pos_sum, mut empty, mut size) = (0usize, 0usize, 0usize, 0usize);
             for (t, &s) in sz.iter().enumerate() {
@@ -107,6 +108,7 @@ impl Analysis {
                 size: size as f64 / nt,
                 position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
                 empty_rate: empty as f64 / nt,
+                unbounded_classes: c.class_counts().map(|_| c.unbounded_classes(alpha)),
             };
             per_split.push(metrics);
             sizes.push(sz);

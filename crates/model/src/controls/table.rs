@@ -348,6 +348,7 @@ mod tests {
                 lambda: LambdaRule::Empirical,
                 cp_draw: 2,
                 ties: TieOrder::Index,
+                coverage: rvalue_core::conformal::Coverage::Marginal,
             },
             never_empty: true,
             splits: 3,
