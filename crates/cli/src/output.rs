@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use rvalue_core::conformal::Summary;
+use rvalue_core::conformal::{Method, Summary};
 
 /// The columns of `rvalue conformal` (docs/method.md §9).
 pub const SUMMARY_COLUMNS: [&str; 9] = [
@@ -46,7 +46,19 @@ pub fn json_number(x: f64) -> String {
     }
 }
 
-/// Summary rows as a JSON array of objects with the CSV's keys.
+/// Per class: a warning when `count` of the `k` classes enter every set at α for too few
+/// calibration items (`where_`: in which splits, or empty).
+pub(crate) fn warn_unbounded(method: Method, count: usize, k: usize, alpha: f64, where_: &str) {
+    if count > 0 {
+        eprintln!(
+            "rvalue: warning: {method}: {count} of {k} classes have too few calibration items for per-class \
+             coverage at α = {alpha}{where_}: their threshold is +∞, so they enter every set"
+        );
+    }
+}
+
+/// Summary rows as a JSON array of objects with the CSV's keys, and per class
+/// `"coverage": "per-class"` and `"unbounded_classes"` (the most over splits).
 pub fn summary_json(rows: &[Summary]) -> String {
     let mut out = String::from("[");
     for (i, s) in rows.iter().enumerate() {
@@ -54,6 +66,9 @@ pub fn summary_json(rows: &[Summary]) -> String {
         out.push_str(&format!("\"method\": \"{}\"", s.method.name()));
         for (key, x) in SUMMARY_COLUMNS[1..8].iter().zip(numbers(s)) {
             out.push_str(&format!(", \"{key}\": {}", json_number(x)));
+        }
+        if let Some(n) = s.unbounded_classes {
+            out.push_str(&format!(", \"coverage\": \"per-class\", \"unbounded_classes\": {n}"));
         }
         out.push_str(&format!(", \"splits\": {}}}", s.splits));
     }
@@ -112,7 +127,6 @@ impl Drop for Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rvalue_core::conformal::Method;
 
     fn row(method: Method, position: f64) -> Summary {
         Summary {
@@ -126,6 +140,7 @@ mod tests {
             empty_rate: 0.0,
             splits: 7,
             size_histogram: vec![],
+            unbounded_classes: None,
         }
     }
 
