@@ -97,8 +97,11 @@ fn global_thresholds_are_each_class_quantile() {
             assert_eq!(c.unbounded_classes(alpha), unbounded);
             assert!(unbounded >= 1);
         }
-        let marginal =
-            prepared.calibrate(method, &ScoreOptions { kind, ..ScoreOptions::default() }, &[split.clone()]);
+        let marginal = prepared.calibrate(
+            method,
+            &ScoreOptions { kind, ..ScoreOptions::default() },
+            std::slice::from_ref(&split),
+        );
         assert_eq!(marginal.unwrap()[0].unbounded_classes(0.1), 0);
     }
 }
