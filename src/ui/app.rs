@@ -201,6 +201,9 @@ pub struct App {
     /// Whether the state the step opened with had it done already (a link can), once known: then
     /// no confirmation is due.
     tour_done_on_arrival: Option<bool>,
+    /// The per-class step: the marginal analysis' view at α, what per-class thresholds are
+    /// compared with.
+    tour_baseline: Option<AlphaView>,
     /// The address kept in step with the state (none when started by a test).
     link: Option<Link>,
     /// The item a link asked for, applied once its file (sample or upload) is loaded.

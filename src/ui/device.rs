@@ -174,7 +174,8 @@ async fn compute(
             let n = split.test.len().max(1) as f64;
             let report = |items: usize| done.set(items as f64 / n);
             let (labels, chunk) = (&req.labels, *items_per_step);
-            let items = gpu::pooled_items_chunked_async(gpu, t, keys, labels, split, *ties, chunk, report).await?;
+            let items =
+                gpu::pooled_items_chunked_async(gpu, t, keys, labels, split, *ties, chunk, report).await?;
             let by_class = (*coverage == Coverage::PerClass).then_some(&labels[..]);
             let calibrated = Calibrated::from_pooled_items_with(t.k(), labels, split, &items, by_class);
             Ok(Answer::Pooled { index: *index, calibrated })

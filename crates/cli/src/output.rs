@@ -202,7 +202,13 @@ mod tests {
         let mut tallies = SplitTallies::new(2);
         tallies.add(0, 1, true, 1);
         tallies.add(1, 2, false, 2);
-        let one = SplitMetrics { coverage: 0.5, size: 1.5, position: 0.0, empty_rate: 0.0, unbounded_classes: None };
+        let one = SplitMetrics {
+            coverage: 0.5,
+            size: 1.5,
+            position: 0.0,
+            empty_rate: 0.0,
+            unbounded_classes: None,
+        };
         Summary {
             method,
             alpha: 0.1,

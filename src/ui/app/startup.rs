@@ -83,6 +83,7 @@ fn launch(
         me: std::rc::Weak::new(),
         figures: Default::default(),
         strata_html: Default::default(),
+        tour_baseline: None,
     }));
     {
         let mut a = app.borrow_mut();

@@ -9,7 +9,9 @@
 //! joined tensor `[pool; test items]`, as `predict` keys new items: so every set and metric is the
 //! joined tensor's split's, bit for bit ([`joined_split`]).
 
-use super::streamed::{fixed_rows_ranked, no_classes, pooled_with_units, EachRanked, Report, Streaming, Units};
+use super::streamed::{
+    fixed_rows_ranked, no_classes, pooled_with_units, EachRanked, Report, Streaming, Units,
+};
 use super::{Calibrated, Coverage, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::ScoreBlocks;
 use crate::io::Dataset;
@@ -241,7 +243,12 @@ fn with_pool(
                 watch::checkpoint()?;
                 watch::advance(split.test.len());
                 let classes = per_class.then_some(pool.classes.as_deref()).flatten();
-                each(*method, r, Calibrated::of_units_with(&rows, k, labels, split, classes, |j| cal[j]), got)?;
+                each(
+                    *method,
+                    r,
+                    Calibrated::of_units_with(&rows, k, labels, split, classes, |j| cal[j]),
+                    got,
+                )?;
             }
         }
     }

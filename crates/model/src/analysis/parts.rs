@@ -240,7 +240,8 @@ impl HeldData {
             self.order = Some(DrawOrder::of(&self.tensor)?);
         }
         let (ties, coverage) = (controls.score.ties, controls.score.coverage);
-        let c = Calibrated::pooled_with(&self.tensor, &self.labels, self.order.as_ref(), split, ties, coverage)?;
+        let c =
+            Calibrated::pooled_with(&self.tensor, &self.labels, self.order.as_ref(), split, ties, coverage)?;
         Ok(write_calibrations(index, &[c]))
     }
 }

@@ -156,7 +156,9 @@ impl AnalysisJob {
                     Some(c) => c,
                     slot => slot.insert(pool.scores(Method::ALL[mi], &self.opts)?),
                 };
-                Calibrated::of_units_with(rows, k, &part.labels, split, pool_classes(pool, per_class)?, |j| cal[j])
+                Calibrated::of_units_with(rows, k, &part.labels, split, pool_classes(pool, per_class)?, |j| {
+                    cal[j]
+                })
             }
             (Some(rows), _) => Calibrated::shared_with(rows, k, &part.labels, split, self.opts.coverage),
             (None, Some(s)) => Calibrated::fixed_with(s, k, &part.labels, split, self.opts.coverage),
