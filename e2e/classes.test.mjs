@@ -71,6 +71,35 @@ test('on the digits, the per-class table equals the split\'s sets and the worst 
   });
 });
 
+test('the coverage control recalibrates per class, enters the link, and panel 9 still equals the sets', LONG, async (t) => {
+  const { page, errors } = await explorer.open(DIGITS);
+  await shot(t, page, async () => {
+    await ready(page);
+    const marginal = (await download(page, '#panel-classes button[data-export="csv"]')).bytes.toString('utf8');
+    const before = await analysesShown(page);
+    await page.locator('#coverage').selectOption('per-class');
+    await ready(page, before);
+    await page.waitForFunction(() => location.search.includes('coverage=per-class'));
+    const perClass = (await download(page, '#panel-classes button[data-export="csv"]')).bytes;
+    assert.notEqual(perClass.toString('utf8'), marginal, 'per-class thresholds change the coverages');
+    const sets = fromSets((await download(page, '#panel-inspector button[data-export="csv"]')).bytes);
+    for (const [k, , count, , ...covs] of rows(perClass)) {
+      METHODS.forEach((m, i) => {
+        const [covered, n] = sets[m][k];
+        assert.equal(Number(count), n);
+        assert.equal(Number(covs[i]), covered / n, `class ${k} ${m}`);
+      });
+    }
+    // The link opens the same view.
+    const again = await explorer.open(`${DIGITS}&coverage=per-class`);
+    await ready(again.page);
+    assert.equal(await again.page.locator('#coverage').inputValue(), 'per-class');
+    const same = (await download(again.page, '#panel-classes button[data-export="csv"]')).bytes;
+    assert.equal(same.toString('utf8'), perClass.toString('utf8'));
+    assert.deepEqual(errors, []);
+  });
+});
+
 test('panel 9 follows the α slider without a new analysis', LONG, async (t) => {
   const { page, errors } = await explorer.open(DIGITS);
   await shot(t, page, async () => {
