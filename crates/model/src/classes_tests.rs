@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::classes::*;
 use crate::tests::{all_kinds, sources};
 use crate::{Analysis, AnalysisJob, Controls, Mode, Source};
-use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions, Tally};
+use rvalue_core::conformal::{Coverage, Method, RvalueKind, ScoreOptions, Tally};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -32,7 +32,10 @@ fn by_sets(a: &Analysis, m: Method, alpha: f64, ne: bool) -> (Vec<[u64; 2]>, Vec
 /// view's coverages are their shares.
 #[test]
 fn tallies_equal_the_sets_built_one_by_one() {
-    for c in all_kinds() {
+    let per_class = all_kinds()
+        .into_iter()
+        .map(|c| Controls { score: ScoreOptions { coverage: Coverage::PerClass, ..c.score }, ..c });
+    for c in all_kinds().into_iter().chain(per_class) {
         for (src, c) in sources(&c) {
             let a = AnalysisJob::new(src, &c).unwrap().run().unwrap();
             for ne in [false, true] {
@@ -41,6 +44,14 @@ fn tallies_equal_the_sets_built_one_by_one() {
                     let cv = ClassView::new(&v, a.k, false);
                     for ((r, m), mc) in v.rows.iter().zip(Method::ALL).zip(&cv.methods) {
                         let (classes, strata) = by_sets(&a, m, alpha, ne);
+                        let fresh = rvalue_core::conformal::evaluate(a.calibrated(m), m, alpha, ne).unwrap();
+                        assert_eq!(
+                            (r.coverage_mean, r.size_mean, r.position_mean.unwrap_or(f64::NAN).to_bits()),
+                            (fresh.coverage_mean, fresh.size_mean, fresh.position_mean.to_bits()),
+                            "{:?} {:?} {m:?} α={alpha}",
+                            c.score.kind,
+                            c.score.coverage
+                        );
                         let got: Vec<[u64; 2]> =
                             r.conditional.class_tallies.iter().map(|t| [t.covered, t.count]).collect();
                         assert_eq!(got, classes, "{:?} {m:?} α={alpha}", c.score.kind);
