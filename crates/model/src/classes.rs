@@ -94,6 +94,9 @@ pub struct ClassView {
     pub strata: Vec<StratumRow>,
     /// A sentence that replaces the per-class view where classes mean nothing (the toy).
     pub note: Option<&'static str>,
+    /// Per-class thresholds: the most classes of a split with a threshold of `+∞`, over the
+    /// methods; `None` when marginal.
+    pub unbounded: Option<usize>,
 }
 
 impl ClassView {
@@ -121,6 +124,7 @@ impl ClassView {
             worst: worst(v),
             strata: strata(v),
             note: toy.then_some(TOY_NOTE),
+            unbounded: v.rows.iter().filter_map(|r| r.unbounded_classes).max(),
             methods,
         }
     }
@@ -220,11 +224,19 @@ impl ClassView {
         let present = self.counts.iter().filter(|&&c| c > 0).count();
         let each: Vec<String> =
             self.methods.iter().map(|m| format!("{} {}", method_name(m.method), m.below)).collect();
-        format!(
+        let mut text = format!(
             "Classes covered below 1 − α = {} (of {present} in the test items): {}.",
             crate::scales::short(self.target),
             each.join(", ")
-        )
+        );
+        if let Some(n) = self.unbounded.filter(|&n| n > 0) {
+            text += &format!(
+                " {n} of {} classes have too few calibration items for a threshold of their own in some \
+                 split: there they enter every set.",
+                self.k
+            );
+        }
+        text
     }
 
     /// A worst class's line: its name, count and each method's coverage (3 decimals).

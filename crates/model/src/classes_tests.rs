@@ -109,6 +109,21 @@ fn many_classes_are_sorted_curves_and_the_toy_says_why_classes_mean_nothing() {
     let cv = ClassView::new(&a.at_alpha(0.1, false).unwrap(), a.k, a.toy.is_some());
     assert_eq!(cv.note, Some(TOY_NOTE));
     assert_eq!(cv.counts.iter().filter(|&&n| n > 0).count(), 1, "the toy's true label is always 0");
+    assert_eq!(cv.unbounded, None);
+    // Per class, the toy's other candidates have no calibration item: every set holds them, and
+    // the readout says how many classes.
+    let pc = Controls { score: ScoreOptions { coverage: Coverage::PerClass, ..c.score }, ..c.clone() };
+    let a = AnalysisJob::new(Source::Toy(pc.toy_params()), &pc).unwrap().run().unwrap();
+    let v = a.at_alpha(0.1, false).unwrap();
+    let cvp = ClassView::new(&v, a.k, true);
+    assert_eq!(cvp.unbounded, Some(a.k - 1));
+    assert!(
+        cvp.readout().contains(&format!(" {} of {} classes have too few", a.k - 1, a.k)),
+        "{}",
+        cvp.readout()
+    );
+    let others = (a.k - 1) as f64;
+    assert!(v.rows.iter().all(|r| r.size_mean >= others), "every set holds the other candidates");
     let mut v = a.at_alpha(0.1, false).unwrap();
     for r in &mut v.rows {
         r.conditional.class_tallies = (0..40).map(|k| Tally { covered: k % 7, count: 7 }).collect();

@@ -29,6 +29,9 @@ pub struct SummaryRow {
     /// The conditional metrics' means and sds over splits (the core's [`Summary`]'s; `NaN`
     /// where undefined in every split) and the tallies pooled over splits.
     pub conditional: Conditional,
+    /// Per-class thresholds: the most classes in a split whose threshold was `+∞` (too few
+    /// calibration items), which enter every set; `None` when marginal.
+    pub unbounded_classes: Option<usize>,
 }
 
 /// A method's conditional coverage over splits (docs/method.md §5.4).
@@ -197,6 +200,7 @@ impl Analysis {
                 empty_rate: s.empty_rate,
                 splits: s.splits,
                 conditional: Conditional::of(&s),
+                unbounded_classes: s.unbounded_classes,
                 size_histogram: s.size_histogram,
             });
         }
