@@ -279,7 +279,7 @@ pub fn per_class_outcome(
     let (s0, s1) = (size(marginal)?, size(per_class)?);
     let f = |x: f64| crate::scales::fixed(x, 3);
     Some(format!(
-        "CP_r's weakest class, {}, was covered {} with one threshold and is covered {} with a \
+        "CP_r's weakest class ({}) was covered {} with one threshold and is covered {} with a \
          threshold per class (1 − α = {}); CP_r's sets grew from {} to {} candidates on average.",
         class_label(names, class),
         f(was),

@@ -184,4 +184,17 @@ fn on_the_digits_marginal_coverage_hides_the_digit_8() {
     for m in &cv.methods[1..] {
         assert!(m.coverage[8].unwrap() < 0.8, "{:?}", m.method);
     }
+    // A threshold per class lifts the digit 8 to about 1 − α, at a cost in set size; the tour's
+    // sentence quotes both analyses.
+    let pc = Controls { score: ScoreOptions { coverage: Coverage::PerClass, ..c.score }, ..c };
+    let d = rvalue_core::io::read_scores("digits_wbb.npz", bytes).unwrap();
+    let b = Analysis::build(Source::Data(Arc::new(d)), &pc).unwrap();
+    let w = b.at_alpha(0.1, false).unwrap();
+    let after = ClassView::new(&w, b.k, false).methods[2].coverage[8].unwrap();
+    assert!(after > 0.85 && w.rows[2].size_mean > v.rows[2].size_mean, "{after}");
+    let text = per_class_outcome(&v, &w, a.k, None).unwrap();
+    let f = |x: f64| crate::scales::fixed(x, 3);
+    let was = f(cv.methods[2].coverage[8].unwrap());
+    assert!(text.starts_with(&format!("CP_r's weakest class (8) was covered {was} ")), "{text}");
+    assert!(text.contains(&format!(" is covered {} with a threshold per class", f(after))), "{text}");
 }
