@@ -171,6 +171,87 @@ test('conformal() gives the pooled reference sets and metrics that agree with th
   });
 });
 
+// Conditional coverage of one split by its definition (docs/method.md §5), from its sets, the
+// labels and the mean scores (Welford in draw order, as the core's summaries).
+function conditionalOf(r, scores, labels, alpha) {
+  const [n, m, k] = [scores.length, scores[0].length, scores[0][0].length];
+  const target = 1 - alpha;
+  const rank = [];
+  for (let i = 0; i < n; i++) {
+    const mu = new Array(k).fill(0);
+    for (let d = 0; d < m; d++) for (let c = 0; c < k; c++) mu[c] += (scores[i][d][c] - mu[c]) * (1 / (d + 1));
+    const y = labels[i];
+    rank.push(1 + mu.filter((x, c) => x > mu[y] || (x === mu[y] && c < y)).length);
+  }
+  const items = [...r.sets.items];
+  const covered = [...r.sets.covered];
+  const size = r.sets.candidates.map((c) => c.length);
+  const classes = [...new Set(items.map((i) => labels[i]))].sort((a, b) => a - b);
+  const cov = classes.map((c) => {
+    const mine = items.map((i, j) => j).filter((j) => labels[items[j]] === c);
+    return mine.filter((j) => covered[j]).length / mine.length;
+  });
+  const violation = (bounds, value) => {
+    const gaps = bounds
+      .map(([lo, hi]) => items.map((_, j) => j).filter((j) => lo <= value(j) && value(j) <= hi))
+      .filter((js) => js.length > 0)
+      .map((js) => Math.abs(js.filter((j) => covered[j]).length / js.length - target));
+    return gaps.length ? Math.max(...gaps) : null;
+  };
+  const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+  return {
+    macroCoverage: sum(cov) / cov.length,
+    worstClassCoverage: Math.min(...cov),
+    covgap: 100 * (sum(cov.map((c) => Math.abs(c - target))) / cov.length),
+    violatedClasses: cov.filter((c) => c < target).length,
+    sscv: violation([[0, 1], [2, 3], [4, 10], [11, 100], [101, 1000]], (j) => size[j]),
+    dsv: violation([[1, 1], [2, 3], [4, 6], [7, 10], [11, 100], [101, 1000]], (j) => rank[items[j]]),
+    classCount: Array.from({ length: k }, (_, c) => items.filter((i) => labels[i] === c).length),
+  };
+}
+
+test('conformal() gives each conditional metric of one split by its definition', async (t) => {
+  const { page } = await openExample();
+  const tiny = JSON.parse(await readFile(join(ROOT, 'tests/data/reference/pooled_tiny.json'), 'utf8'));
+  await shot(t, page, async () => {
+    for (const kind of ['parametric', 'pooled']) {
+      const got = await page.evaluate(([tiny, kind]) => {
+        const [n, m, k] = [tiny.scores.length, tiny.scores[0].length, tiny.scores[0][0].length];
+        const r = window.rvalueApi.conformal({
+          scores: Float64Array.from(tiny.scores.flat(2)),
+          shape: [n, m, k],
+          labels: tiny.labels,
+          alpha: 0.3,
+          kind,
+          mask: tiny.calibration,
+          sets: true,
+        });
+        const keys = ['macroCoverage', 'worstClassCoverage', 'covgap', 'violatedClasses', 'sscv', 'dsv'];
+        return r.methods.map((e) => ({
+          method: e.method,
+          values: Object.fromEntries(keys.map((key) => [key, e[key]])),
+          sds: keys.map((key) => e[`${key}Sd`]),
+          classCoverage: [...e.classCoverage],
+          classCount: [...e.classCount],
+          types: [e.classCoverage, e.sizeStrata.count, e.difficultyStrata.lo].map((a) => a.constructor.name),
+          sizeCount: [...e.sizeStrata.count],
+          sets: { items: [...e.sets.items], covered: [...e.sets.covered], candidates: e.sets.candidates.map((c) => [...c]) },
+        }));
+      }, [tiny, kind]);
+      assert.equal(got.length, 3);
+      for (const e of got) {
+        const want = conditionalOf(e, tiny.scores, tiny.labels, 0.3);
+        for (const [key, value] of Object.entries(e.values)) assert.equal(value, want[key], `${kind} ${e.method} ${key}`);
+        e.sds.forEach((sd, i) => assert.equal(sd, Object.values(e.values)[i] === null ? null : 0));
+        assert.deepEqual(e.classCount.slice(0, want.classCount.length), want.classCount);
+        assert.deepEqual(e.types, ['Float64Array', 'Float64Array', 'Float64Array']);
+        assert.equal(e.sizeCount.reduce((a, b) => a + b, 0), e.sets.items.length);
+        e.classCount.forEach((count, c) => assert.ok(count > 0 || Number.isNaN(e.classCoverage[c])));
+      }
+    }
+  });
+});
+
 test('conformal() breaks pooled ties in the seeded exchangeable order by default', async (t) => {
   const { page } = await openExample();
   const tiny = JSON.parse(await readFile(join(ROOT, 'tests/data/reference/pooled_tiny.json'), 'utf8'));

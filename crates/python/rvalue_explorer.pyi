@@ -60,8 +60,17 @@ Ties = Literal["exchangeable", "index"]
 
 Progress = bool | Callable[[int, int], object] | None
 
+class Stratum(TypedDict):
+    """A set-size or difficulty stratum ``lo..=hi`` over all splits."""
+
+    lo: int
+    hi: int
+    coverage: float  # NaN when the stratum is empty
+    count: int
+
 class SummaryRow(TypedDict):
-    """One row of ``rvalue conformal``: the keys are its CSV columns."""
+    """One row of ``rvalue conformal``: the keys are its CSV columns, then the tallies over all
+    splits of its JSON output (docs/method.md §5, conditional coverage)."""
 
     method: str
     alpha: float
@@ -72,6 +81,23 @@ class SummaryRow(TypedDict):
     position_mean: float  # NaN when no set holds its item's label
     empty_rate: float
     splits: int
+    # Conditional coverage: mean and population sd over splits (NaN where undefined in every split).
+    macro_coverage_mean: float
+    macro_coverage_sd: float
+    worst_class_coverage_mean: float
+    worst_class_coverage_sd: float
+    covgap_mean: float  # percent
+    covgap_sd: float
+    violated_classes_mean: float
+    violated_classes_sd: float
+    sscv_mean: float
+    sscv_sd: float
+    dsv_mean: float
+    dsv_sd: float
+    class_coverage: list[float]  # per class: covered / appearances among test items, all splits
+    class_count: list[int]  # per class: appearances among test items, all splits
+    size_strata: list[Stratum]  # set sizes 0–1, 2–3, 4–10, 11–100, 101–1000
+    difficulty_strata: list[Stratum]  # true label's rank 1, 2–3, 4–6, 7–10, 11–100, 101–1000
 
 class SplitRecord(TypedDict):
     """One method's metrics on one split (``conformal(..., per_split=True)``)."""
@@ -83,6 +109,19 @@ class SplitRecord(TypedDict):
     size: float
     position: float  # NaN when no set holds its item's label
     empty_rate: float
+    macro_coverage: float
+    worst_class_coverage: float
+    covgap: float  # percent
+    violated_classes: int
+    sscv: float  # NaN when every set is larger than 1000
+    dsv: float
+    # The split's tallies, which summarize() adds up: covered and count per class and stratum.
+    class_covered: list[int]
+    class_count: list[int]
+    size_covered: list[int]
+    size_count: list[int]
+    difficulty_covered: list[int]
+    difficulty_count: list[int]
 
 class SetColumns(TypedDict):
     """The columns of ``rvalue sets``: one entry per (method, test item, candidate in its set),

@@ -291,10 +291,25 @@ pub fn variances(s: &DataSummary) -> Figure {
     f
 }
 
-/// Panel 6's cells after the row header, per method: coverage, set size, label position, empty,
-/// then the conditional metrics (docs/method.md §5.4): macro coverage, worst-class coverage and
-/// CovGap, each a mean over splits ± its sd ("–" where undefined).
-pub fn summary_cells(v: &AlphaView) -> Vec<[String; 7]> {
+/// Panel 6's cells after the row header, per method: coverage, set size, label position, empty.
+pub fn summary_cells(v: &AlphaView) -> Vec<[String; 4]> {
+    v.rows
+        .iter()
+        .map(|r| {
+            [
+                format!("{} ± {}", fixed(r.coverage_mean, 3), fixed(r.coverage_sd, 3)),
+                format!("{} ± {}", fixed(r.size_mean, 2), fixed(r.size_sd, 2)),
+                r.position_mean.map_or("–".to_string(), |p| fixed(p, 2)),
+                fixed(100.0 * r.empty_rate, 1) + " %",
+            ]
+        })
+        .collect()
+}
+
+/// Panel 6's second table, per method: macro coverage, worst-class coverage and CovGap
+/// (docs/method.md §5, conditional coverage), each a mean over splits ± its sd ("–" where
+/// undefined). A table of its own: the first one fills a half-width panel already.
+pub fn conditional_cells(v: &AlphaView) -> Vec<[String; 3]> {
     let pm = |mean: f64, sd: f64, digits: usize, unit: &str| {
         if mean.is_finite() {
             format!("{} ± {}{unit}", fixed(mean, digits), fixed(sd, digits))
@@ -307,10 +322,6 @@ pub fn summary_cells(v: &AlphaView) -> Vec<[String; 7]> {
         .map(|r| {
             let c = &r.conditional;
             [
-                format!("{} ± {}", fixed(r.coverage_mean, 3), fixed(r.coverage_sd, 3)),
-                format!("{} ± {}", fixed(r.size_mean, 2), fixed(r.size_sd, 2)),
-                r.position_mean.map_or("–".to_string(), |p| fixed(p, 2)),
-                fixed(100.0 * r.empty_rate, 1) + " %",
                 pm(c.macro_coverage_mean, c.macro_coverage_sd, 3, ""),
                 pm(c.worst_class_coverage_mean, c.worst_class_coverage_sd, 3, ""),
                 pm(c.covgap_mean, c.covgap_sd, 1, " %"),
@@ -323,18 +334,29 @@ pub fn summary_cells(v: &AlphaView) -> Vec<[String; 7]> {
 /// `data-label` for the narrow layout in which the rows become labelled cards. The label position
 /// counts from 0, like the paper's average index, while the inspector's ranks count from 1: the
 /// header says so.
-const SUMMARY_COLUMNS: [&str; 7] =
-    ["Coverage", "Set size", "Label position (from 0)", "Empty", "Macro coverage", "Worst class", "CovGap"];
+const SUMMARY_COLUMNS: [&str; 4] = ["Coverage", "Set size", "Label position (from 0)", "Empty"];
+
+/// The second table's column headers after the method.
+const CONDITIONAL_COLUMNS: [&str; 3] = ["Macro coverage", "Worst class", "CovGap"];
 
 /// Panel 6's rows (the cells of [`summary_cells`] with a header per method).
 pub fn summary_rows(v: &AlphaView) -> String {
+    table_rows(v, &summary_cells(v), &SUMMARY_COLUMNS)
+}
+
+/// Panel 6's second table's rows (the cells of [`conditional_cells`]).
+pub fn conditional_rows(v: &AlphaView) -> String {
+    table_rows(v, &conditional_cells(v), &CONDITIONAL_COLUMNS)
+}
+
+fn table_rows<const N: usize>(v: &AlphaView, all: &[[String; N]], labels: &[&str; N]) -> String {
     let mut html = String::new();
-    for ((mi, r), cells) in v.rows.iter().enumerate().zip(summary_cells(v)) {
+    for ((mi, r), cells) in v.rows.iter().enumerate().zip(all) {
         html += &format!(
             "<tr><th scope=\"row\"><span class=\"swatch m{mi}\"></span>{}</th>",
             method_html(r.method)
         );
-        for (c, label) in cells.iter().zip(SUMMARY_COLUMNS) {
+        for (c, label) in cells.iter().zip(labels) {
             html += &format!("<td data-label=\"{label}\">{}</td>", esc(c));
         }
         html += "</tr>";

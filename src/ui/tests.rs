@@ -138,6 +138,12 @@ fn pixels(doc: &web_sys::Document, id: &str) -> String {
     canvas(doc, id).to_data_url().unwrap()
 }
 
+/// The text of every element `selector` matches, in document order.
+fn cell_texts(doc: &web_sys::Document, selector: &str) -> Vec<String> {
+    let all = doc.query_selector_all(selector).unwrap();
+    (0..all.length()).map(|i| all.item(i).unwrap().text_content().unwrap()).collect()
+}
+
 #[test]
 async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     let doc = mount();
@@ -173,17 +179,10 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     let same = |a: &web_sys::Element, b: &web_sys::Element| a.is_same_node(Some(b));
     assert!(same(&row, &doc.query_selector("#summary-table tbody tr td").unwrap().unwrap()));
     assert!(same(&column, &doc.query_selector("#inspector .ranking").unwrap().unwrap()));
-    let cells: Vec<String> = (0..doc.query_selector_all("#summary-table tbody td").unwrap().length())
-        .map(|i| {
-            doc.query_selector_all("#summary-table tbody td")
-                .unwrap()
-                .item(i)
-                .unwrap()
-                .text_content()
-                .unwrap()
-        })
-        .collect();
-    assert_eq!(cells, panels::summary_cells(&view).concat());
+    assert_eq!(cell_texts(&doc, "#summary-table tbody td"), panels::summary_cells(&view).concat());
+    let conditional = panels::conditional_cells(&view).concat();
+    assert_eq!(cell_texts(&doc, "#conditional-table tbody td"), conditional);
+    assert!(conditional.iter().all(|c| c.contains(" ± ")), "{conditional:?}");
     let item = a.analysis().unwrap().inspect(0, 0.2, false).unwrap();
     // As the browser serialises the markup of a fresh render.
     let fresh = doc.create_element("div").unwrap();

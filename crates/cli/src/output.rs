@@ -17,7 +17,7 @@ pub const SUMMARY_COLUMNS: [&str; 9] = [
     "splits",
 ];
 
-/// The conditional metrics' columns, after `splits` (docs/method.md §5.4).
+/// The conditional metrics' columns, after `splits` (docs/method.md §5).
 pub const CONDITIONAL_COLUMNS: [&str; 12] = [
     "macro_coverage_mean",
     "macro_coverage_sd",

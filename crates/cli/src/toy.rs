@@ -1,6 +1,6 @@
 //! `rvalue toy`: the paper's simulation, each method's rows over repeats.
 
-use rvalue_core::conformal::{self, Prepared, Split, SplitMetrics, Summary};
+use rvalue_core::conformal::{self, Method, Prepared, Split, SplitMetrics, SplitTallies, Summary};
 use rvalue_core::toy::{self, ToyParams};
 
 use crate::args::ToyArgs;
@@ -46,27 +46,44 @@ pub(crate) fn run_toy(a: &ToyArgs) -> CliResult<()> {
 
     let mask: Vec<bool> = (0..params.n()).map(|i| i < params.n_cal).collect();
     let split = Split::from_mask(&mask)?;
-    let mut metrics: Vec<Vec<SplitMetrics>> = vec![Vec::new(); methods.len()];
-    let mut sizes: Vec<Vec<Vec<usize>>> = vec![Vec::new(); methods.len()];
+    let mut measured: Vec<Measured> = methods.iter().map(|_| Measured::default()).collect();
     let mut progress = Progress::new();
     for r in 0..params.repeats {
         progress.count("toy: repeats", r, params.repeats);
         let (t, labels) = toy::simulate(&params, r)?;
         let prep = Prepared::new(&t, &labels, conformal::needs_draw_orders(&methods, &opts))?;
+        let ranks = conformal::difficulty_ranks(&prep.summaries.mean, t.k(), &labels);
         // Repeat r's tie order is split r of the toy's seed, as in the explorer.
         let split = split.clone().keyed(params.seed, r as u64);
         for (j, &method) in methods.iter().enumerate() {
             for c in prep.calibrate(method, &opts, std::slice::from_ref(&split))? {
-                metrics[j].push(c.metrics(a.alpha, a.method.never_empty));
-                sizes[j].push(c.sizes(a.alpha, a.method.never_empty));
+                measured[j].add(c.measure(a.alpha, a.method.never_empty, &ranks));
             }
         }
     }
     progress.clear();
-    let rows: Vec<Summary> = methods
-        .iter()
-        .enumerate()
-        .map(|(j, &method)| conformal::summarize(method, a.alpha, &metrics[j], &sizes[j], a.k))
-        .collect();
+    let rows: Vec<Summary> =
+        methods.iter().enumerate().map(|(j, &method)| measured[j].summary(method, a.alpha, a.k)).collect();
     print_stdout(&output::summary_csv(&rows))
+}
+
+/// A method's repeats measured so far (each repeat a data set of its own, with its own
+/// difficulty ranks).
+#[derive(Default)]
+struct Measured {
+    metrics: Vec<SplitMetrics>,
+    sizes: Vec<Vec<usize>>,
+    tallies: Vec<SplitTallies>,
+}
+
+impl Measured {
+    fn add(&mut self, (m, sizes, tallies): (SplitMetrics, Vec<usize>, SplitTallies)) {
+        self.metrics.push(m);
+        self.sizes.push(sizes);
+        self.tallies.push(tallies);
+    }
+
+    fn summary(&self, method: Method, alpha: f64, k: usize) -> Summary {
+        conformal::summarize_with(method, alpha, &self.metrics, &self.sizes, k, &self.tallies)
+    }
 }

@@ -66,6 +66,11 @@ fn controls(ties: TieOrder) -> Controls {
     c
 }
 
+/// The joined tensor's difficulty ranks.
+fn ranks(p: &Prepared) -> Vec<u32> {
+    difficulty_ranks(&p.summaries.mean, p.t.k(), p.labels)
+}
+
 #[test]
 fn pool_analysis_is_the_joined_split_bit_for_bit() {
     let c = case(40);
@@ -103,8 +108,7 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
             for never_empty in [false, true] {
                 for alpha in [0.02, 0.1, 0.25] {
                     let s = a.summary(m, alpha, never_empty).unwrap();
-                    let ranks = difficulty_ranks(&prepared.summaries.mean, prepared.t.k(), &c.joined_labels);
-                    let e = evaluate_with(&want, m, alpha, never_empty, &ranks).unwrap();
+                    let e = evaluate_with(&want, m, alpha, never_empty, &ranks(&prepared)).unwrap();
                     assert_eq!(format!("{s:?}"), format!("{e:?}"), "{m} at α = {alpha}, {ties}");
                 }
                 let sw = a.sweep(never_empty);

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::{
-    self as core, Calibrated, Method, Prepared, Split, SplitMetrics, SplitPlan, Summary,
+    self as core, Calibrated, Method, Prepared, Split, SplitMetrics, SplitPlan, SplitTallies, Summary,
 };
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
@@ -18,6 +18,7 @@ use rvalue_core::{Error, Result};
 use crate::arrays::{self, value_error};
 use crate::options::{self, Job, Scoring};
 use crate::streamed::{self, Source};
+use crate::tallies;
 use crate::watched::{self, Progress};
 use rvalue_core::conformal::pool::TruePool;
 
@@ -28,6 +29,8 @@ pub struct SplitRecord {
     pub alpha: f64,
     pub split: u64,
     pub metrics: SplitMetrics,
+    /// The split's conditional tallies; `None` in a record that lacks them.
+    pub tallies: Option<SplitTallies>,
 }
 
 /// What a run computes: every method's metrics on every split, and the summary rows.
@@ -98,17 +101,15 @@ struct ConformalArgs<'a, 'py> {
 /// Every method over every split at α, as `rvalue conformal` runs them (free of Python).
 fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result<Run> {
     let prep = Prepared::new(t, labels, core::needs_draw_orders(&job.methods, &job.opts))?;
+    let ranks = core::difficulty_ranks(&prep.summaries.mean, t.k(), labels);
     let (alpha, never_empty) = (job.alpha, job.never_empty);
     let (mut records, mut rows) = (Vec::new(), Vec::new());
     for &method in &job.methods {
-        let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
+        let mut got = Measured::default();
         prep.calibrate_each_threads(method, &job.opts, splits, job.threads, |r, c| {
-            let m = c.metrics(alpha, never_empty);
-            records.push(SplitRecord { method, alpha, split: splits[r].index, metrics: m });
-            metrics.push(m);
-            sizes.push(c.sizes(alpha, never_empty));
+            records.push(got.add(method, alpha, splits[r].index, c.measure(alpha, never_empty, &ranks)));
         })?;
-        rows.push(core::summarize(method, alpha, &metrics, &sizes, t.k()));
+        rows.push(got.summary(method, alpha, t.k()));
     }
     Ok(Run { records, rows })
 }
@@ -123,19 +124,42 @@ fn run_streamed(
 ) -> Result<Run> {
     let (alpha, never_empty, k) = (job.alpha, job.never_empty, src.shape().2);
     let (mut records, mut rows) = (Vec::new(), Vec::new());
-    let (mut metrics, mut sizes) = (Vec::new(), Vec::new());
-    streamed::each_calibrated(src, pool, labels, job, splits, |method, r, c| {
-        let m = c.metrics(alpha, never_empty);
-        records.push(SplitRecord { method, alpha, split: splits[r].index, metrics: m });
-        metrics.push(m);
-        sizes.push(c.sizes(alpha, never_empty));
+    let mut got = Measured::default();
+    streamed::each_calibrated_ranked(src, pool, labels, job, splits, |method, r, c, ranks| {
+        records.push(got.add(method, alpha, splits[r].index, c.measure(alpha, never_empty, ranks)));
         if r + 1 == splits.len() {
-            rows.push(core::summarize(method, alpha, &metrics, &sizes, k));
-            metrics.clear();
-            sizes.clear();
+            rows.push(std::mem::take(&mut got).summary(method, alpha, k));
         }
     })?;
     Ok(Run { records, rows })
+}
+
+/// One method's splits measured so far.
+#[derive(Default)]
+struct Measured {
+    metrics: Vec<SplitMetrics>,
+    sizes: Vec<Vec<usize>>,
+    tallies: Vec<SplitTallies>,
+}
+
+impl Measured {
+    /// Keeps split `split`'s measures and returns its record.
+    fn add(
+        &mut self,
+        method: Method,
+        alpha: f64,
+        split: u64,
+        (m, sizes, tallies): (SplitMetrics, Vec<usize>, SplitTallies),
+    ) -> SplitRecord {
+        self.metrics.push(m);
+        self.sizes.push(sizes);
+        self.tallies.push(tallies.clone());
+        SplitRecord { method, alpha, split, metrics: m, tallies: Some(tallies) }
+    }
+
+    fn summary(self, method: Method, alpha: f64, k: usize) -> Summary {
+        core::summarize_with(method, alpha, &self.metrics, &self.sizes, k, &self.tallies)
+    }
 }
 
 /// Split-conformal coverage, set size, position and empty rate of each method over repeated
@@ -238,8 +262,11 @@ pub fn summary_rows(mut records: Vec<SplitRecord>) -> Result<Vec<Summary>> {
             let mine: Vec<&SplitRecord> = records.iter().filter(|r| r.method == method).collect();
             check_records(method, &mine)?;
             let metrics: Vec<SplitMetrics> = mine.iter().map(|r| r.metrics).collect();
+            // Conditional metrics only when every record carries its tallies.
+            let tallies: Vec<SplitTallies> = mine.iter().map_while(|r| r.tallies.clone()).collect();
+            let tallies = if tallies.len() == mine.len() { tallies } else { Vec::new() };
             // The size histogram is not a column; the core needs no sizes for the rest.
-            Ok(core::summarize(method, mine[0].alpha, &metrics, &[], 0))
+            Ok(core::summarize_with(method, mine[0].alpha, &metrics, &[], 0, &tallies))
         })
         .collect()
 }
@@ -274,6 +301,9 @@ fn record_dict<'py>(py: Python<'py>, r: &SplitRecord) -> PyResult<Bound<'py, PyD
     d.set_item(RECORD_KEYS[4], r.metrics.size)?;
     d.set_item(RECORD_KEYS[5], r.metrics.position)?;
     d.set_item(RECORD_KEYS[6], r.metrics.empty_rate)?;
+    if let Some(t) = &r.tallies {
+        tallies::put(&d, t, r.alpha)?;
+    }
     Ok(d)
 }
 
@@ -296,6 +326,7 @@ fn record_of(item: &Bound<'_, PyAny>) -> PyResult<SplitRecord> {
             position: get(RECORD_KEYS[5])?.extract()?,
             empty_rate: get(RECORD_KEYS[6])?.extract()?,
         },
+        tallies: tallies::of(item)?,
     })
 }
 
@@ -311,6 +342,7 @@ fn row_dict<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("position_mean", s.position_mean)?;
     d.set_item("empty_rate", s.empty_rate)?;
     d.set_item("splits", s.splits)?;
+    tallies::put_summary(&d, s)?;
     Ok(d)
 }
 

@@ -14,6 +14,7 @@ mod options;
 mod rank;
 mod saved;
 mod streamed;
+mod tallies;
 mod watched;
 
 use pyo3::prelude::*;

@@ -5,8 +5,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rvalue_core::blocks::ScoreBlocks;
-use rvalue_core::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
-use rvalue_core::conformal::streamed::{calibrate_streamed, Streaming};
+use rvalue_core::conformal::pool::{calibrate_with_pool, calibrate_with_pool_ranked, pool_splits, TruePool};
+use rvalue_core::conformal::streamed::{calibrate_streamed, calibrate_streamed_ranked, Streaming};
 use rvalue_core::conformal::{Calibrated, Method, Split};
 use rvalue_core::io::{self, Opened, ScoreFile};
 use rvalue_core::tensor::ScoreTensor;
@@ -86,28 +86,66 @@ pub fn each_calibrated(
     splits: &[Split],
     mut each: impl FnMut(Method, usize, &Calibrated),
 ) -> Result<()> {
+    each_with(src, pool, labels, job, splits, false, &mut |m, r, c, _| each(m, r, c))
+}
+
+/// [`each_calibrated`], also handing `each` the items' difficulty ranks (by test item for a
+/// pool), gathered in the first pass.
+pub fn each_calibrated_ranked(
+    src: &dyn ScoreBlocks,
+    pool: Option<&TruePool>,
+    labels: &[usize],
+    job: &Job,
+    splits: &[Split],
+    mut each: impl FnMut(Method, usize, &Calibrated, &[u32]),
+) -> Result<()> {
+    each_with(src, pool, labels, job, splits, true, &mut each)
+}
+
+/// Where a calibrated split goes: `(method, split, calibrated, difficulty ranks)`.
+type Each<'a> = dyn FnMut(Method, usize, &Calibrated, &[u32]) + 'a;
+
+fn each_with(
+    src: &dyn ScoreBlocks,
+    pool: Option<&TruePool>,
+    labels: &[usize],
+    job: &Job,
+    splits: &[Split],
+    ranked: bool,
+    each: &mut Each<'_>,
+) -> Result<()> {
     // Metrics and sets are what callers keep: calibrations are held only until their method's
     // turn, and pooled ones (last from the stream) are in order already.
     let mut held: Vec<Vec<Calibrated>> = job.methods.iter().map(|_| Vec::new()).collect();
     let mut next = 0;
     let mut report = |_: &str, _: usize, _: usize| {};
-    let mut take = |m: Method, _: usize, c: Calibrated| {
+    let mut take = |m: Method, _: usize, c: Calibrated, ranks: &[u32]| {
         let i = job.methods.iter().position(|x| *x == m).unwrap_or(0);
         held[i].push(c);
         while next < held.len() && held[next].len() == splits.len() {
             for (r, c) in std::mem::take(&mut held[next]).iter().enumerate() {
-                each(job.methods[next], r, c);
+                each(job.methods[next], r, c, ranks);
             }
             next += 1;
         }
         Ok(())
     };
     let (methods, opts, run) = (&job.methods, &job.opts, &streaming(job.threads));
-    match pool {
-        Some(pool) => {
-            calibrate_with_pool(pool, src, labels, methods, opts, splits, run, &mut report, &mut take)
+    match (pool, ranked) {
+        (Some(pool), true) => {
+            calibrate_with_pool_ranked(pool, src, labels, methods, opts, splits, run, &mut report, &mut take)
         }
-        None => calibrate_streamed(src, labels, methods, opts, splits, run, &mut report, &mut take),
+        (None, true) => {
+            calibrate_streamed_ranked(src, labels, methods, opts, splits, run, &mut report, &mut take)
+        }
+        (Some(pool), false) => {
+            let take = &mut |m, r, c| take(m, r, c, &[]);
+            calibrate_with_pool(pool, src, labels, methods, opts, splits, run, &mut report, take)
+        }
+        (None, false) => {
+            let take = &mut |m, r, c| take(m, r, c, &[]);
+            calibrate_streamed(src, labels, methods, opts, splits, run, &mut report, take)
+        }
     }
 }
 

@@ -71,3 +71,23 @@ def test_every_stub_has_the_modules_signature():
                 assert sd == rd, f"{name}({pname}): stub {sd!r}, module {rd!r}"
         checked += 1
     assert checked >= 8, checked
+
+
+def typed_dict_keys(name: str) -> list[str]:
+    """The keys a TypedDict of the stubs declares, in order."""
+    tree = ast.parse(STUBS.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return [item.target.id for item in node.body if isinstance(item, ast.AnnAssign)]
+    raise AssertionError(f"the stubs declare no {name}")
+
+
+def test_summary_rows_and_records_have_the_stubs_keys():
+    import numpy as np
+
+    d = np.load(Path(__file__).resolve().parents[3] / "assets" / "digits_wbb.npz")
+    rows = rvalue_explorer.conformal(d["scores"], d["labels"], 0.1, splits=2, methods=["cp"])
+    assert list(rows[0]) == typed_dict_keys("SummaryRow")
+    assert list(rows[0]["size_strata"][0]) == typed_dict_keys("Stratum")
+    records = rvalue_explorer.conformal(d["scores"], d["labels"], 0.1, splits=2, methods=["cp"], per_split=True)
+    assert list(records[0]) == typed_dict_keys("SplitRecord")

@@ -1,4 +1,5 @@
-//! `conformal()`'s conditional coverage fields (docs/method.md §5.4) of one method's summary.
+//! `conformal()`'s conditional coverage fields (docs/method.md §5, conditional coverage) of one
+//! method's summary.
 
 use js_sys::Float64Array;
 use wasm_bindgen::JsValue;

@@ -181,8 +181,8 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 ///
 /// Returns `{alpha, methods: [...]}`, one entry per method: `{method, coverage, coverageSd,
 /// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, the
-/// conditional metrics (docs/method.md §5.4): `macroCoverage`, `worstClassCoverage`, `covgap`
-/// (percent), `violatedClasses`, `sscv`, `dsv`, each with its `…Sd` (null where undefined),
+/// conditional metrics (docs/method.md §5, conditional coverage): `macroCoverage`,
+/// `worstClassCoverage`, `covgap` (percent), `violatedClasses`, `sscv`, `dsv`, each with its `…Sd` (null where undefined),
 /// `classCoverage` and `classCount` (Float64Array per class, over all splits), `sizeStrata`
 /// and `difficultyStrata` (`{lo, hi, coverage, count}`, Float64Arrays), and with
 /// `sets`: `sets: {items, labels (Uint32Array), covered (Uint8Array, 0/1), candidates (an

@@ -1,5 +1,5 @@
-//! Conditional coverage (docs/method.md §5.4): how coverage spreads over the classes, the set
-//! sizes and the items' difficulty, per split, and summed over splits.
+//! Conditional coverage (docs/method.md §5, conditional coverage): how coverage spreads over the
+//! classes, the set sizes and the items' difficulty, per split, and summed over splits.
 //!
 //! A split's test items are tallied into [`SplitTallies`] (per class, per set-size stratum, per
 //! difficulty stratum: covered and count), from which [`SplitTallies::metrics`] gives the
@@ -83,7 +83,7 @@ pub struct SplitTallies {
     pub difficulty: Vec<Stratum>,
 }
 
-/// One split's conditional metrics at one α (docs/method.md §5.4).
+/// One split's conditional metrics at one α (docs/method.md §5, conditional coverage).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ConditionalMetrics {
     /// Mean over the classes present among the test items of each class's coverage.

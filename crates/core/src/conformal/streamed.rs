@@ -210,32 +210,9 @@ pub(crate) fn fixed_rows_ranked(
         // The summaries (a pass over the block) are made beside the other methods' work, which
         // does not need them: run one after the other, they left a core idle for a while.
         let rank = ranks.is_some();
-        let summarise = || {
-            let s = (want_summaries || rank).then(|| Summaries::of(block));
-            let r = s
-                .as_ref()
-                .filter(|_| rank)
-                .map(|s| difficulty_ranks(&s.mean, k, &labels[first..first + block.n()]));
-            (s.filter(|_| want_summaries), r)
-        };
-        let score = || -> Result<Vec<Option<Vec<f64>>>> {
-            let each = |method: &Method| -> Result<Option<Vec<f64>>> {
-                if *method == Method::CpAvg || parametric(method) {
-                    return Ok(None);
-                }
-                // Here CP_r is nonparametric (pooled and parametric are not in this pass).
-                let ranked = match (method, run.ranker) {
-                    (Method::CpR, Some(r)) => r.nonparametric(block)?,
-                    _ => None,
-                };
-                match ranked {
-                    Some(rows) => Ok(Some(rows)),
-                    None => scores_with(block, None, None, *method, opts, |i| only[first + i], run.threads)
-                        .map(|got| Some(got.unwrap_or_default())),
-                }
-            };
-            methods.iter().map(each).collect()
-        };
+        let block_labels = &labels[first..first + block.n()];
+        let summarise = || summaries_and_ranks(block, block_labels, want_summaries, rank);
+        let score = || block_scores(block, first, methods, opts, run, &only);
         let ((summaries, got_ranks), scored) = alongside(run.threads, summarise, score);
         if let (Some(out), Some(r)) = (ranks.as_deref_mut(), got_ranks) {
             out.extend(r);
@@ -261,6 +238,48 @@ pub(crate) fn fixed_rows_ranked(
         }
     }
     Ok(rows)
+}
+
+/// A block's summaries when `want` and its items' difficulty ranks when `rank` (both from one
+/// pass over the block).
+fn summaries_and_ranks(
+    block: &ScoreTensor,
+    labels: &[usize],
+    want: bool,
+    rank: bool,
+) -> (Option<Summaries>, Option<Vec<u32>>) {
+    let s = (want || rank).then(|| Summaries::of(block));
+    let r = s.as_ref().filter(|_| rank).map(|s| difficulty_ranks(&s.mean, block.k(), labels));
+    (s.filter(|_| want), r)
+}
+
+/// The rows of a block's items (`first..`) of each method that needs no summaries (CP and
+/// nonparametric CP_r; `None` for the others), on `run`'s ranker where it takes them.
+fn block_scores(
+    block: &ScoreTensor,
+    first: usize,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    run: &Streaming,
+    only: &[Option<usize>],
+) -> Result<Vec<Option<Vec<f64>>>> {
+    let parametric = |method: &Method| *method == Method::CpR && opts.kind == RvalueKind::Parametric;
+    let each = |method: &Method| -> Result<Option<Vec<f64>>> {
+        if *method == Method::CpAvg || parametric(method) {
+            return Ok(None);
+        }
+        // Here CP_r is nonparametric (pooled and parametric are not in this pass).
+        let ranked = match (method, run.ranker) {
+            (Method::CpR, Some(r)) => r.nonparametric(block)?,
+            _ => None,
+        };
+        match ranked {
+            Some(rows) => Ok(Some(rows)),
+            None => scores_with(block, None, None, *method, opts, |i| only[first + i], run.threads)
+                .map(|got| Some(got.unwrap_or_default())),
+        }
+    };
+    methods.iter().map(each).collect()
 }
 
 /// `(side(), main())`: `side` on a thread of its own while `main` runs here, when there are

@@ -34,7 +34,7 @@ pub struct SummaryRow {
     pub unbounded_classes: Option<usize>,
 }
 
-/// A method's conditional coverage over splits (docs/method.md §5.4).
+/// A method's conditional coverage over splits (docs/method.md §5, conditional coverage).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conditional {
     pub macro_coverage_mean: f64,
