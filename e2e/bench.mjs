@@ -248,6 +248,8 @@ function installAlphaProbe(page) {
           if (!text('reduction').includes(`(α = ${alpha},`)) stale.push('table');
           if (!text('item-info').includes(`(α = ${alpha})`)) stale.push('inspector');
           if (!text('theorem3-note').startsWith(`α = ${alpha},`)) stale.push('panel 5');
+          const target = String(Number((1 - Number(alpha)).toPrecision(3)));
+          if (!text('classes-readout').includes(`1 − α = ${target} `)) stale.push('panel 9');
           for (const id of ['plot-coverage-alpha', 'plot-size-alpha', 'plot-theorem3-alpha']) {
             if (document.getElementById(id)?.dataset.alpha !== alpha) stale.push(id);
           }

@@ -203,6 +203,7 @@ const PANELS = [
   ['summary', `&${SMALL}`, '#summary-table tbody tr:nth-child(3)', ['alpha']],
   ['inspector', `&${SMALL}`, '#inspector .ranking:nth-child(3)', ['alpha']],
   ['data', '&mode=scores&sample=small_long.csv&splits=3', 'plot-variance', []],
+  ['classes', `&${SMALL}`, 'plot-classes', ['alpha']],
 ];
 
 // Non-blank pixels of a canvas.

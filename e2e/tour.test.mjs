@@ -6,11 +6,11 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TIMEOUT_MS, ready, settled, setNumber, shot, slide, text, useExplorer } from './helpers.mjs';
+import { TIMEOUT_MS, download, ready, settled, setNumber, shot, slide, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 12 };
-const STEPS = 9;
+const STEPS = 10;
 
 // The controls a step sets (never the toy's parameters, whose inputs the tour sets through the
 // link too), as the inputs and readouts show them.
@@ -21,13 +21,17 @@ const controls = (page) =>
       alpha: v('alpha-value').textContent, beta: v('beta-value').textContent, sigma2: v('sigma2-value').textContent,
       kind: v('kind').value, prior: v('prior').value, variance: v('variance').value, cpDraw: v('cp-draw').value,
       ties: v('ties').value, neverEmpty: v('never-empty').checked, scores: v('mode-scores').checked,
+      coverage: v('coverage').value,
     };
   });
 
 // What each step sets up, where it differs from the page's defaults (the text of the steps says so).
 const DEFAULTS = { alpha: '0.1', beta: '0.1', sigma2: '1000', kind: 'parametric', prior: 'pooled', variance: 'per-draw',
-  cpDraw: '0', ties: 'exchangeable', neverEmpty: false, scores: false };
-const SETUP = { 6: { sigma2: '10' }, 8: { sigma2: '30', kind: 'pooled' }, 9: { kind: 'pooled', scores: true } };
+  cpDraw: '0', ties: 'exchangeable', neverEmpty: false, scores: false, coverage: 'marginal' };
+const SETUP = {
+  6: { sigma2: '10' }, 8: { sigma2: '30', kind: 'pooled' }, 9: { kind: 'pooled', scores: true },
+  10: { kind: 'pooled', scores: true },
+};
 
 // The table's row of `method` ('CP', 'CPavg', 'CPr', as its header reads): [coverage, size].
 async function row(page, method) {
@@ -50,6 +54,7 @@ const ACTIONS = {
   7: ['alpha=0.05', (p) => slide(p, 'alpha', 10)],
   8: ['ties=index', (p) => p.locator('#ties').selectOption('index').then(() => {})],
   9: ['sample=digits_wbb.npz', (p) => p.click('button[data-file="digits_wbb.npz"]')],
+  10: ['coverage=per-class', (p) => p.locator('#coverage').selectOption('per-class').then(() => {})],
 };
 
 const step = (page) => page.evaluate(() => Number(document.querySelector('#tour').dataset.step));
@@ -70,7 +75,8 @@ test('the whole tour walks with PageDown alone, each step its link, each try con
       assert.equal(await text(page, '#tour-count'), `Step ${n} of ${STEPS}`);
       // The controls are the step's link's: the address is `?tour=N` alone, and the controls
       // are what the step sets up and what the same link opened afresh shows.
-      await addressIs(page, `?tour=${n}`);
+      // Step 10 keeps the file the reader loaded at step 9.
+      await addressIs(page, n === 10 ? '?sample=digits_wbb.npz&tour=10' : `?tour=${n}`);
       const here = await controls(page);
       assert.deepEqual(here, { ...DEFAULTS, ...SETUP[n] }, `step ${n}`);
       const fresh = await explorer.open(`?tour=${n}`);
@@ -79,7 +85,7 @@ test('the whole tour walks with PageDown alone, each step its link, each try con
       // The step's panels are in front, the others dimmed.
       const focused = await page.locator('#panels > .panel.tour-focus:visible').count();
       assert.ok(focused >= 1, `step ${n} has a panel in front`);
-      if (n === STEPS) await settled(page, 'note'); // no file yet
+      if (n === 9) await settled(page, 'note'); // no file yet
       else await ready(page);
       const words = (await text(page, '#tour-text')).split(/\s+/).length;
       assert.ok(words <= 80, `step ${n}: ${words} words`);
@@ -102,7 +108,7 @@ test('the whole tour walks with PageDown alone, each step its link, each try con
     assert.equal(await step(page), STEPS);
     await page.keyboard.press('Escape');
     await page.locator('#tour').waitFor({ state: 'hidden' });
-    await addressIs(page, '?mode=scores&sample=digits_wbb.npz');
+    await addressIs(page, '?mode=scores&coverage=per-class&splits=20&sample=digits_wbb.npz');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'tour-start');
     assert.equal(await page.locator('.panel.tour-focus').count(), 0);
     assert.deepEqual(errors, []);
@@ -145,11 +151,36 @@ async function checkNumbers(page, n, when) {
     assert.equal(r[1].toFixed(1), '0.9', `CP_r's size ${r}`);
     assert.equal(cp[1].toFixed(1), '5.4', `CP's size ${cp}`);
   }
+  if (n === 10) await checkPerClass(page, when);
   if (n === 8) {
     const r = await row(page, 'CPr');
     if (when === 'before') assert.equal(r[0].toFixed(2), '0.90', `exchangeable ${r}`);
     else assert.equal(r[0].toFixed(2), '0.80', `index ${r}`);
   }
+}
+
+// Step 10 on the digits (20 splits): marginal coverage about 0.91 hides the digit 8, the worst
+// class listed; per class, the confirmation's numbers are those panel 9's CSV and panel 6 show.
+async function checkPerClass(page, when) {
+  if (when === 'before') {
+    assert.equal(await page.getAttribute('#worst-classes button >> nth=0', 'data-class'), '8');
+    const r = await row(page, 'CPr');
+    assert.ok(r[0] > 0.9, `CP_r covers ${r[0]} marginally`);
+    page.sizeBefore = r[1];
+    return;
+  }
+  await page.waitForFunction(() => document.querySelector('#tour').dataset.outcome === '1', null, { timeout: TIMEOUT_MS });
+  const done = await text(page, '#tour-done');
+  const m = done.match(/weakest class \(8\) was covered ([\d.]+) .* is covered ([\d.]+) .* from ([\d.]+) to ([\d.]+) /);
+  assert.ok(m, done);
+  const [was, now, s0, s1] = m.slice(1).map(Number);
+  assert.ok(was < 0.8 && now > 0.85 && now > was, done);
+  assert.ok(s1 > s0, `sets grew: ${done}`);
+  assert.equal(s0.toFixed(2), page.sizeBefore.toFixed(2));
+  assert.equal(s1.toFixed(2), (await row(page, 'CPr'))[1].toFixed(2));
+  const csv = (await download(page, '#panel-classes button[data-export="csv"]')).bytes.toString('utf8');
+  const eight = csv.split('\n').find((l) => l.startsWith('8,')).split(',');
+  assert.equal(Number(eight[6]).toFixed(3), now.toFixed(3));
 }
 
 test('Back, Next, arrows and PageUp step; the ends stay; a step opens from its link', LONG, async (t) => {
@@ -188,14 +219,14 @@ test('Back, Next, arrows and PageUp step; the ends stay; a step opens from its l
     await page.locator('#tour').waitFor({ state: 'hidden' });
     await addressIs(page, '');
     // From the last step (score mode, a file loaded) back to the toy's step 8.
-    const last = await explorer.open(`?tour=${STEPS}&sample=digits_wbb.npz`);
+    const last = await explorer.open('?tour=9&sample=digits_wbb.npz');
     await ready(last.page);
     assert.equal(await tried(last.page), false, 'the file came with the link, not from the reader');
     await last.page.keyboard.press('PageUp');
     await ready(last.page);
-    assert.equal(await step(last.page), STEPS - 1);
+    assert.equal(await step(last.page), 8);
     assert.ok(await last.page.locator('#mode-toy').isChecked());
-    await addressIs(last.page, `?tour=${STEPS - 1}`);
+    await addressIs(last.page, '?tour=8');
     // Bad step numbers are explained, and no tour is shown.
     const bad = await explorer.open('?tour=12');
     assert.match(await text(bad.page, '#url-notes'), /tour=12/);

@@ -55,6 +55,8 @@ struct Loaded {
     pool: Option<Arc<TruePool>>,
     /// Panel 8's statistics (of a file the page holds).
     summary: Option<DataSummary>,
+    /// The names an `.npz` gives its classes (member `class_names`).
+    class_names: Option<Vec<String>>,
 }
 
 /// A score file as the page has it: held whole, or read a block at a time.
@@ -199,6 +201,9 @@ pub struct App {
     /// Whether the state the step opened with had it done already (a link can), once known: then
     /// no confirmation is due.
     tour_done_on_arrival: Option<bool>,
+    /// The per-class step: the marginal analysis' view at α, what per-class thresholds are
+    /// compared with.
+    tour_baseline: Option<AlphaView>,
     /// The address kept in step with the state (none when started by a test).
     link: Option<Link>,
     /// The item a link asked for, applied once its file (sample or upload) is loaded.
@@ -211,6 +216,8 @@ pub struct App {
     jobs: u64,
     /// This app, for the callbacks of what arrives later: the GPU's answers, workers' replies.
     me: std::rc::Weak<RefCell<App>>,
+    /// Panel 9's set-size table as last written (an α move rewrites it only when it changed).
+    strata_html: RefCell<String>,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
     figures: RefCell<std::collections::HashMap<&'static str, Figure>>,
 }

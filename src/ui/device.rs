@@ -165,24 +165,19 @@ async fn compute(
     keys: &Keys,
     done: &std::cell::Cell<f64>,
 ) -> Result<Answer> {
+    use rvalue_core::conformal::{Calibrated, Coverage};
     use rvalue_model::Offload;
     let t = req.tensor.get()?;
     match &req.what {
         Offload::Nonparametric => Ok(Answer::Rvalues(gpu::nonparametric_rvalues_async(gpu, t, keys).await?)),
-        Offload::Pooled { index, split, ties, items_per_step } => {
+        Offload::Pooled { index, split, ties, coverage, items_per_step } => {
             let n = split.test.len().max(1) as f64;
             let report = |items: usize| done.set(items as f64 / n);
-            let calibrated = gpu::pooled_calibrated_async(
-                gpu,
-                t,
-                keys,
-                &req.labels,
-                split,
-                *ties,
-                *items_per_step,
-                report,
-            )
-            .await?;
+            let (labels, chunk) = (&req.labels, *items_per_step);
+            let items =
+                gpu::pooled_items_chunked_async(gpu, t, keys, labels, split, *ties, chunk, report).await?;
+            let by_class = (*coverage == Coverage::PerClass).then_some(&labels[..]);
+            let calibrated = Calibrated::from_pooled_items_with(t.k(), labels, split, &items, by_class);
             Ok(Answer::Pooled { index: *index, calibrated })
         }
     }

@@ -34,6 +34,15 @@ pub const INK: RGBColor = RGBColor(29, 29, 31);
 /// CP, CP_avg, CP_r (in `Method::ALL` order).
 pub const METHOD_COLOURS: [RGBColor; 3] = [ORANGE, SKY, GREEN];
 
+/// Bars of one colour from 0 up to a value: `(left, right, top)` in data coordinates (a legend
+/// entry when labelled).
+#[derive(Clone)]
+pub struct Bars {
+    pub label: Option<String>,
+    pub colour: RGBColor,
+    pub bars: Vec<(f64, f64, f64)>,
+}
+
 /// A polyline with gaps where a value is undefined.
 #[derive(Clone)]
 pub struct Line {
@@ -115,6 +124,9 @@ pub struct Figure {
     /// Upward arrows on the top edge `(x, colour)`: where a curve or a point leaves the frame
     /// above, so that a zoomed figure says what it cuts off.
     pub exits: Vec<(f64, RGBColor)>,
+    pub bars: Vec<Bars>,
+    /// Names of the integer x positions (class names): the x labels, where they fit.
+    pub x_names: Vec<String>,
     pub legend: Legend,
 }
 
@@ -278,6 +290,8 @@ impl Figure {
             x_axis: Axis::Linear,
             lines: Vec::new(),
             dots: Vec::new(),
+            bars: Vec::new(),
+            x_names: Vec::new(),
             vlines: Vec::new(),
             exits: Vec::new(),
             legend: Legend::UpperRight,
@@ -344,6 +358,7 @@ impl Figure {
                 ))
                 .map_err(draw_err)?;
         }
+        self.draw_bars(&mut chart, back, &mut legend)?;
         for line in &self.lines {
             if (line.front && front) || (!line.front && back) {
                 self.draw_line(&mut chart, line, font)?;
@@ -389,8 +404,13 @@ impl Figure {
     ) -> Result<()> {
         let desc_font = ("sans-serif", font + font / 6).into_font().color(&INK);
         let log = self.x_axis == Axis::Log;
+        let names = &self.x_names;
         let x_fmt = move |v: &f64| {
-            if log {
+            if !names.is_empty() {
+                let i = v.round();
+                let at = (i >= 0.0 && (v - i).abs() < 1e-6).then(|| names.get(i as usize)).flatten();
+                at.cloned().unwrap_or_default()
+            } else if log {
                 rvalue_model::scales::short(10f64.powf(*v))
             } else {
                 rvalue_model::scales::short(*v)
@@ -418,11 +438,36 @@ impl Figure {
             let decades = (x1.floor() - x0.ceil()).max(1.0) as usize + 1;
             let labels = (x0.ceil() as i32..=x1.floor() as i32).map(|d| x_fmt(&f64::from(d)));
             mesh.x_labels(decades.min(8).min(labels_that_fit(area, label_font, labels, width)?));
+        } else if !names.is_empty() {
+            let fit = labels_that_fit(area, label_font, names.iter().cloned(), width)?;
+            mesh.x_labels(fit.min(names.len()).max(2));
         } else {
             let labels = round_ticks(x0, x1, 6).map(|v| x_fmt(&v));
             mesh.x_labels(labels_that_fit(area, label_font, labels, width)?.min(6));
         }
         mesh.draw().map_err(draw_err)
+    }
+
+    /// The bars (back layer) and their legend entries.
+    fn draw_bars<'a, DB: DrawingBackend>(
+        &'a self,
+        chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        back: bool,
+        legend: &mut Vec<(&'a str, Swatch)>,
+    ) -> Result<()> {
+        for b in &self.bars {
+            if back {
+                let style = b.colour.filled();
+                let rects = b.bars.iter().map(|&(l, r, top)| {
+                    Rectangle::new([(self.tx(l), self.y.0.max(0.0)), (self.tx(r), top)], style)
+                });
+                chart.draw_series(rects).map_err(draw_err)?;
+            }
+            if let Some(label) = &b.label {
+                legend.push((label.as_str(), Swatch::Dot(b.colour)));
+            }
+        }
+        Ok(())
     }
 
     /// The back layer's data points in the plotting area's pixels (what a legend should not hide).
@@ -436,6 +481,7 @@ impl Figure {
             .filter(|l| !l.front)
             .flat_map(|l| l.points.iter().filter_map(|&(x, y)| Some((x, y?))))
             .chain(self.dots.iter().flat_map(|d| d.points.iter().copied()))
+            .chain(self.bars.iter().flat_map(|b| b.bars.iter().map(|&(l, r, top)| (0.5 * (l + r), top))))
             .map(|(x, y)| {
                 let (px, py) = chart.backend_coord(&(self.tx(x), y));
                 (px - bx, py - by)

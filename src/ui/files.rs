@@ -24,7 +24,14 @@ const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 pub enum Got {
     /// A data set read from a file or made in the page, or why it could not be; with a pool of
     /// calibration units' true-label draws to calibrate on, when one was given.
-    Dataset { name: String, data: Result<Dataset>, pool: Option<Arc<TruePool>>, origin: DataRef },
+    /// `names`: the names an `.npz` gives its classes (a bad member makes `data` an error).
+    Dataset {
+        name: String,
+        data: Result<Dataset>,
+        names: Option<Vec<String>>,
+        pool: Option<Arc<TruePool>>,
+        origin: DataRef,
+    },
     /// A score file too large to hold, opened to be read a block at a time.
     Streamed(Streamed),
     /// Why nothing could be read.
@@ -48,20 +55,32 @@ async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
+/// A data set read and its class names, if its `.npz` gives them.
+pub type Labelled = (Dataset, Option<Vec<String>>);
+
 /// A score file's bytes (from a drop, the picker or a sample) read, with `labels` from a
 /// separate labels file when two were dropped; the name to show, and the data set.
-pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (String, Result<Dataset>) {
+pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (String, Result<Labelled>) {
     let data = rvalue_core::io::read_scores(&name, bytes).and_then(|mut d| {
         if let Some((lname, lbytes)) = &labels {
             d.labels = Some(rvalue_core::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
         }
-        Ok(d)
+        let names = rvalue_core::io::read_class_names(&name, bytes, d.scores.k())?;
+        Ok((d, names))
     });
     let name = match &labels {
         Some((l, _)) => format!("{name} + {l}"),
         None => name,
     };
     (name, data)
+}
+
+/// A read's data set and class names apart, as [`Got::Dataset`] holds them.
+pub fn split_names(got: Result<Labelled>) -> (Result<Dataset>, Option<Vec<String>>) {
+    match got {
+        Ok((d, names)) => (Ok(d), names),
+        Err(e) => (Err(e), None),
+    }
 }
 
 /// A score file of at least the stream size (`stream=MB`) and, if given, its labels: read a
@@ -110,22 +129,25 @@ async fn load_list(sink: Sink, all: Vec<File>) {
     match result {
         Ok(named) => {
             let (name, got) = read_named(named);
-            let (data, pool) = match got {
-                Ok((d, pool)) => (Ok(d), pool.map(Arc::new)),
-                Err(e) => (Err(e), None),
+            let (data, pool, names) = match got {
+                Ok((d, pool, names)) => (Ok(d), pool.map(Arc::new), names),
+                Err(e) => (Err(e), None, None),
             };
-            sink(Got::Dataset { name, data, pool, origin: DataRef::Upload })
+            sink(Got::Dataset { name, data, names, pool, origin: DataRef::Upload })
         }
         Err(e) => sink(Got::Failed(e)),
     }
 }
+
+/// A data set read, its pool, if any, and its class names, if its `.npz` gives them.
+pub type Named = (Dataset, Option<TruePool>, Option<Vec<String>>);
 
 /// Files' bytes by role. A name holding "label" is the labels file (the second of two such
 /// names is taken as scores). Of two score files, the pool is the 2-D one `[n_cal, M]` whose
 /// second dimension is the other's M (two files that are not both scores are scores and
 /// labels, in that order); an `.npz` of scores may carry its pool as member `cal_true`. The
 /// name to show, and the scores (labelled) with the pool, if any.
-pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<(Dataset, Option<TruePool>)>) {
+pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<Named>) {
     let (mut labels, mut scores): (Vec<_>, Vec<_>) =
         files.into_iter().partition(|(n, _)| n.to_lowercase().contains("label"));
     if scores.is_empty() && labels.len() > 1 {
@@ -153,10 +175,12 @@ pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<(Dataset, Op
         if let Some((lname, lbytes)) = labels.first() {
             d.labels = Some(rvalue_core::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
         }
-        Ok((test_at, d, pool))
+        let (sname, sbytes) = &scores[test_at];
+        let names = rvalue_core::io::read_class_names(sname, sbytes, d.scores.k())?;
+        Ok((test_at, d, pool, names))
     });
     match got {
-        Ok((test_at, d, pool)) => {
+        Ok((test_at, d, pool, names)) => {
             let mut name = scores[test_at].0.clone();
             for (l, _) in &labels {
                 name = format!("{name} + {l}");
@@ -165,7 +189,7 @@ pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<(Dataset, Op
                 let from = scores.get(1 - test_at).map_or("cal_true", |(n, _)| n.as_str());
                 name = format!("{name} with the pool {from} [{}, {}]", p.n(), p.m());
             }
-            (name, Ok((d, pool)))
+            (name, Ok((d, pool, names)))
         }
         Err(e) => (shown, Err(e)),
     }
@@ -216,8 +240,9 @@ async fn load_sample(sink: Sink, name: String) {
     match result {
         Ok(bytes) => {
             let origin = DataRef::Sample(name.clone());
-            let (name, data) = read(name, &bytes, None);
-            sink(Got::Dataset { name, data, pool: None, origin })
+            let (name, got) = read(name, &bytes, None);
+            let (data, names) = split_names(got);
+            sink(Got::Dataset { name, data, names, pool: None, origin })
         }
         Err(e) => sink(Got::Failed(format!("sample {name} could not be fetched: {e}"))),
     }
@@ -297,5 +322,11 @@ async fn next_paint() {
 async fn synthetic(sink: Sink, name: String) {
     next_paint().await;
     let Some((label, data)) = rvalue_model::samples::synthetic(&name) else { return };
-    sink(Got::Dataset { name: label.to_string(), data, pool: None, origin: DataRef::Sample(name) });
+    sink(Got::Dataset {
+        name: label.to_string(),
+        data,
+        names: None,
+        pool: None,
+        origin: DataRef::Sample(name),
+    });
 }

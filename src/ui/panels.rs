@@ -1,6 +1,9 @@
 //! What each figure shows: turns the explorer's curves and analysis into [`Figure`]s, and the
 //! table, inspector and data summary into HTML. No maths here beyond choosing axis ranges.
 
+mod classes;
+pub use classes::{classes, strata_rows};
+
 use super::dom::esc;
 use super::figure::*;
 use rvalue_core::conformal::Method;

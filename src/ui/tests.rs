@@ -256,8 +256,9 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     let bytes = include_bytes!("../../assets/small_long.csv");
     fire(&doc, "splits", "3", "change");
     let sample = rvalue_model::url::DataRef::Sample("small_long.csv".into());
-    let (name, data) = files::read("small_long.csv".into(), bytes, None);
-    app::file_sink(&app)(files::Got::Dataset { name, data, pool: None, origin: sample });
+    let (name, got) = files::read("small_long.csv".into(), bytes, None);
+    let (data, names) = files::split_names(got);
+    app::file_sink(&app)(files::Got::Dataset { name, data, names, pool: None, origin: sample });
     idle(&app).await;
     let a = app.borrow();
     // A link to this view names the sample.
@@ -460,7 +461,7 @@ fn files_are_told_apart_by_role() {
     let named = |v: &[(&str, &Vec<u8>)]| v.iter().map(|(a, b)| (a.to_string(), b.to_vec())).collect();
     let (name, got) =
         files::read_named(named(&[("pool.npy", &pool), ("y_labels.npy", &labels), ("test.npy", &test)]));
-    let (d, p) = got.unwrap();
+    let (d, p, _) = got.unwrap();
     assert_eq!(name, "test.npy + y_labels.npy with the pool pool.npy [5, 3]");
     assert_eq!(
         (d.scores.n(), d.labels, p.map(|p| (p.n(), p.m()))),
@@ -468,7 +469,11 @@ fn files_are_told_apart_by_role() {
     );
     // Scores and an unnamed labels file, as before pools.
     let (name, got) = files::read_named(named(&[("test.npy", &test), ("targets.npy", &labels)]));
-    let (d, p) = got.unwrap();
+    let (d, p, names) = got.unwrap();
+    assert_eq!(
+        (name.as_str(), d.labels.is_some(), p.is_none(), names),
+        ("test.npy + targets.npy", true, true, None)
+    );
     assert_eq!((name.as_str(), d.labels.is_some(), p.is_none()), ("test.npy + targets.npy", true, true));
     // A 2-D file whose second dimension is not M is no pool.
     let other = write_npy_f32(&[n_cal, m + 1], &vec![0.5; n_cal * (m + 1)]);

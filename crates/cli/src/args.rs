@@ -7,7 +7,7 @@ use std::str::FromStr;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use rvalue_core::conformal::{Method, Prior, RvalueKind, ScoreOptions};
+use rvalue_core::conformal::{Coverage, Method, Prior, RvalueKind, ScoreOptions};
 use rvalue_core::eb::Hyper;
 use rvalue_core::options::{self, Choice};
 use rvalue_core::rvalue::{Algorithm, HyperChoice, LambdaRule, TieOrder};
@@ -95,9 +95,18 @@ pub(crate) struct ScoreArgs<M: Args = MethodList> {
     /// Threads for the CPU's work (default: every core); the output is the same for any number
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) threads: Option<u16>,
+    /// marginal: one threshold, coverage 1 − α on average over items; per-class: a threshold
+    /// per class from its own calibration items (Mondrian), coverage 1 − α within each class
+    #[arg(long, value_parser = choice::<Coverage>(), default_value_t)]
+    pub(crate) coverage: Coverage,
 }
 
 impl<M: Args> ScoreArgs<M> {
+    /// How the methods score and calibrate.
+    pub(crate) fn options(&self) -> ScoreOptions {
+        ScoreOptions { coverage: self.coverage, ..self.method.options() }
+    }
+
     /// `--threads`, or every core the system offers.
     pub(crate) fn threads(&self) -> usize {
         self.threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), usize::from)
@@ -205,6 +214,10 @@ pub(crate) struct PoolArgs {
     /// test items; CP, CP_avg and pooled CP_r only
     #[arg(long, value_name = "CAL.npy", conflicts_with = "split")]
     pub(crate) calibration_true: Option<PathBuf>,
+    /// With --calibration-true: each pool unit's class [n_cal] (.npy), which --coverage
+    /// per-class needs
+    #[arg(long, value_name = "Y_CAL.npy", requires = "calibration_true")]
+    pub(crate) calibration_labels: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -326,6 +339,7 @@ impl MethodArgs {
             lambda: self.lambda,
             cp_draw: self.cp_draw,
             ties: self.ties,
+            coverage: Coverage::Marginal,
         }
     }
 }

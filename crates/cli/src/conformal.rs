@@ -13,13 +13,15 @@ use crate::{pool, print_stdout, streamed, write_file, CliError, CliResult};
 
 pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
-    let opts = a.score.method.options();
+    let opts = a.score.options();
     let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
     let probe = Probe::start(a.score.device, &methods, &opts);
     if let Some(path) = &a.pool.calibration_true {
-        let pool = pool::read_pool(path)?;
+        let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
+        pool::check_classes(classes)?;
         let (test, labels) = pool::test_items(&a.data)?;
         let (_, m, k) = streamed::shape(&test);
+        let pool = pool::read_pool(path, classes, k)?;
         let n_cal = Some(a.cal_size.unwrap_or(pool.n()));
         // The test items' labels are left alone: a pool's may be placeholders.
         warn_data(&facts((m, k), &[], n_cal, (at.0, &methods, opts.kind)));
@@ -69,6 +71,10 @@ fn save_splits(dir: &Path, splits: &[Split], n: usize) -> CliResult<()> {
 }
 
 pub(crate) fn print_rows(format: FormatArg, rows: &[Summary]) -> CliResult<()> {
+    for s in rows {
+        let k = s.size_histogram.len().saturating_sub(1);
+        output::warn_unbounded(s.method, s.unbounded_classes.unwrap_or(0), k, s.alpha, " in some split");
+    }
     print_stdout(&match format {
         FormatArg::Csv => output::summary_csv(rows),
         FormatArg::Json => output::summary_json(rows),

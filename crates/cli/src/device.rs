@@ -1,7 +1,7 @@
 //! Where rank-based r-values are computed: the GPU opened beside the data's reading (`--device`),
 //! its fallback to the CPU, and one method's pass over the splits on either.
 
-use rvalue_core::conformal::{self, Calibrated, Method, RvalueKind, ScoreOptions, Split};
+use rvalue_core::conformal::{self, Calibrated, Coverage, Method, RvalueKind, ScoreOptions, Split};
 use rvalue_core::rvalue::DrawOrder;
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_gpu as gpu;
@@ -89,7 +89,7 @@ impl Ranker {
             RvalueKind::Nonparametric => match gpu::nonparametric_rvalues(g, t, keys) {
                 Ok(scores) => {
                     for (r, split) in splits.iter().enumerate() {
-                        each(r, Calibrated::fixed(&scores, t.k(), labels, split));
+                        each(r, Calibrated::fixed_with(&scores, t.k(), labels, split, opts.coverage));
                     }
                     Ok(Some(splits.len()))
                 }
@@ -97,13 +97,31 @@ impl Ranker {
             },
             RvalueKind::Pooled => {
                 for (r, split) in splits.iter().enumerate() {
-                    match gpu::pooled_calibrated(g, t, keys, labels, split, opts.ties) {
+                    match pooled_on(g, keys, prep, split, opts) {
                         Ok(c) => each(r, c),
                         Err(e) => return self.failed(e).map(|()| Some(r)),
                     }
                 }
                 Ok(Some(splits.len()))
             }
+        }
+    }
+}
+
+/// Pooled CP_r on one split on the GPU; per class, the greedy's results grouped by the labels.
+fn pooled_on(
+    g: &gpu::Gpu,
+    keys: &gpu::keys::Keys,
+    prep: &Pass<'_>,
+    split: &Split,
+    opts: &ScoreOptions,
+) -> rvalue_core::Result<Calibrated> {
+    let (t, labels) = (prep.t, prep.labels);
+    match opts.coverage {
+        Coverage::Marginal => gpu::pooled_calibrated(g, t, keys, labels, split, opts.ties),
+        Coverage::PerClass => {
+            let items = gpu::pooled_items(g, t, keys, labels, split, opts.ties)?;
+            Ok(Calibrated::from_pooled_items_with(t.k(), labels, split, &items, Some(labels)))
         }
     }
 }

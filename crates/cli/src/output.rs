@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use rvalue_core::conformal::{Stratum, Summary};
+use rvalue_core::conformal::{Method, Stratum, Summary};
 
 /// The columns of `rvalue conformal` (docs/method.md §9).
 pub const SUMMARY_COLUMNS: [&str; 9] = [
@@ -84,7 +84,19 @@ pub fn json_number(x: f64) -> String {
     }
 }
 
-/// Summary rows as a JSON array of objects with the CSV's keys, and the tallies pooled over
+/// Per class: a warning when `count` of the `k` classes enter every set at α for too few
+/// calibration items (`where_`: in which splits, or empty).
+pub(crate) fn warn_unbounded(method: Method, count: usize, k: usize, alpha: f64, where_: &str) {
+    if count > 0 {
+        eprintln!(
+            "rvalue: warning: {method}: {count} of {k} classes have too few calibration items for per-class \
+             coverage at α = {alpha}{where_}: their threshold is +∞, so they enter every set"
+        );
+    }
+}
+
+/// Summary rows as a JSON array of objects with the CSV's keys, per class `"coverage":
+/// "per-class"` and `"unbounded_classes"` (the most over splits), and the tallies pooled over
 /// splits: per class, per set-size and per difficulty stratum.
 pub fn summary_json(rows: &[Summary]) -> String {
     let mut out = String::from("[");
@@ -93,6 +105,9 @@ pub fn summary_json(rows: &[Summary]) -> String {
         out.push_str(&format!("\"method\": \"{}\"", s.method.name()));
         for (key, x) in SUMMARY_COLUMNS[1..8].iter().zip(numbers(s)) {
             out.push_str(&format!(", \"{key}\": {}", json_number(x)));
+        }
+        if let Some(n) = s.unbounded_classes {
+            out.push_str(&format!(", \"coverage\": \"per-class\", \"unbounded_classes\": {n}"));
         }
         out.push_str(&format!(", \"splits\": {}", s.splits));
         for (key, x) in CONDITIONAL_COLUMNS.iter().zip(conditional_numbers(s)) {
@@ -181,13 +196,19 @@ impl Drop for Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rvalue_core::conformal::{summarize_with, Method, SplitMetrics, SplitTallies};
+    use rvalue_core::conformal::{summarize_with, SplitMetrics, SplitTallies};
 
     fn row(method: Method, position: f64) -> Summary {
         let mut tallies = SplitTallies::new(2);
         tallies.add(0, 1, true, 1);
         tallies.add(1, 2, false, 2);
-        let one = SplitMetrics { coverage: 0.5, size: 1.5, position: 0.0, empty_rate: 0.0 };
+        let one = SplitMetrics {
+            coverage: 0.5,
+            size: 1.5,
+            position: 0.0,
+            empty_rate: 0.0,
+            unbounded_classes: None,
+        };
         Summary {
             method,
             alpha: 0.1,

@@ -10,17 +10,40 @@ use std::path::Path;
 use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::pool::{calibrate_with_pool, calibrate_with_pool_ranked, pool_splits, TruePool};
 use rvalue_core::conformal::streamed::{Report, Streaming};
-use rvalue_core::conformal::{self, Calibrated, Method, ScoreOptions, Split};
+use rvalue_core::conformal::{self, Calibrated, Coverage, Method, ScoreOptions, Split};
 use rvalue_core::io;
 use rvalue_core::predict::{predict_with_pool, Prediction};
 
 use super::output::Progress;
 use super::streamed::{self, GpuBlocks, Scores};
-use super::{display, CliError, CliResult, DataArgs};
+use super::{display, fail, read_file, CliError, CliResult, DataArgs};
 
-/// The pool at `path`: a `[n_cal, M]` array of float scores.
-pub(crate) fn read_pool(path: &Path) -> CliResult<TruePool> {
-    Ok(TruePool::of_dataset(&display(path), io::read_scores_file(path)?)?)
+/// Where a pool's classes come from (`--calibration-labels`), and whether they are needed.
+#[derive(Clone, Copy)]
+pub(crate) struct Classes<'a> {
+    pub(crate) path: Option<&'a Path>,
+    pub(crate) coverage: Coverage,
+}
+
+/// Per-class coverage with a pool needs the pool's classes: refused before anything is read.
+pub(crate) fn check_classes(classes: Classes<'_>) -> CliResult<()> {
+    match (classes.coverage, classes.path) {
+        (Coverage::PerClass, None) => fail(
+            "--coverage per-class needs the class of every calibration item, and --calibration-true \
+             holds true-label draws only: give the pool's classes with --calibration-labels Y.npy",
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The pool at `path`: a `[n_cal, M]` array of float scores, with its classes (in `0..k`)
+/// when `classes` names a file.
+pub(crate) fn read_pool(path: &Path, classes: Classes<'_>, k: usize) -> CliResult<TruePool> {
+    check_classes(classes)?;
+    let pool = TruePool::of_dataset(&display(path), io::read_scores_file(path)?)?;
+    let Some(labels) = classes.path else { return Ok(pool) };
+    let read = io::read_labels(&display(labels), &read_file(labels)?, pool.n(), k)?;
+    Ok(pool.with_classes(read)?)
 }
 
 /// The test items of `data` (streamed or held) and their labels.

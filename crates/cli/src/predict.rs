@@ -10,7 +10,7 @@ use rvalue_core::io::{write_npy_bool, Dataset};
 use rvalue_core::predict::{joined_split, Prediction};
 use rvalue_core::tensor::ScoreTensor;
 
-use super::output::Progress;
+use super::output::{warn_unbounded, Progress};
 use super::{
     display, facts, fail, for_each_split, labels_of, read_scores_file, warn_data, write_file, CliError,
     CliResult, DataArgs, OneMethod, Pass, Probe, ScoreArgs,
@@ -23,8 +23,9 @@ pub(crate) struct PredictArgs {
     #[arg(long, value_name = "CAL.npz", required_unless_present = "calibration_true")]
     calibration: Option<PathBuf>,
     /// Labels of the calibration items, in 0..K (.npy); optional when the calibration file
-    /// carries them
-    #[arg(long, value_name = "Y.npy", conflicts_with = "calibration_true")]
+    /// carries them. With --calibration-true: each pool unit's class, which --coverage
+    /// per-class needs
+    #[arg(long, value_name = "Y.npy")]
     calibration_labels: Option<PathBuf>,
     /// Calibrate on these true-label draws [n_cal, M] (each calibration item's true-label score
     /// in each draw) instead of on --calibration; CP, CP_avg and pooled CP_r only
@@ -71,17 +72,20 @@ impl OutputKind {
 pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     let kind = OutputKind::of(&a.output)?;
     let method = a.score.methods.one;
-    let opts = a.score.method.options();
+    let opts = a.score.options();
     let (alpha, never_empty) = (a.score.alpha, a.score.method.never_empty);
     let probe = Probe::start(a.score.device, &[method], &opts);
     let calibration = match (&a.calibration, &a.calibration_true) {
         (_, Some(pool)) => {
-            let pool = super::pool::read_pool(pool)?;
+            let classes =
+                super::pool::Classes { path: a.calibration_labels.as_deref(), coverage: opts.coverage };
             let data = DataArgs { scores: a.test.clone(), labels: None };
             let test = super::pool::test_items_unlabelled(&data)?;
+            let pool = super::pool::read_pool(pool, classes, super::streamed::shape(&test).2)?;
             let ranker = super::streamed::GpuBlocks::of(probe.open()?);
             let run = (a.score.threads(), ranker.as_ref());
             let prediction = super::pool::predict(&pool, &test, method, &opts, a.seed, run)?;
+            warn_unbounded(method, prediction.unbounded_classes(alpha), prediction.k(), alpha, "");
             return write_file(&a.output, &output_bytes(kind, &prediction, alpha, never_empty));
         }
         (Some(c), None) => c,
@@ -102,6 +106,7 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     let Some(calibrated) = calibrated else { return fail("the new items were not scored") };
     let prediction = Prediction::from_calibrated(calibrated, j.n_cal);
     progress.clear();
+    warn_unbounded(method, prediction.unbounded_classes(alpha), prediction.k(), alpha, "");
     write_file(&a.output, &output_bytes(kind, &prediction, alpha, never_empty))
 }
 

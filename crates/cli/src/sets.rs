@@ -15,7 +15,7 @@ use crate::{display, interrupt, pool, streamed, write_file, CliError, CliResult}
 
 pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
-    let opts = a.score.method.options();
+    let opts = a.score.options();
     let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
     if let Some(pool) = &a.pool.calibration_true {
         return sets_of_pool(a, pool, &methods, &opts, at);
@@ -67,9 +67,11 @@ pub(crate) fn sets_of_pool(
     (alpha, never_empty, threads): (f64, bool, usize),
 ) -> CliResult<()> {
     let probe = Probe::start(a.score.device, methods, opts);
-    let pool = pool::read_pool(pool)?;
+    let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
+    pool::check_classes(classes)?;
     let (test, labels) = pool::test_items(&a.data)?;
     let (_, m, k) = streamed::shape(&test);
+    let pool = pool::read_pool(pool, classes, k)?;
     warn_data(&facts((m, k), &[], Some(pool.n()), (alpha, methods, opts.kind)));
     let ranker = streamed::GpuBlocks::of(probe.open()?);
     with_output(&a.output, |out| {

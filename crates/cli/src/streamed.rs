@@ -299,6 +299,7 @@ pub(crate) fn set_rows(
     never_empty: bool,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
+    crate::output::warn_unbounded(m, c.unbounded_classes(alpha), c.k, alpha, "");
     for pos in 0..c.test.len() {
         let set = c.set(pos, alpha, never_empty);
         if set.members.is_empty() {

@@ -384,3 +384,59 @@ fn cli_reports_each_bad_file() {
     }
     assert!(failures.is_empty(), "{} of {} cases:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
+
+/// Per-class coverage reads the same files: every case of the corpus ends as it does under
+/// marginal coverage (refused in one line, or accepted), never in a panic.
+#[test]
+fn per_class_coverage_takes_the_files_marginal_takes() {
+    for c in &manifest() {
+        let p = |n: &str| dir().join(n).to_string_lossy().into_owned();
+        let mut cmd = Command::new(BIN);
+        cmd.args(["conformal", "--scores", &p(&c.file), "--alpha", "0.2", "--device", "cpu"]);
+        cmd.args(["--coverage", "per-class", "--splits", "2"]);
+        if let Some(l) = &c.labels {
+            cmd.args(["--labels", &p(l)]);
+        }
+        if c.file == "scores_12.npy" && c.labels.is_none() {
+            cmd.args(["--labels", &p("labels_12.npy")]);
+        }
+        let o = cmd.output().expect("the rvalue binary runs");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!err.contains("panicked"), "{}: {err}", c.file);
+        assert!(matches!(o.status.code(), Some(0 | 2)), "{}: {:?} {err}", c.file, o.status.code());
+        if o.status.code() == Some(2) {
+            assert_eq!(err.lines().count(), 1, "{}: {err}", c.file);
+        }
+    }
+}
+
+/// A pool's classes (`--calibration-labels`) of the wrong length or beyond K, or none at all
+/// for per-class coverage, and an unknown coverage: one line each.
+#[test]
+fn per_class_pool_labels_are_checked() {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad_per_class");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let write = |name: &str, bytes: Vec<u8>| {
+        let p = tmp.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let pool = write("pool.npy", write_npy_f64(&[5, 3], &scores(5, 1, 3)));
+    let test = write("test.npy", write_npy_f64(&[6, 3, 4], &scores(6, 3, 4)));
+    let test_labels = write("test_labels.npy", write_npy_i64(&[6], &[0, 1, 2, 3, 0, 1]));
+    let short = write("short.npy", write_npy_i64(&[4], &[0, 1, 2, 3]));
+    let beyond = write("beyond.npy", write_npy_i64(&[5], &[0, 1, 2, 3, 4]));
+    let base = ["conformal", "--scores", &test, "--labels", &test_labels, "--alpha", "0.2", "--method", "cp"];
+    let one_line = |extra: &[&str], fragment: &str| {
+        let o = Command::new(BIN).args(base).args(extra).output().expect("the rvalue binary runs");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(fragment), "{extra:?}: {err}");
+    };
+    let per_class = ["--coverage", "per-class", "--calibration-true", pool.as_str()];
+    one_line(&per_class, "--coverage per-class needs the class of every calibration item");
+    one_line(&[&per_class[..], &["--calibration-labels", &short]].concat(), "short.npy");
+    one_line(&[&per_class[..], &["--calibration-labels", &beyond]].concat(), "beyond.npy");
+    one_line(&["--coverage", "mondrian"], "per-class");
+}

@@ -295,3 +295,76 @@ fn a_pool_on_the_gpu_gives_the_cpu_output() {
         }
     }
 }
+
+/// `--coverage per-class` with a pool needs the pool's classes (`--calibration-labels`): with
+/// them, `sets`, `conformal` and `predict` give the joined split's per-class output (on the GPU
+/// too); without them, one line says why not.
+#[test]
+fn a_pool_with_its_classes_is_the_joined_split_per_class() {
+    let f = files("per_class");
+    let l = rvalue_core::io::read_labels("l", &std::fs::read(&f.labels).unwrap(), 240, 10).unwrap();
+    let pool_labels = f.dir.join("pool_labels.npy").to_str().unwrap().to_string();
+    let ints: Vec<i64> = l[..160].iter().map(|&y| y as i64).collect();
+    std::fs::write(&pool_labels, write_npy_i64(&[160], &ints)).unwrap();
+    let out = |n: &str| f.dir.join(n).to_str().unwrap().to_string();
+    let common =
+        ["--alpha", "0.1", "--method", "cp,cp-avg,cp-r", "--rvalue", "pooled", "--coverage", "per-class"];
+    let (joined_sets, pool_sets) = (out("joined.csv"), out("pool.csv"));
+    let joined = ["--scores", f.joined.as_str(), "--labels", f.labels.as_str(), "--split", f.mask.as_str()];
+    ok(&[&["sets", "--output", &joined_sets][..], &joined, &common].concat());
+    let want = shifted(&std::fs::read_to_string(&joined_sets).unwrap(), 160);
+    let marginal = out("marginal.csv");
+    ok(&[&["sets", "--output", &marginal, "--coverage", "marginal"][..], &joined, &common[..6]].concat());
+    assert_ne!(std::fs::read_to_string(&marginal).unwrap(), std::fs::read_to_string(&joined_sets).unwrap());
+    let test = ["--scores", f.test.as_str(), "--labels", f.test_labels.as_str()];
+    let pool = ["--calibration-true", f.pool.as_str(), "--calibration-labels", pool_labels.as_str()];
+    let may_skip = std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1");
+    for device in ["cpu", "gpu"] {
+        if device == "gpu" && (may_skip || !cfg!(feature = "gpu")) {
+            continue;
+        }
+        let dev = ["--device", device];
+        ok(&[&["sets", "--output", &pool_sets][..], &test, &pool, &common, &dev].concat());
+        assert_eq!(std::fs::read_to_string(&pool_sets).unwrap(), want, "sets on {device}");
+        let c_joined = ok(&[&["conformal"][..], &joined, &common, &dev].concat());
+        assert_eq!(ok(&[&["conformal"][..], &test, &pool, &common, &dev].concat()), c_joined, "{device}");
+    }
+    // predict: the pool with its classes against the calibration items' file.
+    let (a, b) = (out("a.csv"), out("b.csv"));
+    let d = read_scores_file(Path::new(&f.joined)).unwrap();
+    let cal = out("cal.npy");
+    std::fs::write(&cal, write_npy_f64(&[160, d.scores.m(), d.scores.k()], &d.scores.items(0..160).data()))
+        .unwrap();
+    let one = [
+        "--alpha",
+        "0.1",
+        "--method",
+        "cp-r",
+        "--rvalue",
+        "pooled",
+        "--coverage",
+        "per-class",
+        "--test",
+        &f.test,
+    ];
+    ok(&[
+        &["predict", "--calibration", &cal, "--calibration-labels", &pool_labels, "--output", &a][..],
+        &one,
+    ]
+    .concat());
+    ok(&[&["predict", "--output", &b][..], &pool, &one].concat());
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // Without the pool's classes: one line, for each command.
+    for args in [
+        [&["conformal"][..], &test, &pool[..2], &common].concat(),
+        [&["sets", "--output", &pool_sets][..], &test, &pool[..2], &common].concat(),
+        [&["predict", "--output", &b][..], &pool[..2], &one].concat(),
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("--coverage per-class needs the class of every calibration item"), "{err}");
+        assert!(err.contains("--calibration-labels"), "{err}");
+    }
+}

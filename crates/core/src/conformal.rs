@@ -43,6 +43,17 @@ crate::options! {
         /// One prior estimated from all items' candidates.
         Pooled = "pooled",
     }
+
+    /// Which coverage the thresholds guarantee (docs/method.md §5).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+    pub enum Coverage("coverage") {
+        /// One threshold from all calibration items: `1 − α` on average over items.
+        #[default]
+        Marginal = "marginal",
+        /// A threshold per class from that class's calibration items (Mondrian): `1 − α` for
+        /// each class's items.
+        PerClass = "per-class",
+    }
 }
 
 /// Whether scoring `methods` with `opts` ranks draws (CP_r with rank-based r-values), i.e.
@@ -51,7 +62,7 @@ pub fn needs_draw_orders(methods: &[Method], opts: &ScoreOptions) -> bool {
     methods.contains(&Method::CpR) && opts.kind != RvalueKind::Parametric
 }
 
-/// Everything that shapes the scores (not α, not the split).
+/// Everything that shapes the scores and their calibration (not α, not the split).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ScoreOptions {
     pub kind: RvalueKind,
@@ -63,6 +74,8 @@ pub struct ScoreOptions {
     pub cp_draw: usize,
     /// How pooled r-values break ties between units (docs/method.md §4).
     pub ties: TieOrder,
+    /// Marginal or per-class thresholds; per-class needs each calibration unit's class.
+    pub coverage: Coverage,
 }
 
 impl Default for ScoreOptions {
@@ -75,6 +88,7 @@ impl Default for ScoreOptions {
             lambda: LambdaRule::Model,
             cp_draw: 0,
             ties: TieOrder::Exchangeable,
+            coverage: Coverage::Marginal,
         }
     }
 }
@@ -84,6 +98,7 @@ mod calibrated;
 mod chunks;
 pub mod conditional;
 mod metrics;
+mod per_class;
 pub mod pool;
 mod pooled;
 mod prepared;

@@ -145,6 +145,7 @@ mod tests {
         round_trips::<Algorithm>();
         round_trips::<LambdaRule>();
         round_trips::<TieOrder>();
+        round_trips::<crate::conformal::Coverage>();
     }
 
     #[test]

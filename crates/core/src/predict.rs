@@ -163,14 +163,26 @@ impl Prediction {
     }
 
     /// New item `j`'s threshold `q̂` at α: its candidates with a score ≤ `q̂` form its set.
-    /// The same for every item unless CP_r's r-values are pooled.
+    /// The same for every item unless CP_r's r-values are pooled. Per class, candidate `c`'s is
+    /// [`Prediction::class_threshold`].
     pub fn threshold(&self, j: usize, alpha: f64) -> f64 {
         self.calibrated.threshold(j, alpha)
+    }
+
+    /// New item `j`'s threshold for candidate `class` at α (per class, that class's).
+    pub fn class_threshold(&self, j: usize, class: usize, alpha: f64) -> f64 {
+        self.calibrated.class_threshold(j, class, alpha)
     }
 
     /// New item `j`'s K scores under the method (lower is more conforming).
     pub fn scores(&self, j: usize) -> std::borrow::Cow<'_, [f64]> {
         self.calibrated.row(j)
+    }
+
+    /// How many classes enter every set at α for too few calibration items (per class; 0 when
+    /// marginal).
+    pub fn unbounded_classes(&self, alpha: f64) -> usize {
+        self.calibrated.unbounded_classes(alpha)
     }
 
     /// Whether each new item has its own threshold (pooled CP_r) rather than one for all.

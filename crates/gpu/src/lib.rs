@@ -138,6 +138,18 @@ pub fn nonparametric_rvalues(gpu: &Gpu, _: &ScoreTensor, _: &Keys) -> Result<Vec
 }
 
 #[cfg(not(feature = "gpu"))]
+pub fn pooled_items(
+    gpu: &Gpu,
+    _: &ScoreTensor,
+    _: &Keys,
+    _: &[usize],
+    _: &Split,
+    _: TieOrder,
+) -> Result<Vec<PooledItem>> {
+    match *gpu {}
+}
+
+#[cfg(not(feature = "gpu"))]
 pub fn pooled_calibrated(
     gpu: &Gpu,
     _: &ScoreTensor,

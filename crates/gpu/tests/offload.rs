@@ -87,8 +87,10 @@ fn run_with(
             let t = req.tensor.get().unwrap();
             match req.what {
                 Offload::Nonparametric => job.supply_rvalues(req.part, rvalues(t)).unwrap(),
-                Offload::Pooled { index, split, ties, items_per_step } => {
+                Offload::Pooled { index, split, ties, items_per_step, coverage } => {
                     assert!(items_per_step >= 1);
+                    // The twin calibrates marginally: the requests here ask for that.
+                    assert_eq!(coverage, rvalue_core::conformal::Coverage::Marginal);
                     job.supply_pooled(req.part, index, pooled(t, &req.labels, &split, ties)).unwrap()
                 }
             }

@@ -48,6 +48,7 @@
 //! ```
 
 mod analysis;
+pub mod classes;
 pub mod controls;
 mod curves;
 pub mod export;
@@ -58,6 +59,8 @@ mod summary;
 pub mod tour;
 pub mod url;
 
+#[cfg(test)]
+mod classes_tests;
 #[cfg(test)]
 mod pool_tests;
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The page's eight panels: their names in `?embed=`, numbers, element ids, the sliders each
+//! The page's nine panels: their names in `?embed=`, numbers, element ids, the sliders each
 //! depends on and the mode each belongs to.
 
 use crate::Mode;
@@ -15,6 +15,7 @@ rvalue_core::options! {
         Summary = "summary",
         Inspector = "inspector",
         Data = "data",
+        Classes = "classes",
     }
 }
 
@@ -27,7 +28,7 @@ pub struct Sliders {
 }
 
 impl Panel {
-    /// The panel's number on the page (1 to 8, the order of [`Panel::ALL`]).
+    /// The panel's number on the page (1 to 9, the order of [`Panel::ALL`]).
     pub fn number(self) -> usize {
         Panel::ALL.iter().position(|&p| p == self).map_or(0, |i| i + 1)
     }
@@ -41,7 +42,9 @@ impl Panel {
         let (alpha, beta, sigma2) = match self {
             Panel::Scores => (false, false, true),
             Panel::Threshold => (false, true, true),
-            Panel::Coverage | Panel::Size | Panel::Summary | Panel::Inspector => (true, false, false),
+            Panel::Coverage | Panel::Size | Panel::Summary | Panel::Inspector | Panel::Classes => {
+                (true, false, false)
+            }
             Panel::Theorem3 => (true, true, true),
             Panel::Data => (false, false, false),
         };

@@ -13,7 +13,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 const ALPHAS: [f64; 6] = [0.005, 0.03, 0.1, 0.2, 0.37, 0.5];
 
-fn small_controls() -> Controls {
+pub(crate) fn small_controls() -> Controls {
     Controls {
         toy: ToyParams { k: 4, m: 6, n_cal: 25, n_test: 30, repeats: 3, ..ToyParams::default() },
         sigma2: 50.0,
@@ -40,13 +40,13 @@ fn toy_dataset(p: &ToyParams) -> Arc<Dataset> {
     Arc::new(Dataset { scores, labels: Some(y), single_draw: m == 1 })
 }
 
-fn sources(c: &Controls) -> Vec<(Source, Controls)> {
+pub(crate) fn sources(c: &Controls) -> Vec<(Source, Controls)> {
     let mut data = c.clone();
     data.mode = Mode::Scores;
     vec![(Source::Toy(c.toy_params()), c.clone()), (Source::Data(toy_dataset(&c.toy_params())), data)]
 }
 
-fn all_kinds() -> Vec<Controls> {
+pub(crate) fn all_kinds() -> Vec<Controls> {
     let base = small_controls();
     vec![
         base.clone(),

@@ -10,6 +10,7 @@
 
 use crate::panel::Panel;
 use crate::url::{DataRef, UrlState};
+use rvalue_core::conformal::Coverage;
 use rvalue_core::rvalue::TieOrder;
 
 /// One step of the tour.
@@ -35,7 +36,7 @@ pub struct Step {
 }
 
 /// The steps, in order; a link's `tour=N` is `STEPS[N - 1]`.
-pub const STEPS: [Step; 9] = [
+pub const STEPS: [Step; 10] = [
     Step {
         title: "Conformal prediction in one picture",
         text: "A model scores every candidate answer of an item. Split conformal prediction takes the \
@@ -169,7 +170,27 @@ pub const STEPS: [Step; 9] = [
         tried: |s| s.data != DataRef::None,
         action: "sample=digits_wbb.npz",
     },
+    Step {
+        title: "Marginal coverage can hide a class",
+        text: "The guarantee is on average over items. On the digits ensemble at α = 0.1 every method \
+               covers about 0.91 of the test items, yet panel 9 shows CP_avg and CP_r covering the digit \
+               8 under 0.8: the average hides a hard class. Per-class (Mondrian) calibration cuts each \
+               class at the quantile of its own calibration items, so each class is covered at 1 − α; \
+               the price is larger sets where the model hesitates.",
+        query: "mode=scores&splits=20",
+        panels: &[Panel::Classes, Panel::Summary],
+        control: "coverage",
+        try_this: "With the digits loaded (step 9), set Coverage (under Method) to per-class and watch the \
+                   digit 8 rise to 1 − α in panel 9, and the set sizes in panel 6.",
+        done: "Per class, every digit is covered at about 1 − α.",
+        tried: |s| s.controls.score.coverage == Coverage::PerClass,
+        action: "coverage=per-class",
+    },
 ];
+
+/// The step whose confirmation adds what per-class thresholds changed, computed from the
+/// analyses before and after ([`crate::classes::per_class_outcome`]).
+pub const PER_CLASS_STEP: usize = 10;
 
 /// Step `number` (counted from 1, as in links), if there is one.
 pub fn step(number: usize) -> Option<&'static Step> {
@@ -246,7 +267,7 @@ mod tests {
 
     #[test]
     fn tour_links_that_cannot_be_used_are_reported() {
-        for q in ["tour=0", "tour=10", "tour=x"] {
+        for q in ["tour=0", "tour=11", "tour=x"] {
             let r = UrlState::from_query(q);
             assert_eq!((r.state.tour, r.warnings.len()), (None, 1), "{q}: {:?}", r.warnings);
         }

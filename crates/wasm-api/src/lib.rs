@@ -288,6 +288,7 @@ fn score_options(a: &ConformalArgs) -> Result<ScoreOptions> {
         lambda: option(a.rule.as_deref())?,
         cp_draw: a.cp_draw.unwrap_or(0),
         ties: option(a.ties.as_deref())?,
+        ..ScoreOptions::default()
     })
 }
 

@@ -22,6 +22,7 @@ use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Dots, Figure};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
+use rvalue_model::classes::{classes_csv, ClassView};
 use rvalue_model::export::{sets_csv, summary_csv};
 use rvalue_model::panel::Panel;
 
@@ -33,7 +34,7 @@ struct FigurePanel {
     name: &'static str,
 }
 
-const FIGURES: [FigurePanel; 6] = [
+const FIGURES: [FigurePanel; 7] = [
     FigurePanel { panel: Panel::Scores, canvas: "plot-scores", overlay: None, name: "scores" },
     FigurePanel { panel: Panel::Threshold, canvas: "plot-threshold", overlay: None, name: "threshold" },
     FigurePanel {
@@ -50,16 +51,21 @@ const FIGURES: [FigurePanel; 6] = [
         name: "theorem3",
     },
     FigurePanel { panel: Panel::Data, canvas: "plot-variance", overlay: None, name: "variances" },
+    FigurePanel { panel: Panel::Classes, canvas: "plot-classes", overlay: None, name: "classes" },
 ];
 
 #[derive(Clone, Copy)]
 enum Table {
     Summary,
     Sets,
+    Classes,
 }
 
-const TABLES: [(Panel, Table, &str); 2] =
-    [(Panel::Summary, Table::Summary, "summary"), (Panel::Inspector, Table::Sets, "sets")];
+const TABLES: [(Panel, Table, &str); 3] = [
+    (Panel::Summary, Table::Summary, "summary"),
+    (Panel::Inspector, Table::Sets, "sets"),
+    (Panel::Classes, Table::Classes, "classes"),
+];
 
 /// Adds the buttons to the panels and listens to them.
 pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
@@ -226,6 +232,12 @@ fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
         Table::Sets => {
             let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
             sets_csv(a, alpha, never_empty)?
+        }
+        Table::Classes => {
+            let v = app.alpha_view(alpha, never_empty)?;
+            let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+            let names = if a.toy.is_some() { None } else { app.class_names() };
+            classes_csv(&ClassView::new(&v, a.k, a.toy.is_some()), names)
         }
     };
     let blob = text_blob(&text, "text/csv;charset=utf-8")?;

@@ -21,7 +21,13 @@ const VARIANCE_BINS: usize = 40;
 
 impl App {
     /// Shows a data set read from a file or generated in the page, or why it cannot be used.
-    fn install(&mut self, name: String, data: Result<Dataset>, pool: Option<Arc<TruePool>>, origin: DataRef) {
+    fn install(
+        &mut self,
+        name: String,
+        data: Result<Dataset>,
+        (class_names, pool): (Option<Vec<String>>, Option<Arc<TruePool>>),
+        origin: DataRef,
+    ) {
         let result = data.and_then(|d| {
             if d.labels.is_none() {
                 return Err(Error::invalid(format!(
@@ -35,7 +41,13 @@ impl App {
         match result {
             Ok((d, summary)) => {
                 let what = format!("Loaded {name}: the data stays in this page.");
-                let loaded = Loaded { name, data: Held::Whole(Arc::new(d)), pool, summary: Some(summary) };
+                let loaded = Loaded {
+                    name,
+                    data: Held::Whole(Arc::new(d)),
+                    pool,
+                    summary: Some(summary),
+                    class_names,
+                };
                 self.put_in(loaded, origin, &what);
             }
             Err(e) => self.show_error(Some(&format!("{e}. The results shown are unchanged."))),
@@ -59,7 +71,13 @@ impl App {
                  starts them.",
             );
         }
-        let loaded = Loaded { name: s.info.name.clone(), data: Held::Streamed(s), pool: None, summary: None };
+        let loaded = Loaded {
+            name: s.info.name.clone(),
+            data: Held::Streamed(s),
+            pool: None,
+            summary: None,
+            class_names: None,
+        };
         self.put_in(loaded, DataRef::Upload, &what);
     }
 
@@ -105,7 +123,9 @@ pub(in crate::ui) fn file_sink(app: &Shared) -> files::Sink {
     let app = app.clone();
     Rc::new(move |got| {
         with(&app, |a| match got {
-            files::Got::Dataset { name, data, pool, origin } => a.install(name, data, pool, origin),
+            files::Got::Dataset { name, data, names, pool, origin } => {
+                a.install(name, data, (names, pool), origin)
+            }
             files::Got::Streamed(s) => a.install_streamed(s),
             files::Got::Failed(msg) => {
                 a.show_error(Some(&format!("{msg}. The results shown are unchanged.")))

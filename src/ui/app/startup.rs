@@ -82,6 +82,8 @@ fn launch(
         jobs: 0,
         me: std::rc::Weak::new(),
         figures: Default::default(),
+        strata_html: Default::default(),
+        tour_baseline: None,
     }));
     {
         let mut a = app.borrow_mut();

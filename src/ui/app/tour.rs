@@ -12,10 +12,12 @@ use web_sys::{Element, HtmlElement, KeyboardEvent};
 use super::frame::{with, with_now};
 use super::{App, Dirty, Shared};
 use crate::ui::dom::{self, set_attr, set_hidden, set_text};
+use rvalue_core::conformal::Coverage;
 use rvalue_core::Result;
+use rvalue_model::classes::per_class_outcome;
 use rvalue_model::tour::{self, STEPS};
 use rvalue_model::url::UrlState;
-use rvalue_model::Controls;
+use rvalue_model::{AlphaView, Controls};
 
 /// The step card's elements in index.html.
 const CARD: &str = "tour";
@@ -188,4 +190,32 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         }
     });
     Ok(())
+}
+
+impl App {
+    /// The per-class step ([`tour::PER_CLASS_STEP`]): keeps the marginal analysis' view at α,
+    /// and once a per-class analysis is on show, adds to the confirmation what per-class
+    /// thresholds did, computed from the two.
+    pub(super) fn tour_outcome(&mut self, v: &AlphaView) {
+        if self.tour != Some(tour::PER_CLASS_STEP) {
+            return;
+        }
+        let Some(a) = &self.analysis else { return };
+        if a.controls.score.coverage == Coverage::Marginal {
+            self.tour_baseline = Some(v.clone());
+            set_attr(&self.doc, CARD, "data-outcome", "");
+            return;
+        }
+        let Some(b) = &self.tour_baseline else { return };
+        let now = if b.alpha == v.alpha && b.never_empty == v.never_empty {
+            Some(v.clone())
+        } else {
+            a.at_alpha(b.alpha, b.never_empty).ok()
+        };
+        let names = self.class_names();
+        let Some(text) = now.and_then(|now| per_class_outcome(b, &now, a.k, names)) else { return };
+        let done = tour::step(tour::PER_CLASS_STEP).map_or("", |s| s.done);
+        set_text(&self.doc, "tour-done", &format!("{done} {text}"));
+        set_attr(&self.doc, CARD, "data-outcome", "1");
+    }
 }

@@ -22,6 +22,22 @@ fn wire_modes(app: &Shared, doc: &web_sys::Document, key: &str) -> Result<()> {
     Ok(())
 }
 
+/// Panel 9's worst classes: a click on one (a button the list rebuilds) opens the inspector.
+fn wire_worst(app: &Shared, doc: &web_sys::Document) -> Result<()> {
+    let a = app.clone();
+    dom::listen_id(doc, "worst-classes", "click", move |e| {
+        let class = e
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|t| t.closest("button[data-class]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-class"))
+            .and_then(|c| c.parse::<usize>().ok());
+        if let Some(c) = class {
+            with(&a, |app| app.open_class(c));
+        }
+    })
+}
+
 pub(super) fn wire(app: &Shared) -> Result<()> {
     let doc = app.borrow().doc.clone();
     // Sliders follow the pointer ("input") and draw in the event; other inputs apply when
@@ -68,6 +84,7 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
             Err(e) => app.show_error(Some(&e.to_string())),
         })
     })?;
+    wire_worst(app, &doc)?;
     if let Some(w) = web_sys::window() {
         let a = app.clone();
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));

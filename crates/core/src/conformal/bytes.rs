@@ -8,10 +8,14 @@
 //! Little-endian: `k`, the test count, the test items and their labels as `u32`, then a tag
 //! byte and the store. A global threshold: the test rows' scores and the calibration scores
 //! as `f64` (the sorted rows are made again on reading). Pooled: `n` and `U` as `u32`, the
-//! candidates' steps as `u32` and the calibration step sets as `u64` words. Reading checks every
-//! length, index and step set, so a truncated or foreign buffer is an error, never a panic.
+//! candidates' steps as `u32` and the calibration step sets as `u64` words. Per-class thresholds
+//! set the tag's high bit and follow the store: `K + 1` class offsets as `u32`, then the
+//! scores by class as `f64` (global) or each test item's steps by class as `u32` (pooled).
+//! Reading checks every length, index and step set, so a truncated or foreign buffer is an
+//! error, never a panic.
 
 use super::calibrated::Store;
+use super::per_class::{Groups, PerClass};
 use super::steps::StepSets;
 use super::streamed::BlockRows;
 use super::{Calibrated, ScoreRows};
@@ -20,6 +24,8 @@ use crate::{Error, Result};
 
 const GLOBAL: u8 = 0;
 const PER_ITEM: u8 = 1;
+/// Set in the tag when per-class thresholds follow the store.
+const BY_CLASS: u8 = 0x80;
 
 impl Calibrated {
     /// Appends this calibration's bytes to `out` ([`Calibrated::read_bytes`] reads them back).
@@ -28,20 +34,24 @@ impl Calibrated {
         put_u32(out, self.test.len());
         self.test.iter().for_each(|&i| put_u32(out, i));
         self.labels.iter().for_each(|&y| put_u32(out, y));
+        let flag = if self.classes.is_some() { BY_CLASS } else { 0 };
         match &self.store {
             Store::Global { cal, .. } => {
-                out.push(GLOBAL);
+                out.push(GLOBAL | flag);
                 (0..self.test.len()).for_each(|t| put_f64s(out, &self.row(t)));
                 put_u32(out, cal.len());
                 put_f64s(out, cal);
             }
             Store::PerItem { steps, n, cal } => {
-                out.push(PER_ITEM);
+                out.push(PER_ITEM | flag);
                 put_u32(out, *n);
                 put_u32(out, cal.units as usize);
                 steps.iter().for_each(|&s| put_u32(out, s as usize));
                 cal.words().iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
             }
+        }
+        if let Some(p) = &self.classes {
+            write_classes(p, out);
         }
     }
 
@@ -55,7 +65,8 @@ impl Calibrated {
             return Err(malformed("a label is beyond K"));
         }
         let cells = n.checked_mul(k).ok_or_else(|| malformed("too many scores"))?;
-        let store = match take(input, 1)?[0] {
+        let tag = take(input, 1)?[0];
+        let store = match tag & !BY_CLASS {
             GLOBAL => {
                 let rows = ScoreRows::new(take_f64s(input, cells)?, k);
                 let len = take_u32(input)?;
@@ -82,8 +93,47 @@ impl Calibrated {
             }
             _ => return Err(malformed("unknown threshold")),
         };
-        Ok(Calibrated { k, test, labels, store })
+        let classes = if tag & BY_CLASS != 0 { Some(read_classes(input, k, n, &store)?) } else { None };
+        Ok(Calibrated { k, test, labels, store, classes })
     }
+}
+
+fn write_classes(p: &PerClass, out: &mut Vec<u8>) {
+    let (offsets, groups) = p.parts();
+    offsets.iter().for_each(|&o| put_u32(out, o));
+    match groups {
+        Groups::Scores(s) => put_f64s(out, s),
+        Groups::Steps { steps, .. } => steps.iter().for_each(|&s| put_u32(out, s as usize)),
+    }
+}
+
+/// Per-class thresholds of a calibration of `k` candidates and `items` test items whose store
+/// is `store`.
+fn read_classes(input: &mut &[u8], k: usize, items: usize, store: &Store) -> Result<PerClass> {
+    let offsets = (0..=k).map(|_| take_u32(input)).collect::<Result<Vec<_>>>()?;
+    let n = offsets.last().copied().unwrap_or(0);
+    let units = match store {
+        Store::Global { cal, .. } => cal.len(),
+        Store::PerItem { n, .. } => *n,
+    };
+    if n != units {
+        return Err(malformed("per-class thresholds do not fit"));
+    }
+    let groups = match store {
+        Store::Global { .. } => Groups::Scores(take_f64s(input, n)?),
+        Store::PerItem { cal, .. } => {
+            let len = n
+                .checked_mul(items)
+                .and_then(|x| x.checked_mul(4))
+                .ok_or_else(|| malformed("too many steps"))?;
+            let steps = take(input, len)?
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            Groups::Steps { steps, units: cal.units }
+        }
+    };
+    PerClass::from_parts(offsets, groups, items).ok_or_else(|| malformed("per-class thresholds do not fit"))
 }
 
 /// `tag` and `calibrations` as one buffer (a toy repeat: its index and its three methods'

@@ -3,8 +3,9 @@
 //! thresholds, rows and prediction sets are here; its metrics and α sweeps in
 //! [`super::metrics`] and [`sweep`](mod@super::sweep), its pooled constructors in [`super::pooled`].
 
+use super::per_class::PerClass;
 use super::steps::StepSets;
-use super::{conformal_quantile, k_star, Split};
+use super::{conformal_quantile, k_star, Coverage, Split};
 use std::sync::Arc;
 
 /// Split-independent scores `[N][K]`, each row ascending with each candidate's place in it,
@@ -137,12 +138,13 @@ pub(super) enum Store {
     PerItem { steps: Vec<u32>, n: usize, cal: StepSets },
 }
 
-/// What a split's threshold is at one α: a score for all test items, or the rank `k*` of each
-/// item's own calibration step.
+/// What a split's threshold is at one α: a score for all test items, the rank `k*` of each
+/// item's own calibration step, or per class (a threshold per candidate, made from α).
 #[derive(Clone, Copy)]
 pub(super) enum Cut {
     Score(f64),
     Rank(usize),
+    PerClass(f64),
 }
 
 /// One method's scores on one split, ready to answer any α.
@@ -154,6 +156,8 @@ pub struct Calibrated {
     /// Each test item's true label.
     pub(super) labels: Vec<usize>,
     pub(super) store: Store,
+    /// Per-class thresholds' calibration units by class; `None`: one marginal threshold.
+    pub(super) classes: Option<PerClass>,
 }
 
 /// The values, not how they are stored: two calibrations print alike when they answer alike.
@@ -166,6 +170,9 @@ impl std::fmt::Debug for Calibrated {
             Store::Global { cal, .. } => d.field("cal", cal),
             Store::PerItem { n, cal, .. } => d.field("n", n).field("cal_steps", cal),
         };
+        if let Some(p) = &self.classes {
+            d.field("classes", p);
+        }
         d.finish()
     }
 }
@@ -187,11 +194,18 @@ impl ItemSet {
 impl Calibrated {
     /// From split-independent scores `[N][K]`, keeping the test items' rows.
     pub fn fixed(scores: &[f64], k: usize, labels: &[usize], split: &Split) -> Self {
+        Self::fixed_with(scores, k, labels, split, Coverage::Marginal)
+    }
+
+    /// [`Calibrated::fixed`] with thresholds of the given coverage (per class: by the
+    /// calibration items' labels).
+    pub fn fixed_with(scores: &[f64], k: usize, labels: &[usize], split: &Split, coverage: Coverage) -> Self {
         let mut rows = Vec::with_capacity(split.test.len() * k);
         for &i in &split.test {
             rows.extend_from_slice(&scores[i * k..(i + 1) * k]);
         }
-        Self::global(&ScoreRows::new(rows, k), false, k, labels, split, |t| {
+        let classes = (coverage == Coverage::PerClass).then_some(labels);
+        Self::global(&ScoreRows::new(rows, k), false, k, labels, split, classes, |t| {
             scores[split.cal[t] * k + labels[split.cal[t]]]
         })
     }
@@ -199,7 +213,21 @@ impl Calibrated {
     /// From split-independent scores shared by every split of the data set: the same values as
     /// [`Calibrated::fixed`] on `rows`' scores, without a copy per split.
     pub fn shared(rows: &Arc<ScoreRows>, k: usize, labels: &[usize], split: &Split) -> Self {
-        Self::global(rows, true, k, labels, split, |t| rows.score(split.cal[t], labels[split.cal[t]]))
+        Self::shared_with(rows, k, labels, split, Coverage::Marginal)
+    }
+
+    /// [`Calibrated::shared`] with thresholds of the given coverage.
+    pub fn shared_with(
+        rows: &Arc<ScoreRows>,
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        coverage: Coverage,
+    ) -> Self {
+        let classes = (coverage == Coverage::PerClass).then_some(labels);
+        Self::global(rows, true, k, labels, split, classes, |t| {
+            rows.score(split.cal[t], labels[split.cal[t]])
+        })
     }
 
     /// From test items' rows and calibration units' scores given apart (a pool of true-label
@@ -212,28 +240,51 @@ impl Calibrated {
         split: &Split,
         cal: impl Fn(usize) -> f64,
     ) -> Self {
-        Self::global(rows, true, k, labels, split, |t| cal(split.cal[t]))
+        Self::of_units_with(rows, k, labels, split, None, cal)
     }
 
+    /// [`Calibrated::of_units`] with per-class thresholds when `unit_classes` (each unit's
+    /// class, `< k`) is given.
+    pub fn of_units_with(
+        rows: &Arc<ScoreRows>,
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        unit_classes: Option<&[usize]>,
+        cal: impl Fn(usize) -> f64,
+    ) -> Self {
+        Self::global(rows, true, k, labels, split, unit_classes, |t| cal(split.cal[t]))
+    }
+
+    /// One threshold, or per class when `unit_classes` (indexed like `split.cal`'s values)
+    /// names each calibration unit's class.
+    #[allow(clippy::too_many_arguments)] // the rows, the split, and how to read its units
     pub(super) fn global(
         rows: &Arc<ScoreRows>,
         by_item: bool,
         k: usize,
         labels: &[usize],
         split: &Split,
+        unit_classes: Option<&[usize]>,
         cal_score: impl Fn(usize) -> f64,
     ) -> Self {
         let mut cal: Vec<f64> = (0..split.cal.len()).map(cal_score).collect();
+        let classes = unit_classes.map(|u| {
+            let of: Vec<usize> = split.cal.iter().map(|&j| u.get(j).copied().unwrap_or(0)).collect();
+            PerClass::of_scores(k, &of, &cal)
+        });
         cal.sort_unstable_by(f64::total_cmp);
         Calibrated {
             k,
             test: split.test.clone(),
             labels: split.test.iter().map(|&i| labels[i]).collect(),
             store: Store::Global { rows: rows.clone(), by_item, cal },
+            classes,
         }
     }
     /// The threshold `q̂` for test item `t` (by position in `test`): the `k*`-th smallest
-    /// calibration score, `+∞` if `k* > n`. Pooled boundaries are `1` then, as all r ≤ 1.
+    /// calibration score, `+∞` if `k* > n`. Pooled boundaries are `1` then, as all r ≤ 1. Per
+    /// class, that of the item's true label's class ([`Calibrated::thresholds`]: every class's).
     pub fn threshold(&self, t: usize, alpha: f64) -> f64 {
         self.threshold_at(t, self.cut(alpha))
     }
@@ -242,12 +293,16 @@ impl Calibrated {
     pub(super) fn threshold_at(&self, t: usize, cut: Cut) -> f64 {
         match cut {
             Cut::Score(q) => q,
+            Cut::PerClass(alpha) => self.class_threshold(t, self.labels[t], alpha),
             Cut::Rank(0) => f64::NEG_INFINITY,
             Cut::Rank(ks) => self.boundary(t, ks).map_or(f64::INFINITY, |(b, units)| b as f64 / units as f64),
         }
     }
 
     pub(super) fn cut(&self, alpha: f64) -> Cut {
+        if let Some(cut) = self.per_class_cut(alpha) {
+            return cut;
+        }
         match &self.store {
             Store::Global { cal, .. } => Cut::Score(conformal_quantile(cal, alpha)),
             Store::PerItem { n, .. } => Cut::Rank(k_star(*n, alpha)),
@@ -297,6 +352,10 @@ impl Calibrated {
     pub(super) fn held(&self, t: usize, cut: Cut) -> (usize, bool) {
         let (k, y) = (self.k, self.labels[t]);
         match (&self.store, cut) {
+            (_, Cut::PerClass(alpha)) => {
+                let (size, _, holds) = self.per_class_place(t, alpha);
+                (size, holds)
+            }
             (Store::PerItem { steps, .. }, Cut::Rank(ks)) => match (ks, self.boundary(t, ks)) {
                 (0, _) => (0, false),
                 (_, None) => (k, true),
@@ -326,12 +385,13 @@ impl Calibrated {
         (0..self.k).fold(0, |b, c| if self.score(t, c) < self.score(t, b) { c } else { b })
     }
 
-    /// Test item `t`'s set `{k : score ≤ q̂}` (≤: discrete r-values tie), in set order.
+    /// Test item `t`'s set `{k : score ≤ q̂}` (≤: discrete r-values tie; per class `q̂_k`), in
+    /// set order.
     pub fn set(&self, t: usize, alpha: f64, never_empty: bool) -> ItemSet {
-        let q = self.threshold(t, alpha);
+        let q = self.thresholds(t, alpha);
         let row = self.row(t);
         let mut members: Vec<(usize, f64)> =
-            (0..self.k).filter(|&c| row[c] <= q).map(|c| (c, row[c])).collect();
+            (0..self.k).filter(|&c| row[c] <= q[c]).map(|c| (c, row[c])).collect();
         if members.is_empty() && never_empty {
             let b = self.best(t);
             members.push((b, row[b]));

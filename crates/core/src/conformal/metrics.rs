@@ -15,6 +15,9 @@ pub struct SplitMetrics {
     /// `NaN` when no set does.
     pub position: f64,
     pub empty_rate: f64,
+    /// Per class: how many classes' thresholds are `+∞` (too few calibration items); `None`
+    /// when marginal.
+    pub unbounded_classes: Option<usize>,
 }
 impl Calibrated {
     /// Coverage, size, position and empty rate at α.
@@ -61,24 +64,29 @@ impl Calibrated {
             size: size as f64 / nt,
             position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
             empty_rate: empty as f64 / nt,
+            unbounded_classes: self.classes.as_ref().map(|_| self.unbounded_classes(alpha)),
         }
     }
 
     /// Test item `t`'s set size and its true label's place in set order (`None` when outside):
     /// what [`Calibrated::set`] gives, without building or sorting the set. Metrics over many
     /// splits make this the hot loop (a sort per item and split cost more than the r-values
-    /// did): with one threshold, a binary search in the sorted row; pooled, one pass.
+    /// did): with one threshold, a binary search in the sorted row; pooled or per class, one
+    /// pass.
     fn size_and_position(&self, t: usize, cut: Cut, never_empty: bool) -> (usize, Option<usize>) {
-        let (q, y) = (self.threshold_at(t, cut), self.labels[t]);
-        let (size, before, in_set) = match &self.store {
-            Store::Global { rows, by_item, .. } => {
+        let y = self.labels[t];
+        let (size, before, in_set) = match (&self.store, cut) {
+            (_, Cut::PerClass(alpha)) => self.per_class_place(t, alpha),
+            (Store::Global { rows, by_item, .. }, _) => {
+                let q = self.threshold_at(t, cut);
                 let r = if *by_item { self.test[t] } else { t };
                 // Ahead of the label in set order: lower scores, then equal ones at lower
                 // indices, which is its rank in the row.
                 let sy = rows.score(r, y);
                 (rows.sorted_row(r).partition_point(|&s| s <= q), rows.rank(r, y), sy <= q)
             }
-            Store::PerItem { .. } => {
+            (Store::PerItem { .. }, _) => {
+                let q = self.threshold_at(t, cut);
                 let row = self.row(t);
                 let key_y = (row[y], y);
                 let (mut size, mut before) = (0, 0);
@@ -154,6 +162,8 @@ pub struct Summary {
     /// Per difficulty stratum ([`DIFFICULTY_STRATA`](super::DIFFICULTY_STRATA)), summed over
     /// splits; all empty when difficulty is unknown.
     pub difficulty_strata: Vec<Stratum>,
+    /// Per class: the most classes whose threshold was `+∞` in a split; `None` when marginal.
+    pub unbounded_classes: Option<usize>,
 }
 
 /// Mean and population sd (numpy's default).
@@ -223,6 +233,7 @@ pub fn summarize_with(
         class_tallies: c.pooled.classes,
         size_strata: if tallied { c.pooled.sizes } else { Vec::new() },
         difficulty_strata: if tallied { c.pooled.difficulty } else { Vec::new() },
+        unbounded_classes: per_split.iter().filter_map(|m| m.unbounded_classes).max(),
     }
 }
 

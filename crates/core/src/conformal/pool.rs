@@ -9,8 +9,10 @@
 //! joined tensor `[pool; test items]`, as `predict` keys new items: so every set and metric is the
 //! joined tensor's split's, bit for bit ([`joined_split`]).
 
-use super::streamed::{fixed_rows_ranked, pooled_with_units, EachRanked, Report, Streaming, Units};
-use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
+use super::streamed::{
+    fixed_rows_ranked, no_classes, pooled_with_units, EachRanked, Report, Streaming, Units,
+};
+use super::{Calibrated, Coverage, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::ScoreBlocks;
 use crate::io::Dataset;
 use crate::rng::Stream;
@@ -27,6 +29,8 @@ pub struct TruePool {
     m: usize,
     /// Unit `j`'s draw `d` at item `j`, draw 0, candidate `d`: the `[n, M]` array as read.
     draws: ScoreTensor,
+    /// Each unit's class, when known: per-class coverage needs them.
+    classes: Option<Vec<usize>>,
 }
 
 impl TruePool {
@@ -48,7 +52,21 @@ impl TruePool {
                 t.k()
             )));
         }
-        Ok(TruePool { n: t.n(), m: t.k(), draws: t })
+        Ok(TruePool { n: t.n(), m: t.k(), draws: t, classes: None })
+    }
+
+    /// The pool with each unit's class (`n` of them), for per-class coverage; each is checked
+    /// against the test items' `K` when calibrating.
+    pub fn with_classes(self, classes: Vec<usize>) -> Result<Self> {
+        if classes.len() != self.n {
+            return Err(Error::length("calibration labels", classes.len(), format!("{} pool units", self.n)));
+        }
+        Ok(TruePool { classes: Some(classes), ..self })
+    }
+
+    /// Each unit's class, when given.
+    pub fn classes(&self) -> Option<&[usize]> {
+        self.classes.as_deref()
     }
 
     pub fn n(&self) -> usize {
@@ -212,9 +230,10 @@ fn with_pool(
     each: &mut EachRanked<'_>,
 ) -> Result<()> {
     let (n_test, m, k) = test.shape();
-    check(pool, m, labels, n_test, methods, opts, splits)?;
+    check(pool, (m, k), labels, n_test, methods, opts, splits)?;
     let pooled = |x: &Method| *x == Method::CpR;
     let fixed: Vec<Method> = methods.iter().copied().filter(|x| !pooled(x)).collect();
+    let per_class = opts.coverage == Coverage::PerClass;
     if !fixed.is_empty() {
         let rows = fixed_rows_ranked(test, labels, &fixed, opts, splits, run, report, ranks.as_deref_mut())?;
         let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
@@ -223,12 +242,19 @@ fn with_pool(
             for (r, split) in splits.iter().enumerate() {
                 watch::checkpoint()?;
                 watch::advance(split.test.len());
-                each(*method, r, Calibrated::of_units(&rows, k, labels, split, |j| cal[j]), got)?;
+                let classes = per_class.then_some(pool.classes.as_deref()).flatten();
+                each(
+                    *method,
+                    r,
+                    Calibrated::of_units_with(&rows, k, labels, split, classes, |j| cal[j]),
+                    got,
+                )?;
             }
         }
     }
     if methods.iter().any(pooled) {
-        let units = Units { draws: pool.draws.scores(), key_offset: pool.n };
+        let classes = pool.classes.as_deref();
+        let units = Units { draws: pool.draws.scores(), key_offset: pool.n, classes };
         let each = &mut |r, c, got: &[u32]| each(Method::CpR, r, c, got);
         pooled_with_units(test, units, labels, opts, splits, run, report, ranks, each)?;
     }
@@ -237,7 +263,7 @@ fn with_pool(
 
 fn check(
     pool: &TruePool,
-    m: usize,
+    (m, k): (usize, usize),
     labels: &[usize],
     n_test: usize,
     methods: &[Method],
@@ -251,6 +277,15 @@ fn check(
         return Err(Error::length("labels", labels.len(), format!("{n_test} test items")));
     }
     check_methods(methods, opts)?;
+    if opts.coverage == Coverage::PerClass {
+        let classes = pool.classes.as_deref().ok_or_else(no_classes)?;
+        if let Some(j) = classes.iter().position(|&c| c >= k) {
+            return Err(Error::invalid(format!(
+                "calibration label of unit {j} is {} but K = {k}",
+                classes[j]
+            )));
+        }
+    }
     let bad = |s: &Split| s.cal.iter().any(|&j| j >= pool.n) || s.test.iter().any(|&t| t >= n_test);
     if splits.iter().any(bad) {
         return Err(Error::invalid("a split names a unit or test item out of range"));

@@ -4,8 +4,9 @@
 
 use super::calibrated::Store;
 use super::chunks::in_chunks;
+use super::per_class::PerClass;
 use super::steps::StepSets;
-use super::{pool, Calibrated, Split};
+use super::{pool, Calibrated, Coverage, Split};
 use crate::rvalue::{self, DrawOrder, PooledSplit, TieOrder, Workspace};
 use crate::tensor::ScoreTensor;
 use crate::{watch, Result};
@@ -37,6 +38,8 @@ pub(super) struct PooledScores {
     n: usize,
     steps: Vec<u32>,
     cal: StepSets,
+    /// Per class: each calibration unit's class (in `split.cal` order) and the steps by class.
+    classes: Option<(Vec<usize>, PerClass)>,
 }
 
 impl PooledScores {
@@ -44,13 +47,30 @@ impl PooledScores {
         let (n, items) = (split.cal.len(), split.test.len());
         // U = n + K (docs/method.md §4); the greedy's items say the same.
         let units = u32::try_from(n + k).unwrap_or(u32::MAX);
-        PooledScores { k, n, steps: Vec::with_capacity(items * k), cal: StepSets::new(units, items) }
+        PooledScores {
+            k,
+            n,
+            steps: Vec::with_capacity(items * k),
+            cal: StepSets::new(units, items),
+            classes: None,
+        }
+    }
+
+    /// Keeps per-class thresholds too, `unit_classes` naming the class of each unit that
+    /// `split.cal` indexes; before the first test item.
+    pub(super) fn by_class(&mut self, unit_classes: &[usize], split: &Split) {
+        let of: Vec<usize> = split.cal.iter().map(|&j| unit_classes.get(j).copied().unwrap_or(0)).collect();
+        let per = PerClass::of_steps(self.k, &of, self.cal.units, split.test.len());
+        self.classes = Some((of, per));
     }
 
     /// The next test item's result.
     pub(super) fn record(&mut self, it: &rvalue::PooledItem) {
         self.steps.extend_from_slice(&it.cand_step);
         self.cal.push(&it.cal_steps);
+        if let Some((of, per)) = &mut self.classes {
+            per.push_steps(of, &it.cal_steps, &it.cal_units);
+        }
     }
 
     pub(super) fn finish(self, labels: &[usize], split: &Split) -> Calibrated {
@@ -59,6 +79,7 @@ impl PooledScores {
             test: split.test.clone(),
             labels: split.test.iter().map(|&i| labels[i]).collect(),
             store: Store::PerItem { steps: self.steps, n: self.n, cal: self.cal },
+            classes: self.classes.map(|(_, per)| per),
         }
     }
 }
@@ -85,6 +106,13 @@ impl PooledBuilder {
             next: 0,
             key_offset: pool.n(),
         })
+    }
+
+    /// Per-class thresholds (docs/method.md §5) as well, `unit_classes` naming the class of each
+    /// unit that `split.cal` indexes (the labels, or a pool's classes); call before `step`.
+    pub fn by_class(mut self, unit_classes: &[usize], split: &Split) -> Self {
+        self.out.by_class(unit_classes, split);
+        self
     }
 
     /// Work of one test item in draw-unit updates, `M·(n + K)`, for sizing chunks.
@@ -125,7 +153,19 @@ impl Calibrated {
         split: &Split,
         ties: TieOrder,
     ) -> Result<Self> {
-        let mut b = PooledBuilder::new(t, labels, split, ties)?;
+        Self::pooled_with(t, labels, order, split, ties, Coverage::Marginal)
+    }
+
+    /// [`Calibrated::pooled`] with thresholds of the given coverage.
+    pub fn pooled_with(
+        t: &ScoreTensor,
+        labels: &[usize],
+        order: Option<&DrawOrder>,
+        split: &Split,
+        ties: TieOrder,
+        coverage: Coverage,
+    ) -> Result<Self> {
+        let mut b = builder(PooledBuilder::new(t, labels, split, ties)?, labels, split, coverage);
         b.step(t, order, split, usize::MAX);
         Ok(b.finish(labels, split))
     }
@@ -133,17 +173,19 @@ impl Calibrated {
     /// [`Calibrated::pooled`] with the test items in `threads` contiguous chunks, one thread
     /// each with its own workspace over the split's shared calibration tables, recorded in
     /// test order: the same result for every count. One thread runs here.
+    #[allow(clippy::too_many_arguments)] // the data, the split, and the run's settings
     pub fn pooled_threads(
         t: &ScoreTensor,
         labels: &[usize],
         order: Option<&DrawOrder>,
         split: &Split,
         ties: TieOrder,
+        coverage: Coverage,
         threads: usize,
     ) -> Result<Self> {
         if threads <= 1 {
             // A round at a time, so that a watched run can stop between rounds.
-            let mut b = PooledBuilder::new(t, labels, split, ties)?;
+            let mut b = builder(PooledBuilder::new(t, labels, split, ties)?, labels, split, coverage);
             loop {
                 watch::checkpoint()?;
                 let before = b.done();
@@ -156,6 +198,9 @@ impl Calibrated {
         }
         let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties))?;
         let mut out = PooledScores::new(t.k(), split);
+        if coverage == Coverage::PerClass {
+            out.by_class(labels, split);
+        }
         // A round of test items at a time, recorded before the next: a greedy result holds all
         // `n` calibration steps, and a large split's all at once would double its memory.
         for round in split.test.chunks(threads * POOLED_ROUND) {
@@ -181,8 +226,31 @@ impl Calibrated {
         split: &Split,
         items: &[rvalue::PooledItem],
     ) -> Self {
+        Self::from_pooled_items_with(k, labels, split, items, None)
+    }
+
+    /// [`Calibrated::from_pooled_items`] with per-class thresholds when `unit_classes` names
+    /// the class of each unit that `split.cal` indexes.
+    pub fn from_pooled_items_with(
+        k: usize,
+        labels: &[usize],
+        split: &Split,
+        items: &[rvalue::PooledItem],
+        unit_classes: Option<&[usize]>,
+    ) -> Self {
         let mut out = PooledScores::new(k, split);
+        if let Some(u) = unit_classes {
+            out.by_class(u, split);
+        }
         items.iter().take(split.test.len()).for_each(|it| out.record(it));
         out.finish(labels, split)
+    }
+}
+
+/// `b`, per class by `labels` when `coverage` asks.
+fn builder(b: PooledBuilder, labels: &[usize], split: &Split, coverage: Coverage) -> PooledBuilder {
+    match coverage {
+        Coverage::PerClass => b.by_class(labels, split),
+        Coverage::Marginal => b,
     }
 }

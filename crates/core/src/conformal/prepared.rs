@@ -113,10 +113,10 @@ fn calibrate_with(
         let c = match &rows {
             Some(rows) => {
                 watch::advance(split.test.len());
-                Calibrated::shared(rows, t.k(), labels, split)
+                Calibrated::shared_with(rows, t.k(), labels, split, opts.coverage)
             }
             // Counts its test items a round at a time.
-            None => Calibrated::pooled_threads(t, labels, order, split, opts.ties, threads)?,
+            None => Calibrated::pooled_threads(t, labels, order, split, opts.ties, opts.coverage, threads)?,
         };
         each(r, c);
     }

@@ -20,7 +20,7 @@ use super::chunks::in_chunks;
 use super::conditional::{difficulty_of_block, difficulty_ranks};
 use super::pooled::{PooledScores, POOLED_BATCH};
 use super::scores::{needed_candidates, parametric_rows, scores_with};
-use super::{Calibrated, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
+use super::{Calibrated, Coverage, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::{items_per_block, ScoreBlocks};
 use crate::rvalue::{PooledItem, PooledSplit, Workspace};
 use crate::tensor::{ScoreTensor, Scores, Summaries};
@@ -138,19 +138,27 @@ fn calibrate_streamed_inner(
             for (r, split) in splits.iter().enumerate() {
                 watch::checkpoint()?;
                 watch::advance(split.test.len());
-                each(*method, r, Calibrated::shared(&rows, k, labels, split), got)?;
+                each(*method, r, Calibrated::shared_with(&rows, k, labels, split, opts.coverage), got)?;
             }
         }
     }
     if methods.iter().any(pooled) {
         let gather = ranks.as_deref_mut().filter(|r| r.is_empty());
         let truth = true_label_draws_ranked(src, labels, run, report, gather)?;
-        let units = Units { draws: truth.scores(), key_offset: 0 };
+        let units = Units { draws: truth.scores(), key_offset: 0, classes: Some(labels) };
         let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
         let each = &mut |r, c, _: &[u32]| each(Method::CpR, r, c, got);
         pooled_with_units(src, units, labels, opts, splits, run, report, None, each)?;
     }
     Ok(())
+}
+
+/// Per-class coverage asked of calibration units whose classes are unknown.
+pub(crate) fn no_classes() -> Error {
+    Error::invalid(
+        "per-class coverage needs the class of every calibration item, and true-label draws carry \
+         none: give the pool's classes (--calibration-labels)",
+    )
 }
 
 /// One label per item of `n`, each a candidate of `k`.
@@ -349,10 +357,12 @@ fn true_label_draws_ranked(
 
 /// Pooled CP_r's calibration units: `draws[j·M + d]`, unit `j`'s true-label score in draw `d`,
 /// for the units a split's `cal` names; test item `t` is keyed as item `key_offset + t`.
+/// Per-class coverage needs each unit's class, `classes[j]`.
 #[derive(Debug, Clone, Copy)]
 pub struct Units<'a> {
     pub draws: Scores<'a>,
     pub key_offset: usize,
+    pub classes: Option<&'a [usize]>,
 }
 
 /// Pooled CP_r on every split from its units, a group of splits per pass over the test items
@@ -372,7 +382,8 @@ pub(crate) fn pooled_with_units(
 ) -> Result<()> {
     let mut gather = ranks.as_deref().is_some_and(|r| r.is_empty());
     let (n, m, k) = src.shape();
-    let largest = splits.iter().map(|s| SplitRun::bytes(s, m, k)).max().unwrap_or(1);
+    let per_class = opts.coverage == Coverage::PerClass;
+    let largest = splits.iter().map(|s| SplitRun::bytes(s, m, k, per_class)).max().unwrap_or(1);
     let group = (run.pooled_bytes / largest.max(1)).clamp(1, splits.len().max(1));
     let items = items_per_block(m, k, run.block_bytes);
     for (g, chunk) in splits.chunks(group).enumerate() {
@@ -439,14 +450,18 @@ impl SplitRun {
         // tables are built.
         let draw = |j: usize, d: usize| units.draws.at(split.cal[j] * m + d);
         let ps = PooledSplit::from_fn(split.cal.len(), m, k, split.ties(opts.ties), draw)?;
-        let out = PooledScores::new(k, split);
+        let mut out = PooledScores::new(k, split);
+        if opts.coverage == Coverage::PerClass {
+            out.by_class(units.classes.ok_or_else(no_classes)?, split);
+        }
         Ok(SplitRun { split: split.clone(), ps, out, key_offset: units.key_offset })
     }
 
     /// About the bytes a split holds in a pass: its tables, and per test item the candidates'
-    /// steps and a bit per unit.
-    fn bytes(split: &Split, m: usize, k: usize) -> usize {
-        let per_test = k * 4 + (split.cal.len() + k).div_ceil(8);
+    /// steps and a bit per unit (per class, a step per unit).
+    fn bytes(split: &Split, m: usize, k: usize, per_class: bool) -> usize {
+        let by_class = if per_class { split.cal.len() * 4 } else { 0 };
+        let per_test = k * 4 + (split.cal.len() + k).div_ceil(8) + by_class;
         PooledSplit::bytes_for(split.cal.len(), m) + split.test.len() * per_test
     }
 

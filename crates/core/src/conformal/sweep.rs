@@ -9,7 +9,7 @@ impl Calibrated {
     /// or with a global threshold and few candidates `O(log A)` per test score.
     pub fn sweep(&self, alphas: &[f64], never_empty: bool) -> Vec<(f64, f64)> {
         match &self.store {
-            Store::Global { .. } if self.global_sweep_pays(alphas.len()) => {
+            Store::Global { .. } if self.classes.is_none() && self.global_sweep_pays(alphas.len()) => {
                 self.sweep_global(alphas, never_empty)
             }
             _ => self.sweep_per_item(alphas, never_empty),

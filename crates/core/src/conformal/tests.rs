@@ -576,6 +576,7 @@ fn metrics_of_sets(c: &Calibrated, alpha: f64, never_empty: bool) -> SplitMetric
         size: size as f64 / n,
         position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
         empty_rate: empty as f64 / n,
+        unbounded_classes: c.class_counts().map(|_| c.unbounded_classes(alpha)),
     }
 }
 

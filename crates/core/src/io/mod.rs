@@ -7,6 +7,7 @@
 
 mod csv;
 mod layout;
+mod names;
 mod npy;
 mod npz;
 mod stream;
@@ -28,6 +29,7 @@ use crate::float16;
 use crate::tensor::{ScoreTensor, Scores};
 use crate::{Error, Result};
 pub use layout::BlockLayout;
+pub use names::{read_class_names, MAX_NAME_CHARS};
 use npy::{format_shape, Layout};
 pub use stream::{Opened, ScoreFile};
 

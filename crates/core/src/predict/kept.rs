@@ -15,9 +15,9 @@ use crate::blocks::{items_per_block, ScoreBlocks};
 use crate::conformal::parametric_rows;
 use crate::conformal::pool::pool_splits;
 pub use crate::conformal::streamed::{check_labels, true_label_draws};
-use crate::conformal::streamed::{fixed_rows, Report, Streaming};
+use crate::conformal::streamed::{fixed_rows, no_classes, Report, Streaming};
 use crate::conformal::{
-    needed_candidates, Calibrated, Method, Prior, RvalueKind, ScoreOptions, ScoreRows, Split,
+    needed_candidates, Calibrated, Coverage, Method, Prior, RvalueKind, ScoreOptions, ScoreRows, Split,
 };
 use crate::tensor::{ScoreTensor, Summaries};
 use crate::{watch, Error, Result};
@@ -100,9 +100,11 @@ pub fn summaries(src: &dyn ScoreBlocks, run: &Streaming<'_>, report: Report<'_>)
 /// The new items `test`'s sets from a calibration on `cal_scores` (each calibration item's true
 /// label score under `method`, [`true_label_scores`] of items with `m` draws and `k`
 /// candidates): those of [`predict`](super::predict) on the items, keyed as split 0 of `seed`.
+/// Per-class coverage needs each calibration item's class, `cal_classes`.
 #[allow(clippy::too_many_arguments)] // the calibration, the data, the run's settings
 pub fn predict_with_true_scores(
     cal_scores: &[f64],
+    cal_classes: Option<&[usize]>,
     (m, k): (usize, usize),
     test: &dyn ScoreBlocks,
     method: Method,
@@ -112,13 +114,20 @@ pub fn predict_with_true_scores(
     report: Report<'_>,
 ) -> Result<Prediction> {
     let n_test = check_test(test, m, k)?;
+    let classes = match opts.coverage {
+        Coverage::Marginal => None,
+        Coverage::PerClass => Some(cal_classes.ok_or_else(no_classes)?),
+    };
+    if let Some(c) = classes {
+        check_labels(c, cal_scores.len(), k)?;
+    }
     let split = pool_splits(cal_scores.len(), n_test, None, 1, seed)?.remove(0);
     // The new items' labels are never read: sets do not depend on them.
     let labels = vec![0; n_test];
     let counted = Counted(test);
     let rows = fixed_rows(&counted, &labels, &[method], opts, std::slice::from_ref(&split), run, report)?;
     let rows = ScoreRows::on_threads(rows.into_iter().next().unwrap_or_default(), k, run.threads);
-    let calibrated = Calibrated::of_units(&rows, k, &labels, &split, |j| cal_scores[j]);
+    let calibrated = Calibrated::of_units_with(&rows, k, &labels, &split, classes, |j| cal_scores[j]);
     Ok(Prediction::from_calibrated(calibrated, 0))
 }
 
@@ -152,7 +161,8 @@ pub fn predict_with_summaries(
     let only = needed_candidates(&labels, std::slice::from_ref(&split));
     let rows = parametric_rows(&joined, opts, |i| only[i], run.threads)?;
     let rows = ScoreRows::on_threads(rows, cal.k, run.threads);
-    Ok(Prediction::from_calibrated(Calibrated::shared(&rows, cal.k, &labels, &split), cal.n))
+    let calibrated = Calibrated::shared_with(&rows, cal.k, &labels, &split, opts.coverage);
+    Ok(Prediction::from_calibrated(calibrated, cal.n))
 }
 
 /// The new items' count, once their draws and candidates are the calibration's.

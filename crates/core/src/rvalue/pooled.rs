@@ -26,6 +26,9 @@ pub struct PooledItem {
     pub cand_step: Vec<u32>,
     /// Selection steps of the calibration units in selection order (increasing).
     pub cal_steps: Vec<u32>,
+    /// The calibration unit (its index among the split's calibration items) chosen at each of
+    /// `cal_steps`: per-class calibration groups the steps by the units' classes.
+    pub cal_units: Vec<u32>,
 }
 
 impl PooledItem {

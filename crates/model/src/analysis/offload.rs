@@ -4,7 +4,7 @@
 //! caller that never answers leaves the job to do the work itself on the next `step`.
 
 use super::{pooled_items_per_step, AnalysisJob, PartTensor, Phase, CP_R};
-use rvalue_core::conformal::{Calibrated, RvalueKind, Split};
+use rvalue_core::conformal::{Calibrated, Coverage, RvalueKind, Split};
 use rvalue_core::rvalue::TieOrder;
 use rvalue_core::{Error, Result};
 
@@ -17,7 +17,8 @@ pub enum Offload {
     /// Pooled CP_r calibrated on the part's split number `index`, as `Calibrated::pooled` gives
     /// it; answer with [`AnalysisJob::supply_pooled`]. `items_per_step` is the chunk of test
     /// items the job itself would do per step, for a caller that keeps a page responsive.
-    Pooled { index: usize, split: Split, ties: TieOrder, items_per_step: usize },
+    /// `coverage`: per class, the split's calibration is by class (of the request's labels).
+    Pooled { index: usize, split: Split, ties: TieOrder, coverage: Coverage, items_per_step: usize },
 }
 
 /// The offloadable step the job is at: nonparametric r-values, or pooled split `i`.
@@ -48,7 +49,8 @@ impl AnalysisJob {
             Pending::Split(next) => {
                 let split = part.splits[next].clone();
                 let items_per_step = pooled_items_per_step(self.budget, part.tensor().ok()?, &split);
-                Offload::Pooled { index: next, split, ties: self.opts.ties, items_per_step }
+                let (ties, coverage) = (self.opts.ties, self.opts.coverage);
+                Offload::Pooled { index: next, split, ties, coverage, items_per_step }
             }
         };
         Some(OffloadRequest {

@@ -239,8 +239,9 @@ impl HeldData {
         if self.order.is_none() {
             self.order = Some(DrawOrder::of(&self.tensor)?);
         }
-        let ties = controls.score_options().ties;
-        let c = Calibrated::pooled(&self.tensor, &self.labels, self.order.as_ref(), split, ties)?;
+        let (ties, coverage) = (controls.score.ties, controls.score.coverage);
+        let c =
+            Calibrated::pooled_with(&self.tensor, &self.labels, self.order.as_ref(), split, ties, coverage)?;
         Ok(write_calibrations(index, &[c]))
     }
 }

@@ -112,7 +112,7 @@ impl StreamedSplits {
         let g = self.group.as_mut().ok_or_else(|| Error::invalid("no group of splits was started"))?;
         if let (None, Some(draws)) = (&g.pass, &self.draws) {
             // The draws were kept from an earlier group: the test items' pass at once.
-            let units = Units { draws: Scores::F64(draws), key_offset: 0 };
+            let units = Units { draws: Scores::F64(draws), key_offset: 0, classes: Some(&self.labels) };
             g.pass = Some(PooledPass::new(units, m, k, &g.splits, &g.opts)?);
         }
         let per_read = items_per_block(m, k, BLOCK_BYTES.min(bytes));
@@ -140,7 +140,7 @@ impl StreamedSplits {
         let draws = self.draws.as_deref().ok_or_else(|| internal("the draws are gone"))?;
         if g.pass.is_none() {
             // The draws are in (or were kept): the test items' pass next.
-            let units = Units { draws: Scores::F64(draws), key_offset: 0 };
+            let units = Units { draws: Scores::F64(draws), key_offset: 0, classes: Some(&self.labels) };
             (g.pass, g.next) = (Some(PooledPass::new(units, m, k, &g.splits, &g.opts)?), 0);
             return Ok(None);
         }

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use super::{finite, internal, method_index, Analysis, PartTensor};
 use rvalue_core::conformal::{
-    self, check_alpha, Method, SplitMetrics, SplitTallies, Stratum, Summary, Tally,
+    self, check_alpha, Coverage, Method, SplitMetrics, SplitTallies, Stratum, Summary, Tally,
 };
 use rvalue_core::rvalue::DrawOrder;
 use rvalue_core::rvalue::Workspace;
@@ -29,6 +29,9 @@ pub struct SummaryRow {
     /// The conditional metrics' means and sds over splits (the core's [`Summary`]'s; `NaN`
     /// where undefined in every split) and the tallies pooled over splits.
     pub conditional: Conditional,
+    /// Per-class thresholds: the most classes in a split whose threshold was `+∞` (too few
+    /// calibration items), which enter every set; `None` when marginal.
+    pub unbounded_classes: Option<usize>,
 }
 
 /// A method's conditional coverage over splits (docs/method.md §5, conditional coverage).
@@ -140,6 +143,15 @@ impl Analysis {
         let mut tallies = Vec::with_capacity(cals.len());
         for (r, (c, info)) in cals.iter().zip(&self.label_info[mi]).enumerate() {
             let ranks = self.label_info[method_index(Method::CpAvg)].get(r).map_or(&[][..], |i| &i.pos[..]);
+            if c.coverage() == Coverage::PerClass {
+                // A set per class is no prefix of the row: the core's per-item pass places the
+                // true label in it.
+                let (m, sz, tally) = c.measure(alpha, never_empty, &by_item(c, ranks));
+                per_split.push(m);
+                sizes.push(sz);
+                tallies.push(tally);
+                continue;
+            }
             let mut tally = SplitTallies::new(self.k);
             let sz = c.sizes(alpha, never_empty);
             let per_item = c.per_item_threshold();
@@ -164,6 +176,7 @@ impl Analysis {
                 size: size as f64 / nt,
                 position: if covered > 0 { pos_sum as f64 / covered as f64 } else { f64::NAN },
                 empty_rate: empty as f64 / nt,
+                unbounded_classes: None,
             };
             per_split.push(metrics);
             sizes.push(sz);
@@ -187,6 +200,7 @@ impl Analysis {
                 empty_rate: s.empty_rate,
                 splits: s.splits,
                 conditional: Conditional::of(&s),
+                unbounded_classes: s.unbounded_classes,
                 size_histogram: s.size_histogram,
             });
         }
@@ -305,5 +319,29 @@ impl Analysis {
             methods.push(MethodRanking { method: m, threshold: finite(cal.threshold(t, alpha)), ranked });
         }
         Ok(ItemView { test_index: t, item, label, methods })
+    }
+}
+
+/// Difficulty ranks (1-based) by data-set item, as `Calibrated::measure` takes them, from the
+/// 0-based ranks by test position `ranks` (empty: unknown).
+fn by_item(c: &rvalue_core::conformal::Calibrated, ranks: &[u32]) -> Vec<u32> {
+    if ranks.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![0; c.test.iter().max().map_or(0, |&i| i + 1)];
+    for (&i, &p) in c.test.iter().zip(ranks) {
+        out[i] = p + 1;
+    }
+    out
+}
+
+impl Analysis {
+    /// A test item of the first split whose true label is `class`, for the inspector: the first
+    /// one CP_r's set misses at α, else the first one; `None` when the split tests none.
+    pub fn test_item_of_class(&self, class: usize, alpha: f64, never_empty: bool) -> Option<usize> {
+        let cal = self.calibrated[method_index(Method::CpR)].first()?;
+        let of_class: Vec<usize> = (0..cal.test.len()).filter(|&t| cal.label(t) == class).collect();
+        let missed = of_class.iter().copied().find(|&t| !cal.set(t, alpha, never_empty).contains(class));
+        missed.or_else(|| of_class.first().copied())
     }
 }

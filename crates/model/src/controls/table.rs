@@ -10,7 +10,7 @@
 
 use super::{Controls, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 use crate::scales;
-use rvalue_core::conformal::{Prior, RvalueKind};
+use rvalue_core::conformal::{Coverage, Prior, RvalueKind};
 use rvalue_core::options::{self, Choice};
 use rvalue_core::rvalue::{Algorithm, LambdaRule, TieOrder};
 use rvalue_core::tensor::VarianceKind;
@@ -216,7 +216,7 @@ macro_rules! choice_fields {
         }
     )+};
 }
-choice_fields!(Mode, RvalueKind, Prior, VarianceKind, Algorithm, LambdaRule, TieOrder);
+choice_fields!(Mode, RvalueKind, Prior, VarianceKind, Algorithm, LambdaRule, TieOrder, Coverage);
 
 /// A row of [`CONTROLS`]: `control!(key, name, input, range, mode, c => place of the value in c)`.
 macro_rules! control {
@@ -258,7 +258,7 @@ const SIGMA2: Input = Input::Slider { at: scales::sigma2_at, position: scales::s
 pub const MODE: &str = "mode";
 
 /// Every control, in the order links write them.
-pub static CONTROLS: [Control; 25] = {
+pub static CONTROLS: [Control; 26] = {
     use Input::*;
     const TOY: Option<Mode> = Some(Mode::Toy);
     const SCORES: Option<Mode> = Some(Mode::Scores);
@@ -274,6 +274,7 @@ pub static CONTROLS: [Control; 25] = {
         control!("lambda", "λ rule", LinkOnly, choice::<LambdaRule>(), None, c => c.score.lambda),
         control!("cp-draw", "CP's draw", Number, Range::Whole, None, c => c.score.cp_draw),
         control!("ties", "tie order", Select, choice::<TieOrder>(), None, c => c.score.ties),
+        control!("coverage", "coverage", Select, choice::<Coverage>(), None, c => c.score.coverage),
         control!("never-empty", "never-empty sets", Checkbox, Range::Flag, None, c => c.never_empty),
         control!("k", "K", Number, Range::AtLeast(2), TOY, c => c.toy.k),
         control!("m", "M", Number, Range::AtLeast(1), TOY, c => c.toy.m),
@@ -348,6 +349,7 @@ mod tests {
                 lambda: LambdaRule::Empirical,
                 cp_draw: 2,
                 ties: TieOrder::Index,
+                coverage: Coverage::PerClass,
             },
             never_empty: true,
             splits: 3,

@@ -152,6 +152,7 @@ mod properties {
                 lambda,
                 cp_draw,
                 ties,
+                coverage: rvalue_core::conformal::Coverage::Marginal,
             })
     }
 

@@ -3,6 +3,7 @@
 //! share. [`crate::ui::panels`] builds what a panel shows; these
 //! files put it on the page.
 
+pub(super) mod classes;
 pub(super) mod curves;
 pub(super) mod data;
 pub(super) mod inspector;

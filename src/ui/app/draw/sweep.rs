@@ -79,6 +79,10 @@ impl App {
                 None
             }
         };
+        if let Some(v) = &view {
+            // Panel 9's figure reads its canvas' box: before this frame writes anything.
+            self.render_classes(v);
+        }
         let d = &self.doc;
         let view = view.as_ref();
         let label = short(alpha);
@@ -97,6 +101,9 @@ impl App {
             set_text(d, "size-readout", &panels::readout(v, false));
             show_summary(d, v);
             set_text(d, "reduction", &panels::reduction_text(v));
+        }
+        if let Some(v) = view {
+            self.tour_outcome(v);
         }
         self.render_item();
     }

@@ -26,6 +26,7 @@ fn answers(c: &Calibrated, shift: usize) -> Vec<u64> {
     for t in 0..c.test.len() {
         out.extend(c.row(t).iter().map(|x| x.to_bits()));
         out.extend([0.05, 0.2, 0.5].map(|a| c.threshold(t, a).to_bits()));
+        out.extend([0.05, 0.2, 0.5].iter().flat_map(|&a| c.thresholds(t, a)).map(f64::to_bits));
     }
     let m = c.metrics(0.1, false);
     out.extend([m.coverage, m.size, m.position, m.empty_rate].map(f64::to_bits));
@@ -51,12 +52,15 @@ fn check(
         .flat_map(|j| (0..t.m()).map(move |d| (j, d)))
         .map(|(j, d)| joined.get(j, d, joined_labels[j]))
         .collect();
-    let pool = TruePool::new(pool_items.len(), t.m(), draws).unwrap();
+    let pool_labels = joined_labels[..pool_items.len()].to_vec();
+    let pool = TruePool::new(pool_items.len(), t.m(), draws).unwrap().with_classes(pool_labels).unwrap();
     let splits = pool_splits(pool.n(), test_items.len(), sizes, 3, 5).unwrap();
     let methods = [Method::Cp, Method::CpAvg, Method::CpR];
     for ties in TieOrder::ALL {
-        for cp_draw in [0, 2] {
-            let opts = ScoreOptions { kind: RvalueKind::Pooled, ties, cp_draw, ..ScoreOptions::default() };
+        for (cp_draw, coverage) in [(0, Coverage::Marginal), (2, Coverage::Marginal), (0, Coverage::PerClass)]
+        {
+            let opts =
+                ScoreOptions { kind: RvalueKind::Pooled, ties, cp_draw, coverage, ..ScoreOptions::default() };
             let run = Streaming { threads: 2, block_bytes: 1, pooled_bytes: 1, ranker: None };
             let mut got = Vec::new();
             calibrate_with_pool(
@@ -83,7 +87,7 @@ fn check(
                 })
                 .unwrap();
             }
-            assert!(got == want, "{ties:?}, cp_draw {cp_draw}, f32 {f32s}, sizes {sizes:?}");
+            assert!(got == want, "{ties:?}, cp_draw {cp_draw}, {coverage}, f32 {f32s}, sizes {sizes:?}");
         }
     }
 }
@@ -105,6 +109,9 @@ fn a_pool_of_true_label_draws_is_the_joined_split() {
         check(&t, &labels, &split.cal, &split.test, None, f32s);
         check(&t, &labels, &split.cal, &split.test, Some((12, 9)), f32s);
     }
+    // Labels spread over the classes, for per-class thresholds of several classes.
+    let spread: Vec<usize> = (0..t.n()).map(|i| (i * 3 + i / 7) % p.k).collect();
+    check(&t, &spread, &split.cal, &split.test, Some((20, 9)), false);
     // Pool and test set in no particular order of the original items.
     let mut pool: Vec<usize> = (0..t.n()).rev().step_by(2).collect();
     pool.truncate(25);
@@ -141,6 +148,25 @@ fn what_a_pool_cannot_do_is_refused() {
     assert!(pool_splits(3, 2, Some((4, 1)), 2, 0).is_err());
     let three = ScoreTensor::new(2, 3, 2, vec![0.0; 12]).unwrap();
     assert!(go(&[Method::Cp], &ScoreOptions::default(), &[0, 1]).is_ok());
+    // Per class without the pool's classes, or with a class beyond K.
+    let per_class = ScoreOptions { coverage: Coverage::PerClass, ..ScoreOptions::default() };
+    let e = go(&[Method::Cp], &per_class, &[0, 1]).unwrap_err().to_string();
+    assert!(e.contains("per-class coverage needs the class of every calibration item"), "{e}");
+    assert!(TruePool::new(3, 2, vec![0.0; 6]).unwrap().with_classes(vec![0, 1]).is_err());
+    let classed = TruePool::new(3, 2, vec![0.0; 6]).unwrap().with_classes(vec![0, 1, 3]).unwrap();
+    let run = Streaming::default();
+    let e = calibrate_with_pool(
+        &classed,
+        &test,
+        &[0, 1],
+        &[Method::Cp],
+        &per_class,
+        &splits,
+        &run,
+        &mut |_, _, _| {},
+        &mut |_, _, _| Ok(()),
+    );
+    assert!(e.unwrap_err().to_string().contains("calibration label of unit 2 is 3 but K = 3"));
     assert!(calibrate_with_pool(
         &pool,
         &three,

@@ -17,6 +17,7 @@ fn answers(c: &Calibrated) -> Vec<u64> {
         out.extend(c.row(t).iter().map(|x| x.to_bits()));
         for alpha in [0.03, 0.1, 0.25, 0.5] {
             out.push(c.threshold(t, alpha).to_bits());
+            out.extend(c.thresholds(t, alpha).iter().map(|x| x.to_bits()));
         }
     }
     for alpha in [0.05, 0.1, 0.2] {
@@ -40,6 +41,9 @@ fn options() -> Vec<ScoreOptions> {
         }
     }
     all.push(ScoreOptions { cp_draw: 2, ..ScoreOptions::default() });
+    let per_class: Vec<ScoreOptions> =
+        all.iter().map(|o| ScoreOptions { coverage: crate::conformal::Coverage::PerClass, ..*o }).collect();
+    all.extend(per_class);
     all
 }
 

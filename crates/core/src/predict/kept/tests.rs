@@ -57,6 +57,10 @@ fn options() -> Vec<ScoreOptions> {
         };
         all.push(grid);
     }
+    // Per class, with the pooled prior and the pooled r-value among them.
+    let per_class: Vec<ScoreOptions> =
+        all.iter().step_by(2).map(|o| ScoreOptions { coverage: Coverage::PerClass, ..*o }).collect();
+    all.extend(per_class);
     all
 }
 
@@ -88,13 +92,15 @@ fn kept_prediction(
     match Keeps::of(method, opts) {
         Keeps::TrueDraws => {
             let draws = true_label_draws(cal, labels, run, r).unwrap();
-            let pool = TruePool::of_single_draw(draws).unwrap();
+            let pool = TruePool::of_single_draw(draws).unwrap().with_classes(labels.to_vec()).unwrap();
             crate::predict::predict_with_pool(&pool, test, method, opts, seed, run, r).unwrap()
         }
         Keeps::TrueScores => {
             let scores = true_label_scores(cal, labels, method, opts, run, r).unwrap();
             assert_eq!(scores.len(), cal.n());
-            predict_with_true_scores(&scores, (cal.m(), cal.k()), test, method, opts, seed, run, r).unwrap()
+            let classes = Some(labels);
+            predict_with_true_scores(&scores, classes, (cal.m(), cal.k()), test, method, opts, seed, run, r)
+                .unwrap()
         }
         Keeps::Summaries => {
             let s = summaries(cal, run, r).unwrap();
@@ -166,7 +172,17 @@ fn what_does_not_fit_is_refused() {
     let nonpar = ScoreOptions { kind: RvalueKind::Nonparametric, ..ScoreOptions::default() };
     let wrong_k = ScoreTensor::new(2, cal.m(), cal.k() + 1, vec![0.0; 2 * cal.m() * (cal.k() + 1)]).unwrap();
     let scores = true_label_scores(&cal, &labels, Method::CpR, &nonpar, &run, r).unwrap();
-    let e = predict_with_true_scores(&scores, (cal.m(), cal.k()), &wrong_k, Method::CpR, &nonpar, 0, &run, r);
+    let e = predict_with_true_scores(
+        &scores,
+        None,
+        (cal.m(), cal.k()),
+        &wrong_k,
+        Method::CpR,
+        &nonpar,
+        0,
+        &run,
+        r,
+    );
     assert!(matches!(e, Err(Error::Shape(_))));
     let s = summaries(&cal, &run, r).unwrap();
     assert!(matches!(

@@ -40,6 +40,7 @@ impl PooledSplit {
         let tie = TiePick { first_block, cb, places: &places[b * k..(b + 1) * k] };
         let mut cand_step = vec![0u32; k];
         let mut cal_steps = Vec::with_capacity(n);
+        let mut cal_units = Vec::with_capacity(n);
         let stride = CHUNK + WILD;
         for j0 in (0..u).step_by(CHUNK) {
             let j1 = (j0 + CHUNK).min(u);
@@ -52,13 +53,14 @@ impl PooledSplit {
                 let x = picks.pop_best(&mut work.counts, &tie);
                 if x < n {
                     cal_steps.push(j as u32 + 1);
+                    cal_units.push(x as u32);
                 } else {
                     cand_step[work.by_rank[b * k + x - cb] as usize] = j as u32 + 1;
                 }
             }
         }
         work.place = places;
-        PooledItem { units: u as u32, cand_step, cal_steps }
+        PooledItem { units: u as u32, cand_step, cal_steps, cal_units }
     }
 
     /// Draw `d`'s ranking at positions `j0..j1` into `work.chunk[base..]`, carrying on from where

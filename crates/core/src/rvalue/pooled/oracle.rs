@@ -54,6 +54,7 @@ pub fn pooled_item_oracle(
         units: u as u32,
         cand_step: step[n..].to_vec(),
         cal_steps: order.iter().map(|&x| step[x]).collect(),
+        cal_units: order.iter().map(|&x| x as u32).collect(),
     })
 }
 

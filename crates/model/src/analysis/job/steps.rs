@@ -8,15 +8,16 @@ use crate::analysis::{
     highest_threshold, internal, item_cost, pool_split_list, pooled_items_per_step, LabelInfo, Part,
     PartTensor, Source, SweepCurves, CP_R,
 };
+use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::conformal::{
-    self, item_scores, pooled_hyper, Calibrated, Method, Need, PooledBuilder, Prior, RvalueKind, ScoreRows,
-    Split,
+    self, item_scores, pooled_hyper, Calibrated, Coverage, Method, Need, PooledBuilder, Prior, RvalueKind,
+    ScoreRows, Split,
 };
 use rvalue_core::rvalue::nonparametric::nonparametric_from_order;
 use rvalue_core::rvalue::{DrawOrder, HyperChoice};
 use rvalue_core::tensor::Summaries;
 use rvalue_core::toy::{self};
-use rvalue_core::Result;
+use rvalue_core::{Error, Result};
 
 impl AnalysisJob {
     pub(in crate::analysis) fn load(&mut self) -> Result<()> {
@@ -147,6 +148,7 @@ impl AnalysisJob {
             part.rows[mi] = part.scores[mi].take().map(|s| ScoreRows::new(s, k));
         }
         let split = &part.splits[next];
+        let per_class = self.opts.coverage == Coverage::PerClass;
         let c = match (&part.rows[mi], &part.scores[mi]) {
             (Some(rows), _) if matches!(self.source, Source::Pool(..)) => {
                 let Source::Pool(_, pool) = &self.source else { return Err(internal("not a pool")) };
@@ -154,20 +156,28 @@ impl AnalysisJob {
                     Some(c) => c,
                     slot => slot.insert(pool.scores(Method::ALL[mi], &self.opts)?),
                 };
-                Calibrated::of_units(rows, k, &part.labels, split, |j| cal[j])
+                Calibrated::of_units_with(rows, k, &part.labels, split, pool_classes(pool, per_class)?, |j| {
+                    cal[j]
+                })
             }
-            (Some(rows), _) => Calibrated::shared(rows, k, &part.labels, split),
-            (None, Some(s)) => Calibrated::fixed(s, k, &part.labels, split),
+            (Some(rows), _) => Calibrated::shared_with(rows, k, &part.labels, split, self.opts.coverage),
+            (None, Some(s)) => Calibrated::fixed_with(s, k, &part.labels, split, self.opts.coverage),
             (None, None) => {
                 let t = part.tensor.get()?;
                 // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.
                 let b = match (self.pooled.as_mut(), &self.source) {
                     (Some(b), _) => b,
                     (None, Source::Pool(_, pool)) => {
-                        self.pooled.insert(PooledBuilder::of_pool(pool, k, split, self.opts.ties)?)
+                        let b = PooledBuilder::of_pool(pool, k, split, self.opts.ties)?;
+                        let b = match pool_classes(pool, per_class)? {
+                            Some(classes) => b.by_class(classes, split),
+                            None => b,
+                        };
+                        self.pooled.insert(b)
                     }
                     (None, _) => {
-                        self.pooled.insert(PooledBuilder::new(t, &part.labels, split, self.opts.ties)?)
+                        let b = PooledBuilder::new(t, &part.labels, split, self.opts.ties)?;
+                        self.pooled.insert(if per_class { b.by_class(&part.labels, split) } else { b })
                     }
                 };
                 let items = pooled_items_per_step(self.budget, t, split);
@@ -324,5 +334,18 @@ impl AnalysisJob {
     #[cfg(test)]
     pub(crate) fn recorded_splits(&self) -> usize {
         self.calibrated[0].len()
+    }
+}
+
+/// A pool's units' classes when a threshold per class is asked for (`None`: marginal); a pool
+/// without them cannot have one.
+fn pool_classes(pool: &TruePool, per_class: bool) -> Result<Option<&[usize]>> {
+    match (per_class, pool.classes()) {
+        (false, _) => Ok(None),
+        (true, Some(c)) => Ok(Some(c)),
+        (true, None) => Err(Error::invalid(
+            "per-class coverage needs each calibration unit's class, which a pool of true-label \
+             draws does not carry: choose marginal coverage for this pool",
+        )),
     }
 }

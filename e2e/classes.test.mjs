@@ -1,0 +1,216 @@
+// End-to-end tests of panel 9, coverage by class and by set size: on the digits sample with one
+// split, each class's coverage in its CSV equals what the inspector's CSV of the split's sets
+// says item by item (a different path through the page: every set built whole), the worst
+// class listed is the one those sets make worst, and clicking it opens the inspector on a test
+// item of that class. Then the α slider, the embed, class names from an .npz (as text), a bad
+// class_names member (an error naming it, the results on screen kept) and the toy's sentence.
+// Run: make test-e2e, or `node --test e2e/classes.test.mjs` after `trunk build --release`.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { crc32 } from 'node:zlib';
+import { ROOT, TIMEOUT_MS, analysesShown, download, ready, shot, slide, text, useExplorer } from './helpers.mjs';
+
+const explorer = useExplorer();
+const LONG = { timeout: TIMEOUT_MS * 3 };
+const DIGITS = '?mode=scores&sample=digits_wbb.npz&splits=1';
+const METHODS = ['cp', 'cp-avg', 'cp-r'];
+
+// CSV rows as arrays of cells (no quoted commas in the files read this way).
+const rows = (bytes) => bytes.toString('utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+
+// Per class and method, [covered, count] from the sets CSV (item,method,candidates,true_label,covered).
+function fromSets(bytes) {
+  const t = {};
+  for (const [, method, , label, covered] of rows(bytes)) {
+    t[method] ??= {};
+    const c = (t[method][label] ??= [0, 0]);
+    c[0] += covered === 'true' ? 1 : 0;
+    c[1] += 1;
+  }
+  return t;
+}
+
+test('on the digits, the per-class table equals the split\'s sets and the worst class opens the inspector', LONG, async (t) => {
+  const { page, errors } = await explorer.open(DIGITS);
+  await shot(t, page, async () => {
+    await ready(page);
+    const classes = rows((await download(page, '#panel-classes button[data-export="csv"]')).bytes);
+    const sets = fromSets((await download(page, '#panel-inspector button[data-export="csv"]')).bytes);
+    assert.equal(classes.length, 10);
+    const lowest = [];
+    for (const [k, , count, alpha, ...covs] of classes) {
+      assert.equal(alpha, '0.1');
+      METHODS.forEach((m, i) => {
+        const [covered, n] = sets[m][k];
+        assert.equal(Number(count), n, `class ${k}: count`);
+        // The same division of the same integers: equal to the last bit.
+        assert.equal(Number(covs[i]), covered / n, `class ${k} ${m}`);
+      });
+      lowest.push([Math.min(...covs.map(Number)), Number(k)]);
+    }
+    lowest.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const first = page.locator('#worst-classes button').first();
+    assert.equal(Number(await first.getAttribute('data-class')), lowest[0][1]);
+    assert.match(await first.textContent(), new RegExp(`^class ${lowest[0][1]} \\(\\d+ test items\\)`));
+    await first.click();
+    await page.waitForFunction((k) => document.querySelector('#item-info').textContent.includes(`true label #${k}`),
+      lowest[0][1], { timeout: TIMEOUT_MS });
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'item-index');
+    // The set-size strata add up to the test items of each method.
+    const strata = await page.$$eval('#strata-body tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const items = classes.reduce((a, r) => a + Number(r[2]), 0);
+    for (const col of [2, 4, 6]) {
+      assert.equal(strata.reduce((a, r) => a + Number(r[col]), 0), items, `strata column ${col}`);
+    }
+    const svg = (await download(page, '#panel-classes button[data-export="svg"]')).bytes.toString('utf8');
+    assert.ok((svg.match(/<rect/g) ?? []).length >= 30, 'a bar per class and method');
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('the coverage control recalibrates per class, enters the link, and panel 9 still equals the sets', LONG, async (t) => {
+  const { page, errors } = await explorer.open(DIGITS);
+  await shot(t, page, async () => {
+    await ready(page);
+    const marginal = (await download(page, '#panel-classes button[data-export="csv"]')).bytes.toString('utf8');
+    const before = await analysesShown(page);
+    await page.locator('#coverage').selectOption('per-class');
+    await ready(page, before);
+    await page.waitForFunction(() => location.search.includes('coverage=per-class'));
+    const perClass = (await download(page, '#panel-classes button[data-export="csv"]')).bytes;
+    assert.notEqual(perClass.toString('utf8'), marginal, 'per-class thresholds change the coverages');
+    const sets = fromSets((await download(page, '#panel-inspector button[data-export="csv"]')).bytes);
+    for (const [k, , count, , ...covs] of rows(perClass)) {
+      METHODS.forEach((m, i) => {
+        const [covered, n] = sets[m][k];
+        assert.equal(Number(count), n);
+        assert.equal(Number(covs[i]), covered / n, `class ${k} ${m}`);
+      });
+    }
+    // The link opens the same view.
+    const again = await explorer.open(`${DIGITS}&coverage=per-class`);
+    await ready(again.page);
+    assert.equal(await again.page.locator('#coverage').inputValue(), 'per-class');
+    const same = (await download(again.page, '#panel-classes button[data-export="csv"]')).bytes;
+    assert.equal(same.toString('utf8'), perClass.toString('utf8'));
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('panel 9 follows the α slider without a new analysis', LONG, async (t) => {
+  const { page, errors } = await explorer.open(DIGITS);
+  await shot(t, page, async () => {
+    await ready(page);
+    const shown = await analysesShown(page);
+    assert.match(await text(page, '#classes-readout'), /below 1 − α = 0\.9 /);
+    await slide(page, 'alpha', 40);
+    await page.waitForFunction(() => document.querySelector('#classes-readout').textContent.includes('1 − α = 0.8 '));
+    assert.equal(await analysesShown(page), shown);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('panel 9 embeds alone with its α slider', LONG, async (t) => {
+  const { page, errors } = await explorer.open(`${DIGITS}&embed=classes`);
+  await shot(t, page, async () => {
+    await ready(page);
+    assert.equal(await page.evaluate(() => document.body.dataset.embed), 'classes');
+    assert.ok(await page.locator('#panel-classes').isVisible());
+    assert.ok(await page.locator('#alpha').isVisible());
+    assert.ok(!(await page.locator('#panel-summary').isVisible()));
+    assert.ok((await page.locator('#worst-classes button').count()) > 0);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('the toy says in one sentence why its classes mean nothing', LONG, async (t) => {
+  const { page, errors } = await explorer.open('');
+  await shot(t, page, async () => {
+    await ready(page);
+    assert.ok(await page.locator('#classes-note').isVisible());
+    assert.match(await text(page, '#classes-note'), /^In the toy every item's true label is candidate 0/);
+    assert.equal(await page.locator('#worst-classes button').count(), 0);
+    assert.deepEqual(errors, []);
+  });
+});
+
+// A .npy of text as numpy writes np.array(names) ('<U{n}', UTF-32 little-endian).
+function textNpy(names) {
+  const width = Math.max(1, ...names.map((n) => [...n].length));
+  const dict = `{'descr': '<U${width}', 'fortran_order': False, 'shape': (${names.length},), }`;
+  const head = Buffer.from(dict.padEnd(117, ' ') + '\n', 'latin1');
+  const data = Buffer.alloc(names.length * width * 4);
+  names.forEach((n, i) => [...n].forEach((ch, j) => data.writeUInt32LE(ch.codePointAt(0), (i * width + j) * 4)));
+  const len = Buffer.alloc(2);
+  len.writeUInt16LE(head.length);
+  return Buffer.concat([Buffer.from('\x93NUMPY\x01\x00', 'latin1'), len, head, data]);
+}
+
+// A zip of stored members, as np.savez writes one (without compression).
+function zip(members) {
+  const locals = [];
+  const centrals = [];
+  let offset = 0;
+  for (const [name, data] of members) {
+    const n = Buffer.from(name);
+    const h = Buffer.alloc(30);
+    h.writeUInt32LE(0x04034b50, 0);
+    h.writeUInt16LE(20, 4);
+    h.writeUInt32LE(crc32(data), 14);
+    h.writeUInt32LE(data.length, 18);
+    h.writeUInt32LE(data.length, 22);
+    h.writeUInt16LE(n.length, 26);
+    const c = Buffer.alloc(46);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE(20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt32LE(crc32(data), 16);
+    c.writeUInt32LE(data.length, 20);
+    c.writeUInt32LE(data.length, 24);
+    c.writeUInt16LE(n.length, 28);
+    c.writeUInt32LE(offset, 42);
+    locals.push(h, n, data);
+    centrals.push(c, n);
+    offset += h.length + n.length + data.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
+}
+
+const digits = (names) => zip([
+  ['scores.npy', readFileSync(join(ROOT, 'assets', 'digits_wbb_scores.npy'))],
+  ['labels.npy', readFileSync(join(ROOT, 'assets', 'digits_wbb_labels.npy'))],
+  ['class_names.npy', textNpy(names)],
+]);
+
+test('class names from an .npz label the worst classes as text; a bad member is refused by name', LONG, async (t) => {
+  const { page, errors } = await explorer.open('?mode=scores&splits=1');
+  await shot(t, page, async () => {
+    const names = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', '<b>eight</b>', 'nine'];
+    const before = await analysesShown(page);
+    await page.locator('#file').setInputFiles({ name: 'named.npz', mimeType: 'application/octet-stream', buffer: digits(names) });
+    await ready(page, before);
+    const lines = await page.$$eval('#worst-classes button', (bs) => bs.map((b) => b.textContent));
+    assert.ok(lines.some((l) => l.startsWith('class <b>eight</b> (')), lines.join(' | '));
+    assert.equal(await page.locator('#worst-classes b').count(), 0, 'a name is never markup');
+    const csv = (await download(page, '#panel-classes button[data-export="csv"]')).bytes.toString('utf8');
+    assert.match(csv, /\n8,"<b>eight<\/b>",\d+,/);
+    // Nine names for ten classes: refused, naming the member; the results stay.
+    const shown = await analysesShown(page);
+    await page.locator('#file').setInputFiles({ name: 'bad.npz', mimeType: 'application/octet-stream', buffer: digits(names.slice(1)) });
+    await page.waitForFunction(() => document.querySelector('#error').textContent.includes('class_names'), null, { timeout: TIMEOUT_MS });
+    assert.match(await text(page, '#error'), /9 names for K = 10 classes/);
+    assert.equal(await analysesShown(page), shown);
+    assert.equal(await page.locator('#worst-classes button').count(), lines.length);
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,91 @@
+//! Panel 9: coverage by class and by set size at α, from the tallies of panel 6's pass; the
+//! worst classes as buttons that open the inspector on a test item of the class.
+
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element};
+
+use crate::ui::app::App;
+use crate::ui::dom::{set_hidden, set_html, set_text};
+use crate::ui::panels;
+use rvalue_model::classes::ClassView;
+use rvalue_model::AlphaView;
+
+impl App {
+    /// The class names of the file on show, if it gives them.
+    pub(in crate::ui::app) fn class_names(&self) -> Option<&[String]> {
+        self.data.as_ref().and_then(|l| l.class_names.as_deref())
+    }
+
+    /// Panel 9 at the view's α.
+    pub(super) fn render_classes(&self, v: &AlphaView) {
+        let Some(a) = &self.analysis else { return };
+        let d = &self.doc;
+        let names = if a.toy.is_some() { None } else { self.class_names() };
+        let cv = ClassView::new(v, a.k, a.toy.is_some());
+        // The figure first: it reads its canvas' box, which the writes below would make a
+        // layout.
+        self.draw("plot-classes", panels::classes(&cv, names));
+        set_hidden(d, "classes-note", cv.note.is_none());
+        set_text(d, "classes-note", cv.note.unwrap_or(""));
+        set_text(d, "classes-readout", &cv.readout());
+        let worst: Vec<(usize, String)> = if cv.note.is_some() {
+            Vec::new()
+        } else {
+            cv.worst.iter().map(|w| (w.class, cv.worst_text(w, names))).collect()
+        };
+        show_worst(d, &worst);
+        set_hidden(d, "worst-heading", worst.is_empty());
+        let strata = panels::strata_rows(&cv);
+        if *self.strata_html.borrow() != strata {
+            set_html(d, "strata-body", &strata);
+            *self.strata_html.borrow_mut() = strata;
+        }
+    }
+
+    /// Opens the inspector on a test item of class `class` (a worst class clicked).
+    pub(in crate::ui::app) fn open_class(&mut self, class: usize) {
+        let (alpha, ne) = (self.controls.alpha, self.controls.never_empty);
+        let Some(t) = self.analysis.as_ref().and_then(|a| a.test_item_of_class(class, alpha, ne)) else {
+            self.show_error(Some(&format!("The first split tests no item of class {class}.")));
+            return;
+        };
+        self.step_item(super::inspector::ItemMove::To(t));
+        if let Some(p) = self.doc.get_element_by_id("panel-inspector") {
+            p.scroll_into_view();
+        }
+        if let Some(i) = self.doc.get_element_by_id("item-index") {
+            if let Ok(i) = i.dyn_into::<web_sys::HtmlElement>() {
+                let _ = i.focus();
+            }
+        }
+    }
+}
+
+/// The worst classes' list: a button per class, its text set as text (a class name is the
+/// file's, never markup); rebuilt only when a line changed.
+fn show_worst(d: &Document, worst: &[(usize, String)]) {
+    let Some(list) = d.get_element_by_id("worst-classes") else { return };
+    let items = list.children();
+    let same = items.length() as usize == worst.len()
+        && worst.iter().enumerate().all(|(i, (_, text))| {
+            items.item(i as u32).and_then(|li| li.text_content()).as_deref() == Some(text.as_str())
+        });
+    if same {
+        return;
+    }
+    list.set_text_content(None);
+    for (class, text) in worst {
+        let _ = item(d, *class, text).map(|li| list.append_child(&li));
+    }
+}
+
+fn item(d: &Document, class: usize, text: &str) -> Option<Element> {
+    let li = d.create_element("li").ok()?;
+    let button = d.create_element("button").ok()?;
+    let _ = button.set_attribute("type", "button");
+    let _ = button.set_attribute("data-class", &class.to_string());
+    let _ = button.set_attribute("title", "Open the item inspector on a test item of this class");
+    button.set_text_content(Some(text));
+    li.append_child(&button).ok()?;
+    Some(li)
+}
