@@ -266,7 +266,7 @@ impl Calibration {
                 let work = || {
                     let run = Streaming { threads, ..Streaming::default() };
                     let report = &mut |_: &str, _: usize, _: usize| {};
-                    kept::predict_with_true_scores(scores, (*m, *k), test, method, opts, seed, &run, report)
+                    kept::predict_with_true_scores(scores, None, (*m, *k), test, method, opts, seed, &run, report)
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }

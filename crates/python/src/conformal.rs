@@ -295,6 +295,7 @@ fn record_of(item: &Bound<'_, PyAny>) -> PyResult<SplitRecord> {
             size: get(RECORD_KEYS[4])?.extract()?,
             position: get(RECORD_KEYS[5])?.extract()?,
             empty_rate: get(RECORD_KEYS[6])?.extract()?,
+            unbounded_classes: None,
         },
     })
 }
