@@ -45,6 +45,8 @@ import os
 
 from typing import Any, Callable, Iterable, Literal, Sequence, TypedDict
 
+from typing_extensions import NotRequired
+
 import numpy as np
 import numpy.typing as npt
 
@@ -57,6 +59,7 @@ Prior = Literal["per-item", "pooled"]
 Algorithm = Literal["exact", "grid"]
 LambdaRule = Literal["model", "empirical"]
 Ties = Literal["exchangeable", "index"]
+Coverage = Literal["marginal", "per-class"]
 
 Progress = bool | Callable[[int, int], object] | None
 
@@ -98,6 +101,10 @@ class SummaryRow(TypedDict):
     class_count: list[int]  # per class: appearances among test items, all splits
     size_strata: list[Stratum]  # set sizes 0–1, 2–3, 4–10, 11–100, 101–1000
     difficulty_strata: list[Stratum]  # true label's rank 1, 2–3, 4–6, 7–10, 11–100, 101–1000
+    # With coverage="per-class" only: "per-class", and the most classes in one split whose
+    # threshold was inf for too few calibration items (they enter every set).
+    coverage: NotRequired[str]
+    unbounded_classes: NotRequired[int]
 
 class SplitRecord(TypedDict):
     """One method's metrics on one split (``conformal(..., per_split=True)``)."""
@@ -173,6 +180,9 @@ class Calibration:
     lambda_rule: str
     cp_draw: int
     ties: str
+    coverage: str
+    """"marginal" (one threshold) or "per-class" (a threshold per class from its own calibration
+    items)."""
     n_calibration: int
     """Labelled items (or true-label units) calibrated on."""
     m: int
@@ -191,8 +201,9 @@ class Calibration:
     threshold: float | npt.NDArray[np.float64] | None
     """The last prediction's threshold q̂: a candidate is in the set when its score is ≤ q̂.
     A float for CP, CP_avg and per-item r-values; an array with one per new item for pooled
-    r-values; None before a prediction. ``inf`` when α is too small for the calibration items
-    (every candidate is in)."""
+    r-values; per class, an array ``[n_test, K]`` of each candidate's class threshold; None
+    before a prediction. ``inf`` when α is too small for the calibration items (every candidate
+    is in)."""
     scores: npt.NDArray[np.float64] | None
     """The last prediction's scores ``[n_test, K]`` under the method (lower is more conforming:
     minus the score for CP and CP_avg, the r-value for CP_r); None before a prediction."""
@@ -235,6 +246,8 @@ def calibrate(
     threads: int | None = None,
     cal_true: Any | None = None,
     progress: Progress = None,
+    coverage: Coverage = "marginal",
+    cal_labels: Any | None = None,
 ) -> Calibration:
     """Calibrates ``method`` on labelled ``scores`` ``[N, M, K]`` and ``labels`` ``[N]`` at
     miscoverage ``alpha``; returns a :class:`Calibration` whose ``predict`` gives new items'
@@ -253,7 +266,14 @@ def calibrate(
     ``cal_true`` instead of ``scores`` and ``labels``: the calibration items' true-label draws
     ``[n_cal, M]`` (an array or a path, float16/32/64), the layout of the paper's ImageNet
     calibration pool. CP, CP_avg and pooled CP_r need nothing more; other r-value kinds raise
-    ``ValueError``."""
+    ``ValueError``.
+
+    ``coverage="per-class"`` calibrates a threshold per class from that class's calibration
+    items (Mondrian: coverage 1 − α within each class; docs/method.md §5), for every method; a
+    class with too few calibration items enters every set, which ``predict`` warns about
+    (``warnings.warn``). With ``cal_true``, ``cal_labels`` (``[n_cal]``) gives each unit's
+    class, which per-class coverage needs. Saved and pickled calibrations keep the coverage and
+    the classes."""
 
 def load(path: str | os.PathLike[str], *, threads: int | None = None) -> Calibration:
     """A calibration saved by :meth:`Calibration.save`: the same predictions, bit for bit.
@@ -286,6 +306,8 @@ def conformal(
     cal_size: int | None = None,
     test_size: int | None = None,
     progress: Progress = None,
+    coverage: Coverage = "marginal",
+    cal_labels: Any | None = None,
 ) -> list[Any]:
     """Split-conformal coverage, set size, position and empty rate, as ``rvalue conformal``.
 
@@ -313,6 +335,10 @@ def conformal(
     items: CP, CP_avg and pooled CP_r only. One split of everything, or with ``cal_size`` and
     ``test_size`` ``splits`` seeded random subsets of both. The results are those of the
     joined array ``[calibration items; test items]``, bit for bit.
+
+    ``coverage="per-class"``: a threshold per class (see :func:`calibrate`); rows then add
+    ``coverage`` and ``unbounded_classes``, and classes that enter every set are warned about.
+    ``cal_labels``: the classes of ``cal_true``'s units, which per-class coverage needs.
     """
 
 def summarize(records: Iterable[SplitRecord]) -> list[SummaryRow]:
@@ -341,6 +367,8 @@ def sets(
     threads: int | None = None,
     cal_true: Any | None = None,
     progress: Progress = None,
+    coverage: Coverage = "marginal",
+    cal_labels: Any | None = None,
 ) -> SetColumns:
     """The prediction sets of one split, as ``rvalue sets``: ``split`` is a boolean mask
     ``[N]`` (True = calibration), or ``cal_true`` a pool of true-label draws ``[n_cal, M]``
@@ -348,7 +376,8 @@ def sets(
     r-values' tie order (split 0 of it). ``scores`` may be a path or a memmap, streamed. Returns
     the CSV's columns (``method``, ``item``, ``candidate``, ``score``, ``position``), one entry
     per (method, test item, candidate in its set). An item whose set is empty has no entry here
-    (the CLI's CSV gives it one row with no candidate)."""
+    (the CLI's CSV gives it one row with no candidate). ``coverage``, ``cal_labels``: as in
+    :func:`conformal`."""
 
 def from_estimators(
     estimators: Any,

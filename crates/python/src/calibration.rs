@@ -24,12 +24,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rvalue_core::conformal::pool::{self, TruePool};
 use rvalue_core::conformal::streamed::Streaming;
-use rvalue_core::conformal::{Method, RvalueKind, ScoreOptions};
+use rvalue_core::conformal::{Coverage, Method, RvalueKind, ScoreOptions};
 use rvalue_core::predict::kept::{self, Keeps};
 use rvalue_core::predict::{self, Prediction};
 use rvalue_core::{whole_file, Error};
 
-use crate::arrays::value_error;
+use crate::arrays::{self, value_error};
 use crate::options::{self, Scoring};
 use crate::saved::{self, Basis, Settings};
 use crate::streamed::{self, Source};
@@ -53,6 +53,8 @@ pub struct Calibration {
     threads: usize,
     /// The last prediction and the α it was asked at.
     last: Option<(Prediction, f64)>,
+    /// Per class, the classes of true-label units (draws or scores), which carry none.
+    classes: Option<Vec<usize>>,
 }
 
 /// Calibrates `method` on labelled `scores` and `labels` (an array; or a file and the labels it
@@ -62,7 +64,8 @@ pub struct Calibration {
 #[pyo3(signature = (
     scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue="pooled", variance="per-draw",
     prior="per-item", algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
-    never_empty=false, seed=0, threads=None, cal_true=None, progress=None
+    never_empty=false, seed=0, threads=None, cal_true=None, progress=None, coverage="marginal",
+    cal_labels=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn calibrate<'py>(
@@ -82,21 +85,33 @@ pub fn calibrate<'py>(
     threads: Option<usize>,
     cal_true: Option<&Bound<'py, PyAny>>,
     progress: Option<&Bound<'py, PyAny>>,
+    coverage: &str,
+    cal_labels: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Calibration> {
     let progress = Progress::of(progress)?;
-    let opts = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties }.options()?;
+    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
+    let opts = scoring.options()?;
     let settings =
         Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
     let threads = options::threads(threads)?;
-    let basis = match (scores, cal_true) {
-        (Some(scores), None) => on_items(scores, labels, &settings, threads, progress)?,
-        (None, Some(pool)) if labels.is_none() => Basis::TrueDraws(streamed::pool_draws(pool)?),
+    let per_class = opts.coverage == Coverage::PerClass;
+    let (basis, classes) = match (scores, cal_true) {
+        (Some(scores), None) if cal_labels.is_none() => {
+            on_items(scores, labels, &settings, threads, progress)?
+        }
+        (Some(_), None) => {
+            return Err(value_error(Error::invalid("cal_labels go with cal_true; give labels with scores")))
+        }
+        (None, Some(pool)) if labels.is_none() => {
+            let classes = cal_labels.map(|l| arrays::indices(l, "cal_labels")).transpose()?;
+            (Basis::TrueDraws(streamed::pool_draws(pool)?), classes.filter(|_| per_class))
+        }
         (None, Some(_)) => {
             return Err(value_error(Error::invalid("cal_true carries its labels: give no labels")))
         }
         _ => return Err(value_error(Error::invalid("give scores and labels, or cal_true, one of them"))),
     };
-    Calibration::new(settings, basis, threads).map_err(value_error)
+    Calibration::new(settings, basis, classes, threads).map_err(value_error)
 }
 
 /// The basis of a calibration on labelled items: an array copied whole; a file or a memmap
@@ -107,16 +122,16 @@ fn on_items<'py>(
     s: &Settings,
     threads: usize,
     progress: Progress<'py>,
-) -> PyResult<Basis> {
+) -> PyResult<(Basis, Option<Vec<usize>>)> {
     if !streamed::is_file_or_memmap(scores)? {
         let (cal, _) = streamed::whole(scores, "scores")?;
-        return Ok(Basis::Items { cal, labels: streamed::labels(labels, None)? });
+        return Ok((Basis::Items { cal, labels: streamed::labels(labels, None)? }, None));
     }
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     if let Source::Array { tensor, streamed: false } = src {
         // A file the core reads whole (CSV, Fortran order): the package owns it already.
-        return Ok(Basis::Items { cal: tensor.into_copy(), labels });
+        return Ok((Basis::Items { cal: tensor.into_copy(), labels }, None));
     }
     let (blocks, _) = src.blocks();
     let (_, m, k) = blocks.shape();
@@ -144,7 +159,12 @@ fn on_items<'py>(
             }
         })
     };
-    watched::run(scores.py(), progress, "calibrate", blocks.shape().0, work)
+    let basis = watched::run(scores.py(), progress, "calibrate", blocks.shape().0, work)?;
+    // Per class, true-label units keep their labels as their classes.
+    let per_class = opts.coverage == Coverage::PerClass;
+    let classes =
+        (per_class && matches!(basis, Basis::TrueDraws(_) | Basis::TrueScores { .. })).then_some(labels);
+    Ok((basis, classes))
 }
 
 /// Reads a calibration saved by `Calibration.save`; `threads` as in `calibrate`.
@@ -154,9 +174,9 @@ pub fn load(path: std::path::PathBuf, threads: Option<usize>) -> PyResult<Calibr
     let bytes = std::fs::read(&path)
         .map_err(|e| PyOSError::new_err(format!("{}: cannot read: {e}", path.display())))?;
     let name = path.display().to_string();
-    let (settings, basis) = saved::decode(&bytes, &name).map_err(value_error)?;
+    let (settings, basis, classes) = saved::decode(&bytes, &name).map_err(value_error)?;
     let threads = options::threads(threads)?;
-    Calibration::new(settings, basis, threads)
+    Calibration::new(settings, basis, classes, threads)
         .map_err(|e| value_error(Error::parse(name, "data", e.to_string())))
 }
 
@@ -164,8 +184,8 @@ pub fn load(path: std::path::PathBuf, threads: Option<usize>) -> PyResult<Calibr
 #[pyfunction]
 #[pyo3(name = "_from_bytes")]
 pub fn from_bytes(data: &[u8]) -> PyResult<Calibration> {
-    let (settings, basis) = saved::decode(data, "pickled calibration").map_err(value_error)?;
-    Calibration::new(settings, basis, options::threads(None)?).map_err(value_error)
+    let (settings, basis, classes) = saved::decode(data, "pickled calibration").map_err(value_error)?;
+    Calibration::new(settings, basis, classes, options::threads(None)?).map_err(value_error)
 }
 
 /// A streamed calibration's basis must be what its method keeps ([`Keeps`]), its labels those
@@ -189,9 +209,54 @@ fn check_kept(s: &Settings, basis: &Basis) -> rvalue_core::Result<()> {
     }
 }
 
+/// A calibration's true-label draws as a pool, held as read (float16 stays float16, widened
+/// where read), with its units' classes when per class.
+fn pool_of(
+    draws: &rvalue_core::tensor::ScoreTensor,
+    classes: Option<&[usize]>,
+) -> rvalue_core::Result<TruePool> {
+    let pool = TruePool::of_single_draw(draws.clone())?;
+    match classes {
+        Some(c) => pool.with_classes(c.to_vec()),
+        None => Ok(pool),
+    }
+}
+
+/// Per class, true-label units need their classes, one per unit, each a candidate when the
+/// calibration knows K (true-label draws are checked against the new items' K).
+fn check_classes(s: &Settings, basis: &Basis, classes: Option<&[usize]>) -> rvalue_core::Result<()> {
+    let true_label = matches!(basis, Basis::TrueDraws(_) | Basis::TrueScores { .. });
+    match (s.opts.coverage, classes) {
+        (Coverage::PerClass, None) if true_label => Err(Error::invalid(
+            "coverage='per-class' needs the class of every calibration item, and true-label draws \
+             carry none: give the pool's classes as cal_labels",
+        )),
+        (_, Some(c)) => {
+            let n = basis.units();
+            if c.len() != n {
+                return Err(Error::length("cal_labels", c.len(), format!("{n} calibration units")));
+            }
+            let k = basis.candidates().unwrap_or(usize::MAX);
+            match c.iter().position(|&y| y >= k) {
+                Some(i) => {
+                    Err(Error::invalid(format!("calibration label of unit {i} is {} but K = {k}", c[i])))
+                }
+                None => Ok(()),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
 impl Calibration {
     /// A calibration on `basis`, checked as `calibrate` checks its arguments.
-    fn new(s: Settings, basis: Basis, threads: usize) -> rvalue_core::Result<Calibration> {
+    fn new(
+        s: Settings,
+        basis: Basis,
+        classes: Option<Vec<usize>>,
+        threads: usize,
+    ) -> rvalue_core::Result<Calibration> {
+        check_classes(&s, &basis, classes.as_deref())?;
         match &basis {
             Basis::Items { cal, labels } => rvalue_core::conformal::check_data(cal, labels)?,
             Basis::TrueDraws(_) => pool::check_methods(&[s.method], &s.opts)?,
@@ -211,6 +276,7 @@ impl Calibration {
             seed: s.seed,
             threads,
             last: None,
+            classes,
         })
     }
 
@@ -222,6 +288,63 @@ impl Calibration {
             never_empty: self.never_empty,
             seed: self.seed,
         }
+    }
+}
+
+impl Calibration {
+    /// The prediction of `test_scores`, watched (progress, Ctrl-C).
+    fn predicted<'py>(
+        &self,
+        py: Python<'py>,
+        test_scores: &Bound<'py, PyAny>,
+        progress: Progress<'py>,
+    ) -> PyResult<Prediction> {
+        let (method, opts, seed, threads) = (self.method, &self.opts, self.seed, self.threads);
+        let classes = self.classes.as_deref();
+        let p = match &self.basis {
+            Basis::Items { cal, labels } => {
+                // Read in place: the core joins the new items to the calibration's in a copy.
+                let test = streamed::for_call(test_scores, "test_scores")?;
+                let test = test.tensor();
+                let work = || predict::predict(cal, labels, test, method, opts, seed, threads);
+                watched::run(py, progress, "predict", test.n(), work)?
+            }
+            Basis::TrueDraws(draws) => {
+                // Streamed when given as a file or a memmap, as `conformal` streams.
+                let (src, _) = streamed::source(test_scores)?;
+                let (test, _) = src.blocks();
+                let work = || {
+                    let (run, pool) =
+                        (Streaming { threads, ..Streaming::default() }, pool_of(draws, classes)?);
+                    predict::predict_with_pool(&pool, test, method, opts, seed, &run, &mut |_, _, _| {})
+                };
+                watched::run(py, progress, "predict", test.shape().0, work)?
+            }
+            Basis::TrueScores { scores, m, k } => {
+                let (src, _) = streamed::source(test_scores)?;
+                let (test, _) = src.blocks();
+                let work = || {
+                    let (run, report) =
+                        (Streaming { threads, ..Streaming::default() }, &mut |_: &str, _, _| {});
+                    let cal = (scores.as_slice(), classes, (*m, *k));
+                    kept::predict_with_true_scores(
+                        cal.0, cal.1, cal.2, test, method, opts, seed, &run, report,
+                    )
+                };
+                watched::run(py, progress, "predict", test.shape().0, work)?
+            }
+            Basis::Summaries { summaries, labels } => {
+                let (src, _) = streamed::source(test_scores)?;
+                let (test, _) = src.blocks();
+                let work = || {
+                    let run = Streaming { threads, ..Streaming::default() };
+                    let report = &mut |_: &str, _: usize, _: usize| {};
+                    kept::predict_with_summaries(summaries, labels, test, opts, seed, &run, report)
+                };
+                watched::run(py, progress, "predict", test.shape().0, work)?
+            }
+        };
+        Ok(p)
     }
 }
 
@@ -239,48 +362,9 @@ impl Calibration {
     ) -> PyResult<Bound<'py, PyArray2<bool>>> {
         let progress = Progress::of(progress)?;
         let alpha = options::alpha(alpha.unwrap_or(self.alpha))?;
-        let (method, opts, seed, threads) = (self.method, &self.opts, self.seed, self.threads);
-        let p = match &self.basis {
-            Basis::Items { cal, labels } => {
-                // Read in place: the core joins the new items to the calibration's in a copy.
-                let test = streamed::for_call(test_scores, "test_scores")?;
-                let test = test.tensor();
-                let work = || predict::predict(cal, labels, test, method, opts, seed, threads);
-                watched::run(py, progress, "predict", test.n(), work)?
-            }
-            Basis::TrueDraws(draws) => {
-                // Streamed when given as a file or a memmap, as `conformal` streams.
-                let (src, _) = streamed::source(test_scores)?;
-                let (test, _) = src.blocks();
-                let work = || {
-                    // The pool is held as read (float16 stays float16), widened where read.
-                    let pool = TruePool::of_single_draw(draws.clone())?;
-                    let run = Streaming { threads, ..Streaming::default() };
-                    predict::predict_with_pool(&pool, test, method, opts, seed, &run, &mut |_, _, _| {})
-                };
-                watched::run(py, progress, "predict", test.shape().0, work)?
-            }
-            Basis::TrueScores { scores, m, k } => {
-                let (src, _) = streamed::source(test_scores)?;
-                let (test, _) = src.blocks();
-                let work = || {
-                    let run = Streaming { threads, ..Streaming::default() };
-                    let report = &mut |_: &str, _: usize, _: usize| {};
-                    kept::predict_with_true_scores(scores, (*m, *k), test, method, opts, seed, &run, report)
-                };
-                watched::run(py, progress, "predict", test.shape().0, work)?
-            }
-            Basis::Summaries { summaries, labels } => {
-                let (src, _) = streamed::source(test_scores)?;
-                let (test, _) = src.blocks();
-                let work = || {
-                    let run = Streaming { threads, ..Streaming::default() };
-                    let report = &mut |_: &str, _: usize, _: usize| {};
-                    kept::predict_with_summaries(summaries, labels, test, opts, seed, &run, report)
-                };
-                watched::run(py, progress, "predict", test.shape().0, work)?
-            }
-        };
+        let p = self.predicted(py, test_scores, progress)?;
+        let method = self.method;
+        options::warn_unbounded(py, method, p.unbounded_classes(alpha), p.k(), alpha, "")?;
         let mask = PyArray1::from_vec(py, p.mask(alpha, self.never_empty)).reshape([p.n_test(), p.k()])?;
         self.last = Some((p, alpha));
         Ok(mask)
@@ -289,13 +373,13 @@ impl Calibration {
     /// Writes the calibration to `path` (whole or not at all: a temporary file beside it,
     /// renamed when complete). The last prediction is not saved.
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
-        let bytes = saved::encode(&self.settings(), &self.basis);
+        let bytes = saved::encode(&self.settings(), &self.basis, self.classes.as_deref());
         py.detach(|| whole_file::write(&path, &bytes)).map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
     /// Pickles through the saved-file format (never Python objects): `_from_bytes(bytes)`.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let bytes = saved::encode(&self.settings(), &self.basis);
+        let bytes = saved::encode(&self.settings(), &self.basis, self.classes.as_deref());
         let from_bytes = py.import("rvalue_explorer")?.getattr("_from_bytes")?;
         Ok((from_bytes, (PyBytes::new(py, &bytes),)))
     }
@@ -342,6 +426,12 @@ impl Calibration {
         self.opts.ties.name()
     }
 
+    /// "marginal" (one threshold) or "per-class" (a threshold per class).
+    #[getter]
+    fn coverage(&self) -> &'static str {
+        self.opts.coverage.name()
+    }
+
     /// Labelled items (or true-label units) calibrated on.
     #[getter]
     fn n_calibration(&self) -> usize {
@@ -381,10 +471,16 @@ impl Calibration {
     }
 
     /// The last prediction's threshold: a float, or an array with one per new item for pooled
-    /// r-values; None before a prediction.
+    /// r-values; per class, an array `[n_test, K]` of each candidate's class threshold; None
+    /// before a prediction.
     #[getter]
     fn threshold<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let Some((p, alpha)) = &self.last else { return Ok(None) };
+        if self.opts.coverage == Coverage::PerClass {
+            let (n, k) = (p.n_test(), p.k());
+            let each: Vec<f64> = (0..n * k).map(|u| p.class_threshold(u / k, u % k, *alpha)).collect();
+            return Ok(Some(PyArray1::from_vec(py, each).reshape([n, k])?.into_any()));
+        }
         if !p.per_item_threshold() {
             return Ok(Some(p.threshold(0, *alpha).into_pyobject(py)?.into_any()));
         }
@@ -431,8 +527,12 @@ impl Calibration {
                 format!("summaries of {} items, M={}, K={}", s.n, s.m, s.k)
             }
         };
+        let coverage = match self.opts.coverage {
+            Coverage::PerClass => ", coverage='per-class'",
+            Coverage::Marginal => "",
+        };
         format!(
-            "Calibration(method='{}'{options}, alpha={}, never_empty={}, {on}; {last})",
+            "Calibration(method='{}'{options}{coverage}, alpha={}, never_empty={}, {on}; {last})",
             self.method.name(),
             self.alpha,
             if self.never_empty { "True" } else { "False" },

@@ -171,7 +171,7 @@ impl Measured {
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
-    test_size=None, progress=None
+    test_size=None, progress=None, coverage="marginal", cal_labels=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn conformal<'py>(
@@ -199,14 +199,16 @@ pub fn conformal<'py>(
     cal_size: Option<usize>,
     test_size: Option<usize>,
     progress: Option<&Bound<'py, PyAny>>,
+    coverage: &str,
+    cal_labels: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let progress = Progress::of(progress)?;
-    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
+    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
-    let pool = cal_true.map(streamed::pool).transpose()?;
+    let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
     let plan = match &pool {
         Some(p) => {
             Plan { splits: streamed::pool_plan(p, blocks.shape().0, (cal_size, test_size), splits, seed)? }
@@ -228,6 +230,16 @@ pub fn conformal<'py>(
     // After the run, which checks the labels: warnings then speak of data that was accepted.
     let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
     warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
+    returned(py, &done, per_split, blocks.shape().2)
+}
+
+/// What `conformal` returns: the rows, or with `per_split` the records; per class, a warning
+/// for each method whose classes entered every set for too few calibration items.
+fn returned<'py>(py: Python<'py>, done: &Run, per_split: bool, k: usize) -> PyResult<Bound<'py, PyList>> {
+    for s in &done.rows {
+        let count = s.unbounded_classes.unwrap_or(0);
+        options::warn_unbounded(py, s.method, count, k, s.alpha, " in some split")?;
+    }
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
     } else {
@@ -329,6 +341,7 @@ fn record_of(item: &Bound<'_, PyAny>) -> PyResult<SplitRecord> {
             size: get(RECORD_KEYS[4])?.extract()?,
             position: get(RECORD_KEYS[5])?.extract()?,
             empty_rate: get(RECORD_KEYS[6])?.extract()?,
+            unbounded_classes: None,
         },
         tallies: tallies::of(item)?,
     })
@@ -347,6 +360,10 @@ fn row_dict<'py>(py: Python<'py>, s: &Summary) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("empty_rate", s.empty_rate)?;
     d.set_item("splits", s.splits)?;
     tallies::put_summary(&d, s)?;
+    if let Some(n) = s.unbounded_classes {
+        d.set_item("coverage", "per-class")?;
+        d.set_item("unbounded_classes", n)?;
+    }
     Ok(d)
 }
 
@@ -358,6 +375,8 @@ struct SetRows {
     candidate: Vec<usize>,
     score: Vec<f64>,
     position: Vec<usize>,
+    /// Per class: each method's classes that enter every set.
+    unbounded: Vec<(Method, usize)>,
 }
 
 fn set_rows(t: &ScoreTensor, labels: &[usize], job: &Job, split: &Split) -> Result<SetRows> {
@@ -389,6 +408,7 @@ fn set_rows_streamed(
 impl SetRows {
     /// The rows of one calibrated split's sets.
     fn add(&mut self, method: Method, c: &Calibrated, job: &Job) {
+        self.unbounded.push((method, c.unbounded_classes(job.alpha)));
         for pos in 0..c.test.len() {
             let set = c.set(pos, job.alpha, job.never_empty);
             for (position, &(candidate, score)) in set.members.iter().enumerate() {
@@ -409,7 +429,7 @@ impl SetRows {
     scores, labels=None, split=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
     seed=0, rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact",
     lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None,
-    progress=None
+    progress=None, coverage="marginal", cal_labels=None
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn sets<'py>(
@@ -431,15 +451,17 @@ pub fn sets<'py>(
     threads: Option<usize>,
     cal_true: Option<&Bound<'py, PyAny>>,
     progress: Option<&Bound<'py, PyAny>>,
+    coverage: &str,
+    cal_labels: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let progress = Progress::of(progress)?;
-    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties };
+    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
     let n = blocks.shape().0;
-    let pool = cal_true.map(streamed::pool).transpose()?;
+    let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
     let split = match (split, &pool) {
         (Some(mask), None) => Split::from_mask(&arrays::mask(mask, n)?).map_err(value_error)?.keyed(seed, 0),
         (None, Some(p)) => streamed::pool_plan(p, n, (None, None), 1, seed)?.remove(0),
@@ -461,6 +483,9 @@ pub fn sets<'py>(
     }?;
     let n_cal = Some(split.cal.len());
     warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
+    for &(method, count) in &rows.unbounded {
+        options::warn_unbounded(py, method, count, blocks.shape().2, alpha, "")?;
+    }
     let d = PyDict::new(py);
     d.set_item("method", PyList::new(py, rows.method)?)?;
     d.set_item("item", numpy::PyArray1::from_vec(py, to_i64(rows.item)))?;

@@ -25,6 +25,7 @@ pub struct Scoring<'a> {
     pub lambda_rule: &'a str,
     pub cp_draw: usize,
     pub ties: &'a str,
+    pub coverage: &'a str,
 }
 
 impl Scoring<'_> {
@@ -37,8 +38,30 @@ impl Scoring<'_> {
             lambda: parse(self.lambda_rule)?,
             cp_draw: self.cp_draw,
             ties: parse(self.ties)?,
+            coverage: parse(self.coverage)?,
         })
     }
+}
+
+/// Per class: a Python warning when `count` of the `k` classes enter every set at α for too
+/// few calibration items (`where_`: in which splits, or empty).
+pub fn warn_unbounded(
+    py: Python<'_>,
+    method: Method,
+    count: usize,
+    k: usize,
+    alpha: f64,
+    where_: &str,
+) -> PyResult<()> {
+    if count == 0 {
+        return Ok(());
+    }
+    let msg = format!(
+        "{method}: {count} of {k} classes have too few calibration items for per-class coverage at \
+         alpha = {alpha}{where_}: their threshold is +inf, so they enter every set"
+    );
+    py.import("warnings")?.call_method1("warn", (msg,))?;
+    Ok(())
 }
 
 /// The methods in the given order, refusing none and duplicates (as `--method` does).

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! rvalue-explorer calibration        magic line
-//! format 3                           this layout's version: a reader refuses any other
+//! format 4                           this layout's version: a reader refuses any other
 //! written-by rvalue-explorer 0.1.0   the package that wrote it (informative)
 //! method cp-r                        then the options, spelt as the CLI spells them,
 //! …                                  one `key value` line each, in a fixed order
@@ -11,6 +11,7 @@
 //! items 1000                         the items' shape: items, draws, candidates
 //! …
 //! dtype float32                      the scores' type
+//! coverage marginal                  or per-class (format 4)
 //! end
 //! labels: items × u64, little-endian
 //! scores: float16, float32 or float64, little-endian, row-major (the table below)
@@ -26,25 +27,28 @@
 //!
 //! (1) Items × candidates means, then as many sample variances, float64.
 //!
+//! Under `coverage per-class`, true-label draws and scores are saved with each unit's class in
+//! place of the 0 labels (per-class thresholds need them).
+//!
 //! True-label draws `[n_cal, M]` are saved as items with one candidate (the true label, so every
 //! label is 0): `candidates 1`. The last two rows are what a calibration streamed from a file
 //! keeps (`rvalue_core::predict::kept`): their header gives the items' shape (the candidates a
-//! prediction must have). Format 2 (the first two rows alone) and format 1 (without
-//! `calibrated-on`, always items) are still read.
+//! prediction must have). Format 3 (without `coverage`: marginal), format 2 (the first two rows
+//! alone) and format 1 (without `calibrated-on`, always items) are still read.
 //!
 //! The checksum catches a truncated or damaged file; every value is checked as `calibrate`
 //! checks its arguments, so a file edited by hand (checksum fixed) still gives a valid
 //! calibration or a `ValueError` naming what is wrong.
 
-use rvalue_core::conformal::{Method, ScoreOptions};
+use rvalue_core::conformal::{Coverage, Method, ScoreOptions};
 use rvalue_core::tensor::{ScoreTensor, Scores, Summaries};
 use rvalue_core::{Error, Result};
 
 const MAGIC: &str = "rvalue-explorer calibration\n";
 /// The layout above. A change to it (a key, the payload) takes a new number.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 /// The older layouts this reader still reads.
-const READS: [u32; 3] = [1, 2, 3];
+const READS: [u32; 4] = [1, 2, 3, 4];
 /// A header is a few hundred bytes; a file without `end` in this many is not one.
 const MAX_HEADER: usize = 4096;
 
@@ -137,7 +141,7 @@ pub struct Settings {
 }
 
 /// The header keys after `format` and `written-by`, in order (format 1 has no `calibrated-on`).
-const KEYS: [&str; 16] = [
+const KEYS: [&str; 17] = [
     "method",
     "rvalue",
     "variance",
@@ -154,15 +158,17 @@ const KEYS: [&str; 16] = [
     "draws",
     "candidates",
     "dtype",
+    "coverage",
 ];
 
 /// Where each value is in [`KEYS`].
 const CALIBRATED_ON: usize = 11;
 const ITEMS: usize = 12;
 const DTYPE: usize = 15;
+const COVERAGE: usize = 16;
 
 /// The header's values in [`KEYS`] order (numbers in Rust's shortest round-trip form).
-fn values(s: &Settings, basis: &Basis) -> [String; 16] {
+fn values(s: &Settings, basis: &Basis) -> [String; 17] {
     let o = &s.opts;
     let ((n, m, k), _, payload) = basis.saved();
     let dtype = match payload {
@@ -190,12 +196,14 @@ fn values(s: &Settings, basis: &Basis) -> [String; 16] {
         m.to_string(),
         k.to_string(),
         dtype.into(),
+        o.coverage.name().into(),
     ]
 }
 
-/// The file's bytes.
-pub fn encode(s: &Settings, basis: &Basis) -> Vec<u8> {
+/// The file's bytes; `classes`, true-label units' classes, are saved as their labels.
+pub fn encode(s: &Settings, basis: &Basis, classes: Option<&[usize]>) -> Vec<u8> {
     let (_, labels, payload) = basis.saved();
+    let labels = classes.map_or(labels, |c| c.into());
     let mut header =
         format!("{MAGIC}format {FORMAT}\nwritten-by rvalue-explorer {}\n", env!("CARGO_PKG_VERSION"));
     for (key, value) in KEYS.iter().zip(values(s, basis)) {
@@ -225,7 +233,7 @@ pub fn encode(s: &Settings, basis: &Basis) -> Vec<u8> {
 /// What a file holds (`name` names it in errors), every value checked; an error says what is
 /// wrong. The size and checksum are checked before any value is read, so a damaged file is
 /// reported as damaged, and an edited one by the value that is wrong.
-pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, Basis)> {
+pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, Basis, Option<Vec<usize>>)> {
     let bad = |place: &str, msg: String| Error::parse(name, place, msg);
     let (header, payload) = split_header(bytes).map_err(|m| bad("header", m))?;
     let lines: Vec<&str> = header.lines().collect();
@@ -265,12 +273,15 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, Basis)> {
             lambda: get(5).parse().map_err(option)?,
             cp_draw: number(6)?,
             ties: get(7).parse().map_err(option)?,
+            coverage: get(COVERAGE).parse().map_err(option)?,
         },
         alpha: get(8).parse().map_err(|_| value(8))?,
         never_empty: get(9).parse().map_err(|_| value(9))?,
         seed: get(10).parse().map_err(|_| value(10))?,
     };
-    Ok((settings, basis(body, shape, width, kind).map_err(|(place, m)| bad(place, m))?))
+    let per_class = settings.opts.coverage == Coverage::PerClass;
+    let (basis, classes) = basis(body, shape, width, kind, per_class).map_err(|(place, m)| bad(place, m))?;
+    Ok((settings, basis, classes))
 }
 
 /// What a file's `calibrated-on` says it keeps (the table of the module's notes).
@@ -310,24 +321,34 @@ impl Kind {
 }
 
 /// The labels and scores of a checked payload as a calibration's basis.
+/// A basis and, per class, its true-label units' classes.
+type WithClasses = (Basis, Option<Vec<usize>>);
+
+/// With `per_class`, true-label units' labels are their classes, given back beside the basis.
 fn basis(
     body: &[u8],
     (n, m, k): (usize, usize, usize),
     width: usize,
     kind: Kind,
-) -> std::result::Result<Basis, (&'static str, String)> {
+    per_class: bool,
+) -> std::result::Result<WithClasses, (&'static str, String)> {
     let (labels, scores) = body.split_at(8 * n);
     let labels = labels
         .chunks_exact(8)
         .map(|b| usize::try_from(u64::from_le_bytes(b.try_into().unwrap_or_default())))
         .collect::<std::result::Result<Vec<usize>, _>>()
         .map_err(|_| ("labels", "a label does not fit this machine's integers".to_string()))?;
+    // Per class, true-label units keep their classes where their labels (all 0) were.
+    let (labels, classes) = match (per_class, kind) {
+        (true, Kind::TrueDraws | Kind::TrueScores) => (vec![0; n], Some(labels)),
+        _ => (labels, None),
+    };
     match kind {
         Kind::Items => {
             let cal = tensor(scores, (n, m, k), width).map_err(|e| ("scores", e.to_string()))?;
-            return Ok(Basis::Items { cal, labels });
+            return Ok((Basis::Items { cal, labels }, None));
         }
-        Kind::TrueScores | Kind::Summaries => return kept(scores, (n, m, k), labels, kind),
+        Kind::TrueScores | Kind::Summaries => return Ok((kept(scores, (n, m, k), labels, kind)?, classes)),
         Kind::TrueDraws => {}
     }
     // True-label units have one candidate, the true label: held as `[n_cal, 1, M]`.
@@ -335,7 +356,8 @@ fn basis(
         let msg = format!("true-label draws have 1 candidate and every label 0, not {k} candidates");
         return Err(("header", msg));
     }
-    Ok(Basis::TrueDraws(tensor(scores, (n, 1, m), width).map_err(|e| ("scores", e.to_string()))?))
+    let draws = tensor(scores, (n, 1, m), width).map_err(|e| ("scores", e.to_string()))?;
+    Ok((Basis::TrueDraws(draws), classes))
 }
 
 /// A streamed calibration's numbers: true-label scores (not NaN) or summaries (finite, variances
@@ -414,10 +436,12 @@ fn check_format(lines: &[&str]) -> std::result::Result<u32, String> {
 
 /// The values of [`KEYS`], which must come in order, once each, after `written-by`; format 1's
 /// calibrations, without `calibrated-on`, are on items.
-fn fields<'a>(lines: &[&'a str], format: u32) -> std::result::Result<[&'a str; 16], String> {
-    let mut out = ["items"; 16];
+fn fields<'a>(lines: &[&'a str], format: u32) -> std::result::Result<[&'a str; 17], String> {
+    let mut out = ["items"; 17];
+    out[COVERAGE] = "marginal";
     let body = lines.get(1..).unwrap_or_default();
-    let keys = (0..KEYS.len()).filter(|&i| format > 1 || i != CALIBRATED_ON);
+    let present = |i: usize| (format > 1 || i != CALIBRATED_ON) && (format > 3 || i != COVERAGE);
+    let keys = (0..KEYS.len()).filter(|&i| present(i));
     for (line_no, i) in keys.enumerate() {
         let key = KEYS[i];
         let line = body.get(line_no).copied().unwrap_or("end");
@@ -426,7 +450,7 @@ fn fields<'a>(lines: &[&'a str], format: u32) -> std::result::Result<[&'a str; 1
             .and_then(|rest| rest.strip_prefix(' '))
             .ok_or_else(|| format!("line {} is '{line}', expected '{key} …'", line_no + 4))?;
     }
-    let want = if format > 1 { KEYS.len() } else { KEYS.len() - 1 };
+    let want = (0..KEYS.len()).filter(|&i| present(i)).count();
     if body.len() != want + 1 {
         return Err(format!("{} lines, expected {}", lines.len() + 2, want + 4));
     }

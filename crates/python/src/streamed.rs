@@ -7,7 +7,7 @@ use pyo3::types::PyString;
 use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::pool::{calibrate_with_pool, calibrate_with_pool_ranked, pool_splits, TruePool};
 use rvalue_core::conformal::streamed::{calibrate_streamed, calibrate_streamed_ranked, Streaming};
-use rvalue_core::conformal::{Calibrated, Method, Split};
+use rvalue_core::conformal::{Calibrated, Coverage, Method, ScoreOptions, Split};
 use rvalue_core::io::{self, Opened, ScoreFile};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
@@ -199,6 +199,24 @@ pub fn pool_draws(obj: &Bound<'_, PyAny>) -> PyResult<ScoreTensor> {
 /// A pool of true-label draws `[n_cal, M]`, as [`pool_draws`] reads them.
 pub fn pool(obj: &Bound<'_, PyAny>) -> PyResult<TruePool> {
     TruePool::of_single_draw(pool_draws(obj)?).map_err(value_error)
+}
+
+/// [`pool`] with its units' classes `cal_labels` (each in `0..K`, checked against the test
+/// items' K when calibrating), which per-class coverage needs.
+pub fn pool_with(
+    obj: &Bound<'_, PyAny>,
+    cal_labels: Option<&Bound<'_, PyAny>>,
+    opts: &ScoreOptions,
+) -> PyResult<TruePool> {
+    let pool = pool(obj)?;
+    match (cal_labels, opts.coverage) {
+        (Some(l), _) => pool.with_classes(arrays::indices(l, "cal_labels")?).map_err(value_error),
+        (None, Coverage::PerClass) => Err(value_error(Error::invalid(
+            "coverage='per-class' needs the class of every calibration item, and cal_true holds \
+             true-label draws only: give the pool's classes as cal_labels",
+        ))),
+        (None, Coverage::Marginal) => Ok(pool),
+    }
 }
 
 /// The splits of a pool and `n_test` test items: everything once, or `count` seeded subsets of

@@ -59,7 +59,8 @@ def test_the_file_is_plain_data(digits, tmp_path):
     cal.save(str(tmp_path / "cal.rvcal"))  # a str path as well as a pathlib.Path
     data = (tmp_path / "cal.rvcal").read_bytes()
     head = data[: data.index(b"\nend\n") + 5].decode()
-    assert head.startswith("rvalue-explorer calibration\nformat 3\n")
+    assert head.startswith("rvalue-explorer calibration\nformat 4\n")
+    assert head.endswith("\ncoverage marginal\nend\n")
     assert f"written-by rvalue-explorer {rx.__version__}\n" in head
     assert "method cp-r\nrvalue pooled\n" in head and "items 600\n" in head
     n, m, k = scores[:N_CAL].shape
@@ -98,7 +99,8 @@ BAD = {
     "truncated": (lambda d: d[: len(d) // 2], "data: truncated"),
     "truncated header": (lambda d: d[:60], "header: it has no end"),
     "trailing bytes": (lambda d: d + b"\0", "1 bytes follow the end"),
-    "another format": (lambda d: rewrite(d, b"format 3\n", b"format 4\n"), "format: the file has format '4'"),
+    "another format": (lambda d: rewrite(d, b"format 4\n", b"format 5\n"), "format: the file has format '5'"),
+    "unknown coverage": (lambda d: rewrite(d, b"coverage marginal", b"coverage mondrian"), "unknown coverage 'mondrian'"),
     "unknown basis": (lambda d: rewrite(d, b"calibrated-on items", b"calibrated-on guesses"), "calibrated-on 'guesses'"),
     "unknown option": (lambda d: rewrite(d, b"ties exchangeable", b"ties randomly"), "unknown tie order 'randomly'"),
     "alpha out of range": (lambda d: rewrite(d, b"alpha 0.1\n", b"alpha 1.5\n"), "1.5"),
@@ -169,7 +171,8 @@ def test_dask_serialises_it(digits):
 def test_a_format_1_file_still_loads(saved, digits):
     """Format 1 (before calibrations on true-label draws) had no `calibrated-on` line."""
     path, data = saved
-    old = rewrite(rewrite(data, b"format 3\n", b"format 1\n"), b"calibrated-on items\n", b"")
+    old = rewrite(rewrite(data, b"format 4\n", b"format 1\n"), b"calibrated-on items\n", b"")
+    old = rewrite(old, b"coverage marginal\n", b"")
     path.write_bytes(old)
     scores, _ = digits
     loaded = rx.load(path)

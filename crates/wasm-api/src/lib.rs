@@ -88,6 +88,8 @@ struct ConformalArgs {
     #[serde(default)]
     ties: Option<String>,
     #[serde(default)]
+    coverage: Option<String>,
+    #[serde(default)]
     never_empty: bool,
     #[serde(default)]
     splits: Option<usize>,
@@ -114,6 +116,7 @@ const CONFORMAL_FIELDS: &[&str] = &[
     "rule",
     "cpDraw",
     "ties",
+    "coverage",
     "neverEmpty",
     "splits",
     "calFraction",
@@ -175,7 +178,8 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// CP_r's r-value (`'parametric'`, `'nonparametric'`, `'pooled'`), `prior` (`'per-item'`,
 /// `'pooled'`), `variance` (`'per-draw'`, `'of-mean'`), `algorithm`, `rule` (as for
 /// [`rvalues`]), `cpDraw` (CP's draw, 0), `ties` (pooled r-values' tie order: `'exchangeable'`,
-/// the default, or the authors' `'index'`), `neverEmpty` (false); the splits: `splits` random
+/// the default, or the authors' `'index'`), `coverage` (`'marginal'`, the default, or
+/// `'per-class'`: a threshold per class from its own calibration items), `neverEmpty` (false); the splits: `splits` random
 /// splits (1) with `calFraction` (0.5), or one `mask` (n booleans, true = calibration); `seed`
 /// (0) seeds the random splits and the exchangeable tie order; `sets: true` adds the first
 /// split's prediction sets.
@@ -187,7 +191,9 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// conditional metrics (docs/method.md §5, conditional coverage): `macroCoverage`,
 /// `worstClassCoverage`, `covgap` (percent), `violatedClasses`, `sscv`, `dsv`, each with its `…Sd` (null where undefined),
 /// `classCoverage` and `classCount` (Float64Array per class, over all splits), `sizeStrata`
-/// and `difficultyStrata` (`{lo, hi, coverage, count}`, Float64Arrays), and with
+/// and `difficultyStrata` (`{lo, hi, coverage, count}`, Float64Arrays); per class also
+/// `unboundedClasses` (the most classes in a split whose threshold was +∞ for too few
+/// calibration items, also said in `warnings`); and with
 /// `sets`: `sets: {items, labels (Uint32Array), covered (Uint8Array, 0/1), candidates (an
 /// Array of Uint32Array, each set in the method's order)}`.
 #[wasm_bindgen]
@@ -229,12 +235,26 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
             ("splits", (s.splits as f64).into()),
         ]);
         conditional::set_fields(&entry, &s);
+        if let Some(count) = s.unbounded_classes {
+            set_field(&entry, "unboundedClasses", (count as f64).into());
+            if count > 0 {
+                warnings.push(&JsValue::from(format!(
+                    "{method}: {count} of {k} classes have too few calibration items for per-class coverage at \
+                     α = {} in some split: their threshold is +∞, so they enter every set",
+                    a.alpha
+                )));
+            }
+        }
         if let (true, Some(first)) = (a.sets, cals.first()) {
             set_field(&entry, "sets", sets_object(first, &labels, a.alpha, a.never_empty));
         }
         out.push(&entry);
     }
-    Ok(object(&[("alpha", a.alpha.into()), ("methods", out.into()), ("warnings", warnings.into())]))
+    let result = object(&[("alpha", a.alpha.into()), ("methods", out.into()), ("warnings", warnings.into())]);
+    if opts.coverage == conformal::Coverage::PerClass {
+        set_field(&result, "coverage", opts.coverage.name().into());
+    }
+    Ok(result)
 }
 
 /// `P(q > p)` for independent `p ~ N(muP, sigma2P)` and `q ~ N(muQ, sigma2Q)`: how often a
@@ -288,7 +308,7 @@ fn score_options(a: &ConformalArgs) -> Result<ScoreOptions> {
         lambda: option(a.rule.as_deref())?,
         cp_draw: a.cp_draw.unwrap_or(0),
         ties: option(a.ties.as_deref())?,
-        ..ScoreOptions::default()
+        coverage: option(a.coverage.as_deref())?,
     })
 }
 

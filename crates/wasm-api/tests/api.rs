@@ -146,3 +146,43 @@ fn bad_input_throws_and_the_module_keeps_working() {
         rvalue_core::toy::prob_q_exceeds_p(1.0, 1.0, 0.0, 1000.0)
     );
 }
+
+/// `coverage: 'per-class'`: the first split's sets are the core's per-class sets, the metrics
+/// its per-class metrics, and a class absent from calibration is counted and warned about.
+#[test]
+fn per_class_coverage_is_the_cores() {
+    use rvalue_core::conformal::{self as core, Coverage, Method, ScoreOptions, Split};
+    let (t, _) = rvalue_core::samples::logits(60, 4, 5, 3).unwrap();
+    // Class 4 only among the test items (the mask's false entries).
+    let labels: Vec<usize> = (0..60).map(|i| if i % 2 == 0 { i % 4 } else { i % 5 }).collect();
+    let mask: Vec<bool> = (0..60).map(|i| i % 2 == 0).collect();
+    let r = conformal(object(&[
+        ("scores", Float64Array::from(&t.data()[..]).into()),
+        ("shape", plain(&[60.0, 4.0, 5.0])),
+        ("labels", plain(&labels.iter().map(|&y| y as f64).collect::<Vec<_>>())),
+        ("alpha", 0.2.into()),
+        ("methods", ["cp"].iter().map(|&s| JsValue::from(s)).collect::<Array>().into()),
+        ("coverage", "per-class".into()),
+        ("mask", mask.iter().map(|&b| JsValue::from(b)).collect::<Array>().into()),
+        ("sets", true.into()),
+    ]))
+    .map_err(message)
+    .unwrap();
+    assert_eq!(field(&r, "coverage").as_string().unwrap(), "per-class");
+    let warnings: Array = field(&r, "warnings").dyn_into().unwrap();
+    assert_eq!(warnings.length(), 1);
+    assert!(warnings.get(0).as_string().unwrap().contains("1 of 5 classes"));
+    let cp = Array::from(&field(&r, "methods")).get(0);
+    assert_eq!(field(&cp, "unboundedClasses").as_f64(), Some(1.0));
+    let opts = ScoreOptions { coverage: Coverage::PerClass, ..ScoreOptions::default() };
+    let prepared = core::Prepared::new(&t, &labels, false).unwrap();
+    let split = Split::from_mask(&mask).unwrap();
+    let c = prepared.calibrate(Method::Cp, &opts, &[split]).unwrap().remove(0);
+    assert_eq!(field(&cp, "coverage").as_f64().unwrap().to_bits(), c.metrics(0.2, false).coverage.to_bits());
+    let sets = Array::from(&field(&field(&cp, "sets"), "candidates"));
+    for pos in 0..c.test.len() {
+        let want: Vec<u32> = c.set(pos, 0.2, false).members.iter().map(|&(m, _)| m as u32).collect();
+        let got = sets.get(pos as u32).dyn_into::<js_sys::Uint32Array>().unwrap().to_vec();
+        assert_eq!(got, want, "test item {pos}");
+    }
+}

@@ -48,8 +48,12 @@ impl Calibrated {
         let nt = self.test.len();
         let (mut covered, mut size, mut empty, mut pos_sum) = (0usize, 0usize, 0usize, 0usize);
         let cut = self.cut(alpha);
+        let shared = self.shared_class_thresholds(alpha);
         for t in 0..nt {
-            let (count, position) = self.size_and_position(t, cut, never_empty);
+            let (count, position) = match &shared {
+                Some(qs) => self.never_empty_place(t, self.place_under(t, |c| qs[c]), never_empty),
+                None => self.size_and_position(t, cut, never_empty),
+            };
             note(count, position.is_some());
             size += count;
             empty += usize::from(count == 0);
@@ -99,18 +103,34 @@ impl Calibrated {
                 (size, before, key_y.0 <= q)
             }
         };
+        self.never_empty_place(t, (size, before, in_set), never_empty)
+    }
+
+    /// A set's size and its label's place from `(size, before, in_set)`, never-empty applied.
+    fn never_empty_place(
+        &self,
+        t: usize,
+        (size, before, in_set): (usize, usize, bool),
+        never_empty: bool,
+    ) -> (usize, Option<usize>) {
         if size == 0 && never_empty {
-            return (1, (self.best(t) == y).then_some(0));
+            return (1, (self.best(t) == self.labels[t]).then_some(0));
         }
         (size, in_set.then_some(before))
     }
     /// Set sizes of every test item at α (for histograms).
     pub fn sizes(&self, alpha: f64, never_empty: bool) -> Vec<usize> {
         let cut = self.cut(alpha);
+        let shared = self.shared_class_thresholds(alpha);
         (0..self.test.len())
-            .map(|t| match self.held(t, cut).0 {
-                0 if never_empty => 1,
-                c => c,
+            .map(|t| {
+                match shared
+                    .as_ref()
+                    .map_or_else(|| self.held(t, cut).0, |qs| self.place_under(t, |c| qs[c]).0)
+                {
+                    0 if never_empty => 1,
+                    c => c,
+                }
             })
             .collect()
     }

@@ -187,18 +187,36 @@ impl Calibrated {
     /// order, and whether the set holds the label, by a comparison per candidate (the set is
     /// not a prefix of the sorted row when each class has its own threshold).
     pub(super) fn per_class_place(&self, t: usize, alpha: f64) -> (usize, usize, bool) {
-        let Some(p) = &self.classes else { return (0, 0, false) };
+        match &self.classes {
+            Some(p) => self.place_under(t, |c| p.threshold(t, c, alpha)),
+            None => (0, 0, false),
+        }
+    }
+
+    /// [`Calibrated::per_class_place`] under each class's threshold `q(class)`.
+    pub(super) fn place_under(&self, t: usize, q: impl Fn(usize) -> f64) -> (usize, usize, bool) {
         let y = self.labels[t];
         let sy = self.score(t, y);
         let (mut size, mut before) = (0, 0);
         for c in 0..self.k {
             let s = self.score(t, c);
-            if s <= p.threshold(t, c, alpha) {
+            if s <= q(c) {
                 size += 1;
                 before += usize::from(s.total_cmp(&sy).then(c.cmp(&y)).is_lt());
             }
         }
-        (size, before, sy <= p.threshold(t, y, alpha))
+        (size, before, sy <= q(y))
+    }
+
+    /// Per class with one threshold per class for every test item (not pooled CP_r): the `K`
+    /// thresholds at α, made once for a split's metrics rather than once per item.
+    pub(super) fn shared_class_thresholds(&self, alpha: f64) -> Option<Vec<f64>> {
+        match &self.classes {
+            Some(p) if matches!(p.groups, Groups::Scores(_)) => {
+                Some((0..self.k).map(|c| p.threshold(0, c, alpha)).collect())
+            }
+            _ => None,
+        }
     }
 
     /// The cut at α when per class (`None` when marginal).
