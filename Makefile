@@ -97,8 +97,9 @@ build: setup
 	trunk build --release
 
 # Native benchmarks (the core, the explorer's steps, the GPU kernels against their CPU twins,
-# whole `rvalue` commands as one process each, with their peak memory),
-# then the same core workloads as optimised wasm in headless Chromium, then the page's own speed
+# whole `rvalue` commands as one process each, with their peak memory; pooled CP_r on the
+# authors' ImageNet layout, beside their procedure when RVALUE_AUTHORS_DIR names it and
+# target/authors-venv holds numpy and numba), then the same core workloads as optimised wasm in headless Chromium, then the page's own speed
 # in headless Chromium.
 bench: setup
 	cargo bench -p rvalue-bench --bench core
@@ -106,6 +107,7 @@ bench: setup
 	cargo bench -p rvalue-gpu --bench gpu
 	cargo bench -p rvalue-cli --bench commands
 	cargo bench -p rvalue-cli --bench big
+	cargo bench -p rvalue-cli --bench pooled
 	$(MAKE) --no-print-directory bench-wasm
 	$(MAKE) --no-print-directory bench-page
 

@@ -85,7 +85,10 @@ fn every_class_is_covered_per_class() {
         let opts = ScoreOptions { kind, coverage: Coverage::PerClass, ..ScoreOptions::default() };
         for (class, (mean, se)) in class_coverage(method, &opts).into_iter().enumerate() {
             println!("{method} {kind} class {class}: {mean:.4} ± {se:.4}");
-            assert!(mean >= 1.0 - ALPHA - 3.0 * se, "{method} {kind}: class {class} covered {mean} (se {se})");
+            assert!(
+                mean >= 1.0 - ALPHA - 3.0 * se,
+                "{method} {kind}: class {class} covered {mean} (se {se})"
+            );
         }
     }
     // Marginal coverage hides the hard class: the same bound fails there.

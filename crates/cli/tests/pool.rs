@@ -368,3 +368,128 @@ fn a_pool_with_its_classes_is_the_joined_split_per_class() {
         assert!(err.contains("--calibration-labels"), "{err}");
     }
 }
+
+/// The authors' procedure (their greedy after a stable argsort of every draw's units, the index
+/// tie order), run beside this project, never part of it: `RVALUE_AUTHORS_DIR` names the
+/// directory of its `authors_pooled.py` and `RVALUE_AUTHORS_PYTHON` a Python with numpy and
+/// numba (default `target/authors-venv`). Its pooled CP_r sets of the joined digits file equal
+/// `sets --ties index`'s, from the joined split and from the pool, at several α.
+#[test]
+#[ignore = "runs the authors' procedure: set RVALUE_AUTHORS_DIR (and RVALUE_AUTHORS_PYTHON)"]
+fn pooled_sets_are_the_authors_under_index_ties() {
+    let dir = PathBuf::from(std::env::var_os("RVALUE_AUTHORS_DIR").expect("RVALUE_AUTHORS_DIR is set"));
+    let python = std::env::var_os("RVALUE_AUTHORS_PYTHON")
+        .map_or(Path::new(ROOT).join("target/authors-venv/bin/python"), PathBuf::from);
+    let f = files("authors");
+    let n_cal = 160;
+    for alpha in ["0.05", "0.1", "0.3"] {
+        let out = f.dir.join("authors_sets.npy");
+        let o = Command::new(&python)
+            .arg(dir.join("authors_pooled.py"))
+            .args([&f.joined, &f.labels, &f.mask, alpha, out.to_str().unwrap()])
+            .output()
+            .expect("python runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let listing = "import sys, numpy as np\n\
+                       for t, c in zip(*np.nonzero(np.load(sys.argv[1]))): print(f'{t},{c}')\n";
+        let o = Command::new(&python).args(["-c", listing, out.to_str().unwrap()]).output().unwrap();
+        let theirs = String::from_utf8(o.stdout).unwrap();
+        let common = ["--alpha", alpha, "--method", "cp-r", "--rvalue", "pooled", "--ties", "index"];
+        let csv = f.dir.join("ours.csv");
+        let csv = csv.to_str().unwrap();
+        let joined =
+            ["sets", "--scores", &f.joined, "--labels", &f.labels, "--split", &f.mask, "--output", csv];
+        ok(&[&joined[..], &common].concat());
+        let ours = pairs(&std::fs::read_to_string(csv).unwrap(), n_cal);
+        assert_eq!(ours, theirs, "joined split, alpha {alpha}");
+        let pool = ["sets", "--scores", &f.test, "--labels", &f.test_labels, "--calibration-true", &f.pool];
+        ok(&[&pool[..], &common, &["--output", csv]].concat());
+        assert_eq!(pairs(&std::fs::read_to_string(csv).unwrap(), 0), theirs, "pool, alpha {alpha}");
+    }
+}
+
+/// `sets` rows as `test item,candidate` lines, items counted from the first test item.
+fn pairs(csv: &str, first: usize) -> String {
+    let mut out: Vec<(usize, usize)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1].parse::<usize>().unwrap() - first, f[2].parse().unwrap())
+        })
+        .collect();
+    out.sort_unstable();
+    out.iter().map(|(t, c)| format!("{t},{c}\n")).collect()
+}
+
+/// The authors' ImageNet layout at its full test size: float16 test items `[10000, 1000, 1000]`
+/// (20 GB, sparse: a header and a truncate, zeros that cost no disk) against a float16 pool of
+/// 4,000 units. Pooled CP_r on two test items streams the file: the process's peak stays
+/// within the split's tables and a little more, far below the file's size.
+#[test]
+fn pooled_cp_r_streams_the_full_test_file() {
+    use std::io::Write;
+    let (n, m, k, n_pool) = (10_000usize, 1000usize, 1000usize, 4000usize);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pool").join("full-test-size");
+    std::fs::create_dir_all(&dir).unwrap();
+    let test = dir.join("test.npy");
+    let header = rvalue_core::io::write_npy_f16_bits(&[n, m, k], &[]);
+    let mut file = std::fs::File::create(&test).unwrap();
+    file.write_all(&header).unwrap();
+    file.set_len((header.len() + n * m * k * 2) as u64).unwrap();
+    drop(file);
+    let labels = dir.join("labels.npy");
+    std::fs::write(&labels, write_npy_i64(&[n], &(0..n).map(|i| (i % k) as i64).collect::<Vec<_>>()))
+        .unwrap();
+    // Seeded float16 scores in [0, 2): the zeros of the test file tie none of them.
+    let bits: Vec<u16> = (0..n_pool * m).map(|i| 0x3c00 + ((i * 7919) % 1024) as u16).collect();
+    let pool = dir.join("pool.npy");
+    std::fs::write(&pool, rvalue_core::io::write_npy_f16_bits(&[n_pool, m], &bits)).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let args = [
+        "conformal",
+        "--alpha",
+        "0.05",
+        "--method",
+        "cp-r",
+        "--rvalue",
+        "pooled",
+        "--splits",
+        "1",
+        "--device",
+        "cpu",
+        "--threads",
+        "2",
+        "--cal-size",
+        "4000",
+        "--test-size",
+        "2",
+    ];
+    let files =
+        ["--scores".into(), s(&test), "--labels".into(), s(&labels), "--calibration-true".into(), s(&pool)];
+    let mut child = Command::new(BIN)
+        .args(args)
+        .args(&files)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The peak resident memory (VmHWM) read while the process runs: it only grows.
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    while child.try_wait().unwrap().is_none() {
+        if let Ok(text) = std::fs::read_to_string(&status) {
+            let hwm = text.lines().find_map(|l| l.strip_prefix("VmHWM:"));
+            if let Some(kb) = hwm.and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()) {
+                peak_kb = kb;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("method,"));
+    // The split's tables (about 28 bytes a unit and draw: 112 MB) and the pool (8 MB) plus the
+    // reading blocks and the two test items' work: a 20 GB file must not show in the peak.
+    assert!(peak_kb > 0 && peak_kb < 400_000, "peak {peak_kb} kB");
+}

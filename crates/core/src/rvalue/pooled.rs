@@ -7,14 +7,13 @@
 //! it and runs the greedy on counts with a blocked maximum: `O(M·U)` count updates and cheap
 //! picks per item instead of the `O(U²)` of counting every rank.
 
-use super::nonparametric::DrawOrder;
+use super::nonparametric::{desc_key, DrawOrder};
 use super::ties::{by_rank, Ties};
 use crate::quantile::k_star;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
 use greedy::WILD;
 use picks::BLOCK;
-use std::cmp::Ordering;
 use table::{EntryTable, PAD};
 
 /// The outcome of the greedy for one test item: enough to form its set at any α.
@@ -89,6 +88,56 @@ pub struct PooledSplit {
     /// Per draw, where candidates' scores enter its calibration order.
     entry: Vec<EntryTable>,
 }
+/// Per draw, the `n` units' scores sorted descending (ties to the lower unit) followed by
+/// [`PAD`] times `−∞`, and the units in that order: `[draw][rank]`.
+fn sorted_draws(n: usize, m: usize, score: impl Fn(usize, usize) -> f64) -> (Vec<f64>, Vec<u32>) {
+    // A few draws' scores gathered at once, unit by unit: a pool stores each unit's draws
+    // together, so this reads whole cache lines where one draw at a time read a score a line.
+    const GATHER: usize = 8;
+    let mut cal_scores = Vec::with_capacity((n + PAD) * m);
+    let mut cal_units = Vec::with_capacity(n * m + WILD);
+    let (mut columns, mut idx, mut words, mut wide) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for d0 in (0..m).step_by(GATHER) {
+        let w = GATHER.min(m - d0);
+        columns.clear();
+        columns.resize(n * w, 0.0);
+        for j in 0..n {
+            for dd in 0..w {
+                columns[dd * n + j] = score(j, d0 + dd);
+            }
+        }
+        for column in columns.chunks_exact(n) {
+            sort_column(column, &mut idx, &mut words, &mut wide);
+            cal_scores.extend(idx.iter().map(|&j| column[j as usize]));
+            cal_scores.extend([f64::NEG_INFINITY; PAD]);
+            cal_units.extend_from_slice(&idx);
+        }
+    }
+    (cal_scores, cal_units)
+}
+
+/// The units `0..n` of one draw (`column`, finite scores) in descending order of score, ties to
+/// the lower unit, into `idx`: one integer sort of `(key, unit)` words ([`desc_key`]), several
+/// times faster than comparing floats through a closure. Single-precision scores (every score
+/// from a float16 or float32 file) leave their keys' low 29 bits all equal, room for the unit
+/// in a `u64`; other scores take a `u128`.
+pub(super) fn sort_column(column: &[f64], idx: &mut Vec<u32>, words: &mut Vec<u64>, wide: &mut Vec<u128>) {
+    const UNIT_BITS: u32 = 29;
+    idx.clear();
+    if column.len() < 1 << UNIT_BITS && column.iter().all(|&x| f64::from(x as f32) == x) {
+        words.clear();
+        let key = |x: f64| desc_key(x) >> UNIT_BITS << UNIT_BITS;
+        words.extend(column.iter().enumerate().map(|(j, &x)| key(x) | j as u64));
+        words.sort_unstable();
+        idx.extend(words.iter().map(|&w| (w & ((1 << UNIT_BITS) - 1)) as u32));
+    } else {
+        wide.clear();
+        wide.extend(column.iter().enumerate().map(|(j, &x)| u128::from(desc_key(x)) << 64 | j as u128));
+        wide.sort_unstable();
+        idx.extend(wide.iter().map(|&w| w as u32));
+    }
+}
+
 fn check_items(t: &ScoreTensor, labels: &[usize], cal_items: &[usize]) -> Result<()> {
     if labels.len() != t.n() {
         return Err(Error::length("labels", labels.len(), format!("{} items", t.n())));
@@ -151,25 +200,7 @@ impl PooledSplit {
                 MAX_DRAWS - 1
             )));
         }
-        let mut cal_scores = Vec::with_capacity((n + PAD) * m);
-        let mut cal_units = Vec::with_capacity(n * m);
-        let mut idx: Vec<u32> = Vec::with_capacity(n);
-        // One draw's scores gathered first: the sort then compares within one short column,
-        // not with a stride of `m` through the units' draws.
-        let mut column: Vec<f64> = Vec::with_capacity(n);
-        for d in 0..m {
-            column.clear();
-            column.extend((0..n).map(|j| score(j, d)));
-            let score = |j: u32| column[j as usize];
-            idx.clear();
-            idx.extend(0..n as u32);
-            idx.sort_unstable_by(|&a, &b| {
-                score(b).partial_cmp(&score(a)).unwrap_or(Ordering::Equal).then(a.cmp(&b))
-            });
-            cal_scores.extend(idx.iter().map(|&j| score(j)));
-            cal_scores.extend([f64::NEG_INFINITY; PAD]);
-            cal_units.extend_from_slice(&idx);
-        }
+        let (cal_scores, mut cal_units) = sorted_draws(n, m, score);
         let per_score = PooledSplit::buckets_per_score(n, m);
         let entry = cal_scores.chunks_exact(n + PAD).map(|s| EntryTable::new(&s[..n], per_score)).collect();
         cal_units.resize(n * m + WILD, 0);
@@ -241,6 +272,7 @@ impl PooledSplit {
         work.by_rank.resize(items * k, 0);
         work.rank.resize(items * k, 0);
         work.sorted.resize(k, 0.0);
+        work.starts.resize(k, 0);
     }
 
     /// Runs the greedy for one test item. `order` (from [`DrawOrder::of`]) saves re-sorting.

@@ -103,6 +103,27 @@ impl PooledSplit {
         unsafe { wild_copy(dst.add(base + pos - j0), src.add(d * n + ci), run) };
         ci += run;
         work.cursor[d] = (ci, ki);
+        // With many draws the rows are too many streams for the hardware prefetcher: ask for
+        // the units this draw's next chunk reads while the greedy works through this one.
+        #[cfg(target_arch = "x86_64")]
+        if self.m >= PREFETCH_DRAWS {
+            let units = &self.cal_units[(d * n + ci).min(d * n + n)..(d * n + ci + CHUNK).min(d * n + n)];
+            prefetch_l2(units);
+        }
+    }
+}
+
+/// Draws from which [`PooledSplit::fill_row`] prefetches the next chunk's calibration units.
+const PREFETCH_DRAWS: usize = 64;
+
+/// Asks for `s` to be fetched into the L2 cache.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch_l2(s: &[u32]) {
+    use std::arch::x86_64::*;
+    for line in s.chunks(16) {
+        // SAFETY: SSE is part of x86_64; a prefetch reads nothing and cannot fault.
+        unsafe { _mm_prefetch::<_MM_HINT_T1>(line.as_ptr().cast()) };
     }
 }
 
@@ -149,6 +170,8 @@ pub struct Workspace {
     pub(super) sorted: Vec<f64>,
     /// `[item][draw][K]` where each of them enters the draw's calibration order.
     pub(super) entries: Vec<u32>,
+    /// One draw's candidates' starts of the calibration runs they tie (exchangeable ties).
+    pub(super) starts: Vec<u32>,
     /// Per draw, the calibration units and candidates placed in earlier chunks.
     pub(super) cursor: Vec<(usize, usize)>,
     /// `[draw][CHUNK + WILD]` unit indices at the chunk's positions, then spare entries.

@@ -162,17 +162,31 @@ impl EntryTable {
 
     /// Where each of `scores` (descending) enters `cal_s` (this table's draw, descending, then
     /// [`PAD`] times `−∞`): `entries[i]` = the number of calibration scores `≥ scores[i]`.
-    pub(super) fn entries(&self, cal_s: &[f64], scores: impl Iterator<Item = f64>, entries: &mut [u32]) {
+    ///
+    /// Two passes: every score's leaf first, asking for the cache line of calibration scores it
+    /// starts at, then the scans. A draw's scores (320 kB at 40,000 units) are read at scattered
+    /// places, so most first reads miss the cache; found all at once, those misses overlap.
+    pub(super) fn entries(
+        &self,
+        cal_s: &[f64],
+        scores: impl Iterator<Item = f64> + Clone,
+        entries: &mut [u32],
+    ) {
         let n = cal_s.len() - PAD;
         let bottom = cal_s[n - 1];
-        for (e, score) in entries.iter_mut().zip(scores) {
+        for (e, score) in entries.iter_mut().zip(scores.clone()) {
             // At or below every calibration score: after all of them (they win ties).
-            *e = if score > bottom {
+            let i = if score > bottom { self.leaf(score) } else { n };
+            prefetch_line(&cal_s[i]);
+            *e = i as u32;
+        }
+        for (e, score) in entries.iter_mut().zip(scores) {
+            if score > bottom {
                 // At most `PAD` calibration scores of the leaf follow its start: those `≥ score`
                 // come first (they descend), so their number is the steps a scan would take,
                 // and no compare waits on the one before. Starting from the leaf alone, rather
                 // than from the previous candidate's entry too, keeps the candidates independent.
-                let i = self.leaf(score);
+                let i = *e as usize;
                 let next = &cal_s[i..i + PAD];
                 let mut i = i + next.iter().map(|&c| usize::from(c >= score)).sum::<usize>();
                 // The leaf's end stops this after one compare; the padding (`−∞`, below every
@@ -180,12 +194,22 @@ impl EntryTable {
                 while cal_s[i] >= score {
                     i += 1;
                 }
-                i as u32
-            } else {
-                n as u32
-            };
+                *e = i as u32;
+            }
         }
     }
+}
+
+/// Asks for the cache line holding `x`, ahead of its use (a hint: nothing on other targets).
+#[inline(always)]
+pub(super) fn prefetch_line<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86_64; a prefetch reads nothing and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 impl Node {
@@ -264,7 +288,8 @@ impl PooledSplit {
                     sorted.iter_mut().zip(ord.iter()).for_each(|(x, &c)| *x = scores[c as usize]);
                     order_equal_scores(sorted, rank, ord);
                     self.entry[d].entries(cal_s, sorted.iter().copied(), entries);
-                    self.place_among_equal(d, sorted, &work.place[b * k..(b + 1) * k], rank, ord, entries);
+                    let places = &work.place[b * k..(b + 1) * k];
+                    self.place_among_equal(d, sorted, places, rank, ord, entries, &mut work.starts[..k]);
                 } else {
                     self.entry[d].entries(cal_s, ord.iter().map(|&c| scores[c as usize]), entries);
                 }
@@ -276,7 +301,9 @@ impl PooledSplit {
     /// Moves each candidate that ties calibration scores in draw `d` (its entry point `e` has
     /// `cal_s[e − 1]` equal to its score) to its place among them: after the tied calibration
     /// units whose index is below its place, before the rest. Those units are sorted by index,
-    /// so two binary searches find it; scores that tie nothing cost one compare.
+    /// so a search back from the entry point for the run's start ([`run_start`]) and a binary
+    /// search in the run find it; scores that tie nothing cost one compare.
+    #[allow(clippy::too_many_arguments)] // the draw, the candidates' four views, and scratch
     fn place_among_equal(
         &self,
         d: usize,
@@ -285,6 +312,7 @@ impl PooledSplit {
         rank: &[u16],
         ord: &[u16],
         entries: &mut [u32],
+        starts: &mut [u32],
     ) {
         let n = self.n;
         let cal_s = &self.cal_scores[d * (n + PAD)..d * (n + PAD) + n];
@@ -294,13 +322,49 @@ impl PooledSplit {
         if !entries.iter().zip(sorted).fold(false, |any, x| any | tied(x)) {
             return;
         }
-        for ((e, &c), &s) in entries.iter_mut().zip(ord).zip(sorted) {
-            let at = *e as usize;
-            if at > 0 && cal_s[at - 1] == s {
-                let first = cal_s[..at].partition_point(|&x| x > s);
+        // Every tied run's start first, asking for its units' cache line: the units of a draw
+        // (160 kB at 40,000) are read at scattered places, so the reads overlap their misses.
+        for ((&e, &s), start) in entries.iter().zip(sorted).zip(starts.iter_mut()) {
+            let at = e as usize;
+            *start = if at > 0 && cal_s[at - 1] == s {
+                let first = run_start(cal_s, at, s);
+                prefetch_line(&units[first]);
+                first as u32
+            } else {
+                NOT_TIED
+            };
+        }
+        for ((e, &c), &first) in entries.iter_mut().zip(ord).zip(starts.iter()) {
+            if first != NOT_TIED {
+                let (first, at) = (first as usize, *e as usize);
                 let g = places[rank[c as usize] as usize];
                 *e = (first + units[first..at].partition_point(|&j| j < g)) as u32;
             }
         }
+    }
+}
+
+/// A candidate whose score ties no calibration score, in `place_among_equal`'s run starts.
+const NOT_TIED: u32 = u32::MAX;
+
+/// The start of the run of scores equal to `s` that ends just before `at` in `cal_s`
+/// (descending, `cal_s[at − 1] == s`): the number of scores above `s`. It gallops back from
+/// `at` in doubling steps, then searches the last step's interval: runs are short next to the
+/// whole prefix (rounded scores such as float16 tie often, tens of units a run among 40,000),
+/// and a binary search over the prefix fetched a distant cache line at nearly every step.
+#[inline]
+pub(super) fn run_start(cal_s: &[f64], at: usize, s: f64) -> usize {
+    // `cal_s[eq] == s` throughout: every score between it and `at` equals `s` too.
+    let (mut eq, mut step) = (at - 1, 1);
+    loop {
+        if step > eq {
+            return cal_s[..eq].partition_point(|&x| x > s);
+        }
+        let probe = eq - step;
+        if cal_s[probe] > s {
+            return probe + 1 + cal_s[probe + 1..eq].partition_point(|&x| x > s);
+        }
+        eq = probe;
+        step *= 2;
     }
 }

@@ -331,3 +331,85 @@ fn only_large_tables_take_one_bucket_per_score() {
     assert_eq!(PooledSplit::buckets_per_score(40_000, 1000), 1);
     assert!(PooledSplit::bytes_for(40_000, 1000) < 1 << 30);
 }
+
+/// Float16 scores from a handful of neighbouring values, stored as float16, float32 or
+/// float64: long runs of calibration scores tie each candidate, so the entry points search
+/// back through runs of every length, and the split's draws sort by packed keys of either
+/// width (every float16 is a single-precision number; `f64` offsets make the rest wide).
+#[cfg(not(target_arch = "wasm32"))]
+fn float16_tensor() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
+    (60usize..200, 1usize..5, 2usize..12, 0usize..3).prop_flat_map(|(n, m, k, width)| {
+        (proptest::collection::vec(0u16..7, n * m * k), proptest::collection::vec(0usize..k, n), 40usize..n)
+            .prop_map(move |(steps, labels, n_cal)| {
+                // 1.0 and the next six float16 values.
+                let bits: Vec<u16> = steps.iter().map(|&s| 0x3c00 + s).collect();
+                let wide = |b: u16| f64::from(f32::from_bits(f16_bits_to_f32_bits(b)));
+                let t = match width {
+                    0 => ScoreTensor::from_f16_bits(n, m, k, bits).unwrap(),
+                    1 => ScoreTensor::from_f32(n, m, k, bits.iter().map(|&b| wide(b) as f32).collect())
+                        .unwrap(),
+                    // Off the single-precision grid by a tiny step: the wide packed keys.
+                    _ => ScoreTensor::new(n, m, k, bits.iter().map(|&b| wide(b) + 1e-12).collect()).unwrap(),
+                };
+                (t, labels, n_cal)
+            })
+    })
+}
+
+/// The float32 bits of a normal, positive float16 (all [`float16_tensor`] makes).
+#[cfg(not(target_arch = "wasm32"))]
+fn f16_bits_to_f32_bits(b: u16) -> u32 {
+    let (exp, mantissa) = (u32::from(b >> 10 & 0x1f), u32::from(b & 0x3ff));
+    (exp + 127 - 15) << 23 | mantissa << 13
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    #[test]
+    fn float16_runs_of_ties_equal_the_oracle((t, labels, n_cal) in float16_tensor(), seed in any::<u64>()) {
+        let cal_items: Vec<usize> = (0..n_cal).collect();
+        let mut work = Workspace::default();
+        let batch: Vec<usize> = (n_cal..t.n()).step_by(2).collect();
+        for ties in both_orders(seed) {
+            let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap();
+            let together = split.items(&t, &batch, None, &mut work);
+            for (&item, got) in batch.iter().zip(&together) {
+                prop_assert_eq!(got, &pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap());
+            }
+        }
+    }
+
+    /// Galloping back from an entry point finds the start of its run of equal scores where a
+    /// binary search over the whole prefix does, for runs of every length.
+    #[test]
+    fn run_starts_are_the_prefix_searches(runs in proptest::collection::vec(1usize..70, 1..40), at in any::<proptest::sample::Index>()) {
+        let cal_s: Vec<f64> =
+            runs.iter().enumerate().flat_map(|(r, &len)| std::iter::repeat_n(-(r as f64), len)).collect();
+        let at = at.index(cal_s.len()) + 1;
+        let s = cal_s[at - 1];
+        prop_assert_eq!(table::run_start(&cal_s, at, s), cal_s[..at].partition_point(|&x| x > s));
+    }
+
+    /// A draw's units sorted by packed integer keys are in the comparison sort's order
+    /// (descending score, `−0` tying `+0`, ties to the lower unit), for single-precision and
+    /// other scores.
+    #[test]
+    fn packed_keys_sort_units_as_scores_compare(
+        column in proptest::collection::vec(prop_oneof![
+            (-4i32..4).prop_map(|x| f64::from(x) * 0.5),
+            Just(-0.0),
+            -1e3f64..1e3,
+            any::<f32>().prop_filter("finite", |x| x.is_finite()).prop_map(f64::from),
+        ], 1..300),
+        narrow in any::<bool>(),
+    ) {
+        let column: Vec<f64> = if narrow { column.iter().map(|&x| f64::from(x as f32)).collect() } else { column };
+        let mut want: Vec<u32> = (0..column.len() as u32).collect();
+        want.sort_by(|&a, &b| column[b as usize].partial_cmp(&column[a as usize]).unwrap().then(a.cmp(&b)));
+        let (mut idx, mut words, mut wide) = (Vec::new(), Vec::new(), Vec::new());
+        sort_column(&column, &mut idx, &mut words, &mut wide);
+        prop_assert_eq!(idx, want);
+    }
+}
