@@ -154,7 +154,7 @@ fn per_class_coverage_is_the_cores() {
     use rvalue_core::conformal::{self as core, Coverage, Method, ScoreOptions, Split};
     let (t, _) = rvalue_core::samples::logits(60, 4, 5, 3).unwrap();
     // Class 4 only among the test items (the mask's false entries).
-    let labels: Vec<usize> = (0..60).map(|i| if i % 2 == 0 { i % 4 } else { i % 5 }).collect();
+    let labels: Vec<usize> = (0..60).map(|i| if i % 2 == 0 { (i / 2) % 4 } else { i % 5 }).collect();
     let mask: Vec<bool> = (0..60).map(|i| i % 2 == 0).collect();
     let r = conformal(object(&[
         ("scores", Float64Array::from(&t.data()[..]).into()),
