@@ -130,7 +130,9 @@ test('the summary table and the per-item sets export to CSV by keyboard', LONG, 
     const s = csvRows(summary.bytes.toString('utf8'));
     assert.equal(
       s.header,
-      'method,alpha,never_empty,coverage_mean,coverage_sd,size_mean,size_sd,position_mean,empty_rate,splits',
+      'method,alpha,never_empty,coverage_mean,coverage_sd,size_mean,size_sd,position_mean,empty_rate,splits,' +
+        'macro_coverage_mean,macro_coverage_sd,worst_class_coverage_mean,worst_class_coverage_sd,covgap_mean,' +
+        'covgap_sd,violated_classes_mean,violated_classes_sd,sscv_mean,sscv_sd,dsv_mean,dsv_sd',
     );
     assert.deepEqual(s.rows.map((r) => r[0]), ['cp', 'cp-avg', 'cp-r']);
     const cells = await page.$$eval('#summary-table tbody tr', (trs) => trs.map((tr) => tr.cells[1].textContent));

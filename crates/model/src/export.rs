@@ -7,20 +7,24 @@ use rvalue_core::conformal::Method;
 use rvalue_core::Result;
 
 /// The header of [`summary_csv`].
-pub const SUMMARY_HEADER: &str =
-    "method,alpha,never_empty,coverage_mean,coverage_sd,size_mean,size_sd,position_mean,empty_rate,splits";
+pub const SUMMARY_HEADER: &str = "method,alpha,never_empty,coverage_mean,coverage_sd,size_mean,size_sd,\
+     position_mean,empty_rate,splits,macro_coverage_mean,macro_coverage_sd,worst_class_coverage_mean,\
+     worst_class_coverage_sd,covgap_mean,covgap_sd,violated_classes_mean,violated_classes_sd,sscv_mean,\
+     sscv_sd,dsv_mean,dsv_sd";
 
 /// The header of [`sets_csv`].
 pub const SETS_HEADER: &str = "item,method,candidates,true_label,covered";
 
-/// Panel 6 at `view.alpha`: one row per method. `position_mean` is empty where the table shows
-/// "–" (no set holds its true label).
+/// Panel 6 at `view.alpha`: one row per method, with `rvalue conformal`'s conditional columns
+/// after `splits` (`NaN` where undefined, as the command line writes). `position_mean` is empty
+/// where the table shows "–" (no set holds its true label).
 pub fn summary_csv(view: &AlphaView) -> String {
     let mut out = format!("{SUMMARY_HEADER}\n");
     for r in &view.rows {
         let position = r.position_mean.map_or(String::new(), |p| p.to_string());
+        let conditional: String = r.conditional.numbers().iter().map(|x| format!(",{x}")).collect();
         out += &format!(
-            "{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{}{conditional}\n",
             r.method.name(),
             view.alpha,
             view.never_empty,
@@ -104,6 +108,10 @@ mod tests {
                 }
                 assert_eq!(num(8).to_bits(), r.empty_rate.to_bits());
                 assert_eq!(row[9].parse::<usize>().unwrap(), r.splits);
+                for (j, want) in r.conditional.numbers().into_iter().enumerate() {
+                    let got = num(10 + j);
+                    assert!(got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(), "{j}");
+                }
             }
         }
     }

@@ -57,6 +57,24 @@ pub struct Conditional {
 }
 
 impl Conditional {
+    /// The means and sds in `rvalue conformal`'s column order.
+    pub fn numbers(&self) -> [f64; 12] {
+        [
+            self.macro_coverage_mean,
+            self.macro_coverage_sd,
+            self.worst_class_coverage_mean,
+            self.worst_class_coverage_sd,
+            self.covgap_mean,
+            self.covgap_sd,
+            self.violated_classes_mean,
+            self.violated_classes_sd,
+            self.sscv_mean,
+            self.sscv_sd,
+            self.dsv_mean,
+            self.dsv_sd,
+        ]
+    }
+
     fn of(s: &Summary) -> Self {
         Conditional {
             macro_coverage_mean: s.macro_coverage_mean,
