@@ -114,6 +114,7 @@ impl PooledSplit {
 }
 
 /// Draws from which [`PooledSplit::fill_row`] prefetches the next chunk's calibration units.
+#[cfg(target_arch = "x86_64")]
 const PREFETCH_DRAWS: usize = 64;
 
 /// Asks for `s` to be fetched into the L2 cache.
