@@ -462,15 +462,7 @@ pub fn sets<'py>(
     let (blocks, streams) = src.blocks();
     let n = blocks.shape().0;
     let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
-    let split = match (split, &pool) {
-        (Some(mask), None) => Split::from_mask(&arrays::mask(mask, n)?).map_err(value_error)?.keyed(seed, 0),
-        (None, Some(p)) => streamed::pool_plan(p, n, (None, None), 1, seed)?.remove(0),
-        _ => {
-            return Err(value_error(rvalue_core::Error::invalid(
-                "give split (a mask) or cal_true, one of them",
-            )))
-        }
-    };
+    let split = split_of_sets(split, pool.as_ref(), n, seed)?;
     let total = job.methods.len() * split.test.len();
     let rows = match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
@@ -486,6 +478,27 @@ pub fn sets<'py>(
     for &(method, count) in &rows.unbounded {
         options::warn_unbounded(py, method, count, blocks.shape().2, alpha, "")?;
     }
+    set_columns(py, rows)
+}
+
+/// The split `sets` runs: the mask given, or the whole pool against every item.
+fn split_of_sets(
+    split: Option<&Bound<'_, PyAny>>,
+    pool: Option<&TruePool>,
+    n: usize,
+    seed: u64,
+) -> PyResult<Split> {
+    match (split, pool) {
+        (Some(mask), None) => {
+            Ok(Split::from_mask(&arrays::mask(mask, n)?).map_err(value_error)?.keyed(seed, 0))
+        }
+        (None, Some(p)) => Ok(streamed::pool_plan(p, n, (None, None), 1, seed)?.remove(0)),
+        _ => Err(value_error(rvalue_core::Error::invalid("give split (a mask) or cal_true, one of them"))),
+    }
+}
+
+/// `sets`' rows as the CSV's columns, numbers as numpy arrays.
+fn set_columns(py: Python<'_>, rows: SetRows) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("method", PyList::new(py, rows.method)?)?;
     d.set_item("item", numpy::PyArray1::from_vec(py, to_i64(rows.item)))?;
