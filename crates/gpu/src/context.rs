@@ -312,22 +312,8 @@ impl Gpu {
         m: usize,
         k: usize,
     ) -> Result<Vec<u32>> {
-        if k > MAX_LOOP {
-            return Err(gpu_err(format!("K = {k} candidates; the GPU path ranks at most {MAX_LOOP}")));
-        }
-        if m == 0 || k == 0 || !keys.len().is_multiple_of(m * k) {
-            return Err(Error::shape(format!(
-                "{} keys are not items of {m} draws × {k} candidates",
-                keys.len()
-            )));
-        }
+        check_rank_shape(keys, &range, m, k)?;
         let w = keys.words as usize;
-        if range.end > keys.len() / (m * k) {
-            return Err(Error::shape(format!(
-                "items {range:?} of {} keys in items of {m} × {k}",
-                keys.len()
-            )));
-        }
         let items = range.len();
         let per = self.items_per_dispatch((m * k * w * 4) as u64, (k * k * 4) as u64, k as u64)?;
         // Draws per dispatch, so that no loop in an invocation runs more than MAX_LOOP times.
@@ -647,4 +633,19 @@ fn pipeline(d: &wgpu::Device, module: &wgpu::ShaderModule, entry: &str) -> wgpu:
 /// Little-endian bytes of u32 words, as WGSL reads them (a copy; no unsafe casts).
 fn as_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Refuses a call [`Gpu::rank_counts_of`] cannot serve before any buffer is made: too many
+/// candidates for the kernel's loops, keys that are not whole items, or items beyond them.
+fn check_rank_shape(keys: &Keys, range: &std::ops::Range<usize>, m: usize, k: usize) -> Result<()> {
+    if k > MAX_LOOP {
+        return Err(gpu_err(format!("K = {k} candidates; the GPU path ranks at most {MAX_LOOP}")));
+    }
+    if m == 0 || k == 0 || !keys.len().is_multiple_of(m * k) {
+        return Err(Error::shape(format!("{} keys are not items of {m} draws × {k} candidates", keys.len())));
+    }
+    if range.end > keys.len() / (m * k) {
+        return Err(Error::shape(format!("items {range:?} of {} keys in items of {m} × {k}", keys.len())));
+    }
+    Ok(())
 }

@@ -71,10 +71,35 @@ fn ranks(p: &Prepared) -> Vec<u32> {
     difficulty_ranks(&p.summaries.mean, p.t.k(), p.labels)
 }
 
+/// The pool's splits as splits of the joined tensor, the reference the pool analysis must match.
+fn joined_splits(c: &Case, controls: &Controls) -> Vec<Split> {
+    let n_test = c.test.scores.n();
+    let sizes = controls.pool_sizes(c.pool.n(), n_test);
+    let splits = pool_splits(c.pool.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
+    assert_eq!(splits[0].cal.len(), 24);
+    splits.iter().map(|s| joined_split(s, c.pool.n())).collect()
+}
+
+/// The inspector's pooled r-values: the joined tensor's, its item keyed after the pool.
+fn assert_inspector_is_joined(a: &Analysis, c: &Case, split: &Split, ties: TieOrder) {
+    let ps = PooledSplit::new(&c.joined, &c.joined_labels, &split.cal, split.ties(ties)).unwrap();
+    for t in [0, 7] {
+        let view = a.inspect(t, 0.1, false).unwrap();
+        let want = ps.item(&c.joined, split.test[t], None, &mut Workspace::default()).rvalues();
+        let mut got = vec![0.0; c.joined.k()];
+        for r in &view.methods[2].ranked {
+            got[r.candidate] = r.score;
+        }
+        assert_eq!(
+            got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+}
+
 #[test]
 fn pool_analysis_is_the_joined_split_bit_for_bit() {
     let c = case(40);
-    let n_test = c.test.scores.n();
     for ties in TieOrder::ALL {
         let controls = controls(ties);
         let source = Source::Pool(c.test.clone(), c.pool.clone());
@@ -86,10 +111,7 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
             let at = |a: &Analysis| format!("{:?}", a.summary(m, 0.1, false).unwrap());
             assert_eq!(at(&built), at(&a));
         }
-        let sizes = controls.pool_sizes(c.pool.n(), n_test);
-        let splits = pool_splits(c.pool.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
-        assert_eq!(splits[0].cal.len(), 24);
-        let joined: Vec<Split> = splits.iter().map(|s| joined_split(s, c.pool.n())).collect();
+        let joined = joined_splits(&c, &controls);
         let prepared = Prepared::new(&c.joined, &c.joined_labels, true).unwrap();
         for m in Method::ALL {
             let want = prepared.calibrate(m, &controls.score, &joined).unwrap();
@@ -119,21 +141,7 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
                 assert_eq!(bits(&sw.size[mi]), bits(&curve.iter().map(|p| p.1).collect::<Vec<_>>()));
             }
         }
-        // The inspector's pooled r-values: the joined tensor's, its item keyed after the pool.
-        let split = &joined[0];
-        let ps = PooledSplit::new(&c.joined, &c.joined_labels, &split.cal, split.ties(ties)).unwrap();
-        for t in [0, 7] {
-            let view = a.inspect(t, 0.1, false).unwrap();
-            let want = ps.item(&c.joined, split.test[t], None, &mut Workspace::default()).rvalues();
-            let mut got = vec![0.0; c.joined.k()];
-            for r in &view.methods[2].ranked {
-                got[r.candidate] = r.score;
-            }
-            assert_eq!(
-                got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
-                want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
-            );
-        }
+        assert_inspector_is_joined(&a, &c, &joined[0], ties);
     }
 }
 

@@ -234,38 +234,44 @@ pub(crate) fn decode(kind: Kind, raw: &[u8]) -> std::result::Result<NpyData, (us
         Kind::U1 => ints::<1>(raw, |a| i64::from(a[0])),
         Kind::U2 => ints::<2>(raw, |a| i64::from(u16::from_le_bytes(a))),
         Kind::U4 => ints::<4>(raw, |a| i64::from(u32::from_le_bytes(a))),
-        Kind::U8 => {
-            let mut out = Vec::with_capacity(raw.len() / 8);
-            for (i, c) in raw.chunks_exact(8).enumerate() {
-                let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-                match i64::try_from(v) {
-                    Ok(v) => out.push(v),
-                    Err(_) => {
-                        return Err((
-                            i,
-                            format!(
-                                "uint64 value {v} at element {i} is larger than {}; expected \
-                                 values that fit in int64",
-                                i64::MAX
-                            ),
-                        ))
-                    }
-                }
-            }
-            NpyData::Int(out)
-        }
-        Kind::B1 => {
-            let mut out = Vec::with_capacity(raw.len());
-            for (i, &b) in raw.iter().enumerate() {
-                match b {
-                    0 => out.push(false),
-                    1 => out.push(true),
-                    _ => return Err((i, format!("bool element {i} has byte value {b}; expected 0 or 1"))),
-                }
-            }
-            NpyData::Bool(out)
-        }
+        Kind::U8 => decode_u8(raw)?,
+        Kind::B1 => decode_bool(raw)?,
     })
+}
+
+/// uint64 data as int64, refusing values beyond `i64::MAX` rather than wrapping them.
+fn decode_u8(raw: &[u8]) -> std::result::Result<NpyData, (usize, String)> {
+    let mut out = Vec::with_capacity(raw.len() / 8);
+    for (i, c) in raw.chunks_exact(8).enumerate() {
+        let v = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        match i64::try_from(v) {
+            Ok(v) => out.push(v),
+            Err(_) => {
+                return Err((
+                    i,
+                    format!(
+                        "uint64 value {v} at element {i} is larger than {}; expected \
+                         values that fit in int64",
+                        i64::MAX
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(NpyData::Int(out))
+}
+
+/// bool data, refusing bytes other than 0 and 1 since numpy itself never writes them.
+fn decode_bool(raw: &[u8]) -> std::result::Result<NpyData, (usize, String)> {
+    let mut out = Vec::with_capacity(raw.len());
+    for (i, &b) in raw.iter().enumerate() {
+        match b {
+            0 => out.push(false),
+            1 => out.push(true),
+            _ => return Err((i, format!("bool element {i} has byte value {b}; expected 0 or 1"))),
+        }
+    }
+    Ok(NpyData::Bool(out))
 }
 
 /// Reorders Fortran-order data (first axis fastest) into C order (last axis fastest).

@@ -31,40 +31,43 @@ pub fn zeroin(mut a: f64, mut b: f64, mut fa: f64, mut fb: f64, tol: f64, f: imp
         if xm.abs() <= tol1 || fb == 0.0 {
             return b;
         }
-        if e.abs() >= tol1 && fa.abs() > fb.abs() {
-            // Inverse quadratic interpolation, or secant when only two points are distinct.
-            let s = fb / fa;
-            let (mut p, mut q);
-            if a == c {
-                p = 2.0 * xm * s;
-                q = 1.0 - s;
-            } else {
-                let qq = fa / fc;
-                let r = fb / fc;
-                p = s * (2.0 * xm * qq * (qq - r) - (b - a) * (r - 1.0));
-                q = (qq - 1.0) * (r - 1.0) * (s - 1.0);
-            }
-            if p > 0.0 {
-                q = -q;
-            }
-            p = p.abs();
-            if 2.0 * p < (3.0 * xm * q - (tol1 * q).abs()).min((e * q).abs()) {
-                e = d;
-                d = p / q;
-            } else {
-                d = xm;
-                e = d;
-            }
-        } else {
-            d = xm;
-            e = d;
-        }
+        (d, e) = next_step([a, b, c], [fa, fb, fc], xm, tol1, d, e);
         a = b;
         fa = fb;
         b += if d.abs() > tol1 { d } else { tol1.copysign(xm) };
         fb = f(b);
     }
     b
+}
+
+/// Brent's choice of the next step `(d, e)`: interpolation when it is trusted to converge
+/// faster than halving the bracket `[b, c]`, else bisection.
+fn next_step([a, b, c]: [f64; 3], [fa, fb, fc]: [f64; 3], xm: f64, tol1: f64, d: f64, e: f64) -> (f64, f64) {
+    if e.abs() >= tol1 && fa.abs() > fb.abs() {
+        // Inverse quadratic interpolation, or secant when only two points are distinct.
+        let s = fb / fa;
+        let (mut p, mut q);
+        if a == c {
+            p = 2.0 * xm * s;
+            q = 1.0 - s;
+        } else {
+            let qq = fa / fc;
+            let r = fb / fc;
+            p = s * (2.0 * xm * qq * (qq - r) - (b - a) * (r - 1.0));
+            q = (qq - 1.0) * (r - 1.0) * (s - 1.0);
+        }
+        if p > 0.0 {
+            q = -q;
+        }
+        p = p.abs();
+        if 2.0 * p < (3.0 * xm * q - (tol1 * q).abs()).min((e * q).abs()) {
+            (p / q, d)
+        } else {
+            (xm, xm)
+        }
+    } else {
+        (xm, xm)
+    }
 }
 
 #[cfg(test)]

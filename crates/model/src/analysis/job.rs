@@ -97,17 +97,7 @@ pub struct AnalysisJob {
 impl AnalysisJob {
     /// Checks the settings and the data; no heavy work happens here.
     pub fn new(source: Source, controls: &Controls) -> Result<Self> {
-        // The controls describe what is analysed: the source decides the mode (and the toy).
-        let mut controls = controls.clone();
-        match &source {
-            Source::Toy(p) => {
-                controls.mode = Mode::Toy;
-                controls.toy = p.clone();
-                controls.sigma2 = p.sigma2;
-            }
-            Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => controls.mode = Mode::Scores,
-        }
-        controls.validate()?;
+        let controls = controls_for(&source, controls)?;
         let (parts_total, k, test_per_split, splits, single_draw) = Self::shape_of(&source, &controls)?;
         let m = match &source {
             Source::Toy(p) => p.m,
@@ -120,22 +110,7 @@ impl AnalysisJob {
                 controls.score.cp_draw
             )));
         }
-        // A toy repeat, or a file's one split, keeps its test rows (sorted too) per method; a
-        // file's splits share the file's rows, and only pooled CP_r keeps steps per split.
-        let shared_rows = !matches!(source, Source::Toy(_)) && splits > 1;
-        let per_candidate = match (shared_rows, controls.score.kind == RvalueKind::Pooled) {
-            (false, _) => 3.0 * 16.0,
-            (true, true) => 4.0,
-            (true, false) => 0.0,
-        };
-        let bytes = per_candidate * splits as f64 * test_per_split as f64 * k as f64;
-        if bytes > MAX_STORED_BYTES {
-            return Err(Error::invalid(format!(
-                "{splits} splits × {test_per_split} test items × K = {k} need {:.1} GiB of stored scores; \
-                 use fewer splits",
-                bytes / MAX_STORED_BYTES
-            )));
-        }
+        check_stored_bytes(&source, &controls, splits, test_per_split, k)?;
         let split_claims = split_claims(&source, &controls);
         Ok(AnalysisJob {
             opts: controls.score_options(),
@@ -379,6 +354,49 @@ impl AnalysisJob {
             self.sweeps,
         )
     }
+}
+
+/// The controls as the job sees them: the source, not the form, decides the mode (and a toy's
+/// settings), and they are checked then.
+fn controls_for(source: &Source, controls: &Controls) -> Result<Controls> {
+    let mut controls = controls.clone();
+    match source {
+        Source::Toy(p) => {
+            controls.mode = Mode::Toy;
+            controls.toy = p.clone();
+            controls.sigma2 = p.sigma2;
+        }
+        Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => controls.mode = Mode::Scores,
+    }
+    controls.validate()?;
+    Ok(controls)
+}
+
+/// Refuses a job whose stored scores would not fit in memory, before any is computed.
+fn check_stored_bytes(
+    source: &Source,
+    controls: &Controls,
+    splits: usize,
+    test_per_split: usize,
+    k: usize,
+) -> Result<()> {
+    // A toy repeat, or a file's one split, keeps its test rows (sorted too) per method; a
+    // file's splits share the file's rows, and only pooled CP_r keeps steps per split.
+    let shared_rows = !matches!(source, Source::Toy(_)) && splits > 1;
+    let per_candidate = match (shared_rows, controls.score.kind == RvalueKind::Pooled) {
+        (false, _) => 3.0 * 16.0,
+        (true, true) => 4.0,
+        (true, false) => 0.0,
+    };
+    let bytes = per_candidate * splits as f64 * test_per_split as f64 * k as f64;
+    if bytes > MAX_STORED_BYTES {
+        return Err(Error::invalid(format!(
+            "{splits} splits × {test_per_split} test items × K = {k} need {:.1} GiB of stored scores; \
+             use fewer splits",
+            bytes / MAX_STORED_BYTES
+        )));
+    }
+    Ok(())
 }
 
 /// Who calibrates a score file's pooled splits: they can be handed out, the first staying with

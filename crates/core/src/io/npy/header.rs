@@ -164,6 +164,47 @@ pub(crate) fn read_header(r: &mut impl Read, file: &str, ctx: &str) -> Result<He
 /// count: a streamed reader holds a block at a time ([`parse_header`] adds the limit).
 pub(crate) fn parse_header_uncapped(file: &str, ctx: &str, bytes: &[u8]) -> Result<Header> {
     let perr = |at: String, msg: String| Error::parse(file, place(ctx, &at), msg);
+    let (header_start, header_bytes, data_offset) = preamble(bytes, &perr)?;
+    let header_place = |pos: usize| format!("byte {} (header)", header_start + pos);
+    // Versions 1 and 2 are latin-1 in principle, but numpy only ever writes ASCII there.
+    let header = std::str::from_utf8(header_bytes).map_err(|e| {
+        perr(
+            header_place(e.valid_up_to()),
+            "header is not ASCII/UTF-8 text; expected a Python dict literal".into(),
+        )
+    })?;
+    let dict = literal::whole(header).map_err(|(pos, msg)| perr(header_place(pos), msg))?;
+    let Lit::Dict(items) = dict else {
+        return Err(perr(
+            header_place(0),
+            "header is not a dictionary; expected {'descr': …, 'fortran_order': …, 'shape': …}".into(),
+        ));
+    };
+    let get = |key: &str| items.iter().find(|(k, _)| *k == Lit::Str(key.to_string())).map(|(_, v)| v);
+    let missing = |key: &str| {
+        perr(
+            header_place(0),
+            format!("header has no '{key}' key; expected 'descr', 'fortran_order' and 'shape'"),
+        )
+    };
+    let kind =
+        descr_kind(get("descr").ok_or_else(|| missing("descr"))?).map_err(|m| perr(header_place(0), m))?;
+    let fortran_order = match get("fortran_order").ok_or_else(|| missing("fortran_order"))? {
+        Lit::Bool(b) => *b,
+        _ => return Err(perr(header_place(0), "'fortran_order' is not True or False".into())),
+    };
+    let shape =
+        shape_of(get("shape").ok_or_else(|| missing("shape"))?).map_err(|m| perr(header_place(0), m))?;
+    let count = element_count(&shape, kind).map_err(|m| perr(header_place(0), m))?;
+    Ok(Header { kind, fortran_order, shape, count, data_offset })
+}
+
+/// The fixed preamble (magic, version, header length) checked, giving where the header starts,
+/// its bytes and where the data starts: everything before the dict literal is parsed.
+fn preamble<'a>(
+    bytes: &'a [u8],
+    perr: &impl Fn(String, String) -> Error,
+) -> Result<(usize, &'a [u8], usize)> {
     if bytes.len() < 10 || &bytes[..6] != NPY_MAGIC {
         return Err(perr(
             "byte 0".into(),
@@ -200,38 +241,7 @@ pub(crate) fn parse_header_uncapped(file: &str, ctx: &str, bytes: &[u8]) -> Resu
             ),
         )
     })?;
-    let header_place = |pos: usize| format!("byte {} (header)", header_start + pos);
-    // Versions 1 and 2 are latin-1 in principle, but numpy only ever writes ASCII there.
-    let header = std::str::from_utf8(header_bytes).map_err(|e| {
-        perr(
-            header_place(e.valid_up_to()),
-            "header is not ASCII/UTF-8 text; expected a Python dict literal".into(),
-        )
-    })?;
-    let dict = literal::whole(header).map_err(|(pos, msg)| perr(header_place(pos), msg))?;
-    let Lit::Dict(items) = dict else {
-        return Err(perr(
-            header_place(0),
-            "header is not a dictionary; expected {'descr': …, 'fortran_order': …, 'shape': …}".into(),
-        ));
-    };
-    let get = |key: &str| items.iter().find(|(k, _)| *k == Lit::Str(key.to_string())).map(|(_, v)| v);
-    let missing = |key: &str| {
-        perr(
-            header_place(0),
-            format!("header has no '{key}' key; expected 'descr', 'fortran_order' and 'shape'"),
-        )
-    };
-    let kind =
-        descr_kind(get("descr").ok_or_else(|| missing("descr"))?).map_err(|m| perr(header_place(0), m))?;
-    let fortran_order = match get("fortran_order").ok_or_else(|| missing("fortran_order"))? {
-        Lit::Bool(b) => *b,
-        _ => return Err(perr(header_place(0), "'fortran_order' is not True or False".into())),
-    };
-    let shape =
-        shape_of(get("shape").ok_or_else(|| missing("shape"))?).map_err(|m| perr(header_place(0), m))?;
-    let count = element_count(&shape, kind).map_err(|m| perr(header_place(0), m))?;
-    Ok(Header { kind, fortran_order, shape, count, data_offset })
+    Ok((header_start, header_bytes, data_offset))
 }
 
 /// The header's `descr` value as a supported kind, or why not.

@@ -169,35 +169,40 @@ pub(super) fn exact_model_by(u: &Units, only: Option<usize>, cut: Option<Cut>, t
             if u.sd[i] == 0.0 {
                 return normal::sf(u.m[i]);
             }
-            let mut first = None;
-            for j in 0..ZTable::len() {
-                table.ensure(j, &u.ss, &c);
-                if u.line(i, ZTable::q(j)) <= table.z[j] {
-                    first = Some(j);
-                    break;
-                }
-                if cut.is_some_and(|cut| ZTable::q(j) < cut.q) && unselected(u, i, &c, &table, j) {
-                    return f64::INFINITY;
-                }
-            }
-            let q = match first {
-                None => return 1.0,
-                Some(0) => crossing_by_brent(u, i, &c, Q_HI, Q_FAR),
-                Some(j) => {
-                    let (lo, hi) = (ZTable::q(j), ZTable::q(j - 1));
-                    let h = |x: f64| u.line(i, x) - table.interpolate(j, x);
-                    let guess = zeroin(lo, hi, h(lo), h(hi), 1e-13, h);
-                    halley_crossing(u, i, &c, guess, lo, hi)
-                        .unwrap_or_else(|| crossing_by_brent(u, i, &c, lo, hi))
-                }
-            };
-            if q.is_nan() {
-                1.0
-            } else {
-                normal::sf(q)
-            }
+            polished_unit(u, i, cut, &c, &mut table)
         })
         .collect()
+}
+
+/// One unit's exact selection by the per-unit polish, so the table walk and the root search
+/// read apart from the cases [`exact_model_by`] settles without them.
+fn polished_unit(u: &Units, i: usize, cut: Option<Cut>, c: &Coefs, table: &mut ZTable) -> f64 {
+    let mut first = None;
+    for j in 0..ZTable::len() {
+        table.ensure(j, &u.ss, c);
+        if u.line(i, ZTable::q(j)) <= table.z[j] {
+            first = Some(j);
+            break;
+        }
+        if cut.is_some_and(|cut| ZTable::q(j) < cut.q) && unselected(u, i, c, table, j) {
+            return f64::INFINITY;
+        }
+    }
+    let q = match first {
+        None => return 1.0,
+        Some(0) => crossing_by_brent(u, i, c, Q_HI, Q_FAR),
+        Some(j) => {
+            let (lo, hi) = (ZTable::q(j), ZTable::q(j - 1));
+            let h = |x: f64| u.line(i, x) - table.interpolate(j, x);
+            let guess = zeroin(lo, hi, h(lo), h(hi), 1e-13, h);
+            halley_crossing(u, i, c, guess, lo, hi).unwrap_or_else(|| crossing_by_brent(u, i, c, lo, hi))
+        }
+    };
+    if q.is_nan() {
+        1.0
+    } else {
+        normal::sf(q)
+    }
 }
 
 /// Whether unit `i` is surely not selected at node `j`, the table having said so: by a clear

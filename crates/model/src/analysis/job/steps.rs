@@ -11,8 +11,9 @@ use crate::analysis::{
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::conformal::{
     self, item_scores, pooled_hyper, Calibrated, Coverage, Method, Need, PooledBuilder, Prior, RvalueKind,
-    ScoreRows, Split,
+    ScoreOptions, ScoreRows, Split,
 };
+use rvalue_core::eb::Hyper;
 use rvalue_core::rvalue::nonparametric::nonparametric_from_order;
 use rvalue_core::rvalue::{DrawOrder, HyperChoice};
 use rvalue_core::tensor::Summaries;
@@ -99,21 +100,8 @@ impl AnalysisJob {
             }
             _ => {
                 // As `conformal::item_scores`, one chunk of items at a time.
-                let hyper = match self.opts.prior {
-                    Prior::PerItem => HyperChoice::Estimate,
-                    Prior::Pooled => HyperChoice::Fixed(match self.part_hyper {
-                        Some(h) if next > 0 => h,
-                        _ => *self.part_hyper.insert(pooled_hyper(&part.summaries, self.opts.variance)?),
-                    }),
-                };
-                // A toy repeat other than the one on show: its test items, after its n_cal
-                // calibration items, need exact r-values only up to the highest threshold an α
-                // in the slider's range can pick, known once the calibration scores are in (a
-                // chunk stops there).
-                let n_cal = match &self.source {
-                    Source::Toy(p) if self.part_index > 0 && !self.full_rows => Some(p.n_cal),
-                    _ => None,
-                };
+                let hyper = chunk_hyper(&self.opts, &mut self.part_hyper, &part.summaries, next)?;
+                let n_cal = bounded_n_cal(&self.source, self.part_index, self.full_rows);
                 if let Some(c) = n_cal.filter(|&c| next < c) {
                     end = end.min(c);
                 }
@@ -347,5 +335,32 @@ fn pool_classes(pool: &TruePool, per_class: bool) -> Result<Option<&[usize]>> {
             "per-class coverage needs each calibration unit's class, which a pool of true-label \
              draws does not carry: choose marginal coverage for this pool",
         )),
+    }
+}
+
+/// The prior for a chunk of CP_r's items: a pooled one is estimated on the part's first chunk
+/// and kept, so every chunk of the part shares it.
+fn chunk_hyper(
+    opts: &ScoreOptions,
+    part_hyper: &mut Option<Hyper>,
+    summaries: &Summaries,
+    next: usize,
+) -> Result<HyperChoice> {
+    Ok(match opts.prior {
+        Prior::PerItem => HyperChoice::Estimate,
+        Prior::Pooled => HyperChoice::Fixed(match *part_hyper {
+            Some(h) if next > 0 => h,
+            _ => *part_hyper.insert(pooled_hyper(summaries, opts.variance)?),
+        }),
+    })
+}
+
+/// A toy repeat other than the one on show: its test items, after its n_cal calibration items,
+/// need exact r-values only up to the highest threshold an α in the slider's range can pick,
+/// known once the calibration scores are in (a chunk stops there). `None` for every other part.
+fn bounded_n_cal(source: &Source, part_index: usize, full_rows: bool) -> Option<usize> {
+    match source {
+        Source::Toy(p) if part_index > 0 && !full_rows => Some(p.n_cal),
+        _ => None,
     }
 }
