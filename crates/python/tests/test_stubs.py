@@ -73,12 +73,19 @@ def test_every_stub_has_the_modules_signature():
     assert checked >= 8, checked
 
 
-def typed_dict_keys(name: str) -> list[str]:
-    """The keys a TypedDict of the stubs declares, in order."""
+def typed_dict_keys(name: str, required: bool = False) -> list[str]:
+    """The keys a TypedDict of the stubs declares, in order; with `required`, without the
+    `NotRequired[...]` ones."""
     tree = ast.parse(STUBS.read_text())
+
+    def optional(item):
+        a = item.annotation
+        return isinstance(a, ast.Subscript) and getattr(a.value, "id", None) == "NotRequired"
+
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == name:
-            return [item.target.id for item in node.body if isinstance(item, ast.AnnAssign)]
+            items = [item for item in node.body if isinstance(item, ast.AnnAssign)]
+            return [item.target.id for item in items if not (required and optional(item))]
     raise AssertionError(f"the stubs declare no {name}")
 
 
@@ -87,7 +94,10 @@ def test_summary_rows_and_records_have_the_stubs_keys():
 
     d = np.load(Path(__file__).resolve().parents[3] / "assets" / "digits_wbb.npz")
     rows = rvalue_explorer.conformal(d["scores"], d["labels"], 0.1, splits=2, methods=["cp"])
-    assert list(rows[0]) == typed_dict_keys("SummaryRow")
+    assert list(rows[0]) == typed_dict_keys("SummaryRow", required=True)
+    per_class = rvalue_explorer.conformal(d["scores"], d["labels"], 0.1, splits=2, methods=["cp"],
+                                          coverage="per-class")
+    assert list(per_class[0]) == typed_dict_keys("SummaryRow")
     assert list(rows[0]["size_strata"][0]) == typed_dict_keys("Stratum")
     records = rvalue_explorer.conformal(d["scores"], d["labels"], 0.1, splits=2, methods=["cp"], per_split=True)
     assert list(records[0]) == typed_dict_keys("SplitRecord")
