@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use rvalue_core::conformal::{Method, Stratum, Summary};
+use rvalue_core::conformal::{Method, Stratum, Summary, CONDITIONAL_COLUMNS};
 
 /// The columns of `rvalue conformal` (docs/method.md §9).
 pub const SUMMARY_COLUMNS: [&str; 9] = [
@@ -17,43 +17,9 @@ pub const SUMMARY_COLUMNS: [&str; 9] = [
     "splits",
 ];
 
-/// The conditional metrics' columns, after `splits` (docs/method.md §5).
-pub const CONDITIONAL_COLUMNS: [&str; 12] = [
-    "macro_coverage_mean",
-    "macro_coverage_sd",
-    "worst_class_coverage_mean",
-    "worst_class_coverage_sd",
-    "covgap_mean",
-    "covgap_sd",
-    "violated_classes_mean",
-    "violated_classes_sd",
-    "sscv_mean",
-    "sscv_sd",
-    "dsv_mean",
-    "dsv_sd",
-];
-
 /// The numeric fields of a summary row, in column order after `method`.
 fn numbers(s: &Summary) -> [f64; 7] {
     [s.alpha, s.coverage_mean, s.coverage_sd, s.size_mean, s.size_sd, s.position_mean, s.empty_rate]
-}
-
-/// The conditional metrics of a summary row, in [`CONDITIONAL_COLUMNS`]' order.
-pub fn conditional_numbers(s: &Summary) -> [f64; 12] {
-    [
-        s.macro_coverage_mean,
-        s.macro_coverage_sd,
-        s.worst_class_coverage_mean,
-        s.worst_class_coverage_sd,
-        s.covgap_mean,
-        s.covgap_sd,
-        s.violated_classes_mean,
-        s.violated_classes_sd,
-        s.sscv_mean,
-        s.sscv_sd,
-        s.dsv_mean,
-        s.dsv_sd,
-    ]
 }
 
 /// Summary rows as CSV: a header line, then one line per row. Numbers use Rust's shortest
@@ -67,7 +33,7 @@ pub fn summary_csv(rows: &[Summary]) -> String {
             out.push_str(&format!(",{x}"));
         }
         out.push_str(&format!(",{}", s.splits));
-        for x in conditional_numbers(s) {
+        for x in s.conditional_numbers() {
             out.push_str(&format!(",{x}"));
         }
         out.push('\n');
@@ -110,7 +76,7 @@ pub fn summary_json(rows: &[Summary]) -> String {
             out.push_str(&format!(", \"coverage\": \"per-class\", \"unbounded_classes\": {n}"));
         }
         out.push_str(&format!(", \"splits\": {}", s.splits));
-        for (key, x) in CONDITIONAL_COLUMNS.iter().zip(conditional_numbers(s)) {
+        for (key, x) in CONDITIONAL_COLUMNS.iter().zip(s.conditional_numbers()) {
             out.push_str(&format!(", \"{key}\": {}", json_number(x)));
         }
         out.push_str(&tallies_json(s));

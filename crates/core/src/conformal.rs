@@ -118,6 +118,7 @@ pub use conditional::{
 };
 pub use metrics::{
     check_alpha, evaluate, evaluate_with, mean_sd, summarize, summarize_with, SplitMetrics, Summary,
+    CONDITIONAL_COLUMNS,
 };
 pub use pooled::PooledBuilder;
 pub use prepared::{calibrate_each_lean, check_data, Prepared};

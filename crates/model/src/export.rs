@@ -3,14 +3,14 @@
 //! representation that reads back to the same f64), not as the table rounds them.
 
 use super::{AlphaView, Analysis};
-use rvalue_core::conformal::Method;
+use rvalue_core::conformal::{Method, CONDITIONAL_COLUMNS};
 use rvalue_core::Result;
 
-/// The header of [`summary_csv`].
-pub const SUMMARY_HEADER: &str = "method,alpha,never_empty,coverage_mean,coverage_sd,size_mean,size_sd,\
-     position_mean,empty_rate,splits,macro_coverage_mean,macro_coverage_sd,worst_class_coverage_mean,\
-     worst_class_coverage_sd,covgap_mean,covgap_sd,violated_classes_mean,violated_classes_sd,sscv_mean,\
-     sscv_sd,dsv_mean,dsv_sd";
+/// The header of [`summary_csv`]: the command line's columns, with `never_empty` after `alpha`.
+pub fn summary_header() -> String {
+    let first = "method,alpha,never_empty,coverage_mean,coverage_sd,size_mean,size_sd,position_mean,empty_rate,splits";
+    format!("{first},{}", CONDITIONAL_COLUMNS.join(","))
+}
 
 /// The header of [`sets_csv`].
 pub const SETS_HEADER: &str = "item,method,candidates,true_label,covered";
@@ -19,7 +19,7 @@ pub const SETS_HEADER: &str = "item,method,candidates,true_label,covered";
 /// after `splits` (`NaN` where undefined, as the command line writes). `position_mean` is empty
 /// where the table shows "–" (no set holds its true label).
 pub fn summary_csv(view: &AlphaView) -> String {
-    let mut out = format!("{SUMMARY_HEADER}\n");
+    let mut out = format!("{}\n", summary_header());
     for r in &view.rows {
         let position = r.position_mean.map_or(String::new(), |p| p.to_string());
         let conditional: String = r.conditional.numbers().iter().map(|x| format!(",{x}")).collect();
@@ -86,11 +86,11 @@ mod tests {
         for (alpha, never_empty) in [(0.1, false), (0.005, true)] {
             let view = a.at_alpha(alpha, never_empty).unwrap();
             let csv = summary_csv(&view);
-            assert_eq!(csv.lines().next(), Some(SUMMARY_HEADER));
+            assert_eq!(csv.lines().next(), Some(summary_header().as_str()));
             assert!(csv.ends_with('\n'));
             let rows = rows(&csv);
             assert_eq!(rows.len(), 3);
-            let n_fields = SUMMARY_HEADER.split(',').count();
+            let n_fields = summary_header().split(',').count();
             for (row, r) in rows.iter().zip(&view.rows) {
                 assert_eq!(row.len(), n_fields);
                 assert_eq!(row[0], r.method.name());

@@ -4,28 +4,16 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rvalue_core::conformal::{SplitTallies, Stratum, Summary, Tally, DIFFICULTY_STRATA, SIZE_STRATA};
+use rvalue_core::conformal::{
+    SplitTallies, Stratum, Summary, Tally, CONDITIONAL_COLUMNS, DIFFICULTY_STRATA, SIZE_STRATA,
+};
 use rvalue_core::Error;
 
 use crate::arrays::value_error;
 
 /// The conditional columns of a summary row, after `splits`, as `rvalue conformal` names them.
 pub fn put_summary(d: &Bound<'_, PyDict>, s: &Summary) -> PyResult<()> {
-    let columns = [
-        ("macro_coverage_mean", s.macro_coverage_mean),
-        ("macro_coverage_sd", s.macro_coverage_sd),
-        ("worst_class_coverage_mean", s.worst_class_coverage_mean),
-        ("worst_class_coverage_sd", s.worst_class_coverage_sd),
-        ("covgap_mean", s.covgap_mean),
-        ("covgap_sd", s.covgap_sd),
-        ("violated_classes_mean", s.violated_classes_mean),
-        ("violated_classes_sd", s.violated_classes_sd),
-        ("sscv_mean", s.sscv_mean),
-        ("sscv_sd", s.sscv_sd),
-        ("dsv_mean", s.dsv_mean),
-        ("dsv_sd", s.dsv_sd),
-    ];
-    for (key, x) in columns {
+    for (key, x) in CONDITIONAL_COLUMNS.into_iter().zip(s.conditional_numbers()) {
         d.set_item(key, x)?;
     }
     d.set_item("class_coverage", s.class_tallies.iter().map(Tally::coverage).collect::<Vec<f64>>())?;

@@ -186,6 +186,43 @@ pub struct Summary {
     pub unbounded_classes: Option<usize>,
 }
 
+/// The conditional metrics' column names, after `splits`, where every face writes them: the
+/// CLI's CSV and JSON, the page's summary download (docs/method.md §5).
+pub const CONDITIONAL_COLUMNS: [&str; 12] = [
+    "macro_coverage_mean",
+    "macro_coverage_sd",
+    "worst_class_coverage_mean",
+    "worst_class_coverage_sd",
+    "covgap_mean",
+    "covgap_sd",
+    "violated_classes_mean",
+    "violated_classes_sd",
+    "sscv_mean",
+    "sscv_sd",
+    "dsv_mean",
+    "dsv_sd",
+];
+
+impl Summary {
+    /// The conditional metrics' means and sds, in [`CONDITIONAL_COLUMNS`]' order.
+    pub fn conditional_numbers(&self) -> [f64; 12] {
+        [
+            self.macro_coverage_mean,
+            self.macro_coverage_sd,
+            self.worst_class_coverage_mean,
+            self.worst_class_coverage_sd,
+            self.covgap_mean,
+            self.covgap_sd,
+            self.violated_classes_mean,
+            self.violated_classes_sd,
+            self.sscv_mean,
+            self.sscv_sd,
+            self.dsv_mean,
+            self.dsv_sd,
+        ]
+    }
+}
+
 /// Mean and population sd (numpy's default).
 pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
