@@ -347,34 +347,11 @@ impl Figure {
         };
         let mut legend = Vec::new();
 
-        for &(x, colour) in self.vlines.iter().filter(|_| back) {
-            let x = self.tx(x);
-            chart
-                .draw_series(DashedLineSeries::new(
-                    [(x, y0), (x, y1)],
-                    Marker::DASH.0,
-                    Marker::DASH.1,
-                    colour.stroke_width(Marker::line_width(font)),
-                ))
-                .map_err(draw_err)?;
+        if back {
+            self.draw_vlines(&mut chart, font)?;
         }
         self.draw_bars(&mut chart, back, &mut legend)?;
-        for line in &self.lines {
-            if (line.front && front) || (!line.front && back) {
-                self.draw_line(&mut chart, line, font)?;
-            }
-            if let Some(label) = &line.label {
-                legend.push((label.as_str(), Swatch::Line(line.colour)));
-            }
-        }
-        for d in &self.dots {
-            if back {
-                self.draw_dots(&mut chart, d, font)?;
-            }
-            if let Some(label) = &d.label {
-                legend.push((label.as_str(), Swatch::Dot(d.colour)));
-            }
-        }
+        self.draw_lines_and_dots(&mut chart, font, (back, front), &mut legend)?;
         if back && !self.exits.is_empty() {
             self.draw_exits(&chart, font)?;
         }
@@ -390,6 +367,55 @@ impl Figure {
         }
         area.present().map_err(draw_err)?;
         Ok(frame)
+    }
+
+    /// The marked x positions, dashed across the whole frame: part of the back layer.
+    fn draw_vlines<DB: DrawingBackend>(
+        &self,
+        chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        font: u32,
+    ) -> Result<()> {
+        let (y0, y1) = self.y;
+        for &(x, colour) in &self.vlines {
+            let x = self.tx(x);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(x, y0), (x, y1)],
+                    Marker::DASH.0,
+                    Marker::DASH.1,
+                    colour.stroke_width(Marker::line_width(font)),
+                ))
+                .map_err(draw_err)?;
+        }
+        Ok(())
+    }
+
+    /// The curves and dots of the layers asked for (`(back, front)`); every labelled one joins
+    /// the legend whichever layer draws it, so both layers place the legend alike.
+    fn draw_lines_and_dots<'a, DB: DrawingBackend>(
+        &'a self,
+        chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        font: u32,
+        (back, front): (bool, bool),
+        legend: &mut Vec<(&'a str, Swatch)>,
+    ) -> Result<()> {
+        for line in &self.lines {
+            if (line.front && front) || (!line.front && back) {
+                self.draw_line(chart, line, font)?;
+            }
+            if let Some(label) = &line.label {
+                legend.push((label.as_str(), Swatch::Line(line.colour)));
+            }
+        }
+        for d in &self.dots {
+            if back {
+                self.draw_dots(chart, d, font)?;
+            }
+            if let Some(label) = &d.label {
+                legend.push((label.as_str(), Swatch::Dot(d.colour)));
+            }
+        }
+        Ok(())
     }
 
     /// The mesh: grid, tick labels (as many x labels as fit: plotters then picks a coarser step,

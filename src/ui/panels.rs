@@ -10,7 +10,7 @@ use rvalue_core::conformal::Method;
 use rvalue_model::scales::{fixed, short};
 use rvalue_model::{
     AlphaView, DataPoint, DataSummary, InclusionCurves, ItemView, ScoreDensities, SummaryRow, SweepCurves,
-    ThresholdCurves,
+    ThresholdCurves, ThresholdSeries,
 };
 
 /// The σ² axis of panels 2 and 5: log-spaced from 0.001 to the slider's top (σ² = 0 sits on the
@@ -81,44 +81,50 @@ pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64, whole: 
         f.lines.push(Line { label: None, ..Line::new("", GREY, &c.sigma2, &s.t).faint() });
     }
     if let Some(s) = main {
-        f.lines.push(Line::new(format!("t*(σ²), β = {}", short(s.beta)), INK, &c.sigma2, &s.t));
-        let mut marks = Vec::new();
-        marks.extend(s.s_star.map(|m| (m.sigma2, m.t)));
-        marks.extend(s.s0.map(|m| (m.sigma2, m.t)));
-        if !marks.is_empty() {
-            f.dots.push(Dots {
-                label: Some("s* (lowest), s0".to_string()),
-                colour: PURPLE,
-                radius: 6,
-                filled: true,
-                opacity: 1.0,
-                points: marks,
-            });
-        }
-        if let Some(x) = exit_sigma2(&c.sigma2, &s.t, y.1) {
-            f.exits.push((x, INK));
-        }
-        if let Some(m) = s.slider {
-            let above = m.t > y.1;
-            if above {
-                f.exits.push((m.sigma2.max(SIGMA2_LO), GREEN));
-            }
-            f.dots.push(Dots {
-                label: Some(if above {
-                    format!("σ² = {} (t* = {}, above)", short(sigma2), short(m.t))
-                } else {
-                    format!("σ² = {}", short(sigma2))
-                }),
-                colour: GREEN,
-                radius: 7,
-                filled: true,
-                opacity: 1.0,
-                points: vec![(m.sigma2, m.t)],
-            });
-        }
+        main_curve(&mut f, c, s, sigma2, y.1);
     }
     f.vlines.push((sigma2.max(SIGMA2_LO), GREEN));
     f
+}
+
+/// The current β's curve with its marks, drawn over the other curves and the data: `s*` and
+/// `s0`, where it leaves a frame topped at `y_top`, and the slider's σ² on it.
+fn main_curve(f: &mut Figure, c: &ThresholdCurves, s: &ThresholdSeries, sigma2: f64, y_top: f64) {
+    f.lines.push(Line::new(format!("t*(σ²), β = {}", short(s.beta)), INK, &c.sigma2, &s.t));
+    let mut marks = Vec::new();
+    marks.extend(s.s_star.map(|m| (m.sigma2, m.t)));
+    marks.extend(s.s0.map(|m| (m.sigma2, m.t)));
+    if !marks.is_empty() {
+        f.dots.push(Dots {
+            label: Some("s* (lowest), s0".to_string()),
+            colour: PURPLE,
+            radius: 6,
+            filled: true,
+            opacity: 1.0,
+            points: marks,
+        });
+    }
+    if let Some(x) = exit_sigma2(&c.sigma2, &s.t, y_top) {
+        f.exits.push((x, INK));
+    }
+    if let Some(m) = s.slider {
+        let above = m.t > y_top;
+        if above {
+            f.exits.push((m.sigma2.max(SIGMA2_LO), GREEN));
+        }
+        f.dots.push(Dots {
+            label: Some(if above {
+                format!("σ² = {} (t* = {}, above)", short(sigma2), short(m.t))
+            } else {
+                format!("σ² = {}", short(sigma2))
+            }),
+            colour: GREEN,
+            radius: 7,
+            filled: true,
+            opacity: 1.0,
+            points: vec![(m.sigma2, m.t)],
+        });
+    }
 }
 
 /// How far above the dip's depth panel 2's y axis may reach before the dip would look flat

@@ -238,18 +238,7 @@ impl App {
                     if working && now - t0 < FRAME_BUDGET_MS && !self.dirty.alpha {
                         continue;
                     }
-                    let done = run.job.fraction_done();
-                    let left = match (time_left(now - run.started, done), run.estimate) {
-                        // Before its pace says, a long job's time left is the estimate's.
-                        (l, Some(secs)) if l.is_empty() => estimate_left(secs - (now - run.started) / 1000.0),
-                        (l, _) => l,
-                    };
-                    self.status = format!(
-                        "{} – {:.0} %{left}. Showing {}.",
-                        run.job.describe(),
-                        100.0 * done,
-                        self.analysis_what
-                    );
+                    self.status = progress_status(run, now, &self.analysis_what);
                     return;
                 }
                 Ok(Progress::Done) => break,
@@ -400,6 +389,17 @@ fn time_left(elapsed_ms: f64, done: f64) -> String {
         s if s < 3600.0 => format!(", about {:.0} min left", s / 60.0),
         s => format!(", about {:.1} h left", s / 3600.0),
     }
+}
+
+/// The status line of a job stepping on this thread: its share done and the time left, which
+/// before its pace says is the estimate's for a long job.
+fn progress_status(run: &Running, now: f64, showing: &str) -> String {
+    let done = run.job.fraction_done();
+    let left = match (time_left(now - run.started, done), run.estimate) {
+        (l, Some(secs)) if l.is_empty() => estimate_left(secs - (now - run.started) / 1000.0),
+        (l, _) => l,
+    };
+    format!("{} – {:.0} %{left}. Showing {}.", run.job.describe(), 100.0 * done, showing)
 }
 
 #[cfg(test)]

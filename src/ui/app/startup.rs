@@ -45,9 +45,8 @@ fn launch(
     // For the benchmark's cold load: the wasm is loaded and the app starts.
     dom::mark("rvalue:start");
     install_panic_hook();
-    let doc = dom::document()?;
     let app = Rc::new(RefCell::new(App {
-        doc: doc.clone(),
+        doc: dom::document()?,
         controls,
         data: None,
         analysis: None,
@@ -85,30 +84,38 @@ fn launch(
         strata_html: Default::default(),
         tour_baseline: None,
     }));
-    {
-        let mut a = app.borrow_mut();
-        a.me = Rc::downgrade(&app);
-        // Before anything is drawn: hidden panels then draw nothing.
-        embed::mark(&doc, embed, tour.filter(|_| tour_alone).and_then(rvalue_model::tour::step));
-        a.show_tour();
-        a.show_link_notes(warnings);
-        set_checked(&doc, "large-text", large_text);
-        if let Some(b) = doc.body().filter(|_| large_text) {
-            let _ = b.class_list().add_1("large");
-        }
-        a.write_controls();
-        a.show_mode();
-        a.start_job();
-    }
-    open_device(&app, gpu_switch);
-    wire(&app)?;
-    super::tour::wire(&app)?;
-    embed::post(&doc, embed, tour_alone);
+    first_show(&app, warnings, gpu_switch)?;
     if let DataRef::Sample(name) = data {
         files::load_named(&file_sink(&app), name);
     }
     request_frame(&app);
     Ok(app)
+}
+
+/// The app on the page before its first frame: what the page embeds, the tour, the address'
+/// warnings and the controls, the first job; then the GPU opening and the page's events wired.
+fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> Result<()> {
+    let mut a = app.borrow_mut();
+    a.me = Rc::downgrade(app);
+    let (doc, embed, tour, tour_alone, large_text) =
+        (a.doc.clone(), a.embed, a.tour, a.tour_alone, a.large_text);
+    // Before anything is drawn: hidden panels then draw nothing.
+    embed::mark(&doc, embed, tour.filter(|_| tour_alone).and_then(rvalue_model::tour::step));
+    a.show_tour();
+    a.show_link_notes(warnings);
+    set_checked(&doc, "large-text", large_text);
+    if let Some(b) = doc.body().filter(|_| large_text) {
+        let _ = b.class_list().add_1("large");
+    }
+    a.write_controls();
+    a.show_mode();
+    a.start_job();
+    drop(a);
+    open_device(app, gpu_switch);
+    wire(app)?;
+    super::tour::wire(app)?;
+    embed::post(&doc, embed, tour_alone);
+    Ok(())
 }
 
 /// Opens the GPU (or learns there is none) and tells the app when it knows.
