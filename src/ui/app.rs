@@ -218,6 +218,9 @@ pub struct App {
     me: std::rc::Weak<RefCell<App>>,
     /// Panel 9's set-size table as last written (an α move rewrites it only when it changed).
     strata_html: RefCell<String>,
+    /// Whether panel 9's canvas is sized to its box as laid out now: set when a render sized it,
+    /// cleared by any render that may change the layout (anything but an α move).
+    classes_sized: std::cell::Cell<bool>,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
     figures: RefCell<std::collections::HashMap<&'static str, Figure>>,
 }

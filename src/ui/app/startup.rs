@@ -82,6 +82,7 @@ fn launch(
         me: std::rc::Weak::new(),
         figures: Default::default(),
         strata_html: Default::default(),
+        classes_sized: Default::default(),
         tour_baseline: None,
     }));
     first_show(&app, warnings, gpu_switch)?;

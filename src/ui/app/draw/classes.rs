@@ -6,6 +6,7 @@ use web_sys::{Document, Element};
 
 use crate::ui::app::App;
 use crate::ui::dom::{set_hidden, set_html, set_text};
+use crate::ui::figure::Layer;
 use crate::ui::panels;
 use rvalue_model::classes::ClassView;
 use rvalue_model::AlphaView;
@@ -22,9 +23,18 @@ impl App {
         let d = &self.doc;
         let names = if a.toy.is_some() { None } else { self.class_names() };
         let cv = ClassView::new(v, a.k, a.toy.is_some());
-        // The figure first: it reads its canvas' box, which the writes below would make a
-        // layout.
-        self.draw("plot-classes", panels::classes(&cv, names));
+        // The figure first: sizing it reads its canvas' box, which the writes below would make
+        // a layout. An α move alone cannot change that box, so it redraws at the size it has.
+        let fig = panels::classes(&cv, names);
+        if self.classes_sized.get() {
+            self.redraw("plot-classes", fig);
+        } else {
+            let shown = self.draw_sized("plot-classes", &fig, Layer::Whole).is_some();
+            if shown {
+                self.keep("plot-classes", fig);
+            }
+            self.classes_sized.set(shown);
+        }
         set_hidden(d, "classes-note", cv.note.is_none());
         set_text(d, "classes-note", cv.note.unwrap_or(""));
         set_text(d, "classes-readout", &cv.readout());
