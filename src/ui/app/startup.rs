@@ -83,6 +83,8 @@ fn launch(
         figures: Default::default(),
         strata_html: Default::default(),
         classes_sized: Default::default(),
+        classes_skipped: Default::default(),
+        classes_stale: Default::default(),
         tour_baseline: None,
     }));
     first_show(&app, warnings, gpu_switch)?;
