@@ -152,7 +152,8 @@ fn worst(v: &AlphaView) -> Vec<WorstClass> {
     // Each class' key once, then only the listed few sorted: this runs on every α move.
     let lowest = |w: &WorstClass| w.coverage.iter().copied().fold(f64::INFINITY, f64::min);
     let mut keyed: Vec<(f64, WorstClass)> = worst.into_iter().map(|w| (lowest(&w), w)).collect();
-    let order = |a: &(f64, WorstClass), b: &(f64, WorstClass)| a.0.total_cmp(&b.0).then(a.1.class.cmp(&b.1.class));
+    let order =
+        |a: &(f64, WorstClass), b: &(f64, WorstClass)| a.0.total_cmp(&b.0).then(a.1.class.cmp(&b.1.class));
     if keyed.len() > WORST_LISTED {
         keyed.select_nth_unstable_by(WORST_LISTED - 1, order);
         keyed.truncate(WORST_LISTED);
