@@ -27,7 +27,7 @@ import { gzipSync } from 'node:zlib';
 import { DIST, ROOT, launchBrowser, openPage, rendererMemory, startServer } from './helpers.mjs';
 
 const USAGE =
-  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--only-alpha] [--pooled-splits N] [--query Q]';
+  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--only-alpha] [--viewport WxH] [--pooled-splits N] [--query Q]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 21 s on a
 // shared 2-core machine (the page's thread and one worker), the renderer at about 430 MB
@@ -57,6 +57,15 @@ function usageError(msg) {
   process.exit(2);
 }
 
+// `--viewport WxH`: the window the α moves are measured in (default 1280x800, a laptop's).
+// Panels far below the view are not rendered by the browser, so a taller window costs more.
+function viewportOption(text) {
+  if (text === undefined) return null;
+  const m = /^(\d+)x(\d+)$/.exec(text);
+  if (!m) usageError(`--viewport wants WIDTHxHEIGHT, got ${text}`);
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
 function options() {
   const positive = (name, text, fallback) => {
     if (text === undefined) return fallback;
@@ -75,6 +84,7 @@ function options() {
         'only-cold': { type: 'boolean' },
         'only-big': { type: 'boolean' },
         'only-alpha': { type: 'boolean' },
+        viewport: { type: 'string' },
         'pooled-splits': { type: 'string' },
         query: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -98,6 +108,7 @@ function options() {
     // The 4 GB file read a block at a time only.
     onlyBig: Boolean(values['only-big']),
     onlyAlpha: Boolean(values['only-alpha']),
+    viewport: viewportOption(values.viewport),
     // Then pooled CP_r on it with this many splits (0: not measured).
     pooledSplits: values['pooled-splits'] === undefined ? 0 : positive('pooled-splits', values['pooled-splits']),
     // Added to the page's address after the cold loads, e.g. `workers=0` (the page's thread alone).
@@ -584,6 +595,8 @@ async function main() {
     if (!opts.onlyAlpha) await coldFigures(browser, server.url, opts, out, log);
     if (opts.onlyCold) return;
 
+    if (opts.viewport) await page.setViewportSize(opts.viewport);
+    out(`window: ${opts.viewport ? `${opts.viewport.width}x${opts.viewport.height}` : '1280x800'} CSS pixels`);
     // Load: the page starts the toy defaults analysis by itself.
     log('loading the page (toy defaults analysis)…');
     await page.goto(`${server.url}${opts.query ? `?${opts.query}` : ''}`, { waitUntil: 'load' });
