@@ -139,7 +139,7 @@ impl ClassView {
 /// The classes present, lowest coverage over the methods first (ties to the lower index).
 fn worst(v: &AlphaView) -> Vec<WorstClass> {
     let Some(first) = v.rows.first() else { return Vec::new() };
-    let mut worst: Vec<WorstClass> = (0..classes(first).len())
+    let worst: Vec<WorstClass> = (0..classes(first).len())
         .filter(|&c| classes(first)[c].count > 0)
         .map(|c| {
             let mut coverage = [f64::NAN; 3];
