@@ -218,16 +218,23 @@ pub struct App {
     me: std::rc::Weak<RefCell<App>>,
     /// Panel 9's set-size table as last written (an α move rewrites it only when it changed).
     strata_html: RefCell<String>,
-    /// Whether panel 9's canvas is sized to its box as laid out now: set when a render sized it,
-    /// cleared by any render that may change the layout (anything but an α move).
-    classes_sized: std::cell::Cell<bool>,
-    /// Whether panel 9 is off screen, not rendered by the browser (its content-visibility):
-    /// then an α move keeps its figure for later instead of drawing it.
-    classes_skipped: std::cell::Cell<bool>,
-    /// Whether panel 9's canvas shows an older figure than the one kept for it.
-    classes_stale: std::cell::Cell<bool>,
+    /// Panel 9's canvas between renders.
+    classes_canvas: ClassesCanvas,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
     figures: RefCell<std::collections::HashMap<&'static str, Figure>>,
+}
+
+/// What an α move needs to know of panel 9's canvas to redraw it without reading the layout.
+#[derive(Default)]
+struct ClassesCanvas {
+    /// Whether it is sized to its box as laid out now: set when a render sized it, cleared by any
+    /// render that may change the layout (anything but an α move).
+    sized: std::cell::Cell<bool>,
+    /// Whether the panel is off screen, not rendered by the browser (its content-visibility):
+    /// then an α move keeps its figure for later instead of drawing it.
+    skipped: std::cell::Cell<bool>,
+    /// Whether it shows an older figure than the one kept for it.
+    stale: std::cell::Cell<bool>,
 }
 
 fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {

@@ -23,7 +23,14 @@ fn wire_modes(app: &Shared, doc: &web_sys::Document, key: &str) -> Result<()> {
 }
 
 /// Panel 9's worst classes: a click on one (a button the list rebuilds) opens the inspector.
-fn wire_worst(app: &Shared, doc: &web_sys::Document) -> Result<()> {
+/// Panel 9's events: a worst class clicked, and the panel entering or leaving the part of the
+/// page the browser renders.
+fn wire_classes(app: &Shared, doc: &web_sys::Document) -> Result<()> {
+    let a = app.clone();
+    dom::listen_id(doc, "panel-classes", "contentvisibilityautostatechange", move |e| {
+        let skipped = js_sys::Reflect::get(&e, &"skipped".into()).ok().and_then(|v| v.as_bool());
+        a.borrow().classes_in_view(skipped.unwrap_or(false));
+    })?;
     let a = app.clone();
     dom::listen_id(doc, "worst-classes", "click", move |e| {
         let class = e
@@ -84,13 +91,7 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
             Err(e) => app.show_error(Some(&e.to_string())),
         })
     })?;
-    wire_worst(app, &doc)?;
-    // Panel 9 entering or leaving the part of the page the browser renders.
-    let a = app.clone();
-    dom::listen_id(&doc, "panel-classes", "contentvisibilityautostatechange", move |e| {
-        let skipped = js_sys::Reflect::get(&e, &"skipped".into()).ok().and_then(|v| v.as_bool());
-        a.borrow().classes_in_view(skipped.unwrap_or(false));
-    })?;
+    wire_classes(app, &doc)?;
     if let Some(w) = web_sys::window() {
         let a = app.clone();
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));

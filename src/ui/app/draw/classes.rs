@@ -30,19 +30,19 @@ impl App {
         // a layout. An α move alone cannot change that box, so it redraws at the size it has.
         // Off screen, it is only kept (for exports, and to be drawn when it comes near).
         let fig = panels::classes(&cv, names);
-        if self.classes_sized.get() && self.classes_skipped.get() {
+        if self.classes_canvas.sized.get() && self.classes_canvas.skipped.get() {
             self.keep(CANVAS, fig);
-            self.classes_stale.set(true);
-        } else if self.classes_sized.get() {
+            self.classes_canvas.stale.set(true);
+        } else if self.classes_canvas.sized.get() {
             self.redraw(CANVAS, fig);
-            self.classes_stale.set(false);
+            self.classes_canvas.stale.set(false);
         } else {
             let shown = self.draw_sized(CANVAS, &fig, Layer::Whole).is_some();
             if shown {
                 self.keep(CANVAS, fig);
             }
-            self.classes_sized.set(shown);
-            self.classes_stale.set(false);
+            self.classes_canvas.sized.set(shown);
+            self.classes_canvas.stale.set(false);
         }
         set_hidden(d, "classes-note", cv.note.is_none());
         set_text(d, "classes-note", cv.note.unwrap_or(""));
@@ -64,7 +64,7 @@ impl App {
     /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off
     /// screen is drawn now, before the browser paints the panel.
     pub(in crate::ui::app) fn classes_in_view(&self, skipped: bool) {
-        self.classes_skipped.set(skipped);
+        self.classes_canvas.skipped.set(skipped);
         if !skipped {
             self.draw_stale_classes();
         }
@@ -72,7 +72,7 @@ impl App {
 
     /// Draws panel 9's kept figure if its canvas shows an older one.
     pub(in crate::ui::app) fn draw_stale_classes(&self) {
-        if !self.classes_stale.replace(false) {
+        if !self.classes_canvas.stale.replace(false) {
             return;
         }
         if let Some(fig) = self.figures.borrow().get(CANVAS) {

@@ -29,7 +29,7 @@ impl App {
     pub(in crate::ui::app) fn render(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
         if dirty.curves || dirty.sweep || dirty.data || dirty.theorem3 || dirty.device {
-            self.classes_sized.set(false);
+            self.classes_canvas.sized.set(false);
         }
         if dirty.curves {
             self.render_curves();
