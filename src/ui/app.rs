@@ -208,6 +208,10 @@ pub struct App {
     link: Option<Link>,
     /// The item a link asked for, applied once its file (sample or upload) is loaded.
     pending_item: Option<usize>,
+    /// A link's σ², kept for the file the link names (its first load) instead of the data's.
+    sigma2_from_link: bool,
+    /// Move the σ² marker to the data's median variance when this file's analysis is done.
+    sigma2_from_data: bool,
     /// Where CP_r's ranks are computed (GPU or CPU).
     device: Device,
     /// The Web Workers that compute toy repeats beside the page's thread.

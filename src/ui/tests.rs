@@ -415,15 +415,6 @@ fn a_line_is_cut_where_it_leaves_the_frame() {
 }
 
 #[test]
-fn errors_on_the_page_are_sentences_without_their_kind() {
-    let e = rvalue_core::Error::invalid("panel 2 has no figure yet");
-    assert_eq!(e.to_string(), "invalid argument: panel 2 has no figure yet");
-    assert_eq!(panels::sentence(&e), "Panel 2 has no figure yet.");
-    let e = rvalue_core::Error::out_of_range("β", 1.5, "(0, 1)");
-    assert_eq!(panels::sentence(&e), "β = 1.5 is not in (0, 1).");
-}
-
-#[test]
 fn panel_two_at_the_defaults_frames_the_dip_and_marks_what_leaves() {
     use rvalue_model::{panel_betas, threshold_curves, toy_design};
     let c = Controls::default();

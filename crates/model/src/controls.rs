@@ -110,13 +110,20 @@ impl Controls {
         ScoreOptions { kind, prior: Prior::Pooled, ..ScoreOptions::default() }
     }
 
-    /// Switches to `mode`, with that mode's default r-value kind; other settings stay.
+    /// Switches to `mode`, with that mode's default r-value kind; other settings stay, except
+    /// σ²: in toy mode it is a parameter of the simulation, on a score file only a marker (which
+    /// starts at the data's median variance), so the toy's σ² is kept in `toy.sigma2` while a
+    /// score file is on show and comes back with the toy.
     pub fn for_mode(&self, mode: Mode) -> Controls {
         if mode == self.mode {
             return self.clone();
         }
         let kind = Controls::score_defaults(mode).kind;
-        Controls { mode, score: ScoreOptions { kind, ..self.score }, ..self.clone() }
+        let (sigma2, toy) = match mode {
+            Mode::Scores => (self.sigma2, ToyParams { sigma2: self.sigma2, ..self.toy.clone() }),
+            Mode::Toy => (self.toy.sigma2, self.toy.clone()),
+        };
+        Controls { mode, sigma2, toy, score: ScoreOptions { kind, ..self.score }, ..self.clone() }
     }
 
     /// The toy parameters with σ² taken from the slider.

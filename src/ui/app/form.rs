@@ -10,6 +10,7 @@ use rvalue_model::controls::table::{Control, Input, CONTROLS};
 use rvalue_model::scales::short;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
+use rvalue_model::message::failure;
 
 impl App {
     /// What a link to the page as it is now holds.
@@ -156,8 +157,7 @@ impl App {
         let new = match self.read_controls().and_then(|c| c.validate().map(|()| c)) {
             Ok(c) => c,
             Err(e) => {
-                return self
-                    .show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
+                return self.show_error(Some(&failure(&e, "The results shown are for the previous settings.")))
             }
         };
         self.show_error(None);
@@ -184,6 +184,8 @@ impl App {
 
     pub(super) fn set_mode(&mut self, mode: Mode) {
         self.controls = self.controls.for_mode(mode);
+        // Back on a loaded file, σ² starts at its median variance again.
+        self.sigma2_from_data = mode == Mode::Scores && self.data.is_some();
         self.fit_kind_to_file();
         self.write_controls();
         self.show_mode();

@@ -7,6 +7,7 @@ pub(super) mod classes;
 pub(super) mod curves;
 pub(super) mod data;
 pub(super) mod inspector;
+pub(super) mod notes;
 pub(super) mod sweep;
 pub(super) mod table;
 pub(super) mod theorem3;
@@ -29,6 +30,7 @@ impl App {
     pub(in crate::ui::app) fn render(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
         if dirty.curves {
+            self.render_kind_notes();
             self.render_curves();
         }
         if dirty.sweep {
@@ -42,6 +44,7 @@ impl App {
         }
         if dirty.alpha {
             self.render_alpha();
+            self.render_data_notes();
         }
         if dirty.sliders {
             self.write_slider_values();

@@ -11,6 +11,7 @@ use crate::ui::{canvas, panels};
 use rvalue_core::{Error, Result};
 use rvalue_model::scales::{self, short};
 use rvalue_model::AlphaView;
+use rvalue_model::message::sentence;
 
 impl App {
     /// The table at α: from the store when α is a slider position (computed and kept on a
@@ -75,7 +76,7 @@ impl App {
         let view = match self.alpha_view(alpha, never_empty) {
             Ok(v) => Some(v),
             Err(e) => {
-                self.show_error(Some(&e.to_string()));
+                self.show_error(Some(&sentence(&e)));
                 None
             }
         };

@@ -8,6 +8,7 @@ use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_model::scales::short;
 use rvalue_model::{inclusion_curves, InclusionInputs, Mode};
+use rvalue_model::message::sentence;
 
 impl App {
     /// Panel 5: Theorem 3's curves at the current α and β.
@@ -41,7 +42,7 @@ impl App {
                 }
                 set_text(&self.doc, "theorem3-note", &note);
             }
-            Err(e) => self.no_theorem3(&panels::sentence(&e)),
+            Err(e) => self.no_theorem3(&sentence(&e)),
         }
     }
 

@@ -1,0 +1,75 @@
+//! Errors as the page shows them: a reader's sentence, never the error kind's prefix that the
+//! command line prints ("invalid argument: ").
+
+use rvalue_core::Error;
+
+/// An error as a sentence for the page: its message without the error kind's prefix, its first
+/// letter capitalised (a Latin one) and a full stop. A file's errors start with the file's name,
+/// which keeps its case.
+pub fn sentence(e: &Error) -> String {
+    match e {
+        Error::Parse { .. } | Error::Io { .. } => format!("{}.", plain(e).trim_end_matches('.')),
+        _ => capitalised(&plain(e)),
+    }
+}
+
+/// An error's message without the error kind's prefix, as it is, to follow a name
+/// ("digits.npz: …").
+pub fn plain(e: &Error) -> String {
+    match e {
+        Error::Invalid(m) | Error::Shape(m) => m.clone(),
+        Error::OutOfRange { what, value, range } => format!("{what} = {value} is not in {range}"),
+        Error::InvalidOption { option, value, expected } => {
+            format!("'{value}' is not a {option} (expected {expected})")
+        }
+        Error::Length { what, got, expected } => format!("{got} {what} do not fit {expected}"),
+        Error::Gpu { message } => format!("the GPU failed ({message})"),
+        Error::Parse { .. } | Error::Io { .. } | Error::Stopped => e.to_string(),
+    }
+}
+
+/// An error about `name` (a file) as a sentence: "name: message.".
+pub fn about(name: &str, e: &Error) -> String {
+    format!("{name}: {}.", plain(e).trim_end_matches('.'))
+}
+
+/// `text` as a sentence: the first letter capitalised (ASCII only: a message may start with a
+/// symbol, "β = 1.5 …", and Β is not β) and one full stop at the end.
+pub fn capitalised(text: &str) -> String {
+    let mut chars = text.trim_end_matches('.').chars();
+    match chars.next() {
+        Some(first) => format!("{}{}.", first.to_ascii_uppercase(), chars.as_str()),
+        None => String::new(),
+    }
+}
+
+/// An error and what it left on the page ("The results shown are unchanged."), as one message.
+pub fn failure(e: &Error, consequence: &str) -> String {
+    format!("{} {consequence}", sentence(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn errors_on_the_page_are_sentences_without_their_kind() {
+        let e = Error::invalid("panel 2 has no figure yet");
+        assert_eq!(e.to_string(), "invalid argument: panel 2 has no figure yet");
+        assert_eq!(sentence(&e), "Panel 2 has no figure yet.");
+        assert_eq!(sentence(&Error::out_of_range("β", 1.5, "(0, 1)")), "β = 1.5 is not in (0, 1).");
+        let e = Error::InvalidOption { option: "prior".into(), value: "x".into(), expected: "a or b".into() };
+        assert_eq!(sentence(&e), "'x' is not a prior (expected a or b).");
+        assert_eq!(sentence(&Error::shape("3 items.")), "3 items.");
+        assert_eq!(sentence(&Error::parse("f.npy", "byte 3", "bad")), "f.npy: byte 3: bad.");
+        let e = Error::invalid("x.npy has no labels: conformal prediction needs them");
+        let shown = failure(&e, "The results shown are unchanged.");
+        assert_eq!(shown, "X.npy has no labels: conformal prediction needs them. The results shown are unchanged.");
+        assert_eq!(about("d.npz", &Error::invalid("bad")), "d.npz: bad.");
+        for e in [Error::invalid("a"), Error::out_of_range("α", 2.0, "(0, 1)"), Error::length("labels", 3, "4")] {
+            assert!(!sentence(&e).contains("invalid argument") && !sentence(&e).contains("shape mismatch"));
+        }
+    }
+}
