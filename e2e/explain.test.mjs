@@ -83,19 +83,27 @@ test('the core\'s warnings show as a note while they apply', LONG, async (t) => 
     assert.match(await notes.textContent(), /^α = 0\.005 is below 1\/\(n_cal \+ 1\) = 2\.174e-2 with 45 calibration items: q̂ = \+∞, so every prediction set is full\.$/);
     await slide(page, 'alpha', 20);
     await page.waitForFunction(() => document.querySelector('#data-notes').hidden);
-    // A tensor stacked [N, K, M]: its labels use 4 of the 10 "candidates".
-    await page.locator('#file').setInputFiles(join(BAD, 'transposed.npz'));
-    await page.waitForFunction(() => document.querySelector('#data-name').textContent.includes('transposed.npz'));
-    await ready(page);
-    await page.waitForFunction(() => !document.querySelector('#data-notes').hidden);
-    assert.match(await notes.textContent(), /The labels use 4 of the K = 10 candidates: is the tensor \[N, M, K\]\?/);
-    // Nonparametric r-values over K = 5 candidates are coarse.
-    await page.locator('button.sample[data-file="small_long.csv"]').click();
-    await page.waitForFunction(() => document.querySelector('#data-name').textContent.includes('small_long.csv'));
-    await page.locator('#kind').selectOption('nonparametric');
-    await page.waitForFunction(() => /only 6 sizes are possible/.test(document.querySelector('#data-notes').textContent));
-    assert.ok(await notes.isVisible());
     assert.deepEqual(errors, []);
+  });
+  const other = await explorer.open('index.html?mode=scores');
+  await shot(t, other.page, async () => {
+    const { page } = other;
+    const notes = page.locator('#data-notes');
+    // A tensor stacked [N, K, M]: its labels use 4 of the 10 "candidates" (and its M = 4 draws
+    // are few for pooled r-values).
+    await page.locator('#file').setInputFiles(join(BAD, 'transposed.npz'));
+    await page.waitForFunction(() => /is the tensor/.test(document.querySelector('#data-notes').textContent));
+    assert.ok(await notes.isVisible());
+    const lines = await page.$$eval('#data-notes p', (ps) => ps.map((p) => p.textContent));
+    assert.equal(lines.length, 2, lines.join(' | '));
+    assert.match(lines[0], /^The labels use 4 of the K = 10 candidates: is the tensor \[N, M, K\]\?/);
+    assert.match(lines[1], /^Pooled r-values count ranks over M = 4 draws/);
+    // Nonparametric r-values over K = 4 candidates are coarse; 3 calibration items are few.
+    await page.locator('#kind').selectOption('nonparametric');
+    await page.locator('#file').setInputFiles(join(BAD, 'n6_alpha_too_small.npz'));
+    await page.waitForFunction(() => /only 5 sizes are possible/.test(document.querySelector('#data-notes').textContent));
+    assert.match(await notes.textContent(), /with 3 calibration items: q̂ = \+∞, so every prediction set is full\./);
+    assert.deepEqual(other.errors, []);
   });
 });
 
@@ -147,11 +155,14 @@ test('panels 2 and 5 and the formulas follow CP_r\'s r-value; σ² starts at the
 
 test('a file without labels is refused in a sentence, with no error kind', LONG, async (t) => {
   const { page, errors } = await explorer.open('index.html?mode=scores');
+  // A name without "label" in it: such a file would be taken for the labels.
+  const file = join(dir, 'scores_v2.npy');
+  writeFileSync(file, readFileSync(join(BAD, 'no_labels.npy')));
   await shot(t, page, async () => {
-    await page.locator('#file').setInputFiles(join(BAD, 'no_labels.npy'));
+    await page.locator('#file').setInputFiles(file);
     await page.waitForFunction(() => !document.querySelector('#error').hidden);
     const msg = await text(page, '#error');
-    assert.match(msg, /^no_labels\.npy has no labels: conformal prediction needs the true label of every item/);
+    assert.match(msg, /^scores_v2\.npy has no labels: conformal prediction needs the true label of every item/);
     assert.match(msg, /\. The results shown are unchanged\.$/);
     assert.doesNotMatch(msg, /invalid argument|shape mismatch/);
     assert.deepEqual(errors, []);

@@ -33,12 +33,17 @@ pub fn about(name: &str, e: &Error) -> String {
     format!("{name}: {}.", plain(e).trim_end_matches('.'))
 }
 
-/// `text` as a sentence: the first letter capitalised (ASCII only: a message may start with a
-/// symbol, "β = 1.5 …", and Β is not β) and one full stop at the end.
+/// `text` as a sentence: one full stop at the end, and the first letter capitalised when the
+/// first word is a plain lower-case word. A name keeps its case ("scores_v2.npy: …", "α = …":
+/// Α is not α).
 pub fn capitalised(text: &str) -> String {
-    let mut chars = text.trim_end_matches('.').chars();
+    let text = text.trim_end_matches('.');
+    let word = text.split(|c: char| c.is_whitespace() || c == ':' || c == ',').next().unwrap_or("");
+    let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase() || c == '-' || c == '\'');
+    let mut chars = text.chars();
     match chars.next() {
-        Some(first) => format!("{}{}.", first.to_ascii_uppercase(), chars.as_str()),
+        Some(first) if plain => format!("{}{}.", first.to_ascii_uppercase(), chars.as_str()),
+        Some(_) => format!("{text}."),
         None => String::new(),
     }
 }
@@ -66,8 +71,12 @@ mod tests {
         assert_eq!(sentence(&Error::parse("f.npy", "byte 3", "bad")), "f.npy: byte 3: bad.");
         let e = Error::invalid("x.npy has no labels: conformal prediction needs them");
         let shown = failure(&e, "The results shown are unchanged.");
-        assert_eq!(shown, "X.npy has no labels: conformal prediction needs them. The results shown are unchanged.");
+        assert_eq!(shown, "x.npy has no labels: conformal prediction needs them. The results shown are unchanged.");
         assert_eq!(about("d.npz", &Error::invalid("bad")), "d.npz: bad.");
+        // A name opening the message keeps its case.
+        assert_eq!(sentence(&Error::invalid("no_labels.npy: two labels files")), "no_labels.npy: two labels files.");
+        assert_eq!(sentence(&Error::invalid("x.csv has no labels")), "x.csv has no labels.");
+        assert_eq!(capitalised("can't read"), "Can't read.");
         for e in [Error::invalid("a"), Error::out_of_range("α", 2.0, "(0, 1)"), Error::length("labels", 3, "4")] {
             assert!(!sentence(&e).contains("invalid argument") && !sentence(&e).contains("shape mismatch"));
         }
