@@ -77,7 +77,7 @@ pub fn split_mask_npy(analysis: &Analysis) -> Result<Vec<u8>> {
         return Err(Error::invalid("the toy's repeats are simulated, not split from a file"));
     }
     Err(Error::invalid(
-    "a calibration pool calibrates on pool units and tests every item: no item is split off",
+        "a calibration pool calibrates on pool units and tests every item: no item is split off",
     ))
 }
 
@@ -158,7 +158,10 @@ mod tests {
             let (mut covered, mut size) = (0usize, 0usize);
             for t in 0..nt {
                 let set = c.set(t, alpha, false);
-                let mine: Vec<&Vec<&str>> = rows[at..].iter().take_while(|r| r[0] == m.name() && r[1] == c.test[t].to_string()).collect();
+                let mine: Vec<&Vec<&str>> = rows[at..]
+                    .iter()
+                    .take_while(|r| r[0] == m.name() && r[1] == c.test[t].to_string())
+                    .collect();
                 at += mine.len();
                 assert!(!mine.is_empty(), "every test item has a row, an empty set too");
                 if set.members.is_empty() {
@@ -190,8 +193,12 @@ mod tests {
         assert!(split_mask_npy(&analysis()).is_err(), "a toy repeat");
         let (scores, labels) = rvalue_core::samples::logits(40, 5, 4, 3).unwrap();
         let data = std::sync::Arc::new(Dataset { scores, labels: Some(labels), single_draw: false });
-        let controls =
-            Controls { cal_fraction: 0.3, seed: 7, splits: 2, ..Controls::default().for_mode(crate::Mode::Scores) };
+        let controls = Controls {
+            cal_fraction: 0.3,
+            seed: 7,
+            splits: 2,
+            ..Controls::default().for_mode(crate::Mode::Scores)
+        };
         let a = Analysis::build(Source::from_controls(&controls, Some(data)).unwrap(), &controls).unwrap();
         let mask = read_mask("mask.npy", &split_mask_npy(&a).unwrap(), 40).unwrap();
         let split = Split::from_mask(&mask).unwrap();

@@ -71,13 +71,21 @@ mod tests {
         assert_eq!(sentence(&Error::parse("f.npy", "byte 3", "bad")), "f.npy: byte 3: bad.");
         let e = Error::invalid("x.npy has no labels: conformal prediction needs them");
         let shown = failure(&e, "The results shown are unchanged.");
-        assert_eq!(shown, "x.npy has no labels: conformal prediction needs them. The results shown are unchanged.");
+        assert_eq!(
+            shown,
+            "x.npy has no labels: conformal prediction needs them. The results shown are unchanged."
+        );
         assert_eq!(about("d.npz", &Error::invalid("bad")), "d.npz: bad.");
         // A name opening the message keeps its case.
-        assert_eq!(sentence(&Error::invalid("no_labels.npy: two labels files")), "no_labels.npy: two labels files.");
+        assert_eq!(
+            sentence(&Error::invalid("no_labels.npy: two labels files")),
+            "no_labels.npy: two labels files."
+        );
         assert_eq!(sentence(&Error::invalid("x.csv has no labels")), "x.csv has no labels.");
         assert_eq!(capitalised("can't read"), "Can't read.");
-        for e in [Error::invalid("a"), Error::out_of_range("α", 2.0, "(0, 1)"), Error::length("labels", 3, "4")] {
+        for e in
+            [Error::invalid("a"), Error::out_of_range("α", 2.0, "(0, 1)"), Error::length("labels", 3, "4")]
+        {
             assert!(!sentence(&e).contains("invalid argument") && !sentence(&e).contains("shape mismatch"));
         }
     }

@@ -24,8 +24,8 @@ use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::classes::{classes_csv, ClassView};
 use rvalue_model::export::{sets_csv, split_mask_npy, summary_csv};
-use rvalue_model::panel::Panel;
 use rvalue_model::message::sentence;
+use rvalue_model::panel::Panel;
 
 /// A figure panel: the panel, its canvas, the overlay stacked on the canvas, the file name.
 struct FigurePanel {

@@ -7,10 +7,10 @@ use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set
 use crate::ui::permalink;
 use rvalue_core::{Error, Result};
 use rvalue_model::controls::table::{Control, Input, CONTROLS};
+use rvalue_model::message::failure;
 use rvalue_model::scales::short;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
-use rvalue_model::message::failure;
 
 impl App {
     /// What a link to the page as it is now holds.
@@ -157,7 +157,8 @@ impl App {
         let new = match self.read_controls().and_then(|c| c.validate().map(|()| c)) {
             Ok(c) => c,
             Err(e) => {
-                return self.show_error(Some(&failure(&e, "The results shown are for the previous settings.")))
+                return self
+                    .show_error(Some(&failure(&e, "The results shown are for the previous settings.")))
             }
         };
         self.show_error(None);

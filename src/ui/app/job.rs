@@ -13,8 +13,8 @@ use crate::ui::dom::{self, by_id, set_text};
 use crate::ui::{device, workers};
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::conformal::RvalueKind;
-use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Progress, Source};
 use rvalue_model::message::{about, capitalised, failure, sentence};
+use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Progress, Source};
 
 /// Work per animation frame: the page stays responsive between slices.
 const FRAME_BUDGET_MS: f64 = 30.0;
@@ -303,7 +303,11 @@ impl App {
         self.running = None;
         self.status = format!("Showing {}.", self.analysis_what);
         self.state = "failed";
-        self.show_error(Some(&format!("{} {}", capitalised(e), "The results shown are for the previous settings.")));
+        self.show_error(Some(&format!(
+            "{} {}",
+            capitalised(e),
+            "The results shown are for the previous settings."
+        )));
     }
 
     pub(super) fn show_progress(&mut self) {

@@ -13,9 +13,9 @@ use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::conformal::RvalueKind;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
+use rvalue_model::message::failure;
 use rvalue_model::url::DataRef;
 use rvalue_model::{DataSummary, Mode};
-use rvalue_model::message::failure;
 
 /// What a failed load leaves on the page.
 const UNCHANGED: &str = "The results shown are unchanged.";

@@ -10,8 +10,8 @@ use crate::ui::dom::{self, checked, number};
 use crate::ui::{files, permalink};
 use rvalue_core::Result;
 use rvalue_model::controls::table::{Input, CONTROLS};
-use rvalue_model::Mode;
 use rvalue_model::message::sentence;
+use rvalue_model::Mode;
 
 /// The radio buttons `{key}-{mode}`, one per [`Mode`].
 fn wire_modes(app: &Shared, doc: &web_sys::Document, key: &str) -> Result<()> {

@@ -4,8 +4,8 @@ use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::set_text;
 use crate::ui::panels;
-use rvalue_model::{default_score_xs, scales, score_densities, Mode};
 use rvalue_model::message::sentence;
+use rvalue_model::{default_score_xs, scales, score_densities, Mode};
 
 impl App {
     /// Panels 1 and 2: closed forms of the controls (and the analysis' data points).

@@ -10,8 +10,8 @@ use crate::ui::app::App;
 use crate::ui::dom::{self, esc, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
 use crate::ui::streamed;
-use rvalue_model::scales::short;
 use rvalue_model::message::{about, sentence};
+use rvalue_model::scales::short;
 
 impl App {
     pub(super) fn render_item(&mut self) {

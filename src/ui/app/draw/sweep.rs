@@ -9,9 +9,9 @@ use crate::ui::dom::{by_id, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_core::{Error, Result};
+use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
 use rvalue_model::AlphaView;
-use rvalue_model::message::sentence;
 
 impl App {
     /// The table at α: from the store when α is a slider position (computed and kept on a

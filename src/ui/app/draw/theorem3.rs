@@ -6,9 +6,9 @@ use crate::ui::app::{App, THEOREM3_FRONT};
 use crate::ui::dom::set_text;
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
+use rvalue_model::message::sentence;
 use rvalue_model::scales::short;
 use rvalue_model::{inclusion_curves, InclusionInputs, Mode};
-use rvalue_model::message::sentence;
 
 impl App {
     /// Panel 5: Theorem 3's curves at the current α and β.

@@ -5,9 +5,9 @@ use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::{checked, set_text};
 use crate::ui::panels;
+use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
 use rvalue_model::{panel_betas, threshold_curves, threshold_curves_with, threshold_inputs, Mode};
-use rvalue_model::message::sentence;
 
 impl App {
     /// Panel 2: the threshold curves, zoomed on their dip unless "Whole curve" is ticked, or a
