@@ -112,6 +112,7 @@ test('panels 2 and 5 and the formulas follow CP_r\'s r-value; σ² starts at the
   await shot(t, page, async () => {
     await ready(page);
     const shown = async (id) => page.locator(`#${id}`).isVisible();
+    assert.equal(await page.locator('#split-mask').isVisible(), true);
     assert.match(await text(page, '#threshold-kind'), /^Parametric view only: CP_r here uses pooled r-values/);
     assert.match(await text(page, '#theorem3-kind'), /^Parametric view only/);
     assert.match(await text(page, '#formulas-kind'), /^CP_r uses the pooled r-value/);
@@ -145,6 +146,9 @@ test('panels 2 and 5 and the formulas follow CP_r\'s r-value; σ² starts at the
     // Back to the toy: its σ² is its own again.
     await page.locator('#mode-toy').check();
     await page.waitForFunction(() => document.querySelector('#sigma2-value').textContent === '1000');
+    // A toy repeat is simulated, not split from a file: no mask to download.
+    await ready(page);
+    assert.equal(await page.locator('#split-mask').isHidden(), true);
     assert.deepEqual(errors, []);
   });
   // A link's σ² stays on the file it names.
