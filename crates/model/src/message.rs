@@ -28,6 +28,15 @@ pub fn plain(e: &Error) -> String {
     }
 }
 
+/// An error's message alone, for a note that says itself what failed ("GPU failed: …"): a GPU
+/// error's message without "GPU: ", any other as [`plain`].
+pub fn reason(e: &Error) -> String {
+    match e {
+        Error::Gpu { message } => message.clone(),
+        _ => plain(e),
+    }
+}
+
 /// An error about `name` (a file) as a sentence: "name: message.".
 pub fn about(name: &str, e: &Error) -> String {
     format!("{name}: {}.", plain(e).trim_end_matches('.'))
@@ -76,6 +85,8 @@ mod tests {
             "x.npy has no labels: conformal prediction needs them. The results shown are unchanged."
         );
         assert_eq!(about("d.npz", &Error::invalid("bad")), "d.npz: bad.");
+        assert_eq!(reason(&Error::gpu("compiling the kernels failed")), "compiling the kernels failed");
+        assert_eq!(reason(&Error::invalid("stale answer")), "stale answer");
         // A name opening the message keeps its case.
         assert_eq!(
             sentence(&Error::invalid("no_labels.npy: two labels files")),
