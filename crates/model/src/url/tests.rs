@@ -274,6 +274,7 @@ fn a_links_sigma2_is_noted_and_the_toy_keeps_its_own() {
     let back = scores.for_mode(Mode::Toy);
     assert_eq!((back.sigma2, back.toy_params().sigma2), (40.0, 40.0));
     // A link in score mode reads back the same.
-    let state = UrlState { data: DataRef::Sample("digits_wbb.npz".into()), ..UrlState::with_controls(scores) };
+    let state =
+        UrlState { data: DataRef::Sample("digits_wbb.npz".into()), ..UrlState::with_controls(scores) };
     assert_eq!(read(&state.to_query()).state.controls.sigma2, 0.03);
 }
