@@ -143,6 +143,13 @@ test('panels 2 and 5 and the formulas follow CP_r\'s r-value; σ² starts at the
     const sigma2 = Number(await text(page, '#sigma2-value'));
     assert.ok(Math.abs(Math.log(sigma2 / median)) < 0.035, `σ² = ${sigma2}, median ${median}`);
     assert.match(await text(page, '#theorem3-note'), new RegExp(`σ² = ${sigma2} marked`));
+    // The variance of the mean is M times smaller: the marker starts again at its median.
+    const before = await analysesShown(page);
+    await page.locator('#variance').selectOption('of-mean');
+    await ready(page, before);
+    await page.waitForFunction((s) => document.querySelector('#sigma2-value').textContent !== s, String(sigma2));
+    const ofMean = Number(await text(page, '#sigma2-value'));
+    assert.ok(Math.abs(Math.log(ofMean * m / median)) < 0.01, `σ² = ${ofMean}, median ${median / m}`);
     // Back to the toy: its σ² is its own again.
     await page.locator('#mode-toy').check();
     await page.waitForFunction(() => document.querySelector('#sigma2-value').textContent === '1000');

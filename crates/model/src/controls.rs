@@ -80,6 +80,9 @@ pub struct Impact {
     pub alpha: bool,
     /// Redraw panels 1, 2 and 5 (closed forms).
     pub curves: bool,
+    /// On a score file the variance choice changed what σ² measures: the σ² marker starts again
+    /// at the data's median variance.
+    pub sigma2_from_data: bool,
 }
 
 impl Controls {
@@ -162,6 +165,9 @@ impl Controls {
                 || self.beta != new.beta
                 || self.sigma2 != new.sigma2
                 || self.alpha != new.alpha,
+            sigma2_from_data: new.mode == Mode::Scores
+                && self.mode == Mode::Scores
+                && self.score.variance != new.score.variance,
         }
     }
 }

@@ -163,6 +163,7 @@ impl App {
         };
         self.show_error(None);
         let impact = self.controls.impact(&new);
+        self.sigma2_from_data |= impact.sigma2_from_data && self.data.is_some();
         let never_empty_changed = self.controls.never_empty != new.never_empty;
         // α moves only panel 5 among the closed forms: panel 2's z_β is a root over every
         // candidate of a score file, too slow to redo under the α slider.
