@@ -27,7 +27,7 @@ import { gzipSync } from 'node:zlib';
 import { DIST, ROOT, launchBrowser, openPage, rendererMemory, startServer } from './helpers.mjs';
 
 const USAGE =
-  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--pooled-splits N] [--query Q]';
+  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--only-alpha] [--pooled-splits N] [--query Q]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 21 s on a
 // shared 2-core machine (the page's thread and one worker), the renderer at about 430 MB
@@ -74,6 +74,7 @@ function options() {
         'only-toy': { type: 'boolean' },
         'only-cold': { type: 'boolean' },
         'only-big': { type: 'boolean' },
+        'only-alpha': { type: 'boolean' },
         'pooled-splits': { type: 'string' },
         query: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -96,6 +97,7 @@ function options() {
     onlyCold: Boolean(values['only-cold']),
     // The 4 GB file read a block at a time only.
     onlyBig: Boolean(values['only-big']),
+    onlyAlpha: Boolean(values['only-alpha']),
     // Then pooled CP_r on it with this many splits (0: not measured).
     pooledSplits: values['pooled-splits'] === undefined ? 0 : positive('pooled-splits', values['pooled-splits']),
     // Added to the page's address after the cold loads, e.g. `workers=0` (the page's thread alone).
@@ -519,6 +521,38 @@ const computedIn = (status) => status.match(/computed in ([\d.]+) s/)?.[1] ?? '?
 
 // ---- the run -------------------------------------------------------------------------------
 
+// B: seed changes re-simulate and recompute the toy analysis.
+async function seedChanges(page, out, log) {
+  log(`toy seed changes, ${SEED_CHANGES}…`);
+  const seeds = [];
+  for (let s = 0; s < SEED_CHANGES; s++) {
+    seeds.push(await runAnalysis(page, SET_NUMBER('toy-seed', 2 + s)));
+  }
+  const partials = seeds.map((r) => r.partial).filter((x) => x !== null);
+  out(
+    `toy seed change → first partial frame: ` +
+      (partials.length ? `median ${ms(median(partials))}, max ${ms(Math.max(...partials))}` : 'none shown') +
+      `, n = ${partials.length} of ${seeds.length} (target: ≤ ${PARAM_TARGET_MS} ms)`,
+  );
+  out(
+    `toy seed change → finished analysis: median ${ms(median(seeds.map((r) => r.finished)))}, ` +
+      `max ${ms(Math.max(...seeds.map((r) => r.finished)))}, n = ${seeds.length} ` +
+      `(page: computed in ${seeds.map((r) => computedIn(r.status)).join(', ')} s)`,
+  );
+}
+
+// Cold loads of the page and of embedded panels.
+async function coldFigures(browser, url, opts, out, log) {
+  log(`cold loads, ${opts.coldLoads}…`);
+  out(coldLine(await coldLoads(browser, url, opts.coldLoads)));
+  // Embed mode (an iframe of one panel): panel 2 is drawn in the first frame from closed
+  // forms; panel 3 needs the toy analysis, so its first figure is the first partial result.
+  for (const panel of EMBED_COLD_PANELS) {
+    log(`cold loads of ?embed=${panel}, ${opts.coldLoads}…`);
+    out(`embed=${panel}: ${coldLine(await coldLoads(browser, `${url}?embed=${panel}`, opts.coldLoads))}`);
+  }
+}
+
 async function main() {
   const wall = performance.now();
   const opts = options();
@@ -546,14 +580,8 @@ async function main() {
       return;
     }
 
-    log(`cold loads, ${opts.coldLoads}…`);
-    out(coldLine(await coldLoads(browser, server.url, opts.coldLoads)));
-    // Embed mode (an iframe of one panel): panel 2 is drawn in the first frame from closed
-    // forms; panel 3 needs the toy analysis, so its first figure is the first partial result.
-    for (const panel of EMBED_COLD_PANELS) {
-      log(`cold loads of ?embed=${panel}, ${opts.coldLoads}…`);
-      out(`embed=${panel}: ${coldLine(await coldLoads(browser, `${server.url}?embed=${panel}`, opts.coldLoads))}`);
-    }
+    // `--only-alpha`: the α slider figures alone (toy and CIFAR), for working on them.
+    if (!opts.onlyAlpha) await coldFigures(browser, server.url, opts, out, log);
     if (opts.onlyCold) return;
 
     // Load: the page starts the toy defaults analysis by itself.
@@ -571,22 +599,7 @@ async function main() {
     out(alphaLine('alpha slider, toy defaults', await alphaMoves(page, opts.alphaMoves)));
 
     // B: seed changes re-simulate and recompute the toy analysis.
-    log(`toy seed changes, ${SEED_CHANGES}…`);
-    const seeds = [];
-    for (let s = 0; s < SEED_CHANGES; s++) {
-      seeds.push(await runAnalysis(page, SET_NUMBER('toy-seed', 2 + s)));
-    }
-    const partials = seeds.map((r) => r.partial).filter((x) => x !== null);
-    out(
-      `toy seed change → first partial frame: ` +
-        (partials.length ? `median ${ms(median(partials))}, max ${ms(Math.max(...partials))}` : 'none shown') +
-        `, n = ${partials.length} of ${seeds.length} (target: ≤ ${PARAM_TARGET_MS} ms)`,
-    );
-    out(
-      `toy seed change → finished analysis: median ${ms(median(seeds.map((r) => r.finished)))}, ` +
-        `max ${ms(Math.max(...seeds.map((r) => r.finished)))}, n = ${seeds.length} ` +
-        `(page: computed in ${seeds.map((r) => computedIn(r.status)).join(', ')} s)`,
-    );
+    if (!opts.onlyAlpha) await seedChanges(page, out, log);
     if (opts.onlyToy) return;
 
     // C: the bundled digits sample, at the page's default split count.
@@ -630,7 +643,7 @@ async function main() {
     // D: the 4 GB file of `cargo bench -p rvalue-cli --bench big` (run before this by `make
     // bench`), read a block at a time, in a page of its own so that the renderer's peak is its.
     await opened.context.close();
-    out(await bigFile(browser, server.url, log));
+    if (!opts.onlyAlpha) out(await bigFile(browser, server.url, log));
   } finally {
     await browser?.close().catch(() => {});
     await server?.close();

@@ -120,9 +120,25 @@ test('panel 9 follows the α slider without a new analysis', LONG, async (t) => 
     await slide(page, 'alpha', 40);
     await page.waitForFunction(() => document.querySelector('#classes-readout').textContent.includes('1 − α = 0.8 '));
     assert.equal(await analysesShown(page), shown);
-    assert.deepEqual(errors, []);
+    // An α move redraws the figure at the size its canvas has, drawn off the page and copied
+    // (or, with the panel off screen, when it comes into view): the very pixels of a page
+    // opened at that α, which sizes and draws it afresh.
+    const moved = await pixels(page, '#plot-classes');
+    const fresh = await explorer.open(`${DIGITS}&alpha=0.2`);
+    await ready(fresh.page);
+    assert.match(await text(fresh.page, '#classes-readout'), /1 − α = 0\.8 /);
+    assert.ok(moved.length > 1000);
+    assert.ok(moved === (await pixels(fresh.page, '#plot-classes')), 'panel 9 after an α move ≠ panel 9 drawn at that α');
+    assert.deepEqual([...errors, ...fresh.errors], []);
   });
 });
+
+// A canvas' pixels as a PNG data URL, once it is in view and two frames have passed.
+async function pixels(page, selector) {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return page.locator(selector).evaluate((c) => c.toDataURL('image/png'));
+}
 
 test('panel 9 embeds alone with its α slider', LONG, async (t) => {
   const { page, errors } = await explorer.open(`${DIGITS}&embed=classes`);

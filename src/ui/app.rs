@@ -222,6 +222,14 @@ pub struct App {
     me: std::rc::Weak<RefCell<App>>,
     /// Panel 9's set-size table as last written (an α move rewrites it only when it changed).
     strata_html: RefCell<String>,
+    /// Whether panel 9's canvas is sized to its box as laid out now: set when a render sized it,
+    /// cleared by any render that may change the layout (anything but an α move).
+    classes_sized: std::cell::Cell<bool>,
+    /// Whether panel 9 is off screen, not rendered by the browser (its content-visibility):
+    /// then an α move keeps its figure for later instead of drawing it.
+    classes_skipped: std::cell::Cell<bool>,
+    /// Whether panel 9's canvas shows an older figure than the one kept for it.
+    classes_stale: std::cell::Cell<bool>,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).
     figures: RefCell<std::collections::HashMap<&'static str, Figure>>,
 }

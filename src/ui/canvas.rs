@@ -242,6 +242,9 @@ pub fn measure_text<S: BackendTextStyle>(
 }
 
 thread_local! {
+    /// The detached canvases of [`draw_detached`], by the id of the page canvas they stand in for.
+    static SCRATCH: std::cell::RefCell<std::collections::HashMap<String, HtmlCanvasElement>> =
+        std::cell::RefCell::default();
     /// Text sizes by font and text: `measureText` resolves the canvas' style, which forces a
     /// style recalculation when the page was written to; the legends of overlays are measured
     /// on every slider move, always with the same few labels.
@@ -278,15 +281,74 @@ pub fn draw_figure(
     if canvas.height() != h {
         canvas.set_height(h);
     }
+    draw_on(canvas, fig, layer, font_css * dpr).map(Some)
+}
+
+/// Draws `fig` (or one layer of it) on the canvas `id` at the pixel size it already has, without
+/// reading its box: for a redraw whose box cannot have changed since [`draw_figure`] sized it
+/// (the page's layout is then not forced in the middle of an input event).
+pub fn redraw_figure(doc: &Document, id: &str, fig: &Figure, layer: Layer, font_css: f64) -> Result<Frame> {
+    let canvas: HtmlCanvasElement = by_id(doc, id)?;
+    draw_detached(doc, &canvas, fig, layer, font_css * pixel_ratio())
+}
+
+/// Draws `fig` on a canvas outside the document, of `canvas`' pixel size, then copies it onto
+/// `canvas` in one call. Why: setting a connected canvas' font resolves its style first, a
+/// style recalculation of whatever the page changed since the last frame, on every font change
+/// of a figure's text; a canvas outside the document has no style to resolve. The fonts are
+/// absolute (pixels and a family), so they come out the same.
+fn draw_detached(
+    doc: &Document,
+    canvas: &HtmlCanvasElement,
+    fig: &Figure,
+    layer: Layer,
+    font_px: f64,
+) -> Result<Frame> {
+    let (w, h) = (canvas.width(), canvas.height());
+    let scratch = scratch(doc, canvas.id(), w, h)?;
+    context(&scratch)?.clear_rect(0.0, 0.0, f64::from(w), f64::from(h));
+    let frame = draw_on(scratch.clone(), fig, layer, font_px)?;
+    let ctx = context(canvas)?;
+    ctx.clear_rect(0.0, 0.0, f64::from(w), f64::from(h));
+    ctx.draw_image_with_html_canvas_element(&scratch, 0.0, 0.0)
+        .map_err(|_| Error::invalid(format!("#{} could not be copied", canvas.id())))?;
+    Ok(frame)
+}
+
+/// The detached canvas that figures for the canvas `id` are drawn on, at `w` × `h` pixels: one
+/// per page canvas, so that each keeps its size (resizing resets a context) between moves.
+fn scratch(doc: &Document, id: String, w: u32, h: u32) -> Result<HtmlCanvasElement> {
+    let found = SCRATCH.with(|s| s.borrow().get(&id).cloned());
+    let canvas = match found {
+        Some(c) => c,
+        None => {
+            let c: HtmlCanvasElement = doc
+                .create_element("canvas")
+                .ok()
+                .and_then(|e| e.dyn_into().ok())
+                .ok_or_else(|| Error::invalid("a canvas could not be created"))?;
+            SCRATCH.with(|s| s.borrow_mut().insert(id, c.clone()));
+            c
+        }
+    };
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    Ok(canvas)
+}
+
+fn draw_on(canvas: HtmlCanvasElement, fig: &Figure, layer: Layer, font_px: f64) -> Result<Frame> {
     let backend = Backend::Canvas(Canvas::new(canvas)?);
-    fig.draw_layer(&backend.into_drawing_area(), (font_css * dpr).round() as u32, layer).map(Some)
+    fig.draw_layer(&backend.into_drawing_area(), font_px.round() as u32, layer)
 }
 
 /// Sizes the overlay canvas `id` to `frame` (the figure's back layer, drawn on the canvas under
 /// it), clears it and draws the figure's front layer on it.
 pub fn draw_front(doc: &Document, id: &str, fig: &Figure, frame: &Frame) -> Result<()> {
-    let backend = Backend::Canvas(Canvas::new(overlay(doc, id, frame)?)?);
-    fig.draw_layer(&backend.into_drawing_area(), frame.font, Layer::Front).map(|_| ())
+    draw_detached(doc, &overlay(doc, id, frame)?, fig, Layer::Front, f64::from(frame.font)).map(|_| ())
 }
 
 /// The overlay canvas `id` at `frame`'s pixel size, cleared.

@@ -149,10 +149,17 @@ fn worst(v: &AlphaView) -> Vec<WorstClass> {
             WorstClass { class: c, count: classes(first)[c].count, coverage }
         })
         .collect();
+    // Each class' key once, then only the listed few sorted: this runs on every α move.
     let lowest = |w: &WorstClass| w.coverage.iter().copied().fold(f64::INFINITY, f64::min);
-    worst.sort_by(|a, b| lowest(a).total_cmp(&lowest(b)).then(a.class.cmp(&b.class)));
-    worst.truncate(WORST_LISTED);
-    worst
+    let mut keyed: Vec<(f64, WorstClass)> = worst.into_iter().map(|w| (lowest(&w), w)).collect();
+    let order =
+        |a: &(f64, WorstClass), b: &(f64, WorstClass)| a.0.total_cmp(&b.0).then(a.1.class.cmp(&b.1.class));
+    if keyed.len() > WORST_LISTED {
+        keyed.select_nth_unstable_by(WORST_LISTED - 1, order);
+        keyed.truncate(WORST_LISTED);
+    }
+    keyed.sort_unstable_by(order);
+    keyed.into_iter().map(|(_, w)| w).collect()
 }
 
 fn strata(v: &AlphaView) -> Vec<StratumRow> {

@@ -141,6 +141,7 @@ fn add_button(
 /// The figure's canvas and overlay composed on an offscreen canvas, then saved as PNG.
 fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
     let doc = &app.doc;
+    app.draw_stale_classes();
     let base: HtmlCanvasElement = by_id(doc, f.canvas)?;
     if !app.figures.borrow().contains_key(f.canvas) || base.width() == 0 || base.height() == 0 {
         return Err(Error::invalid(format!("panel {} has no figure yet", f.panel.number())));

@@ -85,6 +85,9 @@ fn launch(
         me: std::rc::Weak::new(),
         figures: Default::default(),
         strata_html: Default::default(),
+        classes_sized: Default::default(),
+        classes_skipped: Default::default(),
+        classes_stale: Default::default(),
         tour_baseline: None,
     }));
     first_show(&app, warnings, gpu_switch)?;

@@ -86,6 +86,12 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         })
     })?;
     wire_worst(app, &doc)?;
+    // Panel 9 entering or leaving the part of the page the browser renders.
+    let a = app.clone();
+    dom::listen_id(&doc, "panel-classes", "contentvisibilityautostatechange", move |e| {
+        let skipped = js_sys::Reflect::get(&e, &"skipped".into()).ok().and_then(|v| v.as_bool());
+        a.borrow().classes_in_view(skipped.unwrap_or(false));
+    })?;
     if let Some(w) = web_sys::window() {
         let a = app.clone();
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));

@@ -6,9 +6,13 @@ use web_sys::{Document, Element};
 
 use crate::ui::app::App;
 use crate::ui::dom::{set_hidden, set_html, set_text};
-use crate::ui::panels;
+use crate::ui::figure::Layer;
+use crate::ui::{canvas, panels};
 use rvalue_model::classes::ClassView;
 use rvalue_model::AlphaView;
+
+/// Panel 9's canvas.
+const CANVAS: &str = "plot-classes";
 
 impl App {
     /// The class names of the file on show, if it gives them.
@@ -22,9 +26,24 @@ impl App {
         let d = &self.doc;
         let names = if a.toy.is_some() { None } else { self.class_names() };
         let cv = ClassView::new(v, a.k, a.toy.is_some());
-        // The figure first: it reads its canvas' box, which the writes below would make a
-        // layout.
-        self.draw("plot-classes", panels::classes(&cv, names));
+        // The figure first: sizing it reads its canvas' box, which the writes below would make
+        // a layout. An α move alone cannot change that box, so it redraws at the size it has.
+        // Off screen, it is only kept (for exports, and to be drawn when it comes near).
+        let fig = panels::classes(&cv, names);
+        if self.classes_sized.get() && self.classes_skipped.get() {
+            self.keep(CANVAS, fig);
+            self.classes_stale.set(true);
+        } else if self.classes_sized.get() {
+            self.redraw(CANVAS, fig);
+            self.classes_stale.set(false);
+        } else {
+            let shown = self.draw_sized(CANVAS, &fig, Layer::Whole).is_some();
+            if shown {
+                self.keep(CANVAS, fig);
+            }
+            self.classes_sized.set(shown);
+            self.classes_stale.set(false);
+        }
         set_hidden(d, "classes-note", cv.note.is_none());
         set_text(d, "classes-note", cv.note.unwrap_or(""));
         set_text(d, "classes-readout", &cv.readout());
@@ -39,6 +58,27 @@ impl App {
         if *self.strata_html.borrow() != strata {
             set_html(d, "strata-body", &strata);
             *self.strata_html.borrow_mut() = strata;
+        }
+    }
+
+    /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off
+    /// screen is drawn now, before the browser paints the panel.
+    pub(in crate::ui::app) fn classes_in_view(&self, skipped: bool) {
+        self.classes_skipped.set(skipped);
+        if !skipped {
+            self.draw_stale_classes();
+        }
+    }
+
+    /// Draws panel 9's kept figure if its canvas shows an older one.
+    pub(in crate::ui::app) fn draw_stale_classes(&self) {
+        if !self.classes_stale.replace(false) {
+            return;
+        }
+        if let Some(fig) = self.figures.borrow().get(CANVAS) {
+            if let Err(e) = canvas::redraw_figure(&self.doc, CANVAS, fig, Layer::Whole, self.font()) {
+                web_sys::console::warn_1(&format!("#{CANVAS}: {e}").into());
+            }
         }
     }
 

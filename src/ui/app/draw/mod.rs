@@ -29,6 +29,9 @@ impl App {
     /// no layout: it redraws the overlays of panels 3, 4 and 5 and the text that changed.
     pub(in crate::ui::app) fn render(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
+        if dirty.curves || dirty.sweep || dirty.data || dirty.theorem3 || dirty.device {
+            self.classes_sized.set(false);
+        }
         if dirty.curves {
             self.render_kind_notes();
             self.render_curves();
@@ -84,6 +87,15 @@ impl App {
                 web_sys::console::warn_1(&format!("#{id}: {e}").into());
                 None
             }
+        }
+    }
+
+    /// Draws `fig` whole on the canvas `id` at the size it was last given, without reading its
+    /// box, and keeps it for the SVG export.
+    pub(in crate::ui::app) fn redraw(&self, id: &'static str, fig: Figure) {
+        match canvas::redraw_figure(&self.doc, id, &fig, Layer::Whole, self.font()) {
+            Ok(_) => self.keep(id, fig),
+            Err(e) => web_sys::console::warn_1(&format!("#{id}: {e}").into()),
         }
     }
 
