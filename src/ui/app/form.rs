@@ -163,7 +163,7 @@ impl App {
         };
         self.show_error(None);
         let impact = self.controls.impact(&new);
-        self.sigma2_from_data |= impact.sigma2_from_data && self.data.is_some();
+        self.sigma2.from_data |= impact.sigma2_from_data && self.data.is_some();
         let never_empty_changed = self.controls.never_empty != new.never_empty;
         // α moves only panel 5 among the closed forms: panel 2's z_β is a root over every
         // candidate of a score file, too slow to redo under the α slider.
@@ -187,7 +187,7 @@ impl App {
     pub(super) fn set_mode(&mut self, mode: Mode) {
         self.controls = self.controls.for_mode(mode);
         // Back on a loaded file, σ² starts at its median variance again.
-        self.sigma2_from_data = mode == Mode::Scores && self.data.is_some();
+        self.sigma2.from_data = mode == Mode::Scores && self.data.is_some();
         self.fit_kind_to_file();
         self.write_controls();
         self.show_mode();

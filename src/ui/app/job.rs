@@ -289,7 +289,7 @@ impl App {
     /// On a newly loaded file's first analysis, moves the σ² marker to the data's median
     /// variance (unless the link set σ²); the slider and the address follow.
     fn start_sigma2(&mut self, a: &Analysis) {
-        if !std::mem::take(&mut self.sigma2_from_data) {
+        if !std::mem::take(&mut self.sigma2.from_data) {
             return;
         }
         if let Some(s) = a.sigma2_start().filter(|_| a.controls.mode == Mode::Scores) {

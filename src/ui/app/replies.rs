@@ -113,7 +113,7 @@ impl App {
         }
         self.data_ref = origin;
         self.item = self.pending_item.take().unwrap_or(0);
-        self.sigma2_from_data = !std::mem::take(&mut self.sigma2_from_link);
+        self.sigma2.from_data = !std::mem::take(&mut self.sigma2.from_link);
         if self.controls.mode == Mode::Scores {
             if self.fit_kind_to_file() {
                 self.write_controls();
