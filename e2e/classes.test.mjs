@@ -1,6 +1,6 @@
 // End-to-end tests of panel 9, coverage by class and by set size: on the digits sample with one
 // split, each class's coverage in its CSV equals what the inspector's CSV of the split's sets
-// says item by item (a different path through the page: every set built whole), the worst
+// says item by item (with the sample's labels; a different path through the page: every set built whole), the worst
 // class listed is the one those sets make worst, and clicking it opens the inspector on a test
 // item of that class. Then the α slider, the embed, class names from an .npz (as text), a bad
 // class_names member (an error naming it, the results on screen kept) and the toy's sentence.
@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { crc32 } from 'node:zlib';
-import { ROOT, TIMEOUT_MS, analysesShown, download, ready, shot, slide, text, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, analysesShown, download, npzArray, ready, shot, slide, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
@@ -21,14 +21,25 @@ const METHODS = ['cp', 'cp-avg', 'cp-r'];
 // CSV rows as arrays of cells (no quoted commas in the files read this way).
 const rows = (bytes) => bytes.toString('utf8').trim().split('\n').slice(1).map((l) => l.split(','));
 
-// Per class and method, [covered, count] from the sets CSV (item,method,candidates,true_label,covered).
+// The digits' labels, item by item.
+const LABELS = npzArray(readFileSync(join(ROOT, 'assets', 'digits_wbb.npz')), 'labels.npy').values;
+
+// Per class and method, [covered, count] from the sets CSV (method,item,candidate,score,position:
+// a row per candidate in the set, one with an empty candidate for an empty set).
 function fromSets(bytes) {
+  const sets = {};
+  for (const [method, item, candidate] of rows(bytes)) {
+    const members = ((sets[method] ??= {})[item] ??= []);
+    if (candidate !== '') members.push(Number(candidate));
+  }
   const t = {};
-  for (const [, method, , label, covered] of rows(bytes)) {
-    t[method] ??= {};
-    const c = (t[method][label] ??= [0, 0]);
-    c[0] += covered === 'true' ? 1 : 0;
-    c[1] += 1;
+  for (const [method, items] of Object.entries(sets)) {
+    for (const [item, members] of Object.entries(items)) {
+      const label = LABELS[Number(item)];
+      const c = ((t[method] ??= {})[label] ??= [0, 0]);
+      c[0] += members.includes(label) ? 1 : 0;
+      c[1] += 1;
+    }
   }
   return t;
 }

@@ -144,18 +144,30 @@ test('the summary table and the per-item sets export to CSV by keyboard', LONG, 
       assert.equal(cells[i], shown, `the table shows ${r[0]}'s coverage`);
     });
 
-    // Panel 7 by keyboard (Space): a row per test item of the first repeat and method.
+    // Panel 7 by keyboard (Space): `rvalue sets`' rows, a row per candidate in each set of the
+    // first repeat's test items (an empty set: one row, its candidate empty), method by method.
     const sets = await download(page, '#panel-inspector button[data-export="csv"]', ' ');
     assert.equal(sets.name, 'rvalue-explorer-sets.csv');
     const c = csvRows(sets.bytes.toString('utf8'));
-    assert.equal(c.header, 'item,method,candidates,true_label,covered');
-    assert.equal(c.rows.length, 3 * 500);
-    for (const [item, method, candidates, label, covered] of c.rows) {
+    assert.equal(c.header, 'method,item,candidate,score,position');
+    const seen = new Map();
+    for (const [method, item, candidate, score, position] of c.rows) {
       assert.ok(Number.isInteger(Number(item)) && ['cp', 'cp-avg', 'cp-r'].includes(method));
-      const members = candidates === '' ? [] : candidates.split(' ').map(Number);
-      assert.ok(members.every((k) => Number.isInteger(k) && k >= 0 && k < 10));
-      assert.equal(covered, String(members.includes(Number(label))));
+      const key = `${method} ${item}`;
+      const members = seen.get(key) ?? [];
+      seen.set(key, members);
+      if (candidate === '') {
+        assert.deepEqual([members.length, score, position], [0, '', '']);
+        continue;
+      }
+      const k = Number(candidate);
+      assert.ok(Number.isInteger(k) && k >= 0 && k < 10 && !members.includes(k));
+      assert.equal(Number(position), members.length);
+      assert.ok(Number.isFinite(Number(score)));
+      members.push(k);
     }
+    assert.equal(seen.size, 3 * 500, 'every test item of every method has a row');
+    assert.deepEqual([...new Set(c.rows.map((r) => r[0]))], ['cp', 'cp-avg', 'cp-r']);
     assert.deepEqual(errors, []);
   });
 });

@@ -286,3 +286,41 @@ export async function rendererMemory(browser) {
     return null;
   }
 }
+
+// An array of a .npy: { descr, shape, values } (little-endian f4, f8, i8 or b1, C order: what
+// the bundled samples and the page's masks hold).
+export function npyArray(buf) {
+  const wide = buf[6] !== 1;
+  const headerLen = wide ? buf.readUInt32LE(8) : buf.readUInt16LE(8);
+  const start = (wide ? 12 : 10) + headerLen;
+  const header = buf.toString('latin1', start - headerLen, start);
+  const descr = header.match(/'descr': '([^']+)'/)[1];
+  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').filter((s) => s.trim()).map(Number);
+  const body = buf.subarray(start);
+  const [size, read] = {
+    '<f4': [4, (o) => body.readFloatLE(o)],
+    '<f8': [8, (o) => body.readDoubleLE(o)],
+    '<i8': [8, (o) => Number(body.readBigInt64LE(o))],
+    '|b1': [1, (o) => body[o] !== 0],
+  }[descr];
+  const count = shape.reduce((a, b) => a * b, 1);
+  return { descr, shape, values: Array.from({ length: count }, (_, i) => read(i * size)) };
+}
+
+// A member of a stored (uncompressed) .npz, found through its central directory, as npyArray.
+export function npzArray(bytes, member) {
+  const end = bytes.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let at = bytes.readUInt32LE(end + 16);
+  for (let i = 0; i < bytes.readUInt16LE(end + 10); i++) {
+    const nameLen = bytes.readUInt16LE(at + 28);
+    const name = bytes.toString('latin1', at + 46, at + 46 + nameLen);
+    if (name === member) {
+      assert.equal(bytes.readUInt16LE(at + 10), 0, `${member} is stored, not deflated`);
+      const local = bytes.readUInt32LE(at + 42);
+      const data = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
+      return npyArray(bytes.subarray(data, data + bytes.readUInt32LE(at + 20)));
+    }
+    at += 46 + nameLen + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32);
+  }
+  throw new Error(`the .npz has no member ${member}`);
+}

@@ -208,6 +208,8 @@ pub struct App {
     link: Option<Link>,
     /// The item a link asked for, applied once its file (sample or upload) is loaded.
     pending_item: Option<usize>,
+    /// Where the σ² marker starts on a file.
+    sigma2: Sigma2Start,
     /// Where CP_r's ranks are computed (GPU or CPU).
     device: Device,
     /// The Web Workers that compute toy repeats beside the page's thread.
@@ -267,4 +269,13 @@ impl App {
     pub fn frame_pending(&self) -> bool {
         self.frame_requested
     }
+}
+
+/// Where the σ² marker starts on a score file: at the data's median variance, unless a link set it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sigma2Start {
+    /// A link's σ², kept for the file the link names (its first load) instead of the data's.
+    from_link: bool,
+    /// Move the marker to the data's median variance when this file's analysis is done.
+    from_data: bool,
 }

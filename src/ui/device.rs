@@ -210,7 +210,7 @@ impl JobGpu {
             }
             Err(e) => {
                 self.cpu_only = true;
-                device.failure = Some(e.to_string());
+                device.failure = Some(rvalue_model::message::reason(&e));
             }
         }
         true
@@ -260,7 +260,7 @@ pub(super) fn open(switch: Option<String>, ready: impl FnOnce(Opened) + 'static)
                 };
                 State::Gpu(Rc::new(g), name)
             }
-            Err(e) => State::Cpu(e.to_string()),
+            Err(e) => State::Cpu(rvalue_model::message::reason(&e)),
         };
         ready(Opened(state));
     });

@@ -97,7 +97,7 @@ async fn load_streamed(sink: &Sink, all: &[File]) -> Option<()> {
             all[big].name()
         ))
     } else {
-        streamed::open(&all[big], labels).await.map_err(|e| e.to_string())
+        streamed::open(&all[big], labels).await.map_err(|e| rvalue_model::message::plain(&e))
     };
     sink(match got {
         Ok(info) => Got::Streamed(Streamed { file: all[big].clone(), info: Arc::new(info) }),

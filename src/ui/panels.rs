@@ -624,26 +624,3 @@ pub mod placeholder {
         "Load a score file to see how likely a false candidate is to enter each method's set.";
     pub const THEOREM3_WAITING: &str = "The inclusion curves appear when the score file's analysis is done.";
 }
-
-/// An error as a sentence for the page: its message without the error kind's prefix
-/// ("invalid argument: "), its first letter capitalised (a Latin one) and a full stop.
-pub fn sentence(e: &rvalue_core::Error) -> String {
-    use rvalue_core::Error;
-    let text = match e {
-        Error::Invalid(m) | Error::Shape(m) => m.clone(),
-        Error::OutOfRange { what, value, range } => format!("{what} = {value} is not in {range}"),
-        Error::InvalidOption { option, value, expected } => {
-            format!("'{value}' is not a {option} (expected {expected})")
-        }
-        Error::Length { what, got, expected } => format!("{got} {what} do not fit {expected}"),
-        Error::Gpu { message } => format!("the GPU failed ({message})"),
-        // A file's errors start with the file's name, not a kind.
-        _ => e.to_string(),
-    };
-    let mut chars = text.trim_end_matches('.').chars();
-    match chars.next() {
-        // ASCII only: a message may start with a symbol ("β = 1.5 …"), and Β is not β.
-        Some(first) => format!("{}{}.", first.to_ascii_uppercase(), chars.as_str()),
-        None => String::new(),
-    }
-}

@@ -261,12 +261,17 @@ async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
     app::file_sink(&app)(files::Got::Dataset { name, data, names, pool: None, origin: sample });
     idle(&app).await;
     let a = app.borrow();
-    // A link to this view names the sample.
+    let analysis = a.analysis().expect("analysed");
+    // σ² starts at the file's median variance, and a link to this view names it and the sample.
+    let sigma2 = analysis.sigma2_start().expect("a file's median variance");
+    assert_eq!(a.controls().sigma2, sigma2);
+    assert_eq!(text(&doc, "sigma2-value"), short(sigma2));
     assert_eq!(
         a.url_state().to_query(),
-        "mode=scores&k=5&m=8&n-cal=60&n-test=40&repeats=3&splits=3&sample=small_long.csv"
+        format!(
+            "mode=scores&sigma2={sigma2}&k=5&m=8&n-cal=60&n-test=40&repeats=3&splits=3&sample=small_long.csv"
+        )
     );
-    let analysis = a.analysis().expect("analysed");
     assert_eq!(text(&doc, "stat-n"), analysis.n.to_string());
     assert_eq!(text(&doc, "stat-k"), analysis.k.to_string());
     assert_eq!(analysis.calibrated(rvalue_core::conformal::Method::CpR).len(), 3);
@@ -412,15 +417,6 @@ fn a_line_is_cut_where_it_leaves_the_frame() {
     }
     assert_eq!(clip_band(&[(0.0, 0.5)], (0.0, 1.0)), vec![vec![(0.0, 0.5)]]);
     assert!(clip_band(&[(0.0, 5.0), (1.0, 6.0)], (0.0, 1.0)).is_empty());
-}
-
-#[test]
-fn errors_on_the_page_are_sentences_without_their_kind() {
-    let e = rvalue_core::Error::invalid("panel 2 has no figure yet");
-    assert_eq!(e.to_string(), "invalid argument: panel 2 has no figure yet");
-    assert_eq!(panels::sentence(&e), "Panel 2 has no figure yet.");
-    let e = rvalue_core::Error::out_of_range("β", 1.5, "(0, 1)");
-    assert_eq!(panels::sentence(&e), "β = 1.5 is not in (0, 1).");
 }
 
 #[test]

@@ -80,6 +80,9 @@ pub struct Impact {
     pub alpha: bool,
     /// Redraw panels 1, 2 and 5 (closed forms).
     pub curves: bool,
+    /// On a score file the variance choice changed what σ² measures: the σ² marker starts again
+    /// at the data's median variance.
+    pub sigma2_from_data: bool,
 }
 
 impl Controls {
@@ -110,13 +113,20 @@ impl Controls {
         ScoreOptions { kind, prior: Prior::Pooled, ..ScoreOptions::default() }
     }
 
-    /// Switches to `mode`, with that mode's default r-value kind; other settings stay.
+    /// Switches to `mode`, with that mode's default r-value kind; other settings stay, except
+    /// σ²: in toy mode it is a parameter of the simulation, on a score file only a marker (which
+    /// starts at the data's median variance), so the toy's σ² is kept in `toy.sigma2` while a
+    /// score file is on show and comes back with the toy.
     pub fn for_mode(&self, mode: Mode) -> Controls {
         if mode == self.mode {
             return self.clone();
         }
         let kind = Controls::score_defaults(mode).kind;
-        Controls { mode, score: ScoreOptions { kind, ..self.score }, ..self.clone() }
+        let (sigma2, toy) = match mode {
+            Mode::Scores => (self.sigma2, ToyParams { sigma2: self.sigma2, ..self.toy.clone() }),
+            Mode::Toy => (self.toy.sigma2, self.toy.clone()),
+        };
+        Controls { mode, sigma2, toy, score: ScoreOptions { kind, ..self.score }, ..self.clone() }
     }
 
     /// The toy parameters with σ² taken from the slider.
@@ -155,6 +165,9 @@ impl Controls {
                 || self.beta != new.beta
                 || self.sigma2 != new.sigma2
                 || self.alpha != new.alpha,
+            sigma2_from_data: new.mode == Mode::Scores
+                && self.mode == Mode::Scores
+                && self.score.variance != new.score.variance,
         }
     }
 }

@@ -3,8 +3,8 @@
 //! representation that reads back to the same f64), not as the table rounds them.
 
 use super::{AlphaView, Analysis};
-use rvalue_core::conformal::{Method, CONDITIONAL_COLUMNS};
-use rvalue_core::Result;
+use rvalue_core::conformal::{Method, Split, CONDITIONAL_COLUMNS};
+use rvalue_core::{Error, Result};
 
 /// The header of [`summary_csv`]: the command line's columns, with `never_empty` after `alpha`.
 pub fn summary_header() -> String {
@@ -12,8 +12,8 @@ pub fn summary_header() -> String {
     format!("{first},{}", CONDITIONAL_COLUMNS.join(","))
 }
 
-/// The header of [`sets_csv`].
-pub const SETS_HEADER: &str = "item,method,candidates,true_label,covered";
+/// The header of [`sets_csv`]: `rvalue sets`' columns (docs/method.md §8).
+pub const SETS_HEADER: &str = "method,item,candidate,score,position";
 
 /// Panel 6 at `view.alpha`: one row per method, with `rvalue conformal`'s conditional columns
 /// after `splits` (`NaN` where undefined, as the command line writes). `position_mean` is empty
@@ -40,23 +40,50 @@ pub fn summary_csv(view: &AlphaView) -> String {
     out
 }
 
-/// The first split's prediction sets at α: a row per test item and method, the set's candidates
-/// in the method's order separated by spaces (an empty field for an empty set), the true label
-/// and whether the set holds it (`true` / `false`).
+/// The first split's prediction sets at α, in the format of `rvalue sets` (docs/method.md §8),
+/// byte for byte what it writes for the same file, split and settings: a row per method, test
+/// item and candidate in the set (methods in the page's order, items ascending, candidates in
+/// set order, `position` from 0, `score` the method's own score in Rust's shortest round-trip
+/// form); an empty set is one row with the last three fields empty.
 pub fn sets_csv(analysis: &Analysis, alpha: f64, never_empty: bool) -> Result<String> {
     rvalue_core::conformal::check_alpha(alpha)?;
     let mut out = format!("{SETS_HEADER}\n");
-    for t in 0..analysis.n_inspectable() {
-        for m in Method::ALL {
-            let Some(c) = analysis.calibrated(m).first() else { continue };
+    for m in Method::ALL {
+        let Some(c) = analysis.calibrated(m).first() else { continue };
+        for t in 0..c.test.len() {
             let set = c.set(t, alpha, never_empty);
-            let label = c.label(t);
-            let members: Vec<String> = set.members.iter().map(|(cand, _)| cand.to_string()).collect();
-            let covered = set.contains(label);
-            out += &format!("{},{},{},{label},{covered}\n", set.item, m.name(), members.join(" "));
+            if set.members.is_empty() {
+                out += &format!("{},{},,,\n", m.name(), set.item);
+            }
+            for (position, (cand, score)) in set.members.iter().enumerate() {
+                out += &format!("{},{},{cand},{score},{position}\n", m.name(), set.item);
+            }
         }
     }
     Ok(out)
+}
+
+/// The first split's mask as a `.npy` of `bool` `[N]` (`true` = calibration), the file
+/// `rvalue sets --split` reads and `--save-split` writes: split 0 of the split seed at the
+/// calibration fraction. A toy repeat is simulated, not split from a file, and a calibration
+/// pool's split draws pool units, not items: neither has one.
+pub fn split_mask_npy(analysis: &Analysis) -> Result<Vec<u8>> {
+    if has_split_mask(analysis) {
+        let c = &analysis.controls;
+        let split = Split::random(analysis.n, c.cal_fraction, c.seed, 0)?;
+        return Ok(rvalue_core::io::write_npy_bool(&[analysis.n], &split.mask(analysis.n)));
+    }
+    if analysis.toy.is_some() {
+        return Err(Error::invalid("the toy's repeats are simulated, not split from a file"));
+    }
+    Err(Error::invalid(
+        "a calibration pool calibrates on pool units and tests every item: no item is split off",
+    ))
+}
+
+/// Whether the analysis' first split has a mask ([`split_mask_npy`]): a file's, split in two.
+pub fn has_split_mask(analysis: &Analysis) -> bool {
+    analysis.toy.is_none() && analysis.pool.is_none()
 }
 
 #[cfg(test)]
@@ -125,30 +152,58 @@ mod tests {
         let rows = rows(&csv);
         let nt = a.n_inspectable();
         assert_eq!(nt, 15);
-        assert_eq!(rows.len(), 3 * nt);
-        for (mi, m) in Method::ALL.into_iter().enumerate() {
+        let mut at = 0;
+        for m in Method::ALL {
             let c = &a.calibrated(m)[0];
-            let mine: Vec<&Vec<&str>> = rows.iter().filter(|r| r[1] == m.name()).collect();
-            assert_eq!(mine.len(), nt);
             let (mut covered, mut size) = (0usize, 0usize);
-            for (t, row) in mine.iter().enumerate() {
-                assert_eq!(row.len(), 5);
-                assert_eq!(row[0].parse::<usize>().unwrap(), c.test[t]);
-                assert_eq!(rows[3 * t + mi], **row, "rows go item by item, methods in order");
-                let cands: Vec<usize> = row[2].split_whitespace().map(|s| s.parse().unwrap()).collect();
-                let want: Vec<usize> = c.set(t, alpha, false).members.iter().map(|&(k, _)| k).collect();
-                assert_eq!(cands, want);
-                let label: usize = row[3].parse().unwrap();
-                assert_eq!(label, c.label(t));
-                let is_covered: bool = row[4].parse().unwrap();
-                assert_eq!(is_covered, cands.contains(&label));
-                covered += usize::from(is_covered);
-                size += cands.len();
+            for t in 0..nt {
+                let set = c.set(t, alpha, false);
+                let mine: Vec<&Vec<&str>> = rows[at..]
+                    .iter()
+                    .take_while(|r| r[0] == m.name() && r[1] == c.test[t].to_string())
+                    .collect();
+                at += mine.len();
+                assert!(!mine.is_empty(), "every test item has a row, an empty set too");
+                if set.members.is_empty() {
+                    assert_eq!(*mine[0], [m.name(), &c.test[t].to_string(), "", "", ""]);
+                    continue;
+                }
+                assert_eq!(mine.len(), set.members.len());
+                for (pos, (row, &(k, score))) in mine.iter().zip(&set.members).enumerate() {
+                    assert_eq!(row.len(), 5);
+                    assert_eq!(row[2].parse::<usize>().unwrap(), k);
+                    // Bit for bit, as the command line writes it.
+                    assert_eq!(row[3].parse::<f64>().unwrap().to_bits(), score.to_bits());
+                    assert_eq!(row[4].parse::<usize>().unwrap(), pos);
+                }
+                covered += usize::from(set.contains(c.label(t)));
+                size += set.members.len();
             }
             let metrics = c.metrics(alpha, false);
             assert_eq!(covered as f64 / nt as f64, metrics.coverage);
             assert_eq!(size as f64 / nt as f64, metrics.size);
         }
+        assert_eq!(at, rows.len(), "methods in order, items ascending, nothing else");
         assert!(sets_csv(&a, 1.0, false).is_err());
+    }
+
+    #[test]
+    fn only_a_files_split_has_a_mask() {
+        use rvalue_core::io::{read_mask, Dataset};
+        assert!(split_mask_npy(&analysis()).is_err(), "a toy repeat");
+        let (scores, labels) = rvalue_core::samples::logits(40, 5, 4, 3).unwrap();
+        let data = std::sync::Arc::new(Dataset { scores, labels: Some(labels), single_draw: false });
+        let controls = Controls {
+            cal_fraction: 0.3,
+            seed: 7,
+            splits: 2,
+            ..Controls::default().for_mode(crate::Mode::Scores)
+        };
+        let a = Analysis::build(Source::from_controls(&controls, Some(data)).unwrap(), &controls).unwrap();
+        let mask = read_mask("mask.npy", &split_mask_npy(&a).unwrap(), 40).unwrap();
+        let split = Split::from_mask(&mask).unwrap();
+        assert_eq!(split.test, a.calibrated(Method::Cp)[0].test, "the mask splits off the inspector's items");
+        assert_eq!(split.cal.len(), 12);
+        assert_eq!(split.keyed(7, 0), Split::random(40, 0.3, 7, 0).unwrap());
     }
 }

@@ -52,6 +52,8 @@ pub mod classes;
 pub mod controls;
 mod curves;
 pub mod export;
+pub mod message;
+mod notes;
 pub mod panel;
 pub mod samples;
 pub mod scales;
@@ -80,4 +82,5 @@ pub use curves::{
     threshold_curves, threshold_curves_with, threshold_inputs, toy_design, DataPoint, InclusionCurves,
     InclusionInputs, Marker, ScoreDensities, ThresholdCurves, ThresholdSeries, MAX_DATA_POINTS,
 };
+pub use notes::{kind_notes, KindNotes};
 pub use summary::{DataSummary, VarianceDistribution};

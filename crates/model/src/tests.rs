@@ -577,12 +577,21 @@ fn controls_defaults_ranges_and_impact() {
         assert!(bad.validate().is_err(), "{bad:?}");
     }
     let i = c.impact(&Controls { alpha: 0.2, ..c.clone() });
-    assert_eq!(i, Impact { reanalyse: false, alpha: true, curves: true });
+    assert_eq!(i, Impact { reanalyse: false, alpha: true, curves: true, sigma2_from_data: false });
     let i = c.impact(&Controls { beta: 0.2, ..c.clone() });
-    assert_eq!(i, Impact { reanalyse: false, alpha: false, curves: true });
+    assert_eq!(i, Impact { reanalyse: false, alpha: false, curves: true, sigma2_from_data: false });
     let i = c.impact(&Controls { never_empty: true, ..c.clone() });
-    assert_eq!(i, Impact { reanalyse: false, alpha: true, curves: false });
+    assert_eq!(i, Impact { reanalyse: false, alpha: true, curves: false, sigma2_from_data: false });
     assert!(c.impact(&Controls { sigma2: 10.0, ..c.clone() }).reanalyse);
+    // On a file, σ² measures the variance choice: changing it moves the marker to the new median.
+    let file = c.for_mode(Mode::Scores);
+    let mut of_mean = file.clone();
+    of_mean.score.variance = rvalue_core::tensor::VarianceKind::OfMean;
+    assert!(file.impact(&of_mean).sigma2_from_data && !c.impact(&c.for_mode(Mode::Scores)).sigma2_from_data);
+    assert!(
+        !Controls { score: of_mean.score, ..c.clone() }.impact(&c).sigma2_from_data,
+        "the toy's σ² is its own"
+    );
     assert!(!c.impact(&Controls { splits: 3, ..c.clone() }).reanalyse);
     assert!(
         c.impact(&Controls { score: ScoreOptions { kind: RvalueKind::Pooled, ..c.score }, ..c.clone() })

@@ -67,6 +67,9 @@ pub struct Restored {
     /// The page's switch `stream=MB` (README): score files of at least this many megabytes are
     /// read a block at a time (`0`: every `.npy`), read by `ui::files`; never written back.
     pub stream_switch: Option<String>,
+    /// Whether the link sets σ²: on the score file it names, σ² then stays as given instead of
+    /// starting at the data's median variance.
+    pub sigma2_given: bool,
 }
 
 impl UrlState {
@@ -156,6 +159,7 @@ impl UrlState {
             }
         }
         r.check(&mut state);
-        Restored { state, warnings: r.warnings, gpu_switch, workers_switch, stream_switch }
+        let sigma2_given = seen.contains(&"sigma2");
+        Restored { state, warnings: r.warnings, gpu_switch, workers_switch, stream_switch, sigma2_given }
     }
 }

@@ -23,7 +23,8 @@ use crate::ui::figure::{Dots, Figure};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::classes::{classes_csv, ClassView};
-use rvalue_model::export::{sets_csv, summary_csv};
+use rvalue_model::export::{sets_csv, split_mask_npy, summary_csv};
+use rvalue_model::message::sentence;
 use rvalue_model::panel::Panel;
 
 /// A figure panel: the panel, its canvas, the overlay stacked on the canvas, the file name.
@@ -90,13 +91,18 @@ pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
             report(&a, done);
         });
     }
+    let a = app.clone();
+    dom::listen_id(doc, "split-mask", "click", move |_| {
+        let done = export_mask(&a.borrow());
+        report(&a, done);
+    })?;
     Ok(())
 }
 
 /// A failed export says why in the page's error banner.
 fn report(app: &Shared, done: Result<()>) {
     if let Err(e) = done {
-        app.borrow().show_error(Some(&format!("Export failed: {}", panels::sentence(&e))));
+        app.borrow().show_error(Some(&format!("Export failed: {}", sentence(&e))));
     }
 }
 
@@ -166,10 +172,21 @@ fn png_blob(canvas: &HtmlCanvasElement) -> Result<Blob> {
     let window = web_sys::window().ok_or_else(|| Error::invalid("no window"))?;
     // atob gives one char per byte (0–255).
     let bytes: Vec<u8> = window.atob(b64).map_err(js_err("atob"))?.chars().map(|c| c as u8).collect();
+    bytes_blob(&bytes, "image/png")
+}
+
+fn bytes_blob(bytes: &[u8], mime: &str) -> Result<Blob> {
     let opts = BlobPropertyBag::new();
-    opts.set_type("image/png");
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&bytes[..]));
+    opts.set_type(mime);
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
     Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(js_err("Blob"))
+}
+
+/// The first split's mask as `.npy` (`rvalue sets --split` reads it).
+fn export_mask(app: &App) -> Result<()> {
+    let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+    let blob = bytes_blob(&split_mask_npy(a)?, "application/octet-stream")?;
+    download(&app.doc, "rvalue-explorer-split-0.npy", &blob)
 }
 
 /// The figure as last drawn (with the α marker on panels 3 and 4), drawn again as SVG.

@@ -7,6 +7,7 @@ use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set
 use crate::ui::permalink;
 use rvalue_core::{Error, Result};
 use rvalue_model::controls::table::{Control, Input, CONTROLS};
+use rvalue_model::message::failure;
 use rvalue_model::scales::short;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
@@ -157,11 +158,12 @@ impl App {
             Ok(c) => c,
             Err(e) => {
                 return self
-                    .show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
+                    .show_error(Some(&failure(&e, "The results shown are for the previous settings.")))
             }
         };
         self.show_error(None);
         let impact = self.controls.impact(&new);
+        self.sigma2.from_data |= impact.sigma2_from_data && self.data.is_some();
         let never_empty_changed = self.controls.never_empty != new.never_empty;
         // α moves only panel 5 among the closed forms: panel 2's z_β is a root over every
         // candidate of a score file, too slow to redo under the α slider.
@@ -184,6 +186,8 @@ impl App {
 
     pub(super) fn set_mode(&mut self, mode: Mode) {
         self.controls = self.controls.for_mode(mode);
+        // Back on a loaded file, σ² starts at its median variance again.
+        self.sigma2.from_data = mode == Mode::Scores && self.data.is_some();
         self.fit_kind_to_file();
         self.write_controls();
         self.show_mode();

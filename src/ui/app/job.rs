@@ -13,6 +13,7 @@ use crate::ui::dom::{self, by_id, set_text};
 use crate::ui::{device, workers};
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::conformal::RvalueKind;
+use rvalue_model::message::{about, capitalised, failure, sentence};
 use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Progress, Source};
 
 /// Work per animation frame: the page stays responsive between slices.
@@ -63,7 +64,7 @@ impl App {
             }
             Err(e) => {
                 self.state = "failed";
-                self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")))
+                self.show_error(Some(&failure(&e, "The results shown are for the previous settings.")))
             }
         }
     }
@@ -244,7 +245,7 @@ impl App {
                 Ok(Progress::Done) => break,
                 Err(e) => {
                     let what = run.what.clone();
-                    return self.fail_running(&format!("{what}: {e}"));
+                    return self.fail_running(&about(&what, &e));
                 }
             }
         }
@@ -271,6 +272,7 @@ impl App {
         match run.job.finish() {
             Ok(a) => {
                 self.item = self.item.min(a.n_inspectable().saturating_sub(1));
+                self.start_sigma2(&a);
                 self.dirty.address = true;
                 self.show_analysis(a, run.what);
                 self.previous = None;
@@ -279,17 +281,33 @@ impl App {
             }
             Err(e) => {
                 self.state = "failed";
-                self.show_error(Some(&e.to_string()));
+                self.show_error(Some(&sentence(&e)));
             }
         }
     }
 
-    /// Ends the running job with error `e`; the results shown stay.
+    /// On a newly loaded file's first analysis, moves the σ² marker to the data's median
+    /// variance (unless the link set σ²); the slider and the address follow.
+    fn start_sigma2(&mut self, a: &Analysis) {
+        if !std::mem::take(&mut self.sigma2.from_data) {
+            return;
+        }
+        if let Some(s) = a.sigma2_start().filter(|_| a.controls.mode == Mode::Scores) {
+            self.controls.sigma2 = s;
+            self.write_controls();
+        }
+    }
+
+    /// Ends the running job with the message `e`; the results shown stay.
     pub(super) fn fail_running(&mut self, e: &str) {
         self.running = None;
         self.status = format!("Showing {}.", self.analysis_what);
         self.state = "failed";
-        self.show_error(Some(&format!("{e}. The results shown are for the previous settings.")));
+        self.show_error(Some(&format!(
+            "{} {}",
+            capitalised(e),
+            "The results shown are for the previous settings."
+        )));
     }
 
     pub(super) fn show_progress(&mut self) {

@@ -12,9 +12,13 @@ use crate::ui::{device, files, workers};
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::conformal::RvalueKind;
 use rvalue_core::io::Dataset;
-use rvalue_core::{Error, Result};
+use rvalue_core::Result;
+use rvalue_model::message::failure;
 use rvalue_model::url::DataRef;
 use rvalue_model::{DataSummary, Mode};
+
+/// What a failed load leaves on the page.
+const UNCHANGED: &str = "The results shown are unchanged.";
 
 /// Histogram bins of panel 8.
 const VARIANCE_BINS: usize = 40;
@@ -28,14 +32,17 @@ impl App {
         (class_names, pool): (Option<Vec<String>>, Option<Arc<TruePool>>),
         origin: DataRef,
     ) {
-        let result = data.and_then(|d| {
+        let result = data.map_err(|e| failure(&e, UNCHANGED)).and_then(|d| {
             if d.labels.is_none() {
-                return Err(Error::invalid(format!(
+                // The file's name opens the sentence as it is spelled.
+                return Err(format!(
                     "{name} has no labels: conformal prediction needs the true label of every item \
-                     (an .npz member 'labels', a CSV column 'label', or a second .npy named *labels*)"
-                )));
+                     (an .npz member 'labels', a CSV column 'label', or a second .npy named *labels*). \
+                     {UNCHANGED}"
+                ));
             }
-            let summary = DataSummary::of(&d, self.controls.score.variance, VARIANCE_BINS)?;
+            let summary = DataSummary::of(&d, self.controls.score.variance, VARIANCE_BINS)
+                .map_err(|e| failure(&e, UNCHANGED))?;
             Ok((d, summary))
         });
         match result {
@@ -50,7 +57,7 @@ impl App {
                 };
                 self.put_in(loaded, origin, &what);
             }
-            Err(e) => self.show_error(Some(&format!("{e}. The results shown are unchanged."))),
+            Err(msg) => self.show_error(Some(&msg)),
         }
     }
 
@@ -106,6 +113,7 @@ impl App {
         }
         self.data_ref = origin;
         self.item = self.pending_item.take().unwrap_or(0);
+        self.sigma2.from_data = !std::mem::take(&mut self.sigma2.from_link);
         if self.controls.mode == Mode::Scores {
             if self.fit_kind_to_file() {
                 self.write_controls();
@@ -128,7 +136,8 @@ pub(in crate::ui) fn file_sink(app: &Shared) -> files::Sink {
             }
             files::Got::Streamed(s) => a.install_streamed(s),
             files::Got::Failed(msg) => {
-                a.show_error(Some(&format!("{msg}. The results shown are unchanged.")))
+                // A file's name may open it, spelled as it is: no capital forced.
+                a.show_error(Some(&format!("{}. {UNCHANGED}", msg.trim_end_matches('.'))))
             }
         })
     })

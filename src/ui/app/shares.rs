@@ -8,6 +8,7 @@ use super::frame::with;
 use super::{App, Held};
 use crate::ui::dom;
 use crate::ui::streamed::{self, Streamed};
+use rvalue_model::message::about;
 
 impl App {
     /// The file loaded, when it is read a block at a time.
@@ -36,7 +37,7 @@ impl App {
                     return dom::mark(dom::DROPPED_ANSWER);
                 };
                 if let Err(e) = got.and_then(|b| run.job.supply_bytes(s, b)) {
-                    a.fail_running(&format!("{}: {e}", file.info.name));
+                    a.fail_running(&about(&file.info.name, &e));
                 }
             });
         });

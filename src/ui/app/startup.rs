@@ -23,22 +23,23 @@ pub fn start() -> Result<Shared> {
     let restored = permalink::read();
     crate::ui::streamed::set_stream_switch(restored.stream_switch.as_deref());
     let link = Some(Link::new(permalink::search()));
-    launch(restored.state, &restored.warnings, link, restored.gpu_switch, restored.workers_switch)
+    let switches = (restored.gpu_switch, restored.workers_switch, restored.sigma2_given);
+    launch(restored.state, &restored.warnings, link, switches)
 }
 
 /// Starts the explorer on the current page with `controls` (checked first).
 pub fn start_with(controls: Controls) -> Result<Shared> {
-    launch(UrlState::with_controls(controls), &[], None, None, None)
+    launch(UrlState::with_controls(controls), &[], None, (None, None, false))
 }
 
 /// Starts the explorer with `state`, showing `warnings` about the address it came from.
-/// `gpu_switch`: the address' GPU test switch (`explorer::url::Restored::gpu_switch`).
+/// `gpu_switch`, `workers_switch`, `sigma2_given`: the address' GPU and worker switches and
+/// whether it set σ² (`explorer::url::Restored`).
 fn launch(
     state: UrlState,
     warnings: &[String],
     link: Option<Link>,
-    gpu_switch: Option<String>,
-    workers_switch: Option<String>,
+    (gpu_switch, workers_switch, sigma2_given): (Option<String>, Option<String>, bool),
 ) -> Result<Shared> {
     let UrlState { controls, item, data, embed, large_text, tour, tour_alone } = state;
     controls.validate()?;
@@ -69,6 +70,7 @@ fn launch(
         first_panel: std::cell::Cell::new(false),
         first_frame_done: false,
         pending_item: (data != DataRef::None).then_some(item),
+        sigma2: super::Sigma2Start { from_link: sigma2_given && data != DataRef::None, from_data: false },
         data_ref: data.clone(),
         embed,
         tour,

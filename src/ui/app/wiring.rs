@@ -10,6 +10,7 @@ use crate::ui::dom::{self, checked, number};
 use crate::ui::{files, permalink};
 use rvalue_core::Result;
 use rvalue_model::controls::table::{Input, CONTROLS};
+use rvalue_model::message::sentence;
 use rvalue_model::Mode;
 
 /// The radio buttons `{key}-{mode}`, one per [`Mode`].
@@ -88,7 +89,7 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     dom::listen_id(&doc, "item-index", "change", move |_| {
         with(&a, |app| match number::<usize>(&app.doc, "item-index", "test item") {
             Ok(i) => app.step_item(ItemMove::To(i)),
-            Err(e) => app.show_error(Some(&e.to_string())),
+            Err(e) => app.show_error(Some(&sentence(&e))),
         })
     })?;
     wire_classes(app, &doc)?;

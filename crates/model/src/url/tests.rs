@@ -261,3 +261,20 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_links_sigma2_is_noted_and_the_toy_keeps_its_own() {
+    assert!(read("mode=scores&sample=digits_wbb.npz&sigma2=30").sigma2_given);
+    assert!(!read("mode=scores&sample=digits_wbb.npz").sigma2_given);
+    // σ² on a file is a marker; the toy's σ², a parameter, comes back with the toy.
+    let toy = Controls { sigma2: 40.0, ..Controls::default() };
+    let mut scores = toy.for_mode(Mode::Scores);
+    assert_eq!(scores.sigma2, 40.0);
+    scores.sigma2 = 0.03;
+    let back = scores.for_mode(Mode::Toy);
+    assert_eq!((back.sigma2, back.toy_params().sigma2), (40.0, 40.0));
+    // A link in score mode reads back the same.
+    let state =
+        UrlState { data: DataRef::Sample("digits_wbb.npz".into()), ..UrlState::with_controls(scores) };
+    assert_eq!(read(&state.to_query()).state.controls.sigma2, 0.03);
+}

@@ -4,6 +4,7 @@ use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::set_text;
 use crate::ui::panels;
+use rvalue_model::message::sentence;
 use rvalue_model::{default_score_xs, scales, score_densities, Mode};
 
 impl App {
@@ -19,7 +20,7 @@ impl App {
                     set_text(d, "pqp-note", &s.note);
                     self.draw("plot-scores", panels::scores(&s));
                 }
-                Err(e) => set_text(d, "pqp-note", &panels::sentence(&e)),
+                Err(e) => set_text(d, "pqp-note", &sentence(&e)),
             }
         }
         self.render_threshold();

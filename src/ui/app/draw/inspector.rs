@@ -10,6 +10,7 @@ use crate::ui::app::App;
 use crate::ui::dom::{self, esc, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
 use crate::ui::streamed;
+use rvalue_model::message::{about, sentence};
 use rvalue_model::scales::short;
 
 impl App {
@@ -53,7 +54,7 @@ impl App {
                 self.inspector = columns;
             }
             Err(e) => {
-                set_html(d, "inspector", &format!("<p class=\"muted\">{}</p>", esc(&panels::sentence(&e))));
+                set_html(d, "inspector", &format!("<p class=\"muted\">{}</p>", esc(&sentence(&e))));
                 self.inspector.clear();
             }
         }
@@ -81,7 +82,7 @@ impl App {
                 let Some(an) = a.analysis.as_ref() else { return };
                 match got.and_then(|b| an.supply_item(item, &b)) {
                     Ok(()) => a.render_item(),
-                    Err(e) => a.show_error(Some(&format!("{}: {e}", file.info.name))),
+                    Err(e) => a.show_error(Some(&about(&file.info.name, &e))),
                 }
             });
         });

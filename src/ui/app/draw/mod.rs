@@ -7,6 +7,7 @@ pub(super) mod classes;
 pub(super) mod curves;
 pub(super) mod data;
 pub(super) mod inspector;
+pub(super) mod notes;
 pub(super) mod sweep;
 pub(super) mod table;
 pub(super) mod theorem3;
@@ -32,6 +33,7 @@ impl App {
             self.classes_canvas.sized.set(false);
         }
         if dirty.curves {
+            self.render_kind_notes();
             self.render_curves();
         }
         if dirty.sweep {
@@ -45,6 +47,7 @@ impl App {
         }
         if dirty.alpha {
             self.render_alpha();
+            self.render_data_notes();
         }
         if dirty.sliders {
             self.write_slider_values();

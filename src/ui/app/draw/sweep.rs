@@ -9,6 +9,7 @@ use crate::ui::dom::{by_id, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_core::{Error, Result};
+use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
 use rvalue_model::AlphaView;
 
@@ -75,7 +76,7 @@ impl App {
         let view = match self.alpha_view(alpha, never_empty) {
             Ok(v) => Some(v),
             Err(e) => {
-                self.show_error(Some(&e.to_string()));
+                self.show_error(Some(&sentence(&e)));
                 None
             }
         };

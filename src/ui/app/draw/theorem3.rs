@@ -6,6 +6,7 @@ use crate::ui::app::{App, THEOREM3_FRONT};
 use crate::ui::dom::set_text;
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
+use rvalue_model::message::sentence;
 use rvalue_model::scales::short;
 use rvalue_model::{inclusion_curves, InclusionInputs, Mode};
 
@@ -41,7 +42,7 @@ impl App {
                 }
                 set_text(&self.doc, "theorem3-note", &note);
             }
-            Err(e) => self.no_theorem3(&panels::sentence(&e)),
+            Err(e) => self.no_theorem3(&sentence(&e)),
         }
     }
 

@@ -5,6 +5,7 @@ use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::{checked, set_text};
 use crate::ui::panels;
+use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
 use rvalue_model::{panel_betas, threshold_curves, threshold_curves_with, threshold_inputs, Mode};
 
@@ -28,7 +29,7 @@ impl App {
         };
         let t = match curves {
             Ok(t) => t,
-            Err(e) => return self.no_threshold(&panels::sentence(&e)),
+            Err(e) => return self.no_threshold(&sentence(&e)),
         };
         let (Some(h), Some(s)) = (t.hyper, t.series.first()) else { return self.no_threshold("") };
         if s.t.iter().all(Option::is_none) {

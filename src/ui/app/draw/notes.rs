@@ -1,0 +1,34 @@
+//! What the page says about what it computes: which r-value panels 2 and 5 and the formulas
+//! describe, the core's warnings on the data and settings, and the split mask's button. The
+//! model decides each (`rvalue_model::kind_notes`, `Analysis::warnings`); this writes them.
+
+use crate::ui::app::App;
+use crate::ui::dom::{esc, set_hidden, set_html, set_text};
+use rvalue_model::export::has_split_mask;
+use rvalue_model::kind_notes;
+
+impl App {
+    /// Panels 2 and 5 and the formulas, for the r-value CP_r uses now.
+    pub(super) fn render_kind_notes(&self) {
+        let (d, n) = (&self.doc, kind_notes(&self.controls));
+        set_text(d, "threshold-kind", &n.threshold);
+        set_hidden(d, "threshold-kind", n.threshold.is_empty());
+        set_text(d, "theorem3-kind", &n.theorem3);
+        set_hidden(d, "theorem3-kind", n.theorem3.is_empty());
+        set_text(d, "formulas-kind", &n.formulas);
+        set_hidden(d, "formula-nonparametric", !n.nonparametric);
+        set_hidden(d, "formula-pooled", !n.pooled);
+    }
+
+    /// The analysis' warnings at the current α, one sentence a line, and whether its first
+    /// split has a mask to download (a file's; not a toy repeat's or a pool's).
+    pub(super) fn render_data_notes(&self) {
+        let d = &self.doc;
+        let a = self.analysis.as_ref().filter(|a| a.controls.mode == self.controls.mode);
+        let notes = a.map(|a| a.warnings(self.controls.alpha)).unwrap_or_default();
+        let html: Vec<String> = notes.iter().map(|w| format!("<p>{}</p>", esc(w))).collect();
+        set_html(d, "data-notes", &html.concat());
+        set_hidden(d, "data-notes", notes.is_empty());
+        set_hidden(d, "split-mask", !a.is_some_and(has_split_mask));
+    }
+}
