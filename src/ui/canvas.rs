@@ -327,6 +327,11 @@ fn scratch(doc: &Document, id: String, w: u32, h: u32) -> Result<HtmlCanvasEleme
                 .ok()
                 .and_then(|e| e.dyn_into().ok())
                 .ok_or_else(|| Error::invalid("a canvas could not be created"))?;
+            // Drawn on the CPU: a figure of a few hundred shapes rasterises faster there than
+            // through a GPU round trip, and copying it onto the page's canvas is one upload.
+            let options = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&options, &"willReadFrequently".into(), &true.into());
+            let _ = c.get_context_with_context_options("2d", &options);
             SCRATCH.with(|s| s.borrow_mut().insert(id, c.clone()));
             c
         }
