@@ -123,7 +123,9 @@ pub use metrics::{
 pub use pooled::PooledBuilder;
 pub use prepared::{calibrate_each_lean, check_data, Prepared};
 pub(crate) use scores::parametric_rows;
-pub use scores::{item_scores, item_scores_only, needed_candidates, parametric_scores, pooled_hyper, Need};
+pub use scores::{
+    item_scores, item_scores_only, needed_candidates, parametric_scores, pooled_hyper, pooled_hyper_on, Need,
+};
 pub use split::{Split, SplitPlan};
 pub use sweep::{alpha_grid, sweep};
 
