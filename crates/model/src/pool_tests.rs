@@ -60,7 +60,7 @@ fn case(n_pool: usize) -> Case {
 fn controls(ties: TieOrder) -> Controls {
     let mut c =
         Controls { mode: Mode::Scores, splits: 3, cal_fraction: 0.6, seed: 11, ..Controls::default() };
-    c.score = Controls::score_defaults(Mode::Scores);
+    c.score = ScoreOptions { kind: RvalueKind::Pooled, ..Controls::score_defaults(Mode::Scores) };
     c.score.ties = ties;
     c.score.cp_draw = 2;
     c

@@ -62,8 +62,8 @@ pub struct Calibration {
 /// predicting sets of new items.
 #[pyfunction]
 #[pyo3(signature = (
-    scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue="pooled", variance="per-draw",
-    prior="per-item", algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
+    scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue=options::default_rvalue(), variance="per-draw",
+    prior=options::default_prior(), algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
     never_empty=false, seed=0, threads=None, cal_true=None, progress=None, coverage="marginal",
     cal_labels=None
 ))]

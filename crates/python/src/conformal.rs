@@ -167,9 +167,9 @@ impl Measured {
 /// splits: one dict per method with the columns of `rvalue conformal`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
+    scores, labels=None, alpha=0.1, *, methods=options::Names::all(),
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
-    rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
+    rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
     test_size=None, progress=None, coverage="marginal", cal_labels=None
 ))]
@@ -179,7 +179,7 @@ pub fn conformal<'py>(
     scores: &Bound<'py, PyAny>,
     labels: Option<&Bound<'py, PyAny>>,
     alpha: f64,
-    methods: Vec<String>,
+    methods: options::Names,
     splits: usize,
     seed: u64,
     cal_fraction: f64,
@@ -204,7 +204,7 @@ pub fn conformal<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
-    let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
+    let job = Job::new(methods.0, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
@@ -426,8 +426,8 @@ impl SetRows {
 /// columns of `rvalue sets`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels=None, split=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
-    seed=0, rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact",
+    scores, labels=None, split=None, alpha=0.1, *, methods=options::Names::all(),
+    seed=0, rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact",
     lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None,
     progress=None, coverage="marginal", cal_labels=None
 ))]
@@ -438,7 +438,7 @@ pub fn sets<'py>(
     labels: Option<&Bound<'py, PyAny>>,
     split: Option<&Bound<'py, PyAny>>,
     alpha: f64,
-    methods: Vec<String>,
+    methods: options::Names,
     seed: u64,
     rvalue: &str,
     variance: &str,
@@ -456,7 +456,7 @@ pub fn sets<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
-    let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
+    let job = Job::new(methods.0, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();

@@ -4,6 +4,7 @@
 
 use std::str::FromStr;
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use rvalue_core::conformal::warnings::Facts;
 use rvalue_core::conformal::{Method, ScoreOptions};
@@ -14,6 +15,39 @@ use crate::arrays::value_error;
 /// An option's value from its name, or the core's error listing the names allowed.
 pub fn parse<T: FromStr<Err = Error>>(name: &str) -> PyResult<T> {
     name.parse().map_err(value_error)
+}
+
+/// `methods=`: one method's name, or a sequence of names (any iterable of strings but a string).
+pub struct Names(pub Vec<String>);
+
+impl Names {
+    /// Every method, in the CLI's order.
+    pub fn all() -> Names {
+        Names(Method::ALL.iter().map(|m| m.name().to_string()).collect())
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Names {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(one) = obj.extract::<String>() {
+            return Ok(Names(vec![one]));
+        }
+        obj.extract::<Vec<String>>()
+            .map(Names)
+            .map_err(|_| PyTypeError::new_err("expected a method's name or a sequence of names"))
+    }
+}
+
+/// The core's default r-value kind (every face's): the keyword's default.
+pub fn default_rvalue() -> &'static str {
+    ScoreOptions::default().kind.name()
+}
+
+/// The core's default prior of the parametric r-value (every face's): the keyword's default.
+pub fn default_prior() -> &'static str {
+    ScoreOptions::default().prior.name()
 }
 
 /// How CP and CP_r score: the options shared by `conformal`, `sets` and `calibrate`.
