@@ -159,10 +159,7 @@ pub(crate) fn write_sets(
     run: Run<'_>,
     out: &mut dyn Write,
 ) -> CliResult<std::io::Result<()>> {
-    let splits: Vec<Split> = pool_splits(pool.n(), blocks(test).shape().0, None, 1, seed)?
-        .into_iter()
-        .map(Split::for_prediction)
-        .collect();
+    let splits = pool_splits(pool.n(), blocks(test).shape().0, None, 1, seed)?;
     let all = calibrated(pool, test, labels, methods, opts, &splits, run)?;
     Ok(all.iter().try_for_each(|(m, c)| streamed::set_rows(*m, c, alpha, never_empty, out)))
 }

@@ -728,20 +728,35 @@ fn predict_follows_the_seed_of_the_tie_order() {
     let f = predict_files(&dir, &data.scores, &labels, &mask);
     let alpha = tiny.alpha.to_string();
     let rows = |seed: &str| {
-        let args = ["--alpha", &alpha, "--method", "cp-r", "--rvalue", "pooled", "--seed", seed, "--device", "cpu"];
+        let args =
+            ["--alpha", &alpha, "--method", "cp-r", "--rvalue", "pooled", "--seed", seed, "--device", "cpu"];
         String::from_utf8(f.predict(&dir.join("predicted.csv"), &args)).unwrap()
     };
     let first = rows("0");
     assert!((1..6).any(|s| rows(&s.to_string()) != first), "the seed changes the tie order");
     let t = read_scores("test", &std::fs::read(&f.test).unwrap()).unwrap().scores;
     let per = t.m() * t.k();
-    let reversed: Vec<f64> = (0..t.n()).rev().flat_map(|i| t.data()[i * per..(i + 1) * per].to_vec()).collect();
+    let reversed: Vec<f64> =
+        (0..t.n()).rev().flat_map(|i| t.data()[i * per..(i + 1) * per].to_vec()).collect();
     let back = dir.join("reversed.npy");
     std::fs::write(&back, write_npy_f64(&[t.n(), t.m(), t.k()], &reversed)).unwrap();
     let out = dir.join("reversed.npy.csv");
     let args = [
-        "predict", "--calibration", &f.cal, "--calibration-labels", &f.cal_labels, "--test", back.to_str().unwrap(),
-        "--output", out.to_str().unwrap(), "--alpha", &alpha, "--rvalue", "pooled", "--device", "cpu",
+        "predict",
+        "--calibration",
+        &f.cal,
+        "--calibration-labels",
+        &f.cal_labels,
+        "--test",
+        back.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--alpha",
+        &alpha,
+        "--rvalue",
+        "pooled",
+        "--device",
+        "cpu",
     ];
     ok(&args);
     let by_item = |text: &str, flip: bool| -> BTreeMap<usize, Vec<String>> {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use super::*;
 use rvalue_core::conformal::pool::{joined_split, pool_splits, TruePool};
-use rvalue_core::conformal::{difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, Split};
+use rvalue_core::conformal::{
+    difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, ScoreOptions, Split,
+};
 use rvalue_core::io::Dataset;
 use rvalue_core::rvalue::{PooledSplit, TieOrder, Workspace};
 use rvalue_core::tensor::ScoreTensor;

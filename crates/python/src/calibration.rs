@@ -364,7 +364,7 @@ impl Calibration {
         let alpha = options::alpha(alpha.unwrap_or(self.alpha))?;
         let p = self.predicted(py, test_scores, progress)?;
         let method = self.method;
-        options::warn_unbounded(py, method, p.unbounded_classes(alpha), p.k(), alpha, "")?;
+        options::warn_unbounded(py, method, p.unbounded_classes(alpha), (p.k(), alpha), "", false)?;
         let mask = PyArray1::from_vec(py, p.mask(alpha, self.never_empty)).reshape([p.n_test(), p.k()])?;
         self.last = Some((p, alpha));
         Ok(mask)

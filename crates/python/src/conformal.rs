@@ -238,7 +238,7 @@ pub fn conformal<'py>(
 fn returned<'py>(py: Python<'py>, done: &Run, per_split: bool, k: usize) -> PyResult<Bound<'py, PyList>> {
     for s in &done.rows {
         let count = s.unbounded_classes.unwrap_or(0);
-        options::warn_unbounded(py, s.method, count, k, s.alpha, " in some split")?;
+        options::warn_unbounded(py, s.method, count, (k, s.alpha), " in some split", true)?;
     }
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
@@ -476,7 +476,7 @@ pub fn sets<'py>(
     let n_cal = Some(split.cal.len());
     warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
     for &(method, count) in &rows.unbounded {
-        options::warn_unbounded(py, method, count, blocks.shape().2, alpha, "")?;
+        options::warn_unbounded(py, method, count, (blocks.shape().2, alpha), "", true)?;
     }
     set_columns(py, rows)
 }

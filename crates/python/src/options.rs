@@ -78,14 +78,15 @@ impl Scoring<'_> {
 }
 
 /// Per class: a Python warning when `count` of the `k` classes enter every set at α for too
-/// few calibration items (`where_`: in which splits, or empty).
+/// few calibration items (`where_`: in which splits, or empty). `wrapped`: the caller runs under
+/// the stub's documented wrapper (`py/docs.py`), whose frame the warning skips to name the user's.
 pub fn warn_unbounded(
     py: Python<'_>,
     method: Method,
     count: usize,
-    k: usize,
-    alpha: f64,
+    (k, alpha): (usize, f64),
     where_: &str,
+    wrapped: bool,
 ) -> PyResult<()> {
     if count == 0 {
         return Ok(());
@@ -94,7 +95,10 @@ pub fn warn_unbounded(
         "{method}: {count} of {k} classes have too few calibration items for per-class coverage at \
          alpha = {alpha}{where_}: their threshold is +inf, so they enter every set"
     );
-    py.import("warnings")?.call_method1("warn", (msg,))?;
+    let level = if wrapped { 2 } else { 1 };
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("stacklevel", level)?;
+    py.import("warnings")?.call_method("warn", (msg,), Some(&kwargs))?;
     Ok(())
 }
 

@@ -60,3 +60,10 @@ def test_methods_is_one_name_or_several_and_a_bad_type_names_the_parameter(digit
         rx.calibrate(scores[:600], labels[:600], alpha="0.1")
     with pytest.raises(ValueError, match="method"):
         rx.conformal(scores, labels, 0.1, methods="cp-x", splits=2)
+
+
+def test_warnings_name_the_callers_line(digits):
+    scores, labels = digits
+    with pytest.warns(UserWarning) as seen:
+        rx.conformal(scores, labels, 0.0001, methods="cp", splits=2)
+    assert seen and all(w.filename == __file__ for w in seen), [w.filename for w in seen]

@@ -46,7 +46,7 @@ def sets_masks(tmp_path, method, flags, n, k):
 
 
 @pytest.mark.parametrize("method, kwargs, flags", CASES)
-def test_predict_is_rvalue_predict(digits, tmp_path, method, kwargs, flags):
+def test_predict_is_rvalue_predict_for_every_scoring(digits, tmp_path, method, kwargs, flags):
     scores, labels = digits
     cal = rx.calibrate(scores[:N_CAL], labels[:N_CAL], 0.1, method=method, **kwargs)
     got = cal.predict(scores[N_CAL:])
@@ -87,7 +87,7 @@ def test_sets_are_the_scores_at_most_the_threshold(digits, method, kwargs):
 
 def test_attributes_and_repr(digits):
     scores, labels = digits
-    cal = rx.calibrate(scores[:100], labels[:100], 0.1, threads=2)
+    cal = rx.calibrate(scores[:100], labels[:100], 0.1, threads=2, rvalue="pooled")
     assert (cal.method, cal.rvalue, cal.ties, cal.alpha) == ("cp-r", "pooled", "exchangeable", 0.1)
     assert (cal.n_calibration, cal.m, cal.k, cal.threads, cal.seed) == (100, 30, 10, 2, 0)
     assert cal.per_item_threshold
