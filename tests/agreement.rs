@@ -75,7 +75,8 @@ fn lines() -> Vec<String> {
     let splits = SplitPlan::Random { count: 5, cal_fraction: 0.5, seed: 11 }.splits(t.n()).expect("valid");
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
         // The per-item prior the digest was recorded with, whatever the default.
-        let opts = ScoreOptions { kind, prior: Prior::PerItem, ties: TieOrder::Index, ..ScoreOptions::default() };
+        let opts =
+            ScoreOptions { kind, prior: Prior::PerItem, ties: TieOrder::Index, ..ScoreOptions::default() };
         for method in Method::ALL {
             let cal = prepared.calibrate(method, &opts, &splits).expect("valid");
             let s = conformal::evaluate(&cal, method, 0.1, false).expect("valid α");

@@ -7,8 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rvalue_core::conformal::{
-    self, evaluate, item_scores, k_star, Calibrated, Method, Prepared, Prior, RvalueKind, ScoreOptions,
-    Split,
+    self, evaluate, item_scores, k_star, Calibrated, Method, Prepared, Prior, RvalueKind, ScoreOptions, Split,
 };
 use rvalue_core::eb::{self, Hyper};
 use rvalue_core::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
