@@ -11,7 +11,7 @@
 
 pub mod kept;
 
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod batches;
 
 use crate::blocks::ScoreBlocks;

@@ -1,5 +1,6 @@
 //! A new item's set is its own: the same alone, in any batch, at any place in it, repeated
 //! (docs/method.md §4, §5), for every method, r-value kind, prior and tie order.
+#![cfg(not(target_arch = "wasm32"))]
 
 use super::predict;
 use crate::conformal::{Method, Prior, RvalueKind, ScoreOptions};
