@@ -289,7 +289,7 @@ def load(path: str | os.PathLike[str], *, threads: int | None = None) -> Calibra
 def conformal(
     scores: Any,
     labels: Any | None = None,
-    alpha: float = 0.1,
+    alpha: float | Sequence[float] = 0.1,
     *,
     methods: Method | Sequence[Method] = ("cp", "cp-avg", "cp-r"),
     splits: int = 100,
@@ -322,7 +322,8 @@ def conformal(
     ``labels`` may be left out when the file is an ``.npz`` with a ``labels`` member.
 
     Returns one :class:`SummaryRow` per method, in ``methods`` order: the CLI's CSV columns as
-    keys, the same values bit for bit.
+    keys, the same values bit for bit. ``alpha`` may be a sequence: one row per level (in that
+    order) and method, every level on the same splits, as ``rvalue conformal --alpha A1,A2``.
 
     The splits: ``splits`` random splits of the series keyed by ``seed``, each calibrating
     ``round(N * cal_fraction)`` items; or one ``split`` (a boolean mask ``[N]``, True =

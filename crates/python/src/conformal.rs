@@ -167,7 +167,7 @@ impl Measured {
 /// splits: one dict per method with the columns of `rvalue conformal`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels=None, alpha=0.1, *, methods=options::Names::all(),
+    scores, labels=None, alpha=options::Alphas(vec![0.1]), *, methods=options::Names::all(),
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
@@ -178,7 +178,7 @@ pub fn conformal<'py>(
     py: Python<'py>,
     scores: &Bound<'py, PyAny>,
     labels: Option<&Bound<'py, PyAny>>,
-    alpha: f64,
+    alpha: options::Alphas,
     methods: options::Names,
     splits: usize,
     seed: u64,
@@ -204,7 +204,7 @@ pub fn conformal<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
-    let job = Job::new(methods.0, &scoring, alpha, never_empty, threads)?;
+    let mut job = Job::new(methods.0, &scoring, lowest(&alpha.0)?, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
@@ -218,19 +218,38 @@ pub fn conformal<'py>(
         }
     };
     let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
-    let done = match &src {
+    let done = at_each(&alpha.0, &mut job, |job| match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
             let t = tensor.tensor();
-            watched::run(py, progress, "conformal", total, || run(t, &labels, &job, &plan.splits))
+            watched::run(py, progress.clone(), "conformal", total, || run(t, &labels, job, &plan.splits))
         }
-        _ => watched::run(py, progress, "conformal", total, || {
-            run_streamed(blocks, pool.as_ref(), &labels, &job, &plan.splits)
+        _ => watched::run(py, progress.clone(), "conformal", total, || {
+            run_streamed(blocks, pool.as_ref(), &labels, job, &plan.splits)
         }),
-    }?;
+    })?;
     // After the run, which checks the labels: warnings then speak of data that was accepted.
     let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
     warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
     returned(py, &done, per_split, blocks.shape().2)
+}
+
+/// The lowest of the levels `alphas`, each checked before any work: the warnings speak of it.
+fn lowest(alphas: &[f64]) -> PyResult<f64> {
+    alphas.iter().map(|&a| options::alpha(a)).try_fold(1.0_f64, |m, a| a.map(|a| m.min(a)))
+}
+
+/// One run per level of `alphas`, each on the same splits, joined in order: each run's rows are
+/// those of a call at its level. `job` is left at the lowest level, which the warnings speak of.
+fn at_each(alphas: &[f64], job: &mut Job, mut one: impl FnMut(&Job) -> PyResult<Run>) -> PyResult<Run> {
+    let mut done = Run { records: Vec::new(), rows: Vec::new() };
+    for &a in alphas {
+        job.alpha = a;
+        let run = one(job)?;
+        done.records.extend(run.records);
+        done.rows.extend(run.rows);
+    }
+    job.alpha = lowest(alphas)?;
+    Ok(done)
 }
 
 /// What `conformal` returns: the rows, or with `per_split` the records; per class, a warning

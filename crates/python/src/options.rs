@@ -40,6 +40,23 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Names {
     }
 }
 
+/// `alpha=` of `conformal`: one level, or a sequence of them (one row per level and method).
+pub struct Alphas(pub Vec<f64>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Alphas {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(one) = obj.extract::<f64>() {
+            return Ok(Alphas(vec![one]));
+        }
+        match obj.extract::<Vec<f64>>() {
+            Ok(all) if !all.is_empty() => Ok(Alphas(all)),
+            _ => Err(PyTypeError::new_err("expected a number or a non-empty sequence of numbers")),
+        }
+    }
+}
+
 /// The core's default r-value kind (every face's): the keyword's default.
 pub fn default_rvalue() -> &'static str {
     ScoreOptions::default().kind.name()
