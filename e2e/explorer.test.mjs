@@ -161,8 +161,9 @@ test('the bundled real-model sample shows its N, M and K', LONG, async (t) => {
     assert.equal(await text(page, '#stat-k'), '10');
     assert.equal(await text(page, '#stat-accuracy'), '91.33 %');
     assert.ok(await page.locator('#panel-data').isVisible());
-    // Uploads default to the pooled r-value, as in the paper's experiments.
-    assert.equal(await page.locator('#kind').inputValue(), 'pooled');
+    // Files open with the core's default r-value, every face's (docs/method.md §5).
+    assert.equal(await page.locator('#kind').inputValue(), 'parametric');
+    assert.equal(await page.locator('#prior').inputValue(), 'pooled');
     await ready(page);
     assert.match(await text(page, '#status'), /^Showing digits_wbb\.npz, 100 splits/);
     assert.deepEqual(errors, []);

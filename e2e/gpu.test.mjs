@@ -47,7 +47,11 @@ async function rankAnalyses(page) {
   const before = await analysesShown(page);
   await page.locator('button.sample[data-file="digits_wbb.npz"]').click();
   await finished(page, before);
-  assert.equal(await page.locator('#kind').inputValue(), 'pooled');
+  // Files open with the parametric default; the pooled r-value is chosen.
+  assert.equal(await page.locator('#kind').inputValue(), 'parametric');
+  const opened = await analysesShown(page);
+  await page.locator('#kind').selectOption('pooled');
+  await finished(page, opened);
   const pooled = await shown(page);
   const pooledShown = await analysesShown(page);
   await page.locator('#kind').selectOption('nonparametric');

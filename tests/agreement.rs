@@ -7,7 +7,7 @@
 // Tests (not user data paths): a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rvalue_core::conformal::{self, Method, Prepared, RvalueKind, ScoreOptions, SplitPlan};
+use rvalue_core::conformal::{self, Method, Prepared, Prior, RvalueKind, ScoreOptions, SplitPlan};
 use rvalue_core::rvalue::{
     self, Algorithm, DrawOrder, HyperChoice, LambdaRule, PooledSplit, TieOrder, Ties, Workspace,
 };
@@ -74,7 +74,9 @@ fn lines() -> Vec<String> {
     let prepared = Prepared::new(&t, &labels, true).expect("valid");
     let splits = SplitPlan::Random { count: 5, cal_fraction: 0.5, seed: 11 }.splits(t.n()).expect("valid");
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
-        let opts = ScoreOptions { kind, ties: TieOrder::Index, ..ScoreOptions::default() };
+        // The per-item prior the digest was recorded with, whatever the default.
+        let opts =
+            ScoreOptions { kind, prior: Prior::PerItem, ties: TieOrder::Index, ..ScoreOptions::default() };
         for method in Method::ALL {
             let cal = prepared.calibrate(method, &opts, &splits).expect("valid");
             let s = conformal::evaluate(&cal, method, 0.1, false).expect("valid α");

@@ -135,7 +135,17 @@ fn cp_r_nonparametric_covers_and_a_strict_rule_would_not() {
 fn cp_r_pooled_covers_with_exchangeable_ties() {
     for m in [5, 10, 30] {
         let p = params(m);
-        check("CP_r pooled, exchangeable", &p, &pooled_tally(&p, TieOrder::Exchangeable), true);
+        check("CP_r pooled, exchangeable", &p, &pooled_tally(&p, TieOrder::Exchangeable, false), true);
+    }
+}
+
+/// The same with each test item's tie order keyed by its scores, as a prediction's new items
+/// have it (docs/method.md §4: the order is still uniform given the data).
+#[test]
+fn cp_r_pooled_covers_with_ties_keyed_by_content() {
+    for m in [5, 10] {
+        let p = params(m);
+        check("CP_r pooled, by content", &p, &pooled_tally(&p, TieOrder::Exchangeable, true), true);
     }
 }
 
@@ -143,7 +153,7 @@ fn cp_r_pooled_covers_with_exchangeable_ties() {
 fn cp_r_pooled_with_index_ties_under_covers() {
     for m in [5, 10, 30] {
         let p = params(m);
-        let t = pooled_tally(&p, TieOrder::Index);
+        let t = pooled_tally(&p, TieOrder::Index, false);
         for (a, &alpha) in ALPHAS.iter().enumerate() {
             let (mean, se) = t.mean_se(a);
             println!("coverage CP_r pooled, index        M={m:<3} α={alpha:<4}: mean {mean:.4} se {se:.4}");
@@ -159,13 +169,15 @@ fn cp_r_pooled_with_index_ties_under_covers() {
 }
 
 /// Pooled CP_r's coverage over the toy's repeats under `ties`; repeat `r`'s tie order is split
-/// `r` of the toy's seed, so repeats are independent in their tie orders too.
-fn pooled_tally(p: &ToyParams, ties: TieOrder) -> Tally {
+/// `r` of the toy's seed, so repeats are independent in their tie orders too; a prediction's
+/// split (`by_content`) keys each test item's order by its scores instead of its place.
+fn pooled_tally(p: &ToyParams, ties: TieOrder, by_content: bool) -> Tally {
     let opts = ScoreOptions { kind: RvalueKind::Pooled, ties, ..ScoreOptions::default() };
     let mut out = Tally::default();
     for r in 0..p.repeats {
         let (t, labels) = toy::simulate(p, r).unwrap();
         let split = Split::new((0..p.n_cal).collect(), (p.n_cal..p.n()).collect()).keyed(p.seed, r as u64);
+        let split = if by_content { split.for_prediction() } else { split };
         let prepared = Prepared::new(&t, &labels, true).unwrap();
         let cal = prepared.calibrate(Method::CpR, &opts, std::slice::from_ref(&split)).unwrap().remove(0);
         for (a, &alpha) in ALPHAS.iter().enumerate() {

@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rvalue_core::conformal::{
-    self, evaluate, item_scores, k_star, Calibrated, Method, Prepared, RvalueKind, ScoreOptions, Split,
+    self, evaluate, item_scores, k_star, Calibrated, Method, Prepared, Prior, RvalueKind, ScoreOptions, Split,
 };
 use rvalue_core::eb::{self, Hyper};
 use rvalue_core::rvalue::{parametric, Algorithm, HyperChoice, LambdaRule};
@@ -98,8 +98,10 @@ fn k1_sets_are_the_candidate_or_empty() {
             assert_eq!(c.metrics(alpha, true).coverage, 1.0);
         }
     }
-    // One unit per item: μ = x, τ² = 0, and the τ² → 0⁺ limit gives w = 0, r = 1 − Φ(0) = 1/2.
-    let c = prepared.calibrate(Method::CpR, &ScoreOptions::default(), std::slice::from_ref(&sp)).unwrap();
+    // One unit per item under a per-item prior: μ = x, τ² = 0, and the τ² → 0⁺ limit gives
+    // w = 0, r = 1 − Φ(0) = 1/2.
+    let per_item = ScoreOptions { prior: Prior::PerItem, ..ScoreOptions::default() };
+    let c = prepared.calibrate(Method::CpR, &per_item, std::slice::from_ref(&sp)).unwrap();
     assert!((0..3).all(|i| *c[0].row(i) == [0.5]), "K = 1 parametric r-values");
 }
 

@@ -11,7 +11,12 @@ Options are spelt as the CLI spells them: ``rvalue`` ("parametric", "nonparametr
 "pooled"), ``variance`` ("per-draw", "of-mean"), ``prior`` ("per-item", "pooled"),
 ``algorithm`` ("exact", "grid"), ``lambda_rule`` ("model", "empirical"; the CLI's
 ``--lambda``, a Python keyword), ``cp_draw``, ``ties`` ("exchangeable", "index"),
-``never_empty``, ``seed``, ``threads``. Methods are "cp", "cp-avg" and "cp-r".
+``never_empty``, ``seed``, ``threads``. Methods are "cp", "cp-avg" and "cp-r"; ``methods``
+takes one name or a sequence of them. CP_r's default r-value is every face's (the CLI's, the
+JS API's, the explorer's): ``rvalue="parametric"`` with ``prior="pooled"``, chosen from measured
+coverage, set size and speed (docs/method.md §5; the README's "Which r-value?" table says when
+another kind suits). A prediction's sets do not depend on the batch: an item's set is the same
+alone, in any batch, at any place and repeated.
 
 Copies: ``conformal``, ``sets`` and ``Calibration.predict`` (its new items) use the scores only
 while they run, so they read a C-ordered, aligned, native-endian float16, float32 or float64
@@ -234,9 +239,9 @@ def calibrate(
     alpha: float = 0.1,
     *,
     method: Method = "cp-r",
-    rvalue: RvalueKind = "pooled",
+    rvalue: RvalueKind = "parametric",
     variance: Variance = "per-draw",
-    prior: Prior = "per-item",
+    prior: Prior = "pooled",
     algorithm: Algorithm = "exact",
     lambda_rule: LambdaRule = "model",
     cp_draw: int = 0,
@@ -284,9 +289,9 @@ def load(path: str | os.PathLike[str], *, threads: int | None = None) -> Calibra
 def conformal(
     scores: Any,
     labels: Any | None = None,
-    alpha: float = 0.1,
+    alpha: float | Sequence[float] = 0.1,
     *,
-    methods: Sequence[Method] = ("cp", "cp-avg", "cp-r"),
+    methods: Method | Sequence[Method] = ("cp", "cp-avg", "cp-r"),
     splits: int = 100,
     seed: int = 0,
     cal_fraction: float = 0.5,
@@ -295,7 +300,7 @@ def conformal(
     per_split: bool = False,
     rvalue: RvalueKind = "parametric",
     variance: Variance = "per-draw",
-    prior: Prior = "per-item",
+    prior: Prior = "pooled",
     algorithm: Algorithm = "exact",
     lambda_rule: LambdaRule = "model",
     cp_draw: int = 0,
@@ -317,7 +322,8 @@ def conformal(
     ``labels`` may be left out when the file is an ``.npz`` with a ``labels`` member.
 
     Returns one :class:`SummaryRow` per method, in ``methods`` order: the CLI's CSV columns as
-    keys, the same values bit for bit.
+    keys, the same values bit for bit. ``alpha`` may be a sequence: one row per level (in that
+    order) and method, every level on the same splits, as ``rvalue conformal --alpha A1,A2``.
 
     The splits: ``splits`` random splits of the series keyed by ``seed``, each calibrating
     ``round(N * cal_fraction)`` items; or one ``split`` (a boolean mask ``[N]``, True =
@@ -354,11 +360,11 @@ def sets(
     split: Any | None = None,
     alpha: float = 0.1,
     *,
-    methods: Sequence[Method] = ("cp", "cp-avg", "cp-r"),
+    methods: Method | Sequence[Method] = ("cp", "cp-avg", "cp-r"),
     seed: int = 0,
     rvalue: RvalueKind = "parametric",
     variance: Variance = "per-draw",
-    prior: Prior = "per-item",
+    prior: Prior = "pooled",
     algorithm: Algorithm = "exact",
     lambda_rule: LambdaRule = "model",
     cp_draw: int = 0,

@@ -81,9 +81,10 @@ pub(crate) struct RankArgs {
 /// [`MethodList`]) and `predict` (one, [`OneMethod`]).
 #[derive(Args, Debug)]
 pub(crate) struct ScoreArgs<M: Args = MethodList> {
-    /// Miscoverage level α in (0, 1); sets aim at coverage 1 − α
-    #[arg(long, value_name = "A", value_parser = parse_alpha, allow_negative_numbers = true)]
-    pub(crate) alpha: f64,
+    /// Miscoverage level α in (0, 1); sets aim at coverage 1 − α. conformal: a comma-separated
+    /// list, one row per α and method, from the same splits
+    #[arg(long, value_name = "A", value_parser = parse_alphas, allow_negative_numbers = true)]
+    pub(crate) alpha: Alphas,
     #[command(flatten)]
     pub(crate) methods: M,
     #[command(flatten)]
@@ -293,6 +294,24 @@ pub(crate) struct ToyArgs {
     pub(crate) methods: MethodList,
     #[command(flatten)]
     pub(crate) method: MethodArgs,
+}
+
+/// `--alpha`: one level, or (for `conformal`) several.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Alphas(pub(crate) Vec<f64>);
+
+impl Alphas {
+    /// The one level of a command that takes one (`sets`, `predict`).
+    pub(crate) fn one(&self) -> Result<f64, crate::CliError> {
+        match self.0[..] {
+            [a] => Ok(a),
+            _ => Err(crate::CliError("--alpha: one level only; conformal takes several".to_string())),
+        }
+    }
+}
+
+pub(crate) fn parse_alphas(s: &str) -> std::result::Result<Alphas, String> {
+    s.split(',').map(parse_alpha).collect::<Result<Vec<_>, _>>().map(Alphas)
 }
 
 pub(crate) fn parse_alpha(s: &str) -> std::result::Result<f64, String> {

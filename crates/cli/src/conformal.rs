@@ -1,4 +1,5 @@
-//! `rvalue conformal`: each method's coverage and set size over repeated splits.
+//! `rvalue conformal`: each method's coverage and set size over repeated splits, at one α or
+//! several (one row per α and method, α first, every α from the same splits).
 
 use std::path::Path;
 
@@ -14,7 +15,10 @@ use crate::{pool, print_stdout, streamed, write_file, CliError, CliResult};
 pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.options();
-    let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
+    let alphas = &a.score.alpha.0;
+    // The warnings' α: below 1/(n_cal + 1) the smallest is the first to fill every set.
+    let lowest = alphas.iter().copied().fold(1.0, f64::min);
+    let at = (lowest, a.score.method.never_empty, a.score.threads());
     let probe = Probe::start(a.score.device, &methods, &opts);
     if let Some(path) = &a.pool.calibration_true {
         let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
@@ -29,7 +33,10 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         let count = if sizes.is_some() { a.splits } else { 1 };
         let ranker = streamed::GpuBlocks::of(probe.open()?);
         let (plan, run) = ((sizes, count, a.seed), (at.2, ranker.as_ref()));
-        let rows = pool::summaries(&pool, &test, &labels, &methods, &opts, plan, (at.0, at.1), run)?;
+        let mut rows = Vec::new();
+        for &alpha in alphas {
+            rows.extend(pool::summaries(&pool, &test, &labels, &methods, &opts, plan, (alpha, at.1), run)?);
+        }
         return print_rows(a.format, &rows);
     }
     let (scores, labels) = streamed::open_scores(&a.data)?;
@@ -47,11 +54,16 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let rows = match &scores {
         streamed::Scores::Streamed(file) => {
             let ranker = streamed::GpuBlocks::of(probe.open()?);
-            let at = streamed::At { alpha: at.0, never_empty: at.1, threads: at.2, ranker: ranker.as_ref() };
-            streamed::summaries(file, &labels, &methods, &opts, &splits, &at)?
+            let mut rows = Vec::new();
+            for &alpha in alphas {
+                let at = streamed::At { alpha, never_empty: at.1, threads: at.2, ranker: ranker.as_ref() };
+                rows.extend(streamed::summaries(file, &labels, &methods, &opts, &splits, &at)?);
+            }
+            rows
         }
         streamed::Scores::Whole(data) => {
             let ranker = probe.finish(&data.scores)?;
+            let at = (&alphas[..], at.1, at.2);
             whole_summaries(&data.scores, &labels, ranker, &methods, &opts, &splits, at)?
         }
     };
@@ -81,7 +93,8 @@ pub(crate) fn print_rows(format: FormatArg, rows: &[Summary]) -> CliResult<()> {
     })
 }
 
-/// `conformal`'s rows for a tensor held in memory, each method's splits on the GPU where it ranks.
+/// `conformal`'s rows for a tensor held in memory, each method's splits on the GPU where it
+/// ranks: each split is calibrated once and measured at every α (rows α first, then method).
 pub(crate) fn whole_summaries(
     t: &ScoreTensor,
     labels: &[usize],
@@ -89,24 +102,29 @@ pub(crate) fn whole_summaries(
     methods: &[Method],
     opts: &ScoreOptions,
     splits: &[Split],
-    (alpha, never_empty, threads): (f64, bool, usize),
+    (alphas, never_empty, threads): (&[f64], bool, usize),
 ) -> CliResult<Vec<Summary>> {
     conformal::check_data(t, labels)?;
     let mut progress = Progress::new();
-    let mut rows = Vec::with_capacity(methods.len());
+    // rows[a][j]: α `a`, method `j`.
+    let mut rows = vec![Vec::with_capacity(methods.len()); alphas.len()];
     // Split-independent, so made once for every method and split.
     let ranks = conformal::difficulty_of(t, labels)?;
     for &method in methods {
-        let (mut metrics, mut sizes, mut tallies) = (Vec::new(), Vec::new(), Vec::new());
+        let mut measured = vec![(Vec::new(), Vec::new(), Vec::new()); alphas.len()];
         let prep = Pass::new(t, labels, method, opts, &ranker)?;
         for_each_split(&prep, &mut ranker, method, opts, splits, threads, &mut progress, |c| {
-            let (m, s, tl) = c.measure(alpha, never_empty, &ranks);
-            metrics.push(m);
-            sizes.push(s);
-            tallies.push(tl);
+            for (&alpha, (metrics, sizes, tallies)) in alphas.iter().zip(measured.iter_mut()) {
+                let (m, s, tl) = c.measure(alpha, never_empty, &ranks);
+                metrics.push(m);
+                sizes.push(s);
+                tallies.push(tl);
+            }
         })?;
-        rows.push(conformal::summarize_with(method, alpha, &metrics, &sizes, t.k(), &tallies));
+        for ((&alpha, (metrics, sizes, tallies)), out) in alphas.iter().zip(&measured).zip(&mut rows) {
+            out.push(conformal::summarize_with(method, alpha, metrics, sizes, t.k(), tallies));
+        }
     }
     progress.clear();
-    Ok(rows)
+    Ok(rows.into_iter().flatten().collect())
 }

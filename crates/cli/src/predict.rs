@@ -73,7 +73,7 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     let kind = OutputKind::of(&a.output)?;
     let method = a.score.methods.one;
     let opts = a.score.options();
-    let (alpha, never_empty) = (a.score.alpha, a.score.method.never_empty);
+    let (alpha, never_empty) = (a.score.alpha.one()?, a.score.method.never_empty);
     let probe = Probe::start(a.score.device, &[method], &opts);
     let calibration = match (&a.calibration, &a.calibration_true) {
         (_, Some(pool)) => {

@@ -16,7 +16,7 @@ use crate::{display, interrupt, pool, streamed, write_file, CliError, CliResult}
 pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.options();
-    let at = (a.score.alpha, a.score.method.never_empty, a.score.threads());
+    let at = (a.score.alpha.one()?, a.score.method.never_empty, a.score.threads());
     if let Some(pool) = &a.pool.calibration_true {
         return sets_of_pool(a, pool, &methods, &opts, at);
     }

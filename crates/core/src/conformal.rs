@@ -22,7 +22,9 @@ crate::options! {
         CpR = "cp-r",
     }
 
-    /// Which r-value CP_r uses.
+    /// Which r-value CP_r uses. The default, with [`Prior`]'s, is every face's (the CLI, Python,
+    /// the JS API, the page): chosen from measured coverage, size and speed (docs/method.md §5,
+    /// "The default r-value").
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub enum RvalueKind("r-value kind") {
         /// Normal–Normal r-value over each item's K candidates (docs/method.md §2).
@@ -38,9 +40,10 @@ crate::options! {
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
     pub enum Prior("prior") {
         /// One prior per item, over its K candidates (the paper's setting).
-        #[default]
         PerItem = "per-item",
-        /// One prior estimated from all items' candidates.
+        /// One prior estimated from all items' candidates (a prediction's: the labelled
+        /// items'). The default: a per-item prior fills the toy's sets (docs/method.md §11).
+        #[default]
         Pooled = "pooled",
     }
 
@@ -81,9 +84,9 @@ pub struct ScoreOptions {
 impl Default for ScoreOptions {
     fn default() -> Self {
         ScoreOptions {
-            kind: RvalueKind::Parametric,
+            kind: RvalueKind::default(),
             variance: VarianceKind::PerDraw,
-            prior: Prior::PerItem,
+            prior: Prior::default(),
             algorithm: Algorithm::Exact,
             lambda: LambdaRule::Model,
             cp_draw: 0,
@@ -123,7 +126,9 @@ pub use metrics::{
 pub use pooled::PooledBuilder;
 pub use prepared::{calibrate_each_lean, check_data, Prepared};
 pub(crate) use scores::parametric_rows;
-pub use scores::{item_scores, item_scores_only, needed_candidates, parametric_scores, pooled_hyper, Need};
+pub use scores::{
+    item_scores, item_scores_only, needed_candidates, parametric_scores, pooled_hyper, pooled_hyper_on, Need,
+};
 pub use split::{Split, SplitPlan};
 pub use sweep::{alpha_grid, sweep};
 

@@ -2,13 +2,17 @@
 //! then give each new item its set at any α.
 //!
 //! A prediction is the split whose calibration items are the labelled ones and whose test items
-//! are the new ones, over the two tensors joined (labelled first). So its sets are, bit for bit,
-//! those of `rvalue sets` on the joined file with that split: the same r-values (a pooled prior
-//! or a pooled r-value sees exactly the same units), the same tie order (split 0 of `seed`).
-//! The new items' labels are never read: they are stood in by candidate 0, which only the
-//! coverage metrics would look at.
+//! are the new ones, over the two tensors joined (labelled first), calibrated as a prediction's
+//! split ([`Split::for_prediction`]): a new item's tie order (split 0 of `seed`) is keyed by its
+//! scores rather than its place, and a pooled prior is fit on the labelled items alone, so an
+//! item's set is the same alone, in any batch, at any place and repeated. Otherwise its sets are
+//! those of `rvalue sets` on the joined file with that split. The new items' labels are never
+//! read: they are stood in by candidate 0, which only the coverage metrics would look at.
 
 pub mod kept;
+
+#[cfg(test)]
+mod batches;
 
 use crate::blocks::ScoreBlocks;
 use crate::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
@@ -60,7 +64,8 @@ pub fn predict_with_pool(
     report: Report<'_>,
 ) -> Result<Prediction> {
     let n_test = test.shape().0;
-    let splits = pool_splits(pool.n(), n_test, None, 1, seed)?;
+    let splits: Vec<Split> =
+        pool_splits(pool.n(), n_test, None, 1, seed)?.into_iter().map(Split::for_prediction).collect();
     // The new items' labels are never read: sets do not depend on them.
     let labels = vec![0; n_test];
     let mut got = None;
@@ -92,7 +97,8 @@ pub fn joined_split(
     let joined = joined(cal, test)?;
     let mut labels = cal_labels.to_vec();
     labels.resize(joined.n(), 0);
-    let split = Split::new((0..cal.n()).collect(), (cal.n()..joined.n()).collect()).keyed(seed, 0);
+    let split =
+        Split::new((0..cal.n()).collect(), (cal.n()..joined.n()).collect()).keyed(seed, 0).for_prediction();
     Ok((joined, labels, split))
 }
 
@@ -227,7 +233,8 @@ mod tests {
         ];
         for opts in opt_sets {
             for method in Method::ALL {
-                let split = Split::new((0..n_cal).collect(), (n_cal..t.n()).collect()).keyed(3, 0);
+                let split =
+                    Split::new((0..n_cal).collect(), (n_cal..t.n()).collect()).keyed(3, 0).for_prediction();
                 let prep =
                     Prepared::new(&t, &labels, conformal::needs_draw_orders(&[method], &opts)).unwrap();
                 let want = prep.calibrate(method, &opts, std::slice::from_ref(&split)).unwrap().remove(0);

@@ -96,13 +96,13 @@ impl PooledCal {
 /// The test `items`' tie orders under `ps`' ties (`rvalue::Ties::order`), `[B][2K]`: each
 /// item's candidate places among the calibration units, then their ranks among the candidates
 /// (the pooled kernel's second input).
-pub fn tie_orders(ps: &PooledSplit, items: &[u32]) -> Vec<u32> {
-    tie_orders_keyed(ps, items.iter().map(|&i| i as usize))
+pub fn tie_orders(ps: &PooledSplit, t: &ScoreTensor, items: &[u32]) -> Vec<u32> {
+    tie_orders_keyed(ps, items.iter().map(|&i| ps.ties().item_key(t, i as usize, i as usize)))
 }
 
-/// [`tie_orders`] of test items keyed `keys` (an item's place in the whole data set, which
-/// a streamed block's items need beyond `u32`).
-pub fn tie_orders_keyed(ps: &PooledSplit, keys: impl ExactSizeIterator<Item = usize>) -> Vec<u32> {
+/// [`tie_orders`] of test items keyed `keys` ([`rvalue_core::rvalue::Ties::item_key`]: an
+/// item's place in the whole data set, or its content).
+pub fn tie_orders_keyed(ps: &PooledSplit, keys: impl ExactSizeIterator<Item = u64>) -> Vec<u32> {
     let k = ps.k();
     let mut out = vec![0u32; keys.len() * 2 * k];
     let (mut by_rank, mut rank) = (vec![0u32; k], vec![0u16; k]);

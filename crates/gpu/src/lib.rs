@@ -216,7 +216,7 @@ pub async fn pooled_items_chunked_async(
     let mut out = Vec::with_capacity(split.test.len());
     for items in split.test.chunks(chunk.max(1)) {
         let test: Vec<u32> = items.iter().map(|&i| i as u32).collect();
-        let orders = cpu::tie_orders(&ps, &test);
+        let orders = cpu::tie_orders(&ps, t, &test);
         let pos = gpu.pooled_positions(keys, &cal, &test, &orders).await?;
         out.extend(greedy_all(&pos, &ps, t, items)?);
         done(out.len());
@@ -282,7 +282,10 @@ fn greedy_all(pos: &[u32], ps: &PooledSplit, t: &ScoreTensor, items: &[usize]) -
     let mut work = Workspace::default();
     pos.chunks_exact(t.m() * t.k())
         .zip(items)
-        .map(|(p, &i)| ps.item_from_positions(i, p, &mut work).map_err(|e| Error::gpu(e.to_string())))
+        .map(|(p, &i)| {
+            let item = ps.ties().item_key(t, i, i);
+            ps.item_from_positions(item, p, &mut work).map_err(|e| Error::gpu(e.to_string()))
+        })
         .collect()
 }
 
@@ -309,7 +312,7 @@ pub fn pooled_items_cpu(
 ) -> Result<Vec<PooledItem>> {
     let (ps, cal) = pooled_inputs(t, keys, labels, split, ties)?;
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-    let orders = cpu::tie_orders(&ps, &test);
+    let orders = cpu::tie_orders(&ps, t, &test);
     greedy_all(&cpu::pooled_positions(keys, &cal, &test, &orders), &ps, t, &split.test)
 }
 

@@ -41,7 +41,7 @@ impl BlockInputs {
             keys: Keys::of_items(block, items, words),
             local: (0..items.len() as u32).collect(),
             cal: PooledCal::of_split(ps, words),
-            orders: cpu::tie_orders_keyed(ps, items.iter().map(|&i| key + i)),
+            orders: cpu::tie_orders_keyed(ps, items.iter().map(|&i| ps.ties().item_key(block, i, key + i))),
         })
     }
 }
@@ -51,6 +51,7 @@ impl BlockInputs {
 pub fn block_greedy(
     ps: &PooledSplit,
     pos: &[u32],
+    block: &ScoreTensor,
     items: &[usize],
     key: usize,
     threads: usize,
@@ -64,7 +65,8 @@ pub fn block_greedy(
         range
             .map(|b| {
                 let p = &pos[b * mk..(b + 1) * mk];
-                ps.item_from_positions(key + items[b], p, &mut work).map_err(|e| Error::gpu(e.to_string()))
+                let item = ps.ties().item_key(block, items[b], key + items[b]);
+                ps.item_from_positions(item, p, &mut work).map_err(|e| Error::gpu(e.to_string()))
             })
             .collect()
     })
@@ -80,7 +82,7 @@ pub fn pooled_block_items_cpu(
 ) -> Result<Vec<PooledItem>> {
     let inputs = BlockInputs::new(ps, block, items, key)?;
     let pos = cpu::pooled_positions(&inputs.keys, &inputs.cal, &inputs.local, &inputs.orders);
-    block_greedy(ps, &pos, items, key, threads)
+    block_greedy(ps, &pos, block, items, key, threads)
 }
 
 /// Positions `[B][M][K]` of `block`'s test items `items` (keyed from `key`) among `ps`' units
@@ -110,7 +112,7 @@ pub fn pooled_block_items(
     threads: usize,
 ) -> Result<Vec<PooledItem>> {
     let pos = super::block_on(pooled_block_positions_async(gpu, ps, block, items, key))??;
-    block_greedy(ps, &pos, items, key, threads)
+    block_greedy(ps, &pos, block, items, key, threads)
 }
 
 /// The GPU ranks a streamed file's blocks: nonparametric r-values and pooled positions. Every

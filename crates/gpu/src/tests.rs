@@ -168,7 +168,7 @@ fn pooled_positions_split_across_dispatches() {
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
     for ties in TieOrder::ALL {
         let ps = PooledSplit::new(&t, &labels, &split.cal, split.ties(ties)).unwrap();
-        let orders = cpu::tie_orders(&ps, &test);
+        let orders = cpu::tie_orders(&ps, &t, &test);
         let got = block_on(g.pooled_positions(&keys, &cal, &test, &orders)).unwrap().unwrap();
         assert_eq!(got, cpu::pooled_positions(&keys, &cal, &test, &orders), "{ties:?}");
     }

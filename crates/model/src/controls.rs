@@ -3,7 +3,7 @@
 
 pub mod table;
 
-use rvalue_core::conformal::{Prior, RvalueKind, ScoreOptions, SplitPlan};
+use rvalue_core::conformal::{ScoreOptions, SplitPlan};
 use rvalue_core::toy::ToyParams;
 use rvalue_core::{Error, Result};
 
@@ -101,16 +101,11 @@ impl Controls {
         Ok(())
     }
 
-    /// The score options a mode opens with: parametric r-values for the toy and pooled ones for
-    /// score files, as in the paper's experiments. The parametric prior is pooled over all items:
-    /// with a per-item prior over the toy's ten candidates CP_r's sets hold 9.9 of 10 candidates
-    /// at the defaults (README, findings), which hides what the page is meant to show.
-    pub fn score_defaults(mode: Mode) -> ScoreOptions {
-        let kind = match mode {
-            Mode::Toy => RvalueKind::Parametric,
-            Mode::Scores => RvalueKind::Pooled,
-        };
-        ScoreOptions { kind, prior: Prior::Pooled, ..ScoreOptions::default() }
+    /// The score options a mode opens with: the core's defaults, every face's (parametric
+    /// r-values with a prior pooled over the items; docs/method.md §5), in both modes, so the
+    /// page opens a file with the settings the CLI and Python use.
+    pub fn score_defaults(_mode: Mode) -> ScoreOptions {
+        ScoreOptions::default()
     }
 
     /// Switches to `mode`, with that mode's default r-value kind; other settings stay, except

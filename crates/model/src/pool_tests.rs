@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use super::*;
 use rvalue_core::conformal::pool::{joined_split, pool_splits, TruePool};
-use rvalue_core::conformal::{difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, Split};
+use rvalue_core::conformal::{
+    difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, ScoreOptions, Split,
+};
 use rvalue_core::io::Dataset;
 use rvalue_core::rvalue::{PooledSplit, TieOrder, Workspace};
 use rvalue_core::tensor::ScoreTensor;
@@ -60,7 +62,7 @@ fn case(n_pool: usize) -> Case {
 fn controls(ties: TieOrder) -> Controls {
     let mut c =
         Controls { mode: Mode::Scores, splits: 3, cal_fraction: 0.6, seed: 11, ..Controls::default() };
-    c.score = Controls::score_defaults(Mode::Scores);
+    c.score = ScoreOptions { kind: RvalueKind::Pooled, ..Controls::score_defaults(Mode::Scores) };
     c.score.ties = ties;
     c.score.cp_draw = 2;
     c

@@ -62,8 +62,8 @@ pub struct Calibration {
 /// predicting sets of new items.
 #[pyfunction]
 #[pyo3(signature = (
-    scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue="pooled", variance="per-draw",
-    prior="per-item", algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
+    scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue=options::default_rvalue(), variance="per-draw",
+    prior=options::default_prior(), algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
     never_empty=false, seed=0, threads=None, cal_true=None, progress=None, coverage="marginal",
     cal_labels=None
 ))]
@@ -364,7 +364,7 @@ impl Calibration {
         let alpha = options::alpha(alpha.unwrap_or(self.alpha))?;
         let p = self.predicted(py, test_scores, progress)?;
         let method = self.method;
-        options::warn_unbounded(py, method, p.unbounded_classes(alpha), p.k(), alpha, "")?;
+        options::warn_unbounded(py, method, p.unbounded_classes(alpha), (p.k(), alpha), "", false)?;
         let mask = PyArray1::from_vec(py, p.mask(alpha, self.never_empty)).reshape([p.n_test(), p.k()])?;
         self.last = Some((p, alpha));
         Ok(mask)

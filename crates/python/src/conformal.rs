@@ -167,9 +167,9 @@ impl Measured {
 /// splits: one dict per method with the columns of `rvalue conformal`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
+    scores, labels=None, alpha=options::Alphas(vec![0.1]), *, methods=options::Names::all(),
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
-    rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
+    rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
     test_size=None, progress=None, coverage="marginal", cal_labels=None
 ))]
@@ -178,8 +178,8 @@ pub fn conformal<'py>(
     py: Python<'py>,
     scores: &Bound<'py, PyAny>,
     labels: Option<&Bound<'py, PyAny>>,
-    alpha: f64,
-    methods: Vec<String>,
+    alpha: options::Alphas,
+    methods: options::Names,
     splits: usize,
     seed: u64,
     cal_fraction: f64,
@@ -204,7 +204,7 @@ pub fn conformal<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
-    let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
+    let mut job = Job::new(methods.0, &scoring, lowest(&alpha.0)?, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
@@ -218,19 +218,38 @@ pub fn conformal<'py>(
         }
     };
     let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
-    let done = match &src {
+    let done = at_each(&alpha.0, &mut job, |job| match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
             let t = tensor.tensor();
-            watched::run(py, progress, "conformal", total, || run(t, &labels, &job, &plan.splits))
+            watched::run(py, progress.clone(), "conformal", total, || run(t, &labels, job, &plan.splits))
         }
-        _ => watched::run(py, progress, "conformal", total, || {
-            run_streamed(blocks, pool.as_ref(), &labels, &job, &plan.splits)
+        _ => watched::run(py, progress.clone(), "conformal", total, || {
+            run_streamed(blocks, pool.as_ref(), &labels, job, &plan.splits)
         }),
-    }?;
+    })?;
     // After the run, which checks the labels: warnings then speak of data that was accepted.
     let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
     warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
     returned(py, &done, per_split, blocks.shape().2)
+}
+
+/// The lowest of the levels `alphas`, each checked before any work: the warnings speak of it.
+fn lowest(alphas: &[f64]) -> PyResult<f64> {
+    alphas.iter().map(|&a| options::alpha(a)).try_fold(1.0_f64, |m, a| a.map(|a| m.min(a)))
+}
+
+/// One run per level of `alphas`, each on the same splits, joined in order: each run's rows are
+/// those of a call at its level. `job` is left at the lowest level, which the warnings speak of.
+fn at_each(alphas: &[f64], job: &mut Job, mut one: impl FnMut(&Job) -> PyResult<Run>) -> PyResult<Run> {
+    let mut done = Run { records: Vec::new(), rows: Vec::new() };
+    for &a in alphas {
+        job.alpha = a;
+        let run = one(job)?;
+        done.records.extend(run.records);
+        done.rows.extend(run.rows);
+    }
+    job.alpha = lowest(alphas)?;
+    Ok(done)
 }
 
 /// What `conformal` returns: the rows, or with `per_split` the records; per class, a warning
@@ -238,7 +257,7 @@ pub fn conformal<'py>(
 fn returned<'py>(py: Python<'py>, done: &Run, per_split: bool, k: usize) -> PyResult<Bound<'py, PyList>> {
     for s in &done.rows {
         let count = s.unbounded_classes.unwrap_or(0);
-        options::warn_unbounded(py, s.method, count, k, s.alpha, " in some split")?;
+        options::warn_unbounded(py, s.method, count, (k, s.alpha), " in some split", true)?;
     }
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
@@ -426,8 +445,8 @@ impl SetRows {
 /// columns of `rvalue sets`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels=None, split=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
-    seed=0, rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact",
+    scores, labels=None, split=None, alpha=0.1, *, methods=options::Names::all(),
+    seed=0, rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact",
     lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None,
     progress=None, coverage="marginal", cal_labels=None
 ))]
@@ -438,7 +457,7 @@ pub fn sets<'py>(
     labels: Option<&Bound<'py, PyAny>>,
     split: Option<&Bound<'py, PyAny>>,
     alpha: f64,
-    methods: Vec<String>,
+    methods: options::Names,
     seed: u64,
     rvalue: &str,
     variance: &str,
@@ -456,7 +475,7 @@ pub fn sets<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let progress = Progress::of(progress)?;
     let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
-    let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
+    let job = Job::new(methods.0, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
@@ -476,7 +495,7 @@ pub fn sets<'py>(
     let n_cal = Some(split.cal.len());
     warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
     for &(method, count) in &rows.unbounded {
-        options::warn_unbounded(py, method, count, blocks.shape().2, alpha, "")?;
+        options::warn_unbounded(py, method, count, (blocks.shape().2, alpha), "", true)?;
     }
     set_columns(py, rows)
 }

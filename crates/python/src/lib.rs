@@ -39,14 +39,19 @@ fn rvalue_explorer(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// The helpers written in Python (numpy and duck typing suit them better than Rust), built into
-/// the extension and run at import, so that the wheel remains one compiled module.
+/// the extension and run at import, so that the wheel remains one compiled module; then the
+/// stub's docstrings on the functions (`py/docs.py`), so that `help` shows them.
 fn add_python_helpers(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let code = pyo3::ffi::c_str!(include_str!("py/estimators.py"));
     let helpers =
         PyModule::from_code(m.py(), code, c"rvalue_explorer/estimators.py", c"rvalue_explorer._estimators")?;
     let f = helpers.getattr("from_estimators")?;
     f.setattr("__module__", "rvalue_explorer")?;
-    m.add("from_estimators", f)
+    m.add("from_estimators", f)?;
+    let code = pyo3::ffi::c_str!(include_str!("py/docs.py"));
+    let docs = PyModule::from_code(m.py(), code, c"rvalue_explorer/docs.py", c"rvalue_explorer._docs")?;
+    docs.getattr("document")?.call1((m, include_str!("../rvalue_explorer.pyi")))?;
+    Ok(())
 }
 
 /// Internal, for the package's tests: whether `conformal`, `sets` and `predict` would read these

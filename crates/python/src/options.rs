@@ -4,6 +4,7 @@
 
 use std::str::FromStr;
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use rvalue_core::conformal::warnings::Facts;
 use rvalue_core::conformal::{Method, ScoreOptions};
@@ -14,6 +15,56 @@ use crate::arrays::value_error;
 /// An option's value from its name, or the core's error listing the names allowed.
 pub fn parse<T: FromStr<Err = Error>>(name: &str) -> PyResult<T> {
     name.parse().map_err(value_error)
+}
+
+/// `methods=`: one method's name, or a sequence of names (any iterable of strings but a string).
+pub struct Names(pub Vec<String>);
+
+impl Names {
+    /// Every method, in the CLI's order.
+    pub fn all() -> Names {
+        Names(Method::ALL.iter().map(|m| m.name().to_string()).collect())
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Names {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(one) = obj.extract::<String>() {
+            return Ok(Names(vec![one]));
+        }
+        obj.extract::<Vec<String>>()
+            .map(Names)
+            .map_err(|_| PyTypeError::new_err("expected a method's name or a sequence of names"))
+    }
+}
+
+/// `alpha=` of `conformal`: one level, or a sequence of them (one row per level and method).
+pub struct Alphas(pub Vec<f64>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Alphas {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(one) = obj.extract::<f64>() {
+            return Ok(Alphas(vec![one]));
+        }
+        match obj.extract::<Vec<f64>>() {
+            Ok(all) if !all.is_empty() => Ok(Alphas(all)),
+            _ => Err(PyTypeError::new_err("expected a number or a non-empty sequence of numbers")),
+        }
+    }
+}
+
+/// The core's default r-value kind (every face's): the keyword's default.
+pub fn default_rvalue() -> &'static str {
+    ScoreOptions::default().kind.name()
+}
+
+/// The core's default prior of the parametric r-value (every face's): the keyword's default.
+pub fn default_prior() -> &'static str {
+    ScoreOptions::default().prior.name()
 }
 
 /// How CP and CP_r score: the options shared by `conformal`, `sets` and `calibrate`.
@@ -44,14 +95,15 @@ impl Scoring<'_> {
 }
 
 /// Per class: a Python warning when `count` of the `k` classes enter every set at α for too
-/// few calibration items (`where_`: in which splits, or empty).
+/// few calibration items (`where_`: in which splits, or empty). `wrapped`: the caller runs under
+/// the stub's documented wrapper (`py/docs.py`), whose frame the warning skips to name the user's.
 pub fn warn_unbounded(
     py: Python<'_>,
     method: Method,
     count: usize,
-    k: usize,
-    alpha: f64,
+    (k, alpha): (usize, f64),
     where_: &str,
+    wrapped: bool,
 ) -> PyResult<()> {
     if count == 0 {
         return Ok(());
@@ -60,7 +112,10 @@ pub fn warn_unbounded(
         "{method}: {count} of {k} classes have too few calibration items for per-class coverage at \
          alpha = {alpha}{where_}: their threshold is +inf, so they enter every set"
     );
-    py.import("warnings")?.call_method1("warn", (msg,))?;
+    let level = if wrapped { 2 } else { 1 };
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item("stacklevel", level)?;
+    py.import("warnings")?.call_method("warn", (msg,), Some(&kwargs))?;
     Ok(())
 }
 

@@ -23,6 +23,7 @@ use crate::arrays::value_error;
 const SLICE: Duration = Duration::from_millis(100);
 
 /// What `progress=` asked for.
+#[derive(Clone)]
 pub enum Progress<'py> {
     Off,
     /// `progress=callable`: called as `callable(done, total)`.

@@ -24,8 +24,8 @@ CASES = [
     ("cp-r", {"rvalue": "pooled"}, "true-label-draws"),
     ("cp-r", {"rvalue": "pooled", "ties": "index", "seed": 5}, "true-label-draws"),
     ("cp-r", {"rvalue": "nonparametric"}, "true-label-scores"),
-    ("cp-r", {"rvalue": "parametric"}, "true-label-scores"),
-    ("cp-r", {"rvalue": "parametric", "variance": "of-mean", "algorithm": "grid"}, "true-label-scores"),
+    ("cp-r", {"rvalue": "parametric", "prior": "per-item"}, "true-label-scores"),
+    ("cp-r", {"rvalue": "parametric", "prior": "per-item", "variance": "of-mean", "algorithm": "grid"}, "true-label-scores"),
     ("cp-r", {"rvalue": "parametric", "prior": "pooled"}, "summaries"),
     ("cp-r", {"rvalue": "parametric", "prior": "pooled", "lambda_rule": "empirical"}, "summaries"),
 ]
@@ -103,8 +103,8 @@ def test_a_format_2_file_still_loads_and_the_new_kinds_need_format_3(digits, fil
         body = body.replace(b"coverage marginal\n", b"", 1)
         path.write_bytes(body + struct.pack("<I", zlib.crc32(body)))
 
-    for name, cal in [("items", rx.calibrate(scores[:N_CAL], labels[:N_CAL])),
-                      ("true-label-draws", rx.calibrate(files / "cal_float32.npy", labels[:N_CAL]))]:
+    for name, cal in [("items", rx.calibrate(scores[:N_CAL], labels[:N_CAL], rvalue="pooled")),
+                      ("true-label-draws", rx.calibrate(files / "cal_float32.npy", labels[:N_CAL], rvalue="pooled"))]:
         cal.save(tmp_path / "old.rvcal")
         as_format_2(tmp_path / "old.rvcal")
         old = rx.load(tmp_path / "old.rvcal")

@@ -122,3 +122,17 @@ def test_toy_probability_is_the_cli():
     assert round(100 * rx.toy_probability(), 2) == 48.74
     want = toy_line_probability("--sigma2", "30", "--mu-p", "2")
     assert same_bits(rx.toy_probability(mu_p=2.0, sigma2_q=30.0), want)
+
+
+def test_several_alphas_are_the_single_runs_and_the_cli(digits):
+    scores, labels = digits
+    alphas = [0.05, 0.2, 0.1]
+    kwargs = dict(methods=["cp", "cp-r"], splits=3, seed=2)
+    got = rx.conformal(scores, labels, alphas, **kwargs)
+    assert [(r["alpha"], r["method"]) for r in got] == [(a, m) for a in alphas for m in ("cp", "cp-r")]
+    assert_rows_equal(got, [row for a in alphas for row in rx.conformal(scores, labels, a, **kwargs)])
+    want = csv_rows(run_cli("conformal", "--scores", ASSETS / "digits_wbb.npz", "--alpha", "0.05,0.2,0.1",
+                            "--method", "cp,cp-r", "--splits", "3", "--seed", "2", "--device", "cpu"))
+    assert_rows_equal(got, want)
+    with pytest.raises(TypeError, match="alpha"):
+        rx.conformal(scores, labels, [], **kwargs)

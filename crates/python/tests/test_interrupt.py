@@ -39,7 +39,7 @@ try:
     elif sys.argv[1] == "calibrate":
         rx.calibrate(sys.argv[2], np.zeros(20000, int), rvalue="nonparametric", threads=1, progress=progress)
     else:
-        cal = rx.calibrate(scores[:1000], labels[:1000], threads=1)
+        cal = rx.calibrate(scores[:1000], labels[:1000], threads=1, rvalue="pooled")
         cal.predict(np.concatenate([scores] * 4), progress=progress)
     print("finished", flush=True)
 except KeyboardInterrupt:

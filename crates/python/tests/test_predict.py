@@ -1,4 +1,5 @@
-"""calibrate(...).predict(...) gives the sets of `rvalue sets` on the split labelled | new."""
+"""calibrate(...).predict(...) gives the sets of `rvalue predict`, and of `rvalue sets` on the split
+labelled | new where no other item enters an item's set."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ from conftest import ASSETS, csv_rows, run_cli
 N_CAL = 600
 
 CASES = [
-    ("cp-r", {"rvalue": "pooled"}, []),
+    ("cp-r", {"rvalue": "pooled"}, ["--rvalue", "pooled"]),
     ("cp-r", {"rvalue": "pooled", "ties": "index", "seed": 5}, ["--rvalue", "pooled", "--ties", "index", "--seed", "5"]),
     ("cp-r", {"rvalue": "parametric", "prior": "pooled"}, ["--rvalue", "parametric", "--prior", "pooled"]),
     ("cp-r", {"rvalue": "nonparametric"}, ["--rvalue", "nonparametric"]),
@@ -18,12 +19,21 @@ CASES = [
 ]
 
 
-def cli_masks(tmp_path, method, flags, n, k):
+def cli_masks(tmp_path, method, flags, scores, labels):
+    """`rvalue predict` calibrated on the digits' first N_CAL items, the rest new, as a mask."""
+    np.save(tmp_path / "cal.npy", scores[:N_CAL])
+    np.save(tmp_path / "y.npy", labels[:N_CAL])
+    np.save(tmp_path / "new.npy", scores[N_CAL:])
+    run_cli("predict", "--calibration", tmp_path / "cal.npy", "--calibration-labels", tmp_path / "y.npy",
+            "--test", tmp_path / "new.npy", "--alpha", "0.1", "--method", method,
+            "--output", tmp_path / "sets.npy", "--device", "cpu", *flags)
+    return np.load(tmp_path / "sets.npy")
+
+
+def sets_masks(tmp_path, method, flags, n, k):
     """`rvalue sets` on the digits with the first N_CAL items calibrating, as a mask."""
     split = np.arange(n) < N_CAL
     np.save(tmp_path / "split.npy", split)
-    if method == "cp-r" and not flags:
-        flags = ["--rvalue", "pooled"]
     run_cli("sets", "--scores", ASSETS / "digits_wbb.npz", "--split", tmp_path / "split.npy",
             "--alpha", "0.1", "--method", method, "--output", tmp_path / "sets.csv", "--device", "cpu", *flags)
     mask = np.zeros((n - N_CAL, k), dtype=bool)
@@ -36,13 +46,24 @@ def cli_masks(tmp_path, method, flags, n, k):
 
 
 @pytest.mark.parametrize("method, kwargs, flags", CASES)
-def test_predict_is_rvalue_sets_on_the_joined_split(digits, tmp_path, method, kwargs, flags):
+def test_predict_is_rvalue_predict_for_every_scoring(digits, tmp_path, method, kwargs, flags):
     scores, labels = digits
     cal = rx.calibrate(scores[:N_CAL], labels[:N_CAL], 0.1, method=method, **kwargs)
     got = cal.predict(scores[N_CAL:])
-    want = cli_masks(tmp_path, method, flags, len(labels), scores.shape[2])
+    want = cli_masks(tmp_path, method, flags, scores, labels)
     assert got.dtype == np.bool_ and got.shape == want.shape
     assert np.array_equal(got, want)
+
+
+# Methods whose sets look at no other new item and no item's place: a prediction is then
+# `rvalue sets` on the joined split (pooled exchangeable ties and a pooled prior differ there:
+# a prediction keys ties by content and fits the prior on the labelled items alone).
+@pytest.mark.parametrize("method, kwargs, flags", [CASES[1], *CASES[3:]])
+def test_predict_is_rvalue_sets_on_the_joined_split(digits, tmp_path, method, kwargs, flags):
+    scores, labels = digits
+    cal = rx.calibrate(scores[:N_CAL], labels[:N_CAL], 0.1, method=method, **kwargs)
+    want = sets_masks(tmp_path, method, flags, len(labels), scores.shape[2])
+    assert np.array_equal(cal.predict(scores[N_CAL:]), want)
 
 
 @pytest.mark.parametrize("method, kwargs", [("cp-r", {}), ("cp", {}), ("cp-r", {"rvalue": "parametric"})])
@@ -66,7 +87,7 @@ def test_sets_are_the_scores_at_most_the_threshold(digits, method, kwargs):
 
 def test_attributes_and_repr(digits):
     scores, labels = digits
-    cal = rx.calibrate(scores[:100], labels[:100], 0.1, threads=2)
+    cal = rx.calibrate(scores[:100], labels[:100], 0.1, threads=2, rvalue="pooled")
     assert (cal.method, cal.rvalue, cal.ties, cal.alpha) == ("cp-r", "pooled", "exchangeable", 0.1)
     assert (cal.n_calibration, cal.m, cal.k, cal.threads, cal.seed) == (100, 30, 10, 2, 0)
     assert cal.per_item_threshold

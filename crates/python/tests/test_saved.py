@@ -55,7 +55,7 @@ def test_save_load_and_pickle_predict_the_same_bits(digits, tmp_path, method, kw
 
 def test_the_file_is_plain_data(digits, tmp_path):
     scores, labels = digits
-    cal = rx.calibrate(scores[:N_CAL], labels[:N_CAL], method="cp-r")
+    cal = rx.calibrate(scores[:N_CAL], labels[:N_CAL], method="cp-r", rvalue="pooled")
     cal.save(str(tmp_path / "cal.rvcal"))  # a str path as well as a pathlib.Path
     data = (tmp_path / "cal.rvcal").read_bytes()
     head = data[: data.index(b"\nend\n") + 5].decode()

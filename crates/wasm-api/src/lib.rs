@@ -23,6 +23,9 @@
 use std::str::FromStr;
 
 mod conditional;
+mod splits;
+
+pub use splits::split_masks;
 
 use js_sys::{Array, ArrayBuffer, BigInt64Array, BigUint64Array, DataView, Float64Array, Object, Reflect};
 use js_sys::{Uint32Array, Uint8Array};
@@ -175,8 +178,8 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// at miscoverage `alpha`.
 ///
 /// Options: `methods` (any of `'cp'`, `'cp-avg'`, `'cp-r'`; all three by default), `kind` of
-/// CP_r's r-value (`'parametric'`, `'nonparametric'`, `'pooled'`), `prior` (`'per-item'`,
-/// `'pooled'`), `variance` (`'per-draw'`, `'of-mean'`), `algorithm`, `rule` (as for
+/// CP_r's r-value (`'parametric'`, the default of every face, `'nonparametric'`, `'pooled'`),
+/// `prior` (`'pooled'`, the default, or `'per-item'`), `variance` (`'per-draw'`, `'of-mean'`), `algorithm`, `rule` (as for
 /// [`rvalues`]), `cpDraw` (CP's draw, 0), `ties` (pooled r-values' tie order: `'exchangeable'`,
 /// the default, or the authors' `'index'`), `coverage` (`'marginal'`, the default, or
 /// `'per-class'`: a threshold per class from its own calibration items), `neverEmpty` (false); the splits: `splits` random

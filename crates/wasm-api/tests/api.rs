@@ -186,3 +186,27 @@ fn per_class_coverage_is_the_cores() {
         assert_eq!(got, want, "test item {pos}");
     }
 }
+
+/// `splitMasks` gives the core's seeded splits (those `conformal` runs), by count or by number.
+#[test]
+fn split_masks_are_the_seeded_splits() {
+    use rvalue_core::conformal::Split;
+    use rvalue_wasm_api::split_masks;
+    let args =
+        object(&[("n", 37.into()), ("splits", 3.into()), ("seed", 5.into()), ("calFraction", 0.4.into())]);
+    let masks: Array = field(&split_masks(args).unwrap(), "masks").dyn_into().unwrap();
+    assert_eq!(masks.length(), 3);
+    for r in 0..3 {
+        let got = js_sys::Uint8Array::new(&masks.get(r)).to_vec();
+        let want: Vec<u8> =
+            Split::random(37, 0.4, 5, r as usize).unwrap().mask(37).into_iter().map(u8::from).collect();
+        assert_eq!(got, want, "split {r}");
+    }
+    let picked = object(&[("n", 20.into()), ("indices", Array::of1(&7.into()).into())]);
+    let one: Array = field(&split_masks(picked).unwrap(), "masks").dyn_into().unwrap();
+    let want: Vec<u8> = Split::random(20, 0.5, 0, 7).unwrap().mask(20).into_iter().map(u8::from).collect();
+    assert_eq!(js_sys::Uint8Array::new(&one.get(0)).to_vec(), want);
+    assert!(message(split_masks(object(&[("n", 1.into())])).unwrap_err()).contains("too few"));
+    assert!(message(split_masks(object(&[("n", 9.into()), ("split", 1.into())])).unwrap_err())
+        .contains("unknown field"));
+}

@@ -93,6 +93,19 @@ pub fn calibrate_each_lean(
     calibrate_with((t, labels, None, order), method, opts, splits, threads, each)
 }
 
+/// The calibration items of a prediction's split, on which alone a pooled prior is fit; `None`
+/// for evaluation splits. A prediction is one split: with others its prior would differ by
+/// split, which split-independent scores cannot be.
+fn prediction_calibration(splits: &[Split]) -> Result<Option<&[usize]>> {
+    match splits {
+        [s] if s.is_prediction() => Ok(Some(&s.cal)),
+        _ if splits.iter().any(Split::is_prediction) => {
+            Err(Error::invalid("a prediction's split is calibrated alone, not with other splits"))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// A data set, its labels and what is known of it: summaries and draw orders.
 type Known<'a> = (&'a ScoreTensor, &'a [usize], Option<&'a Summaries>, Option<&'a DrawOrder>);
 
@@ -106,7 +119,8 @@ fn calibrate_with(
 ) -> Result<()> {
     let only = needed_candidates(labels, splits);
     check_only(t, &only)?;
-    let fixed = scores_with(t, summaries, order, method, opts, |i| only[i], threads)?;
+    let prior_on = prediction_calibration(splits)?;
+    let fixed = scores_with(t, summaries, order, method, opts, |i| only[i], prior_on, threads)?;
     let rows = fixed.map(|scores| ScoreRows::new(scores, t.k()));
     for (r, split) in splits.iter().enumerate() {
         watch::checkpoint()?;

@@ -23,7 +23,7 @@ pub fn item_scores(
     method: Method,
     opts: &ScoreOptions,
 ) -> Result<Option<Vec<f64>>> {
-    scores_with(t, Some(summaries), order, method, opts, |_| None, 1)
+    scores_with(t, Some(summaries), order, method, opts, |_| None, None, 1)
 }
 
 /// [`item_scores`] where item `i` with `only[i] = Some(c)` needs candidate `c`'s score alone (a
@@ -41,7 +41,7 @@ pub fn item_scores_only(
     only: &[Option<usize>],
 ) -> Result<Option<Vec<f64>>> {
     check_only(t, only)?;
-    scores_with(t, Some(summaries), order, method, opts, |i| only[i], 1)
+    scores_with(t, Some(summaries), order, method, opts, |i| only[i], None, 1)
 }
 
 pub(super) fn check_only(t: &ScoreTensor, only: &[Option<usize>]) -> Result<()> {
@@ -68,7 +68,9 @@ pub fn needed_candidates(labels: &[usize], splits: &[Split]) -> Vec<Option<usize
 
 /// [`item_scores_only`]'s work; the rank-based and parametric r-values' items in `threads`
 /// contiguous chunks, one thread each, joined in item order (the same scores for every count).
-/// Summaries and draw orders not given are computed here if the method needs them.
+/// Summaries and draw orders not given are computed here if the method needs them. A pooled
+/// prior is fit on the items `prior_on` (a prediction's calibration items), else on every item.
+#[allow(clippy::too_many_arguments)] // the data, what is known of it, the method, the run
 pub(super) fn scores_with(
     t: &ScoreTensor,
     summaries: Option<&Summaries>,
@@ -76,6 +78,7 @@ pub(super) fn scores_with(
     method: Method,
     opts: &ScoreOptions,
     only: impl Fn(usize) -> Option<usize> + Sync,
+    prior_on: Option<&[usize]>,
     threads: usize,
 ) -> Result<Option<Vec<f64>>> {
     let (n, k) = (t.n(), t.k());
@@ -116,24 +119,27 @@ pub(super) fn scores_with(
                 }
             }
             RvalueKind::Parametric => match summaries {
-                Some(s) => parametric_rows(s, opts, only, threads).map(Some),
-                None => parametric_rows(&Summaries::of(t), opts, only, threads).map(Some),
+                Some(s) => parametric_rows(s, opts, only, prior_on, threads).map(Some),
+                None => parametric_rows(&Summaries::of(t), opts, only, prior_on, threads).map(Some),
             },
         },
     }
 }
 
 /// Parametric CP_r's rows `[N][K]` from the summaries alone, each item as much as `only` asks
-/// ([`item_scores_only`]), the items in `threads` contiguous chunks joined in order.
+/// ([`item_scores_only`]), the items in `threads` contiguous chunks joined in order; a pooled
+/// prior fit on the items `prior_on`, or on all.
 pub(crate) fn parametric_rows(
     summaries: &Summaries,
     opts: &ScoreOptions,
     only: impl Fn(usize) -> Option<usize> + Sync,
+    prior_on: Option<&[usize]>,
     threads: usize,
 ) -> Result<Vec<f64>> {
-    let hyper = match opts.prior {
-        Prior::PerItem => HyperChoice::Estimate,
-        Prior::Pooled => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
+    let hyper = match (opts.prior, prior_on) {
+        (Prior::PerItem, _) => HyperChoice::Estimate,
+        (Prior::Pooled, None) => HyperChoice::Fixed(pooled_hyper(summaries, opts.variance)?),
+        (Prior::Pooled, Some(items)) => HyperChoice::Fixed(pooled_hyper_on(summaries, items, opts.variance)?),
     };
     let rows = |items: std::ops::Range<usize>| -> Result<Vec<f64>> {
         let mut out = Vec::with_capacity(items.len() * summaries.k);
@@ -194,6 +200,18 @@ pub fn parametric_scores(
         }
     }
     Ok(())
+}
+
+/// [`pooled_hyper`] over every candidate of the items `items` alone.
+pub fn pooled_hyper_on(summaries: &Summaries, items: &[usize], variance: VarianceKind) -> Result<Hyper> {
+    let k = summaries.k;
+    let rows =
+        |v: &[f64]| -> Vec<f64> { items.iter().flat_map(|&i| v[i * k..(i + 1) * k].to_vec()).collect() };
+    let (x, v) = (rows(&summaries.mean), rows(&summaries.var));
+    match variance {
+        VarianceKind::PerDraw => eb::estimate_with(&x, &v, eb::AsGiven),
+        VarianceKind::OfMean => eb::estimate_with(&x, &v, eb::OfMean(summaries.m as f64)),
+    }
 }
 
 /// The hyperparameters of a prior pooled over every candidate of `summaries`. The noise

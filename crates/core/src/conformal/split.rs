@@ -1,23 +1,41 @@
 //! Calibration/test splits: one given, one of a mask, or a seeded series ([`SplitPlan`]).
 
 use crate::rng::Stream;
+use crate::rvalue::ties::TieKey;
 use crate::rvalue::{TieOrder, Ties};
 use crate::{Error, Result};
 
 /// A calibration/test split; both lists ascending. `seed` and `index` name it in its seeded
 /// series (split `index` of `seed`), and key its pooled r-values' exchangeable tie order.
+///
+/// A prediction's split ([`Split::for_prediction`]) has new items as its test items, and their
+/// sets must not depend on the batch they come in nor on an item's place in it: each test item's
+/// tie order is keyed by its content (`tie_key`), and a pooled parametric prior is fit on the
+/// calibration items alone (docs/method.md §4, §5).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Split {
     pub cal: Vec<usize>,
     pub test: Vec<usize>,
     pub seed: u64,
     pub index: u64,
+    pub tie_key: TieKey,
 }
 
 impl Split {
     /// A split of these items, keyed as split 0 of seed 0.
     pub fn new(cal: Vec<usize>, test: Vec<usize>) -> Self {
-        Split { cal, test, seed: 0, index: 0 }
+        Split { cal, test, seed: 0, index: 0, tie_key: TieKey::Position }
+    }
+
+    /// The split as a prediction's: tie orders keyed by each test item's content, a pooled
+    /// prior fit on the calibration items alone.
+    pub fn for_prediction(self) -> Self {
+        Split { tie_key: TieKey::Content, ..self }
+    }
+
+    /// Whether this is a prediction's split ([`Split::for_prediction`]).
+    pub fn is_prediction(&self) -> bool {
+        self.tie_key == TieKey::Content
     }
 
     /// The split keyed as split `index` of `seed` instead.
@@ -27,7 +45,11 @@ impl Split {
 
     /// Its pooled r-values' tie order under `order`.
     pub fn ties(&self, order: TieOrder) -> Ties {
-        Ties::new(order, self.seed, self.index)
+        let ties = Ties::new(order, self.seed, self.index);
+        match self.tie_key {
+            TieKey::Position => ties,
+            TieKey::Content => ties.by_content(),
+        }
     }
 
     /// Split number `index` of a seeded series: a random permutation, the first
@@ -48,7 +70,7 @@ impl Split {
         let mut test = perm[n_cal..].to_vec();
         cal.sort_unstable();
         test.sort_unstable();
-        Ok(Split { cal, test, seed, index: index as u64 })
+        Ok(Split { cal, test, seed, index: index as u64, tie_key: TieKey::Position })
     }
 
     /// The split as a boolean mask over `n` items, `true` = calibration: what `--split` reads,

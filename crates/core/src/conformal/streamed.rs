@@ -234,7 +234,7 @@ pub(crate) fn fixed_rows_ranked(
     })?;
     for (method, out) in methods.iter().zip(rows.iter_mut()) {
         if parametric(method) {
-            *out = parametric_rows(&gathered, opts, |i| only[i], run.threads)?;
+            *out = parametric_rows(&gathered, opts, |i| only[i], None, run.threads)?;
         }
     }
     Ok(rows)
@@ -275,7 +275,7 @@ fn block_scores(
         };
         match ranked {
             Some(rows) => Ok(Some(rows)),
-            None => scores_with(block, None, None, *method, opts, |i| only[first + i], run.threads)
+            None => scores_with(block, None, None, *method, opts, |i| only[first + i], None, run.threads)
                 .map(|got| Some(got.unwrap_or_default())),
         }
     };

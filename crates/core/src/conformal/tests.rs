@@ -548,9 +548,10 @@ fn nonparametric_scores_in_blocks_equal_shared_orders() {
     let (t, _) = crate::samples::logits(n, 6, 9, 5).unwrap();
     let opts = ScoreOptions { kind: RvalueKind::Nonparametric, ..ScoreOptions::default() };
     let order = DrawOrder::of(&t).unwrap();
-    let shared = scores_with(&t, None, Some(&order), Method::CpR, &opts, |_| None, 1).unwrap().unwrap();
+    let shared = scores_with(&t, None, Some(&order), Method::CpR, &opts, |_| None, None, 1).unwrap().unwrap();
     for threads in [1, 3] {
-        let blocked = scores_with(&t, None, None, Method::CpR, &opts, |_| None, threads).unwrap().unwrap();
+        let blocked =
+            scores_with(&t, None, None, Method::CpR, &opts, |_| None, None, threads).unwrap().unwrap();
         assert_eq!(blocked.len(), n * t.k());
         assert!(shared.iter().zip(&blocked).all(|(a, b)| a.to_bits() == b.to_bits()), "{threads} threads");
     }

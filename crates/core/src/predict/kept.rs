@@ -121,7 +121,7 @@ pub fn predict_with_true_scores(
     if let Some(c) = classes {
         check_labels(c, cal_scores.len(), k)?;
     }
-    let split = pool_splits(cal_scores.len(), n_test, None, 1, seed)?.remove(0);
+    let split = pool_splits(cal_scores.len(), n_test, None, 1, seed)?.remove(0).for_prediction();
     // The new items' labels are never read: sets do not depend on them.
     let labels = vec![0; n_test];
     let counted = Counted(test);
@@ -157,9 +157,9 @@ pub fn predict_with_summaries(
     drop(new);
     let mut labels = cal_labels.to_vec();
     labels.resize(n, 0);
-    let split = Split::new((0..cal.n).collect(), (cal.n..n).collect()).keyed(seed, 0);
+    let split = Split::new((0..cal.n).collect(), (cal.n..n).collect()).keyed(seed, 0).for_prediction();
     let only = needed_candidates(&labels, std::slice::from_ref(&split));
-    let rows = parametric_rows(&joined, opts, |i| only[i], run.threads)?;
+    let rows = parametric_rows(&joined, opts, |i| only[i], Some(&split.cal), run.threads)?;
     let rows = ScoreRows::on_threads(rows, cal.k, run.threads);
     let calibrated = Calibrated::shared_with(&rows, cal.k, &labels, &split, opts.coverage);
     Ok(Prediction::from_calibrated(calibrated, cal.n))

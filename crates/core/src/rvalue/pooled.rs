@@ -255,9 +255,9 @@ impl PooledSplit {
         self.m
     }
 
-    /// Test item `item`'s candidate ranks and places by rank ([`Ties::order`]) into `work`'s
-    /// slot `b`.
-    fn candidate_order(&self, item: usize, b: usize, work: &mut Workspace) {
+    /// The candidate ranks and places by rank ([`Ties::order`]) of the test item keyed `item`
+    /// ([`Ties::item_key`]) into `work`'s slot `b`.
+    fn candidate_order(&self, item: u64, b: usize, work: &mut Workspace) {
         let at = b * self.k..(b + 1) * self.k;
         self.ties.order(item, self.n, &mut work.place[at.clone()], &mut work.rank[at.clone()]);
         by_rank(&work.rank[at.clone()], &mut work.by_rank[at]);
@@ -302,7 +302,8 @@ impl PooledSplit {
 
     /// [`PooledSplit::items`] for a block of a larger data set: `t` holds its items from `first`
     /// on, `items` index `t`, and each item's tie order is keyed by its place in the whole data
-    /// set (`first + item`), so the results are those of `items` on the whole tensor.
+    /// set (`first + item`) or its content, so the results are those of `items` on the whole
+    /// tensor.
     pub fn items_at(
         &self,
         t: &ScoreTensor,
@@ -315,12 +316,13 @@ impl PooledSplit {
         (0..items.len()).map(|b| self.greedy(b, work)).collect()
     }
 
-    /// [`PooledSplit::item`] for a test item whose candidates' positions among the `U` units of
+    /// [`PooledSplit::item`] for the test item keyed `item` ([`Ties::item_key`]) whose
+    /// candidates' positions among the `U` units of
     /// each draw (`[M][K]`, 0-based, candidates in index order) were found elsewhere: the GPU
     /// path. Sorted, the positions give the candidates' order, and a position less the number of
     /// candidates before it is the entry point. Positions that collide or fall outside `0..U`,
     /// which only a faulty device could produce, are an error rather than a wrong answer.
-    pub fn item_from_positions(&self, item: usize, pos: &[u32], work: &mut Workspace) -> Result<PooledItem> {
+    pub fn item_from_positions(&self, item: u64, pos: &[u32], work: &mut Workspace) -> Result<PooledItem> {
         let (n, m, k) = (self.n, self.m, self.k);
         if pos.len() != m * k {
             return Err(Error::length("positions", pos.len(), format!("{m} draws × {k} candidates")));

@@ -25,6 +25,7 @@
 //! `g_c = n`, rank = index, so one code path serves both.
 
 use crate::rng::{key_of, philox4x32_10};
+use crate::tensor::ScoreTensor;
 
 crate::options! {
     /// Which rule breaks ties between units in pooled r-values.
@@ -39,47 +40,78 @@ crate::options! {
     }
 }
 
+/// What names a test item in the key of its exchangeable order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TieKey {
+    /// Its index in the data set: an evaluation split, whose file fixes the items.
+    #[default]
+    Position,
+    /// A hash of its scores ([`content_hash`]): a prediction, whose set must not depend on the
+    /// batch the item comes in nor on its place there (docs/method.md §4).
+    Content,
+}
+
 /// The tie order of one split: the rule and, for the exchangeable one, the key its candidate
-/// places derive from (the run's seed and the split's number; the item is added per item).
+/// places derive from (the run's seed and the split's number; the item, by position or by
+/// content, is added per item).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ties {
     pub order: TieOrder,
     pub seed: u64,
     pub split: u64,
+    pub key: TieKey,
 }
 
 /// Counter word that keeps the orders' Philox blocks apart from the split permutations' and the
 /// toy's draws under the same seed ("ties" in ASCII).
 const TAG: u32 = 0x7469_6573;
+/// The same for orders keyed by content ("tiec"), apart from those keyed by position.
+const TAG_CONTENT: u32 = 0x7469_6563;
 
 impl Ties {
     /// The authors' rule (no key needed).
-    pub const INDEX: Ties = Ties { order: TieOrder::Index, seed: 0, split: 0 };
+    pub const INDEX: Ties = Ties { order: TieOrder::Index, seed: 0, split: 0, key: TieKey::Position };
 
     pub fn new(order: TieOrder, seed: u64, split: u64) -> Self {
-        Ties { order, seed, split }
+        Ties { order, seed, split, key: TieKey::Position }
+    }
+
+    /// The same order keyed by each item's content instead of its position.
+    pub fn by_content(self) -> Self {
+        Ties { key: TieKey::Content, ..self }
+    }
+
+    /// The key [`Ties::order`] takes for item `local` of `t`, which is item `global` of the whole
+    /// data set: `global`, or the hash of the item's scores.
+    pub fn item_key(&self, t: &ScoreTensor, local: usize, global: usize) -> u64 {
+        match (self.order, self.key) {
+            (TieOrder::Index, _) => 0,
+            (_, TieKey::Position) => global as u64,
+            (_, TieKey::Content) => content_hash(t, local),
+        }
     }
 
     pub fn is_index(&self) -> bool {
         self.order == TieOrder::Index
     }
 
-    /// Test item `item`'s tie order among `n` calibration units: each candidate's rank among the
-    /// candidates (`rank[c]`) and, by rank, the places (`places[r]`: calibration units before the
-    /// candidate of rank `r`; nondecreasing in `r`).
+    /// The tie order among `n` calibration units of the test item keyed `item` ([`Ties::item_key`]):
+    /// each candidate's rank among the candidates (`rank[c]`) and, by rank, the places
+    /// (`places[r]`: calibration units before the candidate of rank `r`; nondecreasing in `r`).
     ///
     /// The exchangeable order draws the candidates' `K` positions among the `U` (Floyd's sampling
     /// of a `K`-subset) and then their order in those positions (Fisher–Yates), from a
-    /// [`SplitMix`] stream keyed by the seed, the split and the item: integer arithmetic only, so
-    /// the same numbers on every device, thread count and platform.
-    pub fn order(&self, item: usize, n: usize, places: &mut [u32], rank: &mut [u16]) {
+    /// [`SplitMix`] stream keyed by the seed, the split and the item's key: integer arithmetic
+    /// only, so the same numbers on every device, thread count and platform.
+    pub fn order(&self, item: u64, n: usize, places: &mut [u32], rank: &mut [u16]) {
         let k = places.len();
         if self.is_index() {
             places.fill(n as u32);
             rank.iter_mut().enumerate().for_each(|(c, r)| *r = c as u16);
             return;
         }
-        let mut rng = SplitMix::keyed(self.seed, self.split, item);
+        let tag = if self.key == TieKey::Content { TAG_CONTENT } else { TAG };
+        let mut rng = SplitMix::keyed(self.seed, self.split, item, tag);
         let u = n + k;
         let mut taken = vec![0u64; u.div_ceil(64)];
         for top in n..u {
@@ -105,24 +137,44 @@ impl Ties {
     }
 }
 
+/// A hash of item `item`'s scores (every draw's, widened to f64, `−0` read as `0`), the key of
+/// its order under [`TieKey::Content`]: the same item gets the same number whatever its batch,
+/// its place there and its file's float type.
+pub fn content_hash(t: &ScoreTensor, item: usize) -> u64 {
+    let mut buf = Vec::new();
+    let mut h = 0x6A09_E667_F3BC_C909_u64;
+    for d in 0..t.m() {
+        for &x in t.draw(item, d, &mut buf) {
+            h = mix64(h ^ (x + 0.0).to_bits()).wrapping_add(GOLDEN);
+        }
+    }
+    h
+}
+
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// SplitMix64's finaliser: a bijection of `u64` that spreads every input bit.
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// SplitMix64 (Steele, Lea and Flood, 2014) started from one Philox4x32-10 block of the key
-/// (seed; split, item, [`TAG`]): a test item needs about `2K` uniform integers, and a Philox
+/// (seed; split, item, `tag`): a test item needs about `2K` uniform integers, and a Philox
 /// block per two of them cost as much as a tenth of the pooled greedy.
 struct SplitMix(u64);
 
 impl SplitMix {
-    fn keyed(seed: u64, split: u64, item: usize) -> Self {
-        let counter = [item as u32, (item as u64 >> 32) as u32, split as u32, (split >> 32) as u32 ^ TAG];
+    fn keyed(seed: u64, split: u64, item: u64, tag: u32) -> Self {
+        let counter = [item as u32, (item >> 32) as u32, split as u32, (split >> 32) as u32 ^ tag];
         let w = philox4x32_10(counter, key_of(seed));
         SplitMix((w[0] as u64) << 32 | w[1] as u64)
     }
 
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0 = self.0.wrapping_add(GOLDEN);
+        mix64(self.0)
     }
 
     /// Uniform in `0..n` without bias (Lemire's multiply-and-reject).
@@ -208,7 +260,7 @@ mod tests {
         let items = 12_000;
         let (mut p, mut r) = ([0u32; 2], [0u16; 2]);
         for item in 0..items {
-            ties.order(item, 2, &mut p, &mut r);
+            ties.order(item as u64, 2, &mut p, &mut r);
             assert!(p.iter().all(|&g| g <= 2) && r[0] != r[1]);
             *counts.entry((p, r)).or_insert(0.0) += 1.0;
         }
@@ -217,7 +269,7 @@ mod tests {
         let chi2: f64 = counts.values().map(|h| (h - expect) * (h - expect) / expect).sum();
         // 11 degrees of freedom: P(χ² > 31.3) = 0.001.
         assert!(chi2 < 31.3, "χ² = {chi2}, counts {counts:?}");
-        let of = |t: Ties, item| {
+        let of = |t: Ties, item: u64| {
             let (mut p, mut r) = ([0u32; 16], [0u16; 16]);
             t.order(item, 1000, &mut p, &mut r);
             (p, r)

@@ -101,7 +101,7 @@ fn main() {
         let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
         let ties = TieOrder::Exchangeable;
         let ps = PooledSplit::new(&t, &labels, &split.cal, split.ties(ties)).unwrap();
-        let orders = cpu::tie_orders(&ps, &test);
+        let orders = cpu::tie_orders(&ps, &t, &test);
         let c = fastest(3, || cpu::pooled_positions(&keys, &cal, &test, &orders));
         let gs = g
             .as_ref()

@@ -30,13 +30,13 @@ pub fn rvalues_per_item(opts: &ScoreOptions) -> bool {
 /// [`BlockRows`] of `block`, on `threads` threads (the same bits for every count).
 pub fn block_rows(block: &ScoreTensor, opts: &ScoreOptions, threads: usize) -> Result<BlockRows> {
     let summaries = Summaries::of(block);
-    let cp =
-        scores_with(block, Some(&summaries), None, Method::Cp, opts, |_| None, threads)?.unwrap_or_default();
+    let cp = scores_with(block, Some(&summaries), None, Method::Cp, opts, |_| None, None, threads)?
+        .unwrap_or_default();
     let cp_avg = summaries.mean.iter().map(|x| -x).collect();
     let cp_r = match opts.kind {
         _ if !rvalues_per_item(opts) => None,
-        RvalueKind::Parametric => Some(parametric_rows(&summaries, opts, |_| None, threads)?),
-        _ => scores_with(block, Some(&summaries), None, Method::CpR, opts, |_| None, threads)?,
+        RvalueKind::Parametric => Some(parametric_rows(&summaries, opts, |_| None, None, threads)?),
+        _ => scores_with(block, Some(&summaries), None, Method::CpR, opts, |_| None, None, threads)?,
     };
     Ok(BlockRows { cp, cp_avg, cp_r, summaries })
 }

@@ -21,7 +21,7 @@ pub fn pooled_item_oracle(
     let (n, m, k) = (cal_items.len(), t.m(), t.k());
     let u = n + k;
     let (mut places, mut rank) = (vec![0u32; k], vec![0u16; k]);
-    ties.order(item, n, &mut places, &mut rank);
+    ties.order(ties.item_key(t, item, item), n, &mut places, &mut rank);
     let at = tie_positions(&places, &rank, n);
     let mut count = vec![0u32; u * u];
     let mut idx: Vec<usize> = (0..u).collect();

@@ -256,7 +256,7 @@ impl PooledSplit {
         let (n, m, k) = (self.n, self.m, self.k);
         self.reserve(items.len(), work);
         for (b, &item) in items.iter().enumerate() {
-            self.candidate_order(first + item, b, work);
+            self.candidate_order(self.ties.item_key(t, item, first + item), b, work);
         }
         let exchangeable = !self.ties.is_index();
         let mut buf = Vec::new();

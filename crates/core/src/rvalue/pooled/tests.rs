@@ -78,13 +78,13 @@ fn positions_give_the_same_item_and_bad_ones_are_refused() {
             }
         }
         let want = split.item(&t, item, None, &mut work);
-        assert_eq!(split.item_from_positions(item, &pos, &mut work).unwrap(), want, "item {item}");
+        assert_eq!(split.item_from_positions(item as u64, &pos, &mut work).unwrap(), want, "item {item}");
         let mut collide = pos.clone();
         collide[1] = collide[0];
         let mut outside = pos.clone();
         outside[0] = (n + k) as u32;
         for bad in [collide, outside, pos[1..].to_vec()] {
-            assert!(split.item_from_positions(item, &bad, &mut work).is_err());
+            assert!(split.item_from_positions(item as u64, &bad, &mut work).is_err());
         }
     }
 }
