@@ -162,20 +162,21 @@ class RankColumns(TypedDict):
 class Calibration:
     """A method calibrated on labelled items, or on true-label draws (made by :func:`calibrate`).
 
-    ``predict(test_scores)`` gives the new items' prediction sets. A prediction is the split
-    whose calibration items are the labelled ones and whose test items are the new ones: the
-    sets equal ``sets(...)`` (and ``rvalue sets``) on the joined items with that split, bit for
-    bit. Methods whose scores look at other items (a pooled prior, pooled r-values) are computed
-    at ``predict``, with the new items present, so the threshold is known only after a
-    prediction. A calibration on true-label draws (``cal_true``) gives, bit for bit, what the
-    joined items would give if its units were labelled items.
+    ``predict(test_scores)`` gives the new items' prediction sets. A new item's set is its own:
+    the same alone, in any batch, at any place in it and repeated. A prediction is the split
+    whose calibration items are the labelled ones and whose test items are the new ones, with
+    two rules that keep the batch out: a pooled prior is fitted on the labelled items alone, and
+    pooled r-values order a new item's tied draws by a key of its own scores and ``seed``, not by
+    its place. Without a pooled prior and exchangeable pooled ties, the sets equal ``sets(...)``
+    (and ``rvalue sets``) on the joined items with that split, bit for bit. Pooled r-values are
+    computed at ``predict``, so their thresholds are known only after a prediction.
     """
 
     alpha: float
     """The α of ``predict`` when none is given."""
     never_empty: bool
     seed: int
-    """Keys the pooled r-values' exchangeable tie order (split 0 of this seed)."""
+    """Keys, with each new item's scores, the pooled r-values' exchangeable tie order."""
     threads: int
     method: str
     rvalue: str
@@ -221,7 +222,8 @@ class Calibration:
         ``test_scores``: ``[n_test, M, K]`` or ``[n_test, K]``, the same M and K as the
         calibration; or a path. A path or a ``numpy.memmap`` is streamed a block of items at a
         time, as :func:`conformal` streams, unless the calibration is on an array's items (then
-        a path is read whole, as the new items are joined to the calibration's). ``alpha``: default the calibration's. Updates ``threshold``, ``scores`` and
+        a path is read whole, as the new items are joined to the calibration's). ``alpha``:
+        default the calibration's. Updates ``threshold``, ``scores`` and
         ``predicted_alpha``. ``progress``: see the module's notes (total: ``n_test``).
         """
 

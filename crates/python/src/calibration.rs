@@ -35,8 +35,18 @@ use crate::saved::{self, Basis, Settings};
 use crate::streamed::{self, Source};
 use crate::watched::{self, Progress};
 
-/// A method calibrated on labelled items, or on true-label draws. `predict(test_scores)` gives
-/// the new items' sets.
+// The Python docstrings below are the stub's (rvalue_explorer.pyi), word for word:
+// test_help.py checks it.
+/// A method calibrated on labelled items, or on true-label draws (made by :func:`calibrate`).
+///
+/// ``predict(test_scores)`` gives the new items' prediction sets. A new item's set is its own:
+/// the same alone, in any batch, at any place in it and repeated. A prediction is the split
+/// whose calibration items are the labelled ones and whose test items are the new ones, with
+/// two rules that keep the batch out: a pooled prior is fitted on the labelled items alone, and
+/// pooled r-values order a new item's tied draws by a key of its own scores and ``seed``, not by
+/// its place. Without a pooled prior and exchangeable pooled ties, the sets equal ``sets(...)``
+/// (and ``rvalue sets``) on the joined items with that split, bit for bit. Pooled r-values are
+/// computed at ``predict``, so their thresholds are known only after a prediction.
 #[pyclass(module = "rvalue_explorer", name = "Calibration")]
 pub struct Calibration {
     /// What it was calibrated on, copied: a later change to the caller's array changes nothing.
@@ -350,8 +360,14 @@ impl Calibration {
 
 #[pymethods]
 impl Calibration {
-    /// The new items' sets as a boolean mask `[n_test, K]` (`True` = in the set), at `alpha`
-    /// (default: the calibration's).
+    /// Prediction sets of new items as a boolean mask ``[n_test, K]`` (True = in the set).
+    ///
+    /// ``test_scores``: ``[n_test, M, K]`` or ``[n_test, K]``, the same M and K as the
+    /// calibration; or a path. A path or a ``numpy.memmap`` is streamed a block of items at a
+    /// time, as :func:`conformal` streams, unless the calibration is on an array's items (then
+    /// a path is read whole, as the new items are joined to the calibration's). ``alpha``:
+    /// default the calibration's. Updates ``threshold``, ``scores`` and
+    /// ``predicted_alpha``. ``progress``: see the module's notes (total: ``n_test``).
     #[pyo3(signature = (test_scores, alpha=None, *, progress=None))]
     fn predict<'py>(
         &mut self,
@@ -370,14 +386,15 @@ impl Calibration {
         Ok(mask)
     }
 
-    /// Writes the calibration to `path` (whole or not at all: a temporary file beside it,
-    /// renamed when complete). The last prediction is not saved.
+    /// Writes the calibration (options, labels, scores; not the last prediction) to
+    /// ``path``, whole or not at all: a temporary file beside it is renamed onto it when
+    /// complete, so an older file there survives a failure. :func:`load` reads it back.
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
         let bytes = saved::encode(&self.settings(), &self.basis, self.classes.as_deref());
         py.detach(|| whole_file::write(&path, &bytes)).map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
-    /// Pickles through the saved-file format (never Python objects): `_from_bytes(bytes)`.
+    /// Pickles as the bytes ``save`` writes.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         let bytes = saved::encode(&self.settings(), &self.basis, self.classes.as_deref());
         let from_bytes = py.import("rvalue_explorer")?.getattr("_from_bytes")?;

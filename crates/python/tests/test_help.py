@@ -41,6 +41,16 @@ def test_help_shows_the_stubs_docstring(name):
         assert p.arg in text, f"{name}: parameter {p.arg}"
 
 
+CALIBRATION = next(n for n in STUB.body if isinstance(n, ast.ClassDef) and n.name == "Calibration")
+
+
+@pytest.mark.parametrize("name", [None] + [n.name for n in CALIBRATION.body if isinstance(n, ast.FunctionDef)])
+def test_help_of_calibration_and_its_methods_is_the_stubs(name):
+    node = CALIBRATION if name is None else next(n for n in CALIBRATION.body if getattr(n, "name", None) == name)
+    shown = rx.Calibration if name is None else getattr(rx.Calibration, name)
+    assert " ".join(shown.__doc__.split()) == " ".join(ast.get_docstring(node).split()), name
+
+
 def test_help_shows_defaults_and_the_module_text():
     text = pydoc.render_doc(rx.calibrate, renderer=pydoc.plaintext)
     for default in ["alpha=0.1", "method='cp-r'", "rvalue='parametric'", "prior='pooled'", "ties='exchangeable'"]:
