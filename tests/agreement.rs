@@ -75,7 +75,7 @@ fn lines() -> Vec<String> {
     let splits = SplitPlan::Random { count: 5, cal_fraction: 0.5, seed: 11 }.splits(t.n()).expect("valid");
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric, RvalueKind::Pooled] {
         let opts = ScoreOptions { kind, ties: TieOrder::Index, ..ScoreOptions::default() };
-        for method in Method::ALL {
+        for method in Method::PAPER {
             let cal = prepared.calibrate(method, &opts, &splits).expect("valid");
             let s = conformal::evaluate(&cal, method, 0.1, false).expect("valid α");
             let sweep = conformal::sweep(&cal, &conformal::alpha_grid(0.01, 0.5, 50), true);

@@ -224,7 +224,7 @@ pub fn against_alpha(sweep: &SweepCurves, coverage: bool) -> Figure {
     if coverage {
         f.lines.push(Line::of("1 − α", GREY, &sweep.alphas, &sweep.target).dashed());
     }
-    for (mi, m) in Method::ALL.iter().enumerate() {
+    for (mi, m) in Method::PAPER.iter().enumerate() {
         f.lines.push(Line::of(method_label(*m), METHOD_COLOURS[mi], &sweep.alphas, &data[mi]));
     }
     f

@@ -58,7 +58,7 @@ pub(crate) fn read_split(path: &Path, n: usize) -> CliResult<Split> {
 /// The methods in the given order (default all three), refusing duplicates.
 pub(crate) fn methods_of(given: &[Method]) -> CliResult<Vec<Method>> {
     if given.is_empty() {
-        return Ok(Method::ALL.to_vec());
+        return Ok(Method::PAPER.to_vec());
     }
     for (i, m) in given.iter().enumerate() {
         if given[..i].contains(m) {

@@ -47,7 +47,7 @@ pub fn sets_csv(analysis: &Analysis, alpha: f64, never_empty: bool) -> Result<St
     rvalue_core::conformal::check_alpha(alpha)?;
     let mut out = format!("{SETS_HEADER}\n");
     for t in 0..analysis.n_inspectable() {
-        for m in Method::ALL {
+        for m in Method::PAPER {
             let Some(c) = analysis.calibrated(m).first() else { continue };
             let set = c.set(t, alpha, never_empty);
             let label = c.label(t);
@@ -126,7 +126,7 @@ mod tests {
         let nt = a.n_inspectable();
         assert_eq!(nt, 15);
         assert_eq!(rows.len(), 3 * nt);
-        for (mi, m) in Method::ALL.into_iter().enumerate() {
+        for (mi, m) in Method::PAPER.into_iter().enumerate() {
             let c = &a.calibrated(m)[0];
             let mine: Vec<&Vec<&str>> = rows.iter().filter(|r| r[1] == m.name()).collect();
             assert_eq!(mine.len(), nt);

@@ -213,7 +213,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
     let splits = split_plan(&a, n)?.splits(n)?;
     let methods = match &a.methods {
         Some(names) => names.iter().map(|s| s.parse::<Method>()).collect::<Result<Vec<_>>>()?,
-        None => Method::ALL.to_vec(),
+        None => Method::PAPER.to_vec(),
     };
     let n_cal = splits.iter().map(|s| s.cal.len()).min();
     let facts = Facts { m, k, labels: &labels, n_cal, alpha: a.alpha, methods: &methods, kind: opts.kind };

@@ -206,7 +206,7 @@ impl Analysis {
     /// The summary table at α (panel 6).
     pub fn at_alpha(&self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
         let mut rows = Vec::with_capacity(3);
-        for m in Method::ALL {
+        for m in Method::PAPER {
             let s = self.summary(m, alpha, never_empty)?;
             rows.push(SummaryRow {
                 method: m,
@@ -310,7 +310,7 @@ impl Analysis {
         let label = part.labels[item];
         let k = self.k;
         let mut methods = Vec::with_capacity(3);
-        for (mi, &m) in Method::ALL.iter().enumerate() {
+        for (mi, &m) in Method::PAPER.iter().enumerate() {
             let cal = &self.calibrated[mi][0];
             let scores: Vec<f64> = match part.item_row(mi, item) {
                 Some(s) => s,
