@@ -87,6 +87,10 @@ fn method_index(m: Method) -> usize {
         Method::Cp => 0,
         Method::CpAvg => 1,
         Method::CpR => 2,
+        // The page runs the paper's three; the baselines follow them in `Method::ALL` order.
+        Method::Aps => 3,
+        Method::Raps => 4,
+        Method::Saps => 5,
     }
 }
 
