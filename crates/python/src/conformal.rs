@@ -16,7 +16,7 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 use crate::arrays::{self, value_error};
-use crate::options::{self, Job, Scoring};
+use crate::options::{self, Baselines, Job, Scoring};
 use crate::streamed::{self, Source};
 use crate::tallies;
 use crate::warned;
@@ -171,7 +171,8 @@ impl Measured {
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
-    test_size=None, progress=None, coverage="marginal", cal_labels=None
+    test_size=None, progress=None, coverage="marginal", cal_labels=None, scores_are="auto",
+    raps_lambda=0.01, raps_kreg=5.0, saps_lambda=0.2, randomized=true
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn conformal<'py>(
@@ -201,9 +202,16 @@ pub fn conformal<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     coverage: &str,
     cal_labels: Option<&Bound<'py, PyAny>>,
+    scores_are: &str,
+    raps_lambda: f64,
+    raps_kreg: f64,
+    saps_lambda: f64,
+    randomized: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let progress = Progress::of(progress)?;
-    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
+    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
+    let scoring =
+        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
@@ -429,7 +437,8 @@ impl SetRows {
     scores, labels=None, split=None, alpha=0.1, *, methods=vec!["cp".to_string(), "cp-avg".to_string(), "cp-r".to_string()],
     seed=0, rvalue="parametric", variance="per-draw", prior="per-item", algorithm="exact",
     lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None,
-    progress=None, coverage="marginal", cal_labels=None
+    progress=None, coverage="marginal", cal_labels=None, scores_are="auto", raps_lambda=0.01,
+    raps_kreg=5.0, saps_lambda=0.2, randomized=true
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn sets<'py>(
@@ -453,9 +462,16 @@ pub fn sets<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     coverage: &str,
     cal_labels: Option<&Bound<'py, PyAny>>,
+    scores_are: &str,
+    raps_lambda: f64,
+    raps_kreg: f64,
+    saps_lambda: f64,
+    randomized: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let progress = Progress::of(progress)?;
-    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
+    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
+    let scoring =
+        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
     let job = Job::new(methods, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
