@@ -217,14 +217,8 @@ pub fn conformal<'py>(
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
     let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
-    let plan = match &pool {
-        Some(p) => {
-            Plan { splits: streamed::pool_plan(p, blocks.shape().0, (cal_size, test_size), splits, seed)? }
-        }
-        None => {
-            Plan::of(blocks.shape().0, &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?
-        }
-    };
+    let args = ConformalArgs { splits, seed, cal_fraction, split, split_indices };
+    let plan = plan_of(pool.as_ref(), blocks.shape().0, (cal_size, test_size), &args)?;
     let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
     let done = match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
@@ -239,6 +233,19 @@ pub fn conformal<'py>(
     let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
     warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
     returned(py, &done, per_split, blocks.shape().2)
+}
+
+/// The splits of `conformal`: of the pool and the test items, or of the `n` items.
+fn plan_of(
+    pool: Option<&TruePool>,
+    n: usize,
+    sizes: (Option<usize>, Option<usize>),
+    a: &ConformalArgs<'_, '_>,
+) -> PyResult<Plan> {
+    match pool {
+        Some(p) => Ok(Plan { splits: streamed::pool_plan(p, n, sizes, a.splits, a.seed)? }),
+        None => Plan::of(n, a),
+    }
 }
 
 /// What `conformal` returns: the rows, or with `per_split` the records; per class, a warning

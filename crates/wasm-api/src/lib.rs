@@ -33,7 +33,7 @@ use wasm_bindgen::JsCast;
 use rvalue_core::conformal::warnings::{self, Facts};
 use rvalue_core::conformal::{self, Baseline, Method, ScoreOptions, Split, SplitPlan};
 use rvalue_core::eb::Hyper;
-use rvalue_core::probability;
+use rvalue_core::probability::{self, ScoresAre};
 use rvalue_core::rvalue::{self, HyperChoice};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{toy, Error, Result};
@@ -229,18 +229,12 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
     let t = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
     let labels = indices(&a.labels, "labels")?;
     conformal::check_alpha(a.alpha)?;
-    let mut opts = score_options(&a)?;
     let splits = split_plan(&a, n)?.splits(n)?;
     let methods = match &a.methods {
         Some(names) => names.iter().map(|s| s.parse::<Method>()).collect::<Result<Vec<_>>>()?,
         None => Method::PAPER.to_vec(),
     };
-    // The baselines' reading, decided once and reported.
-    let reading = match methods.iter().any(|m| m.is_baseline()) {
-        true => Some(probability::resolve(&t, opts.scores_are)?),
-        false => None,
-    };
-    opts.scores_are = reading.unwrap_or(opts.scores_are);
+    let (opts, reading) = options_for(&a, &t, &methods)?;
     let n_cal = splits.iter().map(|s| s.cal.len()).min();
     let facts = Facts { m, k, labels: &labels, n_cal, alpha: a.alpha, methods: &methods, kind: opts.kind };
     let warnings: Array = warnings::check(&facts).iter().map(|w| JsValue::from(w.to_string())).collect();
@@ -341,6 +335,21 @@ fn score_options(a: &ConformalArgs) -> Result<ScoreOptions> {
         scores_are: option(a.scores_are.as_deref())?,
         baseline: baseline_of(a)?,
     })
+}
+
+/// The run's options, with the baselines' reading of `t` decided once (reported when a
+/// baseline runs).
+fn options_for(
+    a: &ConformalArgs,
+    t: &ScoreTensor,
+    methods: &[Method],
+) -> Result<(ScoreOptions, Option<ScoresAre>)> {
+    let opts = score_options(a)?;
+    if !methods.iter().any(|m| m.is_baseline()) {
+        return Ok((opts, None));
+    }
+    let reading = probability::resolve(t, opts.scores_are)?;
+    Ok((ScoreOptions { scores_are: reading, ..opts }, Some(reading)))
 }
 
 /// The baselines' parameters: the core's defaults where a field is absent.

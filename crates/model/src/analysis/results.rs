@@ -188,7 +188,8 @@ impl Analysis {
 
     /// The stored calibrated scores of a method, one per split (or repeat).
     pub fn calibrated(&self, method: Method) -> &[Calibrated] {
-        &self.calibrated[method_index(method)]
+        // The page runs the paper's three methods: another has no calibrations.
+        self.calibrated.get(method_index(method)).map_or(&[], |c| &c[..])
     }
 
     /// Coverage and size against α (panels 3 and 4), computed once per analysis.

@@ -155,7 +155,9 @@ impl Analysis {
             return Err(Error::invalid(format!("α = {alpha} is outside the explorer's range [{lo}, {hi}]")));
         }
         let mi = method_index(method);
-        let cals = &self.calibrated[mi];
+        let Some(cals) = self.calibrated.get(mi) else {
+            return Err(Error::invalid(format!("the page does not run {}", method.label())));
+        };
         let mut per_split = Vec::with_capacity(cals.len());
         let mut sizes = Vec::with_capacity(cals.len());
         let mut tallies = Vec::with_capacity(cals.len());
