@@ -20,6 +20,7 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     if let Some(path) = &a.pool.calibration_true {
         let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
         pool::check_classes(classes)?;
+        pool::refuse_baselines(&methods)?;
         let (test, labels) = pool::test_items(&a.data)?;
         let (_, m, k) = streamed::shape(&test);
         let pool = pool::read_pool(path, classes, k)?;

@@ -92,7 +92,8 @@ pub(crate) fn facts<'a>(
 }
 
 /// `opts` with the baselines' reading of the scores decided (`auto` on the data, an explicit
-/// one checked where it can be), reported on stderr: `None` when no baseline runs.
+/// one checked where it can be), `auto`'s choice reported on stderr: `None` when no baseline
+/// runs.
 pub(crate) fn reading_of(
     scores: ReadFrom<'_>,
     methods: &[Method],
@@ -101,6 +102,7 @@ pub(crate) fn reading_of(
     if !methods.iter().any(|m| m.is_baseline()) {
         return Ok((opts, None));
     }
+    opts.baseline.check()?;
     let asked = opts.scores_are;
     let got = match scores {
         ReadFrom::Whole(t) => probability::resolve(t, asked)?,
@@ -108,8 +110,10 @@ pub(crate) fn reading_of(
             conformal::streamed::reading(src, asked, &Streaming::default(), &mut |_, _, _| {})?
         }
     };
-    let how = if asked == ScoresAre::Auto { " (--scores-are auto)" } else { "" };
-    eprintln!("rvalue: APS, RAPS and SAPS read the scores as {got}{how}");
+    // An explicit reading is the user's own (and a streamed file's is checked as it is read).
+    if asked == ScoresAre::Auto {
+        eprintln!("rvalue: APS, RAPS and SAPS read the scores as {got} (--scores-are auto)");
+    }
     Ok((ScoreOptions { scores_are: got, ..opts }, Some(got)))
 }
 

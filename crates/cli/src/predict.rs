@@ -79,6 +79,7 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
         (_, Some(pool)) => {
             let classes =
                 super::pool::Classes { path: a.calibration_labels.as_deref(), coverage: opts.coverage };
+            super::pool::refuse_baselines(&[method])?;
             let data = DataArgs { scores: a.test.clone(), labels: None };
             let test = super::pool::test_items_unlabelled(&data)?;
             let pool = super::pool::read_pool(pool, classes, super::streamed::shape(&test).2)?;

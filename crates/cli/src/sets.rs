@@ -70,6 +70,7 @@ pub(crate) fn sets_of_pool(
     let probe = Probe::start(a.score.device, methods, opts);
     let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
     pool::check_classes(classes)?;
+    pool::refuse_baselines(methods)?;
     let (test, labels) = pool::test_items(&a.data)?;
     let (_, m, k) = streamed::shape(&test);
     let pool = pool::read_pool(pool, classes, k)?;

@@ -108,7 +108,7 @@ fn sets_and_predict_take_the_baselines() {
         "cpu",
     ];
     let (_, err) = ok(&p);
-    assert!(err.contains("read the scores as"), "{err}");
+    assert!(err.contains("read the scores as log-probabilities (--scores-are auto)"), "{err}");
     assert!(std::fs::read_to_string(&pred).unwrap().lines().count() > 100);
 }
 

@@ -150,7 +150,7 @@ pub(crate) fn needs_all_candidates(kind: RvalueKind) -> Error {
 }
 
 /// A baseline asked of true-label draws: its score needs every class's probability.
-pub(crate) fn baseline_needs_all_candidates(method: Method) -> Error {
+pub fn baseline_needs_all_candidates(method: Method) -> Error {
     Error::invalid(format!(
         "{} needs every class's probability of a calibration item, and true-label draws give its \
          true label's only; use CP, CP_avg or pooled CP_r with --calibration-true",
