@@ -61,7 +61,7 @@ const TAG: u32 = 0x6261_7365;
 #[inline]
 pub fn uniform(seed: u64, split: u64, item: usize, c: usize) -> f64 {
     let w = philox4x32_10([(c / 2) as u32, item as u32, split as u32, TAG], key_of(seed));
-    let (hi, lo) = if c % 2 == 0 { (w[0], w[1]) } else { (w[2], w[3]) };
+    let (hi, lo) = if c.is_multiple_of(2) { (w[0], w[1]) } else { (w[2], w[3]) };
     let bits = (u64::from(hi) << 32 | u64::from(lo)) >> 11;
     bits as f64 * (1.0 / 9_007_199_254_740_992.0)
 }
