@@ -51,19 +51,40 @@ impl Baseline {
     }
 }
 
+/// Scores a split's rows on one thread below this many: a thread's start costs more.
+const PARALLEL_MIN: usize = 1 << 20;
+
 /// Counter word that keeps the baselines' `u` apart from the other Philox uses of a seed
 /// ("base" in ASCII).
 const TAG: u32 = 0x6261_7365;
 
-/// `u ∈ [0, 1)` of candidate `c` of item `i` on split `split` of `seed`: 53 bits of one Philox
-/// block keyed by all four, two candidates a block. Wholly addressable, so every thread count
-/// draws the same `u`.
-#[inline]
+/// `u ∈ [0, 1)` of candidate `c` of item `i` on split `split` of `seed` ([`ItemU`]).
 pub fn uniform(seed: u64, split: u64, item: usize, c: usize) -> f64 {
-    let w = philox4x32_10([(c / 2) as u32, item as u32, split as u32, TAG], key_of(seed));
-    let (hi, lo) = if c.is_multiple_of(2) { (w[0], w[1]) } else { (w[2], w[3]) };
-    let bits = (u64::from(hi) << 32 | u64::from(lo)) >> 11;
-    bits as f64 * (1.0 / 9_007_199_254_740_992.0)
+    ItemU::new(seed, split, item).at(c)
+}
+
+/// One item's `u` on one split: a Philox block keyed by (seed, split, item) seeds a SplitMix64
+/// sequence, and candidate `c` takes its element `c + 1`, so every `u` is addressable by its
+/// key (the same on every thread count) while a row costs one block, as the pooled r-values'
+/// tie orders do.
+#[derive(Debug, Clone, Copy)]
+pub struct ItemU(u64);
+
+impl ItemU {
+    #[inline]
+    pub fn new(seed: u64, split: u64, item: usize) -> Self {
+        let w = philox4x32_10([item as u32, (item >> 32) as u32, split as u32, TAG], key_of(seed));
+        ItemU(u64::from(w[0]) << 32 | u64::from(w[1]))
+    }
+
+    /// Candidate `c`'s `u`: 53 bits of SplitMix64's output.
+    #[inline]
+    pub fn at(self, c: usize) -> f64 {
+        let mut z = self.0.wrapping_add((c as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+    }
 }
 
 /// Every item's class probabilities sorted once: per item, by rank (descending probability,
@@ -122,29 +143,51 @@ impl Ranked {
 
     /// Item `i`'s score of candidate `c` on `split`.
     fn score_of(&self, method: Method, p: &Baseline, split: &Split, i: usize, c: usize) -> f64 {
-        let u = if p.randomized { uniform(split.seed, split.index, i, c) } else { 1.0 };
+        let u = if p.randomized { ItemU::new(split.seed, split.index, i).at(c) } else { 1.0 };
         self.score(method, p, i, self.rank[i * self.k + c] as usize, u)
     }
 
     /// The rows of `items` (`[items][K]`), ascending, with each candidate's place: `u` of
-    /// `split` (`None`: `u = 1`).
-    fn rows(&self, method: Method, p: &Baseline, split: Option<&Split>, items: &[usize]) -> Arc<ScoreRows> {
+    /// `split` (`None`: `u = 1`); large runs a chunk of items per thread.
+    fn rows(
+        &self,
+        method: Method,
+        p: &Baseline,
+        split: Option<&Split>,
+        items: &[usize],
+        threads: usize,
+    ) -> Result<Arc<ScoreRows>> {
         let k = self.k;
-        let mut sorted = Vec::with_capacity(items.len() * k);
-        let mut place = vec![0u32; items.len() * k];
-        for (t, &i) in items.iter().enumerate() {
-            let row = sorted.len();
-            for r in 0..k {
-                let c = self.order[i * k + r] as usize;
-                let u = match split {
-                    Some(s) => uniform(s.seed, s.index, i, c),
-                    None => 1.0,
-                };
-                sorted.push(self.score(method, p, i, r, u));
+        let fill = |part: &[usize], sorted: &mut Vec<f64>, place: &mut [u32]| {
+            for (t, &i) in part.iter().enumerate() {
+                let row = sorted.len();
+                let u = split.map(|s| ItemU::new(s.seed, s.index, i));
+                for r in 0..k {
+                    let c = self.order[i * k + r] as usize;
+                    sorted.push(self.score(method, p, i, r, u.map_or(1.0, |u| u.at(c))));
+                }
+                order_row(
+                    &mut sorted[row..],
+                    &self.order[i * k..(i + 1) * k],
+                    &mut place[t * k..(t + 1) * k],
+                );
             }
-            order_row(&mut sorted[row..], &self.order[i * k..(i + 1) * k], &mut place[t * k..(t + 1) * k]);
+        };
+        let (mut sorted, mut place) = (Vec::with_capacity(items.len() * k), vec![0u32; items.len() * k]);
+        if threads <= 1 || items.len() * k < PARALLEL_MIN {
+            fill(items, &mut sorted, &mut place);
+        } else {
+            let made = in_chunks(items.len(), threads, |part| {
+                let (mut s, mut pl) = (Vec::with_capacity(part.len() * k), vec![0u32; part.len() * k]);
+                fill(&items[part], &mut s, &mut pl);
+                Ok(s.into_iter().zip(pl).collect::<Vec<(f64, u32)>>())
+            })?;
+            for (at, (s, pl)) in made.into_iter().enumerate() {
+                sorted.push(s);
+                place[at] = pl;
+            }
         }
-        ScoreRows::from_sorted(sorted, &place, k)
+        Ok(ScoreRows::from_sorted(sorted, &place, k))
     }
 
     /// `method` calibrated on each of `splits` in turn: with `u = 1` the rows are made once and
@@ -154,14 +197,15 @@ impl Ranked {
         method: Method,
         p: &Baseline,
         labels: &[usize],
-        coverage: Coverage,
+        (coverage, threads): (Coverage, usize),
         splits: &[Split],
         mut each: impl FnMut(usize, Calibrated) -> Result<()>,
     ) -> Result<()> {
         p.check()?;
         let k = self.k;
         let classes = (coverage == Coverage::PerClass).then_some(labels);
-        let shared = (!p.randomized).then(|| self.rows(method, p, None, &(0..self.n()).collect::<Vec<_>>()));
+        let all: Vec<usize> = if p.randomized { Vec::new() } else { (0..self.n()).collect() };
+        let shared = (!p.randomized).then(|| self.rows(method, p, None, &all, threads)).transpose()?;
         for (r, split) in splits.iter().enumerate() {
             crate::watch::checkpoint()?;
             crate::watch::advance(split.test.len());
@@ -172,7 +216,7 @@ impl Ranked {
             let c = match &shared {
                 Some(rows) => Calibrated::global(rows, true, k, labels, split, classes, cal),
                 None => {
-                    let rows = self.rows(method, p, Some(split), &split.test);
+                    let rows = self.rows(method, p, Some(split), &split.test, threads)?;
                     Calibrated::global(&rows, false, k, labels, split, classes, cal)
                 }
             };

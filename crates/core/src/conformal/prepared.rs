@@ -108,10 +108,17 @@ fn calibrate_with(
 ) -> Result<()> {
     if method.is_baseline() {
         let ranked = ranked_of(t, opts, threads)?;
-        return ranked.calibrate_each(method, &opts.baseline, labels, opts.coverage, splits, |r, c| {
-            each(r, c);
-            Ok(())
-        });
+        return ranked.calibrate_each(
+            method,
+            &opts.baseline,
+            labels,
+            (opts.coverage, threads),
+            splits,
+            |r, c| {
+                each(r, c);
+                Ok(())
+            },
+        );
     }
     let only = needed_candidates(labels, splits);
     check_only(t, &only)?;

@@ -142,13 +142,19 @@ fn calibrate_streamed_inner(
     if !fixed.is_empty() {
         let rows = fixed_rows_ranked(src, labels, &fixed, opts, splits, run, report, ranks.as_deref_mut())?;
         let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
+        // The baselines share one sort of the probabilities, which only the first one's rows hold.
+        let mut shared: Option<Ranked> = None;
         for (method, scores) in fixed.iter().zip(rows) {
             if method.is_baseline() {
-                let ranked = Ranked::of(&scores, k, run.threads)?;
+                if shared.is_none() {
+                    shared = Some(Ranked::of(&scores, k, run.threads)?);
+                }
                 drop(scores);
-                let p = &opts.baseline;
-                let to = |r, c| each(*method, r, c, got);
-                ranked.calibrate_each(*method, p, labels, opts.coverage, splits, to)?;
+                if let Some(ranked) = &shared {
+                    let to = |r, c| each(*method, r, c, got);
+                    let how = (opts.coverage, run.threads);
+                    ranked.calibrate_each(*method, &opts.baseline, labels, how, splits, to)?;
+                }
                 continue;
             }
             let rows = ScoreRows::on_threads(scores, k, run.threads);
@@ -281,11 +287,16 @@ fn block_scores(
     only: &[Option<usize>],
 ) -> Result<Vec<Option<Vec<f64>>>> {
     let parametric = |method: &Method| *method == Method::CpR && opts.kind == RvalueKind::Parametric;
+    // The baselines share one probability per item and candidate: the first one's rows.
+    let first_baseline = methods.iter().find(|m| m.is_baseline());
     let each = |method: &Method| -> Result<Option<Vec<f64>>> {
         if *method == Method::CpAvg || parametric(method) {
             return Ok(None);
         }
         if method.is_baseline() {
+            if Some(method) != first_baseline {
+                return Ok(Some(Vec::new()));
+            }
             return block_probabilities(block, first, opts.scores_are, run.threads).map(Some);
         }
         // Here CP_r is nonparametric (pooled and parametric are not in this pass).

@@ -18,7 +18,7 @@ fn row_of(probs: &[f64], method: Method, p: &Baseline) -> Vec<f64> {
     let split = Split::new(vec![1], vec![0]);
     let mut got = Vec::new();
     ranked
-        .calibrate_each(method, p, &[0, 0], Coverage::Marginal, &[split], |_, c| {
+        .calibrate_each(method, p, &[0, 0], (Coverage::Marginal, 1), &[split], |_, c| {
             got = c.row(0).into_owned();
             Ok(())
         })
@@ -111,16 +111,24 @@ fn rows_are_sorted_and_match_the_scores_of_a_full_sort() {
     for method in Method::BASELINES {
         let p = Baseline::default();
         ranked
-            .calibrate_each(method, &p, &labels, Coverage::Marginal, std::slice::from_ref(&split), |_, c| {
-                for (tpos, &i) in c.test.iter().enumerate() {
-                    let row = c.row(tpos);
-                    let want: Vec<f64> = (0..9).map(|k| ranked.score_of(method, &p, &split, i, k)).collect();
-                    assert_eq!(row.as_ref(), &want[..]);
-                    let sorted = c.global_sorted_row(tpos);
-                    assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
-                }
-                Ok(())
-            })
+            .calibrate_each(
+                method,
+                &p,
+                &labels,
+                (Coverage::Marginal, 2),
+                std::slice::from_ref(&split),
+                |_, c| {
+                    for (tpos, &i) in c.test.iter().enumerate() {
+                        let row = c.row(tpos);
+                        let want: Vec<f64> =
+                            (0..9).map(|k| ranked.score_of(method, &p, &split, i, k)).collect();
+                        assert_eq!(row.as_ref(), &want[..]);
+                        let sorted = c.global_sorted_row(tpos);
+                        assert!(sorted.windows(2).all(|w| w[0] <= w[1]));
+                    }
+                    Ok(())
+                },
+            )
             .unwrap();
     }
 }
