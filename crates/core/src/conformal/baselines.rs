@@ -161,16 +161,15 @@ impl Ranked {
         let fill = |part: &[usize], sorted: &mut Vec<f64>, place: &mut [u32]| {
             for (t, &i) in part.iter().enumerate() {
                 let row = sorted.len();
-                let u = split.map(|s| ItemU::new(s.seed, s.index, i));
-                for r in 0..k {
-                    let c = self.order[i * k + r] as usize;
-                    sorted.push(self.score(method, p, i, r, u.map_or(1.0, |u| u.at(c))));
+                let order = &self.order[i * k..(i + 1) * k];
+                // Two loops, so that u = 1 draws nothing and the randomized loop tests nothing.
+                match split.map(|s| ItemU::new(s.seed, s.index, i)) {
+                    Some(u) => sorted.extend(
+                        order.iter().enumerate().map(|(r, &c)| self.score(method, p, i, r, u.at(c as usize))),
+                    ),
+                    None => sorted.extend((0..k).map(|r| self.score(method, p, i, r, 1.0))),
                 }
-                order_row(
-                    &mut sorted[row..],
-                    &self.order[i * k..(i + 1) * k],
-                    &mut place[t * k..(t + 1) * k],
-                );
+                order_row(&mut sorted[row..], order, &mut place[t * k..(t + 1) * k]);
             }
         };
         let (mut sorted, mut place) = (Vec::with_capacity(items.len() * k), vec![0u32; items.len() * k]);
