@@ -52,7 +52,7 @@ test-native:
 # venv of its own (RVALUE_WHEEL).
 PY_VENV := $(CURDIR)/target/python-venv
 PY_PACKAGES := 'maturin==1.16.0' 'numpy==2.4.6' 'pytest==9.2.0' 'tqdm==4.70.1' 'dask[distributed]==2026.8.0' \
-	'scikit-learn==1.9.1'
+	'scikit-learn==1.9.1' 'mapie==1.6.0'
 PIP := $(PY_VENV)/bin/pip --disable-pip-version-check --quiet
 WHEELS := $(CURDIR)/target/wheels
 

@@ -77,7 +77,7 @@ fn lines() -> Vec<String> {
         // The per-item prior the digest was recorded with, whatever the default.
         let opts =
             ScoreOptions { kind, prior: Prior::PerItem, ties: TieOrder::Index, ..ScoreOptions::default() };
-        for method in Method::ALL {
+        for method in Method::PAPER {
             let cal = prepared.calibrate(method, &opts, &splits).expect("valid");
             let s = conformal::evaluate(&cal, method, 0.1, false).expect("valid α");
             let sweep = conformal::sweep(&cal, &conformal::alpha_grid(0.01, 0.5, 50), true);

@@ -57,7 +57,8 @@ import numpy.typing as npt
 
 __version__: str
 
-Method = Literal["cp", "cp-avg", "cp-r"]
+Method = Literal["cp", "cp-avg", "cp-r", "aps", "raps", "saps"]
+ScoresAre = Literal["auto", "logits", "log-probabilities", "probabilities"]
 RvalueKind = Literal["parametric", "nonparametric", "pooled"]
 Variance = Literal["per-draw", "of-mean"]
 Prior = Literal["per-item", "pooled"]
@@ -255,6 +256,11 @@ def calibrate(
     progress: Progress = None,
     coverage: Coverage = "marginal",
     cal_labels: Any | None = None,
+    scores_are: ScoresAre = "auto",
+    raps_lambda: float = 0.01,
+    raps_kreg: float = 5.0,
+    saps_lambda: float = 0.2,
+    randomized: bool = True,
 ) -> Calibration:
     """Calibrates ``method`` on labelled ``scores`` ``[N, M, K]`` and ``labels`` ``[N]`` at
     miscoverage ``alpha``; returns a :class:`Calibration` whose ``predict`` gives new items'
@@ -315,6 +321,11 @@ def conformal(
     progress: Progress = None,
     coverage: Coverage = "marginal",
     cal_labels: Any | None = None,
+    scores_are: ScoresAre = "auto",
+    raps_lambda: float = 0.01,
+    raps_kreg: float = 5.0,
+    saps_lambda: float = 0.2,
+    randomized: bool = True,
 ) -> list[Any]:
     """Split-conformal coverage, set size, position and empty rate, as ``rvalue conformal``.
 
@@ -326,6 +337,11 @@ def conformal(
     Returns one :class:`SummaryRow` per method, in ``methods`` order: the CLI's CSV columns as
     keys, the same values bit for bit. ``alpha`` may be a sequence: one row per level (in that
     order) and method, every level on the same splits, as ``rvalue conformal --alpha A1,A2``.
+
+    ``methods`` may add the baselines ``"aps"``, ``"raps"`` and ``"saps"`` (docs/method.md §5):
+    scored from each item's mean class probabilities, the draws read as ``scores_are`` says
+    (``"auto"`` decides from the data), with ``raps_lambda``, ``raps_kreg``, ``saps_lambda``
+    (each ≥ 0) and ``randomized=False`` for u = 1; they cannot use ``cal_true``.
 
     The splits: ``splits`` random splits of the series keyed by ``seed``, each calibrating
     ``round(N * cal_fraction)`` items; or one ``split`` (a boolean mask ``[N]``, True =
@@ -377,6 +393,11 @@ def sets(
     progress: Progress = None,
     coverage: Coverage = "marginal",
     cal_labels: Any | None = None,
+    scores_are: ScoresAre = "auto",
+    raps_lambda: float = 0.01,
+    raps_kreg: float = 5.0,
+    saps_lambda: float = 0.2,
+    randomized: bool = True,
 ) -> SetColumns:
     """The prediction sets of one split, as ``rvalue sets``: ``split`` is a boolean mask
     ``[N]`` (True = calibration), or ``cal_true`` a pool of true-label draws ``[n_cal, M]``

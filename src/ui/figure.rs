@@ -31,7 +31,7 @@ pub const PURPLE: RGBColor = RGBColor(204, 121, 167);
 pub const GREY: RGBColor = RGBColor(110, 110, 110);
 pub const INK: RGBColor = RGBColor(29, 29, 31);
 
-/// CP, CP_avg, CP_r (in `Method::ALL` order).
+/// CP, CP_avg, CP_r (in `Method::PAPER` order).
 pub const METHOD_COLOURS: [RGBColor; 3] = [ORANGE, SKY, GREEN];
 
 /// Bars of one colour from 0 up to a value: `(left, right, top)` in data coordinates (a legend

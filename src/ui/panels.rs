@@ -27,6 +27,7 @@ pub fn method_label(m: Method) -> &'static str {
         Method::Cp => "CP",
         Method::CpAvg => "CP_avg",
         Method::CpR => "CP_r",
+        Method::Aps | Method::Raps | Method::Saps => m.label(),
     }
 }
 
@@ -35,6 +36,7 @@ fn method_html(m: Method) -> &'static str {
         Method::Cp => "CP",
         Method::CpAvg => "CP<sub>avg</sub>",
         Method::CpR => "CP<sub>r</sub>",
+        Method::Aps | Method::Raps | Method::Saps => m.label(),
     }
 }
 
@@ -224,7 +226,7 @@ pub fn against_alpha(sweep: &SweepCurves, coverage: bool) -> Figure {
     if coverage {
         f.lines.push(Line::of("1 − α", GREY, &sweep.alphas, &sweep.target).dashed());
     }
-    for (mi, m) in Method::ALL.iter().enumerate() {
+    for (mi, m) in Method::PAPER.iter().enumerate() {
         f.lines.push(Line::of(method_label(*m), METHOD_COLOURS[mi], &sweep.alphas, &data[mi]));
     }
     f
@@ -482,6 +484,7 @@ pub fn inspector_columns(v: &ItemView, single_draw: bool) -> Vec<RankingColumn> 
             Method::Cp => "score −S (one draw)",
             Method::CpAvg => "score −X (mean)",
             Method::CpR => "r-value",
+            Method::Aps | Method::Raps | Method::Saps => "adaptive score E",
         };
         let title = format!("<span class=\"swatch m{mi}\"></span>{}", method_html(m.method));
         // No finite threshold only when k* > n: q̂ = +∞ and every candidate is in the set.

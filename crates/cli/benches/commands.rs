@@ -6,8 +6,8 @@
 //! CIFAR-shaped f32 logits, 2000 × 31 × 100; an ImageNet-like 10000 × 10 × 1000 f32 tensor
 //! of 400 MB), then prints for each command the fastest and median wall time and the peak
 //! resident memory (from `/usr/bin/time`, when it is installed). `RVALUE_BENCH_RUNS=n` sets the
-//! runs per command (default 3); `RVALUE_BENCH_QUICK=1` skips the 100-split and ImageNet-like
-//! rows. It prints and asserts nothing: speed is not a test.
+//! runs per command (default 3); `RVALUE_BENCH_QUICK=1` skips the pooled 100-split and
+//! ImageNet-like rows. It prints and asserts nothing: speed is not a test.
 
 // A benchmark of seeded inputs: an `expect` states an invariant of the harness, not user input.
 #![allow(clippy::expect_used)]
@@ -59,6 +59,15 @@ fn main() {
         runs,
         &with_files(vec!["conformal", "--alpha", "0.1", "--splits", "5"], scores, labels),
     );
+
+    // The baselines' cost: 100 splits of the CIFAR-shaped logits, the paper's three methods
+    // against those three and APS, RAPS, SAPS (the target: at most 1.5 times).
+    let (scores, labels) = &files[2].1;
+    let three = vec!["conformal", "--alpha", "0.1", "--splits", "100"];
+    let six =
+        vec!["conformal", "--alpha", "0.1", "--splits", "100", "--method", "cp,cp-avg,cp-r,aps,raps,saps"];
+    row("CIFAR-shaped logits: 3 methods, 100 splits", runs, &with_files(three, scores, labels));
+    row("CIFAR-shaped logits: 6 methods, 100 splits", runs, &with_files(six, scores, labels));
 
     if !quick {
         let (n, m, k) = IMAGENET;

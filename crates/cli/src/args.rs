@@ -7,9 +7,10 @@ use std::str::FromStr;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use rvalue_core::conformal::{Coverage, Method, Prior, RvalueKind, ScoreOptions};
+use rvalue_core::conformal::{Baseline, Coverage, Method, Prior, RvalueKind, ScoreOptions};
 use rvalue_core::eb::Hyper;
 use rvalue_core::options::{self, Choice};
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::rvalue::{Algorithm, HyperChoice, LambdaRule, TieOrder};
 use rvalue_core::tensor::VarianceKind;
 use rvalue_core::toy::ToyParams;
@@ -34,7 +35,7 @@ pub(crate) struct Cli {
 pub(crate) enum Command {
     /// Parametric r-values (Normal–Normal empirical Bayes) of units given as estimate and standard error
     Rank(RankArgs),
-    /// Split-conformal coverage, set size, position and empty rate of CP, CP_avg and CP_r
+    /// Split-conformal coverage, set size, position and empty rate of CP, CP_avg, CP_r and the baselines
     Conformal(ConformalArgs),
     /// Write the prediction sets of one given split to a CSV file
     Sets(SetsArgs),
@@ -117,7 +118,8 @@ impl<M: Args> ScoreArgs<M> {
 /// Which methods: shared by `conformal`, `sets` and `toy`.
 #[derive(Args, Debug)]
 pub(crate) struct MethodList {
-    /// Methods, comma-separated, rows in this order [default: cp,cp-avg,cp-r]
+    /// Methods, comma-separated, rows in this order: cp, cp-avg, cp-r and the baselines aps,
+    /// raps, saps [default: cp,cp-avg,cp-r]
     #[arg(long = "method", value_name = "METHODS", value_delimiter = ',', value_parser = parse_method)]
     pub(crate) list: Vec<Method>,
 }
@@ -125,7 +127,7 @@ pub(crate) struct MethodList {
 /// The one method of `predict`, whose output has no method column.
 #[derive(Args, Debug)]
 pub(crate) struct OneMethod {
-    /// The method, one of cp, cp-avg, cp-r (run again for another)
+    /// The method, one of cp, cp-avg, cp-r, aps, raps, saps (run again for another)
     #[arg(long = "method", value_name = "METHOD", default_value = "cp-r", value_parser = parse_one_method)]
     pub(crate) one: Method,
 }
@@ -158,6 +160,25 @@ pub(crate) struct MethodArgs {
     /// Add the best candidate to an empty set (as the authors' LAC did)
     #[arg(long)]
     pub(crate) never_empty: bool,
+    /// How APS, RAPS and SAPS read a draw's scores: logits and log-probabilities through a
+    /// softmax, probabilities as given; auto: probabilities if every row is non-negative and
+    /// sums to 1, log-probabilities if every value is ≤ 0 and each row's log-sum-exp is 0 (both
+    /// within 0.01), else logits
+    #[arg(long, value_parser = choice::<ScoresAre>(), default_value_t)]
+    pub(crate) scores_are: ScoresAre,
+    /// RAPS's penalty λ ≥ 0 per rank beyond --raps-kreg
+    #[arg(long, value_name = "L", default_value_t = Baseline::default().raps_lambda, allow_negative_numbers = true)]
+    pub(crate) raps_lambda: f64,
+    /// RAPS's k_reg ≥ 0: ranks up to it are not penalised
+    #[arg(long, value_name = "K", default_value_t = Baseline::default().raps_kreg, allow_negative_numbers = true)]
+    pub(crate) raps_kreg: f64,
+    /// SAPS's λ ≥ 0: the score's step per rank after the first
+    #[arg(long, value_name = "L", default_value_t = Baseline::default().saps_lambda, allow_negative_numbers = true)]
+    pub(crate) saps_lambda: f64,
+    /// APS, RAPS and SAPS with u = 1 (the non-randomized variants) instead of u uniform, drawn
+    /// from --seed by split, item and candidate
+    #[arg(long)]
+    pub(crate) deterministic: bool,
 }
 
 /// Where the scores and labels come from: shared by `conformal` and `sets`.
@@ -324,7 +345,7 @@ pub(crate) fn parse_alpha(s: &str) -> std::result::Result<f64, String> {
 }
 
 pub(crate) fn parse_method(s: &str) -> std::result::Result<Method, String> {
-    s.trim().parse::<Method>().map_err(|_| "expected cp, cp-avg or cp-r".to_string())
+    s.trim().parse::<Method>().map_err(|_| "expected cp, cp-avg, cp-r, aps, raps or saps".to_string())
 }
 
 /// `--method` of `predict`: one name; a list gets a message of its own, not "unknown method".
@@ -359,6 +380,13 @@ impl MethodArgs {
             cp_draw: self.cp_draw,
             ties: self.ties,
             coverage: Coverage::Marginal,
+            scores_are: self.scores_are,
+            baseline: Baseline {
+                raps_lambda: self.raps_lambda,
+                raps_kreg: self.raps_kreg,
+                saps_lambda: self.saps_lambda,
+                randomized: !self.deterministic,
+            },
         }
     }
 }

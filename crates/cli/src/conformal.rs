@@ -4,11 +4,12 @@
 use std::path::Path;
 
 use rvalue_core::conformal::{self, Method, ScoreOptions, Split, SplitPlan, Summary};
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::tensor::ScoreTensor;
 
 use crate::args::{ConformalArgs, FormatArg};
 use crate::device::{for_each_split, Pass, Probe, Ranker};
-use crate::inputs::{facts, methods_of, read_split, warn_data};
+use crate::inputs::{facts, methods_of, read_split, reading_of, warn_data};
 use crate::output::{self, Progress};
 use crate::{pool, print_stdout, streamed, write_file, CliError, CliResult};
 
@@ -23,6 +24,7 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     if let Some(path) = &a.pool.calibration_true {
         let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
         pool::check_classes(classes)?;
+        pool::refuse_baselines(&methods)?;
         let (test, labels) = pool::test_items(&a.data)?;
         let (_, m, k) = streamed::shape(&test);
         let pool = pool::read_pool(path, classes, k)?;
@@ -37,10 +39,11 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         for &alpha in alphas {
             rows.extend(pool::summaries(&pool, &test, &labels, &methods, &opts, plan, (alpha, at.1), run)?);
         }
-        return print_rows(a.format, &rows);
+        return print_rows(a.format, &rows, None);
     }
     let (scores, labels) = streamed::open_scores(&a.data)?;
     let (n, m, k) = streamed::shape(&scores);
+    let (opts, reading) = reading_of((&scores).into(), &methods, opts)?;
     let plan = match &a.split {
         Some(path) => SplitPlan::Fixed(read_split(path, n)?.keyed(a.seed, 0)),
         None => SplitPlan::Random { count: a.splits, cal_fraction: a.cal_fraction, seed: a.seed },
@@ -67,7 +70,7 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
             whole_summaries(&data.scores, &labels, ranker, &methods, &opts, &splits, at)?
         }
     };
-    print_rows(a.format, &rows)
+    print_rows(a.format, &rows, reading)
 }
 
 /// Each split's mask as `DIR/split_<r>.npy`, numbered with as many digits as the last needs, so
@@ -82,14 +85,15 @@ fn save_splits(dir: &Path, splits: &[Split], n: usize) -> CliResult<()> {
     Ok(())
 }
 
-pub(crate) fn print_rows(format: FormatArg, rows: &[Summary]) -> CliResult<()> {
+/// The rows as `--format` asks; a baseline's JSON row names the scores' `reading`.
+pub(crate) fn print_rows(format: FormatArg, rows: &[Summary], reading: Option<ScoresAre>) -> CliResult<()> {
     for s in rows {
         let k = s.size_histogram.len().saturating_sub(1);
         output::warn_unbounded(s.method, s.unbounded_classes.unwrap_or(0), k, s.alpha, " in some split");
     }
     print_stdout(&match format {
         FormatArg::Csv => output::summary_csv(rows),
-        FormatArg::Json => output::summary_json(rows),
+        FormatArg::Json => output::summary_json(rows, reading),
     })
 }
 

@@ -3,9 +3,13 @@
 
 use std::path::Path;
 
+use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::conformal::streamed::Streaming;
 use rvalue_core::conformal::warnings::{self, Facts};
-use rvalue_core::conformal::{Method, RvalueKind, Split};
+use rvalue_core::conformal::{self, Method, RvalueKind, ScoreOptions, Split};
 use rvalue_core::io::{self, Dataset};
+use rvalue_core::probability::{self, ScoresAre};
+use rvalue_core::tensor::ScoreTensor;
 
 use crate::{display, fail, read_file, CliError, CliResult};
 
@@ -55,10 +59,10 @@ pub(crate) fn read_split(path: &Path, n: usize) -> CliResult<Split> {
     Split::from_mask(&mask).map_err(|e| CliError(format!("{}: {e}", display(path))))
 }
 
-/// The methods in the given order (default all three), refusing duplicates.
+/// The methods in the given order (default the paper's three), refusing duplicates.
 pub(crate) fn methods_of(given: &[Method]) -> CliResult<Vec<Method>> {
     if given.is_empty() {
-        return Ok(Method::ALL.to_vec());
+        return Ok(Method::PAPER.to_vec());
     }
     for (i, m) in given.iter().enumerate() {
         if given[..i].contains(m) {
@@ -85,4 +89,45 @@ pub(crate) fn facts<'a>(
     (alpha, methods, kind): (f64, &'a [Method], RvalueKind),
 ) -> Facts<'a> {
     Facts { m, k, labels, n_cal, alpha, methods, kind }
+}
+
+/// `opts` with the baselines' reading of the scores decided (`auto` on the data, an explicit
+/// one checked where it can be), `auto`'s choice reported on stderr: `None` when no baseline
+/// runs.
+pub(crate) fn reading_of(
+    scores: ReadFrom<'_>,
+    methods: &[Method],
+    opts: ScoreOptions,
+) -> CliResult<(ScoreOptions, Option<ScoresAre>)> {
+    if !methods.iter().any(|m| m.is_baseline()) {
+        return Ok((opts, None));
+    }
+    opts.baseline.check()?;
+    let asked = opts.scores_are;
+    let got = match scores {
+        ReadFrom::Whole(t) => probability::resolve(t, asked)?,
+        ReadFrom::Blocks(src) => {
+            conformal::streamed::reading(src, asked, &Streaming::default(), &mut |_, _, _| {})?
+        }
+    };
+    // An explicit reading is the user's own (and a streamed file's is checked as it is read).
+    if asked == ScoresAre::Auto {
+        eprintln!("rvalue: APS, RAPS and SAPS read the scores as {got} (--scores-are auto)");
+    }
+    Ok((ScoreOptions { scores_are: got, ..opts }, Some(got)))
+}
+
+/// Scores the baselines' reading is decided on.
+pub(crate) enum ReadFrom<'a> {
+    Whole(&'a ScoreTensor),
+    Blocks(&'a dyn ScoreBlocks),
+}
+
+impl<'a> From<&'a crate::streamed::Scores> for ReadFrom<'a> {
+    fn from(s: &'a crate::streamed::Scores) -> Self {
+        match s {
+            crate::streamed::Scores::Whole(d) => ReadFrom::Whole(&d.scores),
+            crate::streamed::Scores::Streamed(f) => ReadFrom::Blocks(f),
+        }
+    }
 }

@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Write};
 
 use rvalue_core::conformal::{Method, Stratum, Summary, CONDITIONAL_COLUMNS};
+use rvalue_core::probability::ScoresAre;
 
 /// The columns of `rvalue conformal` (docs/method.md §9).
 pub const SUMMARY_COLUMNS: [&str; 9] = [
@@ -64,7 +65,7 @@ pub(crate) fn warn_unbounded(method: Method, count: usize, k: usize, alpha: f64,
 /// Summary rows as a JSON array of objects with the CSV's keys, per class `"coverage":
 /// "per-class"` and `"unbounded_classes"` (the most over splits), and the tallies pooled over
 /// splits: per class, per set-size and per difficulty stratum.
-pub fn summary_json(rows: &[Summary]) -> String {
+pub fn summary_json(rows: &[Summary], reading: Option<ScoresAre>) -> String {
     let mut out = String::from("[");
     for (i, s) in rows.iter().enumerate() {
         out.push_str(if i == 0 { "\n  {" } else { ",\n  {" });
@@ -76,6 +77,9 @@ pub fn summary_json(rows: &[Summary]) -> String {
             out.push_str(&format!(", \"coverage\": \"per-class\", \"unbounded_classes\": {n}"));
         }
         out.push_str(&format!(", \"splits\": {}", s.splits));
+        if let Some(r) = reading.filter(|_| s.method.is_baseline()) {
+            out.push_str(&format!(", \"scores_are\": \"{r}\""));
+        }
         for (key, x) in CONDITIONAL_COLUMNS.iter().zip(s.conditional_numbers()) {
             out.push_str(&format!(", \"{key}\": {}", json_number(x)));
         }
@@ -205,7 +209,7 @@ mod tests {
         let conditional = "0.5,0,0,0,50,0,1,0,0.9,0,0.9,0";
         assert_eq!(lines[1], format!("cp,0.1,0.9,0.0125,1.5,0.3333333333333333,0.25,0,7,{conditional}"));
         assert_eq!(lines[2], format!("cp-r,0.1,0.9,0.0125,1.5,0.3333333333333333,NaN,0,7,{conditional}"));
-        let json = summary_json(&rows);
+        let json = summary_json(&rows, None);
         assert!(json.contains("\"method\": \"cp-r\", \"alpha\": 0.1,"), "{json}");
         assert!(
             json.contains("\"position_mean\": null, \"empty_rate\": 0, \"splits\": 7, \"macro_"),
@@ -214,6 +218,6 @@ mod tests {
         assert!(json.contains("\"class_coverage\": [1, 0], \"class_count\": [1, 1]"), "{json}");
         assert!(json.contains("{\"lo\": 2, \"hi\": 3, \"coverage\": 0, \"count\": 1}"), "{json}");
         assert!(json.contains("{\"lo\": 4, \"hi\": 6, \"coverage\": null, \"count\": 0}"), "{json}");
-        assert_eq!(summary_json(&[]), "[]\n");
+        assert_eq!(summary_json(&[], None), "[]\n");
     }
 }

@@ -36,6 +36,15 @@ pub(crate) fn check_classes(classes: Classes<'_>) -> CliResult<()> {
     }
 }
 
+/// A baseline with a pool: refused before anything is read, as its scores need every class's
+/// probability of a calibration item.
+pub(crate) fn refuse_baselines(methods: &[Method]) -> CliResult<()> {
+    match methods.iter().find(|m| m.is_baseline()) {
+        Some(&m) => Err(conformal::pool::baseline_needs_all_candidates(m).into()),
+        None => Ok(()),
+    }
+}
+
 /// The pool at `path`: a `[n_cal, M]` array of float scores, with its classes (in `0..k`)
 /// when `classes` names a file.
 pub(crate) fn read_pool(path: &Path, classes: Classes<'_>, k: usize) -> CliResult<TruePool> {

@@ -79,6 +79,7 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
         (_, Some(pool)) => {
             let classes =
                 super::pool::Classes { path: a.calibration_labels.as_deref(), coverage: opts.coverage };
+            super::pool::refuse_baselines(&[method])?;
             let data = DataArgs { scores: a.test.clone(), labels: None };
             let test = super::pool::test_items_unlabelled(&data)?;
             let pool = super::pool::read_pool(pool, classes, super::streamed::shape(&test).2)?;
@@ -92,6 +93,7 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
         (None, None) => return fail("give --calibration CAL, or --calibration-true CAL.npy"),
     };
     let j = read_joined(a, calibration)?;
+    let (opts, _) = super::inputs::reading_of(super::inputs::ReadFrom::Whole(&j.t), &[method], opts)?;
     let cal_labels = &j.labels[..j.n_cal];
     warn_data(&facts((j.t.m(), j.t.k()), cal_labels, Some(j.n_cal), (alpha, &[method], opts.kind)));
     let mut ranker = probe.finish(&j.t)?;

@@ -9,7 +9,7 @@ use rvalue_core::tensor::ScoreTensor;
 
 use crate::args::SetsArgs;
 use crate::device::{for_each_split, Pass, Probe, Ranker};
-use crate::inputs::{facts, methods_of, read_split, warn_data};
+use crate::inputs::{facts, methods_of, read_split, reading_of, warn_data};
 use crate::output::Progress;
 use crate::{display, interrupt, pool, streamed, write_file, CliError, CliResult};
 
@@ -24,6 +24,7 @@ pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let probe = Probe::start(a.score.device, &methods, &opts);
     let (scores, labels) = streamed::open_scores(&a.data)?;
     let (n, m, k) = streamed::shape(&scores);
+    let (opts, _) = reading_of((&scores).into(), &methods, opts)?;
     let split = the_split(a, n)?;
     warn_data(&facts((m, k), &labels, Some(split.cal.len()), (at.0, &methods, opts.kind)));
     let mut ready = match scores {
@@ -69,6 +70,7 @@ pub(crate) fn sets_of_pool(
     let probe = Probe::start(a.score.device, methods, opts);
     let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
     pool::check_classes(classes)?;
+    pool::refuse_baselines(methods)?;
     let (test, labels) = pool::test_items(&a.data)?;
     let (_, m, k) = streamed::shape(&test);
     let pool = pool::read_pool(pool, classes, k)?;

@@ -28,7 +28,7 @@ fn alpha_and_methods() {
     assert!(parse_alpha("1.5").is_err() && parse_alpha("0").is_err() && parse_alpha("x").is_err());
     assert_eq!(parse_method("cp-avg"), Ok(Method::CpAvg));
     assert!(parse_method("lac").is_err());
-    assert_eq!(methods_of(&[]).unwrap(), Method::ALL);
+    assert_eq!(methods_of(&[]).unwrap(), Method::PAPER);
     assert!(methods_of(&[Method::Cp, Method::Cp]).unwrap_err().0.contains("twice"));
 }
 

@@ -1,6 +1,9 @@
 //! `rvalue toy`: the paper's simulation, each method's rows over repeats.
 
-use rvalue_core::conformal::{self, Method, Prepared, Split, SplitMetrics, SplitTallies, Summary};
+use rvalue_core::conformal::{
+    self, Method, Prepared, ScoreOptions, Split, SplitMetrics, SplitTallies, Summary,
+};
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::toy::{self, ToyParams};
 
 use crate::args::ToyArgs;
@@ -24,7 +27,8 @@ pub(crate) fn run_toy(a: &ToyArgs) -> CliResult<()> {
         seed: a.seed,
     };
     params.validate()?;
-    let opts = a.method.options();
+    // The toy's draws are scores on no probability scale: the baselines read them as logits.
+    let opts = ScoreOptions { scores_are: ScoresAre::Logits, ..a.method.options() };
     warn_data(&facts((a.m, a.k), &[], Some(a.n_cal), (a.alpha, &methods, opts.kind)));
 
     let p = toy::prob_q_exceeds_p(a.mu_p, a.sigma2_p, a.mu_q, a.sigma2);

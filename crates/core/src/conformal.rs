@@ -5,6 +5,7 @@
 //! items (sorted once) and what the threshold needs. Any α, or a sweep over 100 of them, is then
 //! answered without recomputing a single r-value.
 
+use crate::probability::ScoresAre;
 use crate::rvalue::{Algorithm, LambdaRule, TieOrder};
 use crate::tensor::VarianceKind;
 
@@ -20,6 +21,12 @@ crate::options! {
         CpAvg = "cp-avg",
         /// The r-value.
         CpR = "cp-r",
+        /// Adaptive prediction sets: the probability mass down to the candidate.
+        Aps = "aps",
+        /// APS with a penalty on ranks beyond `k_reg`.
+        Raps = "raps",
+        /// Sorted APS: the top probability, then a step per rank.
+        Saps = "saps",
     }
 
     /// Which r-value CP_r uses. The default, with [`Prior`]'s, is every face's (the CLI, Python,
@@ -59,6 +66,30 @@ crate::options! {
     }
 }
 
+impl Method {
+    /// The paper's three methods: what every face runs unless asked for others.
+    pub const PAPER: [Method; 3] = [Method::Cp, Method::CpAvg, Method::CpR];
+    /// The adaptive baselines, scored from class probabilities.
+    pub const BASELINES: [Method; 3] = [Method::Aps, Method::Raps, Method::Saps];
+
+    /// Whether the method is one of the baselines (APS, RAPS, SAPS).
+    pub fn is_baseline(self) -> bool {
+        Method::BASELINES.contains(&self)
+    }
+
+    /// The method's name in tables and plots (`CP_r`, `APS`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Method::Cp => "CP",
+            Method::CpAvg => "CP_avg",
+            Method::CpR => "CP_r",
+            Method::Aps => "APS",
+            Method::Raps => "RAPS",
+            Method::Saps => "SAPS",
+        }
+    }
+}
+
 /// Whether scoring `methods` with `opts` ranks draws (CP_r with rank-based r-values), i.e.
 /// whether [`Prepared::new`] should build the draw orders.
 pub fn needs_draw_orders(methods: &[Method], opts: &ScoreOptions) -> bool {
@@ -79,6 +110,10 @@ pub struct ScoreOptions {
     pub ties: TieOrder,
     /// Marginal or per-class thresholds; per-class needs each calibration unit's class.
     pub coverage: Coverage,
+    /// How the baselines read a draw's scores as probabilities.
+    pub scores_are: ScoresAre,
+    /// The baselines' parameters.
+    pub baseline: Baseline,
 }
 
 impl Default for ScoreOptions {
@@ -92,10 +127,13 @@ impl Default for ScoreOptions {
             cp_draw: 0,
             ties: TieOrder::Exchangeable,
             coverage: Coverage::Marginal,
+            scores_are: ScoresAre::Auto,
+            baseline: Baseline::default(),
         }
     }
 }
 
+mod baselines;
 mod bytes;
 mod calibrated;
 mod chunks;
@@ -112,6 +150,7 @@ pub mod streamed;
 mod sweep;
 pub mod warnings;
 
+pub use baselines::{uniform as baseline_u, Baseline, Ranked};
 pub use bytes::{read_block_rows, read_calibrations, write_block_rows, write_calibrations};
 pub use calibrated::{Calibrated, ItemSet, ScoreRows};
 pub use chunks::in_chunks;
@@ -124,7 +163,7 @@ pub use metrics::{
     CONDITIONAL_COLUMNS,
 };
 pub use pooled::PooledBuilder;
-pub use prepared::{calibrate_each_lean, check_data, Prepared};
+pub use prepared::{calibrate_each_lean, check_data, ranked_of, Prepared};
 pub(crate) use scores::parametric_rows;
 pub use scores::{
     item_scores, item_scores_only, needed_candidates, parametric_scores, pooled_hyper, pooled_hyper_on, Need,

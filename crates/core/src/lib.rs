@@ -15,6 +15,7 @@ pub mod io;
 pub mod normal;
 pub mod options;
 pub mod predict;
+pub mod probability;
 pub mod quantile;
 pub mod rng;
 pub mod rvalue;

@@ -156,7 +156,7 @@ mod tests {
         let e = e.to_string();
         assert_eq!(e, "invalid argument: unknown prior 'global' (expected per-item or pooled)");
         let e = "x".parse::<Method>().unwrap_err().to_string();
-        assert_eq!(e, "invalid argument: unknown method 'x' (expected cp, cp-avg or cp-r)");
+        assert_eq!(e, "invalid argument: unknown method 'x' (expected cp, cp-avg, cp-r, aps, raps or saps)");
         let e = "grid".parse::<RvalueKind>().unwrap_err().to_string();
         assert!(
             e.contains("unknown r-value kind 'grid' (expected parametric, nonparametric or pooled)"),

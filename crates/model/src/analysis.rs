@@ -31,7 +31,7 @@ pub use streamed_pooled::{StreamedSplits, GROUP_BYTES, STEP_BYTES};
 pub use sweep::SweepCurves;
 pub use views::{AlphaView, Conditional, ItemView, MethodRanking, RankedCandidate, SummaryRow};
 
-/// CP_r's place in `Method::ALL`.
+/// CP_r's place in `Method::PAPER`.
 const CP_R: usize = 2;
 
 /// Number of α values of the coverage and size curves (panels 3 and 4).
@@ -87,6 +87,10 @@ fn method_index(m: Method) -> usize {
         Method::Cp => 0,
         Method::CpAvg => 1,
         Method::CpR => 2,
+        // The page runs the paper's three; the baselines follow them in `Method::ALL` order.
+        Method::Aps => 3,
+        Method::Raps => 4,
+        Method::Saps => 5,
     }
 }
 

@@ -218,11 +218,7 @@ impl ClassView {
 
 /// Method names as the panels' text writes them.
 fn method_name(m: Method) -> &'static str {
-    match m {
-        Method::Cp => "CP",
-        Method::CpAvg => "CP_avg",
-        Method::CpR => "CP_r",
-    }
+    m.label()
 }
 
 impl ClassView {

@@ -48,7 +48,7 @@ pub fn summary_csv(view: &AlphaView) -> String {
 pub fn sets_csv(analysis: &Analysis, alpha: f64, never_empty: bool) -> Result<String> {
     rvalue_core::conformal::check_alpha(alpha)?;
     let mut out = format!("{SETS_HEADER}\n");
-    for m in Method::ALL {
+    for m in Method::PAPER {
         let Some(c) = analysis.calibrated(m).first() else { continue };
         for t in 0..c.test.len() {
             let set = c.set(t, alpha, never_empty);
@@ -153,7 +153,7 @@ mod tests {
         let nt = a.n_inspectable();
         assert_eq!(nt, 15);
         let mut at = 0;
-        for m in Method::ALL {
+        for m in Method::PAPER {
             let c = &a.calibrated(m)[0];
             let (mut covered, mut size) = (0usize, 0usize);
             for t in 0..nt {

@@ -109,13 +109,13 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
         let a = AnalysisJob::new(source.clone(), &controls).unwrap().with_budget(3).run().unwrap();
         assert_eq!(a.pool, Some((24, 40)));
         let built = Analysis::build(source, &controls).unwrap();
-        for m in Method::ALL {
+        for m in Method::PAPER {
             let at = |a: &Analysis| format!("{:?}", a.summary(m, 0.1, false).unwrap());
             assert_eq!(at(&built), at(&a));
         }
         let joined = joined_splits(&c, &controls);
         let prepared = Prepared::new(&c.joined, &c.joined_labels, true).unwrap();
-        for m in Method::ALL {
+        for m in Method::PAPER {
             let want = prepared.calibrate(m, &controls.score, &joined).unwrap();
             let got = a.calibrated(m);
             assert_eq!(got.len(), 3);
@@ -137,7 +137,7 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
                 }
                 let sw = a.sweep(never_empty);
                 let curve = sweep(&want, &sw.alphas, never_empty);
-                let mi = Method::ALL.iter().position(|x| *x == m).unwrap();
+                let mi = Method::PAPER.iter().position(|x| *x == m).unwrap();
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&sw.coverage[mi]), bits(&curve.iter().map(|p| p.0).collect::<Vec<_>>()));
                 assert_eq!(bits(&sw.size[mi]), bits(&curve.iter().map(|p| p.1).collect::<Vec<_>>()));

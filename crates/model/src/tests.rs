@@ -73,7 +73,7 @@ pub(super) fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
 /// Two analyses agree bit for bit: every method's calibrations, both α sweeps, the answers at
 /// one α and an inspected item.
 pub(super) fn assert_same_analysis(a: &Analysis, b: &Analysis, what: &str) {
-    for m in Method::ALL {
+    for m in Method::PAPER {
         assert!(same(&a.calibrated(m), &b.calibrated(m)), "{what} {m:?}");
     }
     for ne in [false, true] {
@@ -110,7 +110,7 @@ fn alpha_answers_equal_a_fresh_evaluate() {
             let a = AnalysisJob::new(src, &c).unwrap().run().unwrap();
             for ne in [false, true] {
                 for alpha in ALPHAS {
-                    for m in Method::ALL {
+                    for m in Method::PAPER {
                         let fresh = fresh_summary(&a, m, alpha, ne);
                         let ours = a.summary(m, alpha, ne).unwrap();
                         assert!(same(&fresh, &ours), "{:?} {m:?} α={alpha} ne={ne}", c.score.kind);
@@ -125,7 +125,7 @@ fn alpha_answers_equal_a_fresh_evaluate() {
                 }
                 let sw = a.sweep(ne);
                 assert_eq!(sw.never_empty, ne);
-                for (mi, m) in Method::ALL.into_iter().enumerate() {
+                for (mi, m) in Method::PAPER.into_iter().enumerate() {
                     let fresh = sweep(a.calibrated(m), &sw.alphas, ne);
                     assert_eq!(fresh.iter().map(|x| x.0).collect::<Vec<_>>(), sw.coverage[mi]);
                     assert_eq!(fresh.iter().map(|x| x.1).collect::<Vec<_>>(), sw.size[mi]);
@@ -412,7 +412,7 @@ fn inspector_flags_agree_with_calibrated_set() {
                 for alpha in [0.005, 0.1, 0.5] {
                     for ne in [false, true] {
                         let v = a.inspect(t, alpha, ne).unwrap();
-                        for (mi, m) in Method::ALL.into_iter().enumerate() {
+                        for (mi, m) in Method::PAPER.into_iter().enumerate() {
                             let set = a.calibrated(m)[0].set(t, alpha, ne);
                             assert_eq!(set.item, v.item);
                             let r = &v.methods[mi];

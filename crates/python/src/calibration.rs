@@ -30,7 +30,7 @@ use rvalue_core::predict::{self, Prediction};
 use rvalue_core::{whole_file, Error};
 
 use crate::arrays::{self, value_error};
-use crate::options::{self, Scoring};
+use crate::options::{self, Baselines, Scoring};
 use crate::saved::{self, Basis, Settings};
 use crate::streamed::{self, Source};
 use crate::watched::{self, Progress};
@@ -75,7 +75,8 @@ pub struct Calibration {
     scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue=options::default_rvalue(), variance="per-draw",
     prior=options::default_prior(), algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
     never_empty=false, seed=0, threads=None, cal_true=None, progress=None, coverage="marginal",
-    cal_labels=None
+    cal_labels=None, scores_are="auto", raps_lambda=0.01, raps_kreg=5.0, saps_lambda=0.2,
+    randomized=true
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn calibrate<'py>(
@@ -97,9 +98,16 @@ pub fn calibrate<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     coverage: &str,
     cal_labels: Option<&Bound<'py, PyAny>>,
+    scores_are: &str,
+    raps_lambda: f64,
+    raps_kreg: f64,
+    saps_lambda: f64,
+    randomized: bool,
 ) -> PyResult<Calibration> {
     let progress = Progress::of(progress)?;
-    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
+    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
+    let scoring =
+        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
     let opts = scoring.options()?;
     let settings =
         Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
@@ -166,6 +174,12 @@ fn on_items<'py>(
             Keeps::Summaries => {
                 let summaries = kept::summaries(blocks, &run, report)?;
                 Basis::Summaries { summaries, labels: labels.clone() }
+            }
+            Keeps::Probabilities => {
+                return Err(Error::invalid(format!(
+                    "{} calibrates on scores held in memory: pass an array (numpy.load the file)",
+                    method.label()
+                )))
             }
         })
     };
@@ -529,6 +543,16 @@ impl Calibration {
                 self.opts.algorithm.name(),
                 self.opts.lambda.name()
             ),
+            (m, _) => {
+                let b = &self.opts.baseline;
+                let params = match m {
+                    Method::Raps => format!(", raps_lambda={}, raps_kreg={}", b.raps_lambda, b.raps_kreg),
+                    Method::Saps => format!(", saps_lambda={}", b.saps_lambda),
+                    _ => String::new(),
+                };
+                let randomized = if b.randomized { "True" } else { "False" };
+                format!(", scores_are='{}'{params}, randomized={randomized}", self.opts.scores_are.name())
+            }
         };
         let last = match &self.last {
             None => "no prediction yet".to_string(),

@@ -16,7 +16,7 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 use crate::arrays::{self, value_error};
-use crate::options::{self, Job, Scoring};
+use crate::options::{self, Baselines, Job, Scoring};
 use crate::streamed::{self, Source};
 use crate::tallies;
 use crate::warned;
@@ -171,7 +171,8 @@ impl Measured {
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
-    test_size=None, progress=None, coverage="marginal", cal_labels=None
+    test_size=None, progress=None, coverage="marginal", cal_labels=None, scores_are="auto",
+    raps_lambda=0.01, raps_kreg=5.0, saps_lambda=0.2, randomized=true
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn conformal<'py>(
@@ -201,22 +202,23 @@ pub fn conformal<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     coverage: &str,
     cal_labels: Option<&Bound<'py, PyAny>>,
+    scores_are: &str,
+    raps_lambda: f64,
+    raps_kreg: f64,
+    saps_lambda: f64,
+    randomized: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let progress = Progress::of(progress)?;
-    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
+    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
+    let scoring =
+        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
     let mut job = Job::new(methods.0, &scoring, lowest(&alpha.0)?, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
     let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
-    let plan = match &pool {
-        Some(p) => {
-            Plan { splits: streamed::pool_plan(p, blocks.shape().0, (cal_size, test_size), splits, seed)? }
-        }
-        None => {
-            Plan::of(blocks.shape().0, &ConformalArgs { splits, seed, cal_fraction, split, split_indices })?
-        }
-    };
+    let args = ConformalArgs { splits, seed, cal_fraction, split, split_indices };
+    let plan = plan_of(pool.as_ref(), blocks.shape().0, (cal_size, test_size), &args)?;
     let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
     let done = at_each(&alpha.0, &mut job, |job| match &src {
         Source::Array { tensor, .. } if !streams && pool.is_none() => {
@@ -250,6 +252,19 @@ fn at_each(alphas: &[f64], job: &mut Job, mut one: impl FnMut(&Job) -> PyResult<
     }
     job.alpha = lowest(alphas)?;
     Ok(done)
+}
+
+/// The splits of `conformal`: of the pool and the test items, or of the `n` items.
+fn plan_of(
+    pool: Option<&TruePool>,
+    n: usize,
+    sizes: (Option<usize>, Option<usize>),
+    a: &ConformalArgs<'_, '_>,
+) -> PyResult<Plan> {
+    match pool {
+        Some(p) => Ok(Plan { splits: streamed::pool_plan(p, n, sizes, a.splits, a.seed)? }),
+        None => Plan::of(n, a),
+    }
 }
 
 /// What `conformal` returns: the rows, or with `per_split` the records; per class, a warning
@@ -448,7 +463,8 @@ impl SetRows {
     scores, labels=None, split=None, alpha=0.1, *, methods=options::Names::all(),
     seed=0, rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact",
     lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None,
-    progress=None, coverage="marginal", cal_labels=None
+    progress=None, coverage="marginal", cal_labels=None, scores_are="auto", raps_lambda=0.01,
+    raps_kreg=5.0, saps_lambda=0.2, randomized=true
 ))]
 #[allow(clippy::too_many_arguments)] // the command line's options, by name
 pub fn sets<'py>(
@@ -472,9 +488,16 @@ pub fn sets<'py>(
     progress: Option<&Bound<'py, PyAny>>,
     coverage: &str,
     cal_labels: Option<&Bound<'py, PyAny>>,
+    scores_are: &str,
+    raps_lambda: f64,
+    raps_kreg: f64,
+    saps_lambda: f64,
+    randomized: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let progress = Progress::of(progress)?;
-    let scoring = Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage };
+    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
+    let scoring =
+        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
     let job = Job::new(methods.0, &scoring, alpha, never_empty, threads)?;
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use rvalue_core::conformal::warnings::Facts;
-use rvalue_core::conformal::{Method, ScoreOptions};
+use rvalue_core::conformal::{Baseline, Method, ScoreOptions};
 use rvalue_core::Error;
 
 use crate::arrays::value_error;
@@ -77,6 +77,31 @@ pub struct Scoring<'a> {
     pub cp_draw: usize,
     pub ties: &'a str,
     pub coverage: &'a str,
+    pub baselines: Baselines<'a>,
+}
+
+/// The baselines' options (APS, RAPS, SAPS): `scores_are`, `raps_lambda`, `raps_kreg`,
+/// `saps_lambda`, `randomized`.
+#[derive(Clone, Copy)]
+pub struct Baselines<'a> {
+    pub scores_are: &'a str,
+    pub raps_lambda: f64,
+    pub raps_kreg: f64,
+    pub saps_lambda: f64,
+    pub randomized: bool,
+}
+
+impl Baselines<'_> {
+    fn baseline(&self) -> PyResult<Baseline> {
+        let b = Baseline {
+            raps_lambda: self.raps_lambda,
+            raps_kreg: self.raps_kreg,
+            saps_lambda: self.saps_lambda,
+            randomized: self.randomized,
+        };
+        b.check().map_err(value_error)?;
+        Ok(b)
+    }
 }
 
 impl Scoring<'_> {
@@ -90,6 +115,8 @@ impl Scoring<'_> {
             cp_draw: self.cp_draw,
             ties: parse(self.ties)?,
             coverage: parse(self.coverage)?,
+            scores_are: parse(self.baselines.scores_are)?,
+            baseline: self.baselines.baseline()?,
         })
     }
 }
@@ -122,7 +149,9 @@ pub fn warn_unbounded(
 /// The methods in the given order, refusing none and duplicates (as `--method` does).
 pub fn methods(names: Vec<String>) -> PyResult<Vec<Method>> {
     if names.is_empty() {
-        return Err(value_error(Error::invalid("methods is empty; expected some of cp, cp-avg and cp-r")));
+        return Err(value_error(Error::invalid(
+            "methods is empty; expected some of cp, cp-avg, cp-r, aps, raps and saps",
+        )));
     }
     let methods = names.iter().map(|n| parse::<Method>(n)).collect::<PyResult<Vec<_>>>()?;
     for (i, m) in methods.iter().enumerate() {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! rvalue-explorer calibration        magic line
-//! format 4                           this layout's version: a reader refuses any other
+//! format 5                           this layout's version: a reader refuses any other
 //! written-by rvalue-explorer 0.1.0   the package that wrote it (informative)
 //! method cp-r                        then the options, spelt as the CLI spells them,
 //! …                                  one `key value` line each, in a fixed order
@@ -12,6 +12,9 @@
 //! …
 //! dtype float32                      the scores' type
 //! coverage marginal                  or per-class (format 4)
+//! scores-are auto                    the baselines' reading and parameters (format 5):
+//! raps-lambda 0.01                   scores-are, raps-lambda, raps-kreg, saps-lambda,
+//! …                                  randomized
 //! end
 //! labels: items × u64, little-endian
 //! scores: float16, float32 or float64, little-endian, row-major (the table below)
@@ -33,22 +36,23 @@
 //! True-label draws `[n_cal, M]` are saved as items with one candidate (the true label, so every
 //! label is 0): `candidates 1`. The last two rows are what a calibration streamed from a file
 //! keeps (`rvalue_core::predict::kept`): their header gives the items' shape (the candidates a
-//! prediction must have). Format 3 (without `coverage`: marginal), format 2 (the first two rows
+//! prediction must have). Format 4 (without the baselines' keys: their defaults), format 3
+//! (without `coverage`: marginal), format 2 (the first two rows
 //! alone) and format 1 (without `calibrated-on`, always items) are still read.
 //!
 //! The checksum catches a truncated or damaged file; every value is checked as `calibrate`
 //! checks its arguments, so a file edited by hand (checksum fixed) still gives a valid
 //! calibration or a `ValueError` naming what is wrong.
 
-use rvalue_core::conformal::{Coverage, Method, ScoreOptions};
+use rvalue_core::conformal::{Baseline, Coverage, Method, ScoreOptions};
 use rvalue_core::tensor::{ScoreTensor, Scores, Summaries};
 use rvalue_core::{Error, Result};
 
 const MAGIC: &str = "rvalue-explorer calibration\n";
 /// The layout above. A change to it (a key, the payload) takes a new number.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 /// The older layouts this reader still reads.
-const READS: [u32; 4] = [1, 2, 3, 4];
+const READS: [u32; 5] = [1, 2, 3, 4, 5];
 /// A header is a few hundred bytes; a file without `end` in this many is not one.
 const MAX_HEADER: usize = 4096;
 
@@ -141,7 +145,7 @@ pub struct Settings {
 }
 
 /// The header keys after `format` and `written-by`, in order (format 1 has no `calibrated-on`).
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 22] = [
     "method",
     "rvalue",
     "variance",
@@ -159,6 +163,11 @@ const KEYS: [&str; 17] = [
     "candidates",
     "dtype",
     "coverage",
+    "scores-are",
+    "raps-lambda",
+    "raps-kreg",
+    "saps-lambda",
+    "randomized",
 ];
 
 /// Where each value is in [`KEYS`].
@@ -166,9 +175,11 @@ const CALIBRATED_ON: usize = 11;
 const ITEMS: usize = 12;
 const DTYPE: usize = 15;
 const COVERAGE: usize = 16;
+/// The baselines' keys (format 5) start here.
+const BASELINE: usize = 17;
 
 /// The header's values in [`KEYS`] order (numbers in Rust's shortest round-trip form).
-fn values(s: &Settings, basis: &Basis) -> [String; 17] {
+fn values(s: &Settings, basis: &Basis) -> [String; 22] {
     let o = &s.opts;
     let ((n, m, k), _, payload) = basis.saved();
     let dtype = match payload {
@@ -197,6 +208,11 @@ fn values(s: &Settings, basis: &Basis) -> [String; 17] {
         k.to_string(),
         dtype.into(),
         o.coverage.name().into(),
+        o.scores_are.name().into(),
+        o.baseline.raps_lambda.to_string(),
+        o.baseline.raps_kreg.to_string(),
+        o.baseline.saps_lambda.to_string(),
+        o.baseline.randomized.to_string(),
     ]
 }
 
@@ -274,6 +290,13 @@ pub fn decode(bytes: &[u8], name: &str) -> Result<(Settings, Basis, Option<Vec<u
             cp_draw: number(6)?,
             ties: get(7).parse().map_err(option)?,
             coverage: get(COVERAGE).parse().map_err(option)?,
+            scores_are: get(BASELINE).parse().map_err(option)?,
+            baseline: Baseline {
+                raps_lambda: get(BASELINE + 1).parse().map_err(|_| value(BASELINE + 1))?,
+                raps_kreg: get(BASELINE + 2).parse().map_err(|_| value(BASELINE + 2))?,
+                saps_lambda: get(BASELINE + 3).parse().map_err(|_| value(BASELINE + 3))?,
+                randomized: get(BASELINE + 4).parse().map_err(|_| value(BASELINE + 4))?,
+            },
         },
         alpha: get(8).parse().map_err(|_| value(8))?,
         never_empty: get(9).parse().map_err(|_| value(9))?,
@@ -436,11 +459,15 @@ fn check_format(lines: &[&str]) -> std::result::Result<u32, String> {
 
 /// The values of [`KEYS`], which must come in order, once each, after `written-by`; format 1's
 /// calibrations, without `calibrated-on`, are on items.
-fn fields<'a>(lines: &[&'a str], format: u32) -> std::result::Result<[&'a str; 17], String> {
-    let mut out = ["items"; 17];
+fn fields<'a>(lines: &[&'a str], format: u32) -> std::result::Result<[&'a str; 22], String> {
+    let mut out = ["items"; 22];
     out[COVERAGE] = "marginal";
+    // Before format 5: the baselines' defaults (no such calibration could be saved).
+    out[BASELINE..].copy_from_slice(&["auto", "0.01", "5", "0.2", "true"]);
     let body = lines.get(1..).unwrap_or_default();
-    let present = |i: usize| (format > 1 || i != CALIBRATED_ON) && (format > 3 || i != COVERAGE);
+    let present = |i: usize| {
+        (format > 1 || i != CALIBRATED_ON) && (format > 3 || i != COVERAGE) && (format > 4 || i < BASELINE)
+    };
     let keys = (0..KEYS.len()).filter(|&i| present(i));
     for (line_no, i) in keys.enumerate() {
         let key = KEYS[i];

@@ -83,7 +83,7 @@ def test_a_streamed_calibration_saves_and_pickles(digits, files, tmp_path, metho
     cal.save(tmp_path / "cal.rvcal")
     data = (tmp_path / "cal.rvcal").read_bytes()
     head = data[: data.index(b"\nend\n") + 5].decode()
-    assert head.startswith("rvalue-explorer calibration\nformat 4\n")
+    assert head.startswith("rvalue-explorer calibration\nformat 5\n")
     assert f"calibrated-on {keeps}\n" in head
     n, m, k = N_CAL, scores.shape[1], scores.shape[2]
     payload = {"true-label-draws": 4 * n * m, "true-label-scores": 8 * n, "summaries": 2 * 8 * n * k}[keeps]
@@ -99,8 +99,9 @@ def test_a_format_2_file_still_loads_and_the_new_kinds_need_format_3(digits, fil
     scores, labels = digits
 
     def as_format_2(path):
-        body = path.read_bytes()[:-4].replace(b"format 4\n", b"format 2\n", 1)
+        body = path.read_bytes()[:-4].replace(b"format 5\n", b"format 2\n", 1)
         body = body.replace(b"coverage marginal\n", b"", 1)
+        body = body.replace(b"scores-are auto\nraps-lambda 0.01\nraps-kreg 5\nsaps-lambda 0.2\nrandomized true\n", b"", 1)
         path.write_bytes(body + struct.pack("<I", zlib.crc32(body)))
 
     for name, cal in [("items", rx.calibrate(scores[:N_CAL], labels[:N_CAL], rvalue="pooled")),

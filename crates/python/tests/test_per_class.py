@@ -89,7 +89,7 @@ def test_calibrations_on_items_files_and_pools_agree_and_round_trip(digits, tmp_
     for c in (on_items, streamed):
         c.save(tmp_path / "c.rvcal")
         head = (tmp_path / "c.rvcal").read_bytes()
-        assert b"\ncoverage per-class\nend\n" in head[: head.index(b"\nend\n") + 5]
+        assert b"\ncoverage per-class\nscores-are auto\nraps-lambda 0.01\nraps-kreg 5\nsaps-lambda 0.2\nrandomized true\nend\n" in head[: head.index(b"\nend\n") + 5]
         for other in (rx.load(tmp_path / "c.rvcal"), pickle.loads(pickle.dumps(c))):
             assert other.coverage == "per-class" and repr(other).split(";")[0] == repr(c).split(";")[0]
             same_prediction(other, c, test)

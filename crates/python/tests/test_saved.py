@@ -59,8 +59,8 @@ def test_the_file_is_plain_data(digits, tmp_path):
     cal.save(str(tmp_path / "cal.rvcal"))  # a str path as well as a pathlib.Path
     data = (tmp_path / "cal.rvcal").read_bytes()
     head = data[: data.index(b"\nend\n") + 5].decode()
-    assert head.startswith("rvalue-explorer calibration\nformat 4\n")
-    assert head.endswith("\ncoverage marginal\nend\n")
+    assert head.startswith("rvalue-explorer calibration\nformat 5\n")
+    assert head.endswith("\ncoverage marginal\nscores-are auto\nraps-lambda 0.01\nraps-kreg 5\nsaps-lambda 0.2\nrandomized true\nend\n")
     assert f"written-by rvalue-explorer {rx.__version__}\n" in head
     assert "method cp-r\nrvalue pooled\n" in head and "items 600\n" in head
     n, m, k = scores[:N_CAL].shape
@@ -99,7 +99,7 @@ BAD = {
     "truncated": (lambda d: d[: len(d) // 2], "data: truncated"),
     "truncated header": (lambda d: d[:60], "header: it has no end"),
     "trailing bytes": (lambda d: d + b"\0", "1 bytes follow the end"),
-    "another format": (lambda d: rewrite(d, b"format 4\n", b"format 5\n"), "format: the file has format '5'"),
+    "another format": (lambda d: rewrite(d, b"format 5\n", b"format 6\n"), "format: the file has format '6'"),
     "unknown coverage": (lambda d: rewrite(d, b"coverage marginal", b"coverage mondrian"), "unknown coverage 'mondrian'"),
     "unknown basis": (lambda d: rewrite(d, b"calibrated-on items", b"calibrated-on guesses"), "calibrated-on 'guesses'"),
     "unknown option": (lambda d: rewrite(d, b"ties exchangeable", b"ties randomly"), "unknown tie order 'randomly'"),
@@ -171,10 +171,31 @@ def test_dask_serialises_it(digits):
 def test_a_format_1_file_still_loads(saved, digits):
     """Format 1 (before calibrations on true-label draws) had no `calibrated-on` line."""
     path, data = saved
-    old = rewrite(rewrite(data, b"format 4\n", b"format 1\n"), b"calibrated-on items\n", b"")
-    old = rewrite(old, b"coverage marginal\n", b"")
+    old = rewrite(rewrite(data, b"format 5\n", b"format 1\n"), b"calibrated-on items\n", b"")
+    old = rewrite(rewrite(old, b"coverage marginal\n", b""), b"scores-are auto\nraps-lambda 0.01\nraps-kreg 5\nsaps-lambda 0.2\nrandomized true\n", b"")
     path.write_bytes(old)
     scores, _ = digits
     loaded = rx.load(path)
     assert loaded.calibrated_on == "items"
     same_prediction(rx._from_bytes(data), loaded, scores[N_CAL:])
+
+
+def test_a_format_4_file_loads_with_the_baselines_defaults(saved, digits):
+    """Format 4 (before the baselines) had no baseline keys: their defaults."""
+    path, data = saved
+    old = rewrite(rewrite(data, b"format 5\n", b"format 4\n"), b"scores-are auto\nraps-lambda 0.01\nraps-kreg 5\nsaps-lambda 0.2\nrandomized true\n", b"")
+    path.write_bytes(old)
+    scores, _ = digits
+    same_prediction(rx._from_bytes(data), rx.load(path), scores[N_CAL:])
+
+
+def test_a_baselines_calibration_round_trips(digits, tmp_path):
+    scores, labels = digits
+    cal = rx.calibrate(scores[:N_CAL], labels[:N_CAL], method="raps", raps_lambda=0.02, raps_kreg=3.0,
+                       randomized=False, scores_are="log-probabilities")
+    cal.save(tmp_path / "raps.rvcal")
+    head = (tmp_path / "raps.rvcal").read_bytes()
+    assert b"method raps\n" in head and b"scores-are log-probabilities\nraps-lambda 0.02\nraps-kreg 3\n" in head
+    loaded = rx.load(tmp_path / "raps.rvcal")
+    assert repr(loaded).split(";")[0] == repr(cal).split(";")[0]
+    same_prediction(cal, loaded, scores[N_CAL:])

@@ -34,8 +34,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use rvalue_core::conformal::warnings::{self, Facts};
-use rvalue_core::conformal::{self, Method, ScoreOptions, Split, SplitPlan};
+use rvalue_core::conformal::{self, Baseline, Method, ScoreOptions, Split, SplitPlan};
 use rvalue_core::eb::Hyper;
+use rvalue_core::probability::{self, ScoresAre};
 use rvalue_core::rvalue::{self, HyperChoice};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{toy, Error, Result};
@@ -104,6 +105,16 @@ struct ConformalArgs {
     mask: JsValue,
     #[serde(default)]
     sets: bool,
+    #[serde(default)]
+    scores_are: Option<String>,
+    #[serde(default)]
+    raps_lambda: Option<f64>,
+    #[serde(default)]
+    raps_kreg: Option<f64>,
+    #[serde(default)]
+    saps_lambda: Option<f64>,
+    #[serde(default)]
+    randomized: Option<bool>,
 }
 
 const CONFORMAL_FIELDS: &[&str] = &[
@@ -126,6 +137,11 @@ const CONFORMAL_FIELDS: &[&str] = &[
     "seed",
     "mask",
     "sets",
+    "scoresAre",
+    "rapsLambda",
+    "rapsKreg",
+    "sapsLambda",
+    "randomized",
 ];
 
 /// Arguments of [`toy_probability`].
@@ -177,9 +193,12 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// candidate fastest; higher is better) of `shape: [n, m, k]` with true `labels` (`n` integers),
 /// at miscoverage `alpha`.
 ///
-/// Options: `methods` (any of `'cp'`, `'cp-avg'`, `'cp-r'`; all three by default), `kind` of
-/// CP_r's r-value (`'parametric'`, the default of every face, `'nonparametric'`, `'pooled'`),
-/// `prior` (`'pooled'`, the default, or `'per-item'`), `variance` (`'per-draw'`, `'of-mean'`), `algorithm`, `rule` (as for
+/// Options: `methods` (any of `'cp'`, `'cp-avg'`, `'cp-r'`, the paper's three by default, and
+/// the baselines `'aps'`, `'raps'`, `'saps'`, which take `scoresAre` (`'auto'`, `'logits'`,
+/// `'log-probabilities'`, `'probabilities'`), `rapsLambda` (0.01), `rapsKreg` (5),
+/// `sapsLambda` (0.2) and `randomized` (true; false: u = 1)), `kind` of CP_r's r-value
+/// (`'parametric'`, the default of every face, `'nonparametric'`, `'pooled'`), `prior`
+/// (`'pooled'`, the default, or `'per-item'`), `variance` (`'per-draw'`, `'of-mean'`), `algorithm`, `rule` (as for
 /// [`rvalues`]), `cpDraw` (CP's draw, 0), `ties` (pooled r-values' tie order: `'exchangeable'`,
 /// the default, or the authors' `'index'`), `coverage` (`'marginal'`, the default, or
 /// `'per-class'`: a threshold per class from its own calibration items), `neverEmpty` (false); the splits: `splits` random
@@ -187,7 +206,8 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// (0) seeds the random splits and the exchangeable tie order; `sets: true` adds the first
 /// split's prediction sets.
 ///
-/// Returns `{alpha, methods: [...], warnings}`: `warnings` holds the sentences the CLI prints as
+/// Returns `{alpha, methods: [...], warnings}` (and `scoresAre`, the reading chosen, when a
+/// baseline runs): `warnings` holds the sentences the CLI prints as
 /// warnings (docs/method.md §8: labels that use few of K, α below `1/(n_cal + 1)`, coarse
 /// rank-based r-values, `M = 1`, `K = 1`). One entry per method: `{method, coverage, coverageSd,
 /// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, the
@@ -212,12 +232,12 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
     let t = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
     let labels = indices(&a.labels, "labels")?;
     conformal::check_alpha(a.alpha)?;
-    let opts = score_options(&a)?;
     let splits = split_plan(&a, n)?.splits(n)?;
     let methods = match &a.methods {
         Some(names) => names.iter().map(|s| s.parse::<Method>()).collect::<Result<Vec<_>>>()?,
-        None => Method::ALL.to_vec(),
+        None => Method::PAPER.to_vec(),
     };
+    let (opts, reading) = options_for(&a, &t, &methods)?;
     let n_cal = splits.iter().map(|s| s.cal.len()).min();
     let facts = Facts { m, k, labels: &labels, n_cal, alpha: a.alpha, methods: &methods, kind: opts.kind };
     let warnings: Array = warnings::check(&facts).iter().map(|w| JsValue::from(w.to_string())).collect();
@@ -256,6 +276,9 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
     let result = object(&[("alpha", a.alpha.into()), ("methods", out.into()), ("warnings", warnings.into())]);
     if opts.coverage == conformal::Coverage::PerClass {
         set_field(&result, "coverage", opts.coverage.name().into());
+    }
+    if let Some(r) = reading {
+        set_field(&result, "scoresAre", r.name().into());
     }
     Ok(result)
 }
@@ -312,7 +335,37 @@ fn score_options(a: &ConformalArgs) -> Result<ScoreOptions> {
         cp_draw: a.cp_draw.unwrap_or(0),
         ties: option(a.ties.as_deref())?,
         coverage: option(a.coverage.as_deref())?,
+        scores_are: option(a.scores_are.as_deref())?,
+        baseline: baseline_of(a)?,
     })
+}
+
+/// The run's options, with the baselines' reading of `t` decided once (reported when a
+/// baseline runs).
+fn options_for(
+    a: &ConformalArgs,
+    t: &ScoreTensor,
+    methods: &[Method],
+) -> Result<(ScoreOptions, Option<ScoresAre>)> {
+    let opts = score_options(a)?;
+    if !methods.iter().any(|m| m.is_baseline()) {
+        return Ok((opts, None));
+    }
+    let reading = probability::resolve(t, opts.scores_are)?;
+    Ok((ScoreOptions { scores_are: reading, ..opts }, Some(reading)))
+}
+
+/// The baselines' parameters: the core's defaults where a field is absent.
+fn baseline_of(a: &ConformalArgs) -> Result<Baseline> {
+    let d = Baseline::default();
+    let b = Baseline {
+        raps_lambda: a.raps_lambda.unwrap_or(d.raps_lambda),
+        raps_kreg: a.raps_kreg.unwrap_or(d.raps_kreg),
+        saps_lambda: a.saps_lambda.unwrap_or(d.saps_lambda),
+        randomized: a.randomized.unwrap_or(d.randomized),
+    };
+    b.check()?;
+    Ok(b)
 }
 
 fn split_plan(a: &ConformalArgs, n: usize) -> Result<SplitPlan> {

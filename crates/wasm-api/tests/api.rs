@@ -210,3 +210,42 @@ fn split_masks_are_the_seeded_splits() {
     assert!(message(split_masks(object(&[("n", 9.into()), ("split", 1.into())])).unwrap_err())
         .contains("unknown field"));
 }
+
+/// The baselines: their options reach the core (the first split's sets are the core's), the
+/// reading is reported, and a bad parameter throws the core's sentence.
+#[test]
+fn baselines_are_the_cores() {
+    use rvalue_core::conformal::{self as core, Baseline, Method, ScoreOptions, Split};
+    let (t, labels) = rvalue_core::samples::logits(60, 4, 5, 3).unwrap();
+    let mask: Vec<bool> = (0..60).map(|i| i % 3 != 0).collect();
+    let call = |method: &str, lambda: f64| {
+        conformal(object(&[
+            ("scores", Float64Array::from(&t.data()[..]).into()),
+            ("shape", plain(&[60.0, 4.0, 5.0])),
+            ("labels", plain(&labels.iter().map(|&y| y as f64).collect::<Vec<_>>())),
+            ("alpha", 0.2.into()),
+            ("methods", [method].iter().map(|&s| JsValue::from(s)).collect::<Array>().into()),
+            ("rapsLambda", lambda.into()),
+            ("rapsKreg", 1.0.into()),
+            ("randomized", false.into()),
+            ("mask", mask.iter().map(|&b| JsValue::from(b)).collect::<Array>().into()),
+            ("sets", true.into()),
+        ]))
+        .map_err(message)
+    };
+    let r = call("raps", 0.1).unwrap();
+    assert_eq!(field(&r, "scoresAre").as_string().unwrap(), "logits");
+    let baseline = Baseline { raps_lambda: 0.1, raps_kreg: 1.0, randomized: false, ..Baseline::default() };
+    let opts = ScoreOptions { baseline, ..ScoreOptions::default() };
+    let c = core::Prepared::new(&t, &labels, false)
+        .unwrap()
+        .calibrate(Method::Raps, &opts, &[Split::from_mask(&mask).unwrap()])
+        .unwrap()
+        .remove(0);
+    let sets = Array::from(&field(&field(&Array::from(&field(&r, "methods")).get(0), "sets"), "candidates"));
+    for pos in 0..c.test.len() {
+        let want: Vec<u32> = c.set(pos, 0.2, false).members.iter().map(|&(m, _)| m as u32).collect();
+        assert_eq!(sets.get(pos as u32).dyn_into::<js_sys::Uint32Array>().unwrap().to_vec(), want);
+    }
+    assert!(call("raps", -1.0).unwrap_err().contains("RAPS's λ must be a finite number ≥ 0"));
+}

@@ -63,7 +63,7 @@ pub fn strata_rows(v: &ClassView) -> String {
     let mut html = String::new();
     for s in &v.strata {
         html += &format!("<tr><th scope=\"row\">{}</th>", esc(&s.label));
-        for (mi, _) in Method::ALL.iter().enumerate() {
+        for (mi, _) in Method::PAPER.iter().enumerate() {
             let cov = s.coverage[mi].map_or("–".to_string(), |c| fixed(c, 3));
             html += &format!("<td>{}</td><td>{}</td>", esc(&cov), s.count[mi]);
         }

@@ -56,6 +56,17 @@ impl ScoreRows {
         Arc::new(ScoreRows { k, sorted: scores, rank })
     }
 
+    /// Rows already in order (each ascending by score, then candidate), with `place[u]` each
+    /// candidate's position in its row.
+    pub(super) fn from_sorted(sorted: Vec<f64>, place: &[u32], k: usize) -> Arc<Self> {
+        let rank = if k <= usize::from(u16::MAX) + 1 {
+            Ranks::Narrow(place.iter().map(|&p| p as u16).collect())
+        } else {
+            Ranks::Wide(place.to_vec())
+        };
+        Arc::new(ScoreRows { k: k.max(1), sorted, rank })
+    }
+
     /// Row `i`'s score of candidate `c`.
     #[inline]
     pub fn score(&self, i: usize, c: usize) -> f64 {

@@ -114,6 +114,7 @@ impl TruePool {
             }
             Method::CpAvg => Ok((0..self.n).map(|j| -mean((0..self.m).map(|d| self.draw(j, d)))).collect()),
             Method::CpR => Err(needs_all_candidates(opts.kind)),
+            Method::Aps | Method::Raps | Method::Saps => Err(baseline_needs_all_candidates(method)),
         }
     }
 }
@@ -135,6 +136,9 @@ pub fn check_methods(methods: &[Method], opts: &ScoreOptions) -> Result<()> {
     if methods.contains(&Method::CpR) && opts.kind != RvalueKind::Pooled {
         return Err(needs_all_candidates(opts.kind));
     }
+    if let Some(&m) = methods.iter().find(|m| m.is_baseline()) {
+        return Err(baseline_needs_all_candidates(m));
+    }
     Ok(())
 }
 
@@ -142,6 +146,15 @@ pub(crate) fn needs_all_candidates(kind: RvalueKind) -> Error {
     Error::invalid(format!(
         "{kind} CP_r needs every candidate's draws of a calibration item, and true-label draws \
          give its true label's only; use --rvalue pooled, or CP / CP_avg"
+    ))
+}
+
+/// A baseline asked of true-label draws: its score needs every class's probability.
+pub fn baseline_needs_all_candidates(method: Method) -> Error {
+    Error::invalid(format!(
+        "{} needs every class's probability of a calibration item, and true-label draws give its \
+         true label's only; use CP, CP_avg or pooled CP_r with --calibration-true",
+        method.label()
     ))
 }
 

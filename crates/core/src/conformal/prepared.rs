@@ -1,8 +1,10 @@
 //! A data set checked and prepared once ([`Prepared`]), and the calibration of a method on each
 //! of its splits: split-independent scores computed once and shared, pooled CP_r per split.
 
+use super::chunks::in_chunks;
 use super::scores::{check_only, needed_candidates, scores_with};
-use super::{Calibrated, Method, ScoreOptions, ScoreRows, Split};
+use super::{Calibrated, Method, Ranked, ScoreOptions, ScoreRows, Split};
+use crate::probability;
 use crate::rvalue::DrawOrder;
 use crate::tensor::{ScoreTensor, Summaries};
 use crate::{watch, Error, Result};
@@ -117,6 +119,20 @@ fn calibrate_with(
     threads: usize,
     mut each: impl FnMut(usize, Calibrated),
 ) -> Result<()> {
+    if method.is_baseline() {
+        let ranked = ranked_of(t, opts, threads)?;
+        return ranked.calibrate_each(
+            method,
+            &opts.baseline,
+            labels,
+            (opts.coverage, threads),
+            splits,
+            |r, c| {
+                each(r, c);
+                Ok(())
+            },
+        );
+    }
     let only = needed_candidates(labels, splits);
     check_only(t, &only)?;
     let prior_on = prediction_calibration(splits)?;
@@ -135,4 +151,13 @@ fn calibrate_with(
         each(r, c);
     }
     Ok(())
+}
+
+/// The baselines' sorted class probabilities of `t`, the scores read as `opts` says (`auto`
+/// decided on `t`), the items in `threads` chunks.
+pub fn ranked_of(t: &ScoreTensor, opts: &ScoreOptions, threads: usize) -> Result<Ranked> {
+    opts.baseline.check()?;
+    let as_ = probability::resolve(t, opts.scores_are)?;
+    let probs = in_chunks(t.n(), threads, |items| probability::mean_probabilities_of(t, as_, items))?;
+    Ranked::of(&probs, t.k(), threads)
 }

@@ -83,6 +83,10 @@ pub(super) fn scores_with(
 ) -> Result<Option<Vec<f64>>> {
     let (n, k) = (t.n(), t.k());
     match method {
+        Method::Aps | Method::Raps | Method::Saps => Err(Error::invalid(format!(
+            "{}'s scores are made per split from class probabilities, not one row per item",
+            method.label()
+        ))),
         Method::Cp => {
             if opts.cp_draw >= t.m() {
                 return Err(Error::invalid(format!(

@@ -20,8 +20,9 @@ use super::chunks::in_chunks;
 use super::conditional::{difficulty_of_block, difficulty_ranks};
 use super::pooled::{PooledScores, POOLED_BATCH};
 use super::scores::{needed_candidates, parametric_rows, scores_with};
-use super::{Calibrated, Coverage, Method, RvalueKind, ScoreOptions, ScoreRows, Split};
+use super::{Calibrated, Coverage, Method, Ranked, RvalueKind, ScoreOptions, ScoreRows, Split};
 use crate::blocks::{items_per_block, ScoreBlocks};
+use crate::probability::{self, ScoresAre};
 use crate::rvalue::{PooledItem, PooledSplit, Workspace};
 use crate::tensor::{ScoreTensor, Scores, Summaries};
 use crate::watch;
@@ -128,12 +129,34 @@ fn calibrate_streamed_inner(
 ) -> Result<()> {
     let (n, _, k) = src.shape();
     check_labels(labels, n, k)?;
+    let resolved;
+    let opts = if methods.iter().any(|m| m.is_baseline()) {
+        opts.baseline.check()?;
+        resolved = ScoreOptions { scores_are: reading(src, opts.scores_are, run, report)?, ..*opts };
+        &resolved
+    } else {
+        opts
+    };
     let pooled = |m: &Method| *m == Method::CpR && opts.kind == RvalueKind::Pooled;
     let fixed: Vec<Method> = methods.iter().copied().filter(|m| !pooled(m)).collect();
     if !fixed.is_empty() {
         let rows = fixed_rows_ranked(src, labels, &fixed, opts, splits, run, report, ranks.as_deref_mut())?;
         let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
+        // The baselines share one sort of the probabilities, which only the first one's rows hold.
+        let mut shared: Option<Ranked> = None;
         for (method, scores) in fixed.iter().zip(rows) {
+            if method.is_baseline() {
+                if shared.is_none() {
+                    shared = Some(Ranked::of(&scores, k, run.threads)?);
+                }
+                drop(scores);
+                if let Some(ranked) = &shared {
+                    let to = |r, c| each(*method, r, c, got);
+                    let how = (opts.coverage, run.threads);
+                    ranked.calibrate_each(*method, &opts.baseline, labels, how, splits, to)?;
+                }
+                continue;
+            }
             let rows = ScoreRows::on_threads(scores, k, run.threads);
             for (r, split) in splits.iter().enumerate() {
                 watch::checkpoint()?;
@@ -264,9 +287,17 @@ fn block_scores(
     only: &[Option<usize>],
 ) -> Result<Vec<Option<Vec<f64>>>> {
     let parametric = |method: &Method| *method == Method::CpR && opts.kind == RvalueKind::Parametric;
+    // The baselines share one probability per item and candidate: the first one's rows.
+    let first_baseline = methods.iter().find(|m| m.is_baseline());
     let each = |method: &Method| -> Result<Option<Vec<f64>>> {
         if *method == Method::CpAvg || parametric(method) {
             return Ok(None);
+        }
+        if method.is_baseline() {
+            if Some(method) != first_baseline {
+                return Ok(Some(Vec::new()));
+            }
+            return block_probabilities(block, first, opts.scores_are, run.threads).map(Some);
         }
         // Here CP_r is nonparametric (pooled and parametric are not in this pass).
         let ranked = match (method, run.ranker) {
@@ -280,6 +311,40 @@ fn block_scores(
         }
     };
     methods.iter().map(each).collect()
+}
+
+/// A block's class probabilities `[n][K]` under the reading `as_` (checked, an explicit one).
+fn block_probabilities(
+    block: &ScoreTensor,
+    first: usize,
+    as_: ScoresAre,
+    threads: usize,
+) -> Result<Vec<f64>> {
+    probability::check(block, as_, first)?;
+    in_chunks(block.n(), threads, |items| probability::mean_probabilities_of(block, as_, items))
+}
+
+/// How the baselines read `src`'s scores: `asked`, or under `auto` what a pass over every
+/// block decides ([`probability::Detector`]); an explicit reading is checked as the blocks
+/// are scored.
+pub fn reading(
+    src: &dyn ScoreBlocks,
+    asked: ScoresAre,
+    run: &Streaming,
+    report: Report<'_>,
+) -> Result<ScoresAre> {
+    if asked != ScoresAre::Auto {
+        return Ok(asked);
+    }
+    let (n, m, k) = src.shape();
+    let mut d = probability::Detector::default();
+    src.for_each_block(items_per_block(m, k, run.block_bytes), &mut |first, block| {
+        watch::checkpoint()?;
+        d.see(block);
+        report("reading the scores", first + block.n(), n);
+        Ok(())
+    })?;
+    Ok(d.choice())
 }
 
 /// `(side(), main())`: `side` on a thread of its own while `main` runs here, when there are

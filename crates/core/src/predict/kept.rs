@@ -31,6 +31,8 @@ pub enum Keeps {
     TrueScores,
     /// Each item's summaries and its label: parametric CP_r with a pooled prior.
     Summaries,
+    /// Each item's class probabilities and its label: the baselines (APS, RAPS, SAPS).
+    Probabilities,
 }
 
 impl Keeps {
@@ -39,6 +41,8 @@ impl Keeps {
             (Method::Cp | Method::CpAvg, _, _) | (Method::CpR, RvalueKind::Pooled, _) => Keeps::TrueDraws,
             (Method::CpR, RvalueKind::Parametric, Prior::Pooled) => Keeps::Summaries,
             (Method::CpR, _, _) => Keeps::TrueScores,
+            // Their `u` are keyed by the split, so the rows are made with the new items.
+            (Method::Aps | Method::Raps | Method::Saps, _, _) => Keeps::Probabilities,
         }
     }
 }

@@ -57,7 +57,7 @@ pub struct AnalysisJob {
     /// Parts recorded into `calibrated` and the sweeps, which take them in part order.
     pub(in crate::analysis) recorded: usize,
     pub(in crate::analysis) claims: Vec<Claim>,
-    /// Finished parts not yet recorded: their calibrations, per split in `Method::ALL` order.
+    /// Finished parts not yet recorded: their calibrations, per split in `Method::PAPER` order.
     pub(in crate::analysis) finished: BTreeMap<usize, Vec<Calibrated>>,
     /// The current part's calibrations so far.
     pub(in crate::analysis) current: Vec<Calibrated>,
@@ -252,7 +252,7 @@ impl AnalysisJob {
                 let (done, all) = self.pass.as_ref().map_or((0, 0), |p| p.bytes());
                 return format!("reading the file: {} of {}", bytes_text(done), bytes_text(all));
             }
-            Phase::Scores { method, .. } => match Method::ALL[method] {
+            Phase::Scores { method, .. } => match Method::PAPER[method] {
                 Method::CpR => "r-values",
                 _ => "scores",
             },

@@ -165,7 +165,7 @@ impl AnalysisJob {
     }
 
     /// Computes part `index` alone with the job's own steps; its calibrations per split in
-    /// `Method::ALL` order.
+    /// `Method::PAPER` order.
     fn part_alone(mut self, index: usize) -> Result<Vec<Calibrated>> {
         if index >= self.parts_total {
             return Err(Error::invalid(format!(

@@ -72,7 +72,7 @@ impl Analysis {
             job.load()?;
             let mut part = job.part.take().ok_or_else(|| internal("load() left no part"))?;
             let prepared = conformal::Prepared::new(part.tensor.get()?, &part.labels, need_order)?;
-            for (mi, &m) in Method::ALL.iter().enumerate() {
+            for (mi, &m) in Method::PAPER.iter().enumerate() {
                 let scores = item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
                 for c in prepared.calibrate(m, &opts, &part.splits)? {
                     label_info[mi].push(LabelInfo::of(&c));
@@ -188,7 +188,8 @@ impl Analysis {
 
     /// The stored calibrated scores of a method, one per split (or repeat).
     pub fn calibrated(&self, method: Method) -> &[Calibrated] {
-        &self.calibrated[method_index(method)]
+        // The page runs the paper's three methods: another has no calibrations.
+        self.calibrated.get(method_index(method)).map_or(&[], |c| &c[..])
     }
 
     /// Coverage and size against α (panels 3 and 4), computed once per analysis.

@@ -10,7 +10,7 @@ pub struct SweepCurves {
     pub alphas: Vec<f64>,
     /// `1 − α`, the target line.
     pub target: Vec<f64>,
-    /// `coverage[method][j]`, methods in [`Method::ALL`](rvalue_core::conformal::Method::ALL) order.
+    /// `coverage[method][j]`, methods in [`Method::PAPER`](rvalue_core::conformal::Method::PAPER) order.
     pub coverage: [Vec<f64>; 3],
     /// `size[method][j]`.
     pub size: [Vec<f64>; 3],

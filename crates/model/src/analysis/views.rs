@@ -155,7 +155,9 @@ impl Analysis {
             return Err(Error::invalid(format!("α = {alpha} is outside the explorer's range [{lo}, {hi}]")));
         }
         let mi = method_index(method);
-        let cals = &self.calibrated[mi];
+        let Some(cals) = self.calibrated.get(mi) else {
+            return Err(Error::invalid(format!("the page does not run {}", method.label())));
+        };
         let mut per_split = Vec::with_capacity(cals.len());
         let mut sizes = Vec::with_capacity(cals.len());
         let mut tallies = Vec::with_capacity(cals.len());
@@ -206,7 +208,7 @@ impl Analysis {
     /// The summary table at α (panel 6).
     pub fn at_alpha(&self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
         let mut rows = Vec::with_capacity(3);
-        for m in Method::ALL {
+        for m in Method::PAPER {
             let s = self.summary(m, alpha, never_empty)?;
             rows.push(SummaryRow {
                 method: m,
@@ -310,7 +312,7 @@ impl Analysis {
         let label = part.labels[item];
         let k = self.k;
         let mut methods = Vec::with_capacity(3);
-        for (mi, &m) in Method::ALL.iter().enumerate() {
+        for (mi, &m) in Method::PAPER.iter().enumerate() {
             let cal = &self.calibrated[mi][0];
             let scores: Vec<f64> = match part.item_row(mi, item) {
                 Some(s) => s,

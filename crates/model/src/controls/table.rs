@@ -350,6 +350,7 @@ mod tests {
                 cp_draw: 2,
                 ties: TieOrder::Index,
                 coverage: Coverage::PerClass,
+                ..ScoreOptions::default()
             },
             never_empty: true,
             splits: 3,

@@ -153,6 +153,7 @@ mod properties {
                 cp_draw,
                 ties,
                 coverage: rvalue_core::conformal::Coverage::Marginal,
+                ..ScoreOptions::default()
             })
     }
 

@@ -142,6 +142,10 @@ fn what_a_pool_cannot_do_is_refused() {
     assert!(e.contains("parametric CP_r needs every candidate's draws"), "{e}");
     let nonpar = ScoreOptions { kind: RvalueKind::Nonparametric, ..ScoreOptions::default() };
     assert!(go(&[Method::Cp, Method::CpR], &nonpar, &[0, 1]).is_err());
+    for m in Method::BASELINES {
+        let e = go(&[Method::Cp, m], &ScoreOptions::default(), &[0, 1]).unwrap_err().to_string();
+        assert!(e.contains("needs every class's probability of a calibration item"), "{e}");
+    }
     assert!(go(&[Method::Cp], &ScoreOptions::default(), &[0]).is_err());
     assert!(go(&[Method::Cp], &ScoreOptions { cp_draw: 2, ..ScoreOptions::default() }, &[0, 1]).is_err());
     assert!(TruePool::new(1, 2, vec![0.0, f64::NAN]).is_err());

@@ -107,6 +107,7 @@ fn kept_prediction(
             assert_eq!((s.n, s.m, s.k, s.mean.len()), (cal.n(), cal.m(), cal.k(), cal.n() * cal.k()));
             predict_with_summaries(&s, labels, test, opts, seed, run, r).unwrap()
         }
+        Keeps::Probabilities => unreachable!("the baselines are not kept from blocks"),
     }
 }
 
@@ -115,7 +116,7 @@ fn a_kept_calibration_predicts_the_held_ones_bits() {
     for f32s in [false, true] {
         let (cal, labels, test) = toy(f32s);
         for opts in options() {
-            for method in Method::ALL {
+            for method in Method::PAPER {
                 let want = predict(&cal, &labels, &test, method, &opts, 9, 1).unwrap();
                 for (threads, block_bytes) in [(1, 1), (2, 1), (2, 32 << 20)] {
                     let run = Streaming { threads, block_bytes, pooled_bytes: 1, ranker: None };

@@ -74,7 +74,7 @@ impl AnalysisJob {
     pub(in crate::analysis) fn scores(&mut self, method: usize, next: usize) -> Result<()> {
         let part = self.part.as_mut().ok_or_else(|| internal("no part loaded in the scores phase"))?;
         let (n, draws, k) = part.shape();
-        let m = Method::ALL[method];
+        let m = Method::PAPER[method];
         let advance = |method: usize| {
             if method + 1 < 3 {
                 Phase::Scores { method: method + 1, next: 0 }
@@ -142,7 +142,7 @@ impl AnalysisJob {
                 let Source::Pool(_, pool) = &self.source else { return Err(internal("not a pool")) };
                 let cal = match &mut self.unit_scores[mi] {
                     Some(c) => c,
-                    slot => slot.insert(pool.scores(Method::ALL[mi], &self.opts)?),
+                    slot => slot.insert(pool.scores(Method::PAPER[mi], &self.opts)?),
                 };
                 Calibrated::of_units_with(rows, k, &part.labels, split, pool_classes(pool, per_class)?, |j| {
                     cal[j]

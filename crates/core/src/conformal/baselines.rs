@@ -1,0 +1,277 @@
+//! The adaptive baselines APS, RAPS and SAPS (docs/method.md §5, "Baselines"): scores from an
+//! item's class probabilities sorted once ([`Ranked`]), `u` keyed by (seed, split, item,
+//! candidate), and their calibration on a split as for CP.
+//!
+//! Along an item's order every score is non-decreasing: `E(k)` lies between the probability
+//! mass before `k` and that up to `k`, and rounding is monotone, so a row's scores come sorted
+//! from its order and no split sorts an item again.
+
+use std::sync::Arc;
+
+use super::calibrated::{Calibrated, ScoreRows};
+use super::chunks::in_chunks;
+use super::{Coverage, Method, Split};
+use crate::rng::{key_of, philox4x32_10};
+use crate::{Error, Result};
+
+/// The baselines' parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Baseline {
+    /// RAPS's λ (≥ 0).
+    pub raps_lambda: f64,
+    /// RAPS's `k_reg` (≥ 0): ranks beyond it are penalised.
+    pub raps_kreg: f64,
+    /// SAPS's λ (≥ 0): the score's step per rank after the first.
+    pub saps_lambda: f64,
+    /// `u` uniform in [0, 1) (the randomized variants), else `u = 1`.
+    pub randomized: bool,
+}
+
+impl Default for Baseline {
+    /// RAPS λ = 0.01 and `k_reg` = 5, the values the RAPS paper reports for ImageNet; SAPS
+    /// λ = 0.2; randomized.
+    fn default() -> Self {
+        Baseline { raps_lambda: 0.01, raps_kreg: 5.0, saps_lambda: 0.2, randomized: true }
+    }
+}
+
+impl Baseline {
+    /// One clear error for a parameter out of range.
+    pub fn check(&self) -> Result<()> {
+        let bad =
+            |name: &str, v: f64| Err(Error::invalid(format!("{name} must be a finite number ≥ 0 (got {v})")));
+        for (name, v) in
+            [("RAPS's λ", self.raps_lambda), ("RAPS's k_reg", self.raps_kreg), ("SAPS's λ", self.saps_lambda)]
+        {
+            if !(v.is_finite() && v >= 0.0) {
+                return bad(name, v);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Scores a split's rows on one thread below this many: a thread's start costs more.
+const PARALLEL_MIN: usize = 1 << 20;
+
+/// Counter word that keeps the baselines' `u` apart from the other Philox uses of a seed
+/// ("base" in ASCII).
+const TAG: u32 = 0x6261_7365;
+
+/// `u ∈ [0, 1)` of candidate `c` of item `i` on split `split` of `seed` ([`ItemU`]).
+pub fn uniform(seed: u64, split: u64, item: usize, c: usize) -> f64 {
+    ItemU::new(seed, split, item).at(c)
+}
+
+/// One item's `u` on one split: a Philox block keyed by (seed, split, item) seeds a SplitMix64
+/// sequence, and candidate `c` takes its element `c + 1`, so every `u` is addressable by its
+/// key (the same on every thread count) while a row costs one block, as the pooled r-values'
+/// tie orders do.
+#[derive(Debug, Clone, Copy)]
+pub struct ItemU(u64);
+
+impl ItemU {
+    #[inline]
+    pub fn new(seed: u64, split: u64, item: usize) -> Self {
+        let w = philox4x32_10([item as u32, ((item as u64) >> 32) as u32, split as u32, TAG], key_of(seed));
+        ItemU(u64::from(w[0]) << 32 | u64::from(w[1]))
+    }
+
+    /// Candidate `c`'s `u`: 53 bits of SplitMix64's output.
+    #[inline]
+    pub fn at(self, c: usize) -> f64 {
+        let mut z = self.0.wrapping_add((c as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+    }
+}
+
+/// Every item's class probabilities sorted once: per item, by rank (descending probability,
+/// ties to the lower candidate), the candidate, its probability and the mass before it.
+#[derive(Debug)]
+pub struct Ranked {
+    k: usize,
+    order: Vec<u32>,
+    prob: Vec<f64>,
+    before: Vec<f64>,
+    rank: Vec<u32>,
+}
+
+impl Ranked {
+    /// From class probabilities `[N][K]`, the items sorted on `threads` threads.
+    pub fn of(probs: &[f64], k: usize, threads: usize) -> Result<Ranked> {
+        let k = k.max(1);
+        let n = probs.len() / k;
+        let sorted =
+            in_chunks(n, threads, |items| Ok(sort_items(&probs[items.start * k..items.end * k], k)))?;
+        let mut r =
+            Ranked { k, order: Vec::new(), prob: Vec::new(), before: Vec::new(), rank: vec![0; n * k] };
+        r.order.reserve(n * k);
+        r.prob.reserve(n * k);
+        r.before.reserve(n * k);
+        for (c, p, b) in sorted {
+            r.order.push(c);
+            r.prob.push(p);
+            r.before.push(b);
+        }
+        for (at, &c) in r.order.iter().enumerate() {
+            r.rank[at - at % k + c as usize] = (at % k) as u32;
+        }
+        Ok(r)
+    }
+
+    /// Items `N`.
+    pub fn n(&self) -> usize {
+        self.order.len() / self.k
+    }
+
+    /// Item `i`'s score at rank `r` (0-based) under `method` with `u`.
+    #[inline]
+    fn score(&self, method: Method, p: &Baseline, i: usize, r: usize, u: f64) -> f64 {
+        let at = i * self.k + r;
+        let o = (r + 1) as f64;
+        match method {
+            Method::Raps => {
+                (self.before[at] + u * self.prob[at]) + p.raps_lambda * (o - p.raps_kreg).max(0.0)
+            }
+            Method::Saps if r == 0 => u * self.prob[at],
+            Method::Saps => self.prob[at - r] + (o - 2.0 + u) * p.saps_lambda,
+            _ => self.before[at] + u * self.prob[at],
+        }
+    }
+
+    /// Item `i`'s score of candidate `c` on `split`.
+    fn score_of(&self, method: Method, p: &Baseline, split: &Split, i: usize, c: usize) -> f64 {
+        let u = if p.randomized { ItemU::new(split.seed, split.index, i).at(c) } else { 1.0 };
+        self.score(method, p, i, self.rank[i * self.k + c] as usize, u)
+    }
+
+    /// The rows of `items` (`[items][K]`), ascending, with each candidate's place: `u` of
+    /// `split` (`None`: `u = 1`); large runs a chunk of items per thread.
+    fn rows(
+        &self,
+        method: Method,
+        p: &Baseline,
+        split: Option<&Split>,
+        items: &[usize],
+        threads: usize,
+    ) -> Result<Arc<ScoreRows>> {
+        let k = self.k;
+        let fill = |part: &[usize], sorted: &mut Vec<f64>, place: &mut [u32]| {
+            for (t, &i) in part.iter().enumerate() {
+                let row = sorted.len();
+                let order = &self.order[i * k..(i + 1) * k];
+                // Two loops, so that u = 1 draws nothing and the randomized loop tests nothing.
+                match split.map(|s| ItemU::new(s.seed, s.index, i)) {
+                    Some(u) => sorted.extend(
+                        order.iter().enumerate().map(|(r, &c)| self.score(method, p, i, r, u.at(c as usize))),
+                    ),
+                    None => sorted.extend((0..k).map(|r| self.score(method, p, i, r, 1.0))),
+                }
+                order_row(&mut sorted[row..], order, &mut place[t * k..(t + 1) * k]);
+            }
+        };
+        let (mut sorted, mut place) = (Vec::with_capacity(items.len() * k), vec![0u32; items.len() * k]);
+        if threads <= 1 || items.len() * k < PARALLEL_MIN {
+            fill(items, &mut sorted, &mut place);
+        } else {
+            let made = in_chunks(items.len(), threads, |part| {
+                let (mut s, mut pl) = (Vec::with_capacity(part.len() * k), vec![0u32; part.len() * k]);
+                fill(&items[part], &mut s, &mut pl);
+                Ok(s.into_iter().zip(pl).collect::<Vec<(f64, u32)>>())
+            })?;
+            for (at, (s, pl)) in made.into_iter().enumerate() {
+                sorted.push(s);
+                place[at] = pl;
+            }
+        }
+        Ok(ScoreRows::from_sorted(sorted, &place, k))
+    }
+
+    /// `method` calibrated on each of `splits` in turn: with `u = 1` the rows are made once and
+    /// shared; randomized, each split's test rows with its own `u`.
+    pub fn calibrate_each(
+        &self,
+        method: Method,
+        p: &Baseline,
+        labels: &[usize],
+        (coverage, threads): (Coverage, usize),
+        splits: &[Split],
+        mut each: impl FnMut(usize, Calibrated) -> Result<()>,
+    ) -> Result<()> {
+        p.check()?;
+        let k = self.k;
+        let classes = (coverage == Coverage::PerClass).then_some(labels);
+        let all: Vec<usize> = if p.randomized { Vec::new() } else { (0..self.n()).collect() };
+        let shared = (!p.randomized).then(|| self.rows(method, p, None, &all, threads)).transpose()?;
+        for (r, split) in splits.iter().enumerate() {
+            crate::watch::checkpoint()?;
+            crate::watch::advance(split.test.len());
+            let cal = |t: usize| {
+                let i = split.cal[t];
+                self.score_of(method, p, split, i, labels[i])
+            };
+            let c = match &shared {
+                Some(rows) => Calibrated::global(rows, true, k, labels, split, classes, cal),
+                None => {
+                    let rows = self.rows(method, p, Some(split), &split.test, threads)?;
+                    Calibrated::global(&rows, false, k, labels, split, classes, cal)
+                }
+            };
+            each(r, c)?;
+        }
+        Ok(())
+    }
+}
+
+/// One item's sort: `(candidate, probability, mass before)` by descending probability, ties to
+/// the lower candidate (`total_cmp`, so the order is total).
+fn sort_items(probs: &[f64], k: usize) -> Vec<(u32, f64, f64)> {
+    let mut out = Vec::with_capacity(probs.len());
+    let mut idx: Vec<u32> = Vec::with_capacity(k);
+    for row in probs.chunks_exact(k) {
+        idx.clear();
+        idx.extend(0..k as u32);
+        idx.sort_by(|&a, &b| row[b as usize].total_cmp(&row[a as usize]).then(a.cmp(&b)));
+        let mut mass = 0.0;
+        for &c in &idx {
+            let p = row[c as usize];
+            out.push((c, p, mass));
+            mass += p;
+        }
+    }
+    out
+}
+
+/// Puts a row's scores, made in rank order (non-decreasing), in `ScoreRows`' order: by score,
+/// equal scores by candidate; `place[c]` gets candidate `c`'s position. A row that is not
+/// non-decreasing (no finite input gives one) is sorted in full.
+fn order_row(scores: &mut [f64], by_rank: &[u32], place: &mut [u32]) {
+    if scores.windows(2).all(|w| w[0] < w[1]) {
+        for (at, &c) in by_rank.iter().enumerate() {
+            place[c as usize] = at as u32;
+        }
+        return;
+    }
+    let mut pairs: Vec<(f64, u32)> = scores.iter().copied().zip(by_rank.iter().copied()).collect();
+    if pairs.windows(2).all(|w| w[0].0 <= w[1].0) {
+        let mut start = 0;
+        while start < pairs.len() {
+            let end = start + pairs[start..].iter().take_while(|x| x.0 == pairs[start].0).count();
+            if end - start > 1 {
+                pairs[start..end].sort_unstable_by_key(|x| x.1);
+            }
+            start = end;
+        }
+    } else {
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    }
+    for (at, (s, c)) in pairs.into_iter().enumerate() {
+        scores[at] = s;
+        place[c as usize] = at as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests;
