@@ -93,7 +93,7 @@ test('a sample permalink reloads the sample with its splits and item', LONG, asy
     await ready(page);
     await setNumber(page, 'cal-fraction', 0.3);
     await setNumber(page, 'split-seed', 4);
-    await page.locator('#kind').selectOption('parametric');
+    await page.locator('#kind').selectOption('nonparametric');
     await ready(page);
     await setNumber(page, 'item-index', 2);
     const url = await addressWith(page, ['mode', 'splits', 'cal-fraction', 'split-seed', 'kind', 'sample', 'item']);

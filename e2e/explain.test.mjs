@@ -85,7 +85,7 @@ test('the core\'s warnings show as a note while they apply', LONG, async (t) => 
     await page.waitForFunction(() => document.querySelector('#data-notes').hidden);
     assert.deepEqual(errors, []);
   });
-  const other = await explorer.open('index.html?mode=scores');
+  const other = await explorer.open('index.html?mode=scores&kind=pooled');
   await shot(t, other.page, async () => {
     const { page } = other;
     const notes = page.locator('#data-notes');

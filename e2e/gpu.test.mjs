@@ -125,7 +125,7 @@ test('a GPU that fails says so and the CPU gives the same numbers', LONG, async 
 });
 
 test('cancelling while the GPU works keeps the previous results', LONG, async (t) => {
-  await run(t, withGpu, '', async (page) => {
+  await run(t, withGpu, '?mode=scores&kind=pooled', async (page) => {
     await device(page);
     await page.locator('#mode-scores').check();
     // The sample's 100 pooled splits: long enough on SwiftShader to cancel mid-way.

@@ -124,18 +124,18 @@ test('a file of more than 2^28 scores opens, cancels and is scored within a memo
   await page.locator('#file').setInputFiles([big, labels]);
   await page.waitForFunction(() => /reading the file/.test(document.querySelector('#status')?.textContent));
   assert.match(await text(page, '#data-name'), /10000 × 60 × 1000, 2\.4 GB\): read a block at a time/);
-  assert.match(await text(page, '#data-name'), /nonparametric r-value/);
-  assert.equal(await page.locator('#kind').inputValue(), 'nonparametric');
+  // The default r-value (parametric, a prior pooled over items) reads the file once: no switch.
+  assert.equal(await page.locator('#kind').inputValue(), 'parametric');
   await page.locator('#cancel').click();
   await settled(page, 'cancelled');
   await dropped(page);
 
   // Cancel put back the toy's settings; the file's own start the pass again (nothing was kept
-  // from the cancelled one), with the nonparametric r-value again.
+  // from the cancelled one), with the default r-value again.
   const before = await analysesShown(page);
   await page.locator('#mode-scores').check();
   await ready(page, before);
-  assert.equal(await page.locator('#kind').inputValue(), 'nonparametric');
+  assert.equal(await page.locator('#kind').inputValue(), 'parametric');
   assert.match(await text(page, '#status'), /2 splits/);
   assert.equal(await text(page, '#stat-n'), '10000');
   const memory = await rendererMemory(page.context().browser());
@@ -224,7 +224,7 @@ test('pooled CP_r on a file read a block at a time needs workers, and cancels mi
   await page.getByRole('button', { name: 'Cancel' }).click();
   await settled(page, 'cancelled');
   await dropped(page);
-  assert.equal(await page.locator('#kind').inputValue(), 'nonparametric');
+  assert.equal(await page.locator('#kind').inputValue(), 'parametric');
   // The workers busy with the cancelled splits were replaced: the next analysis runs at once.
   await choose(page, 'splits', 5);
   assert.match(await text(page, '#status'), /5 splits/);

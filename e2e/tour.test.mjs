@@ -108,7 +108,7 @@ test('the whole tour walks with PageDown alone, each step its link, each try con
     assert.equal(await step(page), STEPS);
     await page.keyboard.press('Escape');
     await page.locator('#tour').waitFor({ state: 'hidden' });
-    await addressIs(page, '?mode=scores&coverage=per-class&splits=20&sample=digits_wbb.npz');
+    await addressIs(page, '?mode=scores&kind=pooled&coverage=per-class&splits=20&sample=digits_wbb.npz');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'tour-start');
     assert.equal(await page.locator('.panel.tour-focus').count(), 0);
     assert.deepEqual(errors, []);

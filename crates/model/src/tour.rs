@@ -161,8 +161,9 @@ pub const STEPS: [Step; 10] = [
         text: "Everything here works on your model's scores: a tensor S[n][m][k] of items, draws and \
                candidates, higher is better, with the true labels, as .npz, .npy or long .csv. Files \
                stay in this page: nothing is uploaded. Panel 8 then asks the question that decides \
-               whether r-values help: do the true labels' scores vary less than the false candidates'?",
-        query: "mode=scores",
+               whether r-values help: do the true labels' scores vary less than the false candidates'? \
+               The tour reads them with pooled r-values, the paper's choice for real models.",
+        query: "mode=scores&kind=pooled",
         panels: &[Panel::Data, Panel::Summary],
         control: "scores-params",
         try_this: "Load the digits sample (or drop a file of yours) and read panels 6 and 8.",
@@ -177,7 +178,7 @@ pub const STEPS: [Step; 10] = [
                8 under 0.8: the average hides a hard class. Per-class (Mondrian) calibration cuts each \
                class at the quantile of its own calibration items, so each class is covered at 1 − α; \
                the price is larger sets where the model hesitates.",
-        query: "mode=scores&splits=20",
+        query: "mode=scores&kind=pooled&splits=20",
         panels: &[Panel::Classes, Panel::Summary],
         control: "coverage",
         try_this: "With the digits loaded (step 9), set Coverage (under Method) to per-class and watch the \

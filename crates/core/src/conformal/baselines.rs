@@ -77,6 +77,14 @@ impl ItemU {
         ItemU(u64::from(w[0]) << 32 | u64::from(w[1]))
     }
 
+    /// An item's `u` keyed by `key`, a hash of what the item is (its probabilities), not by its
+    /// place: a prediction's, whose sets must not depend on the batch (docs/method.md §4).
+    #[inline]
+    pub fn of_content(seed: u64, key: u64) -> Self {
+        let w = philox4x32_10([key as u32, (key >> 32) as u32, u32::MAX, TAG], key_of(seed));
+        ItemU(u64::from(w[0]) << 32 | u64::from(w[1]))
+    }
+
     /// Candidate `c`'s `u`: 53 bits of SplitMix64's output.
     #[inline]
     pub fn at(self, c: usize) -> f64 {
@@ -141,9 +149,33 @@ impl Ranked {
         }
     }
 
+    /// Item `i`'s `u` on `split`: keyed by its place in the data set, or in a prediction by its
+    /// content, so that a new item's set is the same in any batch.
+    fn item_u(&self, split: &Split, i: usize) -> ItemU {
+        if split.is_prediction() {
+            ItemU::of_content(split.seed, self.content_key(i))
+        } else {
+            ItemU::new(split.seed, split.index, i)
+        }
+    }
+
+    /// A hash of item `i`'s sorted probabilities and their candidates: equal for equal items.
+    fn content_key(&self, i: usize) -> u64 {
+        let k = self.k;
+        let mut h = 0x6A09_E667_F3BC_C909_u64;
+        let bits = self.prob[i * k..(i + 1) * k].iter().map(|&x| (x + 0.0).to_bits());
+        for x in bits.chain(self.order[i * k..(i + 1) * k].iter().map(|&c| u64::from(c))) {
+            let mut z = (h ^ x).wrapping_add(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            h = z ^ (z >> 31);
+        }
+        h
+    }
+
     /// Item `i`'s score of candidate `c` on `split`.
     fn score_of(&self, method: Method, p: &Baseline, split: &Split, i: usize, c: usize) -> f64 {
-        let u = if p.randomized { ItemU::new(split.seed, split.index, i).at(c) } else { 1.0 };
+        let u = if p.randomized { self.item_u(split, i).at(c) } else { 1.0 };
         self.score(method, p, i, self.rank[i * self.k + c] as usize, u)
     }
 
@@ -163,7 +195,7 @@ impl Ranked {
                 let row = sorted.len();
                 let order = &self.order[i * k..(i + 1) * k];
                 // Two loops, so that u = 1 draws nothing and the randomized loop tests nothing.
-                match split.map(|s| ItemU::new(s.seed, s.index, i)) {
+                match split.map(|s| self.item_u(s, i)) {
                     Some(u) => sorted.extend(
                         order.iter().enumerate().map(|(r, &c)| self.score(method, p, i, r, u.at(c as usize))),
                     ),
