@@ -68,8 +68,11 @@ fn font_of<S: BackendTextStyle>(style: &S) -> String {
 
 /// The canvas' 2D context (the same object plotters-canvas draws through).
 pub fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d> {
+    // The first call fixes the context's options: drawn on the CPU (see `scratch`).
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"willReadFrequently".into(), &true.into());
     canvas
-        .get_context("2d")
+        .get_context_with_context_options("2d", &options)
         .ok()
         .flatten()
         .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
@@ -327,11 +330,8 @@ fn scratch(doc: &Document, id: String, w: u32, h: u32) -> Result<HtmlCanvasEleme
                 .ok()
                 .and_then(|e| e.dyn_into().ok())
                 .ok_or_else(|| Error::invalid("a canvas could not be created"))?;
-            // Drawn on the CPU: a figure of a few hundred shapes rasterises faster there than
-            // through a GPU round trip, and copying it onto the page's canvas is one upload.
-            let options = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&options, &"willReadFrequently".into(), &true.into());
-            let _ = c.get_context_with_context_options("2d", &options);
+            // Drawn on the CPU, as every canvas of the page ([`context`]).
+            context(&c)?;
             SCRATCH.with(|s| s.borrow_mut().insert(id, c.clone()));
             c
         }
