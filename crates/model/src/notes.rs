@@ -27,7 +27,7 @@ impl Analysis {
             labels: &self.first_part().labels,
             n_cal: Some(self.n_cal()),
             alpha,
-            methods: &Method::ALL,
+            methods: &Method::PAPER,
             kind: self.controls.score.kind,
         };
         warnings::check(&facts).iter().map(|w| capitalised(&w.to_string())).collect()

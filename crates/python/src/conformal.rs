@@ -167,7 +167,7 @@ impl Measured {
 /// splits: one dict per method with the columns of `rvalue conformal`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels=None, alpha=options::Alphas(vec![0.1]), *, methods=options::Names::all(),
+    scores, labels=None, alpha=options::Alphas(vec![0.1]), *, methods=options::Names::paper(),
     splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
     rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact", lambda_rule="model",
     cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
@@ -460,7 +460,7 @@ impl SetRows {
 /// columns of `rvalue sets`.
 #[pyfunction]
 #[pyo3(signature = (
-    scores, labels=None, split=None, alpha=0.1, *, methods=options::Names::all(),
+    scores, labels=None, split=None, alpha=0.1, *, methods=options::Names::paper(),
     seed=0, rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact",
     lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None,
     progress=None, coverage="marginal", cal_labels=None, scores_are="auto", raps_lambda=0.01,
