@@ -242,14 +242,16 @@ async fn sliders_map_positions_to_values_and_back() {
 }
 
 #[test]
-async fn switching_to_scores_uses_pooled_r_values_and_a_loaded_file() {
+async fn switching_to_scores_uses_the_default_r_value_and_a_loaded_file() {
     let doc = mount();
     let app = app::start_with(small()).unwrap();
     idle(&app).await;
     let radio: HtmlInputElement = dom::by_id(&doc, "mode-scores").unwrap();
     radio.click();
     assert_eq!(app.borrow().controls().mode, Mode::Scores);
-    assert_eq!(dom::select(&doc, "kind").unwrap().value(), "pooled");
+    // Every face's one default (the core's): parametric, a prior pooled over items.
+    assert_eq!(dom::select(&doc, "kind").unwrap().value(), "parametric");
+    assert_eq!(dom::select(&doc, "prior").unwrap().value(), "pooled");
     idle(&app).await;
     assert!(text(&doc, "status").starts_with("Load a score file"), "{}", text(&doc, "status"));
     // A small file through the same path as a drop or the picker.
