@@ -12,6 +12,7 @@ use super::calibrated::{Calibrated, ScoreRows};
 use super::chunks::in_chunks;
 use super::{Coverage, Method, Split};
 use crate::rng::{key_of, philox4x32_10};
+use crate::rvalue::ties::{mix64, GOLDEN};
 use crate::{Error, Result};
 
 /// The baselines' parameters.
@@ -88,10 +89,8 @@ impl ItemU {
     /// Candidate `c`'s `u`: 53 bits of SplitMix64's output.
     #[inline]
     pub fn at(self, c: usize) -> f64 {
-        let mut z = self.0.wrapping_add((c as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+        let z = mix64(self.0.wrapping_add((c as u64).wrapping_add(1).wrapping_mul(GOLDEN)));
+        (z >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
     }
 }
 
@@ -165,10 +164,7 @@ impl Ranked {
         let mut h = 0x6A09_E667_F3BC_C909_u64;
         let bits = self.prob[i * k..(i + 1) * k].iter().map(|&x| (x + 0.0).to_bits());
         for x in bits.chain(self.order[i * k..(i + 1) * k].iter().map(|&c| u64::from(c))) {
-            let mut z = (h ^ x).wrapping_add(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            h = z ^ (z >> 31);
+            h = mix64((h ^ x).wrapping_add(GOLDEN));
         }
         h
     }

@@ -151,10 +151,11 @@ pub fn content_hash(t: &ScoreTensor, item: usize) -> u64 {
     h
 }
 
-const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+/// SplitMix64's increment (the golden ratio in 64 bits).
+pub(crate) const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// SplitMix64's finaliser: a bijection of `u64` that spreads every input bit.
-fn mix64(mut z: u64) -> u64 {
+pub(crate) fn mix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
