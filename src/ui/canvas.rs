@@ -13,7 +13,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
 };
 use plotters_canvas::CanvasBackend;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
 use super::backend::Backend;
@@ -68,9 +68,9 @@ fn font_of<S: BackendTextStyle>(style: &S) -> String {
 
 /// The canvas' 2D context (the same object plotters-canvas draws through).
 pub fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d> {
-    // The first call fixes the context's options: drawn on the CPU (see `scratch`).
-    let options = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&options, &"willReadFrequently".into(), &true.into());
+    // The first call fixes the context's options: drawn on the CPU (see `scratch`). The
+    // options object is made once: this runs several times per slider move.
+    let options = CPU_CONTEXT.with(|o| o.clone());
     canvas
         .get_context_with_context_options("2d", &options)
         .ok()
@@ -245,6 +245,12 @@ pub fn measure_text<S: BackendTextStyle>(
 }
 
 thread_local! {
+    /// `{willReadFrequently: true}`, the options of every canvas context ([`context`]).
+    static CPU_CONTEXT: JsValue = {
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"willReadFrequently".into(), &true.into());
+        options.into()
+    };
     /// The detached canvases of [`draw_detached`], by the id of the page canvas they stand in for.
     static SCRATCH: std::cell::RefCell<std::collections::HashMap<String, HtmlCanvasElement>> =
         std::cell::RefCell::default();
