@@ -175,6 +175,43 @@ impl Ranked {
         self.score(method, p, i, self.rank[i * self.k + c] as usize, u)
     }
 
+    /// Item `i`'s scores in rank order onto `out`, as [`Ranked::score`] gives them: the method
+    /// is chosen once per row rather than once per score, the row's hot loop.
+    fn push_row(&self, method: Method, p: &Baseline, i: usize, u: Option<ItemU>, out: &mut Vec<f64>) {
+        let (lambda, kreg) = (p.raps_lambda, p.raps_kreg);
+        match method {
+            Method::Raps => self.push_with(i, u, out, |r, before, prob, u| {
+                (before + u * prob) + lambda * ((r + 1) as f64 - kreg).max(0.0)
+            }),
+            Method::Saps => {
+                let (top, lambda) = (self.prob[i * self.k], p.saps_lambda);
+                self.push_with(i, u, out, |r, _, prob, u| match r {
+                    0 => u * prob,
+                    _ => top + ((r + 1) as f64 - 2.0 + u) * lambda,
+                })
+            }
+            _ => self.push_with(i, u, out, |_, before, prob, u| before + u * prob),
+        }
+    }
+
+    /// `score(rank, mass before, probability, u)` along item `i`'s ranks; two loops, so that
+    /// `u = 1` draws nothing and the randomized loop tests nothing.
+    #[inline(always)]
+    fn push_with(
+        &self,
+        i: usize,
+        u: Option<ItemU>,
+        out: &mut Vec<f64>,
+        score: impl Fn(usize, f64, f64, f64) -> f64,
+    ) {
+        let at = i * self.k..(i + 1) * self.k;
+        let (before, prob, order) = (&self.before[at.clone()], &self.prob[at.clone()], &self.order[at]);
+        match u {
+            Some(u) => out.extend((0..self.k).map(|r| score(r, before[r], prob[r], u.at(order[r] as usize)))),
+            None => out.extend((0..self.k).map(|r| score(r, before[r], prob[r], 1.0))),
+        }
+    }
+
     /// The rows of `items` (`[items][K]`), ascending, with each candidate's place: `u` of
     /// `split` (`None`: `u = 1`); large runs a chunk of items per thread.
     fn rows(
@@ -190,13 +227,7 @@ impl Ranked {
             for (t, &i) in part.iter().enumerate() {
                 let row = sorted.len();
                 let order = &self.order[i * k..(i + 1) * k];
-                // Two loops, so that u = 1 draws nothing and the randomized loop tests nothing.
-                match split.map(|s| self.item_u(s, i)) {
-                    Some(u) => sorted.extend(
-                        order.iter().enumerate().map(|(r, &c)| self.score(method, p, i, r, u.at(c as usize))),
-                    ),
-                    None => sorted.extend((0..k).map(|r| self.score(method, p, i, r, 1.0))),
-                }
+                self.push_row(method, p, i, split.map(|s| self.item_u(s, i)), sorted);
                 order_row(&mut sorted[row..], order, &mut place[t * k..(t + 1) * k]);
             }
         };
@@ -218,7 +249,8 @@ impl Ranked {
     }
 
     /// `method` calibrated on each of `splits` in turn: with `u = 1` the rows are made once and
-    /// shared; randomized, each split's test rows with its own `u`.
+    /// shared; randomized, each split's test rows with its own `u`, `threads` splits at a time
+    /// (a split's rows are too few to share among threads, a group of splits is not).
     pub fn calibrate_each(
         &self,
         method: Method,
@@ -231,23 +263,40 @@ impl Ranked {
         p.check()?;
         let k = self.k;
         let classes = (coverage == Coverage::PerClass).then_some(labels);
-        let all: Vec<usize> = if p.randomized { Vec::new() } else { (0..self.n()).collect() };
-        let shared = (!p.randomized).then(|| self.rows(method, p, None, &all, threads)).transpose()?;
-        for (r, split) in splits.iter().enumerate() {
+        fn cal<'a>(
+            r: &'a Ranked,
+            (method, p, labels): (Method, &'a Baseline, &'a [usize]),
+            split: &'a Split,
+        ) -> impl Fn(usize) -> f64 + 'a {
+            move |t| r.score_of(method, p, split, split.cal[t], labels[split.cal[t]])
+        }
+        let how = (method, p, labels);
+        if !p.randomized {
+            let all: Vec<usize> = (0..self.n()).collect();
+            let rows = self.rows(method, p, None, &all, threads)?;
+            for (r, split) in splits.iter().enumerate() {
+                crate::watch::checkpoint()?;
+                crate::watch::advance(split.test.len());
+                each(r, Calibrated::global(&rows, true, k, labels, split, classes, cal(self, how, split)))?;
+            }
+            return Ok(());
+        }
+        let one = |split: &Split, threads: usize| -> Result<Calibrated> {
+            let rows = self.rows(method, p, Some(split), &split.test, threads)?;
+            Ok(Calibrated::global(&rows, false, k, labels, split, classes, cal(self, how, split)))
+        };
+        let group = threads.max(1);
+        for (g, splits) in splits.chunks(group).enumerate() {
             crate::watch::checkpoint()?;
-            crate::watch::advance(split.test.len());
-            let cal = |t: usize| {
-                let i = split.cal[t];
-                self.score_of(method, p, split, i, labels[i])
+            crate::watch::advance(splits.iter().map(|s| s.test.len()).sum());
+            let made = if splits.len() == 1 {
+                vec![one(&splits[0], threads)?]
+            } else {
+                in_chunks(splits.len(), threads, |at| at.map(|j| one(&splits[j], 1)).collect())?
             };
-            let c = match &shared {
-                Some(rows) => Calibrated::global(rows, true, k, labels, split, classes, cal),
-                None => {
-                    let rows = self.rows(method, p, Some(split), &split.test, threads)?;
-                    Calibrated::global(&rows, false, k, labels, split, classes, cal)
-                }
-            };
-            each(r, c)?;
+            for (j, c) in made.into_iter().enumerate() {
+                each(g * group + j, c)?;
+            }
         }
         Ok(())
     }
