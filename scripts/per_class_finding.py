@@ -17,9 +17,9 @@ import numpy as np  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def rows(rvalue, scores, labels, kind, coverage):
-    args = [rvalue, "conformal", "--scores", scores, "--alpha", "0.1", "--splits", "100",
-            "--rvalue", kind, "--coverage", coverage, "--format", "json", "--device", "cpu"]
+def rows(rvalue, scores, labels, kind, coverage, alpha="0.1", extra=()):
+    args = [rvalue, "conformal", "--scores", scores, "--alpha", alpha, "--splits", "100",
+            "--rvalue", kind, "--coverage", coverage, "--format", "json", "--device", "cpu", *extra]
     if labels:
         args += ["--labels", labels]
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)

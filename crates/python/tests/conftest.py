@@ -6,6 +6,7 @@ what they check.
 """
 
 import csv
+import importlib.util
 import io
 import os
 import subprocess
@@ -99,6 +100,17 @@ def read_long_csv(path: Path):
 def digits():
     d = np.load(ASSETS / "digits_wbb.npz")
     return d["scores"], d["labels"]
+
+
+@pytest.fixture(scope="session")
+def clip_like():
+    """The CLIP-like file of the findings (`scripts/clip_classes.py`: 2000 items, 20 prompt
+    draws, 50 classes of probabilities, seed 1), made by its generator, not stored."""
+    spec = importlib.util.spec_from_file_location("clip_classes", ROOT / "scripts" / "clip_classes.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    scores, labels, _ = module.generate(2000, 20, 50, 1)
+    return scores, labels
 
 
 @pytest.fixture(scope="session")

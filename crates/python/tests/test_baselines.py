@@ -99,8 +99,9 @@ def test_readings_of_the_same_ensemble_agree(digits):
         rx.conformal(scores, labels, ALPHA, methods=["raps"], raps_kreg=-1.0, splits=2)
 
 
-def test_randomized_coverage_is_one_minus_alpha_over_many_splits(digits):
-    scores, labels = digits
+@pytest.mark.parametrize("data", ["digits", "clip_like"])
+def test_randomized_coverage_is_one_minus_alpha_over_many_splits(data, request):
+    scores, labels = request.getfixturevalue(data)
     records = rx.conformal(scores, labels, ALPHA, methods=["aps", "raps", "saps"], splits=300, per_split=True)
     n_cal = round(len(labels) * 0.5)
     for method in ("aps", "raps", "saps"):
