@@ -170,7 +170,7 @@ impl Ranked {
     }
 
     /// Item `i`'s score of candidate `c` on `split`.
-    fn score_of(&self, method: Method, p: &Baseline, split: &Split, i: usize, c: usize) -> f64 {
+    pub(crate) fn score_of(&self, method: Method, p: &Baseline, split: &Split, i: usize, c: usize) -> f64 {
         let u = if p.randomized { self.item_u(split, i).at(c) } else { 1.0 };
         self.score(method, p, i, self.rank[i * self.k + c] as usize, u)
     }
@@ -299,6 +299,27 @@ impl Ranked {
             }
         }
         Ok(())
+    }
+}
+
+impl Ranked {
+    /// The new items of a prediction `split` (these items, in `split.test`'s order) calibrated
+    /// on its units' true-label scores `cal` (indexed by `split.cal`'s values), with their
+    /// classes `unit_classes` per class: [`Ranked::calibrate_each`] on the items held whole, as
+    /// `u` is keyed by each item's content.
+    pub fn calibrate_on_scores(
+        &self,
+        method: Method,
+        p: &Baseline,
+        split: &Split,
+        unit_classes: Option<&[usize]>,
+        cal: &[f64],
+        threads: usize,
+    ) -> Result<Calibrated> {
+        p.check()?;
+        let rows = self.rows(method, p, p.randomized.then_some(split), &split.test, threads)?;
+        let labels = vec![0; self.n()];
+        Ok(Calibrated::global(&rows, false, self.k, &labels, split, unit_classes, |t| cal[split.cal[t]]))
     }
 }
 

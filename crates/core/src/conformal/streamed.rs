@@ -314,7 +314,7 @@ fn block_scores(
 }
 
 /// A block's class probabilities `[n][K]` under the reading `as_` (checked, an explicit one).
-fn block_probabilities(
+pub(crate) fn block_probabilities(
     block: &ScoreTensor,
     first: usize,
     as_: ScoresAre,

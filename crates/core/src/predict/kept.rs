@@ -9,6 +9,12 @@
 //! - Parametric CP_r with a pooled prior fits the prior to every item of the prediction, the new
 //!   ones too (docs/method.md §5): the calibration items' summaries (`n_cal × K` means and
 //!   variances) and labels are kept, and the r-values are made at prediction.
+//! - APS, RAPS and SAPS key a prediction's `u` by each item's content: a calibration item is its
+//!   true label's score ([`baselines`]).
+
+mod baselines;
+
+pub use baselines::{baseline_true_scores, predict_baseline_with_true_scores};
 
 use super::Prediction;
 use crate::blocks::{items_per_block, ScoreBlocks};

@@ -107,8 +107,46 @@ fn kept_prediction(
             assert_eq!((s.n, s.m, s.k, s.mean.len()), (cal.n(), cal.m(), cal.k(), cal.n() * cal.k()));
             predict_with_summaries(&s, labels, test, opts, seed, run, r).unwrap()
         }
-        Keeps::Probabilities => unreachable!("the baselines are not kept from blocks"),
+        Keeps::Probabilities => {
+            let scores = baseline_true_scores(cal, labels, method, opts, seed, run, r).unwrap();
+            assert_eq!(scores.len(), cal.n());
+            let (shape, classes) = ((cal.m(), cal.k()), Some(labels));
+            predict_baseline_with_true_scores(&scores, classes, shape, test, method, opts, seed, run, r)
+                .unwrap()
+        }
     }
+}
+
+#[test]
+fn a_kept_baseline_predicts_the_held_ones_bits() {
+    use crate::conformal::Baseline;
+    use crate::probability::ScoresAre;
+    for f32s in [false, true] {
+        let (cal, labels, test) = toy(f32s);
+        for (randomized, coverage) in
+            [(true, Coverage::Marginal), (false, Coverage::Marginal), (true, Coverage::PerClass)]
+        {
+            let baseline = Baseline { randomized, raps_kreg: 2.0, ..Baseline::default() };
+            let opts =
+                ScoreOptions { scores_are: ScoresAre::Logits, baseline, coverage, ..ScoreOptions::default() };
+            for method in Method::BASELINES {
+                let want = predict(&cal, &labels, &test, method, &opts, 9, 1).unwrap();
+                for (threads, block_bytes) in [(1, 1), (2, 1), (2, 32 << 20)] {
+                    let run = Streaming { threads, block_bytes, pooled_bytes: 1, ranker: None };
+                    let got = kept_prediction(&cal, &labels, &test, method, &opts, &run);
+                    let what = format!("{method} {opts:?} f32 {f32s} threads {threads} block {block_bytes}");
+                    assert!(answers(&got) == answers(&want), "{what}");
+                }
+            }
+        }
+    }
+    // The reading is decided before a pass: `auto` is refused, as is a method that is no baseline.
+    let (cal, labels, _) = toy(false);
+    let (run, r) = (Streaming::default(), &mut |_: &str, _: usize, _: usize| {});
+    let auto = ScoreOptions::default();
+    assert!(baseline_true_scores(&cal, &labels, Method::Aps, &auto, 9, &run, r).is_err());
+    let logits = ScoreOptions { scores_are: ScoresAre::Logits, ..ScoreOptions::default() };
+    assert!(baseline_true_scores(&cal, &labels, Method::Cp, &logits, 9, &run, r).is_err());
 }
 
 #[test]
