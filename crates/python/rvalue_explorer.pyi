@@ -111,6 +111,8 @@ class SummaryRow(TypedDict):
     # threshold was inf for too few calibration items (they enter every set).
     coverage: NotRequired[str]
     unbounded_classes: NotRequired[int]
+    # APS, RAPS and SAPS only: how their draws were read ("auto" decided on the data).
+    scores_are: NotRequired[str]
 
 class SplitRecord(TypedDict):
     """One method's metrics on one split (``conformal(..., per_split=True)``)."""
@@ -199,7 +201,8 @@ class Calibration:
     calibrated_on: Literal["items", "true-label-draws", "true-label-scores", "summaries"]
     """What is kept of the calibration items: all of them (an array), their true label's draws
     (``cal_true``; or a file or memmap under CP, CP_avg, pooled CP_r), their true label's score
-    (a file or memmap under nonparametric r-values or parametric ones with a per-item prior), or
+    (a file or memmap under nonparametric r-values, parametric ones with a per-item prior, or
+    APS, RAPS and SAPS), or
     their summaries, means and variances per candidate (a file or memmap under a pooled prior)."""
     per_item_threshold: bool
     """True when each new item gets a threshold of its own (CP_r with pooled r-values)."""
@@ -271,8 +274,9 @@ def calibrate(
     it is streamed a block of items at a time, as :func:`conformal` streams (any size, in
     bounded memory), and only what ``predict`` needs is kept (``calibrated_on``): each item's
     true-label draws ``[n_cal, M]`` for CP, CP_avg and pooled CP_r, its true label's score for
-    nonparametric CP_r and parametric CP_r with a per-item prior, its summaries ``[n_cal, K]``
-    (means and variances) for a pooled prior. Predictions are those of the items held whole, bit
+    nonparametric CP_r, parametric CP_r with a per-item prior and the baselines (whose reading
+    of the draws is decided on the file), its summaries ``[n_cal, K]`` (means and variances)
+    for a pooled prior. Predictions are those of the items held whole, bit
     for bit. ``progress``: see the module's notes (total: the items). A file the core cannot
     stream (CSV, Fortran order) is read whole, under 2^28 scores.
 

@@ -22,11 +22,13 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::pool::{self, TruePool};
 use rvalue_core::conformal::streamed::Streaming;
 use rvalue_core::conformal::{Coverage, Method, RvalueKind, ScoreOptions};
 use rvalue_core::predict::kept::{self, Keeps};
 use rvalue_core::predict::{self, Prediction};
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::{whole_file, Error};
 
 use crate::arrays::{self, value_error};
@@ -109,13 +111,13 @@ pub fn calibrate<'py>(
     let scoring =
         Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
     let opts = scoring.options()?;
-    let settings =
+    let mut settings =
         Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
     let threads = options::threads(threads)?;
     let per_class = opts.coverage == Coverage::PerClass;
     let (basis, classes) = match (scores, cal_true) {
         (Some(scores), None) if cal_labels.is_none() => {
-            on_items(scores, labels, &settings, threads, progress)?
+            on_items(scores, labels, &mut settings, threads, progress)?
         }
         (Some(_), None) => {
             return Err(value_error(Error::invalid("cal_labels go with cal_true; give labels with scores")))
@@ -133,11 +135,12 @@ pub fn calibrate<'py>(
 }
 
 /// The basis of a calibration on labelled items: an array copied whole; a file or a memmap
-/// streamed (watched: progress, Ctrl-C), keeping what [`Keeps`] says.
+/// streamed (watched: progress, Ctrl-C), keeping what [`Keeps`] says (the baselines: each
+/// item's true-label score, under the reading decided here on the file and kept in `s`).
 fn on_items<'py>(
     scores: &Bound<'py, PyAny>,
     labels: Option<&Bound<'py, PyAny>>,
-    s: &Settings,
+    s: &mut Settings,
     threads: usize,
     progress: Progress<'py>,
 ) -> PyResult<(Basis, Option<Vec<usize>>)> {
@@ -159,7 +162,10 @@ fn on_items<'py>(
         let msg = format!("CP's draw {} does not exist (M = {m})", s.opts.cp_draw);
         return Err(value_error(Error::invalid(msg)));
     }
-    let (method, opts) = (s.method, &s.opts);
+    if s.method.is_baseline() {
+        s.opts.scores_are = reading(scores.py(), blocks, s.opts.scores_are, threads, progress.clone())?;
+    }
+    let (method, opts, seed) = (s.method, &s.opts, s.seed);
     let work = || -> rvalue_core::Result<Basis> {
         // Each pass counts its items as done, for the progress bar.
         let blocks = &kept::Counted(blocks);
@@ -176,10 +182,8 @@ fn on_items<'py>(
                 Basis::Summaries { summaries, labels: labels.clone() }
             }
             Keeps::Probabilities => {
-                return Err(Error::invalid(format!(
-                    "{} calibrates on scores held in memory: pass an array (numpy.load the file)",
-                    method.label()
-                )))
+                let scores = kept::baseline_true_scores(blocks, &labels, method, opts, seed, &run, report)?;
+                Basis::TrueScores { scores, m, k }
             }
         })
     };
@@ -189,6 +193,22 @@ fn on_items<'py>(
     let classes =
         (per_class && matches!(basis, Basis::TrueDraws(_) | Basis::TrueScores { .. })).then_some(labels);
     Ok((basis, classes))
+}
+
+/// The baselines' reading of a streamed file, `asked` or under `auto` decided in a pass over it
+/// (watched: Ctrl-C), kept in the calibration so that new items are read alike.
+fn reading<'py>(
+    py: Python<'py>,
+    blocks: &dyn ScoreBlocks,
+    asked: ScoresAre,
+    threads: usize,
+    progress: Progress<'py>,
+) -> PyResult<ScoresAre> {
+    let decide = || {
+        let run = Streaming { threads, ..Streaming::default() };
+        rvalue_core::conformal::streamed::reading(blocks, asked, &run, &mut |_, _, _| {})
+    };
+    watched::run(py, progress, "read", blocks.shape().0, decide)
 }
 
 /// Reads a calibration saved by `Calibration.save`; `threads` as in `calibrate`.
@@ -216,6 +236,7 @@ pub fn from_bytes(data: &[u8]) -> PyResult<Calibration> {
 /// of its candidates.
 fn check_kept(s: &Settings, basis: &Basis) -> rvalue_core::Result<()> {
     let got = match basis {
+        Basis::TrueScores { .. } if s.method.is_baseline() => Keeps::Probabilities,
         Basis::TrueScores { .. } => Keeps::TrueScores,
         Basis::Summaries { .. } => Keeps::Summaries,
         Basis::Items { .. } | Basis::TrueDraws(_) => Keeps::TrueDraws,
@@ -351,9 +372,11 @@ impl Calibration {
                     let (run, report) =
                         (Streaming { threads, ..Streaming::default() }, &mut |_: &str, _, _| {});
                     let cal = (scores.as_slice(), classes, (*m, *k));
-                    kept::predict_with_true_scores(
-                        cal.0, cal.1, cal.2, test, method, opts, seed, &run, report,
-                    )
+                    let predict = match method.is_baseline() {
+                        true => kept::predict_baseline_with_true_scores,
+                        false => kept::predict_with_true_scores,
+                    };
+                    predict(cal.0, cal.1, cal.2, test, method, opts, seed, &run, report)
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }
@@ -483,7 +506,7 @@ impl Calibration {
 
     /// What the calibration is on: "items" (an array), "true-label-draws" (`cal_true`, or a
     /// file or memmap under CP, CP_avg or pooled CP_r), "true-label-scores" (a file or memmap
-    /// under per-item r-values) or "summaries" (under a pooled prior).
+    /// under per-item r-values or a baseline) or "summaries" (under a pooled prior).
     #[getter]
     fn calibrated_on(&self) -> &'static str {
         self.basis.name()

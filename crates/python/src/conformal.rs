@@ -12,6 +12,7 @@ use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::{
     self as core, Calibrated, Method, Prepared, Split, SplitMetrics, SplitPlan, SplitTallies, Summary,
 };
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
@@ -217,6 +218,7 @@ pub fn conformal<'py>(
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
     let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
+    let reading = if pool.is_none() { job.decide_reading(blocks)? } else { None };
     let args = ConformalArgs { splits, seed, cal_fraction, split, split_indices };
     let plan = plan_of(pool.as_ref(), blocks.shape().0, (cal_size, test_size), &args)?;
     let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
@@ -232,7 +234,7 @@ pub fn conformal<'py>(
     // After the run, which checks the labels: warnings then speak of data that was accepted.
     let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
     warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
-    returned(py, &done, per_split, blocks.shape().2)
+    returned(py, &done, per_split, (blocks.shape().2, reading))
 }
 
 /// The lowest of the levels `alphas`, each checked before any work: the warnings speak of it.
@@ -269,7 +271,12 @@ fn plan_of(
 
 /// What `conformal` returns: the rows, or with `per_split` the records; per class, a warning
 /// for each method whose classes entered every set for too few calibration items.
-fn returned<'py>(py: Python<'py>, done: &Run, per_split: bool, k: usize) -> PyResult<Bound<'py, PyList>> {
+fn returned<'py>(
+    py: Python<'py>,
+    done: &Run,
+    per_split: bool,
+    (k, reading): (usize, Option<ScoresAre>),
+) -> PyResult<Bound<'py, PyList>> {
     for s in &done.rows {
         let count = s.unbounded_classes.unwrap_or(0);
         options::warn_unbounded(py, s.method, count, (k, s.alpha), " in some split", true)?;
@@ -277,7 +284,14 @@ fn returned<'py>(py: Python<'py>, done: &Run, per_split: bool, k: usize) -> PyRe
     if per_split {
         PyList::new(py, done.records.iter().map(|r| record_dict(py, r)).collect::<PyResult<Vec<_>>>()?)
     } else {
-        PyList::new(py, done.rows.iter().map(|s| row_dict(py, s)).collect::<PyResult<Vec<_>>>()?)
+        let with_reading = |s: &Summary| {
+            let d = row_dict(py, s)?;
+            if let (true, Some(r)) = (s.method.is_baseline(), reading) {
+                d.set_item("scores_are", r.name())?;
+            }
+            Ok(d)
+        };
+        PyList::new(py, done.rows.iter().map(with_reading).collect::<PyResult<Vec<_>>>()?)
     }
 }
 

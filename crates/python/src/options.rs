@@ -6,8 +6,11 @@ use std::str::FromStr;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use rvalue_core::blocks::ScoreBlocks;
+use rvalue_core::conformal::streamed::{self, Streaming};
 use rvalue_core::conformal::warnings::Facts;
 use rvalue_core::conformal::{Baseline, Method, ScoreOptions};
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::Error;
 
 use crate::arrays::value_error;
@@ -202,6 +205,20 @@ impl Job {
             never_empty,
             threads: self::threads(threads)?,
         })
+    }
+
+    /// Decides the baselines' reading of `scores` once, before the run (`auto` on the data, an
+    /// explicit one checked), so that their rows can say which it was: `None` when no baseline
+    /// runs.
+    pub fn decide_reading(&mut self, scores: &dyn ScoreBlocks) -> PyResult<Option<ScoresAre>> {
+        if !self.methods.iter().any(|m| m.is_baseline()) {
+            return Ok(None);
+        }
+        let run = Streaming { threads: self.threads, ..Streaming::default() };
+        let asked = self.opts.scores_are;
+        let got = streamed::reading(scores, asked, &run, &mut |_, _, _| {}).map_err(value_error)?;
+        self.opts.scores_are = got;
+        Ok(Some(got))
     }
 
     /// What the core's warnings read, for data of `shape` `(N, M, K)`.

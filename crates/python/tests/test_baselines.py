@@ -172,3 +172,14 @@ def test_mapie_agrees_where_it_computes_the_same_thing(digits):
     for key, d in diffs.items():
         d = np.array(d)
         assert abs(d.mean()) < 3 * d.std() / math.sqrt(len(d)) + 1e-12, (key, d.mean(), d.std())
+
+
+def test_rows_say_how_the_draws_were_read(digits, clip_like):
+    scores, labels = digits
+    rows = rx.conformal(scores, labels, methods=["cp", "aps"], splits=2)
+    assert "scores_are" not in rows[0]
+    assert rows[1]["scores_are"] == reading(np.asarray(scores, dtype=np.float64))
+    scores, labels = clip_like
+    assert rx.conformal(scores, labels, methods=["raps"], splits=2)[0]["scores_are"] == "probabilities"
+    given = rx.conformal(scores, labels, methods=["saps"], splits=2, scores_are="logits")
+    assert given[0]["scores_are"] == "logits"

@@ -1,5 +1,6 @@
 """`calibrate` given a path or a memmap streams the items a block at a time and keeps only what
-`predict` needs of them (true-label draws, true-label scores or summaries): its predictions are
+`predict` needs of them (true-label draws, true-label scores or summaries; APS, RAPS and SAPS
+their true-label scores): its predictions are
 those of the array held whole, bit for bit, its saved files round-trip, and a file past 2^28
 scores calibrates in bounded memory. (Blocks of one item, so that every pass spans many, are
 forced in the core's tests, `predict::kept`.)"""
@@ -28,6 +29,9 @@ CASES = [
     ("cp-r", {"rvalue": "parametric", "prior": "per-item", "variance": "of-mean", "algorithm": "grid"}, "true-label-scores"),
     ("cp-r", {"rvalue": "parametric", "prior": "pooled"}, "summaries"),
     ("cp-r", {"rvalue": "parametric", "prior": "pooled", "lambda_rule": "empirical"}, "summaries"),
+    ("aps", {}, "true-label-scores"),
+    ("raps", {"randomized": False, "raps_kreg": 2.0, "seed": 3}, "true-label-scores"),
+    ("saps", {"coverage": "per-class", "scores_are": "log-probabilities"}, "true-label-scores"),
 ]
 IDS = [f"{m}-{'-'.join(map(str, k.values()))}" for m, k, _ in CASES]
 

@@ -95,7 +95,7 @@ def test_summary_rows_and_records_have_the_stubs_keys():
     d = np.load(Path(__file__).resolve().parents[3] / "assets" / "digits_wbb.npz")
     rows = rvalue_explorer.conformal(d["scores"], d["labels"], 0.1, splits=2, methods=["cp"])
     assert list(rows[0]) == typed_dict_keys("SummaryRow", required=True)
-    per_class = rvalue_explorer.conformal(d["scores"], d["labels"], 0.1, splits=2, methods=["cp"],
+    per_class = rvalue_explorer.conformal(d["scores"], d["labels"], 0.1, splits=2, methods=["aps"],
                                           coverage="per-class")
     assert list(per_class[0]) == typed_dict_keys("SummaryRow")
     assert list(rows[0]["size_strata"][0]) == typed_dict_keys("Stratum")
