@@ -6,6 +6,7 @@
 //! what was expected; nothing panics on any input.
 
 mod csv;
+mod direct;
 mod layout;
 mod names;
 mod npy;

@@ -13,6 +13,7 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use super::direct;
 use super::npy::{dtype_label, format_shape, parse_npy_with, read_header, Header, Kind};
 use super::npz::{self, Entry};
 use super::{labels_from_array, place, read_scores_file, score_shape, shown, BlockLayout, Dataset};
@@ -86,6 +87,11 @@ impl ScoreFile {
         let mut f = File::open(&self.path).map_err(io)?;
         match &self.member {
             None => {
+                if self.len >= direct::DIRECT_MIN {
+                    if let Some(d) = direct::open(&self.path, self.layout.data_offset as u64) {
+                        return Ok(Box::new(d));
+                    }
+                }
                 f.seek(SeekFrom::Start(self.layout.data_offset as u64)).map_err(io)?;
                 Ok(Box::new(f))
             }
@@ -121,12 +127,14 @@ impl ScoreBlocks for ScoreFile {
         let io = |e: std::io::Error| cannot_read(&self.layout.file, &e);
         // The reading thread decodes and checks each block too, so that the caller's threads
         // only compute; the buffer is filled as read, without zeroing it first.
+        // One buffer for every block's bytes: a fresh one a block cost a page fault a page.
+        let mut raw = Vec::new();
         let read = move |first: usize, len: usize| -> Result<Option<ScoreTensor>> {
             if len == 0 {
                 source.read(&mut [0u8; 1]).map_err(io)?;
                 return Ok(None);
             }
-            let mut raw = Vec::with_capacity(len);
+            raw.clear();
             source.by_ref().take(len as u64).read_to_end(&mut raw).map_err(io)?;
             if raw.len() < len {
                 let short =
