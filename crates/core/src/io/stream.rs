@@ -134,13 +134,9 @@ impl ScoreBlocks for ScoreFile {
                 source.read(&mut [0u8; 1]).map_err(io)?;
                 return Ok(None);
             }
-            raw.clear();
-            source.by_ref().take(len as u64).read_to_end(&mut raw).map_err(io)?;
-            if raw.len() < len {
-                let short =
-                    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "failed to fill whole buffer");
-                return Err(io(short));
-            }
+            // Zeroed once as it grows, not once a block (`read_to_end` zeroes what it reads into).
+            raw.resize(len, 0);
+            source.read_exact(&mut raw).map_err(io)?;
             self.layout.block(first, &raw).map(Some)
         };
         read_ahead(sizes, read, &mut |first, block| match block {
