@@ -12,9 +12,10 @@ use super::ties::{by_rank, Ties};
 use crate::quantile::k_star;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
+use codes::DrawEntry;
 use greedy::WILD;
 use picks::BLOCK;
-use table::{EntryTable, PAD};
+use table::PAD;
 
 /// The outcome of the greedy for one test item: enough to form its set at any α.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,7 +87,7 @@ pub struct PooledSplit {
     /// `[draw][rank]` calibration unit indices, then `WILD` spare entries.
     cal_units: Vec<u32>,
     /// Per draw, where candidates' scores enter its calibration order.
-    entry: Vec<EntryTable>,
+    entry: Vec<DrawEntry>,
 }
 /// Per draw, the `n` units' scores sorted descending (ties to the lower unit) followed by
 /// [`PAD`] times `−∞`, and the units in that order: `[draw][rank]`.
@@ -202,7 +203,7 @@ impl PooledSplit {
         }
         let (cal_scores, mut cal_units) = sorted_draws(n, m, score);
         let per_score = PooledSplit::buckets_per_score(n, m);
-        let entry = cal_scores.chunks_exact(n + PAD).map(|s| EntryTable::new(&s[..n], per_score)).collect();
+        let entry = cal_scores.chunks_exact(n + PAD).map(|s| DrawEntry::new(&s[..n], per_score)).collect();
         cal_units.resize(n * m + WILD, 0);
         Ok(PooledSplit { n, m, k, cb: n.next_multiple_of(BLOCK), ties, cal_scores, cal_units, entry })
     }
@@ -349,6 +350,7 @@ impl PooledSplit {
     }
 }
 
+mod codes;
 mod greedy;
 mod oracle;
 mod picks;

@@ -1,4 +1,4 @@
-use super::table::{Node, CHILD};
+use super::table::{EntryTable, Node, CHILD};
 use super::*;
 use crate::rvalue::TieOrder;
 #[cfg(not(target_arch = "wasm32"))]
