@@ -91,11 +91,32 @@ impl CodeTable {
     /// The number of this draw's `n` calibration scores `≥ score` (finite).
     #[inline(always)]
     pub(super) fn count_ge(&self, score: f64, n: usize) -> u32 {
-        let Some(o) = ordinal_ceil(score) else { return 0 };
+        match ordinal_ceil(score) {
+            Some(o) => self.count_ge_ordinal(o, n),
+            None => 0,
+        }
+    }
+
+    /// The number of the `n` calibration scores `≥` the float16 value of ordinal `o`.
+    #[inline(always)]
+    fn count_ge_ordinal(&self, o: i32, n: usize) -> u32 {
         match usize::try_from(o - self.lo) {
             Ok(i) => self.ge.get(i).copied().unwrap_or(0),
             // Below the lowest calibration score: all of them are above.
             Err(_) => n as u32,
+        }
+    }
+
+    /// The number of this draw's `n` calibration scores `> score` (finite): where the run of
+    /// those equal to it starts, if there is one.
+    #[inline(always)]
+    pub(super) fn count_gt(&self, score: f64, n: usize) -> u32 {
+        match ordinal(score) {
+            // On the grid: those at or above the next value up (none past the largest).
+            Some(o) if o < MAX_BITS => self.count_ge_ordinal(o + 1, n),
+            Some(_) => 0,
+            // Off it, no calibration score equals it.
+            None => self.count_ge(score, n),
         }
     }
 
@@ -198,6 +219,8 @@ mod tests {
             for &s in &queries {
                 let want = cal_s.iter().filter(|&&c| c >= s).count() as u32;
                 prop_assert_eq!(table.count_ge(s, cal_s.len()), want, "score {}", s);
+                let above = cal_s.iter().filter(|&&c| c > s).count() as u32;
+                prop_assert_eq!(table.count_gt(s, cal_s.len()), above, "score {}", s);
             }
             // Off the grid the general table takes over.
             prop_assert!(CodeTable::new(&[1.0 + 1e-9], usize::MAX).is_none());
