@@ -86,6 +86,9 @@ pub struct PooledSplit {
     cal_scores: Vec<f64>,
     /// `[draw][rank]` calibration unit indices, then `WILD` spare entries.
     cal_units: Vec<u32>,
+    /// `cal_units` as `u16` where every unit and candidate id fits, for the greedy
+    /// ([`greedy::UnitId`]).
+    narrow: Option<Vec<u16>>,
     /// Per draw, where candidates' scores enter its calibration order.
     entry: Vec<DrawEntry>,
 }
@@ -205,14 +208,16 @@ impl PooledSplit {
         let per_score = PooledSplit::buckets_per_score(n, m);
         let entry = cal_scores.chunks_exact(n + PAD).map(|s| DrawEntry::new(&s[..n], per_score)).collect();
         cal_units.resize(n * m + WILD, 0);
-        Ok(PooledSplit { n, m, k, cb: n.next_multiple_of(BLOCK), ties, cal_scores, cal_units, entry })
+        let cb = n.next_multiple_of(BLOCK);
+        let narrow = (cb + k <= 1 << 16).then(|| cal_units.iter().map(|&j| j as u16).collect());
+        Ok(PooledSplit { n, m, k, cb, ties, cal_scores, cal_units, narrow, entry })
     }
 
-    /// The bytes a split of `n` units of `m` draws holds (sorted scores, unit indices and entry
-    /// tables: about 28 bytes per unit and draw, 24 with one bucket per score), for sizing how
-    /// many splits run at once.
+    /// The bytes a split of `n` units of `m` draws holds at most (sorted scores, unit indices in
+    /// two widths and entry tables: about 30 bytes per unit and draw, 26 with one bucket per
+    /// score; a float16 pool's value tables take less), for sizing how many splits run at once.
     pub fn bytes_for(n: usize, m: usize) -> usize {
-        let per_unit_draw = 20 + 4 * PooledSplit::buckets_per_score(n, m);
+        let per_unit_draw = 22 + 4 * PooledSplit::buckets_per_score(n, m);
         n.saturating_add(PAD).saturating_mul(m).saturating_mul(per_unit_draw)
     }
 

@@ -137,9 +137,10 @@ fn both_orders(seed: u64) -> [Ties; 2] {
     [Ties::INDEX, Ties::new(TieOrder::Exchangeable, seed, seed >> 7)]
 }
 
-/// A workspace whose greedy takes the portable picks even where the CPU could take the wide ones.
+/// A workspace whose greedy takes the portable picks even where the CPU could take the wide ones,
+/// and `u32` unit ids even where `u16` would do.
 fn plain() -> Workspace {
-    Workspace { plain_picks: true, ..Workspace::default() }
+    Workspace { plain_picks: true, wide_ids: true, ..Workspace::default() }
 }
 
 /// Up to 32 blocks the greedy can keep the block maxima in registers (module `wide`), past them it
