@@ -12,9 +12,10 @@ use super::ties::{by_rank, Ties};
 use crate::quantile::k_star;
 use crate::tensor::ScoreTensor;
 use crate::{Error, Result};
+use codes::DrawEntry;
 use greedy::WILD;
 use picks::BLOCK;
-use table::{EntryTable, PAD};
+use table::PAD;
 
 /// The outcome of the greedy for one test item: enough to form its set at any α.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,8 +86,11 @@ pub struct PooledSplit {
     cal_scores: Vec<f64>,
     /// `[draw][rank]` calibration unit indices, then `WILD` spare entries.
     cal_units: Vec<u32>,
+    /// `cal_units` as `u16` where every unit and candidate id fits, for the greedy
+    /// ([`greedy::UnitId`]).
+    narrow: Option<Vec<u16>>,
     /// Per draw, where candidates' scores enter its calibration order.
-    entry: Vec<EntryTable>,
+    entry: Vec<DrawEntry>,
 }
 /// Per draw, the `n` units' scores sorted descending (ties to the lower unit) followed by
 /// [`PAD`] times `−∞`, and the units in that order: `[draw][rank]`.
@@ -202,16 +206,18 @@ impl PooledSplit {
         }
         let (cal_scores, mut cal_units) = sorted_draws(n, m, score);
         let per_score = PooledSplit::buckets_per_score(n, m);
-        let entry = cal_scores.chunks_exact(n + PAD).map(|s| EntryTable::new(&s[..n], per_score)).collect();
+        let entry = cal_scores.chunks_exact(n + PAD).map(|s| DrawEntry::new(&s[..n], per_score)).collect();
         cal_units.resize(n * m + WILD, 0);
-        Ok(PooledSplit { n, m, k, cb: n.next_multiple_of(BLOCK), ties, cal_scores, cal_units, entry })
+        let cb = n.next_multiple_of(BLOCK);
+        let narrow = (cb + k <= 1 << 16).then(|| cal_units.iter().map(|&j| j as u16).collect());
+        Ok(PooledSplit { n, m, k, cb, ties, cal_scores, cal_units, narrow, entry })
     }
 
-    /// The bytes a split of `n` units of `m` draws holds (sorted scores, unit indices and entry
-    /// tables: about 28 bytes per unit and draw, 24 with one bucket per score), for sizing how
-    /// many splits run at once.
+    /// The bytes a split of `n` units of `m` draws holds at most (sorted scores, unit indices in
+    /// two widths and entry tables: about 30 bytes per unit and draw, 26 with one bucket per
+    /// score; a float16 pool's value tables take less), for sizing how many splits run at once.
     pub fn bytes_for(n: usize, m: usize) -> usize {
-        let per_unit_draw = 20 + 4 * PooledSplit::buckets_per_score(n, m);
+        let per_unit_draw = 22 + 4 * PooledSplit::buckets_per_score(n, m);
         n.saturating_add(PAD).saturating_mul(m).saturating_mul(per_unit_draw)
     }
 
@@ -349,6 +355,7 @@ impl PooledSplit {
     }
 }
 
+mod codes;
 mod greedy;
 mod oracle;
 mod picks;

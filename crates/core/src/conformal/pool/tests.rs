@@ -119,6 +119,25 @@ fn a_pool_of_true_label_draws_is_the_joined_split() {
     check(&t, &labels, &pool, &test, Some((20, 20)), false);
 }
 
+/// Scores rounded to float16 values (a float16 file's pool, whose candidates the split places
+/// by value tables), with many ties: the pool's splits (two threads, sized and default splits,
+/// both tie orders) are still the joined tensor's (one thread).
+#[test]
+fn a_float16_pool_is_the_joined_split() {
+    let p = ToyParams { k: 6, m: 5, n_cal: 40, n_test: 30, sigma2: 4.0, ..Default::default() };
+    let (t, labels) = toy::simulate(&p, 3).unwrap();
+    // 17 adjacent float16 values from 1 up, in the scores' order: they tie often, and their
+    // range is narrow enough for the value tables even at 25 units.
+    let rounded: Vec<f64> =
+        t.data().iter().map(|&x| 1.0 + ((x * 2.0).round().clamp(-8.0, 8.0) + 8.0) / 1024.0).collect();
+    let rounded = ScoreTensor::new(t.n(), t.m(), t.k(), rounded).unwrap();
+    let split = Split::random(t.n(), 0.5, 11, 0).unwrap();
+    for f32s in [false, true] {
+        check(&rounded, &labels, &split.cal, &split.test, None, f32s);
+        check(&rounded, &labels, &split.cal, &split.test, Some((25, 11)), f32s);
+    }
+}
+
 #[test]
 fn what_a_pool_cannot_do_is_refused() {
     let pool = TruePool::new(3, 2, vec![0.0; 6]).unwrap();

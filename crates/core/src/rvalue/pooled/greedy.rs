@@ -15,26 +15,41 @@ impl PooledSplit {
             // SAFETY: `usable` checked that the CPU has the features `greedy_wide` enables.
             return unsafe { self.greedy_wide(b, work) };
         }
-        self.greedy_with(b, work, Blocked)
+        match self.narrow.as_deref().filter(|_| !work.wide_ids) {
+            Some(units) => self.greedy_with(b, work, Blocked, units),
+            None => self.greedy_with(b, work, Blocked, &self.cal_units),
+        }
     }
 
     /// [`PooledSplit::greedy_with`] compiled for AVX-512, with [`wide::Picks`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2")]
     fn greedy_wide(&self, b: usize, work: &mut Workspace) -> PooledItem {
-        self.greedy_with(b, work, wide::Picks::new())
+        match self.narrow.as_deref().filter(|_| !work.wide_ids) {
+            Some(units) => self.greedy_with(b, work, wide::Picks::new(), units),
+            None => self.greedy_with(b, work, wide::Picks::new(), &self.cal_units),
+        }
     }
 
     /// [`CHUNK`] steps at a time: every draw's ranking of those positions (small enough to stay
-    /// in L1), then the greedy's steps over them.
+    /// in L1), then the greedy's steps over them. `units` is the split's draws' unit order
+    /// with ids of type `T` ([`UnitId`]).
     #[inline(always)]
-    fn greedy_with(&self, b: usize, work: &mut Workspace, mut picks: impl Picks) -> PooledItem {
+    fn greedy_with<T: UnitId>(
+        &self,
+        b: usize,
+        work: &mut Workspace,
+        mut picks: impl Picks,
+        units: &[T],
+    ) -> PooledItem {
         let (n, m, k, cb) = (self.n, self.m, self.k, self.cb);
         let u = n + k;
         work.reset(n, cb, k, m);
         picks.reset(&work.counts);
         // Taken out for the steps, which borrow the rest of `work` mutably.
         let places = std::mem::take(&mut work.place);
+        let mut rows = std::mem::take(T::rows(work));
+        rows.resize(m * (CHUNK + WILD), T::default());
         // Under the index rule calibration units win every tie: no pick needs to look further.
         let first_block = if self.ties.is_index() { 0 } else { cb / BLOCK };
         let tie = TiePick { first_block, cb, places: &places[b * k..(b + 1) * k] };
@@ -45,11 +60,11 @@ impl PooledSplit {
         for j0 in (0..u).step_by(CHUNK) {
             let j1 = (j0 + CHUNK).min(u);
             for d in 0..m {
-                self.fill_row(d, (b * m + d) * k, j0, j1, work, d * stride);
+                self.fill_row(d, (b * m + d) * k, (j0, j1), work, (units, &mut rows), d * stride);
             }
             for j in j0..j1 {
                 // Step j: every draw's unit at position j enters that draw's top j.
-                picks.bump_column(&mut work.counts, &work.chunk, j - j0, stride, m);
+                picks.bump_column(&mut work.counts, &rows, j - j0, stride, m);
                 let x = picks.pop_best(&mut work.counts, &tie);
                 if x < n {
                     cal_steps.push(j as u32 + 1);
@@ -60,21 +75,31 @@ impl PooledSplit {
             }
         }
         work.place = places;
+        *T::rows(work) = rows;
         PooledItem { units: u as u32, cand_step, cal_steps, cal_units }
     }
 
-    /// Draw `d`'s ranking at positions `j0..j1` into `work.chunk[base..]`, carrying on from where
+    /// Draw `d`'s ranking at positions `j0..j1` into `rows[base..]`, carrying on from where
     /// the previous chunk stopped (`work.cursor[d]`: calibration units and candidates placed):
     /// the calibration order with the candidates (`work.ord[at..at + K]`, best first, as ranks)
     /// at their entry points (`work.entries[at..]`), which already place them among equal scores.
+    /// `units` are the split's draws' unit orders, as `T`.
     #[inline(always)]
-    fn fill_row(&self, d: usize, at: usize, j0: usize, j1: usize, work: &mut Workspace, base: usize) {
+    fn fill_row<T: UnitId>(
+        &self,
+        d: usize,
+        at: usize,
+        (j0, j1): (usize, usize),
+        work: &mut Workspace,
+        (units, rows): (&[T], &mut [T]),
+        base: usize,
+    ) {
         let (n, k) = (self.n, self.k);
         let (ord, entries) = (&work.ord[at..at + k], &work.entries[at..at + k]);
         let (mut ci, mut ki) = work.cursor[d];
-        assert!(j1 - j0 <= CHUNK && base + CHUNK + WILD <= work.chunk.len());
-        assert!(d * n + n + WILD <= self.cal_units.len());
-        let (src, dst) = (self.cal_units.as_ptr(), work.chunk.as_mut_ptr());
+        assert!(j1 - j0 <= CHUNK && base + CHUNK + WILD <= rows.len());
+        assert!(d * n + n + WILD <= units.len());
+        let (src, dst) = (units.as_ptr(), rows.as_mut_ptr());
         // One turn per candidate placed in this chunk: the calibration units before it (often
         // none), then the candidate. A turn per run or candidate, as before, branched on which
         // came next, a branch the data decide and the predictor often missed.
@@ -91,7 +116,7 @@ impl PooledSplit {
             // `n` units; it is written at `pos − j0 + run < CHUNK`; the asserts leave `WILD`
             // spare entries after both.
             unsafe { wild_copy(dst.add(base + pos - j0), src.add(d * n + ci), run) };
-            work.chunk[base + next - j0] = (self.cb + ord[ki] as usize) as u32;
+            rows[base + next - j0] = T::of(self.cb + ord[ki] as usize);
             ci += run;
             ki += 1;
             pos = next + 1;
@@ -107,8 +132,7 @@ impl PooledSplit {
         // the units this draw's next chunk reads while the greedy works through this one.
         #[cfg(target_arch = "x86_64")]
         if self.m >= PREFETCH_DRAWS {
-            let units = &self.cal_units[(d * n + ci).min(d * n + n)..(d * n + ci + CHUNK).min(d * n + n)];
-            prefetch_l2(units);
+            prefetch_l2(&units[(d * n + ci).min(d * n + n)..(d * n + ci + CHUNK).min(d * n + n)]);
         }
     }
 }
@@ -120,9 +144,9 @@ const PREFETCH_DRAWS: usize = 64;
 /// Asks for `s` to be fetched into the L2 cache.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn prefetch_l2(s: &[u32]) {
+fn prefetch_l2<T>(s: &[T]) {
     use std::arch::x86_64::*;
-    for line in s.chunks(16) {
+    for line in s.chunks(64 / std::mem::size_of::<T>()) {
         // SAFETY: SSE is part of x86_64; a prefetch reads nothing and cannot fault.
         unsafe { _mm_prefetch::<_MM_HINT_T1>(line.as_ptr().cast()) };
     }
@@ -145,7 +169,7 @@ pub(super) const WILD: usize = 16;
 /// `src` and `dst` must be valid for `len` rounded up to a multiple of `WILD` entries, and at
 /// least `WILD`.
 #[inline(always)]
-pub(super) unsafe fn wild_copy(dst: *mut u32, src: *const u32, len: usize) {
+pub(super) unsafe fn wild_copy<T: Copy>(dst: *mut T, src: *const T, len: usize) {
     let mut k = 0;
     loop {
         // SAFETY: the caller's bound; runs of one row never overlap their source.
@@ -175,19 +199,61 @@ pub struct Workspace {
     pub(super) starts: Vec<u32>,
     /// Per draw, the calibration units and candidates placed in earlier chunks.
     pub(super) cursor: Vec<(usize, usize)>,
-    /// `[draw][CHUNK + WILD]` unit indices at the chunk's positions, then spare entries.
-    pub(super) chunk: Vec<u32>,
+    /// `[draw][CHUNK + WILD]` unit indices at the chunk's positions, then spare entries, as
+    /// `u16` where the split's ids fit, else as `u32`.
+    pub(super) narrow_rows: Vec<u16>,
+    pub(super) wide_rows: Vec<u32>,
     pub(super) counts: Counts,
     /// Tests switch off the wide picks (x86_64 only), to compare them with the portable ones.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(super) plain_picks: bool,
+    /// Tests take `u32` ids where `u16` would do, to compare the two.
+    pub(super) wide_ids: bool,
 }
 
 impl Workspace {
     pub(super) fn reset(&mut self, n: usize, cb: usize, k: usize, m: usize) {
         self.cursor.clear();
         self.cursor.resize(m, (0, 0));
-        self.chunk.resize(m * (CHUNK + WILD), 0);
         self.counts.reset(n, cb, k);
+    }
+}
+
+/// The type of unit ids in the greedy's merged rows: `u16` where a split's ids all fit
+/// ([`PooledSplit`]'s `narrow` order), so that the merge reads and writes half the bytes of
+/// `u32` (the rows and the split's orders are streamed through the caches once per test item).
+pub(super) trait UnitId: Copy + Default {
+    fn index(self) -> usize;
+    /// `x` as an id; every id the greedy writes fits its split's type.
+    fn of(x: usize) -> Self;
+    /// The workspace's rows of this type.
+    fn rows(work: &mut Workspace) -> &mut Vec<Self>;
+}
+
+impl UnitId for u16 {
+    #[inline(always)]
+    fn index(self) -> usize {
+        usize::from(self)
+    }
+    #[inline(always)]
+    fn of(x: usize) -> Self {
+        x as u16
+    }
+    fn rows(work: &mut Workspace) -> &mut Vec<Self> {
+        &mut work.narrow_rows
+    }
+}
+
+impl UnitId for u32 {
+    #[inline(always)]
+    fn index(self) -> usize {
+        self as usize
+    }
+    #[inline(always)]
+    fn of(x: usize) -> Self {
+        x as u32
+    }
+    fn rows(work: &mut Workspace) -> &mut Vec<Self> {
+        &mut work.wide_rows
     }
 }

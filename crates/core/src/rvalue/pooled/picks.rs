@@ -1,12 +1,20 @@
 //! The greedy's counts and picks: per unit the draws that rank it ahead so far, in blocks with
 //! their maxima, so that a step finds its best unit from the block maxima and one block.
 
+use super::greedy::UnitId;
 use super::simd;
 
 /// The greedy's per-step work on [`Counts`]: the step's count increments, then the pick.
 pub(super) trait Picks {
     fn reset(&mut self, counts: &Counts);
-    fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize);
+    fn bump_column<T: UnitId>(
+        &mut self,
+        counts: &mut Counts,
+        rows: &[T],
+        col: usize,
+        stride: usize,
+        m: usize,
+    );
     fn pop_best(&mut self, counts: &mut Counts, tie: &TiePick) -> usize;
 }
 
@@ -34,7 +42,14 @@ impl Picks for Blocked {
     fn reset(&mut self, _: &Counts) {}
 
     #[inline(always)]
-    fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize) {
+    fn bump_column<T: UnitId>(
+        &mut self,
+        counts: &mut Counts,
+        rows: &[T],
+        col: usize,
+        stride: usize,
+        m: usize,
+    ) {
         counts.bump_column(rows, col, stride, m);
     }
 
@@ -81,7 +96,7 @@ impl Counts {
     /// enter the draws' tops at this step. This loop is the whole cost of the pooled r-value
     /// (`M·U` runs per test item), so it indexes unchecked: bounds checks would add a third.
     #[inline(always)]
-    pub(super) fn bump_column(&mut self, rows: &[u32], col: usize, stride: usize, m: usize) {
+    pub(super) fn bump_column<T: UnitId>(&mut self, rows: &[T], col: usize, stride: usize, m: usize) {
         assert!(col < stride && (m == 0 || (m - 1) * stride + col < rows.len()));
         let units = self.count.len();
         let count = self.count.as_mut_ptr();
@@ -90,7 +105,7 @@ impl Counts {
         // ids below `U` (written only by `fill_row`), `count` has at least `U` entries and
         // `block_max` one per `BLOCK` of them.
         let bump = |p: usize| unsafe {
-            let x = *rows.get_unchecked(p) as usize;
+            let x = rows.get_unchecked(p).index();
             debug_assert!(x < units);
             let c = (*count.add(x)).wrapping_add(1);
             *count.add(x) = c;

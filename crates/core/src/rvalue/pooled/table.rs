@@ -2,6 +2,7 @@
 //! [`EntryTable`] (buckets, then nodes on the scores' integer keys) and the batch of items whose
 //! entry points it finds together.
 
+use super::codes::DrawEntry;
 use super::greedy::Workspace;
 use super::PooledSplit;
 use crate::rvalue::nonparametric::{desc_key, sort_desc, DrawOrder};
@@ -315,12 +316,49 @@ impl PooledSplit {
         starts: &mut [u32],
     ) {
         let n = self.n;
+        let units = &self.cal_units[d * n..(d + 1) * n];
+        if !self.tied_starts(d, sorted, entries, starts) {
+            return;
+        }
+        for ((e, &c), &first) in entries.iter_mut().zip(ord).zip(starts.iter()) {
+            if first != NOT_TIED {
+                let (first, at) = (first as usize, *e as usize);
+                let g = places[rank[c as usize] as usize];
+                *e = (first + units[first..at].partition_point(|&j| j < g)) as u32;
+            }
+        }
+    }
+}
+
+impl PooledSplit {
+    /// Into `starts`, for each candidate (scores `sorted`, entry points `entries`) whose score
+    /// ties calibration scores in draw `d`, where the run of them starts (the number of scores
+    /// above it), else [`NOT_TIED`]; false if no candidate ties.
+    fn tied_starts(&self, d: usize, sorted: &[f64], entries: &[u32], starts: &mut [u32]) -> bool {
+        let n = self.n;
+        if let DrawEntry::Codes(codes) = &self.entry[d] {
+            // The float16 table counts the scores above as cheaply as those at or above: no
+            // read of the draw's scores, whose lines a test item's candidates mostly miss.
+            let units = &self.cal_units[d * n..(d + 1) * n];
+            let mut any = false;
+            for ((&e, &s), start) in entries.iter().zip(sorted).zip(starts.iter_mut()) {
+                let above = codes.count_gt(s, n);
+                *start = if above < e {
+                    any = true;
+                    prefetch_line(&units[above as usize]);
+                    above
+                } else {
+                    NOT_TIED
+                };
+            }
+            return any;
+        }
         let cal_s = &self.cal_scores[d * (n + PAD)..d * (n + PAD) + n];
         let units = &self.cal_units[d * n..(d + 1) * n];
         // Ties with calibration scores are rare in continuous data: a branch-free pass first.
         let tied = |(&e, &s): (&u32, &f64)| e > 0 && cal_s[e as usize - 1] == s;
         if !entries.iter().zip(sorted).fold(false, |any, x| any | tied(x)) {
-            return;
+            return false;
         }
         // Every tied run's start first, asking for its units' cache line: the units of a draw
         // (160 kB at 40,000) are read at scattered places, so the reads overlap their misses.
@@ -334,13 +372,7 @@ impl PooledSplit {
                 NOT_TIED
             };
         }
-        for ((e, &c), &first) in entries.iter_mut().zip(ord).zip(starts.iter()) {
-            if first != NOT_TIED {
-                let (first, at) = (first as usize, *e as usize);
-                let g = places[rank[c as usize] as usize];
-                *e = (first + units[first..at].partition_point(|&j| j < g)) as u32;
-            }
-        }
+        true
     }
 }
 

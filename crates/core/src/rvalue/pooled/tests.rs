@@ -1,4 +1,4 @@
-use super::table::{Node, CHILD};
+use super::table::{EntryTable, Node, CHILD};
 use super::*;
 use crate::rvalue::TieOrder;
 #[cfg(not(target_arch = "wasm32"))]
@@ -137,9 +137,10 @@ fn both_orders(seed: u64) -> [Ties; 2] {
     [Ties::INDEX, Ties::new(TieOrder::Exchangeable, seed, seed >> 7)]
 }
 
-/// A workspace whose greedy takes the portable picks even where the CPU could take the wide ones.
+/// A workspace whose greedy takes the portable picks even where the CPU could take the wide ones,
+/// and `u32` unit ids even where `u16` would do.
 fn plain() -> Workspace {
-    Workspace { plain_picks: true, ..Workspace::default() }
+    Workspace { plain_picks: true, wide_ids: true, ..Workspace::default() }
 }
 
 /// Up to 32 blocks the greedy can keep the block maxima in registers (module `wide`), past them it
@@ -372,11 +373,18 @@ proptest! {
         let cal_items: Vec<usize> = (0..n_cal).collect();
         let mut work = Workspace::default();
         let batch: Vec<usize> = (n_cal..t.n()).step_by(2).collect();
+        // Scores on the float16 grid take the value tables (`codes`), the others the general ones.
+        let on_grid = t.data().iter().all(|&x| f64::from(x as f32) == x);
         for ties in both_orders(seed) {
             let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap();
+            let by_value = split.entry.iter().all(|e| matches!(e, codes::DrawEntry::Codes(_)));
+            prop_assert_eq!(by_value, on_grid);
             let together = split.items(&t, &batch, None, &mut work);
-            for (&item, got) in batch.iter().zip(&together) {
-                prop_assert_eq!(got, &pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap());
+            let plain_together = split.items(&t, &batch, None, &mut plain());
+            for ((&item, got), got_plain) in batch.iter().zip(&together).zip(&plain_together) {
+                let oracle = pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap();
+                prop_assert_eq!(got, &oracle);
+                prop_assert_eq!(got_plain, &oracle);
             }
         }
     }

@@ -5,6 +5,7 @@
 //! wider load); in a register an increment is a masked lane-wise maximum. Two registers take
 //! alternate draws, so that the increments do not wait on each other.
 
+use super::greedy::UnitId;
 use super::picks::{Counts, TiePick, BLOCK, CHOSEN};
 use std::arch::x86_64::*;
 
@@ -64,7 +65,14 @@ impl super::picks::Picks for Picks {
 
     /// [`Counts::bump_column`] with the block maxima in the two registers.
     #[inline(always)]
-    fn bump_column(&mut self, counts: &mut Counts, rows: &[u32], col: usize, stride: usize, m: usize) {
+    fn bump_column<T: UnitId>(
+        &mut self,
+        counts: &mut Counts,
+        rows: &[T],
+        col: usize,
+        stride: usize,
+        m: usize,
+    ) {
         assert!(col < stride && (m == 0 || (m - 1) * stride + col < rows.len()));
         assert!(counts.count.len() <= BLOCKS * BLOCK);
         let units = counts.count.len();
@@ -72,7 +80,7 @@ impl super::picks::Picks for Picks {
         // SAFETY: as in `Counts::bump_column`, and a unit below `BLOCKS · BLOCK` (the second
         // assert) has a block below 32: the shift is in range. Intrinsics as for `hmax`.
         let bump = |p: usize, acc: &mut __m512i| unsafe {
-            let x = *rows.get_unchecked(p) as usize;
+            let x = rows.get_unchecked(p).index();
             debug_assert!(x < units);
             let c = (*count.add(x)).wrapping_add(1);
             *count.add(x) = c;
