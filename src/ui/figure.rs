@@ -31,8 +31,19 @@ pub const PURPLE: RGBColor = RGBColor(204, 121, 167);
 pub const GREY: RGBColor = RGBColor(110, 110, 110);
 pub const INK: RGBColor = RGBColor(29, 29, 31);
 
-/// CP, CP_avg, CP_r (in `Method::PAPER` order).
-pub const METHOD_COLOURS: [RGBColor; 3] = [ORANGE, SKY, GREEN];
+/// CP, CP_avg, CP_r, APS, RAPS, SAPS (in `Method::ALL` order): six of Okabe–Ito's eight, so
+/// that every method keeps a colour of its own whichever are on.
+pub const METHOD_COLOURS: [RGBColor; 6] = [ORANGE, SKY, GREEN, BLUE, VERMILLION, PURPLE];
+
+/// `m`'s colour (and the `swatch m{i}` class of its legend in the page's tables).
+pub fn method_colour(m: rvalue_core::conformal::Method) -> RGBColor {
+    METHOD_COLOURS[method_slot(m)]
+}
+
+/// `m`'s place in `Method::ALL`.
+pub fn method_slot(m: rvalue_core::conformal::Method) -> usize {
+    rvalue_core::conformal::Method::ALL.iter().position(|&x| x == m).unwrap_or(0)
+}
 
 /// Bars of one colour from 0 up to a value: `(left, right, top)` in data coordinates (a legend
 /// entry when labelled).
