@@ -254,7 +254,7 @@ impl AnalysisJob {
             Phase::Done => 1.0,
             _ => (done + within) / parts,
         };
-        f.clamp(0.0, 1.0)
+        self.with_baselines(f.clamp(0.0, 1.0))
     }
 
     /// What the next step does, for the progress bar ("repeat 3/50: r-values", …).

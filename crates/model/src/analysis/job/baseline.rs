@@ -54,6 +54,18 @@ impl AnalysisJob {
         }
     }
 
+    /// The fraction done `f` of the paper's methods, with the baselines' share after it.
+    pub(in crate::analysis) fn with_baselines(&self, f: f64) -> f64 {
+        let n = self.baseline.methods.len();
+        if n == 0 || self.phase == Phase::Done {
+            return f;
+        }
+        let done: usize = self.baseline.calibrated.iter().map(Vec::len).sum();
+        let all = (n * self.calibrated[0].len()).max(1);
+        let b = if matches!(self.phase, Phase::Baseline { .. }) { done as f64 / all as f64 } else { 0.0 };
+        0.8 * f + 0.2 * b.min(1.0)
+    }
+
     fn phase_is_baseline_done(&self) -> bool {
         self.baseline.calibrated.first().is_some_and(|c| c.len() == self.calibrated[0].len())
     }
