@@ -1,13 +1,14 @@
 // End-to-end tests of the baselines (APS, RAPS, SAPS) in the page that trunk built into dist/:
 // their checkboxes are off by default, APS turned on adds its row, curve and inspector column,
 // a link keeps it (a reload restores it), panel 6 prints to the last digit what
-// `rvalue conformal --method cp,cp-avg,cp-r,aps` prints for the same file and splits, and with
+// `rvalue conformal --method cp,cp-avg,cp-r,aps` prints for the same file and splits (and
+// the same reading of its scores), and with
 // every baseline on axe finds no serious or critical violation.
 // Run: make test-e2e, or `node --test e2e/baselines.test.mjs` after `trunk build --release` and
 // `cargo build --release --bin rvalue`.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -48,11 +49,15 @@ test('APS is off by default, turned on adds its row and column, and a link keeps
     assert.deepEqual(await rows(page), ['CP', 'CPavg', 'CPr', 'APS']);
     assert.equal(await page.locator('#inspector .ranking').count(), 4);
     assert.match(await text(page, '#coverage-readout'), /APS/);
-    assert.match(await text(page, '#scores-reading'), /as logits \(auto's choice\)/);
-    const want = execFileSync(RVALUE, ['conformal', '--scores', DIGITS, '--method', 'cp,cp-avg,cp-r,aps',
+    const cli = spawnSync(RVALUE, ['conformal', '--scores', DIGITS, '--method', 'cp,cp-avg,cp-r,aps',
       '--splits', '3', '--cal-fraction', '0.6', '--seed', '5', '--alpha', '0.1', '--format', 'csv'],
-    { encoding: 'utf8' }).trim().split('\n');
-    assert.deepEqual(await pageSummary(page), want);
+    { encoding: 'utf8' });
+    assert.equal(cli.status, 0, cli.stderr);
+    // The command line reports auto's reading on stderr; the page, in the data summary.
+    const reading = /read the scores as ([a-z-]+) \(--scores-are auto\)/.exec(cli.stderr)?.[1];
+    assert.equal(reading, 'log-probabilities', cli.stderr);
+    assert.equal(await text(page, '#scores-reading'), `The baselines read the scores as ${reading} (auto's choice).`);
+    assert.deepEqual(await pageSummary(page), cli.stdout.trim().split('\n'));
     await page.waitForFunction(() => new URLSearchParams(location.search).get('aps') === '1');
     await page.reload();
     await ready(page);
