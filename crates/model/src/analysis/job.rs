@@ -14,7 +14,7 @@ use super::{
     SweepCurves, CP_R, DEFAULT_STEP_BUDGET, MAX_STORED_BYTES,
 };
 use crate::{Controls, Mode};
-use rvalue_core::conformal::pool::{baseline_needs_all_candidates, check_methods};
+use rvalue_core::conformal::pool::check_methods;
 use rvalue_core::conformal::{self, Calibrated, Method, PooledBuilder, RvalueKind, ScoreOptions};
 use rvalue_core::eb::Hyper;
 use rvalue_core::probability::ScoresAre;
@@ -400,7 +400,11 @@ fn options_for(source: &Source, controls: &Controls) -> ScoreOptions {
 fn check_baselines(source: &Source, methods: &[Method]) -> Result<Vec<Method>> {
     let on: Vec<Method> = methods.iter().copied().filter(|m| m.is_baseline()).collect();
     match (source, on.first()) {
-        (Source::Pool(..), Some(&m)) => Err(baseline_needs_all_candidates(m)),
+        (Source::Pool(..), Some(m)) => Err(Error::invalid(format!(
+            "{} needs every class's probability of a calibration item, and a pool of true-label \
+             draws gives its true label's only: turn the baselines off for this pool",
+            m.label()
+        ))),
         (Source::Streamed(_), Some(m)) => Err(Error::invalid(format!(
             "{} is computed on files the page holds; this one is read in blocks: turn the \
              baselines off, or open a smaller file",

@@ -43,7 +43,7 @@ pub(in crate::analysis) const FIRST_BASELINE: usize = 3;
 impl AnalysisJob {
     /// After the paper's methods: the baselines' first step, or the end.
     pub(in crate::analysis) fn after_parts(&mut self) {
-        if self.baseline.methods.is_empty() || self.phase_is_baseline_done() {
+        if self.baseline.methods.is_empty() || self.baselines_done() {
             let splits = self.calibrated[0].len();
             for sw in self.sweeps.iter_mut() {
                 sw.mean_over(splits);
@@ -66,7 +66,7 @@ impl AnalysisJob {
         0.8 * f + 0.2 * b.min(1.0)
     }
 
-    fn phase_is_baseline_done(&self) -> bool {
+    fn baselines_done(&self) -> bool {
         self.baseline.calibrated.first().is_some_and(|c| c.len() == self.calibrated[0].len())
     }
 
