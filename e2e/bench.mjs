@@ -27,7 +27,7 @@ import { gzipSync } from 'node:zlib';
 import { DIST, ROOT, launchBrowser, openPage, rendererMemory, startServer } from './helpers.mjs';
 
 const USAGE =
-  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--only-alpha] [--viewport WxH] [--pooled-splits N] [--query Q]';
+  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--only-alpha] [--viewport WxH] [--pooled-splits N] [--query Q] [--baselines]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 21 s on a
 // shared 2-core machine (the page's thread and one worker), the renderer at about 430 MB
@@ -87,6 +87,7 @@ function options() {
         viewport: { type: 'string' },
         'pooled-splits': { type: 'string' },
         query: { type: 'string' },
+        baselines: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -111,8 +112,9 @@ function options() {
     viewport: viewportOption(values.viewport),
     // Then pooled CP_r on it with this many splits (0: not measured).
     pooledSplits: values['pooled-splits'] === undefined ? 0 : positive('pooled-splits', values['pooled-splits']),
-    // Added to the page's address after the cold loads, e.g. `workers=0` (the page's thread alone).
-    query: values.query ?? '',
+    // Added to the page's address after the cold loads, e.g. `workers=0` (the page's thread alone);
+    // `--baselines` adds APS, RAPS and SAPS, so that six methods are on.
+    query: [values.query, values.baselines ? 'aps=1&raps=1&saps=1' : ''].filter(Boolean).join('&'),
   };
 }
 

@@ -31,8 +31,19 @@ pub const PURPLE: RGBColor = RGBColor(204, 121, 167);
 pub const GREY: RGBColor = RGBColor(110, 110, 110);
 pub const INK: RGBColor = RGBColor(29, 29, 31);
 
-/// CP, CP_avg, CP_r (in `Method::PAPER` order).
-pub const METHOD_COLOURS: [RGBColor; 3] = [ORANGE, SKY, GREEN];
+/// CP, CP_avg, CP_r, APS, RAPS, SAPS (in `Method::ALL` order): six of Okabe–Ito's eight, so
+/// that every method keeps a colour of its own whichever are on.
+pub const METHOD_COLOURS: [RGBColor; 6] = [ORANGE, SKY, GREEN, BLUE, VERMILLION, PURPLE];
+
+/// `m`'s colour (and the `swatch m{i}` class of its legend in the page's tables).
+pub fn method_colour(m: rvalue_core::conformal::Method) -> RGBColor {
+    METHOD_COLOURS[method_slot(m)]
+}
+
+/// `m`'s place in `Method::ALL`.
+pub fn method_slot(m: rvalue_core::conformal::Method) -> usize {
+    rvalue_core::conformal::Method::ALL.iter().position(|&x| x == m).unwrap_or(0)
+}
 
 /// Bars of one colour from 0 up to a value: `(left, right, top)` in data coordinates (a legend
 /// entry when labelled).
@@ -725,18 +736,31 @@ fn draw_legend<DB: DrawingBackend>(
         .map(|(label, _)| area.estimate_text_size(label, font).map_err(draw_err))
         .collect::<Result<Vec<_>>>()?;
     let line = font.font.get_size() * 1.25;
-    let tops: Vec<i32> = (0..entries.len()).map(|i| (i as f64 * line).round() as i32).collect();
-    let text_w = sizes.iter().map(|s| s.0 as i32).max().unwrap_or(0);
-    let last_h = sizes.last().map_or(0, |s| s.1 as i32);
-    let (w, h) = (text_w + SWATCH + 2 * MARGIN, tops.last().copied().unwrap_or(0) + last_h + 2 * MARGIN);
     let (aw, ah) = area.dim_in_pixel();
+    // Many entries in a short plot (six methods in large text) go in two columns.
+    let one_column_h = entries.len() as f64 * line + 2.0 * f64::from(MARGIN);
+    let rows = if entries.len() > 4 && one_column_h > 0.5 * f64::from(ah) {
+        entries.len().div_ceil(2)
+    } else {
+        entries.len()
+    };
+    let tops: Vec<i32> =
+        (0..entries.len()).map(|i| ((i % rows.max(1)) as f64 * line).round() as i32).collect();
+    let text_w = sizes.iter().map(|s| s.0 as i32).max().unwrap_or(0);
+    let column_w = text_w + SWATCH + MARGIN;
+    let lefts: Vec<i32> = (0..entries.len()).map(|i| (i / rows.max(1)) as i32 * column_w).collect();
+    let last_h = sizes.last().map_or(0, |s| s.1 as i32);
+    let columns = entries.len().div_ceil(rows.max(1)) as i32;
+    let h = tops.iter().copied().max().unwrap_or(0) + last_h + 2 * MARGIN;
+    let w = columns * column_w - MARGIN + 2 * MARGIN;
     let (x, y) = legend_spot(at, (w, h), (aw as i32, ah as i32), points);
     area.draw(&Rectangle::new([(x, y), (x + w, y + h)], WHITE.mix(0.85).filled())).map_err(draw_err)?;
     area.draw(&Rectangle::new([(x, y), (x + w, y + h)], RGBColor(200, 200, 200))).map_err(draw_err)?;
-    for ((&(label, ref swatch), &(_, th)), &top) in entries.iter().zip(&sizes).zip(&tops) {
-        let (tx, ty) = (x + MARGIN + SWATCH, y + MARGIN + top);
+    for (((&(label, ref swatch), &(_, th)), &top), &left) in entries.iter().zip(&sizes).zip(&tops).zip(&lefts)
+    {
+        let (tx, ty) = (x + left + MARGIN + SWATCH, y + MARGIN + top);
         area.draw(&Text::new(label, (tx, ty), font.clone())).map_err(draw_err)?;
-        let (sx, sy) = (x + MARGIN, ty + th as i32 / 2);
+        let (sx, sy) = (x + left + MARGIN, ty + th as i32 / 2);
         match *swatch {
             Swatch::Line(c) => area
                 .draw(&PathElement::new(vec![(sx, sy), (sx + 20, sy)], c.stroke_width(3)))

@@ -2,7 +2,7 @@
 //! table, inspector and data summary into HTML. No maths here beyond choosing axis ranges.
 
 mod classes;
-pub use classes::{classes, strata_rows};
+pub use classes::{classes, strata_head, strata_rows};
 
 use super::dom::esc;
 use super::figure::*;
@@ -31,7 +31,7 @@ pub fn method_label(m: Method) -> &'static str {
     }
 }
 
-fn method_html(m: Method) -> &'static str {
+pub(super) fn method_html(m: Method) -> &'static str {
     match m {
         Method::Cp => "CP",
         Method::CpAvg => "CP<sub>avg</sub>",
@@ -206,9 +206,10 @@ pub fn threshold_cut(fig: &Figure, c: &ThresholdCurves) -> Option<String> {
         .then(|| format!("Zoomed on {on}: {}. Tick “Whole curve” to see all of it.", parts.join("; ")))
 }
 
-/// Panels 3 and 4: a quantity against α for the three methods. The current α is not in it:
-/// [`alpha_marker`] draws that over it, so an α move redraws no figure.
-pub fn against_alpha(sweep: &SweepCurves, coverage: bool) -> Figure {
+/// Panels 3 and 4: a quantity against α for the methods run (`methods`, the sweep's order);
+/// the baselines' lines are dashed. The current α is not in it: [`alpha_marker`] draws that
+/// over it, so an α move redraws no figure.
+pub fn against_alpha(sweep: &SweepCurves, methods: &[Method], coverage: bool) -> Figure {
     let x = (sweep.alphas[0], sweep.alphas[sweep.alphas.len() - 1]);
     let data = if coverage { &sweep.coverage } else { &sweep.size };
     let values = data.iter().flatten().copied();
@@ -226,8 +227,9 @@ pub fn against_alpha(sweep: &SweepCurves, coverage: bool) -> Figure {
     if coverage {
         f.lines.push(Line::of("1 − α", GREY, &sweep.alphas, &sweep.target).dashed());
     }
-    for (mi, m) in Method::PAPER.iter().enumerate() {
-        f.lines.push(Line::of(method_label(*m), METHOD_COLOURS[mi], &sweep.alphas, &data[mi]));
+    for (&m, ys) in methods.iter().zip(data) {
+        let line = Line::of(method_label(m), method_colour(m), &sweep.alphas, ys);
+        f.lines.push(if m.is_baseline() { line.dashed() } else { line });
     }
     f
 }
@@ -238,8 +240,7 @@ pub fn alpha_marker(view: Option<&AlphaView>, alpha: f64, coverage: bool) -> Mar
         .map(|v| {
             v.rows
                 .iter()
-                .enumerate()
-                .map(|(mi, r)| (if coverage { r.coverage_mean } else { r.size_mean }, METHOD_COLOURS[mi]))
+                .map(|r| (if coverage { r.coverage_mean } else { r.size_mean }, method_colour(r.method)))
                 .collect()
         })
         .unwrap_or_default();
@@ -359,9 +360,10 @@ pub fn conditional_rows(v: &AlphaView) -> String {
 
 fn table_rows<const N: usize>(v: &AlphaView, all: &[[String; N]], labels: &[&str; N]) -> String {
     let mut html = String::new();
-    for ((mi, r), cells) in v.rows.iter().enumerate().zip(all) {
+    for (r, cells) in v.rows.iter().zip(all) {
         html += &format!(
-            "<tr><th scope=\"row\"><span class=\"swatch m{mi}\"></span>{}</th>",
+            "<tr><th scope=\"row\"><span class=\"swatch m{}\"></span>{}</th>",
+            method_slot(r.method),
             method_html(r.method)
         );
         for (c, label) in cells.iter().zip(labels) {
@@ -479,7 +481,8 @@ pub const CUT_HTML: &str = "<li class=\"cut\" aria-label=\"end of the set\"></li
 /// Panel 7's columns: one per method, candidates in its order, the set above the line.
 pub fn inspector_columns(v: &ItemView, single_draw: bool) -> Vec<RankingColumn> {
     let mut columns = Vec::new();
-    for (mi, m) in v.methods.iter().enumerate() {
+    for m in &v.methods {
+        let mi = method_slot(m.method);
         let what = match m.method {
             Method::Cp => "score −S (one draw)",
             Method::CpAvg => "score −X (mean)",

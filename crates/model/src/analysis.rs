@@ -1,7 +1,7 @@
 //! The analysis behind panels 3, 4, 6 and 7: calibrated scores of every method on every split
 //! (score files) or repeat (toy), built in bounded steps by [`AnalysisJob`].
 
-use rvalue_core::conformal::{Method, PooledBuilder, RvalueKind, Split};
+use rvalue_core::conformal::{PooledBuilder, RvalueKind, Split};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::Error;
 
@@ -17,12 +17,13 @@ mod streamed_pooled;
 mod sweep;
 mod views;
 pub use job::AnalysisJob;
-use job::{Claim, Phase};
+use job::{BaselineWork, Claim, Phase};
 pub use long_run::LongRun;
 pub use offload::{Offload, OffloadRequest};
 use part::{highest_threshold, LabelInfo, Part};
 pub use parts::{compute_part, HandOut, HeldData, Work};
 use results::finite;
+use results::Calibrations;
 pub use results::{Analysis, MAX_CURVE_CANDIDATES};
 use source::pool_split_list;
 pub use source::{PartTensor, Source};
@@ -80,18 +81,6 @@ pub enum Progress {
     Waiting(f64),
     /// Call [`AnalysisJob::finish`].
     Done,
-}
-
-fn method_index(m: Method) -> usize {
-    match m {
-        Method::Cp => 0,
-        Method::CpAvg => 1,
-        Method::CpR => 2,
-        // The page runs the paper's three; the baselines follow them in `Method::ALL` order.
-        Method::Aps => 3,
-        Method::Raps => 4,
-        Method::Saps => 5,
-    }
 }
 
 /// A broken invariant of the job's own bookkeeping: reported as an error, because a panic would

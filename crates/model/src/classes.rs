@@ -62,8 +62,8 @@ pub struct WorstClass {
     pub class: usize,
     /// Its appearances among the test items, over all splits.
     pub count: u64,
-    /// CP, CP_avg, CP_r.
-    pub coverage: [f64; 3],
+    /// Per method, in the view's order.
+    pub coverage: Vec<f64>,
 }
 
 /// One set-size stratum's row: each method's coverage and item count.
@@ -71,8 +71,9 @@ pub struct WorstClass {
 pub struct StratumRow {
     /// "0–1", "2–3", …
     pub label: String,
-    pub coverage: [Option<f64>; 3],
-    pub count: [u64; 3],
+    /// Per method, in the view's order.
+    pub coverage: Vec<Option<f64>>,
+    pub count: Vec<u64>,
 }
 
 /// Panel 9 at one α.
@@ -85,7 +86,7 @@ pub struct ClassView {
     /// Each class's appearances among the test items, over all splits.
     pub counts: Vec<u64>,
     pub layout: Layout,
-    /// CP, CP_avg, CP_r.
+    /// The methods run (the paper's three, then the baselines that are on).
     pub methods: Vec<MethodClasses>,
     /// The worst covered classes (lowest coverage over the methods first, then the lower
     /// index), at most [`WORST_LISTED`].
@@ -142,10 +143,11 @@ fn worst(v: &AlphaView) -> Vec<WorstClass> {
     let worst: Vec<WorstClass> = (0..classes(first).len())
         .filter(|&c| classes(first)[c].count > 0)
         .map(|c| {
-            let mut coverage = [f64::NAN; 3];
-            for (slot, r) in coverage.iter_mut().zip(&v.rows) {
-                *slot = classes(r).get(c).and_then(|t| share(t.covered, t.count)).unwrap_or(f64::NAN);
-            }
+            let coverage = v
+                .rows
+                .iter()
+                .map(|r| classes(r).get(c).and_then(|t| share(t.covered, t.count)).unwrap_or(f64::NAN))
+                .collect();
             WorstClass { class: c, count: classes(first)[c].count, coverage }
         })
         .collect();
@@ -167,9 +169,9 @@ fn strata(v: &AlphaView) -> Vec<StratumRow> {
         .iter()
         .enumerate()
         .filter_map(|(s, &(lo, hi))| {
-            let mut coverage = [None; 3];
-            let mut count = [0; 3];
-            for (m, r) in v.rows.iter().enumerate().take(3) {
+            let mut coverage = vec![None; v.rows.len()];
+            let mut count = vec![0; v.rows.len()];
+            for (m, r) in v.rows.iter().enumerate() {
                 let Some(st) = r.conditional.size_strata.get(s) else { continue };
                 coverage[m] = share(st.covered, st.count);
                 count[m] = st.count;
@@ -188,13 +190,24 @@ pub fn class_label(names: Option<&[String]>, class: usize) -> String {
     names.and_then(|n| n.get(class)).cloned().unwrap_or_else(|| class.to_string())
 }
 
-/// The header of [`classes_csv`].
+/// The header of [`classes_csv`] with the paper's three methods.
 pub const CLASSES_HEADER: &str = "class,name,count,alpha,cp_coverage,cp_avg_coverage,cp_r_coverage";
+
+/// The header of [`classes_csv`] of `view`: a coverage column per method (`aps_coverage`, …).
+pub fn classes_header(view: &ClassView) -> String {
+    let methods = view.methods.iter().map(|m| format!("{}_coverage", m.method.label().to_lowercase()));
+    ["class", "name", "count", "alpha"]
+        .map(String::from)
+        .into_iter()
+        .chain(methods)
+        .collect::<Vec<_>>()
+        .join(",")
+}
 
 /// The per-class table at full precision: a row per class (empty coverages for a class with
 /// no test item). Names are quoted as CSV quotes (a name may hold a comma or a quote).
 pub fn classes_csv(view: &ClassView, names: Option<&[String]>) -> String {
-    let mut out = format!("{CLASSES_HEADER}\n");
+    let mut out = format!("{}\n", classes_header(view));
     for c in 0..view.k {
         let name =
             names.and_then(|n| n.get(c)).map_or(String::new(), |n| format!("\"{}\"", n.replace('"', "\"\"")));
@@ -247,8 +260,8 @@ impl ClassView {
         let covs: Vec<String> = self
             .methods
             .iter()
-            .zip(w.coverage)
-            .map(|(m, c)| format!("{} {}", method_name(m.method), crate::scales::fixed(c, 3)))
+            .zip(&w.coverage)
+            .map(|(m, c)| format!("{} {}", method_name(m.method), crate::scales::fixed(*c, 3)))
             .collect();
         format!("class {} ({} test items): {}", class_label(names, w.class), w.count, covs.join(", "))
     }

@@ -3,7 +3,7 @@
 
 pub mod table;
 
-use rvalue_core::conformal::{ScoreOptions, SplitPlan};
+use rvalue_core::conformal::{Method, ScoreOptions, SplitPlan};
 use rvalue_core::toy::ToyParams;
 use rvalue_core::{Error, Result};
 
@@ -51,6 +51,9 @@ pub struct Controls {
     pub cal_fraction: f64,
     /// Score files: split seed (default 0).
     pub seed: u64,
+    /// Which baselines run beside the paper's three, in `Method::BASELINES` order (APS, RAPS,
+    /// SAPS); none by default, so that the paper's methods are the first view.
+    pub baselines: [bool; 3],
 }
 
 impl Default for Controls {
@@ -67,6 +70,7 @@ impl Default for Controls {
             splits: 100,
             cal_fraction: 0.5,
             seed: 0,
+            baselines: [false; 3],
         }
     }
 }
@@ -129,6 +133,12 @@ impl Controls {
         ToyParams { sigma2: self.sigma2, ..self.toy.clone() }
     }
 
+    /// The methods the analysis runs: the paper's three, then the baselines that are on.
+    pub fn methods(&self) -> Vec<Method> {
+        let on = Method::BASELINES.into_iter().zip(self.baselines).filter_map(|(m, on)| on.then_some(m));
+        Method::PAPER.into_iter().chain(on).collect()
+    }
+
     /// The score options of the core.
     pub fn score_options(&self) -> ScoreOptions {
         self.score
@@ -151,6 +161,7 @@ impl Controls {
     pub fn impact(&self, new: &Controls) -> Impact {
         let scores_changed = self.mode != new.mode
             || self.score_options() != new.score_options()
+            || self.baselines != new.baselines
             || (new.mode == Mode::Toy && self.toy_params() != new.toy_params())
             || (new.mode == Mode::Scores && self.split_plan() != new.split_plan());
         Impact {

@@ -3,7 +3,7 @@
 //! representation that reads back to the same f64), not as the table rounds them.
 
 use super::{AlphaView, Analysis};
-use rvalue_core::conformal::{Method, Split, CONDITIONAL_COLUMNS};
+use rvalue_core::conformal::{Split, CONDITIONAL_COLUMNS};
 use rvalue_core::{Error, Result};
 
 /// The header of [`summary_csv`]: the command line's columns, with `never_empty` after `alpha`.
@@ -48,7 +48,7 @@ pub fn summary_csv(view: &AlphaView) -> String {
 pub fn sets_csv(analysis: &Analysis, alpha: f64, never_empty: bool) -> Result<String> {
     rvalue_core::conformal::check_alpha(alpha)?;
     let mut out = format!("{SETS_HEADER}\n");
-    for m in Method::PAPER {
+    for &m in analysis.methods() {
         let Some(c) = analysis.calibrated(m).first() else { continue };
         for t in 0..c.test.len() {
             let set = c.set(t, alpha, never_empty);
@@ -90,6 +90,7 @@ pub fn has_split_mask(analysis: &Analysis) -> bool {
 mod tests {
     use super::*;
     use crate::{Controls, Source};
+    use rvalue_core::conformal::Method;
     use rvalue_core::toy::ToyParams;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -62,6 +62,8 @@ pub mod tour;
 pub mod url;
 
 #[cfg(test)]
+mod baseline_tests;
+#[cfg(test)]
 mod classes_tests;
 #[cfg(test)]
 mod pool_tests;

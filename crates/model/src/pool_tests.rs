@@ -159,6 +159,17 @@ fn a_pool_refuses_rvalues_that_need_every_candidate() {
 }
 
 #[test]
+fn a_pool_refuses_the_baselines_in_one_sentence() {
+    let c = case(40);
+    let controls = Controls { baselines: [false, false, true], ..controls(TieOrder::default()) };
+    let e = AnalysisJob::new(Source::Pool(c.test, c.pool), &controls).unwrap_err().to_string();
+    assert!(
+        e.contains("SAPS needs every class's probability") && e.contains("turn the baselines off"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_pool_of_other_draws_is_refused() {
     let c = case(40);
     let pool = TruePool::new(2, 3, vec![0.0; 6]).unwrap();

@@ -364,3 +364,12 @@ fn a_files_splits_share_its_rows_so_many_splits_of_a_large_file_are_taken() {
     let e = AnalysisJob::new(Source::Toy(toy.toy_params()), &toy).unwrap_err().to_string();
     assert!(e.contains("GiB of stored scores"), "{e}");
 }
+
+#[test]
+fn a_file_read_in_blocks_refuses_the_baselines_in_one_sentence() {
+    let (bytes, labels) = file();
+    let c =
+        Controls { mode: Mode::Scores, splits: 3, baselines: [true, false, false], ..Controls::default() };
+    let e = AnalysisJob::new(Source::Streamed(streamed(&bytes, &labels, 4)), &c).unwrap_err().to_string();
+    assert!(e.contains("APS is computed on files the page holds"), "{e}");
+}

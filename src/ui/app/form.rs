@@ -5,6 +5,7 @@
 use super::{App, Dirty};
 use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set_text, set_value};
 use crate::ui::permalink;
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::{Error, Result};
 use rvalue_model::controls::table::{Control, Input, CONTROLS};
 use rvalue_model::message::failure;
@@ -117,8 +118,22 @@ impl App {
         }
     }
 
+    /// The data summary's line on how the baselines read the file's scores (`auto`'s choice).
+    pub(super) fn show_reading(&self, a: &rvalue_model::Analysis) {
+        let text = match (a.toy.is_some(), a.scores_read_as()) {
+            (true, _) => String::new(),
+            (false, None) => "How the scores are read matters to the baselines alone: none is on.".into(),
+            (false, Some(r)) if a.controls.score.scores_are == ScoresAre::Auto => {
+                format!("The baselines read the scores as {} (auto's choice).", r.name())
+            }
+            (false, Some(r)) => format!("The baselines read the scores as {}.", r.name()),
+        };
+        set_text(&self.doc, "scores-reading", &text);
+    }
+
     pub(super) fn show_mode(&self) {
         let toy = self.controls.mode == Mode::Toy;
+        set_hidden(&self.doc, "toy-reading", !toy);
         set_hidden(&self.doc, "toy-params", !toy);
         set_hidden(&self.doc, "scores-params", toy);
         set_hidden(&self.doc, "panel-scores", !toy);

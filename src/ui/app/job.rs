@@ -172,6 +172,7 @@ impl App {
         self.generation += 1;
         self.alpha_views = empty_alpha_views();
         self.dirty = Dirty::ALL;
+        self.show_reading(&a);
         let old_what = std::mem::replace(&mut self.analysis_what, what);
         self.analysis.replace(a).map(|old| (old, old_what))
     }

@@ -3,7 +3,6 @@
 
 use super::{esc, method_label};
 use crate::ui::figure::*;
-use rvalue_core::conformal::Method;
 use rvalue_model::classes::{ClassView, Layout};
 use rvalue_model::scales::fixed;
 
@@ -32,7 +31,11 @@ fn bars(v: &ClassView, names: Option<&[String]>) -> Figure {
             .enumerate()
             .filter_map(|(c, x)| Some((left(c), left(c) + width, (*x)?)))
             .collect();
-        f.bars.push(Bars { label: Some(method_label(m.method).into()), colour: METHOD_COLOURS[mi], bars });
+        f.bars.push(Bars {
+            label: Some(method_label(m.method).into()),
+            colour: method_colour(m.method),
+            bars,
+        });
     }
     f.lines.push(Line::of("1 − α", INK, &[-0.5, k - 0.5], &[v.target, v.target]).dashed());
     f.x_names = (0..v.k).map(|c| rvalue_model::classes::class_label(names, c)).collect();
@@ -51,11 +54,21 @@ fn sorted(v: &ClassView) -> Figure {
     );
     f.legend = Legend::LowerRight;
     f.lines.push(Line::of("1 − α", INK, &[0.0, 1.0], &[v.target, v.target]).dashed());
-    for (mi, m) in v.methods.iter().enumerate() {
+    for m in &v.methods {
         let xs = ClassView::sorted_x(m.sorted.len());
-        f.lines.push(Line::of(method_label(m.method), METHOD_COLOURS[mi], &xs, &m.sorted));
+        f.lines.push(Line::of(method_label(m.method), method_colour(m.method), &xs, &m.sorted));
     }
     f
+}
+
+/// The strata table's header row: a coverage and an items column per method.
+pub fn strata_head(v: &ClassView) -> String {
+    let mut html = String::from("<tr><th scope=\"col\">Set size</th>");
+    for m in &v.methods {
+        let name = super::method_html(m.method);
+        html += &format!("<th scope=\"col\">{name} coverage</th><th scope=\"col\">{name} items</th>");
+    }
+    html + "</tr>"
 }
 
 /// The strata table's body: a row per set-size stratum, each method's coverage and items.
@@ -63,9 +76,9 @@ pub fn strata_rows(v: &ClassView) -> String {
     let mut html = String::new();
     for s in &v.strata {
         html += &format!("<tr><th scope=\"row\">{}</th>", esc(&s.label));
-        for (mi, _) in Method::PAPER.iter().enumerate() {
-            let cov = s.coverage[mi].map_or("–".to_string(), |c| fixed(c, 3));
-            html += &format!("<td>{}</td><td>{}</td>", esc(&cov), s.count[mi]);
+        for (cov, count) in s.coverage.iter().zip(&s.count) {
+            let cov = cov.map_or("–".to_string(), |c| fixed(c, 3));
+            html += &format!("<td>{}</td><td>{count}</td>", esc(&cov));
         }
         html += "</tr>";
     }

@@ -1,19 +1,23 @@
 //! [`AnalysisJob`]: an analysis built in bounded steps, parts of which can be handed out to
 //! other threads; its state machine is here, its steps in [`steps`].
 
+mod baseline;
 mod pass;
 mod steps;
+
+pub(in crate::analysis) use baseline::{BaselineWork, FIRST_BASELINE};
 
 use std::collections::BTreeMap;
 
 use super::{
-    internal, pool_split_list, test_items, Analysis, LabelInfo, Part, Progress, Source, SweepCurves, CP_R,
-    DEFAULT_STEP_BUDGET, MAX_STORED_BYTES,
+    internal, pool_split_list, test_items, Analysis, Calibrations, LabelInfo, Part, Progress, Source,
+    SweepCurves, CP_R, DEFAULT_STEP_BUDGET, MAX_STORED_BYTES,
 };
 use crate::{Controls, Mode};
 use rvalue_core::conformal::pool::check_methods;
 use rvalue_core::conformal::{self, Calibrated, Method, PooledBuilder, RvalueKind, ScoreOptions};
 use rvalue_core::eb::Hyper;
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::{Error, Result};
 
 /// Where the job is: what its next step does.
@@ -29,6 +33,13 @@ pub(in crate::analysis) enum Phase {
     Calibrate {
         next: usize,
         method: usize,
+    },
+    /// Baseline `method` (among those on) on split `next` of data set `part`, once the
+    /// paper's methods are recorded.
+    Baseline {
+        part: usize,
+        method: usize,
+        next: usize,
     },
     /// Every part is computed or handed out; some handed out are not back yet.
     Waiting,
@@ -92,6 +103,8 @@ pub struct AnalysisJob {
     pub(in crate::analysis) pass: Option<pass::Pass>,
     /// Whether the job reads the file's shares (its rows were not kept).
     pub(in crate::analysis) read_file: bool,
+    /// The baselines that are on, and their results.
+    pub(in crate::analysis) baseline: BaselineWork,
 }
 
 impl AnalysisJob {
@@ -112,8 +125,10 @@ impl AnalysisJob {
         }
         check_stored_bytes(&source, &controls, splits, test_per_split, k)?;
         let split_claims = split_claims(&source, &controls);
+        let methods = controls.methods();
+        let baselines = check_baselines(&source, &methods)?;
         Ok(AnalysisJob {
-            opts: controls.score_options(),
+            opts: options_for(&source, &controls),
             controls,
             parts_total,
             part_index: 0,
@@ -128,7 +143,7 @@ impl AnalysisJob {
             budget: DEFAULT_STEP_BUDGET,
             calibrated: Default::default(),
             label_info: Default::default(),
-            sweeps: [SweepCurves::zero(false), SweepCurves::zero(true)],
+            sweeps: [SweepCurves::zero(false, methods.len()), SweepCurves::zero(true, methods.len())],
             single_draw,
             part_hyper: None,
             full_rows: false,
@@ -139,6 +154,7 @@ impl AnalysisJob {
             by_split: BTreeMap::new(),
             pass: None,
             read_file: false,
+            baseline: BaselineWork::new(baselines),
             source,
         })
     }
@@ -238,7 +254,7 @@ impl AnalysisJob {
             Phase::Done => 1.0,
             _ => (done + within) / parts,
         };
-        f.clamp(0.0, 1.0)
+        self.with_baselines(f.clamp(0.0, 1.0))
     }
 
     /// What the next step does, for the progress bar ("repeat 3/50: r-values", …).
@@ -257,6 +273,10 @@ impl AnalysisJob {
                 _ => "scores",
             },
             Phase::Calibrate { .. } => "calibrating",
+            Phase::Baseline { method, next, .. } => {
+                let m = self.baseline.methods.get(method).map_or("", |m| m.label());
+                return format!("baselines: {m}, split {}", next + 1);
+            }
             Phase::Waiting => {
                 let (what, done, all) = match self.source {
                     Source::Toy(_) => ("repeats", self.recorded, self.parts_total),
@@ -281,6 +301,7 @@ impl AnalysisJob {
             Phase::Pass => self.pass_step()?,
             Phase::Scores { method, next } => self.scores(method, next).map(|_| true)?,
             Phase::Calibrate { next, method } => self.calibrate(next, method).map(|_| true)?,
+            Phase::Baseline { part, method, next } => self.baseline_step(part, method, next).map(|_| true)?,
             Phase::Waiting | Phase::Done => false,
         };
         Ok(match self.phase {
@@ -320,22 +341,16 @@ impl AnalysisJob {
         };
         let calibrated = take(&self.calibrated);
         let label_info = std::array::from_fn(|mi| self.label_info[mi][..done].to_vec());
+        // The baselines come after every repeat: a partial analysis shows the paper's three.
         let sweeps = self.sweeps.clone().map(|mut sw| {
+            sw.truncate(FIRST_BASELINE);
             sw.mean_over(done);
             sw
         });
+        let calibrations = Calibrations::of(calibrated, label_info, BaselineWork::default());
         let mut controls = self.controls.clone();
         controls.toy.repeats = done;
-        Analysis::assemble(
-            controls,
-            &self.source,
-            first.clone(),
-            self.single_draw,
-            calibrated,
-            label_info,
-            sweeps,
-        )
-        .ok()
+        Analysis::assemble(controls, &self.source, first.clone(), self.single_draw, calibrations, sweeps).ok()
     }
 
     /// The finished analysis; an error if steps remain.
@@ -349,8 +364,7 @@ impl AnalysisJob {
             &self.source,
             first,
             self.single_draw,
-            self.calibrated,
-            self.label_info,
+            Calibrations::of(self.calibrated, self.label_info, self.baseline),
             self.sweeps,
         )
     }
@@ -370,6 +384,34 @@ fn controls_for(source: &Source, controls: &Controls) -> Result<Controls> {
     }
     controls.validate()?;
     Ok(controls)
+}
+
+/// The core's options for `source`: a toy's draws are logits (the simulation draws scores on
+/// the real line), read so whatever the form's reading of score files says.
+fn options_for(source: &Source, controls: &Controls) -> ScoreOptions {
+    let opts = controls.score_options();
+    match source {
+        Source::Toy(_) => ScoreOptions { scores_are: ScoresAre::Logits, ..opts },
+        _ => opts,
+    }
+}
+
+/// The baselines among `methods`; refused on data whose candidates' draws are not all held.
+fn check_baselines(source: &Source, methods: &[Method]) -> Result<Vec<Method>> {
+    let on: Vec<Method> = methods.iter().copied().filter(|m| m.is_baseline()).collect();
+    match (source, on.first()) {
+        (Source::Pool(..), Some(m)) => Err(Error::invalid(format!(
+            "{} needs every class's probability of a calibration item, and a pool of true-label \
+             draws gives its true label's only: turn the baselines off for this pool",
+            m.label()
+        ))),
+        (Source::Streamed(_), Some(m)) => Err(Error::invalid(format!(
+            "{} is computed on files the page holds; this one is read in blocks: turn the \
+             baselines off, or open a smaller file",
+            m.label()
+        ))),
+        _ => Ok(on),
+    }
 }
 
 /// Refuses a job whose stored scores would not fit in memory, before any is computed.

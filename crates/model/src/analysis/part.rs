@@ -47,7 +47,7 @@ impl Part {
     /// pooled CP_r, or not made yet).
     pub(in crate::analysis) fn item_row(&self, mi: usize, item: usize) -> Option<Vec<f64>> {
         let k = self.shape().2;
-        match (&self.scores[mi], &self.rows[mi]) {
+        match (self.scores.get(mi)?, self.rows.get(mi)?) {
             (Some(s), _) => s.get(item * k..(item + 1) * k).map(<[f64]>::to_vec),
             (None, Some(r)) => (item < r.n()).then(|| r.row(item)),
             (None, None) => None,
@@ -56,7 +56,7 @@ impl Part {
 
     /// Whether method `mi` has split-independent scores (pooled CP_r has none).
     pub(in crate::analysis) fn has_rows(&self, mi: usize) -> bool {
-        self.scores[mi].is_some() || self.rows[mi].is_some()
+        self.scores.get(mi).is_some_and(Option::is_some) || self.rows.get(mi).is_some_and(Option::is_some)
     }
 }
 

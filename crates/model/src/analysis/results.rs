@@ -1,10 +1,11 @@
 //! A finished [`Analysis`]: built in one go (the reference for the stepped job) or assembled
 //! from a job, and the facts of its first data set the panels read.
 
-use super::{internal, method_index, AnalysisJob, LabelInfo, Part, Phase, Source, SweepCurves};
+use super::{internal, AnalysisJob, BaselineWork, LabelInfo, Part, Phase, Source, SweepCurves};
 use crate::Controls;
 use rvalue_core::conformal::{self, item_scores, pooled_hyper, Calibrated, Method, RvalueKind, Split};
 use rvalue_core::eb::Hyper;
+use rvalue_core::probability::{self, ScoresAre};
 use rvalue_core::rvalue::PooledSplit;
 use rvalue_core::tensor::VarianceKind;
 
@@ -28,8 +29,13 @@ pub struct Analysis {
     pub single_draw: bool,
     /// Calibrated on a pool of true-label draws: units per split, units in the pool.
     pub pool: Option<(usize, usize)>,
-    pub(in crate::analysis) calibrated: [Vec<Calibrated>; 3],
-    pub(in crate::analysis) label_info: [Vec<LabelInfo>; 3],
+    /// The methods run: the paper's three, then the baselines that are on.
+    pub(in crate::analysis) methods: Vec<Method>,
+    /// Per method (in `methods` order), one per split.
+    pub(in crate::analysis) calibrated: Vec<Vec<Calibrated>>,
+    pub(in crate::analysis) label_info: Vec<Vec<LabelInfo>>,
+    /// How the baselines read the first data set's scores (`None` without baselines).
+    pub(in crate::analysis) scores_read_as: Option<ScoresAre>,
     /// `[never_empty = false, never_empty = true]`.
     pub(in crate::analysis) sweeps: [SweepCurves; 2],
     pub(in crate::analysis) first: Part,
@@ -48,6 +54,30 @@ pub struct Analysis {
     pub(in crate::analysis) inspected: std::cell::RefCell<Option<(usize, Vec<f64>)>>,
 }
 
+/// Every method's calibrations, one per split, and what the baselines read.
+pub(in crate::analysis) struct Calibrations {
+    methods: Vec<Method>,
+    calibrated: Vec<Vec<Calibrated>>,
+    label_info: Vec<Vec<LabelInfo>>,
+    read_as: Option<ScoresAre>,
+}
+
+impl Calibrations {
+    /// The paper's three methods' calibrations followed by the baselines'.
+    pub(in crate::analysis) fn of(
+        calibrated: [Vec<Calibrated>; 3],
+        label_info: [Vec<LabelInfo>; 3],
+        baseline: BaselineWork,
+    ) -> Self {
+        Calibrations {
+            methods: Method::PAPER.into_iter().chain(baseline.methods).collect(),
+            calibrated: calibrated.into_iter().chain(baseline.calibrated).collect(),
+            label_info: label_info.into_iter().chain(baseline.label_info).collect(),
+            read_as: baseline.read_as,
+        }
+    }
+}
+
 pub(in crate::analysis) fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
@@ -64,35 +94,43 @@ impl Analysis {
         }
         let opts = job.opts;
         let need_order = opts.kind != RvalueKind::Parametric;
-        let mut calibrated: [Vec<Calibrated>; 3] = Default::default();
-        let mut label_info: [Vec<LabelInfo>; 3] = Default::default();
+        let methods = job.controls.methods();
+        let mut calibrated: Vec<Vec<Calibrated>> = vec![Vec::new(); methods.len()];
         let mut first = None;
         for r in 0..job.parts_total {
             job.part_index = r;
             job.load()?;
             let mut part = job.part.take().ok_or_else(|| internal("load() left no part"))?;
             let prepared = conformal::Prepared::new(part.tensor.get()?, &part.labels, need_order)?;
-            for (mi, &m) in Method::PAPER.iter().enumerate() {
-                let scores = item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
-                for c in prepared.calibrate(m, &opts, &part.splits)? {
-                    label_info[mi].push(LabelInfo::of(&c));
-                    calibrated[mi].push(c);
+            for (mi, &m) in methods.iter().enumerate() {
+                if !m.is_baseline() {
+                    part.scores[mi] =
+                        item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
                 }
-                part.scores[mi] = scores;
+                calibrated[mi].extend(prepared.calibrate(m, &opts, &part.splits)?);
             }
             if r == 0 {
+                if methods.len() > 3 {
+                    job.baseline.read_as = Some(probability::resolve(prepared.t, opts.scores_are)?);
+                }
                 first = Some(part);
             }
         }
         for sw in job.sweeps.iter_mut() {
-            for mi in 0..3 {
-                let curve = conformal::sweep(&calibrated[mi], &sw.alphas, sw.never_empty);
+            for (mi, cals) in calibrated.iter().enumerate() {
+                let curve = conformal::sweep(cals, &sw.alphas, sw.never_empty);
                 sw.coverage[mi] = curve.iter().map(|c| c.0).collect();
                 sw.size[mi] = curve.iter().map(|c| c.1).collect();
             }
         }
-        job.calibrated = calibrated;
-        job.label_info = label_info;
+        let label_info = |cals: &[Calibrated]| cals.iter().map(LabelInfo::of).collect::<Vec<_>>();
+        let baselines = calibrated.split_off(3);
+        job.baseline.label_info = baselines.iter().map(|c| label_info(c)).collect();
+        job.baseline.calibrated = baselines;
+        let paper: [Vec<Calibrated>; 3] =
+            calibrated.try_into().map_err(|_| internal("the paper's three methods are not three"))?;
+        job.label_info = std::array::from_fn(|mi| label_info(&paper[mi]));
+        job.calibrated = paper;
         job.first_part = first;
         job.phase = Phase::Done;
         job.finish()
@@ -105,10 +143,10 @@ impl Analysis {
         source: &Source,
         first: Part,
         single_draw: bool,
-        calibrated: [Vec<Calibrated>; 3],
-        label_info: [Vec<LabelInfo>; 3],
+        calibrations: Calibrations,
         sweeps: [SweepCurves; 2],
     ) -> Result<Self> {
+        let Calibrations { methods, calibrated, label_info, read_as } = calibrations;
         let (n, m, k) = first.shape();
         let hyper = pooled_hyper(&first.summaries, controls.score.variance).ok();
         let (labels, means) = (&first.labels, &first.summaries.mean);
@@ -149,8 +187,10 @@ impl Analysis {
             m,
             k,
             single_draw,
+            methods,
             calibrated,
             label_info,
+            scores_read_as: read_as,
             sweeps,
             first,
             hyper,
@@ -186,10 +226,26 @@ impl Analysis {
         z
     }
 
-    /// The stored calibrated scores of a method, one per split (or repeat).
+    /// The stored calibrated scores of a method, one per split (or repeat); empty for a
+    /// baseline that was off.
     pub fn calibrated(&self, method: Method) -> &[Calibrated] {
-        // The page runs the paper's three methods: another has no calibrations.
-        self.calibrated.get(method_index(method)).map_or(&[], |c| &c[..])
+        self.slot(method).map_or(&[], |mi| &self.calibrated[mi][..])
+    }
+
+    /// The methods run, in the order of the panels' rows and curves: the paper's three, then
+    /// the baselines that are on.
+    pub fn methods(&self) -> &[Method] {
+        &self.methods
+    }
+
+    /// `method`'s place in [`Analysis::methods`].
+    pub(in crate::analysis) fn slot(&self, method: Method) -> Option<usize> {
+        self.methods.iter().position(|&m| m == method)
+    }
+
+    /// How the baselines read the scores (`auto` decided on the data); `None` without baselines.
+    pub fn scores_read_as(&self) -> Option<ScoresAre> {
+        self.scores_read_as
     }
 
     /// Coverage and size against α (panels 3 and 4), computed once per analysis.

@@ -10,14 +10,20 @@ pub struct SweepCurves {
     pub alphas: Vec<f64>,
     /// `1 − α`, the target line.
     pub target: Vec<f64>,
-    /// `coverage[method][j]`, methods in [`Method::PAPER`](rvalue_core::conformal::Method::PAPER) order.
-    pub coverage: [Vec<f64>; 3],
+    /// `coverage[method][j]`, methods in the analysis' order ([`Analysis::methods`](super::Analysis::methods)).
+    pub coverage: Vec<Vec<f64>>,
     /// `size[method][j]`.
-    pub size: [Vec<f64>; 3],
+    pub size: Vec<Vec<f64>>,
     pub never_empty: bool,
 }
 
 impl SweepCurves {
+    /// The curves of the first `methods` methods alone.
+    pub(in crate::analysis) fn truncate(&mut self, methods: usize) {
+        self.coverage.truncate(methods);
+        self.size.truncate(methods);
+    }
+
     pub(in crate::analysis) fn mean_over(&mut self, splits: usize) {
         let r = splits.max(1) as f64;
         for v in self.coverage.iter_mut().chain(self.size.iter_mut()).flatten() {
@@ -25,14 +31,15 @@ impl SweepCurves {
         }
     }
 
-    pub(in crate::analysis) fn zero(never_empty: bool) -> Self {
+    /// Zero sums of `methods` methods.
+    pub(in crate::analysis) fn zero(never_empty: bool, methods: usize) -> Self {
         let alphas = alpha_grid(crate::ALPHA_RANGE.0, crate::ALPHA_RANGE.1, SWEEP_POINTS);
         let zero = || vec![0.0; SWEEP_POINTS];
         SweepCurves {
             target: alphas.iter().map(|a| 1.0 - a).collect(),
             alphas,
-            coverage: [zero(), zero(), zero()],
-            size: [zero(), zero(), zero()],
+            coverage: (0..methods).map(|_| zero()).collect(),
+            size: (0..methods).map(|_| zero()).collect(),
             never_empty,
         }
     }

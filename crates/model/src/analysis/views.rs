@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::{finite, internal, method_index, Analysis, PartTensor};
+use super::{finite, internal, Analysis, PartTensor, CP_R};
 use rvalue_core::conformal::{
     self, check_alpha, Coverage, Method, SplitMetrics, SplitTallies, Stratum, Summary, Tally,
 };
@@ -11,6 +11,9 @@ use rvalue_core::rvalue::DrawOrder;
 use rvalue_core::rvalue::Workspace;
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
+
+/// CP_avg's place in the methods (its positions are the difficulty ranks).
+const CP_AVG: usize = 1;
 
 /// One row of the summary table (panel 6) at one α.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,15 +157,15 @@ impl Analysis {
         if !(lo..=hi).contains(&alpha) {
             return Err(Error::invalid(format!("α = {alpha} is outside the explorer's range [{lo}, {hi}]")));
         }
-        let mi = method_index(method);
-        let Some(cals) = self.calibrated.get(mi) else {
-            return Err(Error::invalid(format!("the page does not run {}", method.label())));
+        let Some(mi) = self.slot(method) else {
+            return Err(Error::invalid(format!("{} is not on", method.label())));
         };
+        let cals = &self.calibrated[mi];
         let mut per_split = Vec::with_capacity(cals.len());
         let mut sizes = Vec::with_capacity(cals.len());
         let mut tallies = Vec::with_capacity(cals.len());
         for (r, (c, info)) in cals.iter().zip(&self.label_info[mi]).enumerate() {
-            let ranks = self.label_info[method_index(Method::CpAvg)].get(r).map_or(&[][..], |i| &i.pos[..]);
+            let ranks = self.label_info[CP_AVG].get(r).map_or(&[][..], |i| &i.pos[..]);
             if c.coverage() == Coverage::PerClass {
                 // A set per class is no prefix of the row: the core's per-item pass places the
                 // true label in it.
@@ -207,8 +210,8 @@ impl Analysis {
 
     /// The summary table at α (panel 6).
     pub fn at_alpha(&self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
-        let mut rows = Vec::with_capacity(3);
-        for m in Method::PAPER {
+        let mut rows = Vec::with_capacity(self.methods.len());
+        for &m in &self.methods {
             let s = self.summary(m, alpha, never_empty)?;
             rows.push(SummaryRow {
                 method: m,
@@ -311,10 +314,12 @@ impl Analysis {
         let item = self.calibrated[0][0].test[t];
         let label = part.labels[item];
         let k = self.k;
-        let mut methods = Vec::with_capacity(3);
-        for (mi, &m) in Method::PAPER.iter().enumerate() {
+        let mut methods = Vec::with_capacity(self.methods.len());
+        for (mi, &m) in self.methods.iter().enumerate() {
             let cal = &self.calibrated[mi][0];
             let scores: Vec<f64> = match part.item_row(mi, item) {
+                // A baseline's scores are its split's (their `u` is the split's).
+                _ if m.is_baseline() => cal.row(t).into_owned(),
                 Some(s) => s,
                 None => self.pooled_rvalues(item)?,
             };
@@ -359,7 +364,7 @@ impl Analysis {
     /// A test item of the first split whose true label is `class`, for the inspector: the first
     /// one CP_r's set misses at α, else the first one; `None` when the split tests none.
     pub fn test_item_of_class(&self, class: usize, alpha: f64, never_empty: bool) -> Option<usize> {
-        let cal = self.calibrated[method_index(Method::CpR)].first()?;
+        let cal = self.calibrated[CP_R].first()?;
         let of_class: Vec<usize> = (0..cal.test.len()).filter(|&t| cal.label(t) == class).collect();
         let missed = of_class.iter().copied().find(|&t| !cal.set(t, alpha, never_empty).contains(class));
         missed.or_else(|| of_class.first().copied())

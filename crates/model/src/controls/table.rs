@@ -12,6 +12,7 @@ use super::{Controls, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 use crate::scales;
 use rvalue_core::conformal::{Coverage, Prior, RvalueKind};
 use rvalue_core::options::{self, Choice};
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::rvalue::{Algorithm, LambdaRule, TieOrder};
 use rvalue_core::tensor::VarianceKind;
 use std::fmt;
@@ -216,7 +217,7 @@ macro_rules! choice_fields {
         }
     )+};
 }
-choice_fields!(Mode, RvalueKind, Prior, VarianceKind, Algorithm, LambdaRule, TieOrder, Coverage);
+choice_fields!(Mode, RvalueKind, Prior, VarianceKind, Algorithm, LambdaRule, TieOrder, Coverage, ScoresAre);
 
 /// A row of [`CONTROLS`]: `control!(key, name, input, range, mode, c => place of the value in c)`.
 macro_rules! control {
@@ -244,6 +245,7 @@ const fn real((lo, hi): (f64, f64)) -> Range {
 
 const ANY_REAL: Range = real((f64::MIN, f64::MAX));
 const UNIT: Range = real((0.0, 1.0));
+const NON_NEGATIVE: Range = real((0.0, f64::MAX));
 const OPEN_UNIT: Range = Range::Real { lo: 0.0, hi: 1.0, open: true };
 
 const fn choice<T: Choice>() -> Range {
@@ -258,7 +260,7 @@ const SIGMA2: Input = Input::Slider { at: scales::sigma2_at, position: scales::s
 pub const MODE: &str = "mode";
 
 /// Every control, in the order links write them.
-pub static CONTROLS: [Control; 26] = {
+pub static CONTROLS: [Control; 33] = {
     use Input::*;
     const TOY: Option<Mode> = Some(Mode::Toy);
     const SCORES: Option<Mode> = Some(Mode::Scores);
@@ -276,6 +278,12 @@ pub static CONTROLS: [Control; 26] = {
         control!("ties", "tie order", Select, choice::<TieOrder>(), None, c => c.score.ties),
         control!("coverage", "coverage", Select, choice::<Coverage>(), None, c => c.score.coverage),
         control!("never-empty", "never-empty sets", Checkbox, Range::Flag, None, c => c.never_empty),
+        control!("aps", "APS", Checkbox, Range::Flag, None, c => c.baselines[0]),
+        control!("raps", "RAPS", Checkbox, Range::Flag, None, c => c.baselines[1]),
+        control!("saps", "SAPS", Checkbox, Range::Flag, None, c => c.baselines[2]),
+        control!("raps-lambda", "RAPS's λ", Number, NON_NEGATIVE, None, c => c.score.baseline.raps_lambda),
+        control!("raps-kreg", "RAPS's k_reg", Number, NON_NEGATIVE, None, c => c.score.baseline.raps_kreg),
+        control!("saps-lambda", "SAPS's λ", Number, NON_NEGATIVE, None, c => c.score.baseline.saps_lambda),
         control!("k", "K", Number, Range::AtLeast(2), TOY, c => c.toy.k),
         control!("m", "M", Number, Range::AtLeast(1), TOY, c => c.toy.m),
         control!("n-cal", "n_cal", Number, Range::AtLeast(1), TOY, c => c.toy.n_cal),
@@ -289,6 +297,7 @@ pub static CONTROLS: [Control; 26] = {
         control!("splits", "random splits", Number, Range::AtLeast(1), SCORES, c => c.splits),
         control!("cal-fraction", "calibration fraction", Number, OPEN_UNIT, SCORES, c => c.cal_fraction),
         control!("split-seed", "split seed", Number, Range::Whole, SCORES, c => c.seed),
+        control!("scores-are", "scores read as", Select, choice::<ScoresAre>(), SCORES, c => c.score.scores_are),
     ]
 };
 
@@ -350,12 +359,19 @@ mod tests {
                 cp_draw: 2,
                 ties: TieOrder::Index,
                 coverage: Coverage::PerClass,
-                ..ScoreOptions::default()
+                scores_are: ScoresAre::Probabilities,
+                baseline: rvalue_core::conformal::Baseline {
+                    raps_lambda: 0.5,
+                    raps_kreg: 2.0,
+                    saps_lambda: 0.3,
+                    randomized: true,
+                },
             },
             never_empty: true,
             splits: 3,
             cal_fraction: 0.25,
             seed: 11,
+            baselines: [true; 3],
         }
     }
 

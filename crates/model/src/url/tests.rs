@@ -34,6 +34,23 @@ fn only_changed_settings_are_written() {
 }
 
 #[test]
+fn the_baselines_on_are_kept() {
+    let mut s = UrlState::default();
+    s.controls.baselines = [true, false, true];
+    s.controls.score.baseline.raps_lambda = 0.2;
+    assert_eq!(s.to_query(), "aps=1&saps=1&raps-lambda=0.2");
+    let r = read(&s.to_query());
+    assert_eq!((&r.state, r.warnings.len()), (&s, 0));
+    assert_eq!(r.state.controls.methods().len(), 5);
+    let r = read("raps=yes&saps-lambda=-1");
+    assert_eq!((r.state, r.warnings.len()), (UrlState::default(), 2));
+    let mut s = UrlState::with_controls(Controls::default().for_mode(Mode::Scores));
+    s.controls.score.scores_are = rvalue_core::probability::ScoresAre::Logits;
+    assert_eq!(s.to_query(), "mode=scores&scores-are=logits");
+    assert_eq!(read(&s.to_query()).state, s);
+}
+
+#[test]
 fn values_off_the_slider_positions_survive() {
     let mut s = UrlState::default();
     s.controls.beta = 0.1 + 1e-12;
@@ -122,8 +139,9 @@ mod properties {
     use crate::url::*;
     use crate::{ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
     use proptest::prelude::*;
-    use rvalue_core::conformal::{Prior, RvalueKind, ScoreOptions};
+    use rvalue_core::conformal::{Baseline, Prior, RvalueKind, ScoreOptions};
     use rvalue_core::options::Choice;
+    use rvalue_core::probability::ScoresAre;
     use rvalue_core::rvalue::{Algorithm, LambdaRule, TieOrder};
     use rvalue_core::tensor::VarianceKind;
     use rvalue_core::toy::ToyParams;
@@ -189,9 +207,20 @@ mod properties {
             score(),
             any::<bool>(),
             (1usize..10_000, 1e-9..1.0f64, any::<u64>()),
+            (any::<[bool; 3]>(), one_of::<ScoresAre>(), (0.0..10.0f64, 0.0..50.0f64, 0.0..10.0f64)),
         )
             .prop_map(
-                |(mode, toy, (alpha, beta, sigma2), score, never_empty, (splits, cal_fraction, seed))| {
+                |(
+                    mode,
+                    toy,
+                    (alpha, beta, sigma2),
+                    score,
+                    never_empty,
+                    (splits, cal_fraction, seed),
+                    (baselines, scores_are, (raps_lambda, raps_kreg, saps_lambda)),
+                )| {
+                    let baseline = Baseline { raps_lambda, raps_kreg, saps_lambda, randomized: true };
+                    let score = ScoreOptions { scores_are, baseline, ..score };
                     Controls {
                         mode,
                         toy,
@@ -203,6 +232,7 @@ mod properties {
                         splits,
                         cal_fraction,
                         seed,
+                        baselines,
                     }
                 },
             )

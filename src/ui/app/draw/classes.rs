@@ -54,9 +54,11 @@ impl App {
         };
         show_worst(d, &worst);
         set_hidden(d, "worst-heading", worst.is_empty());
-        let strata = panels::strata_rows(&cv);
+        let (head, body) = (panels::strata_head(&cv), panels::strata_rows(&cv));
+        let strata = format!("{head}{body}");
         if *self.strata_html.borrow() != strata {
-            set_html(d, "strata-body", &strata);
+            set_html(d, "strata-head", &head);
+            set_html(d, "strata-body", &body);
             *self.strata_html.borrow_mut() = strata;
         }
     }

@@ -48,7 +48,7 @@ impl App {
         let never_empty = self.controls.never_empty;
         for (i, (id, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
             let frame = self.analysis.as_ref().and_then(|a| {
-                let fig = panels::against_alpha(a.sweep(never_empty), coverage);
+                let fig = panels::against_alpha(a.sweep(never_empty), a.methods(), coverage);
                 let frame = self.draw_sized(id, &fig, Layer::Whole);
                 if frame.is_some() {
                     self.keep(id, fig);

@@ -298,11 +298,7 @@ impl AnalysisJob {
         } else if self.recorded < self.parts_total {
             self.phase = Phase::Waiting;
         } else {
-            let splits = self.calibrated[0].len();
-            for sw in self.sweeps.iter_mut() {
-                sw.mean_over(splits);
-            }
-            self.phase = Phase::Done;
+            self.after_parts();
         }
     }
 
