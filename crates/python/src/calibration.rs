@@ -372,11 +372,9 @@ impl Calibration {
                     let (run, report) =
                         (Streaming { threads, ..Streaming::default() }, &mut |_: &str, _, _| {});
                     let cal = (scores.as_slice(), classes, (*m, *k));
-                    let predict = match method.is_baseline() {
-                        true => kept::predict_baseline_with_true_scores,
-                        false => kept::predict_with_true_scores,
-                    };
-                    predict(cal.0, cal.1, cal.2, test, method, opts, seed, &run, report)
+                    kept::predict_with_true_scores(
+                        cal.0, cal.1, cal.2, test, method, opts, seed, &run, report,
+                    )
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }

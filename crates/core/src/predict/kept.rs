@@ -10,11 +10,11 @@
 //!   ones too (docs/method.md §5): the calibration items' summaries (`n_cal × K` means and
 //!   variances) and labels are kept, and the r-values are made at prediction.
 //! - APS, RAPS and SAPS key a prediction's `u` by each item's content: a calibration item is its
-//!   true label's score ([`baselines`]).
+//!   true label's score too ([`baselines`]).
 
 mod baselines;
 
-pub use baselines::{baseline_true_scores, predict_baseline_with_true_scores};
+pub use baselines::baseline_true_scores;
 
 use super::Prediction;
 use crate::blocks::{items_per_block, ScoreBlocks};
@@ -86,6 +86,9 @@ pub fn true_label_scores(
     if pooled || Keeps::of(method, opts) == Keeps::Summaries {
         return Err(Error::invalid(format!("{method} with these options does not score an item alone")));
     }
+    if method.is_baseline() {
+        return Err(Error::invalid(format!("{method}'s scores need a seed: see `baseline_true_scores`")));
+    }
     // Every item calibrates: only its true label's score is made where that saves work.
     let all_cal = [Split::new((0..n).collect(), Vec::new())];
     let rows = fixed_rows(src, labels, &[method], opts, &all_cal, run, report)?;
@@ -110,7 +113,8 @@ pub fn summaries(src: &dyn ScoreBlocks, run: &Streaming<'_>, report: Report<'_>)
 /// The new items `test`'s sets from a calibration on `cal_scores` (each calibration item's true
 /// label score under `method`, [`true_label_scores`] of items with `m` draws and `k`
 /// candidates): those of [`predict`](super::predict) on the items, keyed as split 0 of `seed`.
-/// Per-class coverage needs each calibration item's class, `cal_classes`.
+/// Per-class coverage needs each calibration item's class, `cal_classes`. The baselines' new
+/// items are scored from their probabilities ([`baselines`]).
 #[allow(clippy::too_many_arguments)] // the calibration, the data, the run's settings
 pub fn predict_with_true_scores(
     cal_scores: &[f64],
@@ -132,6 +136,19 @@ pub fn predict_with_true_scores(
         check_labels(c, cal_scores.len(), k)?;
     }
     let split = pool_splits(cal_scores.len(), n_test, None, 1, seed)?.remove(0).for_prediction();
+    if method.is_baseline() {
+        let cal = (cal_scores, classes);
+        return baselines::predict_on_true_scores(
+            cal,
+            (n_test, m, k),
+            test,
+            method,
+            opts,
+            &split,
+            run,
+            report,
+        );
+    }
     // The new items' labels are never read: sets do not depend on them.
     let labels = vec![0; n_test];
     let counted = Counted(test);

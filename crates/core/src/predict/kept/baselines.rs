@@ -2,11 +2,10 @@
 //! item's `u` by its content (docs/method.md §4), so a calibration item's score is fixed once the
 //! seed is: scored a block at a time, it is the score the items held whole give it.
 
-use super::{check_labels, check_test, Counted, Prediction};
+use super::{check_labels, Counted, Prediction};
 use crate::blocks::{items_per_block, ScoreBlocks};
-use crate::conformal::pool::pool_splits;
-use crate::conformal::streamed::{block_probabilities, no_classes, Report, Streaming};
-use crate::conformal::{Coverage, Method, Ranked, ScoreOptions, Split};
+use crate::conformal::streamed::{block_probabilities, Report, Streaming};
+use crate::conformal::{Method, Ranked, ScoreOptions, Split};
 use crate::probability::ScoresAre;
 use crate::{watch, Error, Result};
 
@@ -37,33 +36,24 @@ pub fn baseline_true_scores(
     Ok(out)
 }
 
-/// The new items `test`'s sets from a baseline calibration on `cal_scores`
-/// ([`baseline_true_scores`] under the same `seed`, of items with `m` draws and `k` candidates):
-/// those of [`predict`](super::super::predict) on the items held whole.
+/// The new items `test`'s sets (`n_test` items of `m` draws and `k` candidates) on the
+/// prediction `split` from a baseline calibration on `cal` (the scores of
+/// [`baseline_true_scores`] under the split's seed, and per class the units' classes): those of
+/// [`predict`](super::super::predict) on the items held whole.
 #[allow(clippy::too_many_arguments)] // the calibration, the data, the run's settings
-pub fn predict_baseline_with_true_scores(
-    cal_scores: &[f64],
-    cal_classes: Option<&[usize]>,
-    (m, k): (usize, usize),
+pub(super) fn predict_on_true_scores(
+    (cal_scores, classes): (&[f64], Option<&[usize]>),
+    (n_test, m, k): (usize, usize, usize),
     test: &dyn ScoreBlocks,
     method: Method,
     opts: &ScoreOptions,
-    seed: u64,
+    split: &Split,
     run: &Streaming<'_>,
     report: Report<'_>,
 ) -> Result<Prediction> {
-    let n_test = check_test(test, m, k)?;
     let as_ = decided(method, opts)?;
-    let classes = match opts.coverage {
-        Coverage::Marginal => None,
-        Coverage::PerClass => Some(cal_classes.ok_or_else(no_classes)?),
-    };
-    if let Some(c) = classes {
-        check_labels(c, cal_scores.len(), k)?;
-    }
     let mut probs = Vec::with_capacity(n_test * k);
-    let counted = Counted(test);
-    counted.for_each_block(items_per_block(m, k, run.block_bytes), &mut |first, block| {
+    Counted(test).for_each_block(items_per_block(m, k, run.block_bytes), &mut |first, block| {
         watch::checkpoint()?;
         probs.extend(block_probabilities(block, first, as_, run.threads)?);
         report("scoring", first + block.n(), n_test);
@@ -71,9 +61,8 @@ pub fn predict_baseline_with_true_scores(
     })?;
     let ranked = Ranked::of(&probs, k, run.threads)?;
     drop(probs);
-    let split = pool_splits(cal_scores.len(), n_test, None, 1, seed)?.remove(0).for_prediction();
     let p = &opts.baseline;
-    let calibrated = ranked.calibrate_on_scores(method, p, &split, classes, cal_scores, run.threads)?;
+    let calibrated = ranked.calibrate_on_scores(method, p, split, classes, cal_scores, run.threads)?;
     Ok(Prediction::from_calibrated(calibrated, 0))
 }
 

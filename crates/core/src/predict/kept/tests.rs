@@ -110,8 +110,8 @@ fn kept_prediction(
         Keeps::Probabilities => {
             let scores = baseline_true_scores(cal, labels, method, opts, seed, run, r).unwrap();
             assert_eq!(scores.len(), cal.n());
-            let (shape, classes) = ((cal.m(), cal.k()), Some(labels));
-            predict_baseline_with_true_scores(&scores, classes, shape, test, method, opts, seed, run, r)
+            let classes = Some(labels);
+            predict_with_true_scores(&scores, classes, (cal.m(), cal.k()), test, method, opts, seed, run, r)
                 .unwrap()
         }
     }
@@ -147,6 +147,7 @@ fn a_kept_baseline_predicts_the_held_ones_bits() {
     assert!(baseline_true_scores(&cal, &labels, Method::Aps, &auto, 9, &run, r).is_err());
     let logits = ScoreOptions { scores_are: ScoresAre::Logits, ..ScoreOptions::default() };
     assert!(baseline_true_scores(&cal, &labels, Method::Cp, &logits, 9, &run, r).is_err());
+    assert!(true_label_scores(&cal, &labels, Method::Aps, &logits, &run, r).is_err());
 }
 
 #[test]
