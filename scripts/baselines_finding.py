@@ -10,23 +10,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import clip_classes  # noqa: E402  (the generator beside this script)
 import numpy as np  # noqa: E402
-from per_class_finding import ROOT, rows  # noqa: E402
+from per_class_finding import datasets, rows  # noqa: E402  (the script beside this one)
 
 METHODS = "cp,cp-avg,cp-r,aps,raps,saps"
 
 
 def main(rvalue, work):
-    clip = os.path.join(work, "clip")
-    os.makedirs(clip, exist_ok=True)
-    scores, labels, unstable = clip_classes.generate(2000, 20, 50, 1)
-    np.save(os.path.join(clip, "scores.npy"), scores)
-    np.save(os.path.join(clip, "labels.npy"), labels)
-    data = {
-        "digits": (os.path.join(ROOT, "assets", "digits_wbb.npz"), None, None),
-        "CLIP-like": (os.path.join(clip, "scores.npy"), os.path.join(clip, "labels.npy"), unstable),
-    }
+    data = datasets(work)
     print("| data | α | method | coverage (± SE) | size | worst class | CovGap % | SSCV | unstable classes |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, (s, y, mask) in data.items():

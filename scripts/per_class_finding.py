@@ -25,16 +25,22 @@ def rows(rvalue, scores, labels, kind, coverage, alpha="0.1", extra=()):
     return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
 
 
-def main(rvalue, work):
+def datasets(work):
+    """The findings' two files, by name: (scores, labels or None, unstable classes or None); the
+    CLIP-like one written under WORKDIR/clip."""
     clip = os.path.join(work, "clip")
     os.makedirs(clip, exist_ok=True)
     scores, labels, unstable = clip_classes.generate(2000, 20, 50, 1)
     np.save(os.path.join(clip, "scores.npy"), scores)
     np.save(os.path.join(clip, "labels.npy"), labels)
-    data = {
+    return {
         "digits": (os.path.join(ROOT, "assets", "digits_wbb.npz"), None, None),
         "CLIP-like": (os.path.join(clip, "scores.npy"), os.path.join(clip, "labels.npy"), unstable),
     }
+
+
+def main(rvalue, work):
+    data = datasets(work)
     print("| data | r-value | coverage | method | coverage | size | macro | worst class | CovGap % "
           "| violated | unstable classes |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
