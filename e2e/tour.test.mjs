@@ -80,6 +80,9 @@ test('the whole tour walks with PageDown alone, each step its link, each try con
       const here = await controls(page);
       assert.deepEqual(here, { ...DEFAULTS, ...SETUP[n] }, `step ${n}`);
       const fresh = await explorer.open(`?tour=${n}`);
+      // The page has loaded, but the app applies the link once its wasm has started: read the
+      // controls after it shows the step (under load, the form's defaults were read once).
+      await fresh.page.waitForFunction((n) => document.querySelector('#tour')?.dataset.step === String(n), n);
       assert.deepEqual(await controls(fresh.page), here, `step ${n} opened from its link`);
       await fresh.context.close();
       // The step's panels are in front, the others dimmed.
