@@ -13,28 +13,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, TIMEOUT_MS, analysesShown, download, ready, shot, text, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, analysesShown, pageSummary, ready, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
 const RVALUE = join(ROOT, 'target', 'release', 'rvalue');
 const DIGITS = join(ROOT, 'assets', 'digits_wbb.npz');
-const SUMMARY_CSV = '#panel-summary button[data-export="csv"]';
 const QUERY = 'index.html?mode=scores&sample=digits_wbb.npz&splits=3&cal-fraction=0.6&split-seed=5&workers=0';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 // The methods named in panel 6's rows.
 const rows = (page) => page.locator('#summary-table tbody th').allTextContents();
-
-// Panel 6's export without its never_empty column: the command line's columns.
-async function pageSummary(page) {
-  const csv = (await download(page, SUMMARY_CSV)).bytes.toString();
-  return csv.trim().split('\n').map((line) => {
-    const f = line.split(',');
-    f.splice(2, 1);
-    return f.join(',');
-  });
-}
 
 test('APS is off by default, turned on adds its row and column, and a link keeps it', LONG, async (t) => {
   const { page, errors } = await explorer.open(QUERY);

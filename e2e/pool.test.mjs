@@ -12,11 +12,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ROOT, TIMEOUT_MS, download, ready, shot, text, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, pageSummary, ready, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
-const SUMMARY_CSV = '#panel-summary button[data-export="csv"]';
 const RVALUE = join(ROOT, 'target', 'release', 'rvalue');
 
 const [N, M, K, N_CAL] = [60, 8, 6, 80];
@@ -166,16 +165,6 @@ function cliSummary() {
     '--format', 'csv',
   ], { encoding: 'utf8' });
   return out.trim().split('\n');
-}
-
-// Panel 6's export without its never_empty column: the command line's columns.
-async function pageSummary(page) {
-  const csv = (await download(page, SUMMARY_CSV)).bytes.toString();
-  return csv.trim().split('\n').map((line) => {
-    const f = line.split(',');
-    f.splice(2, 1);
-    return f.join(',');
-  });
 }
 
 // Drops the named files of FILES on the page together.
