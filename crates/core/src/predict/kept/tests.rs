@@ -117,6 +117,23 @@ fn kept_prediction(
     }
 }
 
+/// The calibration kept from blocks predicts the held one's bits: one thread or two, blocks of
+/// one item (every pass spans many) or one block.
+fn kept_equals_held(
+    (cal, labels, test): (&ScoreTensor, &[usize], &ScoreTensor),
+    method: Method,
+    opts: &ScoreOptions,
+    f32s: bool,
+) {
+    let want = predict(cal, labels, test, method, opts, 9, 1).unwrap();
+    for (threads, block_bytes) in [(1, 1), (2, 1), (2, 32 << 20)] {
+        let run = Streaming { threads, block_bytes, pooled_bytes: 1, ranker: None };
+        let got = kept_prediction(cal, labels, test, method, opts, &run);
+        let what = format!("{method} {opts:?} f32 {f32s} threads {threads} block {block_bytes}");
+        assert!(answers(&got) == answers(&want), "{what}");
+    }
+}
+
 #[test]
 fn a_kept_baseline_predicts_the_held_ones_bits() {
     use crate::conformal::Baseline;
@@ -130,13 +147,7 @@ fn a_kept_baseline_predicts_the_held_ones_bits() {
             let opts =
                 ScoreOptions { scores_are: ScoresAre::Logits, baseline, coverage, ..ScoreOptions::default() };
             for method in Method::BASELINES {
-                let want = predict(&cal, &labels, &test, method, &opts, 9, 1).unwrap();
-                for (threads, block_bytes) in [(1, 1), (2, 1), (2, 32 << 20)] {
-                    let run = Streaming { threads, block_bytes, pooled_bytes: 1, ranker: None };
-                    let got = kept_prediction(&cal, &labels, &test, method, &opts, &run);
-                    let what = format!("{method} {opts:?} f32 {f32s} threads {threads} block {block_bytes}");
-                    assert!(answers(&got) == answers(&want), "{what}");
-                }
+                kept_equals_held((&cal, &labels, &test), method, &opts, f32s);
             }
         }
     }
@@ -156,13 +167,7 @@ fn a_kept_calibration_predicts_the_held_ones_bits() {
         let (cal, labels, test) = toy(f32s);
         for opts in options() {
             for method in Method::PAPER {
-                let want = predict(&cal, &labels, &test, method, &opts, 9, 1).unwrap();
-                for (threads, block_bytes) in [(1, 1), (2, 1), (2, 32 << 20)] {
-                    let run = Streaming { threads, block_bytes, pooled_bytes: 1, ranker: None };
-                    let got = kept_prediction(&cal, &labels, &test, method, &opts, &run);
-                    let what = format!("{method} {opts:?} f32 {f32s} threads {threads} block {block_bytes}");
-                    assert!(answers(&got) == answers(&want), "{what}");
-                }
+                kept_equals_held((&cal, &labels, &test), method, &opts, f32s);
             }
         }
     }
