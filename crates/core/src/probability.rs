@@ -57,6 +57,11 @@ impl Detector {
         }
     }
 
+    /// Whether the rows seen already decide the choice (`logits`): no row can undo that.
+    pub fn decided(&self) -> bool {
+        !self.probabilities && !self.log_probabilities
+    }
+
     /// `probabilities` when every row is non-negative and sums to 1, `log-probabilities` when
     /// every value is ≤ 0 and each row's log-sum-exp is 0 (both within [`TOLERANCE`]), else
     /// `logits`.

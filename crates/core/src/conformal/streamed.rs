@@ -324,6 +324,9 @@ pub(crate) fn block_probabilities(
     in_chunks(block.n(), threads, |items| probability::mean_probabilities_of(block, as_, items))
 }
 
+/// About the bytes a block of the reading pass holds: small, as the first usually decides.
+const READING_BLOCK_BYTES: usize = 4 << 20;
+
 /// How the baselines read `src`'s scores: `asked`, or under `auto` what a pass over every
 /// block decides ([`probability::Detector`]); an explicit reading is checked as the blocks
 /// are scored.
@@ -338,13 +341,24 @@ pub fn reading(
     }
     let (n, m, k) = src.shape();
     let mut d = probability::Detector::default();
-    src.for_each_block(items_per_block(m, k, run.block_bytes), &mut |first, block| {
+    // Logits are decided by the first row that is neither kind, usually the first block's:
+    // the rest of the file is not read for nothing (an error is the sources' one way to stop).
+    let mut stopped_early = false;
+    let items = items_per_block(m, k, run.block_bytes.min(READING_BLOCK_BYTES));
+    let read = src.for_each_block(items, &mut |first, block| {
         watch::checkpoint()?;
         d.see(block);
         report("reading the scores", first + block.n(), n);
+        if d.decided() {
+            stopped_early = true;
+            return Err(Error::invalid("the reading is decided"));
+        }
         Ok(())
-    })?;
-    Ok(d.choice())
+    });
+    match read {
+        Err(_) if stopped_early => Ok(d.choice()),
+        other => other.map(|()| d.choice()),
+    }
 }
 
 /// `(side(), main())`: `side` on a thread of its own while `main` runs here, when there are

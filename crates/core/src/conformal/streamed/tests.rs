@@ -6,6 +6,7 @@ use super::*;
 use crate::conformal::{calibrate_each_lean, Prior, SplitPlan};
 use crate::rvalue::TieOrder;
 use crate::toy::{self, ToyParams};
+use std::sync::atomic::{AtomicUsize, Ordering};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -148,4 +149,51 @@ fn streamed_errors_are_the_in_memory_ones() {
     assert_eq!(e, crate::conformal::check_data(&t, &bad).unwrap_err());
     let e = go(&labels, &ScoreOptions { cp_draw: 2, ..ScoreOptions::default() }).unwrap_err();
     assert!(e.to_string().contains("CP's draw 2 does not exist"), "{e}");
+}
+
+/// A source that counts the blocks it hands out.
+struct Counted<'a>(&'a ScoreTensor, AtomicUsize);
+
+impl ScoreBlocks for Counted<'_> {
+    fn shape(&self) -> (usize, usize, usize) {
+        self.0.shape()
+    }
+
+    fn for_each_block(
+        &self,
+        items: usize,
+        each: &mut dyn FnMut(usize, &ScoreTensor) -> Result<()>,
+    ) -> Result<()> {
+        self.0.for_each_block(items, &mut |first, block| {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            each(first, block)
+        })
+    }
+}
+
+/// `auto` read a block at a time is `auto` on the whole tensor; a row of logits in the last
+/// block still decides, and data that the first block decides are not read further.
+#[test]
+fn the_reading_pass_decides_as_the_whole_tensor_and_stops_once_decided() {
+    let (n, m, k) = (6, 2, 3);
+    let row = [0.5, 0.25, 0.25];
+    let probs: Vec<f64> = row.iter().copied().cycle().take(n * m * k).collect();
+    let logs: Vec<f64> = probs.iter().map(|p: &f64| p.ln()).collect();
+    let mut late_logits = probs.clone();
+    late_logits[n * m * k - 1] = 3.0;
+    for (data, want) in [
+        (probs, ScoresAre::Probabilities),
+        (logs, ScoresAre::LogProbabilities),
+        (late_logits, ScoresAre::Logits),
+    ] {
+        let t = ScoreTensor::new(n, m, k, data).unwrap();
+        let src = Counted(&t, AtomicUsize::new(0));
+        let got = reading(&src, ScoresAre::Auto, &small(1), &mut |_, _, _| {}).unwrap();
+        assert_eq!((got, src.1.load(Ordering::Relaxed)), (want, n), "{want}");
+        assert_eq!(probability::resolve(&t, ScoresAre::Auto).unwrap(), want);
+    }
+    let t = ScoreTensor::new(n, m, k, (0..n * m * k).map(|x| x as f64).collect()).unwrap();
+    let src = Counted(&t, AtomicUsize::new(0));
+    let got = reading(&src, ScoresAre::Auto, &small(1), &mut |_, _, _| {}).unwrap();
+    assert_eq!((got, src.1.load(Ordering::Relaxed)), (ScoresAre::Logits, 1));
 }
