@@ -56,6 +56,33 @@ test('APS is off by default, turned on adds its row and column, and a link keeps
   });
 });
 
+test('randomized off gives the deterministic variants, as --deterministic, and a link keeps it', LONG, async (t) => {
+  const { page, errors } = await explorer.open(`${QUERY}&aps=1&raps=1&saps=1`);
+  await shot(t, page, async () => {
+    await ready(page);
+    assert.equal(await page.locator('#randomized').isChecked(), true);
+    const randomized = await pageSummary(page);
+    const before = await analysesShown(page);
+    await page.locator('#randomized').uncheck();
+    await ready(page, before);
+    const cli = spawnSync(RVALUE, ['conformal', '--scores', DIGITS, '--method', 'cp,cp-avg,cp-r,aps,raps,saps',
+      '--deterministic', '--splits', '3', '--cal-fraction', '0.6', '--seed', '5', '--alpha', '0.1',
+      '--format', 'csv'], { encoding: 'utf8' });
+    assert.equal(cli.status, 0, cli.stderr);
+    const deterministic = await pageSummary(page);
+    assert.deepEqual(deterministic, cli.stdout.trim().split('\n'));
+    // The baselines' rows change with u; the paper's three do not.
+    assert.notDeepEqual(deterministic.slice(4), randomized.slice(4));
+    assert.deepEqual(deterministic.slice(0, 4), randomized.slice(0, 4));
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('randomized') === '0');
+    await page.reload();
+    await ready(page);
+    assert.equal(await page.locator('#randomized').isChecked(), false);
+    assert.deepEqual(await pageSummary(page), deterministic);
+    assert.deepEqual(errors, []);
+  });
+});
+
 test('with every baseline on axe finds no serious or critical violation', LONG, async (t) => {
   const { page, errors } = await explorer.open(`${QUERY}&aps=1&raps=1&saps=1&text=large`);
   await shot(t, page, async () => {

@@ -260,7 +260,7 @@ const SIGMA2: Input = Input::Slider { at: scales::sigma2_at, position: scales::s
 pub const MODE: &str = "mode";
 
 /// Every control, in the order links write them.
-pub static CONTROLS: [Control; 33] = {
+pub static CONTROLS: [Control; 34] = {
     use Input::*;
     const TOY: Option<Mode> = Some(Mode::Toy);
     const SCORES: Option<Mode> = Some(Mode::Scores);
@@ -284,6 +284,7 @@ pub static CONTROLS: [Control; 33] = {
         control!("raps-lambda", "RAPS's λ", Number, NON_NEGATIVE, None, c => c.score.baseline.raps_lambda),
         control!("raps-kreg", "RAPS's k_reg", Number, NON_NEGATIVE, None, c => c.score.baseline.raps_kreg),
         control!("saps-lambda", "SAPS's λ", Number, NON_NEGATIVE, None, c => c.score.baseline.saps_lambda),
+        control!("randomized", "randomized baselines", Checkbox, Range::Flag, None, c => c.score.baseline.randomized),
         control!("k", "K", Number, Range::AtLeast(2), TOY, c => c.toy.k),
         control!("m", "M", Number, Range::AtLeast(1), TOY, c => c.toy.m),
         control!("n-cal", "n_cal", Number, Range::AtLeast(1), TOY, c => c.toy.n_cal),
@@ -364,7 +365,7 @@ mod tests {
                     raps_lambda: 0.5,
                     raps_kreg: 2.0,
                     saps_lambda: 0.3,
-                    randomized: true,
+                    randomized: false,
                 },
             },
             never_empty: true,
