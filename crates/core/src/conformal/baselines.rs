@@ -136,16 +136,21 @@ impl Ranked {
     /// Item `i`'s score at rank `r` (0-based) under `method` with `u`.
     #[inline]
     fn score(&self, method: Method, p: &Baseline, i: usize, r: usize, u: f64) -> f64 {
+        self.place(i, r).score(method, p, u)
+    }
+
+    /// Item `i`'s rank `r`: what its score there is made of.
+    #[inline]
+    fn place(&self, i: usize, r: usize) -> Place {
         let at = i * self.k + r;
-        let o = (r + 1) as f64;
-        match method {
-            Method::Raps => {
-                (self.before[at] + u * self.prob[at]) + p.raps_lambda * (o - p.raps_kreg).max(0.0)
-            }
-            Method::Saps if r == 0 => u * self.prob[at],
-            Method::Saps => self.prob[at - r] + (o - 2.0 + u) * p.saps_lambda,
-            _ => self.before[at] + u * self.prob[at],
-        }
+        Place { rank: r, before: self.before[at], prob: self.prob[at], top: self.prob[i * self.k] }
+    }
+
+    /// Each item's place of its label, gathered once for a run of splits: a split's
+    /// calibration scores then read one entry per unit instead of three arrays at random.
+    fn label_places(&self, labels: &[usize]) -> Vec<Place> {
+        let k = self.k;
+        labels.iter().enumerate().map(|(i, &y)| self.place(i, self.rank[i * k + y] as usize)).collect()
     }
 
     /// Item `i`'s `u` on `split`: keyed by its place in the data set, or in a prediction by its
@@ -263,14 +268,19 @@ impl Ranked {
         p.check()?;
         let k = self.k;
         let classes = (coverage == Coverage::PerClass).then_some(labels);
+        let places = self.label_places(labels);
         fn cal<'a>(
             r: &'a Ranked,
-            (method, p, labels): (Method, &'a Baseline, &'a [usize]),
+            (method, p, labels, places): (Method, &'a Baseline, &'a [usize], &'a [Place]),
             split: &'a Split,
         ) -> impl Fn(usize) -> f64 + 'a {
-            move |t| r.score_of(method, p, split, split.cal[t], labels[split.cal[t]])
+            move |t| {
+                let j = split.cal[t];
+                let u = if p.randomized { r.item_u(split, j).at(labels[j]) } else { 1.0 };
+                places[j].score(method, p, u)
+            }
         }
-        let how = (method, p, labels);
+        let how = (method, p, labels, places.as_slice());
         if !p.randomized {
             let all: Vec<usize> = (0..self.n()).collect();
             let rows = self.rows(method, p, None, &all, threads)?;
@@ -320,6 +330,30 @@ impl Ranked {
         let rows = self.rows(method, p, p.randomized.then_some(split), &split.test, threads)?;
         let labels = vec![0; self.n()];
         Ok(Calibrated::global(&rows, false, self.k, &labels, split, unit_classes, |t| cal[split.cal[t]]))
+    }
+}
+
+/// An item's candidate at rank `rank` (0-based): the mass before it, its probability and the
+/// item's largest, all its score needs.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    rank: usize,
+    before: f64,
+    prob: f64,
+    top: f64,
+}
+
+impl Place {
+    /// The score under `method` with `u`.
+    #[inline]
+    fn score(self, method: Method, p: &Baseline, u: f64) -> f64 {
+        let o = (self.rank + 1) as f64;
+        match method {
+            Method::Raps => (self.before + u * self.prob) + p.raps_lambda * (o - p.raps_kreg).max(0.0),
+            Method::Saps if self.rank == 0 => u * self.prob,
+            Method::Saps => self.top + (o - 2.0 + u) * p.saps_lambda,
+            _ => self.before + u * self.prob,
+        }
     }
 }
 

@@ -171,3 +171,30 @@ fn probabilities_and_their_logs_give_the_logits_sets() {
     assert!(close(&ranked.prob, &again.prob));
     let _ = labels;
 }
+
+/// A split's threshold is the conformal quantile of its calibration items' scores of their
+/// labels, each as `score_of` defines it (the split's `u`, the label's rank).
+#[test]
+fn thresholds_are_the_quantiles_of_the_labels_scores() {
+    let (t, labels) = samples::logits(200, 3, 9, 4).unwrap();
+    let ranked = ranked_of(&t, &ScoreOptions::default(), 1).unwrap();
+    let splits: Vec<Split> = (0..3).map(|r| Split::random(200, 0.5, 7, r).unwrap()).collect();
+    for method in Method::BASELINES {
+        for randomized in [true, false] {
+            let p = Baseline { randomized, ..Baseline::default() };
+            ranked
+                .calibrate_each(method, &p, &labels, (Coverage::Marginal, 2), &splits, |r, c| {
+                    let split = &splits[r];
+                    let mut cal: Vec<f64> =
+                        split.cal.iter().map(|&j| ranked.score_of(method, &p, split, j, labels[j])).collect();
+                    cal.sort_unstable_by(f64::total_cmp);
+                    for alpha in [0.05, 0.1, 0.3] {
+                        let want = crate::quantile::conformal_quantile(&cal, alpha);
+                        assert_eq!(c.threshold(0, alpha).to_bits(), want.to_bits(), "{method} {randomized}");
+                    }
+                    Ok(())
+                })
+                .unwrap();
+        }
+    }
+}
