@@ -1,13 +1,17 @@
 // Score files too large to hold, read a block at a time with File.slice by the page and its
 // workers: the same numbers as the file held, a re-read only when a score option changes,
 // Cancel, and a file of more than 2^28 scores (sparse: a header and `truncate`, no disk) scored
-// within a memory bound.
+// within a memory bound. The baselines on such a file: panel 6 prints what the release `rvalue`
+// prints for the same file (read in blocks by it too), with the reading `auto` chose.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, TIMEOUT_MS, analysesShown, dropped, ready, rendererMemory, settled, useExplorer } from './helpers.mjs';
+import {
+  ROOT, TIMEOUT_MS, analysesShown, dropped, pageSummary, ready, rendererMemory, settled, useExplorer,
+} from './helpers.mjs';
 
 const env = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 8 };
@@ -52,6 +56,7 @@ function smallFiles(n = 400, m = 8, k = 12, name = 'ensemble') {
   return [s, l];
 }
 
+const RVALUE = join(ROOT, 'target', 'release', 'rvalue');
 const text = (page, sel) => page.locator(sel).textContent();
 const shareReads = (page) => page.evaluate(() => performance.getEntriesByName('rvalue:share-read').length);
 
@@ -228,4 +233,40 @@ test('pooled CP_r on a file read a block at a time needs workers, and cancels mi
   // The workers busy with the cancelled splits were replaced: the next analysis runs at once.
   await choose(page, 'splits', 5);
   assert.match(await text(page, '#status'), /5 splits/);
+});
+
+// The methods named in panel 6's rows.
+const rows = (page) => page.locator('#summary-table tbody th').allTextContents();
+
+test('APS on a file read a block at a time prints the command line\'s numbers and auto\'s reading', LONG, async () => {
+  const files = smallFiles(400, 8, 12, 'baselines');
+  const query = 'mode=scores&kind=nonparametric&splits=3&cal-fraction=0.6&split-seed=5&item=4&aps=1';
+  const cli = spawnSync(RVALUE, ['conformal', '--scores', files[0], '--labels', files[1],
+    '--method', 'cp,cp-avg,cp-r,aps', '--rvalue', 'nonparametric', '--splits', '3', '--cal-fraction', '0.6',
+    '--seed', '5', '--alpha', '0.1', '--format', 'csv'], { encoding: 'utf8' });
+  assert.equal(cli.status, 0, cli.stderr);
+  const reading = /read the scores as ([a-z-]+) \(--scores-are auto\)/.exec(cli.stderr)?.[1];
+  assert.equal(reading, 'logits', cli.stderr);
+  // Shares read by the workers, and by the page itself.
+  const pages = [await loaded(`${query}&stream=0`, files), await loaded(`${query}&stream=0&workers=0`, files)];
+  for (const page of pages) {
+    assert.match(await text(page, '#data-name'), /read a block at a time/);
+    assert.deepEqual(await rows(page), ['CP', 'CPavg', 'CPr', 'APS']);
+    assert.equal(await text(page, '#scores-reading'), `The baselines read the scores as ${reading} (auto's choice).`);
+    assert.deepEqual(await pageSummary(page), cli.stdout.trim().split('\n'));
+  }
+  const held = await loaded(query, files);
+  const [streamed] = pages;
+  assert.deepEqual(await numbers(streamed), await numbers(held), 'APS');
+  // Another baseline and its parameter: the class probabilities were kept, no share is read.
+  const reads = await shareReads(streamed);
+  for (const page of [held, streamed]) {
+    const before = await analysesShown(page);
+    await page.locator('#saps').check();
+    await ready(page, before);
+    await choose(page, 'saps-lambda', 0.3);
+  }
+  assert.deepEqual(await rows(streamed), ['CP', 'CPavg', 'CPr', 'APS', 'SAPS']);
+  assert.deepEqual(await numbers(streamed), await numbers(held), 'APS and SAPS, λ = 0.3');
+  assert.equal(await shareReads(streamed), reads, 'no share read again');
 });

@@ -29,7 +29,7 @@ crate::options! {
 pub const TOLERANCE: f64 = 1e-2;
 
 /// Which readings every row seen so far allows: `auto`'s rule, a block at a time.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Detector {
     probabilities: bool,
     log_probabilities: bool,
@@ -60,6 +60,24 @@ impl Detector {
     /// Whether the rows seen already decide the choice (`logits`): no row can undo that.
     pub fn decided(&self) -> bool {
         !self.probabilities && !self.log_probabilities
+    }
+
+    /// Takes in what `other` saw (another block's rows): the readings both allow, so blocks
+    /// seen apart and merged decide as one pass over all of them.
+    pub fn merge(&mut self, other: Detector) {
+        self.probabilities &= other.probabilities;
+        self.log_probabilities &= other.log_probabilities;
+    }
+
+    /// The readings allowed as one byte (bit 0 probabilities, bit 1 log-probabilities), for a
+    /// block seen in another thread; [`Detector::from_byte`] reads it back.
+    pub fn to_byte(self) -> u8 {
+        u8::from(self.probabilities) | u8::from(self.log_probabilities) << 1
+    }
+
+    /// A [`Detector::to_byte`] byte; `None` for any other.
+    pub fn from_byte(b: u8) -> Option<Detector> {
+        (b < 4).then_some(Detector { probabilities: b & 1 != 0, log_probabilities: b & 2 != 0 })
     }
 
     /// `probabilities` when every row is non-negative and sums to 1, `log-probabilities` when

@@ -2,13 +2,17 @@
 //! same file held in memory, bit for bit, in every panel's numbers: for each r-value kind and
 //! prior, one split and several, shares read by other threads and by the job itself in any
 //! order; and a second analysis with other splits re-uses the rows without reading the file.
+//! The baselines likewise, and as the command line's streamed calibration makes them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::tests::same as same_debug;
 use super::*;
-use rvalue_core::conformal::{Method, Prior, RvalueKind};
+use rvalue_core::conformal::streamed::{calibrate_streamed, Streaming};
+use rvalue_core::conformal::{Baseline, Calibrated, Method, Prior, RvalueKind};
 use rvalue_core::io::{read_scores, write_npy_f32, BlockLayout};
+use rvalue_core::probability::{softmax_into, ScoresAre};
 use rvalue_core::rvalue::TieOrder;
 use rvalue_core::toy::{self, ToyParams};
 #[cfg(target_arch = "wasm32")]
@@ -365,11 +369,175 @@ fn a_files_splits_share_its_rows_so_many_splits_of_a_large_file_are_taken() {
     assert!(e.contains("GiB of stored scores"), "{e}");
 }
 
+/// The toy's draws as a float32 `.npy` and labels, the first `as_probabilities` items' draws
+/// turned into probabilities (a softmax), the others left as logits.
+fn file_of(as_probabilities: usize) -> (Vec<u8>, Vec<usize>) {
+    let p = ToyParams { k: 6, m: 5, n_cal: 40, n_test: 33, sigma2: 30.0, ..ToyParams::default() };
+    let (t, y) = toy::simulate(&p, 0).unwrap();
+    let (mut data, mut row) = (Vec::new(), Vec::new());
+    for (i, draw) in t.data().chunks_exact(t.k()).enumerate() {
+        if i / t.m() < as_probabilities {
+            softmax_into(draw, &mut row);
+            data.extend(row.iter().map(|&x| x as f32));
+        } else {
+            data.extend(draw.iter().map(|&x| x as f32));
+        }
+    }
+    (write_npy_f32(&[t.n(), t.m(), t.k()], &data), y)
+}
+
+/// The same file held in memory.
+fn held(bytes: &[u8], labels: &[usize]) -> Arc<rvalue_core::io::Dataset> {
+    let mut held = read_scores("big.npy", bytes).unwrap();
+    held.labels = Some(labels.to_vec());
+    Arc::new(held)
+}
+
+/// Method `m`'s calibrations by the command line's streamed path (`calibrate_streamed`, blocks of
+/// a few items) on the held file's tensor, for `c`'s splits.
+fn command_line(d: &rvalue_core::io::Dataset, c: &Controls, m: Method) -> Vec<Calibrated> {
+    let (labels, mut out) = (d.labels.clone().unwrap(), Vec::new());
+    let splits = c.split_plan().splits(d.scores.n()).unwrap();
+    let run = Streaming { block_bytes: 7 * d.scores.m() * d.scores.k() * 8, ..Streaming::default() };
+    calibrate_streamed(
+        &d.scores,
+        &labels,
+        &[m],
+        &c.score,
+        &splits,
+        &run,
+        &mut |_, _, _| {},
+        &mut |_, _, c| {
+            out.push(c);
+            Ok(())
+        },
+    )
+    .unwrap();
+    out
+}
+
+/// The baselines of `a` and `b` agree bit for bit: calibrations, summaries, sweeps, reading.
+fn same_baselines(a: &Analysis, b: &Analysis, what: &str) {
+    assert_eq!(a.methods(), b.methods(), "{what}");
+    for m in Method::BASELINES.into_iter().filter(|m| a.methods().contains(m)) {
+        assert!(!a.calibrated(m).is_empty(), "{what}: {m:?}");
+        assert!(same_debug(&a.calibrated(m), &b.calibrated(m)), "{what}: {m:?}");
+        for alpha in [0.05, 0.1, 0.3] {
+            assert_eq!(a.summary(m, alpha, false).unwrap(), b.summary(m, alpha, false).unwrap(), "{what}");
+        }
+    }
+    assert_eq!(a.scores_read_as(), b.scores_read_as(), "{what}: reading");
+}
+
+/// Every baseline on, randomized or not, under `scores_are`.
+fn baseline_controls(randomized: bool, scores_are: ScoresAre) -> Controls {
+    let mut c =
+        Controls { mode: Mode::Scores, splits: 3, seed: 4, baselines: [true; 3], ..Controls::default() };
+    c.score.baseline = Baseline { randomized, raps_kreg: 1.0, ..Baseline::default() };
+    (c.score.scores_are, c.score.kind) = (scores_are, RvalueKind::Nonparametric);
+    c
+}
+
 #[test]
-fn a_file_read_in_blocks_refuses_the_baselines_in_one_sentence() {
-    let (bytes, labels) = file();
-    let c =
-        Controls { mode: Mode::Scores, splits: 3, baselines: [true, false, false], ..Controls::default() };
-    let e = AnalysisJob::new(Source::Streamed(streamed(&bytes, &labels, 4)), &c).unwrap_err().to_string();
-    assert!(e.contains("APS is computed on files the page holds"), "{e}");
+fn baselines_on_a_streamed_file_are_the_held_files_and_the_command_lines() {
+    // Logits and probabilities, auto and the explicit reading, randomized and not, one share
+    // and many.
+    for (as_probabilities, explicit) in [(0, ScoresAre::Logits), (73, ScoresAre::Probabilities)] {
+        let (bytes, labels) = file_of(as_probabilities);
+        let data = held(&bytes, &labels);
+        for scores_are in [ScoresAre::Auto, explicit] {
+            for randomized in [true, false] {
+                let c = baseline_controls(randomized, scores_are);
+                let want = AnalysisJob::new(Source::Data(data.clone()), &c).unwrap().run().unwrap();
+                assert_eq!(want.scores_read_as(), Some(explicit));
+                for share_items in [4, 1000] {
+                    let what = format!(
+                        "{explicit} read as {scores_are}, randomized {randomized}, {share_items} a share"
+                    );
+                    let file = streamed(&bytes, &labels, share_items);
+                    let job = AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap().with_budget(40);
+                    let (got, reads) = run(job, &bytes);
+                    assert_eq!(reads, file.shares(), "{what}: each share read once");
+                    same_baselines(&got, &want, &what);
+                    same(&got, &want, &what, &bytes);
+                    for m in Method::BASELINES {
+                        assert!(
+                            same_debug(&got.calibrated(m), &&command_line(&data, &c, m)[..]),
+                            "{what}: {m:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The error `job` ends with, its shares read by the job itself.
+fn failure(mut job: AnalysisJob, bytes: &[u8]) -> String {
+    loop {
+        match job.step() {
+            Err(e) => return e.to_string(),
+            Ok(Progress::Done) => panic!("the job ran to the end"),
+            Ok(_) => {}
+        }
+        if let Some((s, r)) = job.wants_bytes() {
+            job.supply_bytes(s, bytes[r.start as usize..r.end as usize].to_vec()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_file_of_probabilities_and_logits_reads_its_probability_shares_again_under_auto() {
+    // Items 0..12 are probabilities: shares 0, 1 and 2 (of 4 items) take them as given, until
+    // the logits after them decide the file's reading.
+    let (bytes, labels) = file_of(12);
+    let data = held(&bytes, &labels);
+    let c = baseline_controls(true, ScoresAre::Auto);
+    let want = AnalysisJob::new(Source::Data(data.clone()), &c).unwrap().run().unwrap();
+    assert_eq!(want.scores_read_as(), Some(ScoresAre::Logits));
+    let file = streamed(&bytes, &labels, 4);
+    let (got, reads) = run(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes);
+    assert_eq!(reads, file.shares() + 3, "the three shares of probabilities read again");
+    same_baselines(&got, &want, "mixed");
+    for m in Method::BASELINES {
+        assert!(same_debug(&got.calibrated(m), &&command_line(&data, &c, m)[..]), "{m:?}");
+    }
+    // Read as probabilities, the logits are refused naming the first item that is none.
+    let c = baseline_controls(true, ScoresAre::Probabilities);
+    let e = failure(AnalysisJob::new(Source::Streamed(streamed(&bytes, &labels, 4)), &c).unwrap(), &bytes);
+    assert!(e.contains("item 12"), "{e}");
+}
+
+#[test]
+fn a_streamed_files_probabilities_are_kept_for_the_baselines_parameters() {
+    let (bytes, labels) = file_of(0);
+    let data = held(&bytes, &labels);
+    let file = streamed(&bytes, &labels, 4);
+    let reads = |c: &Controls| {
+        let want = AnalysisJob::new(Source::Data(data.clone()), c).unwrap().run().unwrap();
+        let (got, reads) = run(AnalysisJob::new(Source::Streamed(file.clone()), c).unwrap(), &bytes);
+        same_baselines(&got, &want, &format!("{:?}", c.score));
+        same(&got, &want, "kept", &bytes);
+        reads
+    };
+    let mut c = baseline_controls(true, ScoresAre::Auto);
+    c.baselines = [false; 3];
+    assert_eq!(reads(&c), file.shares(), "the first analysis reads the file");
+    c.baselines = [true, false, true];
+    assert_eq!(reads(&c), file.shares(), "no class probabilities were kept");
+    (c.score.baseline.saps_lambda, c.score.baseline.randomized, c.seed, c.splits) = (0.3, false, 8, 2);
+    assert_eq!(reads(&c), 0, "λ, randomization, seed and splits re-use them");
+    c.score.scores_are = ScoresAre::Logits;
+    assert_eq!(reads(&c), 0, "auto read logits");
+    c.baselines = [false; 3];
+    c.score.scores_are = ScoresAre::Probabilities;
+    assert_eq!(reads(&c), 0, "the rows serve the paper's methods whatever the reading");
+    // Another reading reads the file again (here to find it is not that).
+    (c.baselines, c.score.scores_are) = ([true; 3], ScoresAre::LogProbabilities);
+    let e = failure(AnalysisJob::new(Source::Streamed(file.clone()), &c).unwrap(), &bytes);
+    assert!(e.contains("read as log-probabilities: item 0"), "{e}");
+    c.score.kind = RvalueKind::Parametric;
+    c.baselines = [false, true, false];
+    c.score.scores_are = ScoresAre::Auto;
+    assert_eq!(reads(&c), file.shares(), "another r-value kind reads the file again");
 }

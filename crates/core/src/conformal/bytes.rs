@@ -2,8 +2,11 @@
 //! Workers) crosses over as one transferable buffer and comes back with the same bits; and a
 //! block's rows ([`BlockRows`], a share of a streamed file's items) likewise.
 //!
-//! A block's rows: a tag, the item count `n` and whether CP_r's rows come as `u32`, then CP's,
-//! CP_avg's, CP_r's (if any), the means and the variances, `n · K` `f64` each.
+//! A block's rows: a tag, the item count `n` and flags as `u32` (bit 0: CP_r's rows come, bit 1:
+//! class probabilities come), then CP's, CP_avg's, CP_r's (if any), the means and the
+//! variances, `n · K` `f64` each; then, if they come, the class probabilities (`n · K` `f64`),
+//! their reading's place in `ScoresAre::ALL` and the rows seen ([`Detector::to_byte`]), a
+//! byte each.
 //!
 //! Little-endian: `k`, the test count, the test items and their labels as `u32`, then a tag
 //! byte and the store. A global threshold: the test rows' scores and the calibration scores
@@ -17,8 +20,9 @@
 use super::calibrated::Store;
 use super::per_class::{Groups, PerClass};
 use super::steps::StepSets;
-use super::streamed::BlockRows;
+use super::streamed::{BlockProbabilities, BlockRows};
 use super::{Calibrated, ScoreRows};
+use crate::probability::{Detector, ScoresAre};
 use crate::tensor::Summaries;
 use crate::{Error, Result};
 
@@ -162,10 +166,15 @@ pub fn write_block_rows(tag: usize, r: &BlockRows) -> Vec<u8> {
     let mut out = Vec::new();
     put_u32(&mut out, tag);
     put_u32(&mut out, r.summaries.n);
-    put_u32(&mut out, usize::from(r.cp_r.is_some()));
+    put_u32(&mut out, usize::from(r.cp_r.is_some()) | usize::from(r.probabilities.is_some()) << 1);
     let cp_r = r.cp_r.as_deref().unwrap_or(&[]);
     for part in [&r.cp[..], &r.cp_avg, cp_r, &r.summaries.mean, &r.summaries.var] {
         put_f64s(&mut out, part);
+    }
+    if let Some(p) = &r.probabilities {
+        put_f64s(&mut out, &p.probs);
+        let reading = ScoresAre::ALL.iter().position(|&a| a == p.read_as).unwrap_or(0);
+        out.extend([reading as u8, p.seen.to_byte()]);
     }
     out
 }
@@ -175,20 +184,31 @@ pub fn write_block_rows(tag: usize, r: &BlockRows) -> Vec<u8> {
 pub fn read_block_rows(mut input: &[u8], m: usize, k: usize) -> Result<(usize, BlockRows)> {
     let tag = take_u32(&mut input)?;
     let n = take_u32(&mut input)?;
-    let with_cp_r = match take_u32(&mut input)? {
-        0 => false,
-        1 => true,
-        _ => return Err(malformed("CP_r's flag is neither 0 nor 1")),
-    };
+    let flags = take_u32(&mut input)?;
+    if flags > 3 {
+        return Err(malformed("a block's flags are unknown"));
+    }
     let len = n.checked_mul(k).ok_or_else(|| malformed("too many numbers"))?;
     let mut rows = || take_f64s(&mut input, len);
     let (cp, cp_avg) = (rows()?, rows()?);
-    let cp_r = if with_cp_r { Some(rows()?) } else { None };
+    let cp_r = if flags & 1 != 0 { Some(rows()?) } else { None };
     let (mean, var) = (rows()?, rows()?);
+    let probabilities = if flags & 2 != 0 {
+        let probs = take_f64s(&mut input, len)?;
+        let b = take(&mut input, 2)?;
+        let read_as = ScoresAre::ALL.get(usize::from(b[0])).copied();
+        let (read_as, seen) = read_as
+            .zip(Detector::from_byte(b[1]))
+            .ok_or_else(|| malformed("a block's reading is unknown"))?;
+        Some(BlockProbabilities { probs, read_as, seen })
+    } else {
+        None
+    };
     if !input.is_empty() {
         return Err(malformed("bytes are left over"));
     }
-    Ok((tag, BlockRows { cp, cp_avg, cp_r, summaries: Summaries { n, k, m, mean, var } }))
+    let summaries = Summaries { n, k, m, mean, var };
+    Ok((tag, BlockRows { cp, cp_avg, cp_r, summaries, probabilities }))
 }
 
 fn malformed(what: &str) -> Error {

@@ -14,7 +14,7 @@
 //! [`calibrate_each_lean`]: super::calibrate_each_lean
 
 mod block;
-pub use block::{block_rows, rvalues_per_item, BlockRows};
+pub use block::{block_class_probabilities, block_rows, rvalues_per_item, BlockProbabilities, BlockRows};
 
 use super::chunks::in_chunks;
 use super::conditional::{difficulty_of_block, difficulty_ranks};

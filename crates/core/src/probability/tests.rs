@@ -81,3 +81,25 @@ fn mean_probabilities_average_the_draws() {
     assert!((q[0] - 0.3).abs() < 1e-15);
     assert!(mean_probabilities(&t, ScoresAre::Auto).is_err());
 }
+
+/// Blocks seen apart and merged decide as one pass over all of them, for every mix of kinds;
+/// a detector crosses threads as one byte.
+#[test]
+fn detectors_merged_decide_as_one_pass() {
+    let kinds: [&[f64]; 3] = [&[0.7, 0.2, 0.1], &[-0.1, -2.5, -3.0], &[2.0, -1.0, 0.5]];
+    let kinds =
+        kinds.map(|r| if r[0] < 0.0 { r.iter().map(|x| x - log_sum_exp(r)).collect() } else { r.to_vec() });
+    for a in &kinds {
+        for b in &kinds {
+            let (ta, tb) = (tensor(&[a]), tensor(&[b]));
+            let mut merged = Detector::default();
+            for t in [&ta, &tb] {
+                let mut one = Detector::default();
+                one.see(t);
+                merged.merge(Detector::from_byte(one.to_byte()).unwrap());
+            }
+            assert_eq!(merged.choice(), detect(&tensor(&[a, b])), "{a:?} then {b:?}");
+        }
+    }
+    assert_eq!(Detector::from_byte(4), None);
+}

@@ -396,18 +396,13 @@ fn options_for(source: &Source, controls: &Controls) -> ScoreOptions {
     }
 }
 
-/// The baselines among `methods`; refused on data whose candidates' draws are not all held.
+/// The baselines among `methods`; refused on a pool, whose candidates' draws are not all held.
 fn check_baselines(source: &Source, methods: &[Method]) -> Result<Vec<Method>> {
     let on: Vec<Method> = methods.iter().copied().filter(|m| m.is_baseline()).collect();
     match (source, on.first()) {
         (Source::Pool(..), Some(m)) => Err(Error::invalid(format!(
             "{} needs every class's probability of a calibration item, and a pool of true-label \
              draws gives its true label's only: turn the baselines off for this pool",
-            m.label()
-        ))),
-        (Source::Streamed(_), Some(m)) => Err(Error::invalid(format!(
-            "{} is computed on files the page holds; this one is read in blocks: turn the \
-             baselines off, or open a smaller file",
             m.label()
         ))),
         _ => Ok(on),

@@ -40,7 +40,7 @@ impl AnalysisJob {
         let (splits, group, workers) =
             (self.controls.splits, group_size(file, &self.controls), workers.max(1));
         let groups = splits.div_ceil(group);
-        let pass = usize::from(file.scored_for(&self.opts).is_none());
+        let pass = usize::from(file.scored_for(&self.opts, !self.baseline.methods.is_empty()).is_none());
         let bytes = file.layout.data_bytes();
         let read = bytes as f64 / READ_BYTES_PER_SEC;
         let n_cal = (n as f64 * self.controls.cal_fraction).round() as usize;

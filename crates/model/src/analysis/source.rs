@@ -23,7 +23,8 @@ pub enum Source {
     /// calibrated on `Controls::splits` random draws of the pool ([`Controls::pool_sizes`]).
     Pool(Arc<Dataset>, Arc<TruePool>),
     /// A score file too large to hold, read a block of items at a time by its reader (the
-    /// page's workers) in the job's first phase: its split-independent methods only.
+    /// page's workers): in the job's first phase its split-independent rows (and, with a
+    /// baseline on, its class probabilities), then pooled CP_r's splits by those readers.
     Streamed(Arc<StreamedFile>),
 }
 

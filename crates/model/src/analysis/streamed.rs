@@ -4,15 +4,18 @@
 //! scores it with [`ShareRequest::score`] or [`score_share`] (the core's `block_rows`, the in-memory
 //! path's bits), and the job puts the rows in place ([`super::job::pass`]). The rows are kept
 //! with the file ([`StreamedFile::scored_for`]): α, the splits and the seed re-use them; a score
-//! option (the r-value kind, CP's draw, …) reads the file again.
+//! option (the r-value kind, CP's draw, …) reads the file again. With a baseline on, a share
+//! also carries its items' class probabilities, which the job sorts once and keeps with the
+//! rows: the baselines' parameters re-use them, another reading reads the file again.
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use super::parts::split_request;
-use rvalue_core::conformal::streamed::{block_rows, check_labels, BlockRows};
-use rvalue_core::conformal::{write_block_rows, RvalueKind, ScoreOptions, ScoreRows};
+use rvalue_core::conformal::streamed::{block_class_probabilities, block_rows, check_labels, BlockRows};
+use rvalue_core::conformal::{write_block_rows, Baseline, Ranked, RvalueKind, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
 
@@ -40,6 +43,32 @@ pub(in crate::analysis) struct Scored {
     /// CP, CP_avg and CP_r (none for pooled CP_r, calibrated per split).
     pub(in crate::analysis) rows: [Option<Arc<ScoreRows>>; 3],
     pub(in crate::analysis) summaries: Arc<Summaries>,
+    /// The items' class probabilities sorted, when a baseline was on.
+    pub(in crate::analysis) ranked: Option<ReadProbabilities>,
+}
+
+/// A streamed file's class probabilities, sorted once for every baseline and split.
+#[derive(Debug, Clone)]
+pub(in crate::analysis) struct ReadProbabilities {
+    /// The reading asked for.
+    pub(in crate::analysis) asked: ScoresAre,
+    /// The reading made (`auto` decided over the whole file).
+    pub(in crate::analysis) read_as: ScoresAre,
+    pub(in crate::analysis) ranked: Arc<Ranked>,
+}
+
+impl ReadProbabilities {
+    /// Whether these serve the reading `asked`: the one asked before, or the one `auto` chose
+    /// (which every row passed, as the explicit reading's check asks).
+    fn serves(&self, asked: ScoresAre) -> bool {
+        self.asked == asked || self.read_as == asked
+    }
+}
+
+/// `opts` with what the rows of CP, CP_avg and CP_r do not depend on (the baselines' reading
+/// and parameters) set aside, to compare kept rows' options with.
+fn rows_options(opts: &ScoreOptions) -> ScoreOptions {
+    ScoreOptions { scores_are: ScoresAre::Auto, baseline: Baseline::default(), ..*opts }
 }
 
 impl StreamedFile {
@@ -86,13 +115,20 @@ impl StreamedFile {
         self.layout.shape().0.div_ceil(self.share_items())
     }
 
-    /// The rows kept that serve `opts`, if the last analysis made them: made with `opts`, or,
-    /// for pooled CP_r (which has no rows), any with CP's draw (CP and CP_avg depend on no other
-    /// option).
-    pub(in crate::analysis) fn scored_for(&self, opts: &ScoreOptions) -> Option<Arc<Scored>> {
+    /// The rows kept that serve `opts`, if the last analysis made them: made with `opts` (but
+    /// for the baselines' reading and parameters), or, for pooled CP_r (which has no rows), any
+    /// with CP's draw (CP and CP_avg depend on no other option); with `baselines`, they must
+    /// hold class probabilities of `opts`'s reading too.
+    pub(in crate::analysis) fn scored_for(
+        &self,
+        opts: &ScoreOptions,
+        baselines: bool,
+    ) -> Option<Arc<Scored>> {
         let kept = self.scored.lock().ok()?;
         let serves = |s: &&Arc<Scored>| {
-            s.opts == *opts || opts.kind == RvalueKind::Pooled && s.opts.cp_draw == opts.cp_draw
+            let rows = rows_options(&s.opts) == rows_options(opts)
+                || opts.kind == RvalueKind::Pooled && s.opts.cp_draw == opts.cp_draw;
+            rows && (!baselines || s.ranked.as_ref().is_some_and(|r| r.serves(opts.scores_are)))
         };
         kept.as_ref().filter(serves).cloned()
     }
@@ -125,6 +161,8 @@ pub struct ShareRequest {
     pub share: usize,
     pub items: Range<usize>,
     opts: ScoreOptions,
+    /// Whether a baseline is on: the items' class probabilities are made too.
+    baselines: bool,
 }
 
 impl ShareRequest {
@@ -140,7 +178,8 @@ impl ShareRequest {
         if first >= end || end > layout.shape().0 {
             return Err(bad());
         }
-        Ok(ShareRequest { share, items: first..end, opts: controls.score_options() })
+        let baselines = controls.methods().iter().any(|m| m.is_baseline());
+        Ok(ShareRequest { share, items: first..end, opts: controls.score_options(), baselines })
     }
 
     /// The bytes of the file the share's items lie in.
@@ -151,17 +190,24 @@ impl ShareRequest {
     /// The share's rows from its bytes `raw`, for
     /// [`AnalysisJob::supply_part`](super::AnalysisJob::supply_part).
     pub fn score(&self, layout: &BlockLayout, raw: &[u8]) -> Result<Vec<u8>> {
-        Ok(write_block_rows(self.share, &score_share(layout, self.items.start, raw, &self.opts)?))
+        let rows = score_share(layout, self.items.start, raw, &self.opts, self.baselines)?;
+        Ok(write_block_rows(self.share, &rows))
     }
 }
 
-/// Rows of the items `first..` whose bytes are `raw`.
+/// Rows of the items `first..` whose bytes are `raw`, with their class probabilities under
+/// `opts`'s reading when `baselines`.
 pub(in crate::analysis) fn score_share(
     layout: &BlockLayout,
     first: usize,
     raw: &[u8],
     opts: &ScoreOptions,
+    baselines: bool,
 ) -> Result<BlockRows> {
     let block = layout.block(first, raw)?;
-    block_rows(&block, opts, 1)
+    let mut rows = block_rows(&block, opts, 1)?;
+    if baselines {
+        rows.probabilities = Some(block_class_probabilities(&block, first, opts.scores_are, 1)?);
+    }
+    Ok(rows)
 }

@@ -3,6 +3,7 @@
 //! the core's `Ranked::calibrate_each` calibrates them for the command line.
 
 use super::{AnalysisJob, Phase};
+use crate::analysis::streamed::ReadProbabilities;
 use crate::analysis::{internal, LabelInfo, PartTensor, Source};
 use rvalue_core::conformal::{Calibrated, Method, Ranked, Split};
 use rvalue_core::probability::{self, ScoresAre};
@@ -10,6 +11,9 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::toy;
 use rvalue_core::Result;
 use std::sync::Arc;
+
+/// A data set the baselines calibrate on: its index, labels, splits and sorted probabilities.
+type DataSet = (usize, Vec<usize>, Vec<Split>, Arc<Ranked>);
 
 /// The baselines being computed, and their results so far.
 #[derive(Debug, Default)]
@@ -20,8 +24,11 @@ pub(in crate::analysis) struct BaselineWork {
     pub(in crate::analysis) label_info: Vec<Vec<LabelInfo>>,
     /// How the first data set's scores were read (`auto` decided).
     pub(in crate::analysis) read_as: Option<ScoresAre>,
+    /// A streamed file's class probabilities, sorted as its shares came in (its items are not
+    /// held to make them from).
+    pub(in crate::analysis) streamed: Option<ReadProbabilities>,
     /// The data set being calibrated: its index, labels, splits and sorted probabilities.
-    data: Option<(usize, Vec<usize>, Vec<Split>, Ranked)>,
+    data: Option<DataSet>,
 }
 
 impl BaselineWork {
@@ -32,6 +39,7 @@ impl BaselineWork {
             calibrated: vec![Vec::new(); n],
             label_info: vec![Vec::new(); n],
             read_as: None,
+            streamed: None,
             data: None,
         }
     }
@@ -116,8 +124,13 @@ impl AnalysisJob {
 
     /// Data set `part`'s labels, splits and sorted class probabilities: the kept first data
     /// set, or a toy repeat simulated again (its scores are not kept).
-    fn baseline_data(&mut self, part: usize) -> Result<(usize, Vec<usize>, Vec<Split>, Ranked)> {
+    fn baseline_data(&mut self, part: usize) -> Result<DataSet> {
         let first = self.first_part.as_ref().ok_or_else(|| internal("the first part was not kept"))?;
+        if let (Source::Streamed(_), 0) = (&self.source, part) {
+            self.opts.baseline.check()?;
+            let kept = self.baseline.streamed.as_ref().ok_or_else(|| internal("no class probabilities"))?;
+            return Ok((0, first.labels.clone(), first.splits.clone(), kept.ranked.clone()));
+        }
         let (tensor, labels, splits) = match (&self.source, part) {
             (_, 0) => (first.tensor.clone(), first.labels.clone(), first.splits.clone()),
             (Source::Toy(p), r) => {
@@ -129,7 +142,7 @@ impl AnalysisJob {
             _ => return Err(internal("a score file has one data set")),
         };
         let ranked = self.ranked(tensor.get()?, part == 0)?;
-        Ok((part, labels, splits, ranked))
+        Ok((part, labels, splits, Arc::new(ranked)))
     }
 
     /// `t`'s class probabilities sorted, read as the options say; the first data set's reading

@@ -2,16 +2,27 @@
 //! out to whoever reads them (the page's workers, [`AnalysisJob::hand_out`]) or read for the job
 //! itself ([`AnalysisJob::wants_bytes`], then scored a few items a step), and their rows put in
 //! place in any order. The rows are then the in-memory path's, bit for bit.
+//!
+//! With a baseline on, shares carry their items' class probabilities too. Under `auto` the
+//! reading is the whole file's, known only once every share is seen; rather than a first pass
+//! that only reads (the file read twice, always), each share reads its scores as its own rows
+//! decide and hands back what it saw ([`Detector`]), merged here. Logits and log-probabilities
+//! give the same probabilities (a softmax either way), so a share's choice differs from the
+//! file's in what it makes only if its rows are all probabilities and another share's are not:
+//! only then are those shares read again, read as logits. A file of probabilities, or of
+//! logits, is read once.
 
 use std::ops::Range;
 use std::sync::Arc;
 
 use super::{AnalysisJob, Claim, Phase};
+use crate::analysis::streamed::ReadProbabilities;
 use crate::analysis::streamed::{score_share, share_request, Scored, StreamedFile};
 use crate::analysis::{internal, item_cost, Part, PartTensor, Source, CP_R};
 use crate::url::UrlState;
 use rvalue_core::conformal::streamed::{rvalues_per_item, BlockRows};
-use rvalue_core::conformal::{read_block_rows, RvalueKind, ScoreOptions, ScoreRows};
+use rvalue_core::conformal::{read_block_rows, Ranked, RvalueKind, ScoreOptions, ScoreRows};
+use rvalue_core::probability::{Detector, ScoresAre};
 use rvalue_core::tensor::Summaries;
 use rvalue_core::{Error, Result};
 
@@ -28,6 +39,18 @@ pub(in crate::analysis) struct Pass {
     var: Vec<f64>,
     /// The share the job reads itself, while it does.
     own: Option<Own>,
+    /// Class probabilities `[N][K]`, when a baseline is on (`None` otherwise).
+    probs: Option<Vec<f64>>,
+    /// The reading asked for.
+    asked: ScoresAre,
+    /// The reading shares are scored with now: the one asked, or logits when shares are read
+    /// again under `auto`.
+    reading: ScoresAre,
+    /// Under `auto`: the rows every share saw, merged.
+    seen: Detector,
+    /// Under `auto`: shares some of whose items' probabilities were taken as given (their rows
+    /// were all probabilities).
+    as_given: Vec<bool>,
 }
 
 /// A share the job reads itself.
@@ -41,8 +64,8 @@ struct Own {
 }
 
 impl Pass {
-    /// A pass scoring `file` with `opts`.
-    pub(in crate::analysis) fn new(file: Arc<StreamedFile>, opts: &ScoreOptions) -> Self {
+    /// A pass scoring `file` with `opts`, and the items' class probabilities when `baselines`.
+    pub(in crate::analysis) fn new(file: Arc<StreamedFile>, opts: &ScoreOptions, baselines: bool) -> Self {
         let (n, _, k) = file.layout.shape();
         let full = || vec![f64::NAN; n * k];
         let cp_r = if rvalues_per_item(opts) { full() } else { Vec::new() };
@@ -53,8 +76,23 @@ impl Pass {
             mean: full(),
             var: full(),
             own: None,
+            probs: baselines.then(full),
+            asked: opts.scores_are,
+            reading: opts.scores_are,
+            seen: Detector::default(),
+            as_given: vec![false; file.shares()],
             file,
         }
+    }
+
+    /// The options shares are scored with: `opts` with the pass's reading.
+    fn options(&self, opts: &ScoreOptions) -> ScoreOptions {
+        ScoreOptions { scores_are: self.reading, ..*opts }
+    }
+
+    /// Whether a baseline is on (the shares carry class probabilities).
+    fn baselines(&self) -> bool {
+        self.probs.is_some()
     }
 
     /// The fraction of the file's shares in place.
@@ -68,8 +106,8 @@ impl Pass {
         ((self.fraction() * all as f64) as u64, all)
     }
 
-    /// Puts rows of the items `first..` in place.
-    fn place(&mut self, first: usize, r: BlockRows) -> Result<()> {
+    /// Puts rows of the items `first..`, of share `s`, in place.
+    fn place(&mut self, s: usize, first: usize, r: BlockRows) -> Result<()> {
         let k = self.file.layout.shape().2;
         let at = first * k..first * k + r.cp.len();
         if at.end > self.rows[0].len() {
@@ -81,8 +119,45 @@ impl Pass {
             out.copy_from_slice(&cp_r);
         }
         self.mean[at.clone()].copy_from_slice(&r.summaries.mean);
-        self.var[at].copy_from_slice(&r.summaries.var);
-        Ok(())
+        self.var[at.clone()].copy_from_slice(&r.summaries.var);
+        match (r.probabilities, self.probs.as_mut()) {
+            (Some(p), Some(out)) if p.probs.len() == at.len() => {
+                out[at].copy_from_slice(&p.probs);
+                if self.asked == ScoresAre::Auto {
+                    self.seen.merge(p.seen);
+                    self.as_given[s] |= p.read_as == ScoresAre::Probabilities;
+                }
+                Ok(())
+            }
+            (None, None) => Ok(()),
+            _ => Err(internal("a share's class probabilities do not fit")),
+        }
+    }
+
+    /// Under `auto`, once every share is in: the shares whose probabilities were taken as given
+    /// while the file's are read with a softmax, handed out again to be read as logits. Whether
+    /// there were any.
+    fn read_again(&mut self) -> bool {
+        let softmax = self.seen.choice() != ScoresAre::Probabilities;
+        if self.asked != ScoresAre::Auto || !softmax || !self.as_given.contains(&true) {
+            return false;
+        }
+        for (claim, given) in self.claims.iter_mut().zip(self.as_given.iter_mut()) {
+            if std::mem::take(given) {
+                *claim = Claim::Free;
+                self.done -= 1;
+            }
+        }
+        self.reading = ScoresAre::Logits;
+        true
+    }
+
+    /// The class probabilities sorted once, with the reading made, when a baseline is on.
+    fn ranked(&mut self) -> Result<Option<ReadProbabilities>> {
+        let Some(probs) = self.probs.take() else { return Ok(None) };
+        let read_as = if self.asked == ScoresAre::Auto { self.seen.choice() } else { self.asked };
+        let ranked = Arc::new(Ranked::of(&probs, self.file.layout.shape().2, 1)?);
+        Ok(Some(ReadProbabilities { asked: self.asked, read_as, ranked }))
     }
 
     /// The rows made, as the part's: sorted rows per method (CP_r's `None` when made later).
@@ -99,29 +174,35 @@ impl Pass {
 impl AnalysisJob {
     /// Starts a streamed file's analysis: from the rows kept for these options, or a pass.
     pub(in crate::analysis) fn load_streamed(&mut self, file: &Arc<StreamedFile>) -> Result<()> {
-        match file.scored_for(&self.opts) {
+        let baselines = !self.baseline.methods.is_empty();
+        match file.scored_for(&self.opts, baselines) {
             Some(s) => {
                 let [cp, cp_avg, cp_r] = s.rows.clone();
                 let pooled = self.opts.kind == RvalueKind::Pooled;
-                self.streamed_part(file, [cp, cp_avg, cp_r.filter(|_| !pooled)], s.summaries.clone())
+                let ranked = s.ranked.clone().filter(|_| baselines);
+                self.streamed_part(file, [cp, cp_avg, cp_r.filter(|_| !pooled)], s.summaries.clone(), ranked)
             }
             None => {
                 file.forget();
                 self.read_file = true;
-                self.pass = Some(Pass::new(file.clone(), &self.opts));
+                self.pass = Some(Pass::new(file.clone(), &self.opts, baselines));
                 self.phase = Phase::Pass;
                 Ok(())
             }
         }
     }
 
-    /// The part of a streamed file from its rows, and the phase after it.
+    /// The part of a streamed file from its rows (and its sorted class probabilities, for the
+    /// baselines), and the phase after it.
     fn streamed_part(
         &mut self,
         file: &Arc<StreamedFile>,
         rows: [Option<Arc<ScoreRows>>; 3],
         summaries: Arc<Summaries>,
+        ranked: Option<ReadProbabilities>,
     ) -> Result<()> {
+        self.baseline.read_as = ranked.as_ref().map(|r| r.read_as);
+        self.baseline.streamed = ranked;
         let n = file.layout.shape().0;
         let splits = self.controls.split_plan().splits(n)?;
         // Pooled CP_r has no rows: its splits are calibrated by the threads that read the file.
@@ -157,8 +238,9 @@ impl AnalysisJob {
         let (items, (_, m, k)) = (pass.file.share(share), layout.shape());
         let end = (next + (self.budget / item_cost(self.opts.kind, m, k)).max(1)).min(items.len());
         let size = layout.item_bytes();
-        let rows = score_share(layout, items.start + next, &raw[next * size..end * size], &self.opts)?;
-        pass.place(items.start + next, rows)?;
+        let (opts, baselines) = (pass.options(&self.opts), pass.baselines());
+        let rows = score_share(layout, items.start + next, &raw[next * size..end * size], &opts, baselines)?;
+        pass.place(share, items.start + next, rows)?;
         if end < items.len() {
             pass.own.as_mut().ok_or_else(|| internal("the job's share is gone"))?.next = end;
             return Ok(true);
@@ -198,7 +280,9 @@ impl AnalysisJob {
         let pass = self.pass.as_mut()?;
         let s = pass.claims.iter().position(|&c| c == Claim::Free)?;
         pass.claims[s] = Claim::Out;
-        let query = UrlState::with_controls(self.controls.clone()).to_query();
+        let mut controls = self.controls.clone();
+        controls.score.scores_are = pass.reading;
+        let query = UrlState::with_controls(controls).to_query();
         let request = share_request(s, pass.file.share(s), &query);
         Some(super::super::HandOut { part: s, request, work: super::super::Work::Share })
     }
@@ -209,13 +293,14 @@ impl AnalysisJob {
         let (_, m, k) = pass.file.layout.shape();
         let (index, rows) = read_block_rows(bytes, m, k)?;
         let fits = rows.summaries.n == pass.file.share(s).len()
-            && rows.cp_r.is_some() == rvalues_per_item(&self.opts);
+            && rows.cp_r.is_some() == rvalues_per_item(&self.opts)
+            && rows.probabilities.is_some() == pass.baselines();
         if index != s || pass.claims.get(s) != Some(&Claim::Out) || !fits {
             return Err(Error::invalid(format!(
                 "share {s} was not handed out, is back already, or is garbled"
             )));
         }
-        pass.place(pass.file.share(s).start, rows)?;
+        pass.place(s, pass.file.share(s).start, rows)?;
         self.share_done(s)
     }
 
@@ -231,13 +316,14 @@ impl AnalysisJob {
         let pass = self.pass.as_mut().ok_or_else(|| internal("no pass"))?;
         pass.claims[s] = Claim::Job;
         pass.done += 1;
-        if pass.done < pass.claims.len() {
+        if pass.done < pass.claims.len() || pass.read_again() {
             return Ok(());
         }
-        let pass = self.pass.take().ok_or_else(|| internal("no pass"))?;
+        let mut pass = self.pass.take().ok_or_else(|| internal("no pass"))?;
         let file = pass.file.clone();
+        let ranked = pass.ranked()?;
         let (rows, summaries) = pass.into_rows();
-        self.streamed_part(&file, rows, Arc::new(summaries))
+        self.streamed_part(&file, rows, Arc::new(summaries), ranked)
     }
 
     /// Keeps a streamed part's rows with its file, for the next analysis with these options.
@@ -246,10 +332,14 @@ impl AnalysisJob {
             return;
         };
         // Rows that came from the file's kept ones stay as they were (another kind's CP_r too).
-        if (c.is_none() && self.opts.kind != RvalueKind::Pooled) || file.scored_for(&self.opts).is_some() {
+        let baselines = !self.baseline.methods.is_empty();
+        if (c.is_none() && self.opts.kind != RvalueKind::Pooled)
+            || file.scored_for(&self.opts, baselines).is_some()
+        {
             return;
         }
-        let rows = part.rows.clone();
-        file.keep(Arc::new(Scored { opts: self.opts, rows, summaries: part.summaries.clone() }));
+        let (rows, summaries, ranked) =
+            (part.rows.clone(), part.summaries.clone(), self.baseline.streamed.clone());
+        file.keep(Arc::new(Scored { opts: self.opts, rows, summaries, ranked }));
     }
 }
