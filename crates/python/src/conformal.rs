@@ -125,15 +125,24 @@ fn run_streamed(
     splits: &[Split],
 ) -> Result<Run> {
     let (alpha, never_empty, k) = (job.alpha, job.never_empty, src.shape().2);
-    let (mut records, mut rows) = (Vec::new(), Vec::new());
-    let mut got = Measured::default();
+    // The methods come interleaved: each keeps its own measures, and the records and rows are
+    // put in the methods' order at the end.
+    let (mut records, mut rows): (Vec<Vec<SplitRecord>>, Vec<Option<Summary>>) =
+        (per_method(job), per_method(job));
+    let mut got: Vec<Measured> = per_method(job);
     streamed::each_calibrated_ranked(src, pool, labels, job, splits, |method, r, c, ranks| {
-        records.push(got.add(method, alpha, splits[r].index, c.measure(alpha, never_empty, ranks)));
+        let i = job.methods.iter().position(|x| *x == method).unwrap_or(0);
+        records[i].push(got[i].add(method, alpha, splits[r].index, c.measure(alpha, never_empty, ranks)));
         if r + 1 == splits.len() {
-            rows.push(std::mem::take(&mut got).summary(method, alpha, k));
+            rows[i] = Some(std::mem::take(&mut got[i]).summary(method, alpha, k));
         }
     })?;
-    Ok(Run { records, rows })
+    Ok(Run { records: records.into_iter().flatten().collect(), rows: rows.into_iter().flatten().collect() })
+}
+
+/// A default value per method of `job`.
+fn per_method<T: Default>(job: &Job) -> Vec<T> {
+    job.methods.iter().map(|_| T::default()).collect()
 }
 
 /// One method's splits measured so far.

@@ -86,11 +86,13 @@ pub fn each_calibrated(
     splits: &[Split],
     mut each: impl FnMut(Method, usize, &Calibrated),
 ) -> Result<()> {
-    each_with(src, pool, labels, job, splits, false, &mut |m, r, c, _| each(m, r, c))
+    each_with(src, pool, labels, job, splits, (false, true), &mut |m, r, c, _| each(m, r, c))
 }
 
 /// [`each_calibrated`], also handing `each` the items' difficulty ranks (by test item for a
-/// pool), gathered in the first pass.
+/// pool), gathered in the first pass; calibrations come as they are made, each method's
+/// splits in order but the methods interleaved (the baselines split by split), so that none
+/// is held waiting for its method's turn.
 pub fn each_calibrated_ranked(
     src: &dyn ScoreBlocks,
     pool: Option<&TruePool>,
@@ -99,7 +101,7 @@ pub fn each_calibrated_ranked(
     splits: &[Split],
     mut each: impl FnMut(Method, usize, &Calibrated, &[u32]),
 ) -> Result<()> {
-    each_with(src, pool, labels, job, splits, true, &mut each)
+    each_with(src, pool, labels, job, splits, (true, false), &mut each)
 }
 
 /// Where a calibrated split goes: `(method, split, calibrated, difficulty ranks)`.
@@ -111,15 +113,19 @@ fn each_with(
     labels: &[usize],
     job: &Job,
     splits: &[Split],
-    ranked: bool,
+    (ranked, in_order): (bool, bool),
     each: &mut Each<'_>,
 ) -> Result<()> {
-    // Metrics and sets are what callers keep: calibrations are held only until their method's
-    // turn, and pooled ones (last from the stream) are in order already.
+    // Metrics and sets are what callers keep: in order, calibrations are held only until their
+    // method's turn, and pooled ones (last from the stream) are in order already.
     let mut held: Vec<Vec<Calibrated>> = job.methods.iter().map(|_| Vec::new()).collect();
     let mut next = 0;
     let mut report = |_: &str, _: usize, _: usize| {};
-    let mut take = |m: Method, _: usize, c: Calibrated, ranks: &[u32]| {
+    let mut take = |m: Method, r: usize, c: Calibrated, ranks: &[u32]| {
+        if !in_order {
+            each(m, r, &c, ranks);
+            return Ok(());
+        }
         let i = job.methods.iter().position(|x| *x == m).unwrap_or(0);
         held[i].push(c);
         while next < held.len() && held[next].len() == splits.len() {

@@ -52,9 +52,6 @@ impl Baseline {
     }
 }
 
-/// Scores a split's rows on one thread below this many: a thread's start costs more.
-const PARALLEL_MIN: usize = 1 << 20;
-
 /// Counter word that keeps the baselines' `u` apart from the other Philox uses of a seed
 /// ("base" in ASCII).
 const TAG: u32 = 0x6261_7365;
@@ -182,7 +179,7 @@ impl Ranked {
 
     /// Item `i`'s scores in rank order onto `out`, as [`Ranked::score`] gives them: the method
     /// is chosen once per row rather than once per score, the row's hot loop.
-    fn push_row(&self, method: Method, p: &Baseline, i: usize, u: Option<ItemU>, out: &mut Vec<f64>) {
+    fn push_row(&self, method: Method, p: &Baseline, i: usize, u: Option<&[f64]>, out: &mut Vec<f64>) {
         let (lambda, kreg) = (p.raps_lambda, p.raps_kreg);
         match method {
             Method::Raps => self.push_with(i, u, out, |r, before, prob, u| {
@@ -199,101 +196,70 @@ impl Ranked {
         }
     }
 
-    /// `score(rank, mass before, probability, u)` along item `i`'s ranks; two loops, so that
-    /// `u = 1` draws nothing and the randomized loop tests nothing.
+    /// `score(rank, mass before, probability, u)` along item `i`'s ranks, `u` by rank; two
+    /// loops, so that `u = 1` reads nothing and the randomized loop tests nothing.
     #[inline(always)]
     fn push_with(
         &self,
         i: usize,
-        u: Option<ItemU>,
+        u: Option<&[f64]>,
         out: &mut Vec<f64>,
         score: impl Fn(usize, f64, f64, f64) -> f64,
     ) {
         let at = i * self.k..(i + 1) * self.k;
-        let (before, prob, order) = (&self.before[at.clone()], &self.prob[at.clone()], &self.order[at]);
+        let (before, prob) = (&self.before[at.clone()], &self.prob[at]);
         match u {
-            Some(u) => out.extend((0..self.k).map(|r| score(r, before[r], prob[r], u.at(order[r] as usize)))),
+            Some(u) => out.extend((0..self.k).map(|r| score(r, before[r], prob[r], u[r]))),
             None => out.extend((0..self.k).map(|r| score(r, before[r], prob[r], 1.0))),
         }
     }
 
-    /// The rows of `items` (`[items][K]`), ascending, with each candidate's place: `u` of
-    /// `split` (`None`: `u = 1`); large runs a chunk of items per thread.
-    fn rows(
-        &self,
-        method: Method,
-        p: &Baseline,
-        split: Option<&Split>,
-        items: &[usize],
-        threads: usize,
-    ) -> Result<Arc<ScoreRows>> {
-        let k = self.k;
-        let fill = |part: &[usize], sorted: &mut Vec<f64>, place: &mut [u32]| {
-            for (t, &i) in part.iter().enumerate() {
-                let row = sorted.len();
-                let order = &self.order[i * k..(i + 1) * k];
-                self.push_row(method, p, i, split.map(|s| self.item_u(s, i)), sorted);
-                order_row(&mut sorted[row..], order, &mut place[t * k..(t + 1) * k]);
-            }
-        };
-        let (mut sorted, mut place) = (Vec::with_capacity(items.len() * k), vec![0u32; items.len() * k]);
-        if threads <= 1 || items.len() * k < PARALLEL_MIN {
-            fill(items, &mut sorted, &mut place);
-        } else {
-            let made = in_chunks(items.len(), threads, |part| {
-                let (mut s, mut pl) = (Vec::with_capacity(part.len() * k), vec![0u32; part.len() * k]);
-                fill(&items[part], &mut s, &mut pl);
-                Ok(s.into_iter().zip(pl).collect::<Vec<(f64, u32)>>())
-            })?;
-            for (at, (s, pl)) in made.into_iter().enumerate() {
-                sorted.push(s);
-                place[at] = pl;
-            }
-        }
-        Ok(ScoreRows::from_sorted(sorted, &place, k))
-    }
-
-    /// `method` calibrated on each of `splits` in turn: with `u = 1` the rows are made once and
-    /// shared; randomized, each split's test rows with its own `u`, `threads` splits at a time
-    /// (a split's rows are too few to share among threads, a group of splits is not).
+    /// `method` calibrated on each of `splits` in turn ([`Ranked::calibrate_many`] for one).
     pub fn calibrate_each(
         &self,
         method: Method,
         p: &Baseline,
         labels: &[usize],
-        (coverage, threads): (Coverage, usize),
+        how: (Coverage, usize),
         splits: &[Split],
         mut each: impl FnMut(usize, Calibrated) -> Result<()>,
     ) -> Result<()> {
+        self.calibrate_many(&[method], p, labels, how, splits, |_, r, c| each(r, c))
+    }
+
+    /// Each of `methods` calibrated on each of `splits`, `each(method, split index,
+    /// calibrated)` split by split (each method sees its splits in order). With `u = 1` each
+    /// method's rows are made once and shared; randomized, a split's test rows are made for
+    /// every method in one pass over its items (one `u` per candidate, one read of its order),
+    /// `threads` splits at a time (a split's rows are too few to share among threads, a group
+    /// of splits is not).
+    pub fn calibrate_many(
+        &self,
+        methods: &[Method],
+        p: &Baseline,
+        labels: &[usize],
+        (coverage, threads): (Coverage, usize),
+        splits: &[Split],
+        mut each: impl FnMut(Method, usize, Calibrated) -> Result<()>,
+    ) -> Result<()> {
         p.check()?;
-        let k = self.k;
-        let classes = (coverage == Coverage::PerClass).then_some(labels);
         let places = self.label_places(labels);
-        fn cal<'a>(
-            r: &'a Ranked,
-            (method, p, labels, places): (Method, &'a Baseline, &'a [usize], &'a [Place]),
-            split: &'a Split,
-        ) -> impl Fn(usize) -> f64 + 'a {
-            move |t| {
-                let j = split.cal[t];
-                let u = if p.randomized { r.item_u(split, j).at(labels[j]) } else { 1.0 };
-                places[j].score(method, p, u)
-            }
-        }
-        let how = (method, p, labels, places.as_slice());
+        let on = Calibrating { ranked: self, methods, p, labels, places: &places, coverage };
         if !p.randomized {
             let all: Vec<usize> = (0..self.n()).collect();
-            let rows = self.rows(method, p, None, &all, threads)?;
+            let rows = self.rows_of(methods, p, None, &all, threads)?;
             for (r, split) in splits.iter().enumerate() {
                 crate::watch::checkpoint()?;
                 crate::watch::advance(split.test.len());
-                each(r, Calibrated::global(&rows, true, k, labels, split, classes, cal(self, how, split)))?;
+                for (c, &m) in on.split(split, &rows, true).into_iter().zip(methods) {
+                    each(m, r, c)?;
+                }
             }
             return Ok(());
         }
-        let one = |split: &Split, threads: usize| -> Result<Calibrated> {
-            let rows = self.rows(method, p, Some(split), &split.test, threads)?;
-            Ok(Calibrated::global(&rows, false, k, labels, split, classes, cal(self, how, split)))
+        let one = |split: &Split, threads: usize| -> Result<Vec<Calibrated>> {
+            let rows = self.rows_of(methods, p, Some(split), &split.test, threads)?;
+            Ok(on.split(split, &rows, false))
         };
         let group = threads.max(1);
         for (g, splits) in splits.chunks(group).enumerate() {
@@ -304,11 +270,43 @@ impl Ranked {
             } else {
                 in_chunks(splits.len(), threads, |at| at.map(|j| one(&splits[j], 1)).collect())?
             };
-            for (j, c) in made.into_iter().enumerate() {
-                each(g * group + j, c)?;
+            for (j, calibrated) in made.into_iter().enumerate() {
+                for (c, &m) in calibrated.into_iter().zip(methods) {
+                    each(m, g * group + j, c)?;
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// What [`Ranked::calibrate_many`] calibrates with, besides a split and its rows.
+struct Calibrating<'a> {
+    ranked: &'a Ranked,
+    methods: &'a [Method],
+    p: &'a Baseline,
+    labels: &'a [usize],
+    places: &'a [Place],
+    coverage: Coverage,
+}
+
+impl Calibrating<'_> {
+    /// Every method's calibration on `split` from its test rows `rows` (one per method, by
+    /// item when `by_item`, else by test position): the calibration units' `u` drawn once
+    /// for all methods.
+    fn split(&self, split: &Split, rows: &[Arc<ScoreRows>], by_item: bool) -> Vec<Calibrated> {
+        let (r, p, k) = (self.ranked, self.p, self.ranked.k);
+        let u: Vec<f64> = if p.randomized {
+            split.cal.iter().map(|&j| r.item_u(split, j).at(self.labels[j])).collect()
+        } else {
+            vec![1.0; split.cal.len()]
+        };
+        let classes = (self.coverage == Coverage::PerClass).then_some(self.labels);
+        let one = |(&m, rows): (&Method, &Arc<ScoreRows>)| {
+            let cal = |t: usize| self.places[split.cal[t]].score(m, p, u[t]);
+            Calibrated::global(rows, by_item, k, self.labels, split, classes, cal)
+        };
+        self.methods.iter().zip(rows).map(one).collect()
     }
 }
 
@@ -327,9 +325,10 @@ impl Ranked {
         threads: usize,
     ) -> Result<Calibrated> {
         p.check()?;
-        let rows = self.rows(method, p, p.randomized.then_some(split), &split.test, threads)?;
+        let rows = self.rows_of(&[method], p, p.randomized.then_some(split), &split.test, threads)?;
         let labels = vec![0; self.n()];
-        Ok(Calibrated::global(&rows, false, self.k, &labels, split, unit_classes, |t| cal[split.cal[t]]))
+        let rows = rows.first().ok_or_else(|| Error::invalid("no rows for the method"))?;
+        Ok(Calibrated::global(rows, false, self.k, &labels, split, unit_classes, |t| cal[split.cal[t]]))
     }
 }
 
@@ -376,34 +375,6 @@ fn sort_items(probs: &[f64], k: usize) -> Vec<(u32, f64, f64)> {
     out
 }
 
-/// Puts a row's scores, made in rank order (non-decreasing), in `ScoreRows`' order: by score,
-/// equal scores by candidate; `place[c]` gets candidate `c`'s position. A row that is not
-/// non-decreasing (no finite input gives one) is sorted in full.
-fn order_row(scores: &mut [f64], by_rank: &[u32], place: &mut [u32]) {
-    if scores.windows(2).all(|w| w[0] < w[1]) {
-        for (at, &c) in by_rank.iter().enumerate() {
-            place[c as usize] = at as u32;
-        }
-        return;
-    }
-    let mut pairs: Vec<(f64, u32)> = scores.iter().copied().zip(by_rank.iter().copied()).collect();
-    if pairs.windows(2).all(|w| w[0].0 <= w[1].0) {
-        let mut start = 0;
-        while start < pairs.len() {
-            let end = start + pairs[start..].iter().take_while(|x| x.0 == pairs[start].0).count();
-            if end - start > 1 {
-                pairs[start..end].sort_unstable_by_key(|x| x.1);
-            }
-            start = end;
-        }
-    } else {
-        pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    }
-    for (at, (s, c)) in pairs.into_iter().enumerate() {
-        scores[at] = s;
-        place[c as usize] = at as u32;
-    }
-}
-
+mod rows;
 #[cfg(test)]
 mod tests;

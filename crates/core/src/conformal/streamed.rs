@@ -140,30 +140,7 @@ fn calibrate_streamed_inner(
     let pooled = |m: &Method| *m == Method::CpR && opts.kind == RvalueKind::Pooled;
     let fixed: Vec<Method> = methods.iter().copied().filter(|m| !pooled(m)).collect();
     if !fixed.is_empty() {
-        let rows = fixed_rows_ranked(src, labels, &fixed, opts, splits, run, report, ranks.as_deref_mut())?;
-        let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
-        // The baselines share one sort of the probabilities, which only the first one's rows hold.
-        let mut shared: Option<Ranked> = None;
-        for (method, scores) in fixed.iter().zip(rows) {
-            if method.is_baseline() {
-                if shared.is_none() {
-                    shared = Some(Ranked::of(&scores, k, run.threads)?);
-                }
-                drop(scores);
-                if let Some(ranked) = &shared {
-                    let to = |r, c| each(*method, r, c, got);
-                    let how = (opts.coverage, run.threads);
-                    ranked.calibrate_each(*method, &opts.baseline, labels, how, splits, to)?;
-                }
-                continue;
-            }
-            let rows = ScoreRows::on_threads(scores, k, run.threads);
-            for (r, split) in splits.iter().enumerate() {
-                watch::checkpoint()?;
-                watch::advance(split.test.len());
-                each(*method, r, Calibrated::shared_with(&rows, k, labels, split, opts.coverage), got)?;
-            }
-        }
+        fixed_each(src, labels, &fixed, opts, splits, run, report, ranks.as_deref_mut(), each)?;
     }
     if methods.iter().any(pooled) {
         let gather = ranks.as_deref_mut().filter(|r| r.is_empty());
@@ -172,6 +149,50 @@ fn calibrate_streamed_inner(
         let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
         let each = &mut |r, c, _: &[u32]| each(Method::CpR, r, c, got);
         pooled_with_units(src, units, labels, opts, splits, run, report, None, each)?;
+    }
+    Ok(())
+}
+
+/// Every split of each split-independent method of `fixed` (no pooled CP_r), from one pass over
+/// `src`: the paper's methods split by split on rows shared by all splits, then the baselines
+/// together.
+#[allow(clippy::too_many_arguments)] // the data, the run's settings, and where results go
+fn fixed_each(
+    src: &dyn ScoreBlocks,
+    labels: &[usize],
+    fixed: &[Method],
+    opts: &ScoreOptions,
+    splits: &[Split],
+    run: &Streaming,
+    report: Report<'_>,
+    mut ranks: Option<&mut Vec<u32>>,
+    each: &mut EachRanked<'_>,
+) -> Result<()> {
+    let k = src.shape().2;
+    let rows = fixed_rows_ranked(src, labels, fixed, opts, splits, run, report, ranks.as_deref_mut())?;
+    let got: &[u32] = ranks.as_deref().map_or(&[], |r| r);
+    // The baselines share one sort of the probabilities, which only the first one's rows
+    // hold, and are calibrated together, split by split, after the others.
+    let mut shared: Option<Ranked> = None;
+    for (method, scores) in fixed.iter().zip(rows) {
+        if method.is_baseline() {
+            if shared.is_none() {
+                shared = Some(Ranked::of(&scores, k, run.threads)?);
+            }
+            continue;
+        }
+        let rows = ScoreRows::on_threads(scores, k, run.threads);
+        for (r, split) in splits.iter().enumerate() {
+            watch::checkpoint()?;
+            watch::advance(split.test.len());
+            each(*method, r, Calibrated::shared_with(&rows, k, labels, split, opts.coverage), got)?;
+        }
+    }
+    if let Some(ranked) = &shared {
+        let baselines: Vec<Method> = fixed.iter().copied().filter(|m| m.is_baseline()).collect();
+        let how = (opts.coverage, run.threads);
+        ranked
+            .calibrate_many(&baselines, &opts.baseline, labels, how, splits, |m, r, c| each(m, r, c, got))?;
     }
     Ok(())
 }
