@@ -28,6 +28,7 @@ pub mod dom;
 mod embed;
 pub mod figure;
 mod files;
+mod hosted;
 pub mod panels;
 mod permalink;
 mod streamed;

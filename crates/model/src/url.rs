@@ -9,6 +9,7 @@
 //! that one was loaded, and the page asks for the same file.
 
 mod escape;
+pub mod hosted;
 mod read;
 #[cfg(test)]
 mod tests;
@@ -22,7 +23,7 @@ use read::Reader;
 /// The link key of the guided tour's step.
 const TOUR: &str = "tour";
 
-/// Where a score file came from. Only bundled samples can be reloaded from a link.
+/// Where a score file came from: a bundled sample or a hosted file can be reloaded from a link.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum DataRef {
     #[default]
@@ -31,6 +32,9 @@ pub enum DataRef {
     Sample(String),
     /// A file from the user's machine: never in a link, only the fact that there was one.
     Upload,
+    /// A file hosted on the page's own site (`src=`), with the address of its labels for an
+    /// `.npy` (`labels=`): public, so a link keeps both.
+    Hosted { src: String, labels: Option<String> },
 }
 
 /// Everything a link restores.
@@ -108,6 +112,10 @@ impl UrlState {
                 DataRef::None => {}
                 DataRef::Sample(name) => out.push(format!("sample={}", encode(name))),
                 DataRef::Upload => out.push("data=upload".to_string()),
+                DataRef::Hosted { src, labels } => {
+                    out.push(format!("src={}", encode(src)));
+                    out.extend(labels.iter().map(|l| format!("labels={}", encode(l))));
+                }
             }
         }
         if self.item != 0 {
@@ -131,7 +139,7 @@ impl UrlState {
     /// used is left at its default and explained in the warnings.
     pub fn from_query(query: &str) -> Restored {
         let pairs = pairs(query.strip_prefix('?').unwrap_or(query));
-        let mut r = Reader { warnings: Vec::new() };
+        let mut r = Reader { warnings: Vec::new(), labels: None };
         // The tour's step and the mode first: they choose the defaults.
         let tour = pairs.iter().rev().find(|(k, _)| k == TOUR).and_then(|(_, v)| r.tour_step(v));
         let base = UrlState::base_controls(tour);

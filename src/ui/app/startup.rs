@@ -88,8 +88,10 @@ fn launch(
         tour_baseline: None,
     }));
     first_show(&app, warnings, gpu_switch)?;
-    if let DataRef::Sample(name) = data {
-        files::load_named(&file_sink(&app), name);
+    match data {
+        DataRef::Sample(name) => files::load_named(&file_sink(&app), name),
+        DataRef::Hosted { src, labels } => crate::ui::hosted::load(&file_sink(&app), src, labels),
+        DataRef::None | DataRef::Upload => {}
     }
     request_frame(&app);
     Ok(app)

@@ -14,6 +14,8 @@ use std::str::FromStr;
 
 pub(super) struct Reader {
     pub(super) warnings: Vec<String>,
+    /// `labels=`, kept until the end: it belongs to `src=`, which may come after it.
+    pub(super) labels: Option<String>,
 }
 
 impl Reader {
@@ -57,6 +59,14 @@ impl Reader {
         }
         match key {
             "sample" => self.sample(s, v),
+            "src" => match super::hosted::address(v) {
+                Ok(src) => s.data = DataRef::Hosted { src, labels: None },
+                Err(why) => self.warn(format!("'src={}' {why}: no file is loaded", shown(v))),
+            },
+            "labels" => match super::hosted::address(v) {
+                Ok(l) => self.labels = Some(l),
+                Err(why) => self.warn(format!("'labels={}' {why}: ignored", shown(v))),
+            },
             "data" => match v {
                 "upload" => s.data = DataRef::Upload,
                 _ => self.warn(format!("'data={}' is not 'upload': ignored", shown(v))),
@@ -122,6 +132,13 @@ impl Reader {
     /// Checks what single parameters cannot: the toy parameters together, the data against the
     /// mode, the embedded panel against the mode.
     pub(super) fn check(&mut self, s: &mut UrlState) {
+        match (self.labels.take(), &mut s.data) {
+            (Some(l), DataRef::Hosted { labels, .. }) => *labels = Some(l),
+            (Some(_), _) => self.warn(
+                "'labels=' names the labels of a hosted file, and no 'src=' names one: ignored".to_string(),
+            ),
+            (None, _) => {}
+        }
         if s.tour_alone {
             s.embed = None;
             s.tour.get_or_insert(1);

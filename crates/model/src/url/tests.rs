@@ -309,3 +309,25 @@ fn a_links_sigma2_is_noted_and_the_toy_keeps_its_own() {
         UrlState { data: DataRef::Sample("digits_wbb.npz".into()), ..UrlState::with_controls(scores) };
     assert_eq!(read(&state.to_query()).state.controls.sigma2, 0.03);
 }
+
+/// A hosted file and its labels survive a link whatever their order, escaped; `labels=`
+/// without `src=`, and addresses of other schemes, are refused with a sentence each.
+#[test]
+fn a_hosted_file_and_its_labels_round_trip_and_bad_addresses_are_refused() {
+    let r = read("labels=data/y%20labels.npy&mode=scores&src=data/a%26b.npy");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let want = DataRef::Hosted { src: "data/a&b.npy".into(), labels: Some("data/y labels.npy".into()) };
+    assert_eq!(r.state.data, want);
+    let q = r.state.to_query();
+    assert_eq!(q, "mode=scores&src=data%2Fa%26b.npy&labels=data%2Fy%20labels.npy");
+    assert_eq!(read(&q).state, r.state);
+    let r = read("mode=scores&labels=y.npy");
+    assert_eq!(r.state.data, DataRef::None);
+    assert!(r.warnings.iter().any(|w| w.contains("no 'src=' names one")), "{:?}", r.warnings);
+    let r = read("mode=scores&src=javascript:alert(1)&labels=data:x");
+    assert_eq!(r.state.data, DataRef::None);
+    assert!(r.warnings.iter().any(|w| w.contains("'javascript:' address")), "{:?}", r.warnings);
+    assert!(r.warnings.iter().any(|w| w.starts_with("'labels=data:x'")), "{:?}", r.warnings);
+    // In the toy setting no file is loaded, as for a sample.
+    assert_eq!(read("src=a.npz").state.data, DataRef::None);
+}

@@ -1,0 +1,57 @@
+//! `src=` and `labels=`: a score file hosted on the page's own site. A link may name one, as
+//! a hosted file is public (an upload never enters a link). The address is checked here for
+//! what a link alone can tell (length, control characters, scheme); whether it is on the
+//! page's own site is the page's check, which knows its origin.
+
+/// Longest address a link may name.
+pub const MAX_SRC_CHARS: usize = 2048;
+
+/// `v` as a hosted file's address, or why not (a phrase after the quoted parameter).
+pub fn address(v: &str) -> Result<String, String> {
+    if v.is_empty() {
+        return Err("is empty".to_string());
+    }
+    if v.chars().count() > MAX_SRC_CHARS {
+        return Err(format!("is longer than {MAX_SRC_CHARS} characters"));
+    }
+    if v.chars().any(char::is_control) {
+        return Err("holds a control character".to_string());
+    }
+    // A scheme is what comes before the first ':' when no '/', '?' or '#' comes earlier.
+    if let Some(at) = v.find([':', '/', '?', '#']).filter(|&at| v[at..].starts_with(':')) {
+        let scheme = v[..at].to_ascii_lowercase();
+        if scheme != "http" && scheme != "https" {
+            return Err(format!(
+                "is a '{scheme}:' address; a hosted file is a path on this site or an http(s) address"
+            ));
+        }
+    }
+    Ok(v.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_http_addresses_pass_and_other_schemes_do_not() {
+        for ok in
+            ["data/clip.npz", "../x.npy", "/scores.csv", "https://example.org/a.npz", "a?b=c:d", "HTTP://h/x"]
+        {
+            assert_eq!(address(ok).as_deref(), Ok(ok), "{ok}");
+        }
+        for (bad, why) in [
+            ("", "empty"),
+            ("javascript:alert(1)", "'javascript:'"),
+            ("data:text/plain,x", "'data:'"),
+            ("file:///etc/passwd", "'file:'"),
+            ("a\u{7}b", "control"),
+            ("x\u{202E}\n", "control"),
+        ] {
+            let e = address(bad).unwrap_err();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+        assert!(address(&"a".repeat(MAX_SRC_CHARS)).is_ok());
+        assert!(address(&"a".repeat(MAX_SRC_CHARS + 1)).unwrap_err().contains("longer"));
+    }
+}

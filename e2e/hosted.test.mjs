@@ -1,0 +1,91 @@
+// End-to-end tests of `?src=`: a score file hosted on the page's own site, in the page that
+// trunk built into dist/. The hosted .npz gives the bundled sample's numbers to the last digit
+// and stays in the address; a hosted .npy with `&labels=` gives the command line's numbers; a
+// missing file, a web page and another site's address each get one sentence, and nothing is
+// fetched from another site.
+// Run: make test-e2e, or `node --test e2e/hosted.test.mjs` after `trunk build --release` and
+// `cargo build --release --bin rvalue`.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DIST, ROOT, TIMEOUT_MS, launchBrowser, openPage, pageSummary, ready, shot, startServer, text, useExplorer } from './helpers.mjs';
+
+const explorer = useExplorer();
+const LONG = { timeout: TIMEOUT_MS * 4 };
+const RVALUE = join(ROOT, 'target', 'release', 'rvalue');
+const SPLITS = 'mode=scores&splits=3&cal-fraction=0.6&split-seed=5&workers=0';
+
+// Waits until the error banner says something, and returns it.
+async function errorShown(page) {
+  await page.waitForFunction(() => document.querySelector('#error')?.textContent.trim().length > 0, null, { timeout: TIMEOUT_MS });
+  return text(page, '#error');
+}
+
+test('a hosted .npz gives the bundled sample\'s numbers and stays in the link', LONG, async (t) => {
+  const sample = await explorer.open(`index.html?${SPLITS}&sample=digits_wbb.npz`);
+  await ready(sample.page);
+  const want = await pageSummary(sample.page);
+  const { page, errors } = await explorer.open(`index.html?${SPLITS}&src=assets/digits_wbb.npz`);
+  await shot(t, page, async () => {
+    await ready(page);
+    assert.deepEqual(await pageSummary(page), want);
+    assert.match(await text(page, '#status'), /digits_wbb\.npz/);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('src') === 'assets/digits_wbb.npz');
+    assert.equal(new URLSearchParams(await page.evaluate(() => location.search)).get('sample'), null);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('a hosted .npy with its labels gives the command line\'s numbers', LONG, async (t) => {
+  // A site of its own: the page's files and a data folder beside them.
+  const root = mkdtempSync(join(tmpdir(), 'rvalue-hosted-'));
+  cpSync(DIST, root, { recursive: true });
+  mkdirSync(join(root, 'data'));
+  cpSync(join(ROOT, 'assets', 'digits_wbb_scores.npy'), join(root, 'data', 'scores.npy'));
+  cpSync(join(ROOT, 'assets', 'digits_wbb_labels.npy'), join(root, 'data', 'labels.npy'));
+  const server = await startServer(root);
+  const browser = await launchBrowser();
+  try {
+    const { page, errors, requests } = await openPage(browser);
+    await page.goto(`${server.url}index.html?${SPLITS}&src=data/scores.npy&labels=data/labels.npy`);
+    await shot(t, page, async () => {
+      await ready(page);
+      const cli = spawnSync(RVALUE, ['conformal', '--scores', join(root, 'data', 'scores.npy'),
+        '--labels', join(root, 'data', 'labels.npy'), '--splits', '3', '--cal-fraction', '0.6',
+        '--seed', '5', '--alpha', '0.1', '--format', 'csv'], { encoding: 'utf8' });
+      assert.equal(cli.status, 0, cli.stderr);
+      assert.deepEqual(await pageSummary(page), cli.stdout.trim().split('\n'));
+      const q = new URLSearchParams(await page.evaluate(() => location.search));
+      assert.deepEqual([q.get('src'), q.get('labels')], ['data/scores.npy', 'data/labels.npy']);
+      assert.equal(requests.filter((u) => u.includes('/data/')).length, 2);
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await browser.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a missing file, a web page and another site each get one sentence', LONG, async (t) => {
+  const cases = [
+    ['assets/missing.npz', /'assets\/missing\.npz' could not be fetched: HTTP 404\./],
+    ['index.html', /'index\.html' is a web page, not a score file/],
+    ['http://127.0.0.2:9/x.npz', /'http:\/\/127\.0\.0\.2:9\/x\.npz' is on another site \(http:\/\/127\.0\.0\.2:9\); the page loads hosted files from its own site/],
+  ];
+  for (const [src, sentence] of cases) {
+    const { page, errors, requests } = await explorer.open(`index.html?${SPLITS}&src=${encodeURIComponent(src)}`);
+    await shot(t, page, async () => {
+      const shown = await errorShown(page);
+      assert.match(shown, sentence);
+      // Nothing was fetched from another site, and no policy was broken to find that out.
+      assert.deepEqual(requests.filter((u) => !u.startsWith(explorer.url)), []);
+      const unexpected = errors.filter((e) => !(src === 'assets/missing.npz' && /HTTP 404|status of 404/.test(e)));
+      assert.deepEqual(unexpected, []);
+    });
+  }
+});
