@@ -13,6 +13,8 @@
 //! ```js
 //! import init, { rvalues } from './api/rvalue.js';
 //! await init(); // fetches and instantiates rvalue_bg.wasm, next to rvalue.js
+//! // Elsewhere: init({ module_or_path: url }); in Node also a path, a file: URL or the bytes,
+//! // and a plain init() reads the file beside rvalue.js (scripts/api_module.pl adds this).
 //! const r = rvalues({ x: [0.1, 3.1, -2.7], se: [1.4, 1.6, 1.2] });
 //! r.rvalue;   // Float64Array
 //! r.hyper.mu; // the estimated prior mean
@@ -23,6 +25,7 @@
 use std::str::FromStr;
 
 mod conditional;
+mod qhat;
 mod splits;
 
 pub use splits::split_masks;
@@ -210,7 +213,9 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// baseline runs): `warnings` holds the sentences the CLI prints as
 /// warnings (docs/method.md §8: labels that use few of K, α below `1/(n_cal + 1)`, coarse
 /// rank-based r-values, `M = 1`, `K = 1`). One entry per method: `{method, coverage, coverageSd,
-/// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, the
+/// size, sizeSd, position (null when no set holds its label), emptyRate, splits, qhat}`
+/// (`qhat`: the first split's threshold, `Infinity` when `k* > n_cal`; a number, or per test item
+/// of that split a Float64Array for pooled CP_r, per test item and candidate per class), the
 /// conditional metrics (docs/method.md §5, conditional coverage): `macroCoverage`,
 /// `worstClassCoverage`, `covgap` (percent), `violatedClasses`, `sscv`, `dsv`, each with its `…Sd` (null where undefined),
 /// `classCoverage` and `classCount` (Float64Array per class, over all splits), `sizeStrata`
@@ -258,6 +263,9 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
             ("splits", (s.splits as f64).into()),
         ]);
         conditional::set_fields(&entry, &s);
+        if let Some(first) = cals.first() {
+            set_field(&entry, "qhat", qhat::of(first, a.alpha));
+        }
         if let Some(count) = s.unbounded_classes {
             set_field(&entry, "unboundedClasses", (count as f64).into());
             if count > 0 {

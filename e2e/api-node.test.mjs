@@ -1,0 +1,136 @@
+// The JavaScript API module dist/api/rvalue.js in Node itself (no browser): how `init` finds the
+// wasm there, and results checked against their definitions and the release `rvalue` CLI.
+// Each test imports its own instance of the module (a query string makes a new one), so each
+// `init` starts from nothing.
+// Run: make test-e2e, or `node --test e2e/api-node.test.mjs` after `trunk build --release` and
+// `cargo build --release --bin rvalue`.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { DIST, ROOT } from './helpers.mjs';
+
+const MODULE = pathToFileURL(join(DIST, 'api', 'rvalue.js'));
+const WASM = join(DIST, 'api', 'rvalue_bg.wasm');
+const RVALUE = join(ROOT, 'target', 'release', 'rvalue');
+
+let instances = 0;
+const fresh = () => import(`${MODULE.href}?instance=${++instances}`);
+
+// A working module answers a call the core defines: Φ(−1/√2) for p ~ N(1, 1), q ~ N(0, 1).
+function works(api) {
+  const p = api.toyProbability({ muP: 1, sigma2P: 1, muQ: 0, sigma2Q: 1 });
+  assert.ok(Math.abs(p - 0.23975006109347669) < 1e-15, `P(q > p) = ${p}`);
+}
+
+test('init() in Node reads the wasm beside the module', async () => {
+  const api = await fresh();
+  await api.default();
+  works(api);
+});
+
+test('init in Node takes a path, a file: URL or the bytes', async () => {
+  for (const arg of [WASM, pathToFileURL(WASM), await readFile(WASM)]) {
+    const api = await fresh();
+    await api.default({ module_or_path: arg });
+    works(api);
+  }
+});
+
+test('init in Node with a missing file rejects with the path, and a retry works', async () => {
+  const api = await fresh();
+  const missing = join(DIST, 'api', 'no_such.wasm');
+  await assert.rejects(api.default({ module_or_path: missing }), (e) => e.code === 'ENOENT' && e.message.includes(missing));
+  await api.default({ module_or_path: WASM });
+  works(api);
+});
+
+// Scores that make many ties unlikely: a deterministic hash of the index.
+const hashed = (count) => Float64Array.from({ length: count }, (_, i) => Math.sin(i * 12.9898 + 78.233) * 43758.5453 % 1);
+
+// q̂ by its definition (docs/method.md §5): the k*-th smallest calibration score, k* = ⌈(n+1)(1−α)⌉,
+// +∞ when k* > n. CP's score is −S of draw 0, CP_avg's −mean over draws, both at the true label.
+function qhatOf(scores, [, m, k], labels, mask, alpha, method) {
+  const cal = [];
+  mask.forEach((isCal, i) => {
+    if (!isCal) return;
+    const at = (d) => scores[(i * m + d) * k + labels[i]];
+    cal.push(method === 'cp' ? -at(0) : -Array.from({ length: m }, (_, d) => at(d)).reduce((a, b) => a + b) / m);
+  });
+  cal.sort((a, b) => a - b);
+  const ks = Math.ceil((cal.length + 1) * (1 - alpha) - 1e-12);
+  return ks > cal.length ? Infinity : cal[ks - 1];
+}
+
+test('conformal() gives each method the first split’s q̂, and its sets are the scores ≤ q̂', async () => {
+  const api = await fresh();
+  await api.default();
+  const shape = [40, 5, 6];
+  const scores = hashed(40 * 5 * 6);
+  const labels = Array.from({ length: 40 }, (_, i) => (i * 7) % 6);
+  const mask = labels.map((_, i) => i % 2 === 0);
+  const r = api.conformal({ scores, shape, labels, alpha: 0.2, methods: ['cp', 'cp-avg'], mask, sets: true });
+  for (const e of r.methods) {
+    assert.equal(e.qhat, qhatOf(scores, shape, labels, mask, 0.2, e.method), e.method);
+    assert.ok(Number.isFinite(e.qhat));
+  }
+  const cp = r.methods[0];
+  cp.sets.items.forEach((item, j) => {
+    const want = [0, 1, 2, 3, 4, 5].filter((c) => -scores[item * 5 * 6 + c] <= cp.qhat);
+    assert.deepEqual([...cp.sets.candidates[j]].sort((a, b) => a - b), want, `item ${item}`);
+  });
+  // Pooled r-values: a threshold per test item; per class: per test item and candidate.
+  const pooled = api.conformal({ scores, shape, labels, alpha: 0.2, methods: ['cp-r'], kind: 'pooled', mask });
+  assert.equal(pooled.methods[0].qhat.constructor.name, 'Float64Array');
+  assert.equal(pooled.methods[0].qhat.length, 20);
+  pooled.methods[0].qhat.forEach((q) => assert.ok(q > 0 && q <= 1, `pooled q̂ ${q}`));
+  const perClass = api.conformal({ scores, shape, labels, alpha: 0.2, methods: ['cp'], coverage: 'per-class', mask });
+  assert.equal(perClass.methods[0].qhat.length, 20 * 6);
+});
+
+// A little-endian .npy of float64 ('<f8'), int64 ('<i8') or bool ('|b1') values.
+function npy(descr, shape, values) {
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+  header = header.padEnd(Math.ceil((header.length + 11) / 64) * 64 - 11) + '\n';
+  const size = { '<f8': 8, '<i8': 8, '|b1': 1 }[descr];
+  const body = Buffer.alloc(values.length * size);
+  values.forEach((v, i) => {
+    if (descr === '<f8') body.writeDoubleLE(v, i * 8);
+    else if (descr === '<i8') body.writeBigInt64LE(BigInt(v), i * 8);
+    else body[i] = v ? 1 : 0;
+  });
+  const head = Buffer.from([0x93, ...Buffer.from('NUMPY'), 1, 0, header.length & 0xff, header.length >> 8]);
+  return Buffer.concat([head, Buffer.from(header, 'latin1'), body]);
+}
+
+test('3 calibration items at α = 0.2: the CLI’s warning, q̂ = +∞ and full sets', async () => {
+  const api = await fresh();
+  await api.default();
+  const shape = [6, 4, 5];
+  const scores = hashed(6 * 4 * 5);
+  const labels = [0, 1, 2, 3, 4, 0];
+  const mask = [true, false, true, false, true, false];
+  const r = api.conformal({ scores, shape, labels, alpha: 0.2, mask, sets: true });
+  const dir = mkdtempSync(join(tmpdir(), 'rvalue-api-'));
+  const file = (name, bytes) => (writeFileSync(join(dir, name), bytes), join(dir, name));
+  const cli = spawnSync(RVALUE, [
+    'conformal', '--alpha', '0.2',
+    '--scores', file('s.npy', npy('<f8', shape, [...scores])),
+    '--labels', file('y.npy', npy('<i8', [6], labels)),
+    '--split', file('mask.npy', npy('|b1', [6], mask)),
+  ], { encoding: 'utf8' });
+  rmSync(dir, { recursive: true });
+  assert.equal(cli.status, 0, cli.stderr);
+  const cliWarnings = cli.stderr.split('\n').filter((l) => l.startsWith('rvalue: warning: ')).map((l) => l.slice(17));
+  assert.deepEqual(r.warnings, cliWarnings);
+  assert.match(r.warnings.join('\n'), /α = 0\.2 is below 1\/\(n_cal \+ 1\) = 2\.500e-1 with 3 calibration items: q̂ = \+∞/);
+  for (const e of r.methods) {
+    assert.equal(e.qhat, Infinity, e.method);
+    e.sets.candidates.forEach((c) => assert.equal(c.length, 5));
+  }
+});
