@@ -1,5 +1,6 @@
 // The JavaScript API module dist/api/rvalue.js in Node itself (no browser): how `init` finds the
-// wasm there, and results checked against their definitions and the release `rvalue` CLI.
+// wasm there, readScores on good and bad files, and results checked against their definitions
+// and the release `rvalue` CLI.
 // Each test imports its own instance of the module (a query string makes a new one), so each
 // `init` starts from nothing.
 // Run: make test-e2e, or `node --test e2e/api-node.test.mjs` after `trunk build --release` and
@@ -7,13 +8,13 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { DIST, ROOT } from './helpers.mjs';
+import { DIST, ROOT, npyArray } from './helpers.mjs';
 
 const MODULE = pathToFileURL(join(DIST, 'api', 'rvalue.js'));
 const WASM = join(DIST, 'api', 'rvalue_bg.wasm');
@@ -133,4 +134,71 @@ test('3 calibration items at α = 0.2: the CLI’s warning, q̂ = +∞ and full 
     assert.equal(e.qhat, Infinity, e.method);
     e.sets.candidates.forEach((c) => assert.equal(c.length, 5));
   }
+});
+
+// The CLI's rows (--format json) on a file, and the API's on the same file read by readScores.
+function cliRows(file, alpha, splits) {
+  const out = spawnSync(RVALUE, ['conformal', '--scores', file, '--alpha', String(alpha), '--splits', String(splits), '--format', 'json'], { encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  return JSON.parse(out.stdout).map((r) => ({ method: r.method, coverage: r.coverage_mean, size: r.size_mean }));
+}
+
+test('readScores reads .npz, .npy and long CSV as the CLI does', async () => {
+  const api = await fresh();
+  await api.default();
+  const npz = api.readScores(await readFile(join(ROOT, 'assets', 'digits_wbb.npz')), 'digits_wbb.npz');
+  const npy = npyArray(await readFile(join(ROOT, 'assets', 'digits_wbb_scores.npy')));
+  const labels = npyArray(await readFile(join(ROOT, 'assets', 'digits_wbb_labels.npy')));
+  assert.deepEqual(npz.shape, npy.shape);
+  assert.equal(npz.scores.constructor.name, 'Float64Array');
+  assert.deepEqual([...npz.scores], npy.values);
+  assert.equal(npz.labels.constructor.name, 'Uint32Array');
+  assert.deepEqual([...npz.labels], labels.values);
+  // A .npy carries no labels; an ArrayBuffer reads as its bytes do.
+  const bytes = await readFile(join(ROOT, 'assets', 'digits_wbb_scores.npy'));
+  const alone = api.readScores(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length), 'scores.npy');
+  assert.equal(alone.labels, null);
+  assert.deepEqual(alone.scores, npz.scores);
+  for (const [name, alpha] of [['digits_wbb.npz', 0.1], ['small_long.csv', 0.2]]) {
+    const file = join(ROOT, 'assets', name);
+    const d = api.readScores(await readFile(file), name);
+    const r = api.conformal({ ...d, alpha, splits: 3 });
+    const rows = r.methods.map((e) => ({ method: e.method, coverage: e.coverage, size: e.size }));
+    assert.deepEqual(rows, cliRows(file, alpha, 3), name);
+  }
+});
+
+// tests/data/bad/expected.txt: each score file the CLI refuses alone, with its message's fragment.
+// wasm is 32-bit: a size or index beyond 2³² that the native CLI reads and then refuses (its
+// messages are the corpus's) stops the page and the API earlier, in their own words.
+const BAD = join(ROOT, 'tests', 'data', 'bad');
+const IN_WASM = {
+  'huge_claim.npy': 'byte 10 (header): shape dimension 1000000000000 is too large for this platform',
+  'huge_claim_3d.npy': 'byte 10 (header): shape [1000000, 1000, 1000] has too many elements (the count overflows)',
+  'overflow_claim.npy': 'byte 10 (header): shape dimension 4294967296 is too large for this platform',
+  'zip_huge_member.npz': "member 'scores.npy', byte 0: member claims 4294967295 bytes uncompressed, more than allowed",
+  'csv_huge_index.csv': "line 4, column 1 (item): expected a non-negative integer index, found '1000000000000'",
+};
+function refused() {
+  const rows = readFileSync(join(BAD, 'expected.txt'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  return rows.map((l) => l.split('\t')).filter((f) => f[1] === '-' && f[2] === '2').map((f) => [f[0], IN_WASM[f[0]] ?? f[3]]);
+}
+
+test('readScores refuses bad files with the page’s messages, and the module keeps working', async () => {
+  const api = await fresh();
+  await api.default();
+  const read = [];
+  for (const [name, fragment] of refused()) {
+    try {
+      api.readScores(readFileSync(join(BAD, name)), name);
+      read.push(name);
+    } catch (e) {
+      assert.ok(e instanceof Error, name);
+      assert.ok(e.message.startsWith(`${name}: `) && e.message.includes(fragment), `${name}: "${e.message}", expected "${fragment}"`);
+    }
+  }
+  // These read: the CLI refuses them later, for the analysis (too few items, no labels).
+  assert.deepEqual(read, ['n1.npz', 'csv_n1.csv', 'no_labels.npy']);
+  assert.throws(() => api.readScores('item,draw,candidate,score', 'a.csv'), /bytes must be a Uint8Array/);
+  works(api);
 });

@@ -30,7 +30,11 @@ fn read_scores_of(bytes: &JsValue, name: &str) -> Result<JsValue> {
         let y: Vec<u32> = y.iter().map(|&v| v as u32).collect();
         Uint32Array::from(&y[..]).into()
     });
-    Ok(object(&[("scores", Float64Array::from(&t.data()[..]).into()), ("shape", shape.into()), ("labels", labels)]))
+    Ok(object(&[
+        ("scores", Float64Array::from(&t.data()[..]).into()),
+        ("shape", shape.into()),
+        ("labels", labels),
+    ]))
 }
 
 fn bytes_of(v: &JsValue) -> Result<Vec<u8>> {

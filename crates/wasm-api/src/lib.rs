@@ -4,9 +4,9 @@
 //! into `dist/api/rvalue.js` and `dist/api/rvalue_bg.wasm`, a module with fixed names that holds
 //! no UI, plotters or DOM code. wasm only: natively the crate is empty.
 //!
-//! Each function takes one plain object. Arrays of numbers may be typed arrays or plain arrays;
-//! names are camelCase; an unknown field is an error (a misspelt option must not be ignored
-//! silently). Results are plain objects whose arrays are typed arrays. Every failure, bad input
+//! Each function but `readScores(bytes, name)` takes one plain object. Arrays of numbers may be
+//! typed arrays or plain arrays; names are camelCase; an unknown field is an error (a misspelt
+//! option must not be ignored silently). Results are plain objects whose arrays are typed arrays. Every failure, bad input
 //! included, is a thrown JS `Error` with the core's message: nothing here panics on input (a
 //! panic in wasm would kill the module for the whole page).
 //!
@@ -25,9 +25,11 @@
 use std::str::FromStr;
 
 mod conditional;
+mod files;
 mod qhat;
 mod splits;
 
+pub use files::read_scores;
 pub use splits::split_masks;
 
 use js_sys::{Array, ArrayBuffer, BigInt64Array, BigUint64Array, DataView, Float64Array, Object, Reflect};
@@ -263,9 +265,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
             ("splits", (s.splits as f64).into()),
         ]);
         conditional::set_fields(&entry, &s);
-        if let Some(first) = cals.first() {
-            set_field(&entry, "qhat", qhat::of(first, a.alpha));
-        }
+        set_field(&entry, "qhat", qhat::of_first(&cals, a.alpha));
         if let Some(count) = s.unbounded_classes {
             set_field(&entry, "unboundedClasses", (count as f64).into());
             if count > 0 {

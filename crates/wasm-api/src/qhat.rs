@@ -6,10 +6,11 @@ use js_sys::Float64Array;
 use rvalue_core::conformal::{Calibrated, Coverage};
 use wasm_bindgen::JsValue;
 
-/// `q̂` of `c` at `alpha`: a number (`Infinity` when `k* > n_cal`), or a Float64Array in the
-/// order of the split's test items (`sets.items`): `n_test` values for pooled CP_r, `n_test·K`
-/// (row-major, candidate fastest) per class.
-pub fn of(c: &Calibrated, alpha: f64) -> JsValue {
+/// `q̂` of the first split of `cals` at `alpha`: a number (`Infinity` when `k* > n_cal`), or a
+/// Float64Array in the order of the split's test items (`sets.items`): `n_test` values for
+/// pooled CP_r, `n_test·K` (row-major, candidate fastest) per class; null without a split.
+pub fn of_first(cals: &[Calibrated], alpha: f64) -> JsValue {
+    let Some(c) = cals.first() else { return JsValue::NULL };
     let n = c.test.len();
     if c.coverage() == Coverage::PerClass {
         let each: Vec<f64> = (0..n).flat_map(|t| c.thresholds(t, alpha)).collect();
