@@ -6,8 +6,8 @@
 // them too (6 kB of the page's wasm) and reached 1.551 MB, and 1.555 MB until the float16 pools'
 // value tables and the baselines' split groups took it to 1.556 MB, and 1.56 MB until the API's
 // q̂ per method and its loader for Node (2 kB) took it to 1.5612 MB, and 1.5612 MB until the
-// API's readScores (the core's file readers in the API module, 49 kB) took it to 1.611 MB; see
-// docs/performance.md, Size.
+// API's readScores (the core's file readers in the API module, 49 kB) and an embed's GPU left
+// for later took it to 1.611 MB; see docs/performance.md, Size.
 // Run: make test-e2e, or `node --test e2e/dist.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
-const BUDGET_BYTES = 1_611_174;
+const BUDGET_BYTES = 1_611_208;
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
