@@ -1,6 +1,6 @@
 // The JavaScript API module dist/api/rvalue.js in Node itself (no browser): how `init` finds the
-// wasm there, readScores on good and bad files, and results checked against their definitions
-// and the release `rvalue` CLI.
+// wasm there, readScores on good and bad files, calibrate and predict, and results checked
+// against their definitions and the release `rvalue` CLI.
 // Each test imports its own instance of the module (a query string makes a new one), so each
 // `init` starts from nothing.
 // Run: make test-e2e, or `node --test e2e/api-node.test.mjs` after `trunk build --release` and
@@ -201,4 +201,59 @@ test('readScores refuses bad files with the page’s messages, and the module ke
   assert.deepEqual(read, ['n1.npz', 'csv_n1.csv', 'no_labels.npy']);
   assert.throws(() => api.readScores('item,draw,candidate,score', 'a.csv'), /bytes must be a Uint8Array/);
   works(api);
+});
+
+// The CLI's `predict` mask [n_test, K] for new items, calibrated on labelled ones.
+function cliMask(dir, cal, test, alpha, options) {
+  const file = (name, bytes) => (writeFileSync(join(dir, name), bytes), join(dir, name));
+  const out = join(dir, 'sets.npy');
+  const run = spawnSync(RVALUE, [
+    'predict', '--alpha', String(alpha), '--output', out,
+    '--calibration', file('cal.npy', npy('<f8', cal.shape, [...cal.scores])),
+    '--calibration-labels', file('y.npy', npy('<i8', [cal.labels.length], [...cal.labels])),
+    '--test', file('test.npy', npy('<f8', test.shape, [...test.scores])),
+    ...options,
+  ], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  return npyArray(readFileSync(out)).values.map(Number);
+}
+
+test('calibrate().predict() gives the sets of the CLI’s predict for new items', async () => {
+  const api = await fresh();
+  await api.default();
+  const d = api.readScores(await readFile(join(ROOT, 'assets', 'digits_wbb.npz')), 'digits_wbb.npz');
+  const [, m, k] = d.shape;
+  const part = (from, to) => ({ scores: d.scores.subarray(from * m * k, to * m * k), shape: [to - from, m, k], labels: d.labels.subarray(from, to) });
+  const cal = part(0, 300);
+  const test = part(300, 340);
+  const dir = mkdtempSync(join(tmpdir(), 'rvalue-api-'));
+  try {
+    for (const [options, cli] of [
+      [{ method: 'cp' }, ['--method', 'cp']],
+      [{}, []],
+      [{ kind: 'pooled', seed: 3 }, ['--rvalue', 'pooled', '--seed', '3']],
+      [{ method: 'aps', coverage: 'per-class' }, ['--method', 'aps', '--coverage', 'per-class']],
+    ]) {
+      const c = api.calibrate({ scores: cal.scores, shape: cal.shape, labels: cal.labels, alpha: 0.1, ...options });
+      const p = c.predict({ scores: test.scores, shape: test.shape });
+      assert.deepEqual([...p.mask], cliMask(dir, cal, test, 0.1, cli), JSON.stringify(options));
+      p.sets.forEach((set, j) => assert.deepEqual([...set].sort((a, b) => a - b), [...Array(k).keys()].filter((c) => p.mask[j * k + c])));
+      assert.deepEqual(c.warnings, []);
+    }
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+  // The calibration's α is predict's default; another α gives larger or smaller sets.
+  const c = api.calibrate({ scores: cal.scores, shape: cal.shape, labels: cal.labels, alpha: 0.1, method: 'cp' });
+  const size = (p) => p.mask.reduce((a, b) => a + b, 0);
+  assert.equal(size(c.predict({ scores: test.scores, shape: test.shape })), size(c.predict({ scores: test.scores, shape: test.shape, alpha: 0.1 })));
+  assert.ok(size(c.predict({ scores: test.scores, shape: test.shape, alpha: 0.01 })) > size(c.predict({ scores: test.scores, shape: test.shape, alpha: 0.3 })));
+  assert.equal(typeof c.predict({ scores: test.scores, shape: test.shape }).qhat, 'number');
+  // Three labelled items at α = 0.2: the warning, and every set full.
+  const few = api.calibrate({ ...part(0, 3), alpha: 0.2, method: 'cp' });
+  assert.match(few.warnings.join('\n'), /with 3 calibration items: q̂ = \+∞/);
+  assert.equal(size(few.predict({ scores: test.scores, shape: test.shape })), 40 * k);
+  const wider = new Float64Array(40 * m * (k + 1));
+  assert.throws(() => c.predict({ scores: wider, shape: [40, m, k + 1] }), /the new items have M = 30 draws and K = 11 candidates, the labelled ones M = 30 and K = 10/);
+  assert.throws(() => api.calibrate({ ...cal, alpha: 0.1, methods: ['cp'] }), /unknown field `methods`/);
 });

@@ -24,11 +24,13 @@
 
 use std::str::FromStr;
 
+mod calibrate;
 mod conditional;
 mod files;
 mod qhat;
 mod splits;
 
+pub use calibrate::{calibrate, Calibration};
 pub use files::read_scores;
 pub use splits::split_masks;
 
@@ -82,6 +84,9 @@ struct ConformalArgs {
     alpha: f64,
     #[serde(default)]
     methods: Option<Vec<String>>,
+    /// `calibrate`'s one method (not a field of `conformal`).
+    #[serde(default)]
+    method: Option<String>,
     #[serde(default)]
     kind: Option<String>,
     #[serde(default)]
@@ -233,9 +238,7 @@ pub fn conformal(args: JsValue) -> std::result::Result<JsValue, JsError> {
 
 fn conformal_of(args: JsValue) -> Result<JsValue> {
     let a: ConformalArgs = parse(args, CONFORMAL_FIELDS)?;
-    let &[n, m, k] = a.shape.as_slice() else {
-        return Err(Error::shape(format!("shape must be [n, m, k], got {} numbers", a.shape.len())));
-    };
+    let (n, m, k) = shape3(&a.shape)?;
     let t = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
     let labels = indices(&a.labels, "labels")?;
     conformal::check_alpha(a.alpha)?;
@@ -324,6 +327,14 @@ fn parse<T: for<'de> Deserialize<'de>>(args: JsValue, fields: &[&str]) -> Result
         }
     }
     serde_wasm_bindgen::from_value(args).map_err(|e| Error::invalid(format!("bad arguments: {e}")))
+}
+
+/// A tensor's `shape: [n, m, k]`.
+fn shape3(shape: &[usize]) -> Result<(usize, usize, usize)> {
+    match *shape {
+        [n, m, k] => Ok((n, m, k)),
+        _ => Err(Error::shape(format!("shape must be [n, m, k], got {} numbers", shape.len()))),
+    }
 }
 
 /// The option named `name`, or its default when the field is absent.
