@@ -6,9 +6,9 @@
 //!
 //! Each function but `readScores(bytes, name)` takes one plain object. Arrays of numbers may be
 //! typed arrays or plain arrays; names are camelCase; an unknown field is an error (a misspelt
-//! option must not be ignored silently). Results are plain objects whose arrays are typed arrays. Every failure, bad input
-//! included, is a thrown JS `Error` with the core's message: nothing here panics on input (a
-//! panic in wasm would kill the module for the whole page).
+//! option must not be ignored silently). Results are plain objects whose arrays are typed
+//! arrays. Every failure, bad input included, is a thrown JS `Error` with the core's message:
+//! nothing here panics on input (a panic in wasm would kill the module for the whole page).
 //!
 //! ```js
 //! import init, { rvalues } from './api/rvalue.js';
