@@ -1,14 +1,15 @@
 // The JavaScript API module dist/api/rvalue.js in Node itself (no browser): how `init` finds the
-// wasm there, readScores on good and bad files, calibrate and predict, and results checked
-// against their definitions and the release `rvalue` CLI.
+// wasm there, readScores on good and bad files, calibrate and predict, saved calibrations (with
+// the Python package of target/python-venv), and results checked against their definitions and
+// the release `rvalue` CLI.
 // Each test imports its own instance of the module (a query string makes a new one), so each
 // `init` starts from nothing.
-// Run: make test-e2e, or `node --test e2e/api-node.test.mjs` after `trunk build --release` and
-// `cargo build --release --bin rvalue`.
+// Run: make test (test-python installs the package first), or `node --test e2e/api-node.test.mjs`
+// after `trunk build --release`, `cargo build --release --bin rvalue` and `make test-python`.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -256,4 +257,58 @@ test('calibrate().predict() gives the sets of the CLI’s predict for new items'
   const wider = new Float64Array(40 * m * (k + 1));
   assert.throws(() => c.predict({ scores: wider, shape: [40, m, k + 1] }), /the new items have M = 30 draws and K = 11 candidates, the labelled ones M = 30 and K = 10/);
   assert.throws(() => api.calibrate({ ...cal, alpha: 0.1, methods: ['cp'] }), /unknown field `methods`/);
+});
+
+test('a calibration saved as bytes loads back and predicts the same sets', async () => {
+  const api = await fresh();
+  await api.default();
+  const d = api.readScores(await readFile(join(ROOT, 'assets', 'digits_wbb.npz')), 'digits_wbb.npz');
+  const [, m, k] = d.shape;
+  const test = { scores: d.scores.subarray(300 * m * k, 340 * m * k), shape: [40, m, k] };
+  for (const options of [{ method: 'cp', neverEmpty: true }, { kind: 'pooled', ties: 'index', seed: 5 }, { method: 'raps', coverage: 'per-class' }]) {
+    const c = api.calibrate({ scores: d.scores.subarray(0, 300 * m * k), shape: [300, m, k], labels: d.labels.subarray(0, 300), alpha: 0.15, ...options });
+    const bytes = c.save();
+    assert.equal(Buffer.from(bytes.subarray(0, 37)).toString(), 'rvalue-explorer calibration\nformat 5\n');
+    const back = api.loadCalibration(bytes, 'cal.rvcal');
+    const [a, b] = [c, back].map((x) => x.predict(test));
+    assert.deepEqual([...b.mask], [...a.mask], JSON.stringify(options));
+    assert.deepEqual(b.qhat, a.qhat);
+    // The checksum catches a damaged byte.
+    const damaged = Uint8Array.from(bytes);
+    damaged[damaged.length - 100] ^= 1;
+    assert.throws(() => api.loadCalibration(damaged, 'cal.rvcal'), /^Error: cal\.rvcal: .*(CRC|checksum)/i);
+  }
+});
+
+// The Python package that `make test-python` installs in target/python-venv, beside this module.
+const PYTHON = join(ROOT, 'target', 'python-venv', 'bin', 'python');
+const PY_CROSS = `
+import sys, numpy as np, rvalue_explorer as rx
+d = np.load(sys.argv[1]); s, y = d['scores'].astype(np.float64), d['labels']
+rx.calibrate(s[:300], y[:300], 0.15, method='cp-r', rvalue='pooled', seed=2).save(sys.argv[2] + '/py.rvcal')
+np.save(sys.argv[2] + '/py_mask.npy', rx.load(sys.argv[2] + '/py.rvcal').predict(s[300:340]))
+np.save(sys.argv[2] + '/js_mask.npy', rx.load(sys.argv[2] + '/js.rvcal').predict(s[300:340]))
+`;
+
+test('Python loads the bytes the API saves, and the API loads what Python saves', async (t) => {
+  if (!existsSync(PYTHON)) return t.skip('no target/python-venv: run make test-python first');
+  const api = await fresh();
+  await api.default();
+  const npz = join(ROOT, 'assets', 'digits_wbb.npz');
+  const d = api.readScores(await readFile(npz), 'digits_wbb.npz');
+  const [, m, k] = d.shape;
+  const test = { scores: d.scores.subarray(300 * m * k, 340 * m * k), shape: [40, m, k] };
+  const js = api.calibrate({ scores: d.scores.subarray(0, 300 * m * k), shape: [300, m, k], labels: d.labels.subarray(0, 300), alpha: 0.1, method: 'cp', cpDraw: 2 });
+  const dir = mkdtempSync(join(tmpdir(), 'rvalue-api-'));
+  try {
+    writeFileSync(join(dir, 'js.rvcal'), js.save());
+    const run = spawnSync(PYTHON, ['-c', PY_CROSS, npz, dir], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const mask = (name) => npyArray(readFileSync(join(dir, name))).values.map(Number);
+    assert.deepEqual(mask('js_mask.npy'), [...js.predict(test).mask]);
+    const py = api.loadCalibration(readFileSync(join(dir, 'py.rvcal')), 'py.rvcal');
+    assert.deepEqual([...py.predict(test).mask], mask('py_mask.npy'));
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
 });

@@ -7,11 +7,13 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use rvalue_core::conformal::warnings::{self, Facts};
-use rvalue_core::conformal::{self, Coverage, Method, ScoreOptions};
+use rvalue_core::conformal::{self, Coverage, Method};
+use rvalue_core::predict::saved::{self, Basis, Settings};
 use rvalue_core::predict::{self, Prediction};
 use rvalue_core::tensor::ScoreTensor;
-use rvalue_core::Result;
+use rvalue_core::{Error, Result};
 
+use crate::files::bytes_of;
 use crate::{indices, js_error, numbers, object, options_for, parse, shape3, ConformalArgs};
 
 /// What [`calibrate`] takes: `conformal`'s data and score options, one `method`, no splits.
@@ -38,16 +40,12 @@ const CALIBRATE_FIELDS: &[&str] = &[
     "randomized",
 ];
 
-/// Labelled items and the settings to predict with ([`calibrate`]).
+/// Labelled items and the settings to predict with ([`calibrate`], [`load_calibration`]).
 #[wasm_bindgen]
 pub struct Calibration {
     cal: ScoreTensor,
     labels: Vec<usize>,
-    method: Method,
-    opts: ScoreOptions,
-    seed: u64,
-    alpha: f64,
-    never_empty: bool,
+    settings: Settings,
     warnings: Vec<String>,
 }
 
@@ -80,11 +78,42 @@ fn calibrate_of(args: JsValue) -> Result<Calibration> {
     conformal::check_alpha(a.alpha)?;
     let method: Method = a.method.as_deref().unwrap_or("cp-r").parse()?;
     let (opts, _) = options_for(&a, &cal, &[method])?;
-    let facts =
-        Facts { m, k, labels: &labels, n_cal: Some(n), alpha: a.alpha, methods: &[method], kind: opts.kind };
-    let warnings = warnings::check(&facts).iter().map(ToString::to_string).collect();
     let (seed, alpha, never_empty) = (a.seed.unwrap_or(0), a.alpha, a.never_empty);
-    Ok(Calibration { cal, labels, method, opts, seed, alpha, never_empty, warnings })
+    Ok(Calibration::new(cal, labels, Settings { method, opts, alpha, never_empty, seed }))
+}
+
+/// A calibration from the bytes `save` (or Python's `Calibration.save`) wrote; `name` names
+/// them in messages. Only calibrations on labelled items (an array, in Python) load: the others
+/// keep what a file streamed through Python left, which this API does not predict from.
+#[wasm_bindgen(js_name = loadCalibration)]
+pub fn load_calibration(bytes: JsValue, name: &str) -> std::result::Result<Calibration, JsError> {
+    let (settings, basis, _) = saved::decode(&bytes_of(&bytes).map_err(js_error)?, name).map_err(js_error)?;
+    match basis {
+        Basis::Items { cal, labels } => Ok(Calibration::new(cal, labels, settings)),
+        other => Err(js_error(Error::invalid(format!(
+            "{name}: calibrated on {}; the JS API loads calibrations on labelled items only",
+            other.name()
+        )))),
+    }
+}
+
+impl Calibration {
+    fn new(cal: ScoreTensor, labels: Vec<usize>, settings: Settings) -> Calibration {
+        let (m, k, n) = (cal.m(), cal.k(), cal.n());
+        let s = &settings;
+        let methods = [s.method];
+        let facts = Facts {
+            m,
+            k,
+            labels: &labels,
+            n_cal: Some(n),
+            alpha: s.alpha,
+            methods: &methods,
+            kind: s.opts.kind,
+        };
+        let warnings = warnings::check(&facts).iter().map(ToString::to_string).collect();
+        Calibration { cal, labels, settings, warnings }
+    }
 }
 
 #[wasm_bindgen]
@@ -97,6 +126,13 @@ impl Calibration {
         self.predict_of(args).map_err(js_error)
     }
 
+    /// The calibration as bytes in the saved-calibration format, which Python's
+    /// `rvalue_explorer.load` reads (written to a file) and [`load_calibration`] reads back.
+    pub fn save(&self) -> Uint8Array {
+        let basis = Basis::Items { cal: self.cal.clone(), labels: self.labels.clone() };
+        Uint8Array::from(&saved::encode(&self.settings, &basis, None)[..])
+    }
+
     /// The sentences the CLI prints as warnings for this calibration.
     #[wasm_bindgen(getter)]
     pub fn warnings(&self) -> Array {
@@ -107,21 +143,22 @@ impl Calibration {
         let a: PredictArgs = parse(args, &["scores", "shape", "alpha"])?;
         let (n, m, k) = shape3(&a.shape)?;
         let test = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
-        let alpha = a.alpha.unwrap_or(self.alpha);
+        let s = &self.settings;
+        let (alpha, never_empty) = (a.alpha.unwrap_or(s.alpha), s.never_empty);
         conformal::check_alpha(alpha)?;
-        let p = predict::predict(&self.cal, &self.labels, &test, self.method, &self.opts, self.seed, 1)?;
-        let mask: Vec<u8> = p.mask(alpha, self.never_empty).into_iter().map(u8::from).collect();
+        let p = predict::predict(&self.cal, &self.labels, &test, s.method, &s.opts, s.seed, 1)?;
+        let mask: Vec<u8> = p.mask(alpha, never_empty).into_iter().map(u8::from).collect();
         let sets: Array = (0..p.n_test())
             .map(|j| {
                 let members: Vec<u32> =
-                    p.set(j, alpha, self.never_empty).members.iter().map(|&(c, _)| c as u32).collect();
+                    p.set(j, alpha, never_empty).members.iter().map(|&(c, _)| c as u32).collect();
                 JsValue::from(Uint32Array::from(&members[..]))
             })
             .collect();
         Ok(object(&[
             ("mask", Uint8Array::from(&mask[..]).into()),
             ("sets", sets.into()),
-            ("qhat", qhat(&p, alpha, self.opts.coverage)),
+            ("qhat", qhat(&p, alpha, s.opts.coverage)),
         ]))
     }
 }

@@ -37,12 +37,13 @@ fn read_scores_of(bytes: &JsValue, name: &str) -> Result<JsValue> {
     ]))
 }
 
-fn bytes_of(v: &JsValue) -> Result<Vec<u8>> {
+/// The bytes of a Uint8Array (Node's Buffer is one) or an ArrayBuffer.
+pub(crate) fn bytes_of(v: &JsValue) -> Result<Vec<u8>> {
     if let Some(a) = v.dyn_ref::<Uint8Array>() {
         return Ok(a.to_vec());
     }
     if let Some(b) = v.dyn_ref::<ArrayBuffer>() {
         return Ok(Uint8Array::new(b).to_vec());
     }
-    Err(Error::invalid("readScores: bytes must be a Uint8Array (or Node's Buffer) or an ArrayBuffer"))
+    Err(Error::invalid("bytes must be a Uint8Array (or Node's Buffer) or an ArrayBuffer"))
 }

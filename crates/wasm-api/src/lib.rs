@@ -30,7 +30,7 @@ mod files;
 mod qhat;
 mod splits;
 
-pub use calibrate::{calibrate, Calibration};
+pub use calibrate::{calibrate, load_calibration, Calibration};
 pub use files::read_scores;
 pub use splits::split_masks;
 
