@@ -86,7 +86,8 @@ test-page:
 # The TAP reporter, whatever stdout is, so the log always ends with `# pass N` / `# fail N`;
 # node exits non-zero when a test fails, and so does make. The shell glob (not a directory
 # argument) works with node 20 and newer alike. e2e/pool.test.mjs compares the page with the
-# release `rvalue`.
+# release `rvalue`; e2e/api-node.test.mjs runs the API module in Node itself, beside that binary
+# and the Python package test-python installed (saved calibrations go both ways).
 test-e2e: test-page
 	@[[ -d e2e/node_modules/playwright-core ]] || { echo 'test-e2e: run make setup first (npm ci in e2e/)' >&2; exit 1; }
 	cargo build --release --bin rvalue

@@ -219,7 +219,7 @@ const ink = (page, id) =>
 
 for (const [panel, extra, drawn, sliders] of PANELS) {
   test(`?embed=${panel} shows that panel alone, filling the page`, LONG, async (t) => {
-    const { page, errors } = await explorer.open(`?embed=${panel}${extra}`);
+    const { page, errors, messages } = await explorer.open(`?embed=${panel}${extra}`);
     await page.setViewportSize({ width: 640, height: 600 });
     await shot(t, page, async () => {
       if (drawn.startsWith('#')) {
@@ -248,10 +248,24 @@ for (const [panel, extra, drawn, sliders] of PANELS) {
       const width = await page.locator(`#panel-${panel}`).evaluate((e) => e.getBoundingClientRect().width);
       assert.ok(width >= 600, `panel width ${width} of 640`);
       assert.ok(await page.locator('#url-notes').isHidden());
+      // Parametric r-values rank no draws, so the embed never asks for a GPU: this Chromium has
+      // no adapter, and asking would warn "No available adapters." in the host page's console.
+      assert.equal(await page.locator('#device').evaluate((e) => e.title), '');
+      assert.deepEqual(messages.filter((m) => /adapter/i.test(m)), []);
       assert.deepEqual(errors, []);
     });
   });
 }
+
+test('an embed that ranks draws looks for a GPU, and falls back to the CPU', LONG, async (t) => {
+  const { page, errors } = await explorer.open(`?embed=threshold&kind=nonparametric&${SMALL}`);
+  await shot(t, page, async () => {
+    await page.waitForFunction(() => /no GPU adapter/.test(document.querySelector('#device').title));
+    await page.waitForFunction(() => ['idle', 'ready'].includes(document.querySelector('#status').dataset.state));
+    assert.equal(await page.locator('#device').textContent(), 'CPU');
+    assert.deepEqual(errors, []);
+  });
+});
 
 test('the embed example page shows three panels sized to their content', LONG, async (t) => {
   const { page, errors } = await explorer.open('www/embed-example.html');

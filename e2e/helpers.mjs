@@ -109,6 +109,7 @@ export function launchBrowser({ args = [] } = {}) {
 
 // A new context (no shared cookies or storage between tests) with one page that records:
 // errors: console errors, uncaught page errors, failed requests and HTTP errors, as strings;
+// messages: every console message as "type: text";
 // requests: the URL of every request the page or its workers made.
 // Requests that would leave the machine are recorded, then aborted: the network is closed
 // anyway, and aborting fails the test at once instead of after a connection timeout.
@@ -122,7 +123,9 @@ export async function openPage(browser) {
     isLocal(route.request().url()) ? route.continue() : route.abort('blockedbyclient'),
   );
   const page = await context.newPage();
+  const messages = [];
   page.on('console', (m) => {
+    messages.push(`${m.type()}: ${m.text()}`);
     if (m.type() === 'error') errors.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => errors.push(`page error: ${e.stack ?? e}`));
@@ -130,7 +133,7 @@ export async function openPage(browser) {
   page.on('response', (r) => {
     if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`);
   });
-  return { context, page, errors, requests };
+  return { context, page, errors, requests, messages };
 }
 
 // Only plain HTTP to 127.0.0.1 stays on the machine; data: and blob: URLs never reach a network.

@@ -36,6 +36,40 @@ die "api_module.pl: cargo built no .wasm for $crate\n" unless $wasm;
 system(qw(wasm-bindgen --target web --no-typescript --out-name rvalue --out-dir), $out, $wasm) == 0
     or die "api_module.pl: wasm-bindgen failed on $wasm\n";
 
+# Node has `fetch` but cannot fetch a file: URL, so there `init` reads the wasm itself: by
+# default the file beside rvalue.js, or a path or file: URL given as `module_or_path`. Bytes, a
+# compiled module and http(s) URLs go to wasm-bindgen's loader as they are, as does every call in
+# a browser (where `node:fs` is never imported).
+my $js_path = "$out/rvalue.js";
+open(my $js_in, '<:raw', $js_path) or die "api_module.pl: $js_path: $!\n";
+my $js = do { local $/; <$js_in> };
+close($js_in);
+my $export = "export { initSync, __wbg_init as default };\n";
+my $at = index($js, $export);
+die "api_module.pl: wasm-bindgen's default export not found in $js_path\n" if $at < 0;
+substr($js, $at, length $export) = <<'JS';
+function inNode() {
+    return typeof process === 'object' && typeof process.versions?.node === 'string';
+}
+
+async function init(arg) {
+    if (!inNode()) return __wbg_init(arg);
+    const plain = arg !== undefined && Object.getPrototypeOf(arg) === Object.prototype;
+    const where = (plain ? arg.module_or_path : arg) ?? new URL('rvalue_bg.wasm', import.meta.url);
+    const local = typeof where === 'string'
+        ? !/^(https?|data|blob):/i.test(where)
+        : where instanceof URL && where.protocol === 'file:';
+    if (!local) return __wbg_init(arg);
+    const { readFile } = await import('node:fs/promises');
+    return __wbg_init({ module_or_path: await readFile(where) });
+}
+
+export { initSync, init as default };
+JS
+open(my $js_out, '>:raw', $js_path) or die "api_module.pl: $js_path: $!\n";
+print $js_out $js;
+close($js_out) or die "api_module.pl: $js_path: $!\n";
+
 # The package's version, licence and description are the crate's (the workspace's version).
 open(my $meta_fh, '-|', qw(cargo metadata --offline --no-deps --format-version 1))
     or die "api_module.pl: cannot run cargo metadata: $!\n";

@@ -22,6 +22,10 @@ use rvalue_model::OffloadRequest;
 
 /// What the page computes on.
 enum State {
+    /// An embed's GPU, not asked for until a job ranks draws (with the address' test switch):
+    /// asking a browser that has no adapter logs "No available adapters." in the console of
+    /// the page that embeds the panel, and most embeds never rank draws.
+    Later(Option<String>),
     /// The GPU is being opened; jobs use the CPU meanwhile.
     Opening,
     /// The GPU and its name as shown.
@@ -64,6 +68,22 @@ impl Device {
         Device { state: State::Opening, failure: None, jobs: 0 }
     }
 
+    /// An embed's device: the CPU until [`Device::open_now`] says to open the GPU.
+    pub(super) fn later(switch: Option<String>) -> Device {
+        Device { state: State::Later(switch), ..Device::new() }
+    }
+
+    /// The test switch to [`open`] the GPU with, once, when it was left for later.
+    pub(super) fn open_now(&mut self) -> Option<Option<String>> {
+        match std::mem::replace(&mut self.state, State::Opening) {
+            State::Later(switch) => Some(switch),
+            other => {
+                self.state = other;
+                None
+            }
+        }
+    }
+
     /// The GPU [`open`] opened (or why it did not).
     pub(super) fn opened(&mut self, opened: Opened) {
         self.state = opened.0;
@@ -78,6 +98,7 @@ impl Device {
     /// The text of the page's "Compute:" line, and its tooltip.
     pub(super) fn describe(&self) -> (String, String) {
         let (text, title) = match &self.state {
+            State::Later(_) => ("CPU".to_string(), String::new()),
             State::Opening => ("CPU (looking for a GPU…)".to_string(), String::new()),
             #[cfg(feature = "gpu")]
             State::Gpu(g, name) => {
@@ -264,8 +285,11 @@ pub(super) fn open(switch: Option<String>, ready: impl FnOnce(Opened) + 'static)
         };
         ready(Opened(state));
     });
+    // Later, as with the GPU: the caller may hold the app that `ready` updates.
     #[cfg(not(feature = "gpu"))]
-    ready(Opened(State::Cpu("this build has no GPU support (cargo feature `gpu`)".into())));
+    wasm_bindgen_futures::spawn_local(async move {
+        ready(Opened(State::Cpu("this build has no GPU support (cargo feature `gpu`)".into())));
+    });
 }
 
 #[cfg(test)]

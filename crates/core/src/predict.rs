@@ -10,6 +10,7 @@
 //! read: they are stood in by candidate 0, which only the coverage metrics would look at.
 
 pub mod kept;
+pub mod saved;
 
 #[cfg(test)]
 mod batches;

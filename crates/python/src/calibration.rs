@@ -33,9 +33,9 @@ use rvalue_core::{whole_file, Error};
 
 use crate::arrays::{self, value_error};
 use crate::options::{self, Baselines, Scoring};
-use crate::saved::{self, Basis, Settings};
 use crate::streamed::{self, Source};
 use crate::watched::{self, Progress};
+use rvalue_core::predict::saved::{self, Basis, Settings};
 
 // The Python docstrings below are the stub's (rvalue_explorer.pyi), word for word:
 // test_help.py checks it.

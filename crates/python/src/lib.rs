@@ -12,7 +12,6 @@ mod calibration;
 mod conformal;
 mod options;
 mod rank;
-mod saved;
 mod splits;
 mod streamed;
 mod tallies;

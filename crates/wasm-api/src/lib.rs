@@ -4,15 +4,17 @@
 //! into `dist/api/rvalue.js` and `dist/api/rvalue_bg.wasm`, a module with fixed names that holds
 //! no UI, plotters or DOM code. wasm only: natively the crate is empty.
 //!
-//! Each function takes one plain object. Arrays of numbers may be typed arrays or plain arrays;
-//! names are camelCase; an unknown field is an error (a misspelt option must not be ignored
-//! silently). Results are plain objects whose arrays are typed arrays. Every failure, bad input
-//! included, is a thrown JS `Error` with the core's message: nothing here panics on input (a
-//! panic in wasm would kill the module for the whole page).
+//! Each function but `readScores(bytes, name)` takes one plain object. Arrays of numbers may be
+//! typed arrays or plain arrays; names are camelCase; an unknown field is an error (a misspelt
+//! option must not be ignored silently). Results are plain objects whose arrays are typed
+//! arrays. Every failure, bad input included, is a thrown JS `Error` with the core's message:
+//! nothing here panics on input (a panic in wasm would kill the module for the whole page).
 //!
 //! ```js
 //! import init, { rvalues } from './api/rvalue.js';
 //! await init(); // fetches and instantiates rvalue_bg.wasm, next to rvalue.js
+//! // Elsewhere: init({ module_or_path: url }); in Node also a path, a file: URL or the bytes,
+//! // and a plain init() reads the file beside rvalue.js (scripts/api_module.pl adds this).
 //! const r = rvalues({ x: [0.1, 3.1, -2.7], se: [1.4, 1.6, 1.2] });
 //! r.rvalue;   // Float64Array
 //! r.hyper.mu; // the estimated prior mean
@@ -22,9 +24,14 @@
 
 use std::str::FromStr;
 
+mod calibrate;
 mod conditional;
+mod files;
+mod qhat;
 mod splits;
 
+pub use calibrate::{calibrate, load_calibration, Calibration};
+pub use files::read_scores;
 pub use splits::split_masks;
 
 use js_sys::{Array, ArrayBuffer, BigInt64Array, BigUint64Array, DataView, Float64Array, Object, Reflect};
@@ -77,6 +84,9 @@ struct ConformalArgs {
     alpha: f64,
     #[serde(default)]
     methods: Option<Vec<String>>,
+    /// `calibrate`'s one method (not a field of `conformal`).
+    #[serde(default)]
+    method: Option<String>,
     #[serde(default)]
     kind: Option<String>,
     #[serde(default)]
@@ -210,7 +220,9 @@ fn rvalues_of(args: JsValue) -> Result<JsValue> {
 /// baseline runs): `warnings` holds the sentences the CLI prints as
 /// warnings (docs/method.md §8: labels that use few of K, α below `1/(n_cal + 1)`, coarse
 /// rank-based r-values, `M = 1`, `K = 1`). One entry per method: `{method, coverage, coverageSd,
-/// size, sizeSd, position (null when no set holds its label), emptyRate, splits}`, the
+/// size, sizeSd, position (null when no set holds its label), emptyRate, splits, qhat}`
+/// (`qhat`: the first split's threshold, `Infinity` when `k* > n_cal`; a number, or per test item
+/// of that split a Float64Array for pooled CP_r, per test item and candidate per class), the
 /// conditional metrics (docs/method.md §5, conditional coverage): `macroCoverage`,
 /// `worstClassCoverage`, `covgap` (percent), `violatedClasses`, `sscv`, `dsv`, each with its `…Sd` (null where undefined),
 /// `classCoverage` and `classCount` (Float64Array per class, over all splits), `sizeStrata`
@@ -226,9 +238,7 @@ pub fn conformal(args: JsValue) -> std::result::Result<JsValue, JsError> {
 
 fn conformal_of(args: JsValue) -> Result<JsValue> {
     let a: ConformalArgs = parse(args, CONFORMAL_FIELDS)?;
-    let &[n, m, k] = a.shape.as_slice() else {
-        return Err(Error::shape(format!("shape must be [n, m, k], got {} numbers", a.shape.len())));
-    };
+    let (n, m, k) = shape3(&a.shape)?;
     let t = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
     let labels = indices(&a.labels, "labels")?;
     conformal::check_alpha(a.alpha)?;
@@ -258,6 +268,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
             ("splits", (s.splits as f64).into()),
         ]);
         conditional::set_fields(&entry, &s);
+        set_field(&entry, "qhat", qhat::of_first(&cals, a.alpha));
         if let Some(count) = s.unbounded_classes {
             set_field(&entry, "unboundedClasses", (count as f64).into());
             if count > 0 {
@@ -316,6 +327,14 @@ fn parse<T: for<'de> Deserialize<'de>>(args: JsValue, fields: &[&str]) -> Result
         }
     }
     serde_wasm_bindgen::from_value(args).map_err(|e| Error::invalid(format!("bad arguments: {e}")))
+}
+
+/// A tensor's `shape: [n, m, k]`.
+fn shape3(shape: &[usize]) -> Result<(usize, usize, usize)> {
+    match *shape {
+        [n, m, k] => Ok((n, m, k)),
+        _ => Err(Error::shape(format!("shape must be [n, m, k], got {} numbers", shape.len()))),
+    }
 }
 
 /// The option named `name`, or its default when the field is absent.

@@ -25,6 +25,16 @@ const PARTIAL_EVERY_MS: f64 = 400.0;
 const PROGRESS_EVERY_MS: f64 = 100.0;
 
 impl App {
+    /// Opens an embed's GPU, left for later, once a job is to rank draws on it.
+    fn open_gpu_for_ranks(&mut self) {
+        if !matches!(self.controls.score.kind, RvalueKind::Nonparametric | RvalueKind::Pooled) {
+            return;
+        }
+        if let (Some(app), Some(switch)) = (self.me.upgrade(), self.device.open_now()) {
+            super::startup::open_device(&app, switch);
+        }
+    }
+
     /// Starts (or restarts) the analysis for the current controls; the shown one stays until
     /// it finishes. A job already running is dropped, which cancels it.
     pub(super) fn start_job(&mut self) {
@@ -41,6 +51,7 @@ impl App {
             self.state = "note";
             return;
         }
+        self.open_gpu_for_ranks();
         let pool =
             self.data.as_ref().and_then(|l| l.pool.clone()).filter(|_| self.controls.mode == Mode::Scores);
         if let Some(note) = pool.as_ref().and_then(|_| needs_all_candidates(self.controls.score.kind)) {

@@ -114,9 +114,18 @@ fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> 
     }
     a.write_controls();
     a.show_mode();
+    let open_gpu = match embed {
+        Some(_) => {
+            a.device = Device::later(gpu_switch);
+            None
+        }
+        None => Some(gpu_switch),
+    };
     a.start_job();
     drop(a);
-    open_device(app, gpu_switch);
+    if let Some(switch) = open_gpu {
+        open_device(app, switch);
+    }
     wire(app)?;
     super::tour::wire(app)?;
     embed::post(&doc, embed, tour_alone);
@@ -124,7 +133,7 @@ fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> 
 }
 
 /// Opens the GPU (or learns there is none) and tells the app when it knows.
-fn open_device(app: &Shared, gpu_switch: Option<String>) {
+pub(super) fn open_device(app: &Shared, gpu_switch: Option<String>) {
     let me = Rc::downgrade(app);
     device::open(gpu_switch, move |opened| {
         if let Some(app) = me.upgrade() {

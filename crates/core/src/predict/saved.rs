@@ -1,5 +1,5 @@
-//! The saved-calibration file: what `Calibration.save` writes, `rvalue_explorer.load` reads and
-//! pickling carries. Plain data, so that opening a file runs no code:
+//! The saved-calibration file: what Python's `Calibration.save` and the JS API's `save` write,
+//! `rvalue_explorer.load` and the JS API's `loadCalibration` read and pickling carries. Plain data, so that opening a file runs no code:
 //!
 //! ```text
 //! rvalue-explorer calibration        magic line
@@ -35,7 +35,7 @@
 //!
 //! True-label draws `[n_cal, M]` are saved as items with one candidate (the true label, so every
 //! label is 0): `candidates 1`. The last two rows are what a calibration streamed from a file
-//! keeps (`rvalue_core::predict::kept`): their header gives the items' shape (the candidates a
+//! keeps (`predict::kept`): their header gives the items' shape (the candidates a
 //! prediction must have). Format 4 (without the baselines' keys: their defaults), format 3
 //! (without `coverage`: marginal), format 2 (the first two rows
 //! alone) and format 1 (without `calibrated-on`, always items) are still read.
@@ -44,9 +44,9 @@
 //! checks its arguments, so a file edited by hand (checksum fixed) still gives a valid
 //! calibration or a `ValueError` naming what is wrong.
 
-use rvalue_core::conformal::{Baseline, Coverage, Method, ScoreOptions};
-use rvalue_core::tensor::{ScoreTensor, Scores, Summaries};
-use rvalue_core::{Error, Result};
+use crate::conformal::{Baseline, Coverage, Method, ScoreOptions};
+use crate::tensor::{ScoreTensor, Scores, Summaries};
+use crate::{Error, Result};
 
 const MAGIC: &str = "rvalue-explorer calibration\n";
 /// The layout above. A change to it (a key, the payload) takes a new number.
@@ -241,7 +241,7 @@ pub fn encode(s: &Settings, basis: &Basis, classes: Option<&[usize]>) -> Vec<u8>
             parts.iter().flat_map(|p| p.iter()).for_each(|v| out.extend_from_slice(&v.to_le_bytes()))
         }
     }
-    let crc = crc32fast::hash(&out);
+    let crc = crate::io::crc32(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
 }
@@ -511,7 +511,7 @@ fn checked_body<'a>(
     }
     let (covered, crc) = bytes.split_at(bytes.len() - 4);
     let crc = u32::from_le_bytes(crc.try_into().unwrap_or_default());
-    if crc32fast::hash(covered) != crc {
+    if crate::io::crc32(covered) != crc {
         let msg = "the CRC-32 does not match: the file was changed or damaged after it was saved";
         return Err(("checksum", msg.into()));
     }
