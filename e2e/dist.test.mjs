@@ -1,5 +1,5 @@
 // The built page's size (the budget: dist/, app, the API module in api/ and bundled samples, at
-// most 1.646 MB gzipped; the digits sample alone is 0.945 MB of it). It crept past the budget
+// most 1.653 MB gzipped; the digits sample alone is 0.945 MB of it). It crept past the budget
 // unnoticed once, so it is checked rather than only reported. It was 1.5 MB until coverage by
 // class and per-class calibration took the app to 1.51 MB, and 1.52 MB until the APS, RAPS and
 // SAPS baselines took the app and the API module to 1.545 MB, and 1.55 MB until the page ran
@@ -9,7 +9,8 @@
 // API's readScores (the core's file readers in the API module, 49 kB) and an embed's GPU left
 // for later took it to 1.611 MB, and 1.612 MB until the API's calibrate and predict (16 kB, in
 // both modules) took it to 1.627 MB, and 1.628 MB until saved calibrations as bytes (18 kB, in
-// both modules) took it to 1.646 MB; see docs/performance.md, Size.
+// both modules) took it to 1.646 MB, and 1.646 MB until the baselines' shared rows, the
+// Randomized box and ?src= (7 kB) took it to 1.653 MB; see docs/performance.md, Size.
 // Run: make test-e2e, or `node --test e2e/dist.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
-const BUDGET_BYTES = 1_645_778;
+const BUDGET_BYTES = 1_653_223;
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
