@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { crc32 } from 'node:zlib';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
@@ -337,4 +338,53 @@ export function npzArray(bytes, member) {
     at += 46 + nameLen + bytes.readUInt16LE(at + 30) + bytes.readUInt16LE(at + 32);
   }
   throw new Error(`the .npz has no member ${member}`);
+}
+
+// A .npy of text as numpy writes np.array(names) ('<U{n}', UTF-32 little-endian).
+export function textNpy(names) {
+  const width = Math.max(1, ...names.map((n) => [...n].length));
+  const dict = `{'descr': '<U${width}', 'fortran_order': False, 'shape': (${names.length},), }`;
+  const head = Buffer.from(dict.padEnd(117, ' ') + '\n', 'latin1');
+  const data = Buffer.alloc(names.length * width * 4);
+  names.forEach((n, i) => [...n].forEach((ch, j) => data.writeUInt32LE(ch.codePointAt(0), (i * width + j) * 4)));
+  const len = Buffer.alloc(2);
+  len.writeUInt16LE(head.length);
+  return Buffer.concat([Buffer.from('\x93NUMPY\x01\x00', 'latin1'), len, head, data]);
+}
+
+// A zip of stored members, as np.savez writes one (without compression).
+export function zip(members) {
+  const locals = [];
+  const centrals = [];
+  let offset = 0;
+  for (const [name, data] of members) {
+    const n = Buffer.from(name);
+    const h = Buffer.alloc(30);
+    h.writeUInt32LE(0x04034b50, 0);
+    h.writeUInt16LE(20, 4);
+    h.writeUInt32LE(crc32(data), 14);
+    h.writeUInt32LE(data.length, 18);
+    h.writeUInt32LE(data.length, 22);
+    h.writeUInt16LE(n.length, 26);
+    const c = Buffer.alloc(46);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE(20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt32LE(crc32(data), 16);
+    c.writeUInt32LE(data.length, 20);
+    c.writeUInt32LE(data.length, 24);
+    c.writeUInt16LE(n.length, 28);
+    c.writeUInt32LE(offset, 42);
+    locals.push(h, n, data);
+    centrals.push(c, n);
+    offset += h.length + n.length + data.length;
+  }
+  const dir = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, dir, end]);
 }

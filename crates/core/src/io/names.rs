@@ -1,6 +1,7 @@
 //! The names an `.npz` gives its classes: the member `class_names`, one string per class,
 //! shown by the page as text. A name is at most [`MAX_NAME_CHARS`] characters and holds no
-//! control character, so a file cannot break the page's layout or its CSV exports.
+//! control character and no bidirectional control (which would show it as another name), so
+//! a file cannot break the page's layout, its CSV exports or what a name seems to say.
 
 use super::{npz, shown, sniff, Format};
 use crate::{Error, Result};
@@ -24,6 +25,12 @@ pub fn read_class_names(file: &str, bytes: &[u8], k: usize) -> Result<Option<Vec
     Ok(Some(names))
 }
 
+/// Whether `c` reorders the text after it on screen (the bidirectional embeddings, overrides
+/// and isolates): a name holding one could show as another name.
+pub fn reorders_text(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// Why `names` cannot name `k` classes.
 fn check_names(names: &[String], k: usize) -> std::result::Result<(), String> {
     if names.len() != k {
@@ -35,6 +42,9 @@ fn check_names(names: &[String], k: usize) -> std::result::Result<(), String> {
         }
         if n.chars().any(char::is_control) {
             return Err(format!("name {i} holds a control character"));
+        }
+        if let Some(c) = n.chars().find(|&c| reorders_text(c)) {
+            return Err(format!("name {i} holds a bidirectional control character (U+{:04X})", u32::from(c)));
         }
     }
     Ok(())
@@ -100,9 +110,13 @@ mod tests {
     #[test]
     fn bad_names_are_refused_naming_the_member() {
         let long = "x".repeat(MAX_NAME_CHARS + 1);
-        let cases: [(Vec<u8>, &str); 4] = [
+        let cases: [(Vec<u8>, &str); 5] = [
             (text_npy(&["a", "b"], true), "2 names for K = 3 classes"),
             (text_npy(&["a", "b\u{7}", "c"], true), "name 1 holds a control character"),
+            (
+                text_npy(&["a", "b", "c\u{202E}d"], true),
+                "name 2 holds a bidirectional control character (U+202E)",
+            ),
             (text_npy(&["a", &long, "c"], true), "name 1 is longer than 200 characters"),
             (write_npy_f64(&[3], &[1.0, 2.0, 3.0]), "dtype '<f8' is not text"),
         ];

@@ -17,6 +17,9 @@ pub fn address(v: &str) -> Result<String, String> {
     if v.chars().any(char::is_control) {
         return Err("holds a control character".to_string());
     }
+    if let Some(c) = v.chars().find(|&c| rvalue_core::io::reorders_text(c)) {
+        return Err(format!("holds a bidirectional control character (U+{:04X})", u32::from(c)));
+    }
     // A scheme is what comes before the first ':' when no '/', '?' or '#' comes earlier.
     if let Some(at) = v.find([':', '/', '?', '#']).filter(|&at| v[at..].starts_with(':')) {
         let scheme = v[..at].to_ascii_lowercase();
@@ -47,6 +50,7 @@ mod tests {
             ("file:///etc/passwd", "'file:'"),
             ("a\u{7}b", "control"),
             ("x\u{202E}\n", "control"),
+            ("abc\u{202E}gpj.npz", "bidirectional control character (U+202E)"),
         ] {
             let e = address(bad).unwrap_err();
             assert!(e.contains(why), "{bad:?}: {e}");
