@@ -88,13 +88,18 @@ fn launch(
         tour_baseline: None,
     }));
     first_show(&app, warnings, gpu_switch)?;
-    match data {
-        DataRef::Sample(name) => files::load_named(&file_sink(&app), name),
-        DataRef::Hosted { src, labels } => crate::ui::hosted::load(&file_sink(&app), src, labels),
-        DataRef::None | DataRef::Upload => {}
-    }
+    load_named_data(&app, data);
     request_frame(&app);
     Ok(app)
+}
+
+/// Fetches the data a link names: a bundled sample or a file hosted on the page's site.
+fn load_named_data(app: &Shared, data: DataRef) {
+    match data {
+        DataRef::Sample(name) => files::load_named(&file_sink(app), name),
+        DataRef::Hosted { src, labels } => crate::ui::hosted::load(&file_sink(app), src, labels),
+        DataRef::None | DataRef::Upload => {}
+    }
 }
 
 /// The app on the page before its first frame: what the page embeds, the tour, the address'
