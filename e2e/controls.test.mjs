@@ -1,11 +1,11 @@
 // End-to-end tests of the page's keys and slider controls as a lecturer uses them: a focused
-// slider takes its own keys in the tour.
+// slider takes its own keys in the tour, PageUp/PageDown move a slider in big steps.
 // Run: `node --test e2e/controls.test.mjs` after `trunk build --release`. Every test saves a
 // screenshot to test-output/e2e/.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TIMEOUT_MS, ready, shot, text, useExplorer } from './helpers.mjs';
+import { TIMEOUT_MS, analysesShown, ready, shot, text, useExplorer } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
@@ -24,7 +24,7 @@ test('in the tour, a focused slider or button keeps its keys; a clicker still st
     await page.focus('#sigma2');
     await page.keyboard.press('PageUp');
     assert.equal(await step(page), 6);
-    assert.notEqual(await text(page, '#sigma2-value'), '10');
+    assert.equal(await text(page, '#sigma2-value'), '100');
     await page.keyboard.press('PageDown');
     assert.equal(await text(page, '#sigma2-value'), '10');
     assert.equal(await step(page), 6);
@@ -45,6 +45,40 @@ test('in the tour, a focused slider or button keeps its keys; a clicker still st
     await page.focus('#alpha');
     await page.keyboard.press('Escape');
     await page.locator('#tour').waitFor({ state: 'hidden' });
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('PageUp and PageDown move a slider in big round steps: σ² by decades, α by 0.05', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
+    assert.equal(await text(page, '#sigma2-value'), '1000');
+    await page.focus('#sigma2');
+    await page.keyboard.press('PageDown');
+    assert.equal(await text(page, '#sigma2-value'), '100');
+    const before = await analysesShown(page);
+    await page.keyboard.press('PageDown');
+    assert.equal(await text(page, '#sigma2-value'), '10');
+    // The page re-analyses and the link keeps the value, as after a slide.
+    await ready(page, before);
+    await page.waitForFunction(() => location.search === '?sigma2=10');
+    await page.keyboard.press('PageUp');
+    assert.equal(await text(page, '#sigma2-value'), '100');
+    await page.focus('#alpha');
+    await page.keyboard.press('PageDown');
+    assert.equal(await text(page, '#alpha-value'), '0.05');
+    await page.keyboard.press('PageDown');
+    assert.equal(await text(page, '#alpha-value'), '0.005', 'the end stops it');
+    await page.keyboard.press('PageUp');
+    assert.equal(await text(page, '#alpha-value'), '0.055');
+    // β by about a doubling; the arrows keep their single positions.
+    await page.focus('#beta');
+    await page.keyboard.press('PageUp');
+    const beta = Number(await text(page, '#beta-value'));
+    assert.ok(beta > 0.19 && beta < 0.21, `β ${beta}`);
+    await page.keyboard.press('ArrowLeft');
+    assert.ok(Number(await text(page, '#beta-value')) < beta);
     assert.deepEqual(errors, []);
   });
 });

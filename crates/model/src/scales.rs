@@ -16,6 +16,12 @@ pub const SIGMA2_POSITIONS: (u32, u32) = (0, 189);
 
 const SIGMA2_PER_DECADE: f64 = 40.0;
 
+/// PageUp/PageDown's steps in positions, as a lecturer needs them: α by 0.05 (a tenth of its
+/// range), β by a doubling (a tenth of its log range), σ² by a decade (1000, 100, 10, …).
+pub const ALPHA_PAGE: u32 = 10;
+pub const BETA_PAGE: u32 = 20;
+pub const SIGMA2_PAGE: u32 = SIGMA2_PER_DECADE as u32;
+
 /// Rounds to three significant digits through the decimal form, so the result is the double
 /// nearest the short decimal (0.3, not 0.30000000000000004).
 pub fn round3(x: f64) -> f64 {
@@ -56,6 +62,29 @@ pub fn sigma2_at(p: u32) -> f64 {
 
 pub fn sigma2_position(sigma2: f64) -> u32 {
     nearest(sigma2, SIGMA2_POSITIONS, sigma2_at)
+}
+
+/// The position `page` positions up (or down) from `p`, kept within `(lo, hi)`.
+fn paged(p: u32, up: bool, page: u32, (lo, hi): (u32, u32)) -> u32 {
+    let p = clamp(p, (lo, hi));
+    if up {
+        p.saturating_add(page).min(hi)
+    } else {
+        p.saturating_sub(page).max(lo)
+    }
+}
+
+/// PageUp (`up`) or PageDown from position `p` of the α slider.
+pub fn alpha_paged(p: u32, up: bool) -> u32 {
+    paged(p, up, ALPHA_PAGE, ALPHA_POSITIONS)
+}
+
+pub fn beta_paged(p: u32, up: bool) -> u32 {
+    paged(p, up, BETA_PAGE, BETA_POSITIONS)
+}
+
+pub fn sigma2_paged(p: u32, up: bool) -> u32 {
+    paged(p, up, SIGMA2_PAGE, SIGMA2_POSITIONS)
 }
 
 /// The position whose value is nearest `v` (the scales are increasing; ties to the lower).
@@ -137,6 +166,33 @@ mod tests {
             assert_eq!(pos(f64::NAN), range.0);
             assert_eq!(pos(-1.0), range.0);
             assert_eq!(pos(1e9), range.1);
+        }
+    }
+
+    #[test]
+    fn page_keys_take_big_round_steps() {
+        // σ² by decades: 1000 to 10 in two presses, and on to 0.1 and then 0.
+        let mut p = sigma2_position(1000.0);
+        let mut seen = vec![];
+        for _ in 0..5 {
+            p = sigma2_paged(p, false);
+            seen.push(sigma2_at(p));
+        }
+        assert_eq!(seen, [100.0, 10.0, 1.0, 0.1, 0.0]);
+        assert_eq!(sigma2_at(sigma2_paged(sigma2_position(1000.0), true)), 5000.0);
+        // α by 0.05, stopping at the ends.
+        let a = alpha_position(0.1);
+        assert_eq!((alpha_at(alpha_paged(a, true)), alpha_at(alpha_paged(a, false))), (0.15, 0.05));
+        assert_eq!(alpha_paged(alpha_position(0.05), false), ALPHA_POSITIONS.0);
+        assert_eq!(alpha_paged(ALPHA_POSITIONS.1, true), ALPHA_POSITIONS.1);
+        // β by about a doubling, a tenth of its range.
+        let b = beta_position(0.1);
+        let (up, down) = (beta_at(beta_paged(b, true)), beta_at(beta_paged(b, false)));
+        assert!((0.19..0.21).contains(&up) && (0.049..0.051).contains(&down), "{up} {down}");
+        assert_eq!(beta_paged(BETA_POSITIONS.0, false), BETA_POSITIONS.0);
+        // Up then down comes back, away from the ends.
+        for p in 50..130 {
+            assert_eq!(sigma2_paged(sigma2_paged(p, true), false), p);
         }
     }
 

@@ -70,7 +70,7 @@ impl App {
         Ok(Some(match control.input {
             // A slider left where it is keeps its value: the value need not be one of its
             // positions (β = 0.1 sits at the position of 0.0988), and moving α must not change β.
-            Input::Slider { at, position } => {
+            Input::Slider { at, position, .. } => {
                 let p: u32 = number(d, id, control.name)?;
                 let value = control.real(c).unwrap_or(f64::NAN);
                 if p == position(value) { value } else { at(p) }.to_string()

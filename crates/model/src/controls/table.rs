@@ -21,8 +21,9 @@ use std::fmt;
 #[derive(Debug, Clone, Copy)]
 pub enum Input {
     /// A range input whose integer positions map to values (and back) through a scale of
-    /// [`scales`]; its readout is the element `{key}-value`.
-    Slider { at: fn(u32) -> f64, position: fn(f64) -> u32 },
+    /// [`scales`]; its readout is the element `{key}-value`; `page` is where PageUp (`true`)
+    /// and PageDown take a position.
+    Slider { at: fn(u32) -> f64, position: fn(f64) -> u32, page: fn(u32, bool) -> u32 },
     /// An `<input type="number">`.
     Number,
     /// A `<select>` of the option's names.
@@ -252,9 +253,12 @@ const fn choice<T: Choice>() -> Range {
     Range::Choice(options::names::<T>)
 }
 
-const ALPHA: Input = Input::Slider { at: scales::alpha_at, position: scales::alpha_position };
-const BETA: Input = Input::Slider { at: scales::beta_at, position: scales::beta_position };
-const SIGMA2: Input = Input::Slider { at: scales::sigma2_at, position: scales::sigma2_position };
+const ALPHA: Input =
+    Input::Slider { at: scales::alpha_at, position: scales::alpha_position, page: scales::alpha_paged };
+const BETA: Input =
+    Input::Slider { at: scales::beta_at, position: scales::beta_position, page: scales::beta_paged };
+const SIGMA2: Input =
+    Input::Slider { at: scales::sigma2_at, position: scales::sigma2_position, page: scales::sigma2_paged };
 
 /// The key of the mode, which chooses the other controls' defaults ([`Controls::for_mode`]).
 pub const MODE: &str = "mode";
