@@ -82,3 +82,25 @@ test('PageUp and PageDown move a slider in big round steps: σ² by decades, α 
     assert.deepEqual(errors, []);
   });
 });
+
+test('"Whole curve" enters the link, and the link restores it', LONG, async (t) => {
+  const { page, errors } = await explorer.open('?sigma2=10');
+  await shot(t, page, async () => {
+    await ready(page);
+    const zoomed = await page.locator('#plot-threshold').evaluate((c) => c.toDataURL());
+    await page.locator('#whole-curve').check();
+    await page.waitForFunction(() => location.search === '?sigma2=10&whole-curve=1');
+    const whole = await page.locator('#plot-threshold').evaluate((c) => c.toDataURL());
+    assert.notEqual(whole, zoomed);
+    // A reload opens the same view: the box checked, the same drawing.
+    await page.reload();
+    await ready(page);
+    assert.ok(await page.locator('#whole-curve').isChecked());
+    await page.waitForFunction((w) => document.querySelector('#plot-threshold').toDataURL() === w, whole);
+    assert.doesNotMatch(await text(page, '#threshold-note'), /Zoomed/);
+    await page.locator('#whole-curve').uncheck();
+    await page.waitForFunction(() => location.search === '?sigma2=10');
+    await page.waitForFunction((z) => document.querySelector('#plot-threshold').toDataURL() === z, zoomed);
+    assert.deepEqual(errors, []);
+  });
+});

@@ -182,8 +182,9 @@ impl App {
         let never_empty_changed = self.controls.never_empty != new.never_empty;
         // α moves only panel 5 among the closed forms: panel 2's z_β is a root over every
         // candidate of a score file, too slow to redo under the α slider.
-        let curves = impact.curves
-            && (impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2);
+        // "Whole curve" only frames panel 2 anew.
+        let moved = impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2;
+        let curves = (impact.curves && moved) || self.controls.whole_curve != new.whole_curve;
         self.controls = new;
         // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
         // style, which would be recalculated first if the page had been written to.

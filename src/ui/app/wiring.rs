@@ -88,8 +88,6 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         }
     }
     let a = app.clone();
-    dom::listen_id(&doc, "threshold-whole", "change", move |_| with_now(&a, |app| app.dirty.curves = true))?;
-    let a = app.clone();
     dom::listen_id(&doc, "cancel", "click", move |_| with(&a, App::cancel))?;
     let a = app.clone();
     dom::listen_id(&doc, "start-long", "click", move |_| with(&a, App::start_long))?;

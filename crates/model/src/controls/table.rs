@@ -264,7 +264,7 @@ const SIGMA2: Input =
 pub const MODE: &str = "mode";
 
 /// Every control, in the order links write them.
-pub static CONTROLS: [Control; 34] = {
+pub static CONTROLS: [Control; 35] = {
     use Input::*;
     const TOY: Option<Mode> = Some(Mode::Toy);
     const SCORES: Option<Mode> = Some(Mode::Scores);
@@ -289,6 +289,7 @@ pub static CONTROLS: [Control; 34] = {
         control!("raps-kreg", "RAPS's k_reg", Number, NON_NEGATIVE, None, c => c.score.baseline.raps_kreg),
         control!("saps-lambda", "SAPS's λ", Number, NON_NEGATIVE, None, c => c.score.baseline.saps_lambda),
         control!("randomized", "randomized baselines", Checkbox, Range::Flag, None, c => c.score.baseline.randomized),
+        control!("whole-curve", "whole curve", Checkbox, Range::Flag, None, c => c.whole_curve),
         control!("k", "K", Number, Range::AtLeast(2), TOY, c => c.toy.k),
         control!("m", "M", Number, Range::AtLeast(1), TOY, c => c.toy.m),
         control!("n-cal", "n_cal", Number, Range::AtLeast(1), TOY, c => c.toy.n_cal),
@@ -377,6 +378,7 @@ mod tests {
             cal_fraction: 0.25,
             seed: 11,
             baselines: [true; 3],
+            whole_curve: true,
         }
     }
 
