@@ -104,3 +104,46 @@ test('"Whole curve" enters the link, and the link restores it', LONG, async (t) 
     assert.deepEqual(errors, []);
   });
 });
+
+test("the tour's Next and Back are within three Tab stops of the page's top and of the card", LONG, async (t) => {
+  const { page, errors } = await explorer.open('?tour=4');
+  await shot(t, page, async () => {
+    await page.locator('#tour').waitFor({ state: 'visible' });
+    // From the top: the first stop is the link to the card's buttons, on screen once focused.
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(page), 'tour-skip');
+    assert.ok(await page.evaluate(() => {
+      const r = document.getElementById('tour-skip').getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight && r.width > 0;
+    }), 'the focused link is on screen');
+    await page.keyboard.press('Enter');
+    assert.equal(await focused(page), 'tour-next');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await focused(page), 'tour-back');
+    await page.keyboard.press('Enter');
+    assert.equal(await step(page), 3);
+    assert.equal(await page.evaluate(() => location.hash), '', 'no fragment in the link');
+    // From the card's title, where the tour puts the focus.
+    await page.focus('#tour-title');
+    const stops = [];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(await focused(page));
+    }
+    assert.ok(stops.includes('tour-back') && stops.includes('tour-next'), stops.join(', '));
+    // At the last step the link goes to Back; out of the tour it is gone.
+    const last = await explorer.open('?tour=10');
+    await last.page.locator('#tour').waitFor({ state: 'visible' });
+    await last.page.keyboard.press('Tab');
+    await last.page.keyboard.press('Enter');
+    assert.equal(await focused(last.page), 'tour-back');
+    await last.page.click('#tour-leave');
+    await last.page.locator('#tour').waitFor({ state: 'hidden' });
+    assert.ok(await last.page.locator('#tour-skip').isHidden());
+    const plain = await explorer.open();
+    await ready(plain.page);
+    await plain.page.keyboard.press('Tab');
+    assert.equal(await focused(plain.page), 'tour-start');
+    assert.deepEqual([...errors, ...last.errors, ...plain.errors], []);
+  });
+});

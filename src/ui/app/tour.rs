@@ -22,6 +22,8 @@ use rvalue_model::{AlphaView, Controls};
 /// The step card's elements in index.html.
 const CARD: &str = "tour";
 const TITLE: &str = "tour-title";
+/// The link that takes the focus from the top of the page to the card's Next.
+const SKIP: &str = "tour-skip";
 
 /// What a key does in the tour.
 #[derive(Clone, Copy, PartialEq)]
@@ -101,6 +103,7 @@ impl App {
             let _ = body.class_list().toggle_with_force("touring", step.is_some());
         }
         set_hidden(d, CARD, step.is_none());
+        set_hidden(d, SKIP, step.is_none() || self.tour_alone);
         set_attr(d, "tour-start", "aria-pressed", if step.is_some() { "true" } else { "false" });
         for p in rvalue_model::panel::Panel::ALL {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
@@ -188,6 +191,15 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         let a = app.clone();
         dom::listen_id(&doc, id, "click", move |_| with_now(&a, |app| app.step_by(m)))?;
     }
+    // To Next, or Back at the last step: the card's buttons within a Tab stop of the page's
+    // top. The link's own jump would put a fragment in the address the page writes.
+    dom::listen_id(&doc, SKIP, "click", move |e| {
+        e.prevent_default();
+        let d = web_sys::window().and_then(|w| w.document());
+        let Some(d) = d else { return };
+        let next = dom::by_id::<web_sys::HtmlButtonElement>(&d, "tour-next");
+        focus(&d, if next.is_ok_and(|b| !b.disabled()) { "tour-next" } else { "tour-back" });
+    })?;
     let a = app.clone();
     dom::listen(&doc, "keydown", move |e| {
         let Some(m) = e.dyn_ref::<KeyboardEvent>().and_then(Move::of) else { return };
