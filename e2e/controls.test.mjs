@@ -72,13 +72,12 @@ test('PageUp and PageDown move a slider in big round steps: σ² by decades, α 
     assert.equal(await text(page, '#alpha-value'), '0.005', 'the end stops it');
     await page.keyboard.press('PageUp');
     assert.equal(await text(page, '#alpha-value'), '0.055');
-    // β by about a doubling; the arrows keep their single positions.
+    // β by about a doubling, to the round 0.2; the arrows keep their single positions.
     await page.focus('#beta');
     await page.keyboard.press('PageUp');
-    const beta = Number(await text(page, '#beta-value'));
-    assert.ok(beta > 0.19 && beta < 0.21, `β ${beta}`);
+    assert.equal(await text(page, '#beta-value'), '0.2');
     await page.keyboard.press('ArrowLeft');
-    assert.ok(Number(await text(page, '#beta-value')) < beta);
+    assert.ok(Number(await text(page, '#beta-value')) < 0.2);
     assert.deepEqual(errors, []);
   });
 });
@@ -145,5 +144,36 @@ test("the tour's Next and Back are within three Tab stops of the page's top and 
     await plain.page.keyboard.press('Tab');
     assert.equal(await focused(plain.page), 'tour-start');
     assert.deepEqual([...errors, ...last.errors, ...plain.errors], []);
+  });
+});
+
+test('β comes back to exactly 0.1 and reaches 0.25 and 0.5; α to 0.05 and 0.1', LONG, async (t) => {
+  const { page, errors } = await explorer.open();
+  await shot(t, page, async () => {
+    await ready(page);
+    await page.focus('#beta');
+    await page.keyboard.press('ArrowRight');
+    assert.notEqual(await text(page, '#beta-value'), '0.1');
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await text(page, '#beta-value'), '0.1');
+    await page.waitForFunction(() => location.search === '');
+    const reached = [];
+    for (let i = 0; i < 200 && reached.length < 2; i++) {
+      await page.keyboard.press('ArrowRight');
+      const v = await text(page, '#beta-value');
+      if (v === '0.25' || v === '0.5') reached.push(v);
+    }
+    assert.deepEqual(reached, ['0.25', '0.5']);
+    await page.waitForFunction(() => location.search === '?beta=0.5');
+    // A link's round β opens at its own position, which reads it back.
+    const link = await explorer.open('?beta=0.25&alpha=0.05');
+    await ready(link.page);
+    assert.equal(await text(link.page, '#beta-value'), '0.25');
+    assert.equal(await text(link.page, '#alpha-value'), '0.05');
+    await link.page.focus('#alpha');
+    await link.page.keyboard.press('PageUp');
+    assert.equal(await text(link.page, '#alpha-value'), '0.1');
+    await link.page.waitForFunction(() => location.search === '?beta=0.25');
+    assert.deepEqual([...errors, ...link.errors], []);
   });
 });

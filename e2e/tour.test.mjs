@@ -49,7 +49,7 @@ const ACTIONS = {
   2: ['cp-draw=1', (p) => setNumber(p, 'cp-draw', 1)],
   3: ['sigma2=10', (p) => slide(p, 'sigma2', 81)],
   4: ['sigma2=5000', (p) => slide(p, 'sigma2', 189)],
-  5: ['beta=0.251', (p) => slide(p, 'beta', 160)],
+  5: ['beta=0.25', (p) => slide(p, 'beta', 160)],
   6: ['sigma2=1000', (p) => slide(p, 'sigma2', 161)],
   7: ['alpha=0.05', (p) => slide(p, 'alpha', 10)],
   8: ['ties=index', (p) => p.locator('#ties').selectOption('index').then(() => {})],

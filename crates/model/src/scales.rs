@@ -9,8 +9,12 @@
 
 /// The α slider: 0.005 to 0.5 in steps of 0.005 (positions 1 to 100).
 pub const ALPHA_POSITIONS: (u32, u32) = (1, 100);
-/// The β slider: positions 0 to 200 on a log scale from 0.001 to 0.999 (finer near 0).
+/// The β slider: positions 0 to 200 on a log scale from 0.001 to 0.999 (finer near 0), through
+/// the round values of [`BETA_ROUND`].
 pub const BETA_POSITIONS: (u32, u32) = (0, 200);
+/// Round values β takes exactly, the default 0.1 among them: each replaces the log scale's value
+/// at its nearest position, so that a reader who moved β can come back to them.
+pub const BETA_ROUND: [f64; 6] = [0.01, 0.05, 0.1, 0.2, 0.25, 0.5];
 /// The σ² slider: position 0 is σ² = 0; positions 1 to 189 run over 0.1 to 5000 at 40 per decade.
 pub const SIGMA2_POSITIONS: (u32, u32) = (0, 189);
 
@@ -44,6 +48,12 @@ pub fn alpha_position(alpha: f64) -> u32 {
 }
 
 pub fn beta_at(p: u32) -> f64 {
+    let p = clamp(p, BETA_POSITIONS);
+    let round = BETA_ROUND.iter().find(|&&r| nearest(r, BETA_POSITIONS, beta_on_log_scale) == p);
+    round.copied().unwrap_or_else(|| beta_on_log_scale(p))
+}
+
+fn beta_on_log_scale(p: u32) -> f64 {
     let (lo, hi) = BETA_POSITIONS;
     let f = (clamp(p, BETA_POSITIONS) - lo) as f64 / (hi - lo) as f64;
     round3(0.001 * libm::pow(999.0, f))
@@ -142,6 +152,10 @@ mod tests {
         assert_eq!(alpha_at(alpha_position(0.1)), 0.1);
         assert_eq!(alpha_at(alpha_position(0.05)), 0.05);
         assert_eq!((beta_at(0), beta_at(200)), (0.001, 0.999));
+        for b in BETA_ROUND {
+            assert_eq!(beta_at(beta_position(b)), b);
+        }
+        assert_eq!(alpha_at(alpha_position(0.25)), 0.25);
         assert_eq!(sigma2_at(0), 0.0);
         assert_eq!(sigma2_at(1), 0.1);
         assert_eq!(sigma2_at(189), 5000.0);
@@ -185,10 +199,9 @@ mod tests {
         assert_eq!((alpha_at(alpha_paged(a, true)), alpha_at(alpha_paged(a, false))), (0.15, 0.05));
         assert_eq!(alpha_paged(alpha_position(0.05), false), ALPHA_POSITIONS.0);
         assert_eq!(alpha_paged(ALPHA_POSITIONS.1, true), ALPHA_POSITIONS.1);
-        // β by about a doubling, a tenth of its range.
+        // β by about a doubling, a tenth of its range: from 0.1 to the round 0.2 and 0.05.
         let b = beta_position(0.1);
-        let (up, down) = (beta_at(beta_paged(b, true)), beta_at(beta_paged(b, false)));
-        assert!((0.19..0.21).contains(&up) && (0.049..0.051).contains(&down), "{up} {down}");
+        assert_eq!((beta_at(beta_paged(b, true)), beta_at(beta_paged(b, false))), (0.2, 0.05));
         assert_eq!(beta_paged(BETA_POSITIONS.0, false), BETA_POSITIONS.0);
         // Up then down comes back, away from the ends.
         for p in 50..130 {

@@ -69,7 +69,7 @@ impl App {
         let (d, id) = (&self.doc, control.key);
         Ok(Some(match control.input {
             // A slider left where it is keeps its value: the value need not be one of its
-            // positions (β = 0.1 sits at the position of 0.0988), and moving α must not change β.
+            // positions (a link's β = 0.13 lies between two), and moving α must not change β.
             Input::Slider { at, position, .. } => {
                 let p: u32 = number(d, id, control.name)?;
                 let value = control.real(c).unwrap_or(f64::NAN);
