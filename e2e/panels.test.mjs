@@ -97,7 +97,7 @@ test('"Whole curve" fits every σ² up to 5000, where the dip is flat, and back'
   await shot(t, page, async () => {
     await ready(page);
     const zoomed = await page.locator('#plot-threshold').evaluate((c) => c.toDataURL());
-    await page.locator('#threshold-whole').check();
+    await page.locator('#whole-curve').check();
     await page.waitForFunction((z) => document.querySelector('#plot-threshold').toDataURL() !== z, zoomed);
     const { frame, curve, arrows } = await panel2(page);
     const points = curve.flat().sort((a, b) => a[0] - b[0]);
@@ -108,7 +108,7 @@ test('"Whole curve" fits every σ² up to 5000, where the dip is flat, and back'
     assert.ok(points.every((p) => p[1] >= frame.top - 0.5 && p[1] <= frame.bottom + 0.5), 'the curve leaves the frame');
     assert.deepEqual(arrows, [], 'arrows in the whole view');
     assert.doesNotMatch(await text(page, '#threshold-note'), /Zoomed/);
-    await page.locator('#threshold-whole').uncheck();
+    await page.locator('#whole-curve').uncheck();
     await page.waitForFunction((z) => document.querySelector('#plot-threshold').toDataURL() === z, zoomed);
     assert.match(await text(page, '#threshold-note'), /Zoomed on the dip/);
     assert.deepEqual(errors, []);

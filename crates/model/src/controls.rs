@@ -54,6 +54,9 @@ pub struct Controls {
     /// Which baselines run beside the paper's three, in `Method::BASELINES` order (APS, RAPS,
     /// SAPS); none by default, so that the paper's methods are the first view.
     pub baselines: [bool; 3],
+    /// Panel 2's y axis fits the whole curve up to the largest σ² rather than zooming on its
+    /// dip (default off). A view only: nothing is recomputed.
+    pub whole_curve: bool,
 }
 
 impl Default for Controls {
@@ -71,6 +74,7 @@ impl Default for Controls {
             cal_fraction: 0.5,
             seed: 0,
             baselines: [false; 3],
+            whole_curve: false,
         }
     }
 }

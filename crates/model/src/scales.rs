@@ -9,12 +9,22 @@
 
 /// The α slider: 0.005 to 0.5 in steps of 0.005 (positions 1 to 100).
 pub const ALPHA_POSITIONS: (u32, u32) = (1, 100);
-/// The β slider: positions 0 to 200 on a log scale from 0.001 to 0.999 (finer near 0).
+/// The β slider: positions 0 to 200 on a log scale from 0.001 to 0.999 (finer near 0), through
+/// the round values of [`BETA_ROUND`].
 pub const BETA_POSITIONS: (u32, u32) = (0, 200);
+/// Round values β takes exactly, the default 0.1 among them: each replaces the log scale's value
+/// at its nearest position, so that a reader who moved β can come back to them.
+pub const BETA_ROUND: [f64; 6] = [0.01, 0.05, 0.1, 0.2, 0.25, 0.5];
 /// The σ² slider: position 0 is σ² = 0; positions 1 to 189 run over 0.1 to 5000 at 40 per decade.
 pub const SIGMA2_POSITIONS: (u32, u32) = (0, 189);
 
 const SIGMA2_PER_DECADE: f64 = 40.0;
+
+/// PageUp/PageDown's steps in positions, as a lecturer needs them: α by 0.05 (a tenth of its
+/// range), β by a doubling (a tenth of its log range), σ² by a decade (1000, 100, 10, …).
+pub const ALPHA_PAGE: u32 = 10;
+pub const BETA_PAGE: u32 = 20;
+pub const SIGMA2_PAGE: u32 = SIGMA2_PER_DECADE as u32;
 
 /// Rounds to three significant digits through the decimal form, so the result is the double
 /// nearest the short decimal (0.3, not 0.30000000000000004).
@@ -38,6 +48,12 @@ pub fn alpha_position(alpha: f64) -> u32 {
 }
 
 pub fn beta_at(p: u32) -> f64 {
+    let p = clamp(p, BETA_POSITIONS);
+    let round = BETA_ROUND.iter().find(|&&r| nearest(r, BETA_POSITIONS, beta_on_log_scale) == p);
+    round.copied().unwrap_or_else(|| beta_on_log_scale(p))
+}
+
+fn beta_on_log_scale(p: u32) -> f64 {
     let (lo, hi) = BETA_POSITIONS;
     let f = (clamp(p, BETA_POSITIONS) - lo) as f64 / (hi - lo) as f64;
     round3(0.001 * libm::pow(999.0, f))
@@ -56,6 +72,29 @@ pub fn sigma2_at(p: u32) -> f64 {
 
 pub fn sigma2_position(sigma2: f64) -> u32 {
     nearest(sigma2, SIGMA2_POSITIONS, sigma2_at)
+}
+
+/// The position `page` positions up (or down) from `p`, kept within `(lo, hi)`.
+fn paged(p: u32, up: bool, page: u32, (lo, hi): (u32, u32)) -> u32 {
+    let p = clamp(p, (lo, hi));
+    if up {
+        p.saturating_add(page).min(hi)
+    } else {
+        p.saturating_sub(page).max(lo)
+    }
+}
+
+/// PageUp (`up`) or PageDown from position `p` of the α slider.
+pub fn alpha_paged(p: u32, up: bool) -> u32 {
+    paged(p, up, ALPHA_PAGE, ALPHA_POSITIONS)
+}
+
+pub fn beta_paged(p: u32, up: bool) -> u32 {
+    paged(p, up, BETA_PAGE, BETA_POSITIONS)
+}
+
+pub fn sigma2_paged(p: u32, up: bool) -> u32 {
+    paged(p, up, SIGMA2_PAGE, SIGMA2_POSITIONS)
 }
 
 /// The position whose value is nearest `v` (the scales are increasing; ties to the lower).
@@ -113,6 +152,10 @@ mod tests {
         assert_eq!(alpha_at(alpha_position(0.1)), 0.1);
         assert_eq!(alpha_at(alpha_position(0.05)), 0.05);
         assert_eq!((beta_at(0), beta_at(200)), (0.001, 0.999));
+        for b in BETA_ROUND {
+            assert_eq!(beta_at(beta_position(b)), b);
+        }
+        assert_eq!(alpha_at(alpha_position(0.25)), 0.25);
         assert_eq!(sigma2_at(0), 0.0);
         assert_eq!(sigma2_at(1), 0.1);
         assert_eq!(sigma2_at(189), 5000.0);
@@ -137,6 +180,32 @@ mod tests {
             assert_eq!(pos(f64::NAN), range.0);
             assert_eq!(pos(-1.0), range.0);
             assert_eq!(pos(1e9), range.1);
+        }
+    }
+
+    #[test]
+    fn page_keys_take_big_round_steps() {
+        // σ² by decades: 1000 to 10 in two presses, and on to 0.1 and then 0.
+        let mut p = sigma2_position(1000.0);
+        let mut seen = vec![];
+        for _ in 0..5 {
+            p = sigma2_paged(p, false);
+            seen.push(sigma2_at(p));
+        }
+        assert_eq!(seen, [100.0, 10.0, 1.0, 0.1, 0.0]);
+        assert_eq!(sigma2_at(sigma2_paged(sigma2_position(1000.0), true)), 5000.0);
+        // α by 0.05, stopping at the ends.
+        let a = alpha_position(0.1);
+        assert_eq!((alpha_at(alpha_paged(a, true)), alpha_at(alpha_paged(a, false))), (0.15, 0.05));
+        assert_eq!(alpha_paged(alpha_position(0.05), false), ALPHA_POSITIONS.0);
+        assert_eq!(alpha_paged(ALPHA_POSITIONS.1, true), ALPHA_POSITIONS.1);
+        // β by about a doubling, a tenth of its range: from 0.1 to the round 0.2 and 0.05.
+        let b = beta_position(0.1);
+        assert_eq!((beta_at(beta_paged(b, true)), beta_at(beta_paged(b, false))), (0.2, 0.05));
+        assert_eq!(beta_paged(BETA_POSITIONS.0, false), BETA_POSITIONS.0);
+        // Up then down comes back, away from the ends.
+        for p in 50..130 {
+            assert_eq!(sigma2_paged(sigma2_paged(p, true), false), p);
         }
     }
 

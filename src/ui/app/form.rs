@@ -69,8 +69,8 @@ impl App {
         let (d, id) = (&self.doc, control.key);
         Ok(Some(match control.input {
             // A slider left where it is keeps its value: the value need not be one of its
-            // positions (β = 0.1 sits at the position of 0.0988), and moving α must not change β.
-            Input::Slider { at, position } => {
+            // positions (a link's β = 0.13 lies between two), and moving α must not change β.
+            Input::Slider { at, position, .. } => {
                 let p: u32 = number(d, id, control.name)?;
                 let value = control.real(c).unwrap_or(f64::NAN);
                 if p == position(value) { value } else { at(p) }.to_string()
@@ -182,8 +182,9 @@ impl App {
         let never_empty_changed = self.controls.never_empty != new.never_empty;
         // α moves only panel 5 among the closed forms: panel 2's z_β is a root over every
         // candidate of a score file, too slow to redo under the α slider.
-        let curves = impact.curves
-            && (impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2);
+        // "Whole curve" only frames panel 2 anew.
+        let moved = impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2;
+        let curves = (impact.curves && moved) || self.controls.whole_curve != new.whole_curve;
         self.controls = new;
         // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
         // style, which would be recalculated first if the page had been written to.

@@ -7,7 +7,7 @@
 //! or that plus what the reader changed. Leaving the tour keeps the state.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement, KeyboardEvent};
+use web_sys::{HtmlElement, KeyboardEvent};
 
 use super::frame::{with, with_now};
 use super::{App, Dirty, Shared};
@@ -22,6 +22,8 @@ use rvalue_model::{AlphaView, Controls};
 /// The step card's elements in index.html.
 const CARD: &str = "tour";
 const TITLE: &str = "tour-title";
+/// The link that takes the focus from the top of the page to the card's Next.
+const SKIP: &str = "tour-skip";
 
 /// What a key does in the tour.
 #[derive(Clone, Copy, PartialEq)]
@@ -32,22 +34,30 @@ enum Move {
 }
 
 impl Move {
-    /// The key's move, if any. Arrows only outside form fields (they move sliders there);
-    /// PageDown and PageUp everywhere, since a clicker sends them wherever the focus is.
+    /// The key's move, if any. None from a form control or editable text: a focused slider
+    /// takes its arrows and PageUp/PageDown. Arrows on a button outside the card are the
+    /// button's (the inspector's Next). Escape leaves from anywhere. A clicker's PageDown still
+    /// steps from a button just clicked, which has no use for it.
     fn of(e: &KeyboardEvent) -> Option<Move> {
         if e.alt_key() || e.ctrl_key() || e.meta_key() || e.shift_key() {
             return None;
         }
-        let in_field = e
-            .target()
-            .and_then(|t| t.dyn_into::<Element>().ok())
-            .is_some_and(|t| matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+        let target = e.target().and_then(|t| t.dyn_into::<HtmlElement>().ok());
+        let tag = target.as_ref().map(|t| t.tag_name()).unwrap_or_default();
+        let in_field = matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+            || target.as_ref().is_some_and(|t| t.is_content_editable());
+        let on_button = target.as_ref().is_some_and(|t| {
+            let button = tag == "BUTTON" || t.get_attribute("role").as_deref() == Some("button");
+            button && !t.closest(&format!("#{CARD}")).is_ok_and(|c| c.is_some())
+        });
         match e.key().as_str() {
+            "Escape" => Some(Move::Leave),
+            _ if in_field => None,
             "PageDown" => Some(Move::Next),
             "PageUp" => Some(Move::Back),
-            "ArrowRight" if !in_field => Some(Move::Next),
-            "ArrowLeft" if !in_field => Some(Move::Back),
-            "Escape" => Some(Move::Leave),
+            _ if on_button => None,
+            "ArrowRight" => Some(Move::Next),
+            "ArrowLeft" => Some(Move::Back),
             _ => None,
         }
     }
@@ -93,6 +103,7 @@ impl App {
             let _ = body.class_list().toggle_with_force("touring", step.is_some());
         }
         set_hidden(d, CARD, step.is_none());
+        set_hidden(d, SKIP, step.is_none() || self.tour_alone);
         set_attr(d, "tour-start", "aria-pressed", if step.is_some() { "true" } else { "false" });
         for p in rvalue_model::panel::Panel::ALL {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
@@ -180,6 +191,15 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         let a = app.clone();
         dom::listen_id(&doc, id, "click", move |_| with_now(&a, |app| app.step_by(m)))?;
     }
+    // To Next, or Back at the last step: the card's buttons within a Tab stop of the page's
+    // top. The link's own jump would put a fragment in the address the page writes.
+    dom::listen_id(&doc, SKIP, "click", move |e| {
+        e.prevent_default();
+        let d = web_sys::window().and_then(|w| w.document());
+        let Some(d) = d else { return };
+        let next = dom::by_id::<web_sys::HtmlButtonElement>(&d, "tour-next");
+        focus(&d, if next.is_ok_and(|b| !b.disabled()) { "tour-next" } else { "tour-back" });
+    })?;
     let a = app.clone();
     dom::listen(&doc, "keydown", move |e| {
         let Some(m) = e.dyn_ref::<KeyboardEvent>().and_then(Move::of) else { return };

@@ -12,6 +12,8 @@ use rvalue_core::Result;
 use rvalue_model::controls::table::{Input, CONTROLS};
 use rvalue_model::message::sentence;
 use rvalue_model::Mode;
+use wasm_bindgen::JsCast;
+use web_sys::KeyboardEvent;
 
 /// The radio buttons `{key}-{mode}`, one per [`Mode`].
 fn wire_modes(app: &Shared, doc: &web_sys::Document, key: &str) -> Result<()> {
@@ -21,6 +23,30 @@ fn wire_modes(app: &Shared, doc: &web_sys::Document, key: &str) -> Result<()> {
         dom::listen_id(doc, &id, "change", move |_| with(&a, |app| app.set_mode(mode)))?;
     }
     Ok(())
+}
+
+/// A slider: it draws as it moves, and PageUp/PageDown take the scale's big steps
+/// ([`Input::Slider`]'s `page`) rather than the browser's tenth of the positions, which on σ²'s
+/// log scale lands between round values.
+fn wire_slider(app: &Shared, doc: &web_sys::Document, key: &str, page: fn(u32, bool) -> u32) -> Result<()> {
+    let a = app.clone();
+    dom::listen_id(doc, key, "input", move |_| with_now(&a, App::controls_changed))?;
+    let (a, input) = (app.clone(), dom::input(doc, key)?);
+    dom::listen_id(doc, key, "keydown", move |e| {
+        let Some(k) = e.dyn_ref::<KeyboardEvent>() else { return };
+        if k.alt_key() || k.ctrl_key() || k.meta_key() || k.shift_key() {
+            return;
+        }
+        let up = match k.key().as_str() {
+            "PageUp" => true,
+            "PageDown" => false,
+            _ => return,
+        };
+        let Ok(p) = input.value().parse::<u32>() else { return };
+        e.prevent_default();
+        input.set_value(&page(p, up).to_string());
+        with_now(&a, App::controls_changed);
+    })
 }
 
 /// Panel 9's worst classes: a click on one (a button the list rebuilds) opens the inspector.
@@ -53,9 +79,7 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     for control in CONTROLS.iter() {
         let a = app.clone();
         match control.input {
-            Input::Slider { .. } => {
-                dom::listen_id(&doc, control.key, "input", move |_| with_now(&a, App::controls_changed))?
-            }
+            Input::Slider { page, .. } => wire_slider(app, &doc, control.key, page)?,
             Input::Number | Input::Select | Input::Checkbox => {
                 dom::listen_id(&doc, control.key, "change", move |_| with(&a, App::controls_changed))?
             }
@@ -63,8 +87,6 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
             Input::LinkOnly => {}
         }
     }
-    let a = app.clone();
-    dom::listen_id(&doc, "threshold-whole", "change", move |_| with_now(&a, |app| app.dirty.curves = true))?;
     let a = app.clone();
     dom::listen_id(&doc, "cancel", "click", move |_| with(&a, App::cancel))?;
     let a = app.clone();

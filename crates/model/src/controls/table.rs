@@ -21,8 +21,9 @@ use std::fmt;
 #[derive(Debug, Clone, Copy)]
 pub enum Input {
     /// A range input whose integer positions map to values (and back) through a scale of
-    /// [`scales`]; its readout is the element `{key}-value`.
-    Slider { at: fn(u32) -> f64, position: fn(f64) -> u32 },
+    /// [`scales`]; its readout is the element `{key}-value`; `page` is where PageUp (`true`)
+    /// and PageDown take a position.
+    Slider { at: fn(u32) -> f64, position: fn(f64) -> u32, page: fn(u32, bool) -> u32 },
     /// An `<input type="number">`.
     Number,
     /// A `<select>` of the option's names.
@@ -252,15 +253,18 @@ const fn choice<T: Choice>() -> Range {
     Range::Choice(options::names::<T>)
 }
 
-const ALPHA: Input = Input::Slider { at: scales::alpha_at, position: scales::alpha_position };
-const BETA: Input = Input::Slider { at: scales::beta_at, position: scales::beta_position };
-const SIGMA2: Input = Input::Slider { at: scales::sigma2_at, position: scales::sigma2_position };
+const ALPHA: Input =
+    Input::Slider { at: scales::alpha_at, position: scales::alpha_position, page: scales::alpha_paged };
+const BETA: Input =
+    Input::Slider { at: scales::beta_at, position: scales::beta_position, page: scales::beta_paged };
+const SIGMA2: Input =
+    Input::Slider { at: scales::sigma2_at, position: scales::sigma2_position, page: scales::sigma2_paged };
 
 /// The key of the mode, which chooses the other controls' defaults ([`Controls::for_mode`]).
 pub const MODE: &str = "mode";
 
 /// Every control, in the order links write them.
-pub static CONTROLS: [Control; 34] = {
+pub static CONTROLS: [Control; 35] = {
     use Input::*;
     const TOY: Option<Mode> = Some(Mode::Toy);
     const SCORES: Option<Mode> = Some(Mode::Scores);
@@ -285,6 +289,7 @@ pub static CONTROLS: [Control; 34] = {
         control!("raps-kreg", "RAPS's k_reg", Number, NON_NEGATIVE, None, c => c.score.baseline.raps_kreg),
         control!("saps-lambda", "SAPS's λ", Number, NON_NEGATIVE, None, c => c.score.baseline.saps_lambda),
         control!("randomized", "randomized baselines", Checkbox, Range::Flag, None, c => c.score.baseline.randomized),
+        control!("whole-curve", "whole curve", Checkbox, Range::Flag, None, c => c.whole_curve),
         control!("k", "K", Number, Range::AtLeast(2), TOY, c => c.toy.k),
         control!("m", "M", Number, Range::AtLeast(1), TOY, c => c.toy.m),
         control!("n-cal", "n_cal", Number, Range::AtLeast(1), TOY, c => c.toy.n_cal),
@@ -373,6 +378,7 @@ mod tests {
             cal_fraction: 0.25,
             seed: 11,
             baselines: [true; 3],
+            whole_curve: true,
         }
     }
 

@@ -205,7 +205,7 @@ mod properties {
             toy(),
             (ALPHA_RANGE.0..=ALPHA_RANGE.1, BETA_RANGE.0..=BETA_RANGE.1, SIGMA2_RANGE.0..=SIGMA2_RANGE.1),
             score(),
-            any::<bool>(),
+            (any::<bool>(), any::<bool>()),
             (1usize..10_000, 1e-9..1.0f64, any::<u64>()),
             (any::<[bool; 3]>(), one_of::<ScoresAre>(), (0.0..10.0f64, 0.0..50.0f64, 0.0..10.0f64)),
         )
@@ -215,7 +215,7 @@ mod properties {
                     toy,
                     (alpha, beta, sigma2),
                     score,
-                    never_empty,
+                    (never_empty, whole_curve),
                     (splits, cal_fraction, seed),
                     (baselines, scores_are, (raps_lambda, raps_kreg, saps_lambda)),
                 )| {
@@ -233,6 +233,7 @@ mod properties {
                         cal_fraction,
                         seed,
                         baselines,
+                        whole_curve,
                     }
                 },
             )

@@ -3,7 +3,7 @@
 
 use super::CURVE_POINTS;
 use crate::ui::app::App;
-use crate::ui::dom::{checked, set_text};
+use crate::ui::dom::set_text;
 use crate::ui::panels;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
@@ -40,7 +40,7 @@ impl App {
             };
             return self.no_threshold(why);
         }
-        let whole = checked(d, "threshold-whole").unwrap_or(false);
+        let whole = c.whole_curve;
         let fig = panels::threshold(&t, &points, c.sigma2, whole);
         let mut note = format!(
             "Prior μ = {}, τ² = {}; β = {}: s* = {}, s0 = {}.",
