@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ROOT, TIMEOUT_MS, pageSummary, ready, shot, text, useExplorer } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, pageSummary, ready, shot, text, useExplorer, zip } from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
@@ -69,53 +69,8 @@ const int64 = (values) => {
   return npy('<i8', [values.length], body);
 };
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(bytes) {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
 // An .npz as np.savez writes it: a zip of stored members `<name>.npy`.
-function npz(members) {
-  const local = [];
-  const central = [];
-  let offset = 0;
-  for (const [name, data] of Object.entries(members)) {
-    const fname = Buffer.from(`${name}.npy`);
-    const h = Buffer.alloc(30);
-    h.writeUInt32LE(0x04034b50, 0);
-    h.writeUInt16LE(20, 4);
-    h.writeUInt32LE(crc32(data), 14);
-    h.writeUInt32LE(data.length, 18);
-    h.writeUInt32LE(data.length, 22);
-    h.writeUInt16LE(fname.length, 26);
-    const c = Buffer.alloc(46);
-    c.writeUInt32LE(0x02014b50, 0);
-    c.writeUInt16LE(20, 4);
-    c.writeUInt16LE(20, 6);
-    c.writeUInt32LE(crc32(data), 16);
-    c.writeUInt32LE(data.length, 20);
-    c.writeUInt32LE(data.length, 24);
-    c.writeUInt16LE(fname.length, 28);
-    c.writeUInt32LE(offset, 42);
-    local.push(h, fname, data);
-    central.push(c, fname);
-    offset += h.length + fname.length + data.length;
-  }
-  const dir = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(central.length / 2, 8);
-  end.writeUInt16LE(central.length / 2, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...local, dir, end]);
-}
+const npz = (members) => zip(Object.entries(members).map(([name, data]) => [`${name}.npy`, data]));
 
 // Test items whose true label scores above the other candidates on average, with noise; the
 // pool's units are the true-label draws of items like them.
