@@ -41,13 +41,19 @@ pub enum Got {
 /// Where loads deliver what they got: the page, which shows it.
 pub type Sink = Rc<dyn Fn(Got)>;
 
+/// Why a file of `bytes` named `name` is not read, if it is larger than the page reads whole.
+pub fn too_large(name: &str, bytes: f64) -> Option<String> {
+    (bytes > MAX_FILE_BYTES).then(|| {
+        format!(
+            "{name}: {:.1} GiB is larger than the page reads (2 GiB); use the rvalue command line",
+            bytes / 1024f64.powi(3)
+        )
+    })
+}
+
 async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
-    if f.size() > MAX_FILE_BYTES {
-        return Err(format!(
-            "{}: {:.1} GiB is larger than the page reads (2 GiB); use the rvalue command line",
-            f.name(),
-            f.size() / 1024f64.powi(3)
-        ));
+    if let Some(why) = too_large(&f.name(), f.size()) {
+        return Err(why);
     }
     let buf = JsFuture::from(f.array_buffer())
         .await

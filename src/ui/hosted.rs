@@ -11,9 +11,6 @@ use super::dom;
 use super::files::{self, Got, Sink};
 use rvalue_model::url::DataRef;
 
-/// Largest hosted file the page reads (it reads one whole, as a dropped file).
-const MAX_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
-
 /// Fetches the hosted file `src` (and its labels `labels`) and hands what it read to `sink`.
 pub fn load(sink: &Sink, src: String, labels: Option<String>) {
     if let Ok(d) = dom::document() {
@@ -82,16 +79,19 @@ async fn fetch(address: &str) -> Result<Vec<u8>, String> {
         return Err(format!("'{address}' is a web page, not a score file: is the address right?"));
     }
     let total = header("content-length").and_then(|n| n.parse::<f64>().ok());
-    if total.is_some_and(|n| n > MAX_BYTES) {
-        return Err(format!(
-            "'{address}' is larger than the page reads (2 GiB): use the rvalue command line"
-        ));
+    // Read whole, as a dropped file is, so within the same limit.
+    if let Some(why) = total.and_then(|n| files::too_large(&format!("'{address}'"), n)) {
+        return Err(why);
     }
     if let (Some(t), Ok(d)) = (total, dom::document()) {
         dom::set_text(&d, "status", &format!("Fetching {address} ({:.1} MB)…", t / 1e6));
     }
     // Read whole, as a sample is: a stream reader's last read raced the request's end, which
     // the browser then reported as aborted although every byte had arrived.
-    let buf = JsFuture::from(resp.array_buffer().map_err(fail)?).await.map_err(fail)?;
+    let buf: js_sys::ArrayBuffer =
+        JsFuture::from(resp.array_buffer().map_err(fail)?).await.map_err(fail)?.unchecked_into();
+    if let Some(why) = files::too_large(&format!("'{address}'"), f64::from(buf.byte_length())) {
+        return Err(why); // a server that gave no length
+    }
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
