@@ -14,7 +14,7 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 use crate::files::bytes_of;
-use crate::{indices, js_error, numbers, object, options_for, parse, shape3, ConformalArgs};
+use crate::{indices, js_error, object, options_for, parse, tensor_of, ConformalArgs};
 
 /// What [`calibrate`] takes: `conformal`'s data and score options, one `method`, no splits.
 const CALIBRATE_FIELDS: &[&str] = &[
@@ -71,8 +71,7 @@ pub fn calibrate(args: JsValue) -> std::result::Result<Calibration, JsError> {
 
 fn calibrate_of(args: JsValue) -> Result<Calibration> {
     let a: ConformalArgs = parse(args, CALIBRATE_FIELDS)?;
-    let (n, m, k) = shape3(&a.shape)?;
-    let cal = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
+    let cal = tensor_of(&a.scores, &a.shape)?;
     let labels = indices(&a.labels, "labels")?;
     conformal::check_data(&cal, &labels)?;
     conformal::check_alpha(a.alpha)?;
@@ -141,8 +140,7 @@ impl Calibration {
 
     fn predict_of(&self, args: JsValue) -> Result<JsValue> {
         let a: PredictArgs = parse(args, &["scores", "shape", "alpha"])?;
-        let (n, m, k) = shape3(&a.shape)?;
-        let test = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
+        let test = tensor_of(&a.scores, &a.shape)?;
         let s = &self.settings;
         let (alpha, never_empty) = (a.alpha.unwrap_or(s.alpha), s.never_empty);
         conformal::check_alpha(alpha)?;

@@ -238,8 +238,8 @@ pub fn conformal(args: JsValue) -> std::result::Result<JsValue, JsError> {
 
 fn conformal_of(args: JsValue) -> Result<JsValue> {
     let a: ConformalArgs = parse(args, CONFORMAL_FIELDS)?;
-    let (n, m, k) = shape3(&a.shape)?;
-    let t = ScoreTensor::new(n, m, k, numbers(&a.scores, "scores")?)?;
+    let t = tensor_of(&a.scores, &a.shape)?;
+    let (n, m, k) = (t.n(), t.m(), t.k());
     let labels = indices(&a.labels, "labels")?;
     conformal::check_alpha(a.alpha)?;
     let splits = split_plan(&a, n)?.splits(n)?;
@@ -329,12 +329,12 @@ fn parse<T: for<'de> Deserialize<'de>>(args: JsValue, fields: &[&str]) -> Result
     serde_wasm_bindgen::from_value(args).map_err(|e| Error::invalid(format!("bad arguments: {e}")))
 }
 
-/// A tensor's `shape: [n, m, k]`.
-fn shape3(shape: &[usize]) -> Result<(usize, usize, usize)> {
-    match *shape {
-        [n, m, k] => Ok((n, m, k)),
-        _ => Err(Error::shape(format!("shape must be [n, m, k], got {} numbers", shape.len()))),
-    }
+/// The tensor of `scores` (`n·m·k` numbers) with `shape: [n, m, k]`.
+fn tensor_of(scores: &JsValue, shape: &[usize]) -> Result<ScoreTensor> {
+    let [n, m, k] = *shape else {
+        return Err(Error::shape(format!("shape must be [n, m, k], got {} numbers", shape.len())));
+    };
+    ScoreTensor::new(n, m, k, numbers(scores, "scores")?)
 }
 
 /// The option named `name`, or its default when the field is absent.
