@@ -218,8 +218,8 @@ pub struct App {
     jobs: u64,
     /// This app, for the callbacks of what arrives later: the GPU's answers, workers' replies.
     me: std::rc::Weak<RefCell<App>>,
-    /// Panel 9's set-size table as last written (an α move rewrites it only when it changed).
-    strata_html: RefCell<String>,
+    /// The α tables of panels 6 and 9 as last written (an α move rewrites what changed).
+    tables: draw::table::ShownTables,
     /// Panel 9's canvas between renders.
     classes_canvas: ClassesCanvas,
     /// Each canvas' figure as last drawn, by canvas id (what its SVG export draws again).

@@ -2,7 +2,7 @@
 //! table, inspector and data summary into HTML. No maths here beyond choosing axis ranges.
 
 mod classes;
-pub use classes::{classes, strata_head, strata_rows};
+pub use classes::{classes, strata_head, strata_table};
 
 use super::dom::esc;
 use super::figure::*;
@@ -348,30 +348,53 @@ const SUMMARY_COLUMNS: [&str; 4] = ["Coverage", "Set size", "Label position (fro
 /// The second table's column headers after the method.
 const CONDITIONAL_COLUMNS: [&str; 3] = ["Macro coverage", "Worst class", "CovGap"];
 
-/// Panel 6's rows (the cells of [`summary_cells`] with a header per method).
-pub fn summary_rows(v: &AlphaView) -> String {
-    table_rows(v, &summary_cells(v), &SUMMARY_COLUMNS)
+/// A table body's row: its header cell's markup (the page's own: a method's name, or text
+/// escaped) and its data cells as text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableRow {
+    pub head: String,
+    pub cells: Vec<String>,
 }
 
-/// Panel 6's second table's rows (the cells of [`conditional_cells`]).
-pub fn conditional_rows(v: &AlphaView) -> String {
-    table_rows(v, &conditional_cells(v), &CONDITIONAL_COLUMNS)
-}
-
-fn table_rows<const N: usize>(v: &AlphaView, all: &[[String; N]], labels: &[&str; N]) -> String {
-    let mut html = String::new();
-    for (r, cells) in v.rows.iter().zip(all) {
-        html += &format!(
-            "<tr><th scope=\"row\"><span class=\"swatch m{}\"></span>{}</th>",
-            method_slot(r.method),
-            method_html(r.method)
-        );
-        for (c, label) in cells.iter().zip(labels) {
-            html += &format!("<td data-label=\"{label}\">{}</td>", esc(c));
+/// The markup of `row`, each data cell labelled from `labels` (for the narrow layout) if given.
+pub fn row_html(row: &TableRow, labels: Option<&[&str]>) -> String {
+    let mut html = format!("<tr><th scope=\"row\">{}</th>", row.head);
+    for (c, cell) in row.cells.iter().enumerate() {
+        match labels.and_then(|l| l.get(c)) {
+            Some(label) => html += &format!("<td data-label=\"{label}\">{}</td>", esc(cell)),
+            None => html += &format!("<td>{}</td>", esc(cell)),
         }
-        html += "</tr>";
     }
-    html
+    html + "</tr>"
+}
+
+/// Panel 6's rows: the cells of [`summary_cells`] under a header per method.
+pub fn summary_table(v: &AlphaView) -> Vec<TableRow> {
+    method_rows(v, summary_cells(v))
+}
+
+/// Panel 6's second table's rows: the cells of [`conditional_cells`].
+pub fn conditional_table(v: &AlphaView) -> Vec<TableRow> {
+    method_rows(v, conditional_cells(v))
+}
+
+/// The labels of [`summary_table`]'s and [`conditional_table`]'s cells.
+pub const SUMMARY_LABELS: &[&str] = &SUMMARY_COLUMNS;
+pub const CONDITIONAL_LABELS: &[&str] = &CONDITIONAL_COLUMNS;
+
+fn method_rows<const N: usize>(v: &AlphaView, all: Vec<[String; N]>) -> Vec<TableRow> {
+    v.rows
+        .iter()
+        .zip(all)
+        .map(|(r, cells)| TableRow {
+            head: format!(
+                "<span class=\"swatch m{}\"></span>{}",
+                method_slot(r.method),
+                method_html(r.method)
+            ),
+            cells: Vec::from(cells),
+        })
+        .collect()
 }
 
 /// Panel 6's note: how CP_r's mean set size compares with CP's and CP_avg's at this α, unless a
@@ -451,13 +474,14 @@ pub struct RankingRow {
 }
 
 impl RankingRow {
-    /// The row's class: in or out of the set, and the true label.
-    pub fn class(&self) -> &'static str {
-        match (self.in_set, self.is_true) {
-            (true, true) => "in true",
-            (true, false) => "in",
-            (false, true) => "out true",
-            (false, false) => "out",
+    /// The row's markup attributes: only the true label is marked. Membership is not: the set
+    /// is the rows above the cut, so an α move moves one element per column and restyles no
+    /// row.
+    pub fn class_attr(&self) -> &'static str {
+        if self.is_true {
+            " class=\"true\""
+        } else {
+            ""
         }
     }
 }
@@ -472,6 +496,12 @@ impl RankingColumn {
             && self.rows.iter().zip(&other.rows).all(|(a, b)| {
                 (a.rank, a.candidate, &a.score, a.is_true) == (b.rank, b.candidate, &b.score, b.is_true)
             })
+    }
+
+    /// The place of the cut: the index of the first row out of the set (members come first,
+    /// so the set is the rows above it), or `None` when every listed row is in the set.
+    pub fn cut(&self) -> Option<usize> {
+        self.rows.iter().position(|r| !r.in_set)
     }
 }
 
@@ -531,8 +561,8 @@ pub fn ranking_list(c: &RankingColumn) -> String {
         }
         let mark = if r.is_true { " <b>✓ true</b>" } else { "" };
         list += &format!(
-            "<li class=\"{}\" value=\"{}\"><span class=\"cand\">#{}</span> <span class=\"num\">{}</span>{mark}</li>",
-            r.class(),
+            "<li{} value=\"{}\"><span class=\"cand\">#{}</span> <span class=\"num\">{}</span>{mark}</li>",
+            r.class_attr(),
             r.rank,
             r.candidate,
             r.score

@@ -190,6 +190,46 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     assert_eq!(doc.get_element_by_id("inspector").unwrap().inner_html(), fresh.inner_html());
 }
 
+/// The markup the browser makes of `html` in a fresh element, to compare with a patched one.
+fn fresh_html(doc: &web_sys::Document, html: &str) -> String {
+    let t = doc.create_element("tbody").unwrap();
+    t.set_inner_html(html);
+    t.inner_html()
+}
+
+#[test]
+async fn tables_patched_over_alpha_moves_equal_a_fresh_render() {
+    let doc = mount();
+    let app = app::start_with(small()).unwrap();
+    idle(&app).await;
+    let inner = |id: &str| doc.get_element_by_id(id).unwrap().inner_html();
+    let tbody = |sel: &str| doc.query_selector(sel).unwrap().unwrap().inner_html();
+    // Far moves and back: strata appear and vanish, rows are added and removed at the end.
+    for (position, alpha) in [("40", 0.2), ("2", 0.01), ("100", 0.5), ("10", 0.05), ("40", 0.2)] {
+        fire(&doc, "alpha", position, "input");
+        let a = app.borrow();
+        let an = a.analysis().unwrap();
+        let view = an.at_alpha(alpha, false).unwrap();
+        let rows = |t: Vec<panels::TableRow>, labels| {
+            t.iter().map(|r| panels::row_html(r, labels)).collect::<String>()
+        };
+        let summary = rows(panels::summary_table(&view), Some(panels::SUMMARY_LABELS));
+        assert_eq!(tbody("#summary-table tbody"), fresh_html(&doc, &summary), "α = {alpha}");
+        let conditional = rows(panels::conditional_table(&view), Some(panels::CONDITIONAL_LABELS));
+        assert_eq!(tbody("#conditional-table tbody"), fresh_html(&doc, &conditional), "α = {alpha}");
+        let cv = rvalue_model::classes::ClassView::new(&view, an.k, an.toy.is_some());
+        assert_eq!(
+            inner("strata-body"),
+            fresh_html(&doc, &rows(panels::strata_table(&cv), None)),
+            "α = {alpha}"
+        );
+        let item = an.inspect(0, alpha, false).unwrap();
+        let fresh = doc.create_element("div").unwrap();
+        fresh.set_inner_html(&panels::inspector(&panels::inspector_columns(&item, false)));
+        assert_eq!(inner("inspector"), fresh.inner_html(), "α = {alpha}");
+    }
+}
+
 #[test]
 async fn score_options_restart_the_analysis_with_them() {
     let doc = mount();

@@ -83,7 +83,7 @@ fn launch(
         jobs: 0,
         me: std::rc::Weak::new(),
         figures: Default::default(),
-        strata_html: Default::default(),
+        tables: Default::default(),
         classes_canvas: Default::default(),
         tour_baseline: None,
     }));

@@ -72,15 +72,17 @@ pub fn strata_head(v: &ClassView) -> String {
 }
 
 /// The strata table's body: a row per set-size stratum, each method's coverage and items.
-pub fn strata_rows(v: &ClassView) -> String {
-    let mut html = String::new();
-    for s in &v.strata {
-        html += &format!("<tr><th scope=\"row\">{}</th>", esc(&s.label));
-        for (cov, count) in s.coverage.iter().zip(&s.count) {
-            let cov = cov.map_or("–".to_string(), |c| fixed(c, 3));
-            html += &format!("<td>{}</td><td>{count}</td>", esc(&cov));
-        }
-        html += "</tr>";
-    }
-    html
+pub fn strata_table(v: &ClassView) -> Vec<super::TableRow> {
+    v.strata
+        .iter()
+        .map(|s| super::TableRow {
+            head: esc(&s.label),
+            cells: s
+                .coverage
+                .iter()
+                .zip(&s.count)
+                .flat_map(|(cov, count)| [cov.map_or("–".to_string(), |c| fixed(c, 3)), count.to_string()])
+                .collect(),
+        })
+        .collect()
 }

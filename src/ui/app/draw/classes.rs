@@ -1,6 +1,8 @@
 //! Panel 9: coverage by class and by set size at α, from the tallies of panel 6's pass; the
 //! worst classes as buttons that open the inspector on a test item of the class.
 
+use std::cell::RefCell;
+
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element};
 
@@ -52,15 +54,14 @@ impl App {
         } else {
             cv.worst.iter().map(|w| (w.class, cv.worst_text(w, names))).collect()
         };
-        show_worst(d, &worst);
+        show_worst(d, &worst, &self.tables.worst);
         set_hidden(d, "worst-heading", worst.is_empty());
-        let (head, body) = (panels::strata_head(&cv), panels::strata_rows(&cv));
-        let strata = format!("{head}{body}");
-        if *self.strata_html.borrow() != strata {
+        let head = panels::strata_head(&cv);
+        if *self.tables.strata_head.borrow() != head {
             set_html(d, "strata-head", &head);
-            set_html(d, "strata-body", &body);
-            *self.strata_html.borrow_mut() = strata;
+            *self.tables.strata_head.borrow_mut() = head;
         }
+        self.tables.strata.show(d, "#strata-body", &panels::strata_table(&cv), None);
     }
 
     /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off
@@ -104,21 +105,31 @@ impl App {
 }
 
 /// The worst classes' list: a button per class, its text set as text (a class name is the
-/// file's, never markup); rebuilt only when a line changed.
-fn show_worst(d: &Document, worst: &[(usize, String)]) {
+/// file's, never markup). `shown` is what the list holds: with as many lines, the buttons that
+/// changed are rewritten in place; otherwise the list is built afresh.
+fn show_worst(d: &Document, worst: &[(usize, String)], shown: &RefCell<Vec<(usize, String)>>) {
     let Some(list) = d.get_element_by_id("worst-classes") else { return };
-    let items = list.children();
-    let same = items.length() as usize == worst.len()
-        && worst.iter().enumerate().all(|(i, (_, text))| {
-            items.item(i as u32).and_then(|li| li.text_content()).as_deref() == Some(text.as_str())
-        });
-    if same {
+    let mut shown = shown.borrow_mut();
+    if *shown == worst {
         return;
     }
-    list.set_text_content(None);
-    for (class, text) in worst {
-        let _ = item(d, *class, text).map(|li| list.append_child(&li));
+    let items = list.children();
+    let in_place = items.length() as usize == shown.len()
+        && shown.len() == worst.len()
+        && shown.iter().zip(worst).enumerate().all(|(i, (old, new))| {
+            old == new
+                || items.item(i as u32).and_then(|li| li.first_element_child()).is_some_and(|b| {
+                    b.set_text_content(Some(&new.1));
+                    b.set_attribute("data-class", &new.0.to_string()).is_ok()
+                })
+        });
+    if !in_place {
+        list.set_text_content(None);
+        for (class, text) in worst {
+            let _ = item(d, *class, text).map(|li| list.append_child(&li));
+        }
     }
+    *shown = worst.to_vec();
 }
 
 fn item(d: &Document, class: usize, text: &str) -> Option<Element> {

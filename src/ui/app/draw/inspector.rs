@@ -136,38 +136,28 @@ fn show_inspector(d: &Document, shown: &[RankingColumn], columns: &[RankingColum
     }
 }
 
-/// Updates a column's list in place when only the set changed: the classes of the rows that
-/// entered or left it, and the cut moved before the first row out of it.
+/// Moves a column's cut in place when only the set changed. The list shows `old`, so the
+/// cut's element index follows from `old` without reading the rows back; the one element
+/// found there must be the cut, else the caller rebuilds the list.
 fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -> Option<()> {
+    let (from, to) = (old.cut(), new.cut());
+    if from == to {
+        return Some(());
+    }
     let ol = list.first_element_child()?;
     let items = ol.children();
-    let mut rows = Vec::with_capacity(new.rows.len());
-    let mut cut = None;
-    for i in 0..items.length() {
-        let li = items.item(i)?;
-        match li.class_name().as_str() {
-            "cut" => cut = Some(li),
-            "more" => {}
-            _ => rows.push(li),
-        }
-    }
-    if rows.len() != new.rows.len() {
-        return None;
-    }
-    for ((li, o), n) in rows.iter().zip(&old.rows).zip(&new.rows) {
-        if o.in_set != n.in_set {
-            li.set_class_name(n.class());
-        }
-    }
-    match (new.rows.iter().position(|r| !r.in_set), cut) {
+    let cut = match from {
+        Some(i) => Some(items.item(i as u32).filter(|li| li.class_name() == "cut")?),
+        None => None,
+    };
+    // The element of row `r` while the cut is still at `from`.
+    let row = |r: usize| items.item((r + usize::from(from.is_some_and(|f| r >= f))) as u32);
+    match (to, cut) {
         (Some(j), Some(cut)) => {
-            if cut.next_element_sibling().as_ref() != Some(&rows[j]) {
-                ol.insert_before(&cut, Some(&rows[j])).ok()?;
-            }
+            let before: web_sys::Node = row(j)?.into();
+            ol.insert_before(&cut, Some(&before)).ok()?;
         }
-        (Some(j), None) => {
-            rows[j].insert_adjacent_html("beforebegin", panels::CUT_HTML).ok()?;
-        }
+        (Some(j), None) => row(j)?.insert_adjacent_html("beforebegin", panels::CUT_HTML).ok()?,
         (None, Some(cut)) => cut.remove(),
         (None, None) => {}
     }

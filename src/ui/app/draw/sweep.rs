@@ -100,7 +100,7 @@ impl App {
         if let Some(v) = view {
             set_text(d, "coverage-readout", &panels::readout(v, true));
             set_text(d, "size-readout", &panels::readout(v, false));
-            show_summary(d, v);
+            show_summary(d, v, &self.tables);
             set_text(d, "reduction", &panels::reduction_text(v));
         }
         if let Some(v) = view {

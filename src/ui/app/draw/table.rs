@@ -1,38 +1,87 @@
-//! Panel 6: the summary tables at α, their cells rewritten in place.
+//! The page's tables whose numbers move with α (panel 6's two, panel 9's set-size strata):
+//! their bodies rewritten in place, cell by cell, from the rows last written.
 
-use web_sys::Document;
+use std::cell::RefCell;
 
-use crate::ui::panels;
+use web_sys::{Document, Element};
+
+use crate::ui::panels::{self, TableRow};
 use rvalue_model::AlphaView;
 
-/// Panel 6: both tables' cells.
-pub(super) fn show_summary(d: &Document, v: &AlphaView) {
-    let cells: Vec<Vec<String>> = panels::summary_cells(v).into_iter().map(Vec::from).collect();
-    show_table(d, "#summary-table tbody", &cells, || panels::summary_rows(v));
-    let cells: Vec<Vec<String>> = panels::conditional_cells(v).into_iter().map(Vec::from).collect();
-    show_table(d, "#conditional-table tbody", &cells, || panels::conditional_rows(v));
+/// A table body as last written, kept so that an α move compares numbers in memory rather than
+/// reading each cell's text back from the page.
+#[derive(Default)]
+pub(in crate::ui::app) struct ShownBody(RefCell<Vec<TableRow>>);
+
+/// What the page's α tables show.
+#[derive(Default)]
+pub(in crate::ui::app) struct ShownTables {
+    pub summary: ShownBody,
+    pub conditional: ShownBody,
+    pub strata: ShownBody,
+    pub strata_head: RefCell<String>,
+    /// Panel 9's worst classes: (class, line).
+    pub worst: RefCell<Vec<(usize, String)>>,
 }
 
-/// The cells' text where the table has its three rows, else the rows afresh (`rows`).
-fn show_table(d: &Document, body: &str, cells: &[Vec<String>], rows: impl FnOnce() -> String) {
-    let Some(body) = d.query_selector(body).ok().flatten() else { return };
-    let columns = cells.first().map_or(0, Vec::len) as u32 + 1;
-    let trs = body.children();
-    let in_place = trs.length() as usize == cells.len()
-        && (0..trs.length()).all(|r| trs.item(r).is_some_and(|row| row.children().length() == columns));
-    if !in_place {
-        body.set_inner_html(&rows());
-        return;
+/// Panel 6: both tables' cells.
+pub(super) fn show_summary(d: &Document, v: &AlphaView, shown: &ShownTables) {
+    let labels = Some(panels::SUMMARY_LABELS);
+    shown.summary.show(d, "#summary-table tbody", &panels::summary_table(v), labels);
+    let labels = Some(panels::CONDITIONAL_LABELS);
+    shown.conditional.show(d, "#conditional-table tbody", &panels::conditional_table(v), labels);
+}
+
+impl ShownBody {
+    /// Makes the body `selector` show `rows`: in place where it holds what was last written
+    /// (rows added or removed at its end, changed cells rewritten), else afresh.
+    pub(in crate::ui::app) fn show(
+        &self,
+        d: &Document,
+        selector: &str,
+        rows: &[TableRow],
+        labels: Option<&[&str]>,
+    ) {
+        let Some(body) = d.query_selector(selector).ok().flatten() else { return };
+        let mut shown = self.0.borrow_mut();
+        if *shown == rows {
+            return;
+        }
+        if patch(&body, &shown, rows, labels).is_none() {
+            body.set_inner_html(&rows.iter().map(|r| panels::row_html(r, labels)).collect::<String>());
+        }
+        *shown = rows.to_vec();
     }
-    for (r, texts) in cells.iter().enumerate() {
-        let Some(row) = trs.item(r as u32) else { continue };
-        let tds = row.children();
-        for (c, text) in texts.iter().enumerate() {
-            if let Some(td) = tds.item(c as u32 + 1) {
-                if td.text_content().as_deref() != Some(text.as_str()) {
-                    td.set_text_content(Some(text));
-                }
+}
+
+/// Rewrites what differs between `old` (what `body` shows) and `new`; `None` when `body` does
+/// not hold `old`'s shape or the cells per row differ, for the caller to write it afresh.
+fn patch(body: &Element, old: &[TableRow], new: &[TableRow], labels: Option<&[&str]>) -> Option<()> {
+    let trs = body.children();
+    let same_width = old.first().zip(new.first()).is_none_or(|(a, b)| a.cells.len() == b.cells.len());
+    if trs.length() as usize != old.len() || old.is_empty() || !same_width {
+        return None;
+    }
+    for (r, (o, n)) in old.iter().zip(new).enumerate() {
+        if o == n {
+            continue;
+        }
+        let cells = trs.item(r as u32)?.children();
+        if o.head != n.head {
+            cells.item(0)?.set_inner_html(&n.head);
+        }
+        for (c, (a, b)) in o.cells.iter().zip(&n.cells).enumerate() {
+            if a != b {
+                cells.item(c as u32 + 1)?.set_text_content(Some(b));
             }
         }
     }
+    for r in (new.len()..old.len()).rev() {
+        trs.item(r as u32)?.remove();
+    }
+    let added: String = new.iter().skip(old.len()).map(|r| panels::row_html(r, labels)).collect();
+    if !added.is_empty() {
+        body.insert_adjacent_html("beforeend", &added).ok()?;
+    }
+    Some(())
 }
