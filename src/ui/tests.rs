@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use super::app::{self, Shared};
 use super::canvas::Canvas;
 use super::dom;
-use super::figure::{Axis, Dots, Figure, Layer, Line, BLUE, GREEN, GREY, VERMILLION};
+use super::figure::{Axis, Dots, Figure, Layer, Line, Look, BLUE, GREEN, GREY, VERMILLION};
 use super::files;
 use super::panels;
 use rvalue_core::conformal::RvalueKind;
@@ -315,11 +315,11 @@ fn the_page_canvas_backend_draws_what_plotters_canvas_draws() {
     let fig = unlabelled_figure();
     let (ours, theirs) = (new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240));
     let plain = plotters_canvas::CanvasBackend::with_canvas_object(theirs.clone()).unwrap();
-    fig.draw(&plain.into_drawing_area(), 13).unwrap();
+    fig.draw(&plain.into_drawing_area(), &Look::light(13)).unwrap();
     // Twice: the second drawing starts from the font the first one left on the context.
     for _ in 0..2 {
         let backend = Canvas::new(ours.clone()).unwrap();
-        fig.draw(&backend.into_drawing_area(), 13).unwrap();
+        fig.draw(&backend.into_drawing_area(), &Look::light(13)).unwrap();
         assert_eq!(ours.to_data_url().unwrap(), theirs.to_data_url().unwrap());
     }
     ours.remove();
@@ -334,9 +334,11 @@ fn a_figure_drawn_in_two_layers_looks_as_drawn_whole() {
     fig.lines[0].label = Some("front".into());
     let (whole, back, front) =
         (new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240));
-    let frame = fig.draw(&Canvas::new(whole.clone()).unwrap().into_drawing_area(), 13).unwrap();
-    fig.draw_layer(&Canvas::new(back.clone()).unwrap().into_drawing_area(), 13, Layer::Back).unwrap();
-    fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), 13, Layer::Front).unwrap();
+    let frame = fig.draw(&Canvas::new(whole.clone()).unwrap().into_drawing_area(), &Look::light(13)).unwrap();
+    fig.draw_layer(&Canvas::new(back.clone()).unwrap().into_drawing_area(), &Look::light(13), Layer::Back)
+        .unwrap();
+    fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), &Look::light(13), Layer::Front)
+        .unwrap();
     // The front layer over the back one: composite them on the back canvas.
     let ctx: web_sys::CanvasRenderingContext2d = back.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
     ctx.draw_image_with_html_canvas_element(&front, 0.0, 0.0).unwrap();
@@ -344,9 +346,13 @@ fn a_figure_drawn_in_two_layers_looks_as_drawn_whole() {
     // figure drew over it (the dashed line and the dots are drawn after it there).
     assert_eq!(
         frame.pixel(1.0, 0.0),
-        fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), 13, Layer::Front)
-            .unwrap()
-            .pixel(1.0, 0.0)
+        fig.draw_layer(
+            &Canvas::new(front.clone()).unwrap().into_drawing_area(),
+            &Look::light(13),
+            Layer::Front
+        )
+        .unwrap()
+        .pixel(1.0, 0.0)
     );
     let pixels = |c: &HtmlCanvasElement| {
         let ctx: web_sys::CanvasRenderingContext2d =
