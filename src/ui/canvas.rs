@@ -262,6 +262,13 @@ thread_local! {
         std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
+/// Whether the page is narrow enough for legends under their plots
+/// ([`legend::NARROW_CSS_PX`](super::legend::NARROW_CSS_PX)).
+pub fn narrow() -> bool {
+    let width = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|w| w.as_f64());
+    width.is_some_and(|w| w < super::legend::NARROW_CSS_PX)
+}
+
 /// The device pixel ratio the canvases are drawn at (1–3).
 pub fn pixel_ratio() -> f64 {
     web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0)
@@ -373,7 +380,7 @@ fn scratch(doc: &Document, id: String, w: u32, h: u32) -> Result<HtmlCanvasEleme
 }
 
 fn draw_on(canvas: HtmlCanvasElement, fig: &Figure, layer: Layer, font_px: f64) -> Result<Frame> {
-    let look = Look::page(font_px.round() as u32, f64::from(canvas.width()) / pixel_ratio());
+    let look = Look::page(font_px.round() as u32, narrow());
     let backend = Backend::Canvas(Canvas::new(canvas)?);
     fig.draw_layer(&backend.into_drawing_area(), &look, layer)
 }

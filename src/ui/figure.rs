@@ -39,10 +39,10 @@ impl Look {
         Look { font, palette: Palette::light(), legend_below: false }
     }
 
-    /// The page's palette now, and the legend under the plot when the figure is `css_width`
-    /// CSS pixels wide and that is narrow.
-    pub fn page(font: u32, css_width: f64) -> Look {
-        Look { font, palette: Palette::current(), legend_below: css_width < legend::NARROW_CSS_PX }
+    /// The page's palette now; the legend under the plot on a `narrow` page
+    /// ([`legend::NARROW_CSS_PX`]).
+    pub fn page(font: u32, narrow: bool) -> Look {
+        Look { font, palette: Palette::current(), legend_below: narrow }
     }
 }
 

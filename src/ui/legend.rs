@@ -3,7 +3,7 @@
 //! answers with `measureText`), not by plotters' font layer, which on the web measures a span
 //! appended to the page (a forced layout per label).
 //!
-//! Below about 500 CSS pixels a legend inside the plot covers a large share of it (its text
+//! On a page below about 500 CSS pixels wide a legend inside the plot covers a large share of it (its text
 //! does not shrink with the canvas), so there the figure gives up a strip under the plot and
 //! the legend flows across it in rows ([`below`]).
 
@@ -13,7 +13,9 @@ use plotters::prelude::*;
 use super::theme::Palette;
 use rvalue_core::{Error, Result};
 
-/// A figure narrower than this many CSS pixels has its legend under the plot.
+/// On a page (an iframe's, in an embed) narrower than this many CSS pixels, figures have their
+/// legend under the plot. The page's width, not the figure's: a desktop's two columns of
+/// figures keep their legends inside.
 pub const NARROW_CSS_PX: f64 = 500.0;
 
 const MARGIN: i32 = 10;

@@ -239,7 +239,7 @@ pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
         let svg = MeasuredSvg { svg: SVGBackend::with_string(&mut out, size), ctx };
         let area = Backend::Svg(svg).into_drawing_area();
         // The page's palette and legend placement: the export looks as the figure on show.
-        fig.draw(&area, &Look::page(font, f64::from(size.0)))?;
+        fig.draw(&area, &Look::page(font, canvas::narrow()))?;
     }
     Ok(out)
 }
