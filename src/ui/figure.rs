@@ -5,11 +5,10 @@
 //! A log axis is drawn as a linear axis over `log10 x` with decade labels: one coordinate type
 //! for both kinds of axis, and `x = 0` can sit on the left edge instead of at −∞.
 //!
-//! The legend is laid out here rather than by plotters: plotters measures a legend's text with
-//! its font layer, which on the web appends a span to the page and reads its size (a forced
-//! layout of the whole page per label); here text is measured by the backend
-//! ([`DrawingBackend::estimate_text_size`], which the page's canvas backend answers with the
-//! canvas' own `measureText`).
+//! The legend is laid out by [`super::legend`] rather than by plotters (whose font layer
+//! measures text by a forced layout of the page); this module chooses where it goes: inside the
+//! plot where it hides the fewest points, or under the plot on a narrow page. A [`Look`] gives
+//! the colours (the page's theme) and that choice.
 //!
 //! [`Figure::draw`] returns the figure's [`Frame`] (data to pixel mapping), so that a
 //! [`Marker`] can be drawn on a transparent canvas stacked over the figure without drawing the
