@@ -239,3 +239,19 @@ test('at full width the legend stays inside the plot, and the inspector reads at
     assert.deepEqual(narrow.errors, []);
   });
 });
+
+test('a figure alone has no serious or critical axe violation and keeps a level-one heading', LONG, async (t) => {
+  for (const path of [`?embed=coverage&chrome=none&theme=dark&${SMALL}`, `?embed=threshold&chrome=none&controls=beta,sigma2&${SMALL}`]) {
+    const { page, errors } = await explorer.open(path);
+    await shot({ name: `${t.name} ${path}` }, page, async () => {
+      await ready(page);
+      await page.evaluate(AXE);
+      const found = await page.evaluate(async () => {
+        const r = await window.axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+      });
+      assert.deepEqual(found.filter((v) => ['serious', 'critical'].includes(v.impact) || v.id === 'page-has-heading-one'), [], path);
+      assert.deepEqual(errors, [], path);
+    });
+  }
+});
