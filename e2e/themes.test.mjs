@@ -42,7 +42,8 @@ const drawn = (page, id) =>
 test('both themes pass axe colour contrast, on the page and in embeds', LONG, async (t) => {
   for (const theme of ['light', 'dark']) {
     for (const [path, state] of [[`?theme=${theme}&${SMALL}`, 'ready'], [`?embed=coverage&theme=${theme}&${SMALL}`, 'ready'],
-      [`?embed=theorem3&chrome=none&controls=alpha&theme=${theme}`, 'idle']]) {
+      [`?embed=theorem3&chrome=none&controls=alpha&theme=${theme}`, 'idle'],
+      [`?mode=scores&sample=small_long.csv&splits=3&theme=${theme}`, 'ready'], [`?tour=4&theme=${theme}`, 'ready']]) {
       const { page, errors } = await explorer.open(path);
       await shot({ name: `${t.name} ${path}` }, page, async () => {
         if (state === 'ready') await ready(page);
