@@ -4,7 +4,8 @@
 //! - [`app`]: the state, and in `app/` the start-up, the controls, the job, the frame loop, the
 //!   events, the replies, each panel's drawing (`app/draw/`) and the export buttons;
 //! - [`panels`]: what each panel shows (figures and HTML) from the explorer's results;
-//! - [`figure`]: one plotters drawing routine for every line figure;
+//! - [`figure`]: one plotters drawing routine for every line figure; [`legend`] its legend;
+//! - [`theme`]: `?theme=` and `?background=` on the page, and the figures' palette;
 //! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the
 //!   current-value markers drawn on overlay canvases;
 //! - [`backend`]: one plotters backend over the canvas and the SVG export's, so the figure code
@@ -29,9 +30,11 @@ mod embed;
 pub mod figure;
 mod files;
 mod hosted;
+pub mod legend;
 pub mod panels;
 mod permalink;
 mod streamed;
+pub mod theme;
 mod workers;
 
 pub use app::{start, start_with};

@@ -58,6 +58,7 @@ pub mod panel;
 pub mod samples;
 pub mod scales;
 mod summary;
+pub mod theme;
 pub mod tour;
 pub mod url;
 

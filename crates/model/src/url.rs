@@ -13,6 +13,9 @@ pub mod hosted;
 mod read;
 #[cfg(test)]
 mod tests;
+mod view;
+
+pub use view::{Slider, Theme, View};
 
 use crate::controls::table::{self, CONTROLS};
 use crate::panel::Panel;
@@ -54,6 +57,8 @@ pub struct UrlState {
     pub tour: Option<usize>,
     /// The tour's step alone, for an iframe (`embed=tour`).
     pub tour_alone: bool,
+    /// Theme, background, and an embedded panel's chrome and sliders.
+    pub view: View,
 }
 
 /// A query string read back, with what was wrong in it.
@@ -132,6 +137,7 @@ impl UrlState {
         if self.large_text {
             out.push("text=large".to_string());
         }
+        out.extend(self.view.to_pairs());
         out.join("&")
     }
 

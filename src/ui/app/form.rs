@@ -24,6 +24,7 @@ impl App {
             large_text: self.large_text,
             tour: self.tour,
             tour_alone: self.tour_alone,
+            view: self.view.clone(),
         }
     }
 
@@ -38,8 +39,16 @@ impl App {
 
     /// What was wrong in the address, and the note that a file from the author's machine must
     /// be loaded again.
+    /// In an embed the warnings go to the console: the host page's readers did not write the
+    /// link, its writer reads the console.
     pub(super) fn show_link_notes(&self, warnings: &[String]) {
+        let embedded = self.embed.is_some() || self.tour_alone;
         let mut notes: Vec<String> = warnings.iter().map(|w| format!("{w}.")).collect();
+        if embedded {
+            for n in notes.drain(..) {
+                web_sys::console::warn_1(&format!("rvalue-explorer: {n}").into());
+            }
+        }
         if self.data_ref == DataRef::Upload {
             notes.push(
                 "This link was made with a score file from its author's computer. Files are never put \

@@ -57,6 +57,10 @@ impl Reader {
             }
             return;
         }
+        if let Some(warnings) = s.view.read(key, v) {
+            self.warnings.extend(warnings);
+            return;
+        }
         match key {
             "sample" => self.sample(s, v),
             "src" => match super::hosted::address(v) {
@@ -143,6 +147,8 @@ impl Reader {
             s.embed = None;
             s.tour.get_or_insert(1);
         }
+        let view_warnings = s.view.check(s.embed.is_some());
+        self.warnings.extend(view_warnings);
         if let Err(e) = s.controls.toy_params().validate() {
             self.warn(format!("the toy parameters are not usable ({e}): the defaults are used"));
             s.controls.toy = ToyParams::default();

@@ -332,3 +332,72 @@ fn a_hosted_file_and_its_labels_round_trip_and_bad_addresses_are_refused() {
     // In the toy setting no file is loaded, as for a sample.
     assert_eq!(read("src=a.npz").state.data, DataRef::None);
 }
+
+#[test]
+fn theme_and_background_round_trip_and_default_to_light() {
+    assert_eq!(read("").state.view, View::default());
+    assert_eq!(View::default().theme, Theme::Light);
+    for theme in Theme::ALL {
+        let mut s = UrlState::default();
+        s.view.theme = theme;
+        s.view.transparent = true;
+        let q = s.to_query();
+        let r = read(&q);
+        assert_eq!((r.state, r.warnings.len()), (s, 0), "{q}");
+    }
+    assert_eq!(read("theme=auto").state.view.theme, Theme::Auto);
+    assert_eq!(
+        read("theme=dark&background=transparent").state.to_query(),
+        "theme=dark&background=transparent"
+    );
+    // The defaults are not written.
+    assert_eq!(read("theme=light&background=page").state.to_query(), "");
+}
+
+#[test]
+fn a_bad_theme_or_background_is_warned_of_and_left_at_its_default() {
+    let r = read("theme=sepia&background=pink");
+    assert_eq!(r.state.view, View::default());
+    assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+    assert!(r.warnings[0].contains("'theme=sepia' is not one of light, dark or auto"), "{:?}", r.warnings);
+    assert!(r.warnings[1].contains("'background=pink'"), "{:?}", r.warnings);
+}
+
+#[test]
+fn a_figure_only_embed_reads_its_sliders_in_order_once() {
+    let r = read("embed=theorem3&chrome=none&controls=sigma2,alpha,sigma2");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let v = &r.state.view;
+    assert!(v.figure_only);
+    assert_eq!(v.sliders, [Slider::Sigma2, Slider::Alpha]);
+    assert_eq!(r.state.to_query(), "embed=theorem3&chrome=none&controls=sigma2,alpha");
+    assert_eq!(read(&r.state.to_query()).state, r.state);
+    // No `controls=`: no slider.
+    assert!(read("embed=coverage&chrome=none").state.view.sliders.is_empty());
+}
+
+#[test]
+fn unknown_sliders_are_left_out_with_a_warning() {
+    let r = read("embed=coverage&chrome=none&controls=alpha,gamma,,beta");
+    assert_eq!(r.state.view.sliders, [Slider::Alpha, Slider::Beta]);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(r.warnings[0].contains("'gamma', not a slider (alpha, beta or sigma2)"), "{:?}", r.warnings);
+}
+
+#[test]
+fn chrome_and_controls_need_an_embedded_panel() {
+    let r = read("chrome=none&controls=alpha");
+    assert_eq!(r.state.view, View::default());
+    assert!(r.warnings.iter().any(|w| w.contains("embedded panel")), "{:?}", r.warnings);
+    // A tour step alone is not a panel.
+    let r = read("embed=tour&tour=2&chrome=none");
+    assert!(!r.state.view.figure_only);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    // controls= without chrome=none: the embed shows its own sliders already.
+    let r = read("embed=coverage&controls=alpha");
+    assert!(r.state.view.sliders.is_empty());
+    assert!(r.warnings[0].contains("chrome=none"), "{:?}", r.warnings);
+    let r = read("embed=coverage&chrome=maybe");
+    assert!(!r.state.view.figure_only);
+    assert!(r.warnings[0].contains("'chrome=maybe'"), "{:?}", r.warnings);
+}
