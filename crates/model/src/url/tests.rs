@@ -356,5 +356,10 @@ fn a_hosted_file_name_round_trips_and_hostile_names_are_refused() {
         let r = read(&format!("mode=scores&src=a.npz&name={bad}"));
         assert_eq!(r.state.data, DataRef::Hosted { src: "a.npz".into(), labels: None, name: None });
         assert!(r.warnings.iter().any(|w| w.starts_with("'name=") && w.contains(why)), "{:?}", r.warnings);
+        // The sentence quotes the value with what could reorder or break it replaced.
+        assert!(!r
+            .warnings
+            .iter()
+            .any(|w| w.chars().any(|c| c.is_control() || rvalue_core::io::reorders_text(c))));
     }
 }
