@@ -8,13 +8,15 @@
 //! An embed's parent sizes the frame from the height the frame posted for the screen, and
 //! nothing the frame posts while printing reaches the parent before the pages are laid out.
 //! So that this height covers the printed content, each figure is kept no wider than it was on
-//! screen (its screen width pinned as `max-width` at `beforeprint`, while the layout is still
-//! the screen's): printed, an embed is no taller than on screen, its controls gone.
+//! screen: its bitmap, drawn for the screen, gives that width (its pixels over the pixel
+//! ratio), pinned as `max-width` before the figure is redrawn. Printed, an embed is then no
+//! taller than on screen, its controls gone.
 
 use std::cell::Cell;
 
+use js_sys::{Function, Reflect};
 use wasm_bindgen::JsCast;
-use web_sys::{Document, HtmlElement};
+use web_sys::{Document, EventTarget, HtmlCanvasElement};
 
 use super::dom;
 
@@ -37,32 +39,32 @@ pub fn printing() -> bool {
 /// ends; it must draw every figure at once (a frame would come too late for the printout).
 pub fn wire(doc: &Document, redraw: impl Fn() + 'static) {
     let Some(w) = web_sys::window() else { return };
-    let d = doc.clone();
-    dom::listen(&w, "beforeprint", move |_| pin_widths(&d, true));
-    let d = doc.clone();
-    dom::listen(&w, "afterprint", move |_| pin_widths(&d, false));
-    let Some(query) = w.match_media("print").ok().flatten() else {
-        web_sys::console::warn_1(&"no print media query: figures print as drawn for the screen".into());
-        return;
-    };
-    let q = query.clone();
-    dom::listen(&query, "change", move |_| {
-        PRINTING.with(|p| p.set(q.matches()));
+    // `matchMedia('print')`, reached through `js_sys::Reflect` as the history API is in
+    // [`super::permalink`]; without it figures print as drawn for the screen.
+    let query = Reflect::get(&w, &"matchMedia".into())
+        .and_then(|f| f.dyn_into::<Function>())
+        .and_then(|f| f.call1(&w, &"print".into()));
+    let Ok(query) = query else { return };
+    let Some(target) = query.dyn_ref::<EventTarget>() else { return };
+    let (q, doc) = (query.clone(), doc.clone());
+    dom::listen(target, "change", move |_| {
+        let on = Reflect::get(&q, &"matches".into()).is_ok_and(|m| m.is_truthy());
+        pin_widths(&doc, on.then(super::canvas::pixel_ratio));
+        PRINTING.with(|p| p.set(on));
         redraw();
     });
 }
 
-/// Pins each shown figure's width to its current one as `max-width` (`on`), or unpins it.
-fn pin_widths(doc: &Document, on: bool) {
+/// Pins each figure's width to its bitmap's at `ratio` pixels per CSS pixel as `max-width`, or
+/// unpins it (`None`). Set through the CSS object model (`style.maxWidth`), which the page's
+/// Content-Security-Policy allows, as it does not a `style` attribute.
+fn pin_widths(doc: &Document, ratio: Option<f64>) {
     let Ok(all) = doc.query_selector_all(FIGURE_CANVASES) else { return };
     for i in 0..all.length() {
-        let Some(e) = all.item(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) else { continue };
-        let style = e.style();
-        let width = e.client_width();
-        let _ = if on && width > 0 {
-            style.set_property("max-width", &format!("{width}px"))
-        } else {
-            style.remove_property("max-width").map(|_| ())
-        };
+        let Some(c) = all.item(i).and_then(|n| n.dyn_into::<HtmlCanvasElement>().ok()) else { continue };
+        let width = ratio.map_or(String::new(), |r| format!("{}px", f64::from(c.width()) / r));
+        if let Ok(style) = Reflect::get(&c, &"style".into()) {
+            let _ = Reflect::set(&style, &"maxWidth".into(), &width.into());
+        }
     }
 }

@@ -9,18 +9,7 @@ pub const MAX_SRC_CHARS: usize = 2048;
 
 /// `v` as a hosted file's address, or why not (a phrase after the quoted parameter).
 pub fn address(v: &str) -> Result<String, String> {
-    if v.is_empty() {
-        return Err("is empty".to_string());
-    }
-    if v.chars().count() > MAX_SRC_CHARS {
-        return Err(format!("is longer than {MAX_SRC_CHARS} characters"));
-    }
-    if v.chars().any(char::is_control) {
-        return Err("holds a control character".to_string());
-    }
-    if let Some(c) = v.chars().find(|&c| rvalue_core::io::reorders_text(c)) {
-        return Err(format!("holds a bidirectional control character (U+{:04X})", u32::from(c)));
-    }
+    plain_text(v, MAX_SRC_CHARS)?;
     // A scheme is what comes before the first ':' when no '/', '?' or '#' comes earlier.
     if let Some(at) = v.find([':', '/', '?', '#']).filter(|&at| v[at..].starts_with(':')) {
         let scheme = v[..at].to_ascii_lowercase();
@@ -36,8 +25,14 @@ pub fn address(v: &str) -> Result<String, String> {
 /// `v` as the name shown for a hosted file, or why not (a phrase after the quoted parameter).
 /// The page writes it as text only; what would make it read as another name is refused.
 pub fn display_name(v: &str) -> Result<String, String> {
-    let max = rvalue_core::io::MAX_NAME_CHARS;
-    if v.trim().is_empty() {
+    plain_text(v.trim(), rvalue_core::io::MAX_NAME_CHARS)?;
+    Ok(v.trim().to_string())
+}
+
+/// Why `v` is not plain text of at most `max` characters: empty, too long, or holding a control
+/// or bidirectional control character.
+fn plain_text(v: &str, max: usize) -> Result<(), String> {
+    if v.is_empty() {
         return Err("is empty".to_string());
     }
     if v.chars().count() > max {
@@ -49,7 +44,7 @@ pub fn display_name(v: &str) -> Result<String, String> {
     if let Some(c) = v.chars().find(|&c| rvalue_core::io::reorders_text(c)) {
         return Err(format!("holds a bidirectional control character (U+{:04X})", u32::from(c)));
     }
-    Ok(v.trim().to_string())
+    Ok(())
 }
 
 #[cfg(test)]
