@@ -12,7 +12,8 @@
 // both modules) took it to 1.646 MB, and 1.646 MB until the baselines' shared rows, the
 // Randomized box, ?src= and refusing bidirectional controls in names (7 kB) took it to
 // 1.6536 MB, and 1.6536 MB until the tour's keys, skip link and Whole curve in links (1.3 kB)
-// took it to 1.655 MB; see docs/performance.md, Size.
+// took it to 1.655 MB, and 1.655 MB until a hosted file's display name and figures redrawn for
+// print (1.7 kB) took it to 1.6559 MB; see docs/performance.md, Size.
 // Run: make test-e2e, or `node --test e2e/dist.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
@@ -22,7 +23,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
-const BUDGET_BYTES = 1_654_898;
+const BUDGET_BYTES = 1_655_887;
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -32,7 +33,7 @@ function files(dir) {
 
 const sum = (sizes) => sizes.reduce((total, [, n]) => total + n, 0);
 
-test('dist/ stays within 1.655 MB gzipped (gzip -9 per file, summed)', (t) => {
+test('dist/ stays within 1.656 MB gzipped (gzip -9 per file, summed)', (t) => {
   const sizes = files(DIST).map((f) => [relative(DIST, f), gzipSync(readFileSync(f), { level: 9 }).length]);
   const total = sum(sizes);
   const listing = sizes.map(([f, n]) => `${f} ${n}`).join(', ');
