@@ -13,8 +13,9 @@
 // Randomized box, ?src= and refusing bidirectional controls in names (7 kB) took it to
 // 1.6536 MB, and 1.6536 MB until the tour's keys, skip link and Whole curve in links (1.3 kB)
 // took it to 1.655 MB, and 1.655 MB until themes, the figure-only embed and legends under narrow
-// plots (6.7 kB of the page's wasm, 0.4 kB of style sheet) took it to 1.6615 MB; see
-// docs/performance.md, Size.
+// plots (6.7 kB of the page's wasm, 0.4 kB of style sheet) took it to 1.6615 MB, and 1.6615 MB
+// until a hosted file's display name and figures redrawn for print (1.7 kB) took it to
+// 1.6633 MB; see docs/performance.md, Size.
 // Run: make test-e2e, or `node --test e2e/dist.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
@@ -24,7 +25,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
-const BUDGET_BYTES = 1_661_500;
+const BUDGET_BYTES = 1_663_300;
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -34,7 +35,7 @@ function files(dir) {
 
 const sum = (sizes) => sizes.reduce((total, [, n]) => total + n, 0);
 
-test('dist/ stays within 1.6615 MB gzipped (gzip -9 per file, summed)', (t) => {
+test('dist/ stays within 1.6633 MB gzipped (gzip -9 per file, summed)', (t) => {
   const sizes = files(DIST).map((f) => [relative(DIST, f), gzipSync(readFileSync(f), { level: 9 }).length]);
   const total = sum(sizes);
   const listing = sizes.map(([f, n]) => `${f} ${n}`).join(', ');

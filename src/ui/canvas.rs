@@ -269,9 +269,15 @@ pub fn narrow() -> bool {
     width.is_some_and(|w| w < super::legend::NARROW_CSS_PX)
 }
 
-/// The device pixel ratio the canvases are drawn at (1–3).
+/// The device pixel ratio the canvases are drawn at (1–3; printed, at least
+/// [`super::print::PRINT_PIXEL_RATIO`]).
 pub fn pixel_ratio() -> f64 {
-    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0)
+    let screen = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
+    if super::print::printing() {
+        screen.max(super::print::PRINT_PIXEL_RATIO)
+    } else {
+        screen
+    }
 }
 
 /// Draws `fig` (or one layer of it) on the canvas `id`, first sized to its box (times the

@@ -13,6 +13,7 @@
 //! - [`files`]: file picker, drag and drop, bundled samples;
 //! - [`permalink`]: the state in the address, and the Copy link button;
 //! - [`embed`]: one panel alone in an iframe (`?embed=`), its height posted to the parent;
+//! - [`print`]: figures redrawn at their printed size when the page is printed;
 //! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
 //! - [`workers`]: Web Workers that compute toy repeats and score files' pooled splits on the
 //!   other cores;
@@ -33,6 +34,7 @@ mod hosted;
 pub mod legend;
 pub mod panels;
 mod permalink;
+mod print;
 mod streamed;
 pub mod theme;
 mod workers;

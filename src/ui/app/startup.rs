@@ -98,7 +98,7 @@ fn launch(
 fn load_named_data(app: &Shared, data: DataRef) {
     match data {
         DataRef::Sample(name) => files::load_named(&file_sink(app), name),
-        DataRef::Hosted { src, labels } => crate::ui::hosted::load(&file_sink(app), src, labels),
+        DataRef::Hosted { src, labels, name } => crate::ui::hosted::load(&file_sink(app), src, labels, name),
         DataRef::None | DataRef::Upload => {}
     }
 }

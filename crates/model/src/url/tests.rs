@@ -317,7 +317,8 @@ fn a_links_sigma2_is_noted_and_the_toy_keeps_its_own() {
 fn a_hosted_file_and_its_labels_round_trip_and_bad_addresses_are_refused() {
     let r = read("labels=data/y%20labels.npy&mode=scores&src=data/a%26b.npy");
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
-    let want = DataRef::Hosted { src: "data/a&b.npy".into(), labels: Some("data/y labels.npy".into()) };
+    let want =
+        DataRef::Hosted { src: "data/a&b.npy".into(), labels: Some("data/y labels.npy".into()), name: None };
     assert_eq!(r.state.data, want);
     let q = r.state.to_query();
     assert_eq!(q, "mode=scores&src=data%2Fa%26b.npy&labels=data%2Fy%20labels.npy");
@@ -400,4 +401,34 @@ fn chrome_and_controls_need_an_embedded_panel() {
     let r = read("embed=coverage&chrome=maybe");
     assert!(!r.state.view.figure_only);
     assert!(r.warnings[0].contains("'chrome=maybe'"), "{:?}", r.warnings);
+}
+
+/// `name=` belongs to `src=` in either order and survives a link escaped; without `src=`, or
+/// holding what could pass for another name, it is refused with a sentence and the file keeps
+/// its own name.
+#[test]
+fn a_hosted_file_name_round_trips_and_hostile_names_are_refused() {
+    let r = read("name=%3Cb%3EMy%20run%26co%3C%2Fb%3E&mode=scores&src=data/a.npz");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let want =
+        DataRef::Hosted { src: "data/a.npz".into(), labels: None, name: Some("<b>My run&co</b>".into()) };
+    assert_eq!(r.state.data, want);
+    let q = r.state.to_query();
+    assert_eq!(q, "mode=scores&src=data%2Fa.npz&name=%3Cb%3EMy%20run%26co%3C%2Fb%3E");
+    assert_eq!(read(&q).state, r.state);
+    let r = read("mode=scores&name=x");
+    assert_eq!(r.state.data, DataRef::None);
+    assert!(r.warnings.iter().any(|w| w.contains("no 'src=' names one")), "{:?}", r.warnings);
+    for (bad, why) in
+        [("abc%E2%80%AEgpj", "U+202E"), ("a%0Ab", "control character"), (&"x".repeat(201)[..], "longer")]
+    {
+        let r = read(&format!("mode=scores&src=a.npz&name={bad}"));
+        assert_eq!(r.state.data, DataRef::Hosted { src: "a.npz".into(), labels: None, name: None });
+        assert!(r.warnings.iter().any(|w| w.starts_with("'name=") && w.contains(why)), "{:?}", r.warnings);
+        // The sentence quotes the value with what could reorder or break it replaced.
+        assert!(!r
+            .warnings
+            .iter()
+            .any(|w| w.chars().any(|c| c.is_control() || rvalue_core::io::reorders_text(c))));
+    }
 }
