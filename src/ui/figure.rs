@@ -271,7 +271,8 @@ pub enum Layer {
 /// What a legend entry shows beside its label.
 enum Swatch {
     Line(RGBColor),
-    Dot(RGBColor),
+    /// A dot as the plot draws it: filled or a ring.
+    Dot(RGBColor, bool),
 }
 
 fn draw_err<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> Error {
@@ -423,7 +424,7 @@ impl Figure {
                 self.draw_dots(chart, d, font)?;
             }
             if let Some(label) = &d.label {
-                legend.push((label.as_str(), Swatch::Dot(d.colour)));
+                legend.push((label.as_str(), Swatch::Dot(d.colour, d.filled)));
             }
         }
         Ok(())
@@ -501,7 +502,7 @@ impl Figure {
                 chart.draw_series(rects).map_err(draw_err)?;
             }
             if let Some(label) = &b.label {
-                legend.push((label.as_str(), Swatch::Dot(b.colour)));
+                legend.push((label.as_str(), Swatch::Dot(b.colour, true)));
             }
         }
         Ok(())
@@ -765,7 +766,12 @@ fn draw_legend<DB: DrawingBackend>(
             Swatch::Line(c) => area
                 .draw(&PathElement::new(vec![(sx, sy), (sx + 20, sy)], c.stroke_width(3)))
                 .map_err(draw_err)?,
-            Swatch::Dot(c) => area.draw(&Circle::new((sx + 10, sy), 4, c.filled())).map_err(draw_err)?,
+            Swatch::Dot(c, true) => {
+                area.draw(&Circle::new((sx + 10, sy), 4, c.filled())).map_err(draw_err)?
+            }
+            Swatch::Dot(c, false) => {
+                area.draw(&Circle::new((sx + 10, sy), 4, c.stroke_width(2))).map_err(draw_err)?
+            }
         }
     }
     Ok(())
