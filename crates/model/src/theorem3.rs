@@ -72,9 +72,9 @@ pub fn theorem3_held(
     let r = inputs.r_star.map_or("–".to_string(), |r| fixed(r, 4));
     let cut = match inputs.from {
         CutFrom::Calibrated => {
-            format!("CP_r's calibrated threshold r̂ = {r} at α = {} (panel 7's)", short(alpha))
+            format!("its calibrated threshold r̂ = {r} at α = {} (panel 7's)", short(alpha))
         }
-        CutFrom::Beta => format!("β = {r} (panel 2's curve; no set uses it, panel 6's sets use r̂)"),
+        CutFrom::Beta => format!("β = {r}, the slider (no set uses it: panel 6's sets use r̂)"),
     };
     let h = inputs.hyper;
     let shape = match inputs.rule {

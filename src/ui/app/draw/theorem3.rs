@@ -40,7 +40,7 @@ impl App {
         let rhat = a.r_hat(c.alpha).map_or("none".to_string(), |r| fixed(r, 4));
         let (d, beta) = (&self.doc, c.beta);
         set_text(d, "cut-calibrated", &format!("calibrated r̂ = {rhat} (panel 6's sets)"));
-        set_text(d, "cut-beta", &format!("β = {} (panel 2's curve)", short(beta)));
+        set_text(d, "cut-beta", &format!("β = {} (the slider)", short(beta)));
         set_text(d, "theorem3-readout", &readout);
         let marked = format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(beta), short(c.sigma2));
         set_text(d, "theorem3-note", &format!("{marked} {held}"));
