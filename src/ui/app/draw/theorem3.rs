@@ -38,14 +38,17 @@ impl App {
         let readout = theorem3_readout(&inc.inputs, c.sigma2, toy.as_ref()).text();
         let held = theorem3_held(&inc.inputs, c.alpha, toy.as_ref().map(|p| p.sigma2), c.sigma2);
         let rhat = a.r_hat(c.alpha).map_or("none".to_string(), |r| fixed(r, 4));
-        let (d, beta) = (&self.doc, c.beta);
-        set_text(d, "cut-calibrated", &format!("calibrated r̂ = {rhat} (panel 6's sets)"));
-        set_text(d, "cut-beta", &format!("β = {} (the slider)", short(beta)));
-        set_text(d, "theorem3-readout", &readout);
-        let marked = format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(beta), short(c.sigma2));
-        set_text(d, "theorem3-note", &format!("{marked} {held}"));
+        let marked =
+            format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(c.beta), short(c.sigma2));
+        // Written after the drawing: a canvas' box read after a DOM write forces a layout.
+        let texts = [
+            ("cut-calibrated", format!("calibrated r̂ = {rhat} (panel 6's sets)")),
+            ("cut-beta", format!("β = {} (the slider)", short(c.beta))),
+            ("theorem3-readout", readout),
+            ("theorem3-note", format!("{marked} {held}")),
+        ];
         let back = whole || self.theorem3_drawn.as_ref().is_none_or(|old| !same_back(old, &inc.inputs));
-        let fig = panels::theorem3(&inc, self.controls.sigma2);
+        let fig = panels::theorem3(&inc, c.sigma2);
         if back || self.theorem3_frame.is_none() {
             self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
         }
@@ -58,6 +61,9 @@ impl App {
                 let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
             }
             self.keep("plot-theorem3", fig);
+        }
+        for (id, text) in texts {
+            set_text(&self.doc, id, &text);
         }
     }
 
