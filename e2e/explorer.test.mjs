@@ -108,10 +108,11 @@ test('moving α changes the coverage and size numbers and the α markers', LONG,
     }
     assert.equal(await pixels(page, 'plot-coverage'), before.plot, 'the coverage figure was redrawn');
     assert.equal(await pixels(page, 'plot-size'), before.sizePlot, 'the size figure was redrawn');
-    // Panel 5: CP's inclusion curve (it depends on α) is on its overlay; CP_r's, behind, moves
-    // only with its calibrated r̂, and not at all at β.
+    // Panel 5: the inclusion curves (CP's cut and CP_r's r̂ depend on α) are on its overlay,
+    // the rest stays.
     assert.equal(await page.locator('#plot-theorem3-alpha').getAttribute('data-alpha'), '0.05');
     assert.notEqual(await pixels(page, 'plot-theorem3-alpha'), before.theorem3Front, 'CP curve did not move');
+    assert.equal(await pixels(page, 'plot-theorem3'), before.theorem3, 'panel 5 figure was redrawn');
     assert.match(await text(page, '#theorem3-note'), /^α = 0\.05, /);
     assert.equal(
       (await text(page, '#cut-calibrated')).match(/r̂ = ([\d.]+)/)[1],

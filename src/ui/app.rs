@@ -182,8 +182,6 @@ pub struct App {
     alpha_frames: [Option<Frame>; 2],
     /// Panel 5's frame as last drawn.
     theorem3_frame: Option<Frame>,
-    /// Panel 5's inputs as last drawn (an α move redraws its back only when they moved).
-    theorem3_drawn: Option<rvalue_model::InclusionInputs>,
     /// Panel 7's columns as on the page, so an α move rewrites only what changed.
     inspector: Vec<RankingColumn>,
     /// Whether a figure has been drawn yet (the `rvalue:first-panel` performance mark).

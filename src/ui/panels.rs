@@ -261,19 +261,20 @@ pub fn theorem3(c: &InclusionCurves, sigma2: f64) -> Figure {
     );
     f.x_axis = Axis::Log;
     f.legend = Legend::UpperLeft;
-    // CP's curve moves with every α, CP_r's only with r̂: CP's is drawn in front (an overlay
-    // canvas), and the back is redrawn only when CP_r's inputs change.
+    // Every curve moves with α (CP's cut, CP_r's r̂): they are drawn in front (an overlay
+    // canvas), and the back (axes, the σ² marker) is not drawn again on an α move.
     f.lines.push(Line::new("CP", METHOD_COLOURS[0], &c.sigma2, &c.cp).in_front());
     let m = c.inputs.draws;
     if m > 1 {
         f.lines.push(
             Line::new("CP_r, one draw (the theorem's)", METHOD_COLOURS[2], &c.sigma2, &c.cp_r_one_draw)
                 .faint()
-                .dashed(),
+                .dashed()
+                .in_front(),
         );
     }
     let main = if m > 1 { format!("CP_r, mean of M = {m} draws") } else { "CP_r".to_string() };
-    f.lines.push(Line::new(main, METHOD_COLOURS[2], &c.sigma2, &c.cp_r));
+    f.lines.push(Line::new(main, METHOD_COLOURS[2], &c.sigma2, &c.cp_r).in_front());
     f.vlines.push((sigma2.max(SIGMA2_LO), GREEN));
     f
 }

@@ -66,7 +66,6 @@ fn launch(
         alpha_views: empty_alpha_views(),
         alpha_frames: [None, None],
         theorem3_frame: None,
-        theorem3_drawn: None,
         inspector: Vec::new(),
         first_panel: std::cell::Cell::new(false),
         first_frame_done: false,

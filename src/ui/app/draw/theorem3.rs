@@ -8,17 +8,12 @@ use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_model::message::sentence;
 use rvalue_model::scales::{fixed, short};
-use rvalue_model::{inclusion_curves, theorem3_held, theorem3_readout, InclusionInputs, Mode};
-
-/// Whether two inputs draw the same back layer (all but CP's threshold, which is in front).
-fn same_back(a: &InclusionInputs, b: &InclusionInputs) -> bool {
-    InclusionInputs { t_std: None, ..*a } == InclusionInputs { t_std: None, ..*b }
-}
+use rvalue_model::{inclusion_curves, theorem3_held, theorem3_readout, Mode};
 
 impl App {
     /// Panel 5: Theorem 3's curves at the current α and β from the analysis on show. `whole`:
-    /// the figure (axes, CP_r's curves, the σ² marker) and its front layer (CP's curve and the
-    /// legend); else the front layer, and the back only when CP_r's inputs moved (α moves r̂).
+    /// the figure's back (axes, the σ² marker) and its front layer (the curves, which move with
+    /// α, and the legend); else the front layer alone.
     pub(super) fn render_theorem3(&mut self, whole: bool) {
         let c = &self.controls;
         let Some(a) = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode) else {
@@ -47,12 +42,10 @@ impl App {
             ("theorem3-readout", readout),
             ("theorem3-note", format!("{marked} {held}")),
         ];
-        let back = whole || self.theorem3_drawn.as_ref().is_none_or(|old| !same_back(old, &inc.inputs));
         let fig = panels::theorem3(&inc, c.sigma2);
-        if back || self.theorem3_frame.is_none() {
+        if whole || self.theorem3_frame.is_none() {
             self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
         }
-        self.theorem3_drawn = Some(inc.inputs);
         if let Some(frame) = &self.theorem3_frame {
             if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
                 web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
@@ -74,6 +67,5 @@ impl App {
         self.blank("plot-theorem3");
         self.blank(THEOREM3_FRONT);
         self.theorem3_frame = None;
-        self.theorem3_drawn = None;
     }
 }
