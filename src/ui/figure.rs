@@ -462,9 +462,10 @@ impl Figure {
     /// Every labelled bar, line and dot set, in drawing order: the legend's entries, the same
     /// in every layer so that both layers lay the legend out alike.
     fn legend_entries(&self) -> Vec<(&str, Swatch)> {
-        let bars = self.bars.iter().filter_map(|b| Some((b.label.as_deref()?, Swatch::Dot(b.colour))));
+        let bars = self.bars.iter().filter_map(|b| Some((b.label.as_deref()?, Swatch::Dot(b.colour, true))));
         let lines = self.lines.iter().filter_map(|l| Some((l.label.as_deref()?, Swatch::Line(l.colour))));
-        let dots = self.dots.iter().filter_map(|d| Some((d.label.as_deref()?, Swatch::Dot(d.colour))));
+        let dots =
+            self.dots.iter().filter_map(|d| Some((d.label.as_deref()?, Swatch::Dot(d.colour, d.filled))));
         bars.chain(lines).chain(dots).collect()
     }
 

@@ -24,7 +24,8 @@ const SWATCH: i32 = 30;
 /// What a legend entry shows beside its label.
 pub enum Swatch {
     Line(RGBColor),
-    Dot(RGBColor),
+    /// A dot as the plot draws it: filled, or a ring.
+    Dot(RGBColor, bool),
 }
 
 /// A legend laid out: its size and each entry's cell `(left, top)` from the box's corner.
@@ -119,7 +120,12 @@ pub fn paint<DB: DrawingBackend>(
             Swatch::Line(c) => area
                 .draw(&PathElement::new(vec![(sx, sy), (sx + 20, sy)], c.stroke_width(3)))
                 .map_err(draw_err)?,
-            Swatch::Dot(c) => area.draw(&Circle::new((sx + 10, sy), 4, c.filled())).map_err(draw_err)?,
+            Swatch::Dot(c, true) => {
+                area.draw(&Circle::new((sx + 10, sy), 4, c.filled())).map_err(draw_err)?
+            }
+            Swatch::Dot(c, false) => {
+                area.draw(&Circle::new((sx + 10, sy), 4, c.stroke_width(2))).map_err(draw_err)?
+            }
         }
     }
     Ok(())

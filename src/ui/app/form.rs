@@ -194,6 +194,7 @@ impl App {
         // "Whole curve" only frames panel 2 anew.
         let moved = impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2;
         let curves = (impact.curves && moved) || self.controls.whole_curve != new.whole_curve;
+        let cut = self.controls.cut != new.cut;
         self.controls = new;
         // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
         // style, which would be recalculated first if the page had been written to.
@@ -203,7 +204,7 @@ impl App {
             self.start_job();
         }
         self.dirty.curves |= curves;
-        self.dirty.theorem3 |= curves;
+        self.dirty.theorem3 |= curves || cut;
         self.dirty.theorem3_front |= impact.curves;
         self.dirty.alpha |= impact.alpha;
         self.dirty.sweep |= never_empty_changed;

@@ -137,7 +137,7 @@ mod properties {
     use crate::samples::SAMPLES;
     use crate::url::escape::encode;
     use crate::url::*;
-    use crate::{ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
+    use crate::{CutFrom, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
     use proptest::prelude::*;
     use rvalue_core::conformal::{Baseline, Prior, RvalueKind, ScoreOptions};
     use rvalue_core::options::Choice;
@@ -205,7 +205,7 @@ mod properties {
             toy(),
             (ALPHA_RANGE.0..=ALPHA_RANGE.1, BETA_RANGE.0..=BETA_RANGE.1, SIGMA2_RANGE.0..=SIGMA2_RANGE.1),
             score(),
-            (any::<bool>(), any::<bool>()),
+            (any::<bool>(), any::<bool>(), any::<bool>()),
             (1usize..10_000, 1e-9..1.0f64, any::<u64>()),
             (any::<[bool; 3]>(), one_of::<ScoresAre>(), (0.0..10.0f64, 0.0..50.0f64, 0.0..10.0f64)),
         )
@@ -215,7 +215,7 @@ mod properties {
                     toy,
                     (alpha, beta, sigma2),
                     score,
-                    (never_empty, whole_curve),
+                    (never_empty, whole_curve, beta_cut),
                     (splits, cal_fraction, seed),
                     (baselines, scores_are, (raps_lambda, raps_kreg, saps_lambda)),
                 )| {
@@ -234,6 +234,7 @@ mod properties {
                         seed,
                         baselines,
                         whole_curve,
+                        cut: if beta_cut { CutFrom::Beta } else { CutFrom::Calibrated },
                     }
                 },
             )
