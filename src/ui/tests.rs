@@ -93,7 +93,7 @@ async fn the_page_shows_the_cores_numbers() {
     let view = analysis.at_alpha(0.1, false).unwrap();
     assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
     assert_eq!(text(&doc, "size-readout"), panels::readout(&view, false));
-    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view));
+    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view, true));
     let p = a.controls().toy_params();
     let pqp = toy::prob_q_exceeds_p(p.mu_p, p.sigma2_p, p.mu_q, p.sigma2);
     assert_eq!(text(&doc, "pqp"), format!("{:.2} %", 100.0 * pqp));
@@ -167,7 +167,7 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     let a = app.borrow();
     let view = a.analysis().unwrap().at_alpha(0.2, false).unwrap();
     assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
-    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view));
+    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view, true));
     assert!(text(&doc, "item-info").ends_with("(α = 0.2)"), "{}", text(&doc, "item-info"));
     assert!(text(&doc, "theorem3-note").starts_with("α = 0.2,"), "{}", text(&doc, "theorem3-note"));
     // The markers (and panel 5's CP curve) moved; the figures under them were not drawn again.

@@ -49,6 +49,7 @@ impl App {
             self.status =
                 "Load a score file: drop one on the page, choose one, or pick a sample.".to_string();
             self.state = "note";
+            self.forget_analysis();
             return;
         }
         self.open_gpu_for_ranks();
@@ -176,6 +177,19 @@ impl App {
         let what = if declined { "Not started" } else { "Cancelled" };
         self.status = format!("{what}. Showing {}.", self.analysis_what);
         self.state = "cancelled";
+    }
+
+    /// Takes the analysis on show off the page: "Your scores" without a file shows no toy's
+    /// numbers under it. Panels that draw from an analysis are emptied when next rendered.
+    fn forget_analysis(&mut self) {
+        if self.analysis.take().is_none() {
+            return;
+        }
+        self.generation += 1;
+        self.previous = None;
+        self.alpha_views = empty_alpha_views();
+        self.analysis_what.clear();
+        self.dirty = Dirty::ALL;
     }
 
     /// Puts `a` on show; returns what was shown before.
