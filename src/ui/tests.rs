@@ -518,3 +518,27 @@ fn files_are_told_apart_by_role() {
     let e = files::read_named(named(&[("test.npy", &test), ("other.npy", &other)])).1.unwrap_err();
     assert!(e.to_string().contains("are two score files"), "{e}");
 }
+
+#[test]
+fn an_empty_set_is_labelled_in_the_inspector() {
+    let row = |rank: usize, in_set| panels::RankingRow {
+        rank,
+        candidate: rank,
+        score: "0.1".to_string(),
+        in_set,
+        is_true: rank == 2,
+    };
+    let mut c = panels::RankingColumn {
+        title: String::new(),
+        what: "r-value",
+        threshold: "0.05".to_string(),
+        note: None,
+        rows: vec![row(1, false), row(2, false)],
+        hidden: 0,
+    };
+    assert_eq!(c.cut(), Some(0));
+    assert!(panels::ranking_list(&c).starts_with(&format!("<ol>{}", panels::EMPTY_CUT_HTML)));
+    c.rows[0].in_set = true;
+    let list = panels::ranking_list(&c);
+    assert!(!list.contains("empty set") && list.contains(panels::CUT_HTML), "{list}");
+}
