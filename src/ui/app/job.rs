@@ -49,7 +49,6 @@ impl App {
             self.status =
                 "Load a score file: drop one on the page, choose one, or pick a sample.".to_string();
             self.state = "note";
-            self.forget_analysis();
             return;
         }
         self.open_gpu_for_ranks();
@@ -179,9 +178,10 @@ impl App {
         self.state = "cancelled";
     }
 
-    /// Takes the analysis on show off the page: "Your scores" without a file shows no toy's
-    /// numbers under it. Panels that draw from an analysis are emptied when next rendered.
-    fn forget_analysis(&mut self) {
+    /// Takes the analysis on show off the page; panels that draw from an analysis are emptied
+    /// when next rendered. (The page itself keeps the previous results when the reader picks
+    /// "Your scores" before a file, as after a file it cannot read.)
+    pub(super) fn forget_analysis(&mut self) {
         if self.analysis.take().is_none() {
             return;
         }
