@@ -199,7 +199,7 @@ const PANELS = [
   ['threshold', `&${SMALL}`, 'plot-threshold', ['beta', 'sigma2']],
   ['coverage', `&${SMALL}`, 'plot-coverage', ['alpha']],
   ['size', `&${SMALL}`, 'plot-size', ['alpha']],
-  ['theorem3', '', 'plot-theorem3', ['alpha', 'beta', 'sigma2']],
+  ['theorem3', `&${SMALL}`, 'plot-theorem3', ['alpha', 'beta', 'sigma2']],
   ['summary', `&${SMALL}`, '#summary-table tbody tr:nth-child(3)', ['alpha']],
   ['inspector', `&${SMALL}`, '#inspector .ranking:nth-child(3)', ['alpha']],
   ['data', '&mode=scores&sample=small_long.csv&splits=3', 'plot-variance', []],

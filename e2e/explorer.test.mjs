@@ -108,11 +108,17 @@ test('moving α changes the coverage and size numbers and the α markers', LONG,
     }
     assert.equal(await pixels(page, 'plot-coverage'), before.plot, 'the coverage figure was redrawn');
     assert.equal(await pixels(page, 'plot-size'), before.sizePlot, 'the size figure was redrawn');
-    // Panel 5: CP's inclusion curve (it depends on α) is on its overlay, the rest stays.
+    // Panel 5: the inclusion curves (CP's cut and CP_r's r̂ depend on α) are on its overlay,
+    // the rest stays.
     assert.equal(await page.locator('#plot-theorem3-alpha').getAttribute('data-alpha'), '0.05');
     assert.notEqual(await pixels(page, 'plot-theorem3-alpha'), before.theorem3Front, 'CP curve did not move');
     assert.equal(await pixels(page, 'plot-theorem3'), before.theorem3, 'panel 5 figure was redrawn');
     assert.match(await text(page, '#theorem3-note'), /^α = 0\.05, /);
+    assert.equal(
+      (await text(page, '#cut-calibrated')).match(/r̂ = ([\d.]+)/)[1],
+      await text(page, '#inspector .ranking:nth-child(3) .q'),
+      'panel 5 draws at the r̂ panel 7 shows',
+    );
     // The overlay covers its figure exactly.
     const boxes = await page.evaluate(() =>
       ['plot-coverage', 'plot-coverage-alpha'].map((id) => {
@@ -126,6 +132,12 @@ test('moving α changes the coverage and size numbers and the α markers', LONG,
     const [a, b] = [sizes(before.size), sizes(await text(page, '#size-readout'))];
     assert.equal(a.length, 3);
     b.forEach((v, i) => assert.ok(v >= a[i], `size ${i}: ${v} < ${a[i]}`));
+    await page.locator('#cut').selectOption('beta');
+    await page.waitForFunction(() => document.querySelector('#theorem3-note').textContent.includes('CP_r at β = '));
+    const atBeta = await pixels(page, 'plot-theorem3');
+    await page.locator('#alpha').fill('20');
+    await page.waitForFunction(() => document.querySelector('#theorem3-note').textContent.startsWith('α = 0.1,'));
+    assert.equal(await pixels(page, 'plot-theorem3'), atBeta, 'panel 5 figure was redrawn at β');
     // α moves recompute nothing: no job ran.
     assert.ok(await page.locator('#cancel').isDisabled());
     assert.deepEqual(errors, []);

@@ -89,3 +89,27 @@ test('a missing file, a web page and another site each get one sentence', LONG, 
     });
   }
 });
+
+test('&name= is the hosted file\'s name on the page, as text; a deceptive one is refused', LONG, async (t) => {
+  const name = '<img src=x onerror="window.__pwned=1"> CLIP & co';
+  const { page, errors } = await explorer.open(`index.html?${SPLITS}&src=assets/digits_wbb.npz&name=${encodeURIComponent(name)}`);
+  await shot(t, page, async () => {
+    await ready(page);
+    assert.equal(await text(page, '#data-name'), `Loaded ${name}: the data stays in this page.`);
+    assert.equal(await text(page, '#stat-file'), name);
+    assert.match(await text(page, '#status'), /CLIP & co/);
+    assert.equal(await page.locator('body img[src="x"]').count(), 0);
+    assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
+    await page.waitForFunction((n) => new URLSearchParams(location.search).get('name') === n, name);
+    assert.deepEqual(errors, []);
+  });
+  for (const [bad, why] of [['abc\u202Egpj.npz', /'name=abc.gpj\.npz' holds a bidirectional control character \(U\+202E\)/],
+    ['x'.repeat(300), /'name=x+…?' is longer than 200 characters/]]) {
+    const { page } = await explorer.open(`index.html?${SPLITS}&src=assets/digits_wbb.npz&name=${encodeURIComponent(bad)}`);
+    await shot(t, page, async () => {
+      await ready(page);
+      assert.match(await text(page, '#url-notes'), why);
+      assert.equal(await text(page, '#stat-file'), 'digits_wbb.npz');
+    });
+  }
+});

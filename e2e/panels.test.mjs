@@ -186,6 +186,7 @@ test('placeholders are plain sentences: no file, a flat prior, no variance, an e
   // Every placeholder the page can show, by name.
   assert.deepEqual(Object.keys(said).sort(), [
     'THEOREM3_NO_FILE',
+    'THEOREM3_TOY_WAITING',
     'THEOREM3_WAITING',
     'THRESHOLD_FLAT_PRIOR',
     'THRESHOLD_NO_FILE',

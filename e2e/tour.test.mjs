@@ -379,3 +379,45 @@ test("with large text the step's panel fills the width; a phone shows the card f
     assert.deepEqual(errors, []);
   });
 });
+
+// Panel 5's readout at the marker: "about N false candidates per CP set, M per CP_r set".
+async function falseCounts(page, sigma2) {
+  const said = await text(page, '#theorem3-readout');
+  const m = said.match(/^At σ² = (\S+): CP [\d.]+, CP_r [\d.]+; about ([\d.]+) false candidates per CP set, ([\d.]+) per CP_r set/);
+  assert.ok(m, `panel 5's readout: ${said}`);
+  assert.equal(m[1], sigma2);
+  return [Number(m[2]), Number(m[3])];
+}
+
+test('step 6: panel 5 draws at panel 7\'s r̂ and counts the false candidates panel 6\'s sets hold', LONG, async (t) => {
+  const { page, errors } = await explorer.open('?tour=6');
+  await shot(t, page, async () => {
+    await ready(page);
+    for (const sigma2 of ['10', '1000']) {
+      if (sigma2 === '1000') {
+        const before = await page.evaluate(() => Number(document.querySelector('#status').dataset.shown));
+        await slide(page, 'sigma2', 161);
+        await ready(page, before);
+      }
+      const [cp, cpR] = await falseCounts(page, sigma2);
+      // A set's mean size less its coverage is its false candidates, on average: the readout's
+      // closed form against 50 repeats of 500 test items (CP's sd of the mean ≈ 0.01).
+      const [[covCp, sizeCp], [covR, sizeR]] = [await row(page, 'CP'), await row(page, 'CPr')];
+      assert.ok(Math.abs(cp - (sizeCp - covCp)) < 0.1, `σ² = ${sigma2}: CP ${cp} against ${sizeCp} − ${covCp}`);
+      assert.ok(Math.abs(cpR - (sizeR - covR)) < 0.05, `σ² = ${sigma2}: CP_r ${cpR} against ${sizeR} − ${covR}`);
+      const rhat = (await text(page, '#cut-calibrated')).match(/r̂ = ([\d.]+)/)[1];
+      assert.equal(rhat, await text(page, '#inspector .ranking:nth-child(3) .q'), 'the r̂ of panel 7');
+      assert.match(await text(page, '#theorem3-note'), new RegExp(`calibrated threshold r̂ = ${rhat.replace('.', '\\.')} `));
+      if (sigma2 === '1000') {
+        // The confirmation's numbers are the page's: 4.5 per CP set, CP's 5.4 and CP_r's 0.90.
+        await page.locator('#tour-done').waitFor({ state: 'visible' });
+        const done = await text(page, '#tour-done');
+        const [, perSet, cpSize, rSize] = done.match(/about ([\d.]+) per set.* CP sets hold ([\d.]+) candidates, CP_r's ([\d.]+)/);
+        assert.equal(perSet, cp.toFixed(1), done);
+        assert.equal(cpSize, sizeCp.toFixed(1), done);
+        assert.equal(rSize, sizeR.toFixed(2), done);
+      }
+    }
+    assert.deepEqual(errors, []);
+  });
+});

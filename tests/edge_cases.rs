@@ -382,6 +382,12 @@ fn page_numbers_at_the_slider_ends_are_finite_or_none() {
                             .unwrap();
                     finite_or_none(&what, &inc.cp);
                     finite_or_none(&what, &inc.cp_r);
+                    for from in [CutFrom::Calibrated, CutFrom::Beta] {
+                        let Ok(inputs) = analysis.inclusion_inputs(alpha, beta, from) else { continue };
+                        let inc = inclusion_curves(&inputs, &sigma2_grid(50)).unwrap();
+                        finite_or_none(&what, &inc.cp_r);
+                        finite_or_none(&what, &inc.cp_r_one_draw);
+                    }
                 }
             }
         }

@@ -27,7 +27,7 @@ use crate::ui::workers::Pool;
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::io::Dataset;
 use rvalue_model::panel::Panel;
-use rvalue_model::url::DataRef;
+use rvalue_model::url::{DataRef, View};
 use rvalue_model::{scales, AlphaView, Analysis, AnalysisJob, Controls, DataSummary};
 
 mod draw;
@@ -196,6 +196,8 @@ pub struct App {
     tour: Option<usize>,
     /// The tour's step alone in a frame (`?embed=tour`).
     tour_alone: bool,
+    /// The look the link asked for: theme, background, a figure-only embed and its sliders.
+    view: View,
     /// Whether the reader has done what the step proposes.
     tour_tried: bool,
     /// Whether the state the step opened with had it done already (a link can), once known: then

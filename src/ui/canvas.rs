@@ -18,7 +18,8 @@ use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
 use super::backend::Backend;
 use super::dom::by_id;
-use super::figure::{Figure, Frame, Layer, Marker};
+use super::figure::{Figure, Frame, Layer, Look, Marker};
+use super::theme::Palette;
 use rvalue_core::{Error, Result};
 
 /// plotters-canvas with text measured by the canvas, and text drawn with the canvas' font set
@@ -261,9 +262,22 @@ thread_local! {
         std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
-/// The device pixel ratio the canvases are drawn at (1–3).
+/// Whether the page is narrow enough for legends under their plots
+/// ([`legend::NARROW_CSS_PX`](super::legend::NARROW_CSS_PX)).
+pub fn narrow() -> bool {
+    let width = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|w| w.as_f64());
+    width.is_some_and(|w| w < super::legend::NARROW_CSS_PX)
+}
+
+/// The device pixel ratio the canvases are drawn at (1–3; printed, at least
+/// [`super::print::PRINT_PIXEL_RATIO`]).
 pub fn pixel_ratio() -> f64 {
-    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0)
+    let screen = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
+    if super::print::printing() {
+        screen.max(super::print::PRINT_PIXEL_RATIO)
+    } else {
+        screen
+    }
 }
 
 /// Draws `fig` (or one layer of it) on the canvas `id`, first sized to its box (times the
@@ -290,7 +304,9 @@ pub fn draw_figure(
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    draw_on(canvas, fig, layer, font_css * dpr).map(Some)
+    let frame = draw_on(canvas.clone(), fig, layer, font_css * dpr)?;
+    record(&canvas, &frame);
+    Ok(Some(frame))
 }
 
 /// Draws `fig` (or one layer of it) on the canvas `id` at the pixel size it already has, without
@@ -298,7 +314,25 @@ pub fn draw_figure(
 /// (the page's layout is then not forced in the middle of an input event).
 pub fn redraw_figure(doc: &Document, id: &str, fig: &Figure, layer: Layer, font_css: f64) -> Result<Frame> {
     let canvas: HtmlCanvasElement = by_id(doc, id)?;
-    draw_detached(doc, &canvas, fig, layer, font_css * pixel_ratio())
+    let frame = draw_detached(doc, &canvas, fig, layer, font_css * pixel_ratio())?;
+    record(&canvas, &frame);
+    Ok(frame)
+}
+
+/// Writes where the figure on `canvas` put its plotting area, legend and dots (canvas pixels,
+/// as `left top right bottom` and `x y r` triples) into its `data-plot`, `data-legend` and
+/// `data-marks`: what a script (the browser tests) reads to tell whether a legend covers data.
+fn record(canvas: &HtmlCanvasElement, frame: &Frame) {
+    let quad = |(a, b, c, d): (i32, i32, i32, i32)| format!("{a} {b} {c} {d}");
+    let marks: Vec<String> = frame.marks.iter().map(|(x, y, r)| format!("{x} {y} {r}")).collect();
+    let legend = frame.legend.map(quad).unwrap_or_default();
+    for (name, value) in
+        [("data-plot", quad(frame.plot)), ("data-legend", legend), ("data-marks", marks.join(","))]
+    {
+        if canvas.get_attribute(name).as_deref() != Some(value.as_str()) {
+            let _ = canvas.set_attribute(name, &value);
+        }
+    }
 }
 
 /// Draws `fig` on a canvas outside the document, of `canvas`' pixel size, then copies it onto
@@ -352,8 +386,9 @@ fn scratch(doc: &Document, id: String, w: u32, h: u32) -> Result<HtmlCanvasEleme
 }
 
 fn draw_on(canvas: HtmlCanvasElement, fig: &Figure, layer: Layer, font_px: f64) -> Result<Frame> {
+    let look = Look::page(font_px.round() as u32, narrow());
     let backend = Backend::Canvas(Canvas::new(canvas)?);
-    fig.draw_layer(&backend.into_drawing_area(), font_px.round() as u32, layer)
+    fig.draw_layer(&backend.into_drawing_area(), &look, layer)
 }
 
 /// Sizes the overlay canvas `id` to `frame` (the figure's back layer, drawn on the canvas under
@@ -382,6 +417,7 @@ fn overlay(doc: &Document, id: &str, frame: &Frame) -> Result<HtmlCanvasElement>
 pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Marker>) -> Result<()> {
     let ctx = context(&overlay(doc, id, frame)?)?;
     let Some(m) = marker else { return Ok(()) };
+    let palette = Palette::current();
     let (y0, y1) = frame.y_range();
     let ((x, top), (_, bottom)) = (frame.pixel(m.x, y1), frame.pixel(m.x, y0));
     // Half-pixel offset for an odd width, so a thin line is crisp (as plotters-canvas does).
@@ -390,7 +426,7 @@ pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Mark
     let dash = js_sys::Array::of2(&(Marker::DASH.0 as f64).into(), &(Marker::DASH.1 as f64).into());
     ctx.set_line_dash(&dash).map_err(|_| Error::invalid("setLineDash failed"))?;
     ctx.set_line_width(width as f64);
-    ctx.set_stroke_style_str(&css(m.colour));
+    ctx.set_stroke_style_str(&css(palette.colour(m.colour)));
     ctx.begin_path();
     ctx.move_to(x, top as f64);
     ctx.line_to(x, bottom as f64);
@@ -399,7 +435,7 @@ pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Mark
     let r = Marker::dot_radius(frame.font) as f64;
     for &(y, colour) in m.dots.iter().filter(|(y, _)| y.is_finite()) {
         let (px, py) = frame.pixel(m.x, y);
-        ctx.set_fill_style_str(&css(colour));
+        ctx.set_fill_style_str(&css(palette.colour(colour)));
         ctx.begin_path();
         ctx.arc(px as f64, py as f64, r, 0.0, std::f64::consts::TAU)
             .map_err(|_| Error::invalid("arc failed"))?;

@@ -18,6 +18,7 @@ use web_sys::{Document, Window};
 use super::dom;
 use rvalue_model::panel::Panel;
 use rvalue_model::tour::Step;
+use rvalue_model::url::Slider;
 
 /// The `type` of the height message.
 pub const HEIGHT_MESSAGE: &str = "rvalue-explorer:height";
@@ -76,6 +77,19 @@ fn apply_tour(doc: &Document, step: &Step) {
     for id in ids {
         // The control's slider or fieldset: a direct child of the controls.
         keep(doc.get_element_by_id(id).and_then(|e| e.closest(".slider, fieldset").ok().flatten()));
+    }
+}
+
+/// Marks the page for a figure alone (`?embed=<panel>&chrome=none`): `body.figure-only`, which
+/// `www/style.css` uses to hide the panel's caption, notes, exports and the page's status, and
+/// `figure-keep` on the sliders the link names (every other slider is hidden).
+pub fn mark_figure_only(doc: &Document, panel: Option<Panel>, sliders: &[Slider]) {
+    let (Some(_), Some(body)) = (panel, doc.body()) else { return };
+    let _ = body.class_list().add_1("figure-only");
+    for s in sliders {
+        if let Some(e) = dom::input(doc, s.name()).ok().and_then(|i| i.parent_element()) {
+            let _ = e.class_list().add_2("embed-keep", "figure-keep");
+        }
     }
 }
 

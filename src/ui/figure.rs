@@ -5,11 +5,10 @@
 //! A log axis is drawn as a linear axis over `log10 x` with decade labels: one coordinate type
 //! for both kinds of axis, and `x = 0` can sit on the left edge instead of at −∞.
 //!
-//! The legend is laid out here rather than by plotters: plotters measures a legend's text with
-//! its font layer, which on the web appends a span to the page and reads its size (a forced
-//! layout of the whole page per label); here text is measured by the backend
-//! ([`DrawingBackend::estimate_text_size`], which the page's canvas backend answers with the
-//! canvas' own `measureText`).
+//! The legend is laid out by [`super::legend`] rather than by plotters (whose font layer
+//! measures text by a forced layout of the page); this module chooses where it goes: inside the
+//! plot where it hides the fewest points, or under the plot on a narrow page. A [`Look`] gives
+//! the colours (the page's theme) and that choice.
 //!
 //! [`Figure::draw`] returns the figure's [`Frame`] (data to pixel mapping), so that a
 //! [`Marker`] can be drawn on a transparent canvas stacked over the figure without drawing the
@@ -19,7 +18,32 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::legend::{self, Swatch};
+use super::theme::Palette;
 use rvalue_core::{Error, Result};
+
+/// How a figure is drawn, besides what it shows.
+#[derive(Clone, Copy, Debug)]
+pub struct Look {
+    /// Tick-label size in backend pixels.
+    pub font: u32,
+    pub palette: Palette,
+    /// The legend in a strip under the plot rather than inside it (a narrow figure).
+    pub legend_below: bool,
+}
+
+impl Look {
+    /// The light palette, the legend inside the plot.
+    pub fn light(font: u32) -> Look {
+        Look { font, palette: Palette::light(), legend_below: false }
+    }
+
+    /// The page's palette now; the legend under the plot on a `narrow` page
+    /// ([`legend::NARROW_CSS_PX`]).
+    pub fn page(font: u32, narrow: bool) -> Look {
+        Look { font, palette: Palette::current(), legend_below: narrow }
+    }
+}
 
 /// Okabe–Ito colours: distinguishable with every common colour-vision deficiency.
 pub const BLUE: RGBColor = RGBColor(0, 114, 178);
@@ -215,6 +239,12 @@ pub struct Frame {
     pub size: (u32, u32),
     /// Tick-label size in backend pixels (marker sizes scale with it).
     pub font: u32,
+    /// The plotting area `(left, top, right, bottom)` in backend pixels.
+    pub plot: (i32, i32, i32, i32),
+    /// The legend's box in backend pixels: laid out in every layer, drawn by the front one.
+    pub legend: Option<(i32, i32, i32, i32)>,
+    /// The dots the back layer drew: centre and radius in backend pixels.
+    pub marks: Vec<(i32, i32, i32)>,
 }
 
 impl Frame {
@@ -268,12 +298,6 @@ pub enum Layer {
     Front,
 }
 
-/// What a legend entry shows beside its label.
-enum Swatch {
-    Line(RGBColor),
-    Dot(RGBColor),
-}
-
 fn draw_err<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> Error {
     Error::invalid(format!("drawing failed: {e}"))
 }
@@ -317,9 +341,9 @@ impl Figure {
         }
     }
 
-    /// Draws the figure filling `area`; `font` is the tick-label size in backend pixels.
-    pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, font: u32) -> Result<Frame> {
-        self.draw_layer(area, font, Layer::Whole)
+    /// Draws the figure filling `area`.
+    pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, look: &Look) -> Result<Frame> {
+        self.draw_layer(area, look, Layer::Whole)
     }
 
     /// Draws one layer of the figure filling `area` (see [`Layer`]); the front layer draws on
@@ -327,57 +351,147 @@ impl Figure {
     pub fn draw_layer<DB: DrawingBackend>(
         &self,
         area: &DrawingArea<DB, Shift>,
-        font: u32,
+        look: &Look,
+        layer: Layer,
+    ) -> Result<Frame> {
+        match self.recoloured(&look.palette) {
+            Some(fig) => fig.draw_in(area, look, layer),
+            None => self.draw_in(area, look, layer),
+        }
+    }
+
+    /// This figure with the palette's text and grey colours for the light ones, if any differ.
+    fn recoloured(&self, p: &Palette) -> Option<Figure> {
+        if p.colour(INK) == INK && p.colour(GREY) == GREY {
+            return None;
+        }
+        let mut f = self.clone();
+        f.lines.iter_mut().for_each(|l| l.colour = p.colour(l.colour));
+        f.dots.iter_mut().for_each(|d| d.colour = p.colour(d.colour));
+        f.bars.iter_mut().for_each(|b| b.colour = p.colour(b.colour));
+        f.vlines.iter_mut().chain(f.exits.iter_mut()).for_each(|v| v.1 = p.colour(v.1));
+        Some(f)
+    }
+
+    fn draw_in<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        look: &Look,
         layer: Layer,
     ) -> Result<Frame> {
         let (back, front) = (layer != Layer::Front, layer != Layer::Back);
-        if back {
-            area.fill(&WHITE).map_err(draw_err)?;
+        if let Some(bg) = look.palette.background.filter(|_| back) {
+            area.fill(&bg).map_err(draw_err)?;
         }
+        let font = look.font;
+        let label_font = ("sans-serif", font).into_font().color(&look.palette.ink);
+        let entries = self.legend_entries();
+        let below = match look.legend_below && !entries.is_empty() {
+            true => Some(legend::below(area, &entries, &label_font)?),
+            false => None,
+        };
+        let (_, h) = area.dim_in_pixel();
+        let (chart_area, strip) = match &below {
+            Some(l) => {
+                let (top, bottom) = area.split_vertically(h as i32 - l.h.min(h as i32 / 2));
+                (top, Some(bottom))
+            }
+            None => (area.clone(), None),
+        };
+        let mut chart = self.chart(&chart_area, font)?;
+        // Axes, grid and labels are the back layer's: the front layer (redrawn on an α move)
+        // needs only the chart's coordinates, not the label fitting below.
+        if back {
+            self.draw_axes(&mut chart, &chart_area, (font, &label_font), &look.palette)?;
+            self.draw_vlines(&mut chart, font)?;
+        }
+        let mut frame = self.frame(&chart, area.dim_in_pixel(), font);
+        if back {
+            self.draw_bars(&mut chart)?;
+        }
+        frame.marks = self.draw_lines_and_dots(&mut chart, font, (back, front))?;
+        if back && !self.exits.is_empty() {
+            self.draw_exits(&chart, font)?;
+        }
+        let legend_look = (&label_font, &look.palette);
+        frame.legend = match (below, strip) {
+            (Some(l), Some(strip)) => Some(paint_below(&strip, &l, &entries, legend_look, front)?),
+            _ if entries.is_empty() => None,
+            _ => Some(self.legend_inside(&chart, &entries, legend_look, front)?),
+        };
+        area.present().map_err(draw_err)?;
+        Ok(frame)
+    }
+
+    /// The chart's coordinates on `area`, with room for the tick labels and titles.
+    fn chart<'a, DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        font: u32,
+    ) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>> {
         let (x0, x1) = (self.tx(self.x.0), self.tx(self.x.1));
         let (y0, y1) = self.y;
-        let label_font = ("sans-serif", font).into_font().color(&INK);
-        let mut chart = ChartBuilder::on(area)
+        ChartBuilder::on(area)
             .margin(margin(font))
             .x_label_area_size(x_label_area(font))
             .y_label_area_size(y_label_area(font))
             .build_cartesian_2d(x0..x1.max(x0 + 1e-12), y0..y1.max(y0 + 1e-12))
-            .map_err(draw_err)?;
-        // Axes, grid and labels are the back layer's: the front layer (redrawn on an α move)
-        // needs only the chart's coordinates, not the label fitting below.
-        if back {
-            self.draw_axes(&mut chart, area, (font, &label_font), (x0, x1))?;
-        }
-        let frame = Frame {
+            .map_err(draw_err)
+    }
+
+    fn frame<DB: DrawingBackend>(
+        &self,
+        chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        size: (u32, u32),
+        font: u32,
+    ) -> Frame {
+        let (xs, ys) = chart.plotting_area().get_pixel_range();
+        Frame {
             coord: chart.as_coord_spec().clone(),
             x_axis: self.x_axis,
             x_lo: self.x.0,
             y: self.y,
-            size: area.dim_in_pixel(),
+            size,
             font,
-        };
-        let mut legend = Vec::new();
+            plot: (xs.start, ys.start, xs.end, ys.end),
+            legend: None,
+            marks: Vec::new(),
+        }
+    }
 
-        if back {
-            self.draw_vlines(&mut chart, font)?;
+    /// Every labelled bar, line and dot set, in drawing order: the legend's entries, the same
+    /// in every layer so that both layers lay the legend out alike.
+    fn legend_entries(&self) -> Vec<(&str, Swatch)> {
+        let bars = self.bars.iter().filter_map(|b| Some((b.label.as_deref()?, Swatch::Dot(b.colour, true))));
+        let lines = self.lines.iter().filter_map(|l| Some((l.label.as_deref()?, Swatch::Line(l.colour))));
+        let dots =
+            self.dots.iter().filter_map(|d| Some((d.label.as_deref()?, Swatch::Dot(d.colour, d.filled))));
+        bars.chain(lines).chain(dots).collect()
+    }
+
+    /// The legend inside the plotting area where it hides the fewest data points
+    /// ([`legend_spot`]), drawn when `paint`; its box in backend pixels.
+    fn legend_inside<DB: DrawingBackend>(
+        &self,
+        chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        entries: &[(&str, Swatch)],
+        look: (&TextStyle, &Palette),
+        paint: bool,
+    ) -> Result<(i32, i32, i32, i32)> {
+        let area = chart.plotting_area().strip_coord_spec();
+        let layout = legend::inside(&area, entries, look.0)?;
+        let (aw, ah) = area.dim_in_pixel();
+        let (x, y) = legend_spot(
+            self.legend,
+            (layout.w, layout.h),
+            (aw as i32, ah as i32),
+            &self.legend_points(chart),
+        );
+        if paint {
+            legend::paint(&area, &layout, (x, y), entries, look)?;
         }
-        self.draw_bars(&mut chart, back, &mut legend)?;
-        self.draw_lines_and_dots(&mut chart, font, (back, front), &mut legend)?;
-        if back && !self.exits.is_empty() {
-            self.draw_exits(&chart, font)?;
-        }
-        if front && !legend.is_empty() {
-            let plot = chart.plotting_area();
-            draw_legend(
-                &plot.strip_coord_spec(),
-                &legend,
-                self.legend,
-                &self.legend_points(&chart),
-                &label_font,
-            )?;
-        }
-        area.present().map_err(draw_err)?;
-        Ok(frame)
+        let (bx, by) = area.get_base_pixel();
+        Ok((bx + x, by + y, bx + x + layout.w, by + y + layout.h))
     }
 
     /// The marked x positions, dashed across the whole frame: part of the back layer.
@@ -401,32 +515,24 @@ impl Figure {
         Ok(())
     }
 
-    /// The curves and dots of the layers asked for (`(back, front)`); every labelled one joins
-    /// the legend whichever layer draws it, so both layers place the legend alike.
-    fn draw_lines_and_dots<'a, DB: DrawingBackend>(
-        &'a self,
+    /// The curves and dots of the layers asked for (`(back, front)`); the dots drawn, as
+    /// `(x, y, radius)` in backend pixels.
+    fn draw_lines_and_dots<DB: DrawingBackend>(
+        &self,
         chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
         font: u32,
         (back, front): (bool, bool),
-        legend: &mut Vec<(&'a str, Swatch)>,
-    ) -> Result<()> {
+    ) -> Result<Vec<(i32, i32, i32)>> {
         for line in &self.lines {
             if (line.front && front) || (!line.front && back) {
                 self.draw_line(chart, line, font)?;
             }
-            if let Some(label) = &line.label {
-                legend.push((label.as_str(), Swatch::Line(line.colour)));
-            }
         }
-        for d in &self.dots {
-            if back {
-                self.draw_dots(chart, d, font)?;
-            }
-            if let Some(label) = &d.label {
-                legend.push((label.as_str(), Swatch::Dot(d.colour)));
-            }
+        let mut marks = Vec::new();
+        for d in self.dots.iter().filter(|_| back) {
+            marks.extend(self.draw_dots(chart, d, font)?);
         }
-        Ok(())
+        Ok(marks)
     }
 
     /// The mesh: grid, tick labels (as many x labels as fit: plotters then picks a coarser step,
@@ -437,9 +543,10 @@ impl Figure {
         chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
         area: &DrawingArea<DB, Shift>,
         (font, label_font): (u32, &TextStyle),
-        (x0, x1): (f64, f64),
+        palette: &Palette,
     ) -> Result<()> {
-        let desc_font = ("sans-serif", font + font / 6).into_font().color(&INK);
+        let (x0, x1) = (self.tx(self.x.0), self.tx(self.x.1));
+        let desc_font = ("sans-serif", font + font / 6).into_font().color(&palette.ink);
         let log = self.x_axis == Axis::Log;
         let names = &self.x_names;
         let x_fmt = move |v: &f64| {
@@ -459,14 +566,15 @@ impl Figure {
         let width = area_w.saturating_sub(y_label_area(font) + 2 * margin(font));
         let height = area_h.saturating_sub(x_label_area(font) + 2 * margin(font));
         let x_desc = fitted_desc(area, &self.x_desc, &desc_font, width)?;
-        let desc_font = fitted_font(area, &self.y_desc, desc_font, height, font)?;
+        let desc_font = fitted_font(area, &self.y_desc, desc_font, height, (font, &palette.ink))?;
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(x_desc)
             .y_desc(self.y_desc.as_str())
             .label_style(label_font.clone())
             .axis_desc_style(desc_font)
-            .light_line_style(RGBColor(238, 238, 238))
-            .bold_line_style(RGBColor(220, 220, 220))
+            .light_line_style(palette.grid.0)
+            .bold_line_style(palette.grid.1)
+            .axis_style(palette.ink)
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
             .y_labels(6);
@@ -485,24 +593,17 @@ impl Figure {
         mesh.draw().map_err(draw_err)
     }
 
-    /// The bars (back layer) and their legend entries.
-    fn draw_bars<'a, DB: DrawingBackend>(
-        &'a self,
+    /// The bars (back layer).
+    fn draw_bars<DB: DrawingBackend>(
+        &self,
         chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-        back: bool,
-        legend: &mut Vec<(&'a str, Swatch)>,
     ) -> Result<()> {
         for b in &self.bars {
-            if back {
-                let style = b.colour.filled();
-                let rects = b.bars.iter().map(|&(l, r, top)| {
-                    Rectangle::new([(self.tx(l), self.y.0.max(0.0)), (self.tx(r), top)], style)
-                });
-                chart.draw_series(rects).map_err(draw_err)?;
-            }
-            if let Some(label) = &b.label {
-                legend.push((label.as_str(), Swatch::Dot(b.colour)));
-            }
+            let style = b.colour.filled();
+            let rects = b.bars.iter().map(|&(l, r, top)| {
+                Rectangle::new([(self.tx(l), self.y.0.max(0.0)), (self.tx(r), top)], style)
+            });
+            chart.draw_series(rects).map_err(draw_err)?;
         }
         Ok(())
     }
@@ -532,13 +633,18 @@ impl Figure {
         chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
         d: &Dots,
         font: u32,
-    ) -> Result<()> {
+    ) -> Result<Vec<(i32, i32, i32)>> {
         let style =
             if d.filled { d.colour.mix(d.opacity).filled() } else { d.colour.mix(d.opacity).stroke_width(2) };
         let r = (d.radius * font / 14).max(2);
-        let inside = d.points.iter().filter(|(_, y)| (self.y.0..=self.y.1).contains(y));
-        chart.draw_series(inside.map(|&(x, y)| Circle::new((self.tx(x), y), r, style))).map_err(draw_err)?;
-        Ok(())
+        let inside: Vec<(f64, f64)> = d
+            .points
+            .iter()
+            .filter(|(_, y)| (self.y.0..=self.y.1).contains(y))
+            .map(|&(x, y)| (self.tx(x), y))
+            .collect();
+        chart.draw_series(inside.iter().map(|&p| Circle::new(p, r, style))).map_err(draw_err)?;
+        Ok(inside.iter().map(|p| chart.backend_coord(p)).map(|(x, y)| (x, y, r as i32)).collect())
     }
 
     /// The [`Figure::exits`]: an arrow pointing up out of the plotting area's top edge at each x.
@@ -694,14 +800,14 @@ fn fitted_font<'a, DB: DrawingBackend>(
     desc: &str,
     style: TextStyle<'a>,
     length: u32,
-    floor: u32,
+    (floor, ink): (u32, &RGBColor),
 ) -> Result<TextStyle<'a>> {
     let (w, _) = area.estimate_text_size(desc, &style).map_err(draw_err)?;
     if w <= length || w == 0 {
         return Ok(style);
     }
     let size = (style.font.get_size() * f64::from(length) / f64::from(w)).floor().max(f64::from(floor));
-    Ok(("sans-serif", size).into_font().color(&INK))
+    Ok(("sans-serif", size).into_font().color(ink))
 }
 
 /// The axis description without its parenthesised tail (" (log scale)") when it would not fit
@@ -719,54 +825,18 @@ fn fitted_desc<'a, DB: DrawingBackend>(
     }
 }
 
-/// The legend box in the plotting area `area` where it hides the fewest data `points`
-/// ([`legend_spot`]), laid out as plotters lays out its series labels (10 px inside the box,
-/// 30 px for the swatch, lines 1.25 font sizes apart), but with the text measured by the backend.
-fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
+/// The legend in the strip `strip` under a narrow figure's plot, drawn when `paint`; its box
+/// in backend pixels.
+fn paint_below<DB: DrawingBackend>(
+    strip: &DrawingArea<DB, Shift>,
+    layout: &legend::Layout,
     entries: &[(&str, Swatch)],
-    at: Legend,
-    points: &[(i32, i32)],
-    font: &TextStyle,
-) -> Result<()> {
-    const MARGIN: i32 = 10;
-    const SWATCH: i32 = 30;
-    let sizes = entries
-        .iter()
-        .map(|(label, _)| area.estimate_text_size(label, font).map_err(draw_err))
-        .collect::<Result<Vec<_>>>()?;
-    let line = font.font.get_size() * 1.25;
-    let (aw, ah) = area.dim_in_pixel();
-    // Many entries in a short plot (six methods in large text) go in two columns.
-    let one_column_h = entries.len() as f64 * line + 2.0 * f64::from(MARGIN);
-    let rows = if entries.len() > 4 && one_column_h > 0.5 * f64::from(ah) {
-        entries.len().div_ceil(2)
-    } else {
-        entries.len()
-    };
-    let tops: Vec<i32> =
-        (0..entries.len()).map(|i| ((i % rows.max(1)) as f64 * line).round() as i32).collect();
-    let text_w = sizes.iter().map(|s| s.0 as i32).max().unwrap_or(0);
-    let column_w = text_w + SWATCH + MARGIN;
-    let lefts: Vec<i32> = (0..entries.len()).map(|i| (i / rows.max(1)) as i32 * column_w).collect();
-    let last_h = sizes.last().map_or(0, |s| s.1 as i32);
-    let columns = entries.len().div_ceil(rows.max(1)) as i32;
-    let h = tops.iter().copied().max().unwrap_or(0) + last_h + 2 * MARGIN;
-    let w = columns * column_w - MARGIN + 2 * MARGIN;
-    let (x, y) = legend_spot(at, (w, h), (aw as i32, ah as i32), points);
-    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], WHITE.mix(0.85).filled())).map_err(draw_err)?;
-    area.draw(&Rectangle::new([(x, y), (x + w, y + h)], RGBColor(200, 200, 200))).map_err(draw_err)?;
-    for (((&(label, ref swatch), &(_, th)), &top), &left) in entries.iter().zip(&sizes).zip(&tops).zip(&lefts)
-    {
-        let (tx, ty) = (x + left + MARGIN + SWATCH, y + MARGIN + top);
-        area.draw(&Text::new(label, (tx, ty), font.clone())).map_err(draw_err)?;
-        let (sx, sy) = (x + left + MARGIN, ty + th as i32 / 2);
-        match *swatch {
-            Swatch::Line(c) => area
-                .draw(&PathElement::new(vec![(sx, sy), (sx + 20, sy)], c.stroke_width(3)))
-                .map_err(draw_err)?,
-            Swatch::Dot(c) => area.draw(&Circle::new((sx + 10, sy), 4, c.filled())).map_err(draw_err)?,
-        }
+    look: (&TextStyle, &Palette),
+    paint: bool,
+) -> Result<(i32, i32, i32, i32)> {
+    if paint {
+        legend::paint(strip, layout, (0, 0), entries, look)?;
     }
-    Ok(())
+    let (bx, by) = strip.get_base_pixel();
+    Ok((bx, by, bx + layout.w, by + layout.h))
 }

@@ -1,7 +1,8 @@
 //! `?src=`: a score file hosted on the page's own site (and `&labels=` for an `.npy`'s labels),
 //! fetched with its progress on the status line and read as a dropped file is. Another site's
 //! address is refused before anything is fetched: the page's Content-Security-Policy would
-//! block it anyway, silently.
+//! block it anyway, silently. `&name=` replaces the file's name where the page shows it (the
+//! model has checked it; the page writes it as text); the read's errors keep the file's own.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
@@ -12,15 +13,16 @@ use super::files::{self, Got, Sink};
 use rvalue_model::url::DataRef;
 
 /// Fetches the hosted file `src` (and its labels `labels`) and hands what it read to `sink`.
-pub fn load(sink: &Sink, src: String, labels: Option<String>) {
+/// `name` is shown in place of the file's own name.
+pub fn load(sink: &Sink, src: String, labels: Option<String>, name: Option<String>) {
     if let Ok(d) = dom::document() {
         dom::set_text(&d, "status", &format!("Fetching {src}…"));
         dom::set_attr(&d, "status", "data-state", "loading");
     }
-    spawn_local(fetch_and_read(sink.clone(), src, labels));
+    spawn_local(fetch_and_read(sink.clone(), src, labels, name));
 }
 
-async fn fetch_and_read(sink: Sink, src: String, labels: Option<String>) {
+async fn fetch_and_read(sink: Sink, src: String, labels: Option<String>, shown: Option<String>) {
     let got = async {
         let bytes = fetch(&src).await?;
         let labels = match &labels {
@@ -32,8 +34,9 @@ async fn fetch_and_read(sink: Sink, src: String, labels: Option<String>) {
     .await;
     match got {
         Ok((bytes, read_labels)) => {
-            let origin = DataRef::Hosted { src: src.clone(), labels };
-            let (name, got) = files::read(file_name(&src), &bytes, read_labels);
+            let origin = DataRef::Hosted { src: src.clone(), labels, name: shown.clone() };
+            let (own, got) = files::read(file_name(&src), &bytes, read_labels);
+            let name = shown.unwrap_or(own);
             let (data, names) = files::split_names(got);
             sink(Got::Dataset { name, data, names, pool: None, origin })
         }

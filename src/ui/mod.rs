@@ -4,7 +4,8 @@
 //! - [`app`]: the state, and in `app/` the start-up, the controls, the job, the frame loop, the
 //!   events, the replies, each panel's drawing (`app/draw/`) and the export buttons;
 //! - [`panels`]: what each panel shows (figures and HTML) from the explorer's results;
-//! - [`figure`]: one plotters drawing routine for every line figure;
+//! - [`figure`]: one plotters drawing routine for every line figure; [`legend`] its legend;
+//! - [`theme`]: `?theme=` and `?background=` on the page, and the figures' palette;
 //! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the
 //!   current-value markers drawn on overlay canvases;
 //! - [`backend`]: one plotters backend over the canvas and the SVG export's, so the figure code
@@ -12,6 +13,7 @@
 //! - [`files`]: file picker, drag and drop, bundled samples;
 //! - [`permalink`]: the state in the address, and the Copy link button;
 //! - [`embed`]: one panel alone in an iframe (`?embed=`), its height posted to the parent;
+//! - [`print`]: figures redrawn at their printed size when the page is printed;
 //! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
 //! - [`workers`]: Web Workers that compute toy repeats and score files' pooled splits on the
 //!   other cores;
@@ -29,9 +31,12 @@ mod embed;
 pub mod figure;
 mod files;
 mod hosted;
+pub mod legend;
 pub mod panels;
 mod permalink;
+mod print;
 mod streamed;
+pub mod theme;
 mod workers;
 
 pub use app::{start, start_with};

@@ -79,8 +79,12 @@ pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64, whole: 
     if !truth.is_empty() {
         f.dots.push(dots("true candidates", BLUE, truth, true));
     }
-    for s in c.series.iter().skip(1) {
-        f.lines.push(Line { label: None, ..Line::new("", GREY, &c.sigma2, &s.t).faint() });
+    // One legend entry for the faint curves of the other β, listing them.
+    let others: Vec<String> = c.series.iter().skip(1).map(|s| short(s.beta)).collect();
+    for (i, s) in c.series.iter().skip(1).enumerate() {
+        let label = format!("t* at β = {}", others.join(", "));
+        let line = Line::new(label, GREY, &c.sigma2, &s.t).faint();
+        f.lines.push(if i == 0 { line } else { Line { label: None, ..line } });
     }
     if let Some(s) = main {
         main_curve(&mut f, c, s, sigma2, y.1);
@@ -257,9 +261,20 @@ pub fn theorem3(c: &InclusionCurves, sigma2: f64) -> Figure {
     );
     f.x_axis = Axis::Log;
     f.legend = Legend::UpperLeft;
-    // CP's curve moves with α, CP_r's does not: CP's is drawn in front (an overlay canvas).
+    // Every curve moves with α (CP's cut, CP_r's r̂): they are drawn in front (an overlay
+    // canvas), and the back (axes, the σ² marker) is not drawn again on an α move.
     f.lines.push(Line::new("CP", METHOD_COLOURS[0], &c.sigma2, &c.cp).in_front());
-    f.lines.push(Line::new("CP_r", METHOD_COLOURS[2], &c.sigma2, &c.cp_r));
+    let m = c.inputs.draws;
+    if m > 1 {
+        f.lines.push(
+            Line::new("CP_r, one draw (the theorem's)", METHOD_COLOURS[2], &c.sigma2, &c.cp_r_one_draw)
+                .faint()
+                .dashed()
+                .in_front(),
+        );
+    }
+    let main = if m > 1 { format!("CP_r, mean of M = {m} draws") } else { "CP_r".to_string() };
+    f.lines.push(Line::new(main, METHOD_COLOURS[2], &c.sigma2, &c.cp_r).in_front());
     f.vlines.push((sigma2.max(SIGMA2_LO), GREEN));
     f
 }
@@ -664,4 +679,6 @@ pub mod placeholder {
     pub const THEOREM3_NO_FILE: &str =
         "Load a score file to see how likely a false candidate is to enter each method's set.";
     pub const THEOREM3_WAITING: &str = "The inclusion curves appear when the score file's analysis is done.";
+    pub const THEOREM3_TOY_WAITING: &str =
+        "The inclusion curves appear when the toy's first repeat is analysed: they use its calibrated threshold.";
 }

@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use super::app::{self, Shared};
 use super::canvas::Canvas;
 use super::dom;
-use super::figure::{Axis, Dots, Figure, Layer, Line, BLUE, GREEN, GREY, VERMILLION};
+use super::figure::{Axis, Dots, Figure, Layer, Line, Look, BLUE, GREEN, GREY, VERMILLION};
 use super::files;
 use super::panels;
 use rvalue_core::conformal::RvalueKind;
@@ -355,11 +355,11 @@ fn the_page_canvas_backend_draws_what_plotters_canvas_draws() {
     let fig = unlabelled_figure();
     let (ours, theirs) = (new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240));
     let plain = plotters_canvas::CanvasBackend::with_canvas_object(theirs.clone()).unwrap();
-    fig.draw(&plain.into_drawing_area(), 13).unwrap();
+    fig.draw(&plain.into_drawing_area(), &Look::light(13)).unwrap();
     // Twice: the second drawing starts from the font the first one left on the context.
     for _ in 0..2 {
         let backend = Canvas::new(ours.clone()).unwrap();
-        fig.draw(&backend.into_drawing_area(), 13).unwrap();
+        fig.draw(&backend.into_drawing_area(), &Look::light(13)).unwrap();
         assert_eq!(ours.to_data_url().unwrap(), theirs.to_data_url().unwrap());
     }
     ours.remove();
@@ -374,9 +374,11 @@ fn a_figure_drawn_in_two_layers_looks_as_drawn_whole() {
     fig.lines[0].label = Some("front".into());
     let (whole, back, front) =
         (new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240));
-    let frame = fig.draw(&Canvas::new(whole.clone()).unwrap().into_drawing_area(), 13).unwrap();
-    fig.draw_layer(&Canvas::new(back.clone()).unwrap().into_drawing_area(), 13, Layer::Back).unwrap();
-    fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), 13, Layer::Front).unwrap();
+    let frame = fig.draw(&Canvas::new(whole.clone()).unwrap().into_drawing_area(), &Look::light(13)).unwrap();
+    fig.draw_layer(&Canvas::new(back.clone()).unwrap().into_drawing_area(), &Look::light(13), Layer::Back)
+        .unwrap();
+    fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), &Look::light(13), Layer::Front)
+        .unwrap();
     // The front layer over the back one: composite them on the back canvas.
     let ctx: web_sys::CanvasRenderingContext2d = back.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
     ctx.draw_image_with_html_canvas_element(&front, 0.0, 0.0).unwrap();
@@ -384,9 +386,13 @@ fn a_figure_drawn_in_two_layers_looks_as_drawn_whole() {
     // figure drew over it (the dashed line and the dots are drawn after it there).
     assert_eq!(
         frame.pixel(1.0, 0.0),
-        fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), 13, Layer::Front)
-            .unwrap()
-            .pixel(1.0, 0.0)
+        fig.draw_layer(
+            &Canvas::new(front.clone()).unwrap().into_drawing_area(),
+            &Look::light(13),
+            Layer::Front
+        )
+        .unwrap()
+        .pixel(1.0, 0.0)
     );
     let pixels = |c: &HtmlCanvasElement| {
         let ctx: web_sys::CanvasRenderingContext2d =
@@ -541,4 +547,64 @@ fn an_empty_set_is_labelled_in_the_inspector() {
     c.rows[0].in_set = true;
     let list = panels::ranking_list(&c);
     assert!(!list.contains("empty set") && list.contains(panels::CUT_HTML), "{list}");
+}
+
+#[test]
+fn a_narrow_figure_lays_its_legend_under_the_plot_alike_in_both_layers() {
+    let doc = mount();
+    let mut fig = unlabelled_figure();
+    fig.lines[0].label = Some("a curve".into());
+    fig.dots[0].label = Some("some dots".into());
+    let look = Look { legend_below: true, ..Look::light(13) };
+    let (back, front) = (new_canvas(&doc, 380, 300), new_canvas(&doc, 380, 300));
+    let b =
+        fig.draw_layer(&Canvas::new(back.clone()).unwrap().into_drawing_area(), &look, Layer::Back).unwrap();
+    let f = fig
+        .draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), &look, Layer::Front)
+        .unwrap();
+    let legend = b.legend.unwrap();
+    assert_eq!(f.legend, Some(legend));
+    assert_eq!(b.plot, f.plot);
+    assert!(legend.1 >= b.plot.3, "legend {legend:?} under the plot {:?}", b.plot);
+    // Both dots are drawn, inside the plot; the wide figure keeps its legend inside.
+    assert_eq!(b.marks.len(), 2);
+    assert!(b
+        .marks
+        .iter()
+        .all(|&(x, y, _)| x >= b.plot.0 && x <= b.plot.2 && y >= b.plot.1 && y <= b.plot.3));
+    let wide = fig.draw(&Canvas::new(back.clone()).unwrap().into_drawing_area(), &Look::light(13)).unwrap();
+    let inside = wide.legend.unwrap();
+    assert!(inside.1 >= wide.plot.1 && inside.3 <= wide.plot.3, "{inside:?} in {:?}", wide.plot);
+    back.remove();
+    front.remove();
+}
+
+#[test]
+fn the_dark_palette_paints_the_figure_and_its_ink() {
+    use super::theme::Palette;
+    let doc = mount();
+    let fig = unlabelled_figure();
+    let c = new_canvas(&doc, 300, 200);
+    let dark = Palette::of(&rvalue_model::theme::DARK, false);
+    fig.draw(
+        &Canvas::new(c.clone()).unwrap().into_drawing_area(),
+        &Look { palette: dark, ..Look::light(13) },
+    )
+    .unwrap();
+    let ctx: web_sys::CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let corner = ctx.get_image_data(0.0, 0.0, 1.0, 1.0).unwrap().data().0;
+    let (r, g, b) = rvalue_model::theme::DARK.background;
+    assert_eq!(corner, vec![r, g, b, 255]);
+    // The light grey line is drawn in the dark palette's grey; Okabe–Ito blue stays.
+    assert_eq!(dark.colour(GREY), dark.grey);
+    assert_eq!(dark.colour(BLUE), BLUE);
+    // Transparent: nothing is painted under the figure (on a fresh canvas).
+    let (transparent, clear) = (Palette::of(&rvalue_model::theme::DARK, true), new_canvas(&doc, 300, 200));
+    let look = Look { palette: transparent, ..Look::light(13) };
+    fig.draw(&Canvas::new(clear.clone()).unwrap().into_drawing_area(), &look).unwrap();
+    let ctx: web_sys::CanvasRenderingContext2d =
+        clear.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    assert_eq!(ctx.get_image_data(0.0, 0.0, 1.0, 1.0).unwrap().data().0[3], 0);
+    c.remove();
+    clear.remove();
 }

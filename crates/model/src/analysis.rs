@@ -15,6 +15,7 @@ mod source;
 mod streamed;
 mod streamed_pooled;
 mod sweep;
+mod theorem3;
 mod views;
 pub use job::AnalysisJob;
 use job::{BaselineWork, Claim, Phase};
@@ -30,6 +31,7 @@ pub use source::{PartTensor, Source};
 pub use streamed::{ShareRequest, StreamedFile, SHARE_BYTES};
 pub use streamed_pooled::{StreamedSplits, GROUP_BYTES, STEP_BYTES};
 pub use sweep::SweepCurves;
+pub use theorem3::limit_slope;
 pub use views::{AlphaView, Conditional, ItemView, MethodRanking, RankedCandidate, SummaryRow};
 
 /// CP_r's place in `Method::PAPER`.

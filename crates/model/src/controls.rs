@@ -57,6 +57,8 @@ pub struct Controls {
     /// Panel 2's y axis fits the whole curve up to the largest σ² rather than zooming on its
     /// dip (default off). A view only: nothing is recomputed.
     pub whole_curve: bool,
+    /// Panel 5's CP_r threshold: the calibrated `r̂` (default) or β. A view only.
+    pub cut: crate::CutFrom,
 }
 
 impl Default for Controls {
@@ -75,6 +77,7 @@ impl Default for Controls {
             seed: 0,
             baselines: [false; 3],
             whole_curve: false,
+            cut: crate::CutFrom::Calibrated,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::analysis::Analysis;
 use super::{Controls, Mode};
-use rvalue_core::conformal::{check_alpha, Method};
+use rvalue_core::conformal::check_alpha;
 use rvalue_core::eb::{self, Hyper, ThresholdShape};
 use rvalue_core::normal;
 use rvalue_core::tensor::{Summaries, VarianceKind};
@@ -39,7 +39,9 @@ fn normal_pdf(mu: f64, var: f64, x: f64) -> Option<f64> {
     }
 }
 
-/// `count` points covering both densities (±4 sd around each mean).
+/// `count` points covering both densities (±4 sd around each mean), and both means: a curve
+/// through its points then reaches each density's peak (σ² = 1000 spreads the points 2.6 apart,
+/// and none of an even grid need fall on `μp`).
 pub fn default_score_xs(params: &ToyParams, count: usize) -> Vec<f64> {
     let (sp, sq) = (params.sigma2_p.max(0.0).sqrt(), params.sigma2.max(0.0).sqrt());
     let mut lo = (params.mu_p - 4.0 * sp).min(params.mu_q - 4.0 * sq);
@@ -49,7 +51,11 @@ pub fn default_score_xs(params: &ToyParams, count: usize) -> Vec<f64> {
         lo = c - 1.0;
         hi = c + 1.0;
     }
-    rvalue_core::conformal::alpha_grid(lo, hi, count)
+    let mut xs = rvalue_core::conformal::alpha_grid(lo, hi, count);
+    xs.extend([params.mu_p, params.mu_q].into_iter().filter(|m| m.is_finite() && (lo..=hi).contains(m)));
+    xs.sort_unstable_by(f64::total_cmp);
+    xs.dedup();
+    xs
 }
 
 /// Panel 1 at the given x values (σ² of `q` is `params.sigma2`).
@@ -246,6 +252,45 @@ pub fn threshold_inputs(controls: &Controls, analysis: Option<&Analysis>) -> Res
     }
 }
 
+rvalue_core::options! {
+    /// Which threshold panel 5's CP_r curve is drawn at.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum CutFrom("threshold") {
+        /// CP_r's calibrated threshold `r̂` at α (the first split's, as panel 7 shows): the
+        /// curve of the sets panel 6 measures.
+        #[default]
+        Calibrated = "calibrated",
+        /// The β slider: panel 2's threshold curve at work, which no set uses.
+        Beta = "beta",
+    }
+}
+
+/// How CP_r's threshold on the original scale grows with a candidate's variance `s`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CutRule {
+    /// `τ² > 0`: `μ + τ t(q, z, s/τ²)` with the model rule's `z` (docs/method.md §2).
+    Model { z: f64 },
+    /// `τ² = 0`: the r-value's limit as `τ² → 0⁺` selects `(X − μ)/s ≥ e`, so the threshold is
+    /// the line `μ + e s`.
+    Limit { e: f64 },
+}
+
+/// Which prior panel 2 draws with, said after its values: a score file's is the one fitted to
+/// the data, which the r-values use; the toy's is its true prior, and `fitted` (the analysis's)
+/// is the one its r-values use, named so that a reader does not take one for the other.
+pub fn prior_source(mode: Mode, fitted: Option<Hyper>) -> String {
+    let fit =
+        |h: Hyper| format!("μ̂ = {}, τ̂² = {}", crate::scales::fixed(h.mu, 3), crate::scales::fixed(h.tau2, 4));
+    match (mode, fitted) {
+        (Mode::Scores, _) => "fitted to the data, as the r-values use it".to_string(),
+        (Mode::Toy, Some(h)) => format!(
+            "the toy's true prior; the r-values use the one fitted to the data, {}, as panel 5 does",
+            fit(h)
+        ),
+        (Mode::Toy, None) => "the toy's true prior; the r-values use one fitted to the data".to_string(),
+    }
+}
+
 /// Inputs of Theorem 3's inclusion curves (panel 5).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct InclusionInputs {
@@ -256,10 +301,47 @@ pub struct InclusionInputs {
     pub t_std: Option<f64>,
     /// `r*`, the level of CP_r's threshold `t_{r*}`; `None` when not in `(0, 1)`.
     pub r_star: Option<f64>,
-    /// `z` at `β = r*` (the model rule); `None` when undefined.
-    pub z: Option<f64>,
+    /// Where `r*` comes from.
+    pub from: CutFrom,
+    /// The threshold's shape at `r*`; `None` when undefined.
+    pub rule: Option<CutRule>,
     /// The false candidate's latent mean `μ0`.
     pub mu0: f64,
+    /// CP_r's statistic is the mean of this many draws (variance σ²/M): 1 is the theorem's
+    /// single draw.
+    pub draws: usize,
+    /// Whether the r-values' variance is that of the mean (`s = σ²/M`) rather than per draw.
+    pub of_mean: bool,
+}
+
+impl InclusionInputs {
+    /// CP_r's score threshold for a false candidate of single-draw variance `sigma2`.
+    pub fn cut_at(&self, sigma2: f64) -> Option<f64> {
+        let s = if self.of_mean { sigma2 / self.draws.max(1) as f64 } else { sigma2 };
+        let q = normal::upper_quantile(self.r_star?);
+        let h = self.hyper;
+        let t = match self.rule? {
+            CutRule::Model { z } if h.tau2 > 0.0 => eb::threshold_original(h, q, z, s),
+            CutRule::Limit { e } if h.tau2 == 0.0 => h.mu + e * s,
+            _ => return None,
+        };
+        finite(t)
+    }
+
+    /// The chance that a false candidate of single-draw variance `sigma2` enters CP's set.
+    pub fn cp_at(&self, sigma2: f64) -> Option<f64> {
+        match self.t_std {
+            Some(t) => finite(toy::inclusion_probability_std(t, self.mu0, sigma2)),
+            None => Some(1.0),
+        }
+    }
+
+    /// The chance that it enters CP_r's: its mean over [`Self::draws`] draws clears
+    /// [`Self::cut_at`].
+    pub fn cp_r_at(&self, sigma2: f64) -> Option<f64> {
+        let t = self.cut_at(sigma2)?;
+        finite(toy::inclusion_probability_std(t, self.mu0, sigma2 / self.draws.max(1) as f64))
+    }
 }
 
 /// Theorem 3: a false candidate's inclusion probability against σ² (panel 5).
@@ -268,36 +350,30 @@ pub struct InclusionCurves {
     pub sigma2: Vec<f64>,
     /// `1 − Φ((T − μ0)/σ)`, tends to 1/2.
     pub cp: Vec<Option<f64>>,
-    /// `1 − Φ((t_{r*}(σ²) − μ0)/σ)`, tends to 0.
+    /// `1 − Φ((t_{r*}(s) − μ0)/(σ/√M))`, tends to 0.
     pub cp_r: Vec<Option<f64>>,
+    /// The same for a statistic of one draw (`M = 1`), the theorem's own setting: how it tends
+    /// to 0 shows there, where M draws' mean has left the set already.
+    pub cp_r_one_draw: Vec<Option<f64>>,
     pub inputs: InclusionInputs,
 }
 
 /// Theorem 3's curves for given inputs (the UI passes [`sigma2_grid`] and
-/// [`InclusionInputs::toy`] or [`Analysis::inclusion_inputs`]).
+/// [`Analysis::inclusion_inputs`]).
 pub fn inclusion_curves(inputs: &InclusionInputs, sigma2_grid: &[f64]) -> Result<InclusionCurves> {
     check_nonneg("σ²", sigma2_grid)?;
-    let h = Hyper::fixed(inputs.hyper.mu, inputs.hyper.tau2)?;
+    Hyper::fixed(inputs.hyper.mu, inputs.hyper.tau2)?;
     if !inputs.mu0.is_finite() {
         return Err(Error::invalid(format!("μ0 = {} is not finite", inputs.mu0)));
     }
-    let cp = sigma2_grid
-        .iter()
-        .map(|&s| match inputs.t_std {
-            Some(t) => finite(toy::inclusion_probability_std(t, inputs.mu0, s)),
-            None => Some(1.0),
-        })
-        .collect();
-    let cp_r = sigma2_grid
-        .iter()
-        .map(|&s| match (inputs.r_star, inputs.z) {
-            (Some(r), Some(z)) if h.tau2 > 0.0 => {
-                finite(toy::inclusion_probability_r(h, r, z, inputs.mu0, s))
-            }
-            _ => None,
-        })
-        .collect();
-    Ok(InclusionCurves { sigma2: sigma2_grid.to_vec(), cp, cp_r, inputs: *inputs })
+    let one = InclusionInputs { draws: 1, ..*inputs };
+    Ok(InclusionCurves {
+        sigma2: sigma2_grid.to_vec(),
+        cp: sigma2_grid.iter().map(|&s| inputs.cp_at(s)).collect(),
+        cp_r: sigma2_grid.iter().map(|&s| inputs.cp_r_at(s)).collect(),
+        cp_r_one_draw: sigma2_grid.iter().map(|&s| one.cp_r_at(s)).collect(),
+        inputs: *inputs,
+    })
 }
 
 /// The toy design as the theorem sees it: the prior of the latent candidate means and the K
@@ -320,14 +396,12 @@ pub fn toy_design(params: &ToyParams) -> Result<(Hyper, Vec<f64>)> {
 }
 
 impl InclusionInputs {
-    /// Closed forms for the toy (the page's choice in toy mode, live on every α, β or σ² move
-    /// without waiting for a re-simulation):
+    /// Closed forms for the toy with its oracle prior and one draw, as the theorem states it
+    /// (the page draws [`Analysis::inclusion_inputs`] instead: the prior the r-values use):
     ///
     /// - `T = μp + σp Φ⁻¹(α)`: CP's population threshold, the α-quantile of the true
     ///   candidate's single draw, so that CP covers exactly `1 − α`.
-    /// - `r* = β`, the β slider, so that panel 5 shows the threshold curve of panel 2 at work.
-    ///   (The analysis's own calibration quantile of CP_r's r-values is not used: with the
-    ///   per-item prior in the paper's toy it sits near 1, where the theorem says nothing.)
+    /// - `r* = β`, the β slider.
     /// - The prior and `z = z_{r*}` (model rule) from [`toy_design`] at the σ² slider.
     /// - `μ0 = μq`.
     pub fn toy(params: &ToyParams, alpha: f64, beta: f64) -> Result<Self> {
@@ -341,37 +415,20 @@ impl InclusionInputs {
         } else {
             None
         };
-        Ok(InclusionInputs { hyper, t_std, r_star: Some(beta), z, mu0: params.mu_q })
+        Ok(InclusionInputs {
+            hyper,
+            t_std,
+            r_star: Some(beta),
+            from: CutFrom::Beta,
+            rule: z.map(|z| CutRule::Model { z }),
+            mu0: params.mu_q,
+            draws: 1,
+            of_mean: false,
+        })
     }
 }
 
 impl Analysis {
-    /// Theorem 3's inputs at α and β. Toy mode: [`InclusionInputs::toy`] of the analysed toy.
-    /// Score files, from the first split:
-    ///
-    /// - `T = −q̂_CP(α)`: CP's score is `−S`, so a candidate is in CP's set when its single
-    ///   draw is at least `−q̂` (`None` when `q̂ = +∞`).
-    /// - `r* = β` as in the toy.
-    /// - The pooled prior estimate over the data's candidates ([`Analysis::hyper`]) and
-    ///   `z = z_{r*}` of the model rule over their variances (the controls' choice); with the
-    ///   per-item prior it stands for the items' priors in the theorem's one-prior statement.
-    ///   The curve is the parametric threshold whatever r-value the analysis uses.
-    /// - `μ0` = the mean of the false candidates' mean scores.
-    pub fn inclusion_inputs(&self, alpha: f64, beta: f64) -> Result<InclusionInputs> {
-        if let Some(p) = &self.toy {
-            return InclusionInputs::toy(p, alpha, beta);
-        }
-        check_alpha(alpha)?;
-        check_alpha(beta).map_err(|_| Error::out_of_range("β", beta, "(0, 1)"))?;
-        let hyper =
-            self.hyper().ok_or_else(|| Error::invalid("no prior could be estimated from the data"))?;
-        let cp = &self.calibrated(Method::Cp)[0];
-        let t_std = finite(-cp.threshold(0, alpha));
-        let z = self.z_model(beta);
-        let mu0 = self.false_mean();
-        Ok(InclusionInputs { hyper, t_std, r_star: Some(beta), z, mu0 })
-    }
-
     /// Panel 2's points for the first data set (see [`data_points`]).
     pub fn data_points(&self) -> Vec<DataPoint> {
         let part = self.first_part();
@@ -414,13 +471,20 @@ pub fn data_points(summaries: &Summaries, labels: &[usize], variance: VarianceKi
             is_true: labels.get(i) == Some(&c),
         }
     };
-    if total <= MAX_DATA_POINTS {
-        return (0..total).map(point).collect();
+    spread_sample(total, MAX_DATA_POINTS).map(point).collect()
+}
+
+/// Every unit of `0..total`, or `count` of them spread without aliasing with K: unit
+/// `(j · step) mod total` for `j < count`, with `step` the first number coprime to `total` from
+/// `total / φ` on.
+pub(crate) fn spread_sample(total: usize, count: usize) -> Box<dyn Iterator<Item = usize>> {
+    if total <= count {
+        return Box::new(0..total);
     }
     let t = total as u64;
     let mut step = ((total as f64) * 0.618_033_988_749_895).round() as u64;
     while gcd(step, t) != 1 {
         step += 1;
     }
-    (0..MAX_DATA_POINTS as u64).map(|j| point(((j as u128 * step as u128) % t as u128) as usize)).collect()
+    Box::new((0..count as u64).map(move |j| ((j as u128 * step as u128) % t as u128) as usize))
 }

@@ -58,6 +58,8 @@ pub mod panel;
 pub mod samples;
 pub mod scales;
 mod summary;
+pub mod theme;
+mod theorem3;
 pub mod tour;
 pub mod url;
 
@@ -71,18 +73,22 @@ mod pool_tests;
 mod streamed_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod theorem3_tests;
 
 pub use analysis::{
-    compute_part, AlphaView, Analysis, AnalysisJob, Conditional, HandOut, HeldData, ItemView, LongRun,
-    MethodRanking, Offload, OffloadRequest, PartTensor, Progress, RankedCandidate, ShareRequest, Source,
-    StreamedFile, StreamedSplits, SummaryRow, SweepCurves, Work, DEFAULT_STEP_BUDGET, GROUP_BYTES,
+    compute_part, limit_slope, AlphaView, Analysis, AnalysisJob, Conditional, HandOut, HeldData, ItemView,
+    LongRun, MethodRanking, Offload, OffloadRequest, PartTensor, Progress, RankedCandidate, ShareRequest,
+    Source, StreamedFile, StreamedSplits, SummaryRow, SweepCurves, Work, DEFAULT_STEP_BUDGET, GROUP_BYTES,
     MAX_CURVE_CANDIDATES, SHARE_BYTES, STEP_BYTES, SWEEP_POINTS,
 };
 pub use controls::{Controls, Impact, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 pub use curves::{
-    data_points, default_score_xs, inclusion_curves, panel_betas, score_densities, sigma2_grid,
-    threshold_curves, threshold_curves_with, threshold_inputs, toy_design, DataPoint, InclusionCurves,
-    InclusionInputs, Marker, ScoreDensities, ThresholdCurves, ThresholdSeries, MAX_DATA_POINTS,
+    data_points, default_score_xs, inclusion_curves, panel_betas, prior_source, score_densities, sigma2_grid,
+    threshold_curves, threshold_curves_with, threshold_inputs, toy_design, CutFrom, CutRule, DataPoint,
+    InclusionCurves, InclusionInputs, Marker, ScoreDensities, ThresholdCurves, ThresholdSeries,
+    MAX_DATA_POINTS,
 };
 pub use notes::{kind_notes, KindNotes};
 pub use summary::{DataSummary, VarianceDistribution};
+pub use theorem3::{theorem3_held, theorem3_readout, Theorem3Readout};

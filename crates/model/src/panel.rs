@@ -51,10 +51,11 @@ impl Panel {
         Sliders { alpha, beta, sigma2 }
     }
 
-    /// Whether the panel shows anything from an analysis in `mode`. Panels 1 and 5 of the toy
-    /// are closed forms: an iframe showing only them need not simulate anything.
+    /// Whether the panel shows anything from an analysis in `mode`. Panel 1 of the toy is a
+    /// closed form: an iframe showing only it need not simulate anything. Panel 5 draws CP_r at
+    /// the analysis's calibrated threshold and fitted prior.
     pub fn needs_analysis(self, mode: Mode) -> bool {
-        mode == Mode::Scores || !matches!(self, Panel::Scores | Panel::Theorem3)
+        mode == Mode::Scores || self != Panel::Scores
     }
 
     /// Whether the page shows the panel in `mode` (panel 1 is the toy's, panel 8 a file's).
@@ -79,7 +80,7 @@ mod tests {
             assert_eq!(p.name().parse::<Panel>(), Ok(p));
             assert_eq!(p.element_id(), format!("panel-{}", p.name()));
         }
-        assert!(!Panel::Theorem3.needs_analysis(Mode::Toy) && Panel::Theorem3.needs_analysis(Mode::Scores));
+        assert!(!Panel::Scores.needs_analysis(Mode::Toy) && Panel::Theorem3.needs_analysis(Mode::Toy));
         assert_eq!(Panel::Data.sliders(), Sliders::default());
     }
 

@@ -341,6 +341,11 @@ fn prob_q_exceeds_p_at_defaults() {
     let at = |x: f64| score_densities(&p, &[x]).unwrap().p[0].unwrap();
     assert!((at(1.0) - 0.398_942_280_401_432_7).abs() < 1e-15);
     assert!(d.p.iter().chain(&d.q).all(|v| v.is_some_and(f64::is_finite)));
+    // The drawn curve reaches that peak, and q's: both means are among the points, in order.
+    let top = |v: &[Option<f64>]| v.iter().flatten().fold(0.0f64, |a, &b| a.max(b));
+    assert_eq!(top(&d.p), at(1.0));
+    assert_eq!(top(&d.q), score_densities(&p, &[0.0]).unwrap().q[0].unwrap());
+    assert!(xs.len() == 203 && xs.windows(2).all(|w| w[0] < w[1]));
 }
 
 #[test]
@@ -463,7 +468,7 @@ fn check_everything_finite(a: &Analysis, c: &Controls) {
             for m in &item.methods {
                 assert_finite("inspector", m.ranked.iter().map(|x| x.score).chain(m.threshold));
             }
-            if let Ok(inputs) = a.inclusion_inputs(alpha, c.beta) {
+            if let Ok(inputs) = a.inclusion_inputs(alpha, c.beta, CutFrom::Calibrated) {
                 let grid = rvalue_core::conformal::alpha_grid(0.0, 5000.0, 21);
                 let ic = inclusion_curves(&inputs, &grid).unwrap();
                 assert_finite("inclusion", ic.cp.iter().chain(&ic.cp_r).flatten().copied());
@@ -627,7 +632,7 @@ fn theorem_3_curves_part_ways() {
     assert_eq!(s, [vec![1.0], vec![1000.0; 9]].concat());
     let inputs = InclusionInputs::toy(&p, 0.1, 0.1).unwrap();
     assert!((inputs.t_std.unwrap() - (1.0 - 1.281_551_565_544_6)).abs() < 1e-9);
-    assert!(inputs.z.is_some());
+    assert!(inputs.rule.is_some());
     let grid = [0.0, 1.0, 100.0, 1000.0, 5000.0];
     let ic = inclusion_curves(&inputs, &grid).unwrap();
     let cp: Vec<f64> = ic.cp.iter().map(|x| x.unwrap()).collect();
@@ -635,14 +640,14 @@ fn theorem_3_curves_part_ways() {
     // CP's curve tends to 1/2 (from above here: T < μ0); CP_r's falls towards 0 beyond s0.
     assert!(cp[0] == 1.0 && cp.windows(2).all(|w| w[0] >= w[1]) && (cp[4] - 0.5).abs() < 0.01, "{cp:?}");
     assert!(cp_r[4] < 1e-3 && cp_r[4] < cp_r[2], "{cp_r:?}");
-    // The analysis gives the same inputs in toy mode.
+    // The analysis draws CP_r at its calibrated r̂ (or β) with its fitted prior and M draws.
     let c = small_controls();
     let a = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap().run().unwrap();
-    assert_eq!(
-        a.inclusion_inputs(0.2, 0.3).unwrap(),
-        InclusionInputs::toy(&c.toy_params(), 0.2, 0.3).unwrap()
-    );
-    assert!(a.inclusion_inputs(0.2, 1.0).is_err());
+    let at = a.inclusion_inputs(0.2, 0.3, CutFrom::Calibrated).unwrap();
+    assert_eq!((at.hyper, at.draws, at.t_std), (a.hyper().unwrap(), c.toy.m, inputs_toy_t(&c, 0.2)));
+    assert_eq!(at.r_star, Some(a.calibrated(Method::CpR)[0].threshold(0, 0.2)));
+    assert_eq!(a.inclusion_inputs(0.2, 0.3, CutFrom::Beta).unwrap().r_star, Some(0.3));
+    assert!(a.inclusion_inputs(0.2, 1.0, CutFrom::Beta).is_err());
     assert_eq!(threshold_inputs(&c, None).unwrap(), toy_design(&c.toy_params()).unwrap());
     assert_eq!(panel_betas(0.05), vec![0.05, 0.01, 0.2]);
     assert_eq!(sigma2_grid(3), vec![0.0, 2500.0, 5000.0]);
@@ -652,8 +657,12 @@ fn theorem_3_curves_part_ways() {
     let a = AnalysisJob::new(Source::Data(toy_dataset(&c.toy_params())), &dc).unwrap().run().unwrap();
     assert!(threshold_inputs(&dc, None).is_err());
     assert_eq!(threshold_inputs(&dc, Some(&a)).unwrap().1, a.variances());
-    let inputs = a.inclusion_inputs(0.1, 0.1).unwrap();
+    let inputs = a.inclusion_inputs(0.1, 0.1, CutFrom::Calibrated).unwrap();
     assert_eq!(inputs.t_std, Some(-a.calibrated(Method::Cp)[0].threshold(0, 0.1)));
+}
+
+fn inputs_toy_t(c: &Controls, alpha: f64) -> Option<f64> {
+    InclusionInputs::toy(&c.toy_params(), alpha, 0.1).unwrap().t_std
 }
 
 #[test]

@@ -118,14 +118,17 @@ pub const STEPS: [Step; 10] = [
         title: "Theorem 3: CP_r drops wide false candidates",
         text: "Theorem 3 of the paper (Zeng, Prabhu, Zeng, Newton and Singh, Empirical Bayes Conformal \
                Prediction for Vision and Language Models): as a false candidate's variance σ² grows, its \
-               chance to enter CP's set tends to one half, as its one draw lands above the cut half the \
-               time. Under CP_r it tends to zero: the threshold curve rises faster than the draws \
-               spread. Panel 5 draws both against σ², the current σ² (here 10) marked.",
+               chance to enter CP's set tends to one half; under CP_r it tends to zero, as the threshold \
+               rises faster than the draws spread. Panel 5 follows one false candidate at CP_r's \
+               calibrated r̂, its fitted prior fixed: the mean of 30 draws never clears it, one \
+               draw (dashed) soon stops.",
         query: "sigma2=10",
         panels: &[Panel::Theorem3],
         control: "sigma2",
-        try_this: "Move σ² up to 1000 or more: CP's curve stays near one half, CP_r's falls towards 0.",
-        done: "At large σ² CP keeps the wide false candidate about half the time, CP_r almost never.",
+        try_this: "Move σ² up to 1000 and read the readout under panel 5: CP stays near one half, CP_r at \
+                   0.",
+        done: "At σ² = 1000 CP keeps each wide false candidate about half the time, about 4.5 per set, \
+               and CP_r none: panel 6's CP sets hold 5.4 candidates, CP_r's 0.90, the true one alone.",
         tried: |s| s.controls.sigma2 >= 1000.0,
         action: "sigma2=1000",
     },

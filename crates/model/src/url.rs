@@ -13,6 +13,9 @@ pub mod hosted;
 mod read;
 #[cfg(test)]
 mod tests;
+mod view;
+
+pub use view::{Slider, Theme, View};
 
 use crate::controls::table::{self, CONTROLS};
 use crate::panel::Panel;
@@ -33,8 +36,9 @@ pub enum DataRef {
     /// A file from the user's machine: never in a link, only the fact that there was one.
     Upload,
     /// A file hosted on the page's own site (`src=`), with the address of its labels for an
-    /// `.npy` (`labels=`): public, so a link keeps both.
-    Hosted { src: String, labels: Option<String> },
+    /// `.npy` (`labels=`) and the name the page shows for it (`name=`): public, so a link
+    /// keeps all three.
+    Hosted { src: String, labels: Option<String>, name: Option<String> },
 }
 
 /// Everything a link restores.
@@ -54,6 +58,8 @@ pub struct UrlState {
     pub tour: Option<usize>,
     /// The tour's step alone, for an iframe (`embed=tour`).
     pub tour_alone: bool,
+    /// Theme, background, and an embedded panel's chrome and sliders.
+    pub view: View,
 }
 
 /// A query string read back, with what was wrong in it.
@@ -112,9 +118,10 @@ impl UrlState {
                 DataRef::None => {}
                 DataRef::Sample(name) => out.push(format!("sample={}", encode(name))),
                 DataRef::Upload => out.push("data=upload".to_string()),
-                DataRef::Hosted { src, labels } => {
+                DataRef::Hosted { src, labels, name } => {
                     out.push(format!("src={}", encode(src)));
                     out.extend(labels.iter().map(|l| format!("labels={}", encode(l))));
+                    out.extend(name.iter().map(|n| format!("name={}", encode(n))));
                 }
             }
         }
@@ -132,6 +139,7 @@ impl UrlState {
         if self.large_text {
             out.push("text=large".to_string());
         }
+        out.extend(self.view.to_pairs());
         out.join("&")
     }
 
@@ -139,7 +147,7 @@ impl UrlState {
     /// used is left at its default and explained in the warnings.
     pub fn from_query(query: &str) -> Restored {
         let pairs = pairs(query.strip_prefix('?').unwrap_or(query));
-        let mut r = Reader { warnings: Vec::new(), labels: None };
+        let mut r = Reader { warnings: Vec::new(), labels: None, name: None };
         // The tour's step and the mode first: they choose the defaults.
         let tour = pairs.iter().rev().find(|(k, _)| k == TOUR).and_then(|(_, v)| r.tour_step(v));
         let base = UrlState::base_controls(tour);

@@ -19,7 +19,7 @@ use super::{App, Shared, ALPHA_PLOTS, THEOREM3_FRONT};
 use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
-use crate::ui::figure::{Dots, Figure};
+use crate::ui::figure::{Dots, Figure, Look};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::classes::{classes_csv, ClassView};
@@ -238,7 +238,8 @@ pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
     {
         let svg = MeasuredSvg { svg: SVGBackend::with_string(&mut out, size), ctx };
         let area = Backend::Svg(svg).into_drawing_area();
-        fig.draw(&area, font)?;
+        // The page's palette and legend placement: the export looks as the figure on show.
+        fig.draw(&area, &Look::page(font, canvas::narrow()))?;
     }
     Ok(out)
 }

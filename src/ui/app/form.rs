@@ -25,6 +25,7 @@ impl App {
             large_text: self.large_text,
             tour: self.tour,
             tour_alone: self.tour_alone,
+            view: self.view.clone(),
         }
     }
 
@@ -39,8 +40,16 @@ impl App {
 
     /// What was wrong in the address, and the note that a file from the author's machine must
     /// be loaded again.
+    /// In an embed the warnings go to the console: the host page's readers did not write the
+    /// link, its writer reads the console.
     pub(super) fn show_link_notes(&self, warnings: &[String]) {
+        let embedded = self.embed.is_some() || self.tour_alone;
         let mut notes: Vec<String> = warnings.iter().map(|w| format!("{w}.")).collect();
+        if embedded {
+            for n in notes.drain(..) {
+                web_sys::console::warn_1(&format!("rvalue-explorer: {n}").into());
+            }
+        }
         if self.data_ref == DataRef::Upload {
             notes.push(
                 "This link was made with a score file from its author's computer. Files are never put \
@@ -186,6 +195,7 @@ impl App {
         // "Whole curve" only frames panel 2 anew.
         let moved = impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2;
         let curves = (impact.curves && moved) || self.controls.whole_curve != new.whole_curve;
+        let cut = self.controls.cut != new.cut;
         self.controls = new;
         // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
         // style, which would be recalculated first if the page had been written to.
@@ -195,7 +205,7 @@ impl App {
             self.start_job();
         }
         self.dirty.curves |= curves;
-        self.dirty.theorem3 |= curves;
+        self.dirty.theorem3 |= curves || cut;
         self.dirty.theorem3_front |= impact.curves;
         self.dirty.alpha |= impact.alpha;
         self.dirty.sweep |= never_empty_changed;

@@ -12,7 +12,7 @@ use crate::ui::device::{self, Device};
 use crate::ui::dom::{self, set_checked, set_hidden, set_text};
 use crate::ui::permalink::{self, Link};
 use crate::ui::workers::Pool;
-use crate::ui::{embed, files};
+use crate::ui::{embed, files, theme};
 use rvalue_core::Result;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::Controls;
@@ -41,7 +41,7 @@ fn launch(
     link: Option<Link>,
     (gpu_switch, workers_switch, sigma2_given): (Option<String>, Option<String>, bool),
 ) -> Result<Shared> {
-    let UrlState { controls, item, data, embed, large_text, tour, tour_alone } = state;
+    let UrlState { controls, item, data, embed, large_text, tour, tour_alone, view } = state;
     controls.validate()?;
     // For the benchmark's cold load: the wasm is loaded and the app starts.
     dom::mark("rvalue:start");
@@ -75,6 +75,7 @@ fn launch(
         embed,
         tour,
         tour_alone,
+        view,
         tour_tried: false,
         tour_done_on_arrival: None,
         link,
@@ -97,7 +98,7 @@ fn launch(
 fn load_named_data(app: &Shared, data: DataRef) {
     match data {
         DataRef::Sample(name) => files::load_named(&file_sink(app), name),
-        DataRef::Hosted { src, labels } => crate::ui::hosted::load(&file_sink(app), src, labels),
+        DataRef::Hosted { src, labels, name } => crate::ui::hosted::load(&file_sink(app), src, labels, name),
         DataRef::None | DataRef::Upload => {}
     }
 }
@@ -109,8 +110,10 @@ fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> 
     a.me = Rc::downgrade(app);
     let (doc, embed, tour, tour_alone, large_text) =
         (a.doc.clone(), a.embed, a.tour, a.tour_alone, a.large_text);
-    // Before anything is drawn: hidden panels then draw nothing.
+    // Before anything is drawn: hidden panels then draw nothing, and figures take the theme.
+    theme::mark(&doc, &a.view);
     embed::mark(&doc, embed, tour.filter(|_| tour_alone).and_then(rvalue_model::tour::step));
+    embed::mark_figure_only(&doc, embed.filter(|_| a.view.figure_only), &a.view.sliders);
     a.show_tour();
     a.show_link_notes(warnings);
     set_checked(&doc, "large-text", large_text);
@@ -133,6 +136,13 @@ fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> 
     }
     wire(app)?;
     super::tour::wire(app)?;
+    let me = Rc::downgrade(app);
+    let view = app.borrow().view.clone();
+    theme::on_change(&doc, &view, move || {
+        if let Some(app) = me.upgrade() {
+            with(&app, |a| a.dirty = Dirty::ALL);
+        }
+    });
     embed::post(&doc, embed, tour_alone);
     Ok(())
 }

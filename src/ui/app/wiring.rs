@@ -7,7 +7,7 @@ use super::frame::{with, with_now};
 use super::replies::file_sink;
 use super::{App, Dirty, Shared};
 use crate::ui::dom::{self, checked, number};
-use crate::ui::{files, permalink};
+use crate::ui::{files, permalink, print};
 use rvalue_core::Result;
 use rvalue_model::controls::table::{Input, CONTROLS};
 use rvalue_model::message::sentence;
@@ -121,6 +121,8 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         let a = app.clone();
         dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
     }
+    let a = app.clone();
+    print::wire(&doc, move || with_now(&a, |app| app.dirty = Dirty::ALL));
     files::wire(&file_sink(app), &doc)?;
     let a = app.clone();
     permalink::wire(&doc, move || a.borrow_mut().link_now())?;

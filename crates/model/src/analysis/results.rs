@@ -48,6 +48,8 @@ pub struct Analysis {
     /// `z_β` of the first data set by the model rule, per β (bits) asked so far: a root over all
     /// N·K candidates, too slow to repeat on every redraw of a large file.
     pub(in crate::analysis) z_memo: std::cell::RefCell<Vec<(u64, Option<f64>)>>,
+    /// Panel 5's CP_r threshold rule per level `r` (bits) asked so far.
+    pub(in crate::analysis) cut_memo: std::cell::RefCell<Vec<(u64, Option<crate::CutRule>)>>,
     /// Mean of the first data set's false candidates' mean scores (Theorem 3's μ0 for files).
     pub(in crate::analysis) false_mean: f64,
     /// Pooled CP_r: the r-values of the test item inspected last (α moves re-inspect it).
@@ -196,6 +198,7 @@ impl Analysis {
             hyper,
             pooled_first,
             z_memo: Default::default(),
+            cut_memo: Default::default(),
             false_mean,
             inspected: Default::default(),
         })

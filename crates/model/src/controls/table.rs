@@ -10,6 +10,7 @@
 
 use super::{Controls, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 use crate::scales;
+use crate::CutFrom;
 use rvalue_core::conformal::{Coverage, Prior, RvalueKind};
 use rvalue_core::options::{self, Choice};
 use rvalue_core::probability::ScoresAre;
@@ -218,7 +219,18 @@ macro_rules! choice_fields {
         }
     )+};
 }
-choice_fields!(Mode, RvalueKind, Prior, VarianceKind, Algorithm, LambdaRule, TieOrder, Coverage, ScoresAre);
+choice_fields!(
+    Mode,
+    RvalueKind,
+    Prior,
+    VarianceKind,
+    Algorithm,
+    LambdaRule,
+    TieOrder,
+    Coverage,
+    ScoresAre,
+    CutFrom
+);
 
 /// A row of [`CONTROLS`]: `control!(key, name, input, range, mode, c => place of the value in c)`.
 macro_rules! control {
@@ -264,7 +276,7 @@ const SIGMA2: Input =
 pub const MODE: &str = "mode";
 
 /// Every control, in the order links write them.
-pub static CONTROLS: [Control; 35] = {
+pub static CONTROLS: [Control; 36] = {
     use Input::*;
     const TOY: Option<Mode> = Some(Mode::Toy);
     const SCORES: Option<Mode> = Some(Mode::Scores);
@@ -290,6 +302,7 @@ pub static CONTROLS: [Control; 35] = {
         control!("saps-lambda", "SAPS's λ", Number, NON_NEGATIVE, None, c => c.score.baseline.saps_lambda),
         control!("randomized", "randomized baselines", Checkbox, Range::Flag, None, c => c.score.baseline.randomized),
         control!("whole-curve", "whole curve", Checkbox, Range::Flag, None, c => c.whole_curve),
+        control!("cut", "panel 5's threshold", Select, choice::<CutFrom>(), None, c => c.cut),
         control!("k", "K", Number, Range::AtLeast(2), TOY, c => c.toy.k),
         control!("m", "M", Number, Range::AtLeast(1), TOY, c => c.toy.m),
         control!("n-cal", "n_cal", Number, Range::AtLeast(1), TOY, c => c.toy.n_cal),
@@ -379,6 +392,7 @@ mod tests {
             seed: 11,
             baselines: [true; 3],
             whole_curve: true,
+            cut: crate::CutFrom::Beta,
         }
     }
 

@@ -47,12 +47,16 @@ pub(super) fn encode(s: &str) -> String {
         .collect()
 }
 
-/// Long user text is cut in messages, so a crafted link cannot flood the page.
+/// Long user text is cut in messages, so a crafted link cannot flood the page; control and
+/// bidirectional control characters show as U+FFFD, so a quoted value cannot reorder or break
+/// the sentence that refuses it.
 pub(super) fn shown(v: &str) -> String {
     const MAX: usize = 40;
+    let safe = |c: char| if c.is_control() || rvalue_core::io::reorders_text(c) { '\u{FFFD}' } else { c };
+    let cut: String = v.chars().take(MAX).map(safe).collect();
     if v.chars().count() > MAX {
-        format!("{}…", v.chars().take(MAX).collect::<String>())
+        format!("{cut}…")
     } else {
-        v.to_string()
+        cut
     }
 }

@@ -16,6 +16,8 @@ pub(super) struct Reader {
     pub(super) warnings: Vec<String>,
     /// `labels=`, kept until the end: it belongs to `src=`, which may come after it.
     pub(super) labels: Option<String>,
+    /// `name=`, kept until the end for the same reason.
+    pub(super) name: Option<String>,
 }
 
 impl Reader {
@@ -57,15 +59,23 @@ impl Reader {
             }
             return;
         }
+        if let Some(warnings) = s.view.read(key, v) {
+            self.warnings.extend(warnings);
+            return;
+        }
         match key {
             "sample" => self.sample(s, v),
             "src" => match super::hosted::address(v) {
-                Ok(src) => s.data = DataRef::Hosted { src, labels: None },
+                Ok(src) => s.data = DataRef::Hosted { src, labels: None, name: None },
                 Err(why) => self.warn(format!("'src={}' {why}: no file is loaded", shown(v))),
             },
             "labels" => match super::hosted::address(v) {
                 Ok(l) => self.labels = Some(l),
                 Err(why) => self.warn(format!("'labels={}' {why}: ignored", shown(v))),
+            },
+            "name" => match super::hosted::display_name(v) {
+                Ok(n) => self.name = Some(n),
+                Err(why) => self.warn(format!("'name={}' {why}: the file's own name is shown", shown(v))),
             },
             "data" => match v {
                 "upload" => s.data = DataRef::Upload,
@@ -139,10 +149,19 @@ impl Reader {
             ),
             (None, _) => {}
         }
+        match (self.name.take(), &mut s.data) {
+            (Some(n), DataRef::Hosted { name, .. }) => *name = Some(n),
+            (Some(_), _) => self.warn(
+                "'name=' names what a hosted file is shown as, and no 'src=' names one: ignored".to_string(),
+            ),
+            (None, _) => {}
+        }
         if s.tour_alone {
             s.embed = None;
             s.tour.get_or_insert(1);
         }
+        let view_warnings = s.view.check(s.embed.is_some());
+        self.warnings.extend(view_warnings);
         if let Err(e) = s.controls.toy_params().validate() {
             self.warn(format!("the toy parameters are not usable ({e}): the defaults are used"));
             s.controls.toy = ToyParams::default();

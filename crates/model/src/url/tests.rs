@@ -137,7 +137,7 @@ mod properties {
     use crate::samples::SAMPLES;
     use crate::url::escape::encode;
     use crate::url::*;
-    use crate::{ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
+    use crate::{CutFrom, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
     use proptest::prelude::*;
     use rvalue_core::conformal::{Baseline, Prior, RvalueKind, ScoreOptions};
     use rvalue_core::options::Choice;
@@ -205,7 +205,7 @@ mod properties {
             toy(),
             (ALPHA_RANGE.0..=ALPHA_RANGE.1, BETA_RANGE.0..=BETA_RANGE.1, SIGMA2_RANGE.0..=SIGMA2_RANGE.1),
             score(),
-            (any::<bool>(), any::<bool>()),
+            (any::<bool>(), any::<bool>(), any::<bool>()),
             (1usize..10_000, 1e-9..1.0f64, any::<u64>()),
             (any::<[bool; 3]>(), one_of::<ScoresAre>(), (0.0..10.0f64, 0.0..50.0f64, 0.0..10.0f64)),
         )
@@ -215,7 +215,7 @@ mod properties {
                     toy,
                     (alpha, beta, sigma2),
                     score,
-                    (never_empty, whole_curve),
+                    (never_empty, whole_curve, beta_cut),
                     (splits, cal_fraction, seed),
                     (baselines, scores_are, (raps_lambda, raps_kreg, saps_lambda)),
                 )| {
@@ -234,6 +234,7 @@ mod properties {
                         seed,
                         baselines,
                         whole_curve,
+                        cut: if beta_cut { CutFrom::Beta } else { CutFrom::Calibrated },
                     }
                 },
             )
@@ -317,7 +318,8 @@ fn a_links_sigma2_is_noted_and_the_toy_keeps_its_own() {
 fn a_hosted_file_and_its_labels_round_trip_and_bad_addresses_are_refused() {
     let r = read("labels=data/y%20labels.npy&mode=scores&src=data/a%26b.npy");
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
-    let want = DataRef::Hosted { src: "data/a&b.npy".into(), labels: Some("data/y labels.npy".into()) };
+    let want =
+        DataRef::Hosted { src: "data/a&b.npy".into(), labels: Some("data/y labels.npy".into()), name: None };
     assert_eq!(r.state.data, want);
     let q = r.state.to_query();
     assert_eq!(q, "mode=scores&src=data%2Fa%26b.npy&labels=data%2Fy%20labels.npy");
@@ -331,4 +333,103 @@ fn a_hosted_file_and_its_labels_round_trip_and_bad_addresses_are_refused() {
     assert!(r.warnings.iter().any(|w| w.starts_with("'labels=data:x'")), "{:?}", r.warnings);
     // In the toy setting no file is loaded, as for a sample.
     assert_eq!(read("src=a.npz").state.data, DataRef::None);
+}
+
+#[test]
+fn theme_and_background_round_trip_and_default_to_light() {
+    assert_eq!(read("").state.view, View::default());
+    assert_eq!(View::default().theme, Theme::Light);
+    for theme in Theme::ALL {
+        let mut s = UrlState::default();
+        s.view.theme = theme;
+        s.view.transparent = true;
+        let q = s.to_query();
+        let r = read(&q);
+        assert_eq!((r.state, r.warnings.len()), (s, 0), "{q}");
+    }
+    assert_eq!(read("theme=auto").state.view.theme, Theme::Auto);
+    assert_eq!(
+        read("theme=dark&background=transparent").state.to_query(),
+        "theme=dark&background=transparent"
+    );
+    // The defaults are not written.
+    assert_eq!(read("theme=light&background=page").state.to_query(), "");
+}
+
+#[test]
+fn a_bad_theme_or_background_is_warned_of_and_left_at_its_default() {
+    let r = read("theme=sepia&background=pink");
+    assert_eq!(r.state.view, View::default());
+    assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+    assert!(r.warnings[0].contains("'theme=sepia' is not one of light, dark or auto"), "{:?}", r.warnings);
+    assert!(r.warnings[1].contains("'background=pink'"), "{:?}", r.warnings);
+}
+
+#[test]
+fn a_figure_only_embed_reads_its_sliders_in_order_once() {
+    let r = read("embed=theorem3&chrome=none&controls=sigma2,alpha,sigma2");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let v = &r.state.view;
+    assert!(v.figure_only);
+    assert_eq!(v.sliders, [Slider::Sigma2, Slider::Alpha]);
+    assert_eq!(r.state.to_query(), "embed=theorem3&chrome=none&controls=sigma2,alpha");
+    assert_eq!(read(&r.state.to_query()).state, r.state);
+    // No `controls=`: no slider.
+    assert!(read("embed=coverage&chrome=none").state.view.sliders.is_empty());
+}
+
+#[test]
+fn unknown_sliders_are_left_out_with_a_warning() {
+    let r = read("embed=coverage&chrome=none&controls=alpha,gamma,,beta");
+    assert_eq!(r.state.view.sliders, [Slider::Alpha, Slider::Beta]);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert!(r.warnings[0].contains("'gamma', not a slider (alpha, beta or sigma2)"), "{:?}", r.warnings);
+}
+
+#[test]
+fn chrome_and_controls_need_an_embedded_panel() {
+    let r = read("chrome=none&controls=alpha");
+    assert_eq!(r.state.view, View::default());
+    assert!(r.warnings.iter().any(|w| w.contains("embedded panel")), "{:?}", r.warnings);
+    // A tour step alone is not a panel.
+    let r = read("embed=tour&tour=2&chrome=none");
+    assert!(!r.state.view.figure_only);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    // controls= without chrome=none: the embed shows its own sliders already.
+    let r = read("embed=coverage&controls=alpha");
+    assert!(r.state.view.sliders.is_empty());
+    assert!(r.warnings[0].contains("chrome=none"), "{:?}", r.warnings);
+    let r = read("embed=coverage&chrome=maybe");
+    assert!(!r.state.view.figure_only);
+    assert!(r.warnings[0].contains("'chrome=maybe'"), "{:?}", r.warnings);
+}
+
+/// `name=` belongs to `src=` in either order and survives a link escaped; without `src=`, or
+/// holding what could pass for another name, it is refused with a sentence and the file keeps
+/// its own name.
+#[test]
+fn a_hosted_file_name_round_trips_and_hostile_names_are_refused() {
+    let r = read("name=%3Cb%3EMy%20run%26co%3C%2Fb%3E&mode=scores&src=data/a.npz");
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let want =
+        DataRef::Hosted { src: "data/a.npz".into(), labels: None, name: Some("<b>My run&co</b>".into()) };
+    assert_eq!(r.state.data, want);
+    let q = r.state.to_query();
+    assert_eq!(q, "mode=scores&src=data%2Fa.npz&name=%3Cb%3EMy%20run%26co%3C%2Fb%3E");
+    assert_eq!(read(&q).state, r.state);
+    let r = read("mode=scores&name=x");
+    assert_eq!(r.state.data, DataRef::None);
+    assert!(r.warnings.iter().any(|w| w.contains("no 'src=' names one")), "{:?}", r.warnings);
+    for (bad, why) in
+        [("abc%E2%80%AEgpj", "U+202E"), ("a%0Ab", "control character"), (&"x".repeat(201)[..], "longer")]
+    {
+        let r = read(&format!("mode=scores&src=a.npz&name={bad}"));
+        assert_eq!(r.state.data, DataRef::Hosted { src: "a.npz".into(), labels: None, name: None });
+        assert!(r.warnings.iter().any(|w| w.starts_with("'name=") && w.contains(why)), "{:?}", r.warnings);
+        // The sentence quotes the value with what could reorder or break it replaced.
+        assert!(!r
+            .warnings
+            .iter()
+            .any(|w| w.chars().any(|c| c.is_control() || rvalue_core::io::reorders_text(c))));
+    }
 }

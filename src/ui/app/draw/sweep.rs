@@ -40,7 +40,13 @@ impl App {
         let Some(p) = self.alpha_views[usize::from(ne)].iter().position(Option::is_none) else {
             return false;
         };
-        self.alpha_view(scales::alpha_at(p as u32 + scales::ALPHA_POSITIONS.0), ne).is_ok()
+        let alpha = scales::alpha_at(p as u32 + scales::ALPHA_POSITIONS.0);
+        // Panel 5's threshold rule at that α's r̂ too (remembered), so that an α move only
+        // looks it up.
+        if let Some((a, r)) = self.analysis.as_ref().and_then(|a| a.r_hat(alpha).map(|r| (a, r))) {
+            a.cut_rule(r);
+        }
+        self.alpha_view(alpha, ne).is_ok()
     }
 
     /// The figures of panels 3 and 4 (curves against α), without the current α.

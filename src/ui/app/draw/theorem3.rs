@@ -1,5 +1,5 @@
 //! Panel 5: Theorem 3's inclusion curves, the figure behind and CP's curve (which moves with
-//! α) on the overlay canvas in front.
+//! α) on the overlay canvas in front, the readout at the σ² marker and what the curves hold.
 
 use super::CURVE_POINTS;
 use crate::ui::app::{App, THEOREM3_FRONT};
@@ -7,48 +7,63 @@ use crate::ui::dom::set_text;
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_model::message::sentence;
-use rvalue_model::scales::short;
-use rvalue_model::{inclusion_curves, InclusionInputs, Mode};
+use rvalue_model::scales::{fixed, short};
+use rvalue_model::{inclusion_curves, theorem3_held, theorem3_readout, Mode};
 
 impl App {
-    /// Panel 5: Theorem 3's curves at the current α and β.
-    /// Panel 5: Theorem 3's curves at the current α and β. `whole`: the figure (axes, CP_r's
-    /// curve, the σ² marker) and its front layer (CP's curve, which alone moves with α, and the
-    /// legend); else only the front layer, on the overlay canvas.
+    /// Panel 5: Theorem 3's curves at the current α and β from the analysis on show. `whole`:
+    /// the figure's back (axes, the σ² marker) and its front layer (the curves, which move with
+    /// α, and the legend); else the front layer alone.
     pub(super) fn render_theorem3(&mut self, whole: bool) {
         let c = &self.controls;
-        let grid = panels::sigma2_axis(CURVE_POINTS);
-        let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
-        let inputs = match (c.mode, analysis) {
-            (Mode::Toy, _) => InclusionInputs::toy(&c.toy_params(), c.alpha, c.beta),
-            (Mode::Scores, Some(a)) => a.inclusion_inputs(c.alpha, c.beta),
-            (Mode::Scores, None) => return self.no_theorem3(self.waiting_for_scores(true)),
+        let Some(a) = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode) else {
+            let why = match c.mode {
+                Mode::Toy => panels::placeholder::THEOREM3_TOY_WAITING,
+                Mode::Scores => self.waiting_for_scores(true),
+            };
+            return self.no_theorem3(why);
         };
-        let note = format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(c.beta), short(c.sigma2));
-        match inputs.and_then(|i| inclusion_curves(&i, &grid)) {
-            Ok(inc) => {
-                let fig = panels::theorem3(&inc, c.sigma2);
-                if whole || self.theorem3_frame.is_none() {
-                    self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
-                }
-                if let Some(frame) = &self.theorem3_frame {
-                    if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
-                        web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
-                    }
-                    if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
-                        let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
-                    }
-                    self.keep("plot-theorem3", fig);
-                }
-                set_text(&self.doc, "theorem3-note", &note);
+        let grid = panels::sigma2_axis(CURVE_POINTS);
+        let toy = a.toy.as_ref().map(|_| a.controls.toy_params());
+        let curves = a.inclusion_inputs(c.alpha, c.beta, c.cut).and_then(|i| inclusion_curves(&i, &grid));
+        let inc = match curves {
+            Ok(inc) => inc,
+            Err(e) => return self.no_theorem3(&sentence(&e)),
+        };
+        let readout = theorem3_readout(&inc.inputs, c.sigma2, toy.as_ref()).text();
+        let held = theorem3_held(&inc.inputs, c.alpha, toy.as_ref().map(|p| p.sigma2), c.sigma2);
+        let rhat = a.r_hat(c.alpha).map_or("none".to_string(), |r| fixed(r, 4));
+        let marked =
+            format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(c.beta), short(c.sigma2));
+        // Written after the drawing: a canvas' box read after a DOM write forces a layout.
+        let texts = [
+            ("cut-calibrated", format!("calibrated r̂ = {rhat} (panel 6's sets)")),
+            ("cut-beta", format!("β = {} (the slider)", short(c.beta))),
+            ("theorem3-readout", readout),
+            ("theorem3-note", format!("{marked} {held}")),
+        ];
+        let fig = panels::theorem3(&inc, c.sigma2);
+        if whole || self.theorem3_frame.is_none() {
+            self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
+        }
+        if let Some(frame) = &self.theorem3_frame {
+            if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
+                web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
             }
-            Err(e) => self.no_theorem3(&sentence(&e)),
+            if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
+                let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
+            }
+            self.keep("plot-theorem3", fig);
+        }
+        for (id, text) in texts {
+            set_text(&self.doc, id, &text);
         }
     }
 
     /// Panel 5 without a figure: `why` in its note, both canvases blank.
     fn no_theorem3(&mut self, why: &str) {
         set_text(&self.doc, "theorem3-note", why);
+        set_text(&self.doc, "theorem3-readout", "–");
         self.blank("plot-theorem3");
         self.blank(THEOREM3_FRONT);
         self.theorem3_frame = None;

@@ -7,7 +7,9 @@ use crate::ui::dom::set_text;
 use crate::ui::panels;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
-use rvalue_model::{panel_betas, threshold_curves, threshold_curves_with, threshold_inputs, Mode};
+use rvalue_model::{
+    panel_betas, prior_source, threshold_curves, threshold_curves_with, threshold_inputs, Mode,
+};
 
 impl App {
     /// Panel 2: the threshold curves, zoomed on their dip unless "Whole curve" is ticked, or a
@@ -43,9 +45,10 @@ impl App {
         let whole = c.whole_curve;
         let fig = panels::threshold(&t, &points, c.sigma2, whole);
         let mut note = format!(
-            "Prior μ = {}, τ² = {}; β = {}: s* = {}, s0 = {}.",
+            "Prior μ = {}, τ² = {} ({}); β = {}: s* = {}, s0 = {}.",
             scales::fixed(h.mu, 3),
             scales::fixed(h.tau2, 4),
+            prior_source(c.mode, analysis.and_then(|a| a.hyper())),
             short(s.beta),
             s.s_star.map_or("none (the curve only rises)".to_string(), |m| short(m.sigma2)),
             s.s0.map_or("none".to_string(), |m| short(m.sigma2)),

@@ -1,0 +1,92 @@
+//! The figures' colours in each theme, beside the page's style sheet (`www/style.css` holds the
+//! same values as CSS custom properties), and the contrast the dark one was chosen for. The
+//! methods keep their Okabe–Ito colours in both themes: each stays at least 3:1 (WCAG's ratio
+//! for graphics) against the dark figure background, so no method needs a second colour.
+
+/// An sRGB colour.
+pub type Rgb = (u8, u8, u8);
+
+/// Okabe–Ito's colours of CP, CP_avg, CP_r, APS, RAPS, SAPS (the page's method order).
+pub const METHODS: [Rgb; 6] =
+    [(230, 159, 0), (86, 180, 233), (0, 158, 115), (0, 114, 178), (213, 94, 0), (204, 121, 167)];
+
+/// What a figure draws in colours that are not a method's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Palette {
+    /// The figure's background (the panel's colour).
+    pub background: Rgb,
+    /// Text, axes and lines drawn in the text colour.
+    pub ink: Rgb,
+    /// Secondary lines (a target, faint curves).
+    pub grey: Rgb,
+    /// The grid's fine and bold lines.
+    pub grid: (Rgb, Rgb),
+    /// The legend box's edge.
+    pub edge: Rgb,
+}
+
+pub const LIGHT: Palette = Palette {
+    background: (255, 255, 255),
+    ink: (29, 29, 31),
+    grey: (110, 110, 110),
+    grid: ((238, 238, 238), (220, 220, 220)),
+    edge: (200, 200, 200),
+};
+
+pub const DARK: Palette = Palette {
+    background: (27, 28, 32),
+    ink: (230, 230, 234),
+    grey: (160, 160, 168),
+    grid: ((38, 39, 44), (50, 51, 58)),
+    edge: (90, 91, 100),
+};
+
+/// WCAG's relative luminance.
+pub fn luminance((r, g, b): Rgb) -> f64 {
+    let lin = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+}
+
+/// WCAG's contrast ratio of two colours (1 to 21).
+pub fn contrast(a: Rgb, b: Rgb) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn the_contrast_ratio_is_wcags() {
+        assert!((contrast((0, 0, 0), (255, 255, 255)) - 21.0).abs() < 1e-9);
+        assert!((contrast((119, 119, 119), (255, 255, 255)) - 4.48).abs() < 0.01);
+    }
+
+    #[test]
+    fn text_reads_at_4_5_to_1_and_lines_at_3_to_1_in_both_themes() {
+        for p in [LIGHT, DARK] {
+            assert!(contrast(p.ink, p.background) >= 4.5, "{p:?}");
+            assert!(contrast(p.grey, p.background) >= 3.0, "{p:?}");
+            // The grid stays in the background: fainter than any line drawn on it.
+            assert!(contrast(p.grid.1, p.background) < 1.5, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn every_method_colour_stands_out_on_the_dark_background() {
+        for c in METHODS {
+            let r = contrast(c, DARK.background);
+            assert!(r >= 3.0, "{c:?}: {r:.2}");
+        }
+    }
+}
