@@ -37,7 +37,7 @@ function files(dir) {
 
 const sum = (sizes) => sizes.reduce((total, [, n]) => total + n, 0);
 
-test('dist/ stays within 1.6633 MB gzipped (gzip -9 per file, summed)', (t) => {
+test('dist/ stays within 1.6693 MB gzipped (gzip -9 per file, summed)', (t) => {
   const sizes = files(DIST).map((f) => [relative(DIST, f), gzipSync(readFileSync(f), { level: 9 }).length]);
   const total = sum(sizes);
   const listing = sizes.map(([f, n]) => `${f} ${n}`).join(', ');
