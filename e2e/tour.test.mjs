@@ -120,8 +120,23 @@ test('the whole tour walks with PageDown alone, each step its link, each try con
   });
 });
 
-// The numbers the steps' text quotes, checked against what the page shows.
+// Every method's [coverage, size, empty %], read from panel 6's table.
+async function rows(page) {
+  const all = {};
+  for (const m of ['CP', 'CPavg', 'CPr']) {
+    const [coverage, size] = await row(page, m);
+    const empty = await page.evaluate((m) => {
+      const tr = [...document.querySelectorAll('#summary-table tbody tr')].find((r) => r.querySelector('th').textContent.trim() === m);
+      return parseFloat(tr.querySelectorAll('td')[3].textContent);
+    }, m);
+    all[m] = [coverage, size, empty];
+  }
+  return all;
+}
+
+// The numbers the steps' text and confirmations quote, checked against what the page shows.
 async function checkNumbers(page, n, when) {
+  await checkTexts(page, n, when);
   // Another draw reorders CP's column of the inspector, not CP_avg's or CP_r's.
   const columns = () => page.evaluate(() => [...document.querySelectorAll('#inspector .ranking')].map((c) => c.textContent));
   if (n === 2 && when === 'before') page.columnsBefore = await columns();
@@ -161,6 +176,67 @@ async function checkNumbers(page, n, when) {
     const r = await row(page, 'CPr');
     if (when === 'before') assert.equal(r[0].toFixed(2), '0.90', `exchangeable ${r}`);
     else assert.equal(r[0].toFixed(2), '0.80', `index ${r}`);
+  }
+}
+
+// The claims of the texts and confirmations this function's sibling does not check.
+async function checkTexts(page, n, when) {
+  const done = await text(page, '#tour-done');
+  const tourText = await text(page, '#tour-text');
+  if (n === 1 && when === 'before') assert.match(tourText, /nonconformity score, −score.*−score is at most q̂/);
+  if (n === 1 && when === 'after') {
+    // "Coverage followed 1 − α": every method covers about 0.8 at α = 0.2.
+    for (const [m, [coverage]] of Object.entries(await rows(page))) {
+      assert.ok(Math.abs(coverage - 0.8) < 0.02, `${m} covers ${coverage} at α = 0.2`);
+    }
+  }
+  if (n === 2 && when === 'before') {
+    // "Here CP_r's set is empty": its column says so, and its first candidate is below the cut.
+    assert.match(tourText, /CP_r's set is empty/);
+    const r = page.locator('#inspector .ranking').nth(2);
+    assert.equal(await r.locator('li.cut.empty').textContent(), 'empty set');
+    assert.equal(await r.locator('li').first().getAttribute('class'), 'cut empty');
+    assert.equal(await page.locator('#inspector .ranking').nth(1).locator('li.cut.empty').count(), 0);
+  }
+  if (n === 3 && when === 'after') {
+    // "fell below 40 % (38 % at σ² = 10)": the page's P(q > p) at the σ² reached.
+    const pqp = parseFloat(await text(page, '#pqp'));
+    assert.ok(pqp < 40 && pqp > 15, `P(q > p) = ${pqp}`);
+    assert.equal(await text(page, '#sigma2-value'), '10');
+    assert.equal(Math.round(pqp), 38, done);
+    assert.match(done, /38 % at σ² = 10/);
+  }
+  if (n === 7) {
+    const all = await rows(page);
+    if (when === 'before') {
+      // "about 10 % of its sets are empty"
+      assert.ok(Math.abs(all.CPr[2] - 10) < 2, `CP_r's empty sets ${all.CPr[2]} %`);
+      page.sizesBefore = all;
+    } else {
+      // "Every method's sets grow with the coverage asked for; CP_r's stay the smallest."
+      for (const m of ['CP', 'CPavg', 'CPr']) assert.ok(all[m][1] > page.sizesBefore[m][1], `${m} grew`);
+      assert.ok(all.CPr[1] < all.CPavg[1] && all.CPr[1] < all.CP[1], JSON.stringify(all));
+    }
+  }
+  if (n === 8 && when === 'before') {
+    // "CP_r's sets are larger than CP_avg's, by what panel 6's last line says": the line's
+    // percentage is the table's sizes' (rounded to two decimals there).
+    const all = await rows(page);
+    const m = (await text(page, '#reduction')).match(/larger by ([\d.]+) % against CP_avg \(α = 0\.1, (\d+) repeats\)/);
+    assert.ok(m, await text(page, '#reduction'));
+    const larger = 100 * (all.CPr[1] / all.CPavg[1] - 1);
+    assert.ok(Math.abs(larger - Number(m[1])) < 1, `${larger} against ${m[1]}`);
+  }
+  if (n === 9 && when === 'before') {
+    // Arrived by Next: no file yet, so panel 6 holds no toy's numbers.
+    assert.equal(await page.locator('#summary-table tbody tr').count(), 0);
+    assert.equal(await page.locator('#conditional-table tbody tr').count(), 0);
+    assert.equal(await text(page, '#reduction'), '–');
+    assert.equal(await page.locator('#inspector .ranking').count(), 0);
+  }
+  if (n === 9 && when === 'after') {
+    assert.equal(await page.locator('#summary-table tbody tr').count(), 3);
+    assert.match(await text(page, '#reduction'), /\(α = 0\.1, \d+ splits\)/);
   }
 }
 

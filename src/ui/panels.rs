@@ -414,9 +414,11 @@ fn method_rows<const N: usize>(v: &AlphaView, all: Vec<[String; N]>) -> Vec<Tabl
 
 /// Panel 6's note: how CP_r's mean set size compares with CP's and CP_avg's at this α, unless a
 /// method covers less than its guarantee promises here; smaller sets that under-cover are no
-/// gain, so the note then names the methods that fall short instead.
-pub fn reduction_text(v: &AlphaView) -> String {
-    let splits = v.rows.first().map_or(0, |r| r.splits);
+/// gain, so the note then names the methods that fall short instead. The toy's splits are its
+/// repeats (`toy`), as its controls and status line call them.
+pub fn reduction_text(v: &AlphaView, toy: bool) -> String {
+    let n = v.rows.first().map_or(0, |r| r.splits);
+    let splits = format!("{n} {}", if toy { "repeats" } else { "splits" });
     let short_of: Vec<String> = v
         .rows
         .iter()
@@ -425,7 +427,7 @@ pub fn reduction_text(v: &AlphaView) -> String {
         .collect();
     if !short_of.is_empty() {
         return format!(
-            "{}, below 1 − α = {} by more than three standard errors (α = {}, {} splits): \
+            "{}, below 1 − α = {} by more than three standard errors (α = {}, {}): \
              set sizes are not compared.",
             short_of.join(" and "),
             short(1.0 - v.alpha),
@@ -439,7 +441,7 @@ pub fn reduction_text(v: &AlphaView) -> String {
         Some(r) => format!("smaller by {} %", fixed(r, 1)),
     };
     format!(
-        "CP_r's sets are {} against CP and {} against CP_avg (α = {}, {} splits).",
+        "CP_r's sets are {} against CP and {} against CP_avg (α = {}, {}).",
         change(v.reduction_vs_cp),
         change(v.reduction_vs_cp_avg),
         short(v.alpha),
@@ -523,6 +525,9 @@ impl RankingColumn {
 /// The markup of the cut between the set and the rest.
 pub const CUT_HTML: &str = "<li class=\"cut\" aria-label=\"end of the set\"></li>";
 
+/// The cut when the set is empty: it says so, as a line above every candidate is easy to miss.
+pub const EMPTY_CUT_HTML: &str = "<li class=\"cut empty\">empty set</li>";
+
 /// Panel 7's columns: one per method, candidates in its order, the set above the line.
 pub fn inspector_columns(v: &ItemView, single_draw: bool) -> Vec<RankingColumn> {
     let mut columns = Vec::new();
@@ -569,9 +574,9 @@ pub fn ranking_list(c: &RankingColumn) -> String {
     }
     let mut list = String::from("<ol>");
     let mut cut = false;
-    for r in &c.rows {
+    for (i, r) in c.rows.iter().enumerate() {
         if !r.in_set && !cut {
-            list += CUT_HTML;
+            list += if i == 0 { EMPTY_CUT_HTML } else { CUT_HTML };
             cut = true;
         }
         let mark = if r.is_true { " <b>✓ true</b>" } else { "" };

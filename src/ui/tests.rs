@@ -93,7 +93,7 @@ async fn the_page_shows_the_cores_numbers() {
     let view = analysis.at_alpha(0.1, false).unwrap();
     assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
     assert_eq!(text(&doc, "size-readout"), panels::readout(&view, false));
-    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view));
+    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view, true));
     let p = a.controls().toy_params();
     let pqp = toy::prob_q_exceeds_p(p.mu_p, p.sigma2_p, p.mu_q, p.sigma2);
     assert_eq!(text(&doc, "pqp"), format!("{:.2} %", 100.0 * pqp));
@@ -167,7 +167,7 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     let a = app.borrow();
     let view = a.analysis().unwrap().at_alpha(0.2, false).unwrap();
     assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
-    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view));
+    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view, true));
     assert!(text(&doc, "item-info").ends_with("(α = 0.2)"), "{}", text(&doc, "item-info"));
     assert!(text(&doc, "theorem3-note").starts_with("α = 0.2,"), "{}", text(&doc, "theorem3-note"));
     // The markers (and panel 5's CP curve) moved; the figures under them were not drawn again.
@@ -523,6 +523,30 @@ fn files_are_told_apart_by_role() {
     let other = write_npy_f32(&[n_cal, m + 1], &vec![0.5; n_cal * (m + 1)]);
     let e = files::read_named(named(&[("test.npy", &test), ("other.npy", &other)])).1.unwrap_err();
     assert!(e.to_string().contains("are two score files"), "{e}");
+}
+
+#[test]
+fn an_empty_set_is_labelled_in_the_inspector() {
+    let row = |rank: usize, in_set| panels::RankingRow {
+        rank,
+        candidate: rank,
+        score: "0.1".to_string(),
+        in_set,
+        is_true: rank == 2,
+    };
+    let mut c = panels::RankingColumn {
+        title: String::new(),
+        what: "r-value",
+        threshold: "0.05".to_string(),
+        note: None,
+        rows: vec![row(1, false), row(2, false)],
+        hidden: 0,
+    };
+    assert_eq!(c.cut(), Some(0));
+    assert!(panels::ranking_list(&c).starts_with(&format!("<ol>{}", panels::EMPTY_CUT_HTML)));
+    c.rows[0].in_set = true;
+    let list = panels::ranking_list(&c);
+    assert!(!list.contains("empty set") && list.contains(panels::CUT_HTML), "{list}");
 }
 
 #[test]

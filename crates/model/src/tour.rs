@@ -39,11 +39,12 @@ pub struct Step {
 pub const STEPS: [Step; 10] = [
     Step {
         title: "Conformal prediction in one picture",
-        text: "A model scores every candidate answer of an item. Split conformal prediction takes the \
-               true answers' scores on calibration items and cuts at their ⌈(n + 1)(1 − α)⌉-th smallest, \
-               q̂. A new item's set holds every candidate scoring at most q̂, and on exchangeable data it \
-               holds the true answer with probability at least 1 − α. Panel 3 shows that coverage for \
-               three methods; panel 6 adds their set sizes.",
+        text: "A model scores each candidate answer of an item, higher is better. Split conformal \
+               prediction turns it into a nonconformity score, −score, takes the true answers' on \
+               calibration items and cuts at their ⌈(n + 1)(1 − α)⌉-th smallest, q̂. A new item's set \
+               holds every candidate whose −score is at most q̂, and on exchangeable data it holds the \
+               true answer with probability at least 1 − α. Panel 3 shows that \
+               coverage, panel 6 the set sizes.",
         query: "",
         panels: &[Panel::Coverage, Panel::Summary],
         control: "alpha",
@@ -57,7 +58,8 @@ pub const STEPS: [Step; 10] = [
         text: "A model that can be sampled (an ensemble, adapters, posterior draws, paraphrased prompts) \
                gives each candidate M scores, not one. CP scores with a single draw, so an item's set \
                depends on which draw was taken. Panel 7 inspects one test item: each column ranks its \
-               candidates by one method, the line marks the set, the true label is in blue.",
+               candidates by one method, the line marks the set, the true label is in blue. Here \
+               CP_r's set is empty: α allows that.",
         query: "",
         panels: &[Panel::Inspector],
         control: "cp-draw",
@@ -77,7 +79,8 @@ pub const STEPS: [Step; 10] = [
         panels: &[Panel::Scores],
         control: "sigma2",
         try_this: "Move σ² down to 10 and watch P(q > p) fall.",
-        done: "A narrow false candidate rarely wins: its width, not its merit, made it win before.",
+        done: "P(q > p) fell below 40 % (38 % at σ² = 10): a narrower false candidate still wins \
+               often, but less; its width, not its merit, made it win near half the time.",
         tried: |s| s.controls.sigma2 <= 10.0,
         action: "sigma2=10",
     },
@@ -131,7 +134,8 @@ pub const STEPS: [Step; 10] = [
     },
     Step {
         title: "Same coverage, smaller sets",
-        text: "Panel 6 is the paper's Table 1 at the current α. CP_r covers as CP does (about 0.90 at α = \
+        text: "Panel 6 sums up the current α in the form of the paper's Table 1, whose published \
+               rows it quotes below. CP_r covers as CP does (about 0.90 at α = \
                0.1) with sets of 0.9 candidates instead of 5.4: the wide false candidates are gone, and \
                about 10 % of its sets are empty, which α allows. Panels 3 and 4 show the same at every \
                α.",
@@ -145,11 +149,12 @@ pub const STEPS: [Step; 10] = [
     },
     Step {
         title: "Pooled r-values need a fair tie order",
-        text: "With few draws, rank-based r-values tie often, and ties need an order. The pooled r-value \
+        text: "With few draws, rank-based r-values often tie, and ties need an order. The pooled r-value \
                ranks an item's candidates together with the calibration items' true labels. The \
                authors' code gives every tie to a calibration unit, so the true label loses them all; \
-               this page breaks ties in a seeded random order, which keeps the guarantee. Here K = 5 \
-               candidates, M = 10 draws, 100 + 100 items.",
+               this page breaks ties in a seeded random order, which keeps the guarantee. Here (K = 5, \
+               M = 10, 100 + 100 items) CP_r's sets are larger than CP_avg's, by what panel 6's last \
+               line says.",
         query: "kind=pooled&sigma2=30&k=5&m=10&n-cal=100&n-test=100&high-var=0.5",
         panels: &[Panel::Summary, Panel::Coverage],
         control: "ties",

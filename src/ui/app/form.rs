@@ -5,6 +5,7 @@
 use super::{App, Dirty};
 use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set_text, set_value};
 use crate::ui::permalink;
+use rvalue_core::conformal::{Prior, RvalueKind};
 use rvalue_core::probability::ScoresAre;
 use rvalue_core::{Error, Result};
 use rvalue_model::controls::table::{Control, Input, CONTROLS};
@@ -210,6 +211,17 @@ impl App {
         self.dirty.sweep |= never_empty_changed;
     }
 
+    /// Panel 6's switch to the paper's per-item prior (with parametric r-values, the one kind
+    /// that has a prior), and back to the pooled one: as if the reader had set both selects.
+    pub(super) fn toggle_per_item_prior(&mut self) {
+        let on = per_item_prior(&self.controls);
+        set_value(&self.doc, "prior", if on { "pooled" } else { "per-item" });
+        if !on {
+            set_value(&self.doc, "kind", "parametric");
+        }
+        self.controls_changed();
+    }
+
     pub(super) fn set_mode(&mut self, mode: Mode) {
         self.controls = self.controls.for_mode(mode);
         // Back on a loaded file, σ² starts at its median variance again.
@@ -220,4 +232,9 @@ impl App {
         self.start_job();
         self.dirty = Dirty::ALL;
     }
+}
+
+/// Whether CP_r uses the paper's per-item prior (panel 6's switch is pressed).
+pub(super) fn per_item_prior(c: &Controls) -> bool {
+    c.score.kind == RvalueKind::Parametric && c.score.prior == Prior::PerItem
 }

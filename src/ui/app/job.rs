@@ -178,6 +178,20 @@ impl App {
         self.state = "cancelled";
     }
 
+    /// Takes the analysis on show off the page; panels that draw from an analysis are emptied
+    /// when next rendered. (The page itself keeps the previous results when the reader picks
+    /// "Your scores" before a file, as after a file it cannot read.)
+    pub(super) fn forget_analysis(&mut self) {
+        if self.analysis.take().is_none() {
+            return;
+        }
+        self.generation += 1;
+        self.previous = None;
+        self.alpha_views = empty_alpha_views();
+        self.analysis_what.clear();
+        self.dirty = Dirty::ALL;
+    }
+
     /// Puts `a` on show; returns what was shown before.
     fn show_analysis(&mut self, a: Analysis, what: String) -> Option<(Analysis, String)> {
         self.generation += 1;

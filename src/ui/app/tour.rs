@@ -71,6 +71,11 @@ impl App {
         self.tour_tried = false;
         self.tour_done_on_arrival = None;
         self.apply_controls(step.state(number).controls);
+        // A step about the reader's scores, before a file: the step before's toy numbers would
+        // read as theirs.
+        if self.controls.mode == rvalue_model::Mode::Scores && self.data.is_none() {
+            self.forget_analysis();
+        }
         self.show_tour();
     }
 

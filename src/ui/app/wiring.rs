@@ -92,6 +92,8 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     let a = app.clone();
     dom::listen_id(&doc, "start-long", "click", move |_| with(&a, App::start_long))?;
     let a = app.clone();
+    dom::listen_id(&doc, "per-item-prior", "click", move |_| with(&a, App::toggle_per_item_prior))?;
+    let a = app.clone();
     dom::listen_id(&doc, "large-text", "change", move |_| {
         with(&a, |app| {
             app.large_text = checked(&app.doc, "large-text").unwrap_or(false);

@@ -144,6 +144,11 @@ fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -
     if from == to {
         return Some(());
     }
+    // An empty set's cut is labelled ([`panels::EMPTY_CUT_HTML`]): into or out of it, the
+    // caller writes the list afresh.
+    if from == Some(0) || to == Some(0) {
+        return None;
+    }
     let ol = list.first_element_child()?;
     let items = ol.children();
     let cut = match from {

@@ -57,6 +57,8 @@ impl App {
             self.show_device();
         }
         if dirty.address {
+            let pressed = if super::form::per_item_prior(&self.controls) { "true" } else { "false" };
+            dom::set_attr(&self.doc, "per-item-prior", "aria-pressed", pressed);
             let state = self.url_state();
             self.check_tour(&state);
             if let Some(link) = &mut self.link {

@@ -3,7 +3,7 @@
 
 use web_sys::HtmlCanvasElement;
 
-use super::table::show_summary;
+use super::table::{show_summary, show_summary_rows};
 use crate::ui::app::{App, ALPHA_PLOTS};
 use crate::ui::dom::{by_id, set_text};
 use crate::ui::figure::Layer;
@@ -11,7 +11,7 @@ use crate::ui::{canvas, panels};
 use rvalue_core::{Error, Result};
 use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
-use rvalue_model::AlphaView;
+use rvalue_model::{AlphaView, Mode};
 
 impl App {
     /// The table at α: from the store when α is a slider position (computed and kept on a
@@ -76,7 +76,7 @@ impl App {
     /// readouts, panel 6's cells and panel 7. Writes only what changed, and reads no layout.
     pub(super) fn render_alpha(&mut self) {
         if self.analysis.is_none() {
-            return;
+            return self.clear_alpha();
         }
         let (alpha, never_empty) = (self.controls.alpha, self.controls.never_empty);
         let view = match self.alpha_view(alpha, never_empty) {
@@ -107,11 +107,27 @@ impl App {
             set_text(d, "coverage-readout", &panels::readout(v, true));
             set_text(d, "size-readout", &panels::readout(v, false));
             show_summary(d, v, &self.tables);
-            set_text(d, "reduction", &panels::reduction_text(v));
+            let toy = self.analysis.as_ref().is_some_and(|a| a.controls.mode == Mode::Toy);
+            set_text(d, "reduction", &panels::reduction_text(v, toy));
         }
         if let Some(v) = view {
             self.tour_outcome(v);
         }
         self.render_item();
+    }
+
+    /// With no analysis on show: panel 6's tables and the readouts of panels 3, 4 and 6 empty,
+    /// as is panel 7 (nothing the page shows may be left from an analysis no longer on show).
+    fn clear_alpha(&mut self) {
+        let d = &self.doc;
+        for id in ["coverage-readout", "size-readout", "reduction"] {
+            set_text(d, id, "–");
+        }
+        show_summary_rows(d, &self.tables, &[], &[]);
+        if !self.inspector.is_empty() {
+            crate::ui::dom::set_html(d, "inspector", "");
+            set_text(d, "item-info", "");
+            self.inspector.clear();
+        }
     }
 }

@@ -26,10 +26,18 @@ pub(in crate::ui::app) struct ShownTables {
 
 /// Panel 6: both tables' cells.
 pub(super) fn show_summary(d: &Document, v: &AlphaView, shown: &ShownTables) {
-    let labels = Some(panels::SUMMARY_LABELS);
-    shown.summary.show(d, "#summary-table tbody", &panels::summary_table(v), labels);
-    let labels = Some(panels::CONDITIONAL_LABELS);
-    shown.conditional.show(d, "#conditional-table tbody", &panels::conditional_table(v), labels);
+    show_summary_rows(d, shown, &panels::summary_table(v), &panels::conditional_table(v));
+}
+
+/// Panel 6: both tables' rows (none: empty tables).
+pub(super) fn show_summary_rows(
+    d: &Document,
+    shown: &ShownTables,
+    summary: &[TableRow],
+    conditional: &[TableRow],
+) {
+    shown.summary.show(d, "#summary-table tbody", summary, Some(panels::SUMMARY_LABELS));
+    shown.conditional.show(d, "#conditional-table tbody", conditional, Some(panels::CONDITIONAL_LABELS));
 }
 
 impl ShownBody {
