@@ -358,10 +358,10 @@ pub fn conditional_cells(v: &AlphaView) -> Vec<[String; 3]> {
 /// `data-label` for the narrow layout in which the rows become labelled cards. The label position
 /// counts from 0, like the paper's average index, while the inspector's ranks count from 1: the
 /// header says so.
-const SUMMARY_COLUMNS: [&str; 4] = ["Coverage", "Set size", "Label position (from 0)", "Empty"];
+pub const SUMMARY_COLUMNS: &[&str] = &["Coverage", "Set size", "Label position (from 0)", "Empty"];
 
 /// The second table's column headers after the method.
-const CONDITIONAL_COLUMNS: [&str; 3] = ["Macro coverage", "Worst class", "CovGap"];
+pub const CONDITIONAL_COLUMNS: &[&str] = &["Macro coverage", "Worst class", "CovGap"];
 
 /// A table body's row: its header cell's markup (the page's own: a method's name, or text
 /// escaped) and its data cells as text.
@@ -392,10 +392,6 @@ pub fn summary_table(v: &AlphaView) -> Vec<TableRow> {
 pub fn conditional_table(v: &AlphaView) -> Vec<TableRow> {
     method_rows(v, conditional_cells(v))
 }
-
-/// The labels of [`summary_table`]'s and [`conditional_table`]'s cells.
-pub const SUMMARY_LABELS: &[&str] = &SUMMARY_COLUMNS;
-pub const CONDITIONAL_LABELS: &[&str] = &CONDITIONAL_COLUMNS;
 
 fn method_rows<const N: usize>(v: &AlphaView, all: Vec<[String; N]>) -> Vec<TableRow> {
     v.rows

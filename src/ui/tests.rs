@@ -213,9 +213,9 @@ async fn tables_patched_over_alpha_moves_equal_a_fresh_render() {
         let rows = |t: Vec<panels::TableRow>, labels| {
             t.iter().map(|r| panels::row_html(r, labels)).collect::<String>()
         };
-        let summary = rows(panels::summary_table(&view), Some(panels::SUMMARY_LABELS));
+        let summary = rows(panels::summary_table(&view), Some(panels::SUMMARY_COLUMNS));
         assert_eq!(tbody("#summary-table tbody"), fresh_html(&doc, &summary), "α = {alpha}");
-        let conditional = rows(panels::conditional_table(&view), Some(panels::CONDITIONAL_LABELS));
+        let conditional = rows(panels::conditional_table(&view), Some(panels::CONDITIONAL_COLUMNS));
         assert_eq!(tbody("#conditional-table tbody"), fresh_html(&doc, &conditional), "α = {alpha}");
         let cv = rvalue_model::classes::ClassView::new(&view, an.k, an.toy.is_some());
         assert_eq!(

@@ -36,8 +36,8 @@ pub(super) fn show_summary_rows(
     summary: &[TableRow],
     conditional: &[TableRow],
 ) {
-    shown.summary.show(d, "#summary-table tbody", summary, Some(panels::SUMMARY_LABELS));
-    shown.conditional.show(d, "#conditional-table tbody", conditional, Some(panels::CONDITIONAL_LABELS));
+    shown.summary.show(d, "#summary-table tbody", summary, Some(panels::SUMMARY_COLUMNS));
+    shown.conditional.show(d, "#conditional-table tbody", conditional, Some(panels::CONDITIONAL_COLUMNS));
 }
 
 impl ShownBody {
