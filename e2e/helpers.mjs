@@ -50,7 +50,11 @@ const TYPES = {
 };
 
 // Serves `root` on 127.0.0.1 at a free port the OS picks (tests may run beside `make serve`).
-export async function startServer(root = DIST) {
+// With `ranges`, it answers HTTP Range requests (one range, `bytes=a-b` or `bytes=a-`) as a
+// static file server does, with 206 and a Content-Range; without, it ignores them and sends the
+// whole file, as servers that do not support ranges do. `log`, if given, gets every answer:
+// { path, range (the request's header or null), status, bytes }.
+export async function startServer(root = DIST, { ranges = false, log = null } = {}) {
   if (!existsSync(join(root, 'index.html'))) {
     throw new Error(`${root}/index.html is missing: build the page first (make test-e2e runs trunk build)`);
   }
@@ -70,12 +74,15 @@ export async function startServer(root = DIST) {
       return;
     }
     try {
-      const body = await readFile(file);
-      res.writeHead(200, {
+      const whole = await readFile(file);
+      const headers = {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         // Each test sees the dist/ of this build, never a cached one.
         'cache-control': 'no-store',
-      });
+      };
+      const [status, body] = ranges ? ranged(whole, req.headers.range, headers) : [200, whole];
+      log?.push({ path, range: req.headers.range ?? null, status, bytes: body.length });
+      res.writeHead(status, headers);
       res.end(body);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -95,6 +102,22 @@ export async function startServer(root = DIST) {
         server.close(() => ok());
       }),
   };
+}
+
+// The answer of a server with ranges to a request whose Range header is `range` (or none):
+// [status, body], with the range headers added to `headers`.
+function ranged(whole, range, headers) {
+  headers['accept-ranges'] = 'bytes';
+  const m = /^bytes=(\d+)-(\d*)$/.exec(range ?? '');
+  if (!m) return [200, whole];
+  const start = Number(m[1]);
+  const end = Math.min(m[2] === '' ? whole.length - 1 : Number(m[2]), whole.length - 1);
+  if (start > end) {
+    headers['content-range'] = `bytes */${whole.length}`;
+    return [416, Buffer.alloc(0)];
+  }
+  headers['content-range'] = `bytes ${start}-${end}/${whole.length}`;
+  return [206, whole.subarray(start, end + 1)];
 }
 
 // playwright's launch() gives each browser a fresh temporary profile and deletes it on close.

@@ -8,11 +8,13 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DIST, ROOT, TIMEOUT_MS, launchBrowser, openPage, pageSummary, ready, shot, startServer, text, useExplorer } from './helpers.mjs';
+import {
+  DIST, ROOT, TIMEOUT_MS, analysesShown, launchBrowser, openPage, pageSummary, ready, settled, shot, startServer, text, useExplorer,
+} from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 4 };
@@ -111,5 +113,113 @@ test('&name= is the hosted file\'s name on the page, as text; a deceptive one is
       assert.match(await text(page, '#url-notes'), why);
       assert.equal(await text(page, '#stat-file'), 'digits_wbb.npz');
     });
+  }
+});
+
+// A site of its own: the page's files and the digits sample's .npy pair in data/, served with
+// or without Range requests (`options` as startServer takes them).
+async function digitsSite(options) {
+  const root = mkdtempSync(join(tmpdir(), 'rvalue-ranged-'));
+  cpSync(DIST, root, { recursive: true });
+  mkdirSync(join(root, 'data'));
+  cpSync(join(ROOT, 'assets', 'digits_wbb_scores.npy'), join(root, 'data', 'scores.npy'));
+  cpSync(join(ROOT, 'assets', 'digits_wbb_labels.npy'), join(root, 'data', 'labels.npy'));
+  const server = await startServer(root, options);
+  const browser = await launchBrowser();
+  const open = async (query) => {
+    const opened = await openPage(browser);
+    await opened.page.goto(`${server.url}index.html?${query}`);
+    await ready(opened.page);
+    return opened;
+  };
+  const close = async () => {
+    await browser.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  };
+  return { open, close, size: statSync(join(root, 'data', 'scores.npy')).size };
+}
+
+// Chooses the r-value kind `kind` on `page` and waits for the analysis after it.
+async function choose(page, kind) {
+  const before = await analysesShown(page);
+  await page.locator('#kind').selectOption(kind);
+  await page.locator('#kind').dispatchEvent('change');
+  await ready(page, before);
+}
+
+// Waits until the inspector shows rankings (a streamed file's item is read first).
+async function inspected(page) {
+  await page.waitForFunction(() => {
+    const t = document.querySelector('#inspector')?.textContent ?? '';
+    return t.length > 0 && !/reading item/.test(t);
+  }, null, { timeout: TIMEOUT_MS });
+}
+
+const RANGED = 'mode=scores&kind=nonparametric&splits=3&item=4&src=data/scores.npy&labels=data/labels.npy';
+const numbers = async (page) => ({
+  table: await text(page, '#summary-table tbody'),
+  inspector: await text(page, '#inspector'),
+  coverage: await text(page, '#coverage-readout'),
+});
+
+test('a hosted .npy whose server answers Range requests is read a block at a time, as held', LONG, async (t) => {
+  const log = [];
+  const site = await digitsSite({ ranges: true, log });
+  try {
+    const held = await site.open(RANGED);
+    log.length = 0;
+    // `stream=0`: a file of any size is read a block at a time where its server allows.
+    const { page, errors } = await site.open(`${RANGED}&stream=0`);
+    await shot(t, page, async () => {
+      assert.match(await text(page, '#data-name'), /read a block at a time/);
+      assert.doesNotMatch(await text(held.page, '#data-name'), /read a block at a time/);
+      assert.deepEqual(await numbers(page), await numbers(held.page));
+      const reads = log.filter((e) => e.path === '/data/scores.npy');
+      assert.ok(reads.length >= 2, `${reads.length} reads of the scores`);
+      for (const r of reads) {
+        assert.equal(r.status, 206, `${r.range} answered ${r.status}`);
+        assert.ok(r.bytes < site.size, `${r.range} carried ${r.bytes} of ${site.size} bytes`);
+      }
+      const q = new URLSearchParams(await page.evaluate(() => location.search));
+      assert.deepEqual([q.get('src'), q.get('labels')], ['data/scores.npy', 'data/labels.npy']);
+
+      // Pooled CP_r: the workers hold the file by its address and read its splits' bytes.
+      const before = log.length;
+      await choose(held.page, 'pooled');
+      await page.locator('#kind').selectOption('pooled');
+      await page.locator('#kind').dispatchEvent('change');
+      await settled(page, 'confirm');
+      const shown = await analysesShown(page);
+      await page.getByRole('button', { name: 'Start' }).click();
+      await ready(page, shown);
+      await inspected(page);
+      await inspected(held.page);
+      assert.deepEqual(await numbers(page), await numbers(held.page), 'pooled');
+      const more = log.slice(before).filter((e) => e.path === '/data/scores.npy');
+      assert.ok(more.length >= 2, 'a worker read the file by its address');
+      assert.ok(more.every((r) => r.status === 206 && r.bytes < site.size));
+      assert.deepEqual(errors, []);
+      assert.deepEqual(held.errors, []);
+    });
+  } finally {
+    await site.close();
+  }
+});
+
+test('a server that ignores Range requests still works: the file is read whole, and the page says so', LONG, async (t) => {
+  const log = [];
+  const site = await digitsSite({ ranges: false, log });
+  try {
+    const held = await site.open(RANGED);
+    const { page, errors } = await site.open(`${RANGED}&stream=0`);
+    await shot(t, page, async () => {
+      assert.match(await text(page, '#data-name'), /does not answer HTTP Range requests, so it was read whole \(1\.1 MB\)/);
+      assert.deepEqual(await numbers(page), await numbers(held.page));
+      assert.ok(log.filter((e) => e.path === '/data/scores.npy').every((e) => e.status === 200));
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await site.close();
   }
 });

@@ -10,6 +10,8 @@
 //               {holdFile: [File, labels]}  a file too large to hold: its handle and its
 //                                     labels (a Float64Array), for the shares and pooled splits
 //                                     after it (read here a range at a time into one buffer);
+//               {holdHosted: [url, name, size, labels]}  the same for a file on the page's
+//                                     own site, read with HTTP Range requests;
 //               {serial, part, request, work}  work to compute: "repeat" a toy repeat
 //                                     (`explorer::compute_part`), "split" a pooled split of the
 //                                     file held, "share" a share of the streamed file's items,
@@ -47,11 +49,12 @@ async function handle(m) {
     }
     return;
   }
-  if (m.holdFile) {
-    // A file read a block at a time: its handle, not its bytes. One that cannot be opened
-    // fails its shares, which the page then reads itself.
+  if (m.holdFile || m.holdHosted) {
+    // A file read a block at a time: its handle (or a hosted file's address), not its bytes.
+    // One that cannot be opened fails its shares, which the page then reads itself.
     try {
-      bindings.rvalue_hold_file(...m.holdFile);
+      if (m.holdFile) bindings.rvalue_hold_file(...m.holdFile);
+      else bindings.rvalue_hold_hosted(...m.holdHosted);
     } catch {}
     return;
   }

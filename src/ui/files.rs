@@ -8,6 +8,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 
+use super::byte_source::ByteSource;
 use super::dom;
 use super::streamed::{self, Streamed};
 use rvalue_core::conformal::pool::TruePool;
@@ -31,9 +32,11 @@ pub enum Got {
         names: Option<Vec<String>>,
         pool: Option<Arc<TruePool>>,
         origin: DataRef,
+        /// A sentence on how it was read, when the page should say it.
+        note: Option<String>,
     },
-    /// A score file too large to hold, opened to be read a block at a time.
-    Streamed(Streamed),
+    /// A score file too large to hold, opened to be read a block at a time, and where from.
+    Streamed(Streamed, DataRef),
     /// Why nothing could be read.
     Failed(String),
 }
@@ -103,13 +106,24 @@ async fn load_streamed(sink: &Sink, all: &[File]) -> Option<()> {
             all[big].name()
         ))
     } else {
-        streamed::open(&all[big], labels).await.map_err(|e| rvalue_model::message::plain(&e))
+        open_streamed(&all[big], labels).await
     };
     sink(match got {
-        Ok(info) => Got::Streamed(Streamed { file: all[big].clone(), info: Arc::new(info) }),
+        Ok(s) => Got::Streamed(s, DataRef::Upload),
         Err(e) => Got::Failed(e),
     });
     Some(())
+}
+
+/// `scores` with its labels file `labels`, opened to be read a block at a time.
+async fn open_streamed(scores: &File, labels: Option<&File>) -> std::result::Result<Streamed, String> {
+    let labels = match labels {
+        Some(l) => Some((l.name(), read_file(l).await?)),
+        None => None,
+    };
+    let file = ByteSource::File(scores.clone());
+    let info = streamed::open(&file, labels).await.map_err(|e| rvalue_model::message::plain(&e))?;
+    Ok(Streamed { file, info: Arc::new(info) })
 }
 
 /// Up to three files: the scores, a labels file (the one whose name holds "label") and a pool.
@@ -139,7 +153,7 @@ async fn load_list(sink: Sink, all: Vec<File>) {
                 Ok((d, pool, names)) => (Ok(d), pool.map(Arc::new), names),
                 Err(e) => (Err(e), None, None),
             };
-            sink(Got::Dataset { name, data, names, pool, origin: DataRef::Upload })
+            sink(Got::Dataset { name, data, names, pool, origin: DataRef::Upload, note: None })
         }
         Err(e) => sink(Got::Failed(e)),
     }
@@ -248,7 +262,7 @@ async fn load_sample(sink: Sink, name: String) {
             let origin = DataRef::Sample(name.clone());
             let (name, got) = read(name, &bytes, None);
             let (data, names) = split_names(got);
-            sink(Got::Dataset { name, data, names, pool: None, origin })
+            sink(Got::Dataset { name, data, names, pool: None, origin, note: None })
         }
         Err(e) => sink(Got::Failed(format!("sample {name} could not be fetched: {e}"))),
     }
@@ -334,5 +348,6 @@ async fn synthetic(sink: Sink, name: String) {
         names: None,
         pool: None,
         origin: DataRef::Sample(name),
+        note: None,
     });
 }

@@ -1,15 +1,24 @@
 //! `?src=`: a score file hosted on the page's own site (and `&labels=` for an `.npy`'s labels),
-//! fetched with its progress on the status line and read as a dropped file is. Another site's
-//! address is refused before anything is fetched: the page's Content-Security-Policy would
-//! block it anyway, silently. `&name=` replaces the file's name where the page shows it (the
-//! model has checked it; the page writes it as text); the read's errors keep the file's own.
+//! fetched with its progress on the status line and read as a dropped file is: its first bytes
+//! are asked for with an HTTP Range request, and a large file whose server answers it is read
+//! a block at a time with more of them ([`ByteSource::Hosted`]); a server that ignores Range
+//! requests sends the whole file, which is read whole up to the page's limit, and the page
+//! says so. Another site's address is refused before anything is fetched: the page's
+//! Content-Security-Policy would block it anyway, silently. `&name=` replaces the file's name
+//! where the page shows it (the model has checked it; the page writes it as text); the read's
+//! errors keep the file's own.
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{Response, Url};
 
+use std::sync::Arc;
+
+use super::byte_source::{self, ByteSource, HostedFile};
 use super::dom;
 use super::files::{self, Got, Sink};
+use super::streamed::{self, Streamed};
+use rvalue_model::url::hosted::{unranged_note, HostedRead};
 use rvalue_model::url::DataRef;
 
 /// Fetches the hosted file `src` (and its labels `labels`) and hands what it read to `sink`.
@@ -23,24 +32,66 @@ pub fn load(sink: &Sink, src: String, labels: Option<String>, name: Option<Strin
 }
 
 async fn fetch_and_read(sink: Sink, src: String, labels: Option<String>, shown: Option<String>) {
-    let got = async {
-        let bytes = fetch(&src).await?;
-        let labels = match &labels {
-            Some(l) => Some((file_name(l), fetch(l).await?)),
-            None => None,
-        };
-        Ok::<_, String>((bytes, labels))
-    }
-    .await;
-    match got {
-        Ok((bytes, read_labels)) => {
-            let origin = DataRef::Hosted { src: src.clone(), labels, name: shown.clone() };
-            let (own, got) = files::read(file_name(&src), &bytes, read_labels);
+    let origin = DataRef::Hosted { src: src.clone(), labels: labels.clone(), name: shown.clone() };
+    match read(&src, labels.as_deref(), shown.as_deref()).await {
+        Ok(Read::Streamed(s)) => sink(Got::Streamed(s, origin)),
+        Ok(Read::Whole { bytes, labels, note }) => {
+            let (own, got) = files::read(file_name(&src), &bytes, labels);
             let name = shown.unwrap_or(own);
             let (data, names) = files::split_names(got);
-            sink(Got::Dataset { name, data, names, pool: None, origin })
+            sink(Got::Dataset { name, data, names, pool: None, origin, note })
         }
         Err(e) => sink(Got::Failed(e)),
+    }
+}
+
+/// What a hosted file gave: opened to be read a block at a time, or its bytes (and its labels'
+/// name and bytes) with what the page says of how they were read.
+enum Read {
+    Streamed(Streamed),
+    Whole { bytes: Vec<u8>, labels: Option<(String, Vec<u8>)>, note: Option<String> },
+}
+
+async fn read(src: &str, labels: Option<&str>, shown: Option<&str>) -> Result<Read, String> {
+    let url = on_this_site(src)?;
+    let head = 0..streamed::HEAD_BYTES as u64;
+    let fail = |e| format!("'{src}' could not be fetched: {}", dom::js_message(e));
+    let resp = checked(src, byte_source::fetch_range(&url, &head).await.map_err(fail)?)?;
+    let range = resp.headers().get("content-range").ok().flatten();
+    let labels = match labels {
+        Some(l) => Some((file_name(l), whole(l, checked(l, get(l).await?)?).await?)),
+        None => None,
+    };
+    match HostedRead::of(resp.status(), range.as_deref(), head.end, streamed::stream_from()) {
+        HostedRead::Stream { size } => {
+            drain(&resp).await;
+            let file = ByteSource::Hosted(HostedFile { url, name: file_name(src), size });
+            let mut info =
+                streamed::open(&file, labels).await.map_err(|e| rvalue_model::message::plain(&e))?;
+            if let Some(name) = shown {
+                info.name = name.to_string();
+            }
+            Ok(Read::Streamed(Streamed { file, info: Arc::new(info) }))
+        }
+        HostedRead::Refetch => {
+            drain(&resp).await;
+            let bytes = whole(src, checked(src, get(src).await?)?).await?;
+            Ok(Read::Whole { bytes, labels, note: None })
+        }
+        HostedRead::AsIs => {
+            let ranged = resp.status() == 206;
+            let bytes = whole(src, resp).await?;
+            let note = if ranged { None } else { unranged_note(bytes.len() as f64, streamed::stream_from()) };
+            Ok(Read::Whole { bytes, labels, note })
+        }
+    }
+}
+
+/// Reads an answer whose body is not wanted to its end (at most the first bytes asked for):
+/// cancelling it would show as a failed request in the console.
+async fn drain(resp: &Response) {
+    if let Ok(body) = resp.array_buffer() {
+        let _ = JsFuture::from(body).await;
     }
 }
 
@@ -67,21 +118,31 @@ fn on_this_site(address: &str) -> Result<String, String> {
     Ok(url.href())
 }
 
-/// The bytes at `address`, the status line saying how far the download is.
-async fn fetch(address: &str) -> Result<Vec<u8>, String> {
+/// A plain GET of `address`, on this site.
+async fn get(address: &str) -> Result<Response, String> {
     let url = on_this_site(address)?;
     let w = web_sys::window().ok_or("no window")?;
     let fail = |e| format!("'{address}' could not be fetched: {}", dom::js_message(e));
-    let resp: Response =
-        JsFuture::from(w.fetch_with_str(&url)).await.map_err(fail)?.dyn_into().map_err(fail)?;
+    JsFuture::from(w.fetch_with_str(&url)).await.map_err(fail)?.dyn_into().map_err(fail)
+}
+
+/// `resp` if it is a file's bytes: not an error status, nor a web page.
+fn checked(address: &str, resp: Response) -> Result<Response, String> {
     if !resp.ok() {
         return Err(format!("'{address}' could not be fetched: HTTP {}", resp.status()));
     }
-    let header = |name: &str| resp.headers().get(name).ok().flatten();
-    if header("content-type").is_some_and(|t| t.starts_with("text/html")) {
+    let is_page =
+        resp.headers().get("content-type").ok().flatten().is_some_and(|t| t.starts_with("text/html"));
+    if is_page {
         return Err(format!("'{address}' is a web page, not a score file: is the address right?"));
     }
-    let total = header("content-length").and_then(|n| n.parse::<f64>().ok());
+    Ok(resp)
+}
+
+/// The body of `resp` (from `address`), the status line saying how large the download is.
+async fn whole(address: &str, resp: Response) -> Result<Vec<u8>, String> {
+    let fail = |e| format!("'{address}' could not be fetched: {}", dom::js_message(e));
+    let total = resp.headers().get("content-length").ok().flatten().and_then(|n| n.parse::<f64>().ok());
     // Read whole, as a dropped file is, so within the same limit.
     if let Some(why) = total.and_then(|n| files::too_large(&format!("'{address}'"), n)) {
         return Err(why);

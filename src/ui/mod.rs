@@ -24,6 +24,7 @@
 
 pub mod app;
 mod backend;
+mod byte_source;
 pub mod canvas;
 mod device;
 pub mod dom;

@@ -1,8 +1,9 @@
-//! Score files too large to hold, read a byte range at a time with `File.slice`: opened from
-//! their header and labels ([`open`]), their shares read by the page and by the workers
-//! ([`read_range`], [`rvalue_hold_file`] and [`rvalue_compute_share`]), and its pooled splits
-//! by the workers alone ([`rvalue_splits_start`], [`rvalue_splits_step`]). The file itself is never in memory; a share is about
-//! [`rvalue_model::SHARE_BYTES`].
+//! Score files too large to hold, read a byte range at a time (`File.slice`, or Range requests
+//! for a hosted file: [`ByteSource`]): opened from their header and labels ([`open`]), their
+//! shares read by the page and by the workers ([`ByteSource::read`], [`rvalue_hold_file`],
+//! [`rvalue_hold_hosted`] and [`rvalue_compute_share`]), and its pooled splits by the workers
+//! alone ([`rvalue_splits_start`], [`rvalue_splits_step`]). The file itself is never in memory;
+//! a share is about [`rvalue_model::SHARE_BYTES`].
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -12,6 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::File;
 
+use super::byte_source::{ByteSource, HostedFile};
 use super::dom;
 
 use rvalue_core::io::{read_labels, BlockLayout};
@@ -24,7 +26,7 @@ use rvalue_model::{StreamedFile, StreamedSplits, STEP_BYTES};
 const STREAM_FROM_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
 
 /// A header is read from this many bytes at the file's start.
-const HEAD_BYTES: f64 = 1024.0 * 1024.0;
+pub const HEAD_BYTES: f64 = 1024.0 * 1024.0;
 
 thread_local! {
     /// The size from which score files are streamed, from the address the page started with
@@ -64,7 +66,7 @@ thread_local! {
 
 /// Bytes `range` of `file`, read without holding the rest, through [`READ_BUFFER`] (a "bring
 /// your own buffer" reader of the slice's stream).
-pub async fn read_range(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
+pub(super) async fn read_file_range(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
     let fail = cannot_read(file);
     let part = file.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(&fail)?;
     let reader = web_sys::ReadableStreamByobReader::new(&part.stream()).map_err(&fail)?;
@@ -98,35 +100,34 @@ pub async fn read_range(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Opens the large `.npy` `scores` from its header, with the labels of `labels` (read whole:
-/// a few bytes per item). Nothing of the scores is read.
-pub async fn open(scores: &File, labels: Option<&File>) -> Result<StreamedFile> {
+/// Opens the large `.npy` `scores` from its header, with the labels `labels` (a name and the
+/// bytes, read whole: a few bytes per item). Nothing of the scores is read.
+pub async fn open(scores: &ByteSource, labels: Option<(String, Vec<u8>)>) -> Result<StreamedFile> {
     let name = scores.name();
     let size = scores.size();
-    let head = read_range(scores, 0..size.min(HEAD_BYTES) as u64).await?;
+    let head = scores.read(0..size.min(HEAD_BYTES as u64)).await?;
     if head.starts_with(rvalue_core::io::ZIP_MAGIC) {
         return Err(Error::invalid(format!(
             "{name}: an .npz of {:.1} GB is larger than the page holds; save its scores as an .npy \
              (np.save) to read them a block at a time, with the labels as a second .npy",
-            size / 1e9
+            size as f64 / 1e9
         )));
     }
-    let layout = BlockLayout::of_npy_head(&name, &head, size as u64)?;
-    let Some(l) = labels else {
+    let layout = BlockLayout::of_npy_head(&name, &head, size)?;
+    let Some((lname, lbytes)) = labels else {
         return Err(Error::invalid(format!(
             "{name} has no labels: conformal prediction needs the true label of every item (drop \
              a second .npy named *labels* with it)"
         )));
     };
-    let lbytes = read_range(l, 0..l.size() as u64).await?;
     let (n, _, k) = layout.shape();
-    let y = read_labels(&l.name(), &lbytes, n, k)?;
-    StreamedFile::new(format!("{name} + {}", l.name()), layout, y)
+    let y = read_labels(&lname, &lbytes, n, k)?;
+    StreamedFile::new(format!("{name} + {lname}"), layout, y)
 }
 
 thread_local! {
     /// In a worker: the streamed file whose shares it reads, and where its items lie.
-    static HELD: RefCell<Option<(File, BlockLayout)>> = const { RefCell::new(None) };
+    static HELD: RefCell<Option<(ByteSource, BlockLayout)>> = const { RefCell::new(None) };
     /// In a worker: the same file's pooled splits (its labels, and the true-label draws once
     /// gathered).
     static SPLITS: RefCell<Option<StreamedSplits>> = const { RefCell::new(None) };
@@ -136,11 +137,28 @@ thread_local! {
 /// for the shares and pooled splits after it.
 #[wasm_bindgen]
 pub fn rvalue_hold_file(file: File, labels: Vec<f64>) -> std::result::Result<(), JsValue> {
+    hold(ByteSource::File(file), labels)
+}
+
+/// For the worker script: holds the hosted file at `url` of `size` bytes (read with Range
+/// requests), named `name`, whose items have `labels`, as [`rvalue_hold_file`] holds a file.
+#[wasm_bindgen]
+pub fn rvalue_hold_hosted(
+    url: String,
+    name: String,
+    size: f64,
+    labels: Vec<f64>,
+) -> std::result::Result<(), JsValue> {
+    hold(ByteSource::Hosted(HostedFile { url, name, size: size as u64 }), labels)
+}
+
+fn hold(source: ByteSource, labels: Vec<f64>) -> std::result::Result<(), JsValue> {
     HELD.with(|h| h.borrow_mut().take());
     SPLITS.with(|s| s.borrow_mut().take());
-    let head = read_sync(&file, 0..file.size().min(HEAD_BYTES) as u64).map_err(dom::to_js)?;
-    let layout = BlockLayout::of_npy_head(&file.name(), &head, file.size() as u64).map_err(dom::to_js)?;
-    HELD.with(|h| *h.borrow_mut() = Some((file, layout)));
+    let size = source.size();
+    let head = source.read_sync(0..size.min(HEAD_BYTES as u64)).map_err(dom::to_js)?;
+    let layout = BlockLayout::of_npy_head(&source.name(), &head, size).map_err(dom::to_js)?;
+    HELD.with(|h| *h.borrow_mut() = Some((source, layout)));
     let labels = labels.into_iter().map(|y| y as usize).collect();
     SPLITS.with(|s| *s.borrow_mut() = Some(StreamedSplits::new(labels)));
     Ok(())
@@ -158,8 +176,8 @@ pub fn rvalue_splits_start(request: &str) -> std::result::Result<(), JsValue> {
 }
 
 /// For the worker script: reads and calibrates about [`rvalue_model::STEP_BYTES`] more of the
-/// group started; its bytes once done. The step's bytes are read ahead ([`read_range`], into the
-/// one reused buffer), so no read buffers pile up for the collector over a group's passes.
+/// group started; its bytes once done. The step's bytes are read ahead ([`ByteSource::read`], into the
+/// one reused buffer for a file), so no read buffers pile up for the collector over a group's passes.
 #[wasm_bindgen]
 pub async fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValue> {
     let held = HELD.with(|h| h.borrow().clone());
@@ -168,12 +186,12 @@ pub async fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValu
     let ahead = ahead.unwrap_or(0..0);
     let bytes = match ahead.is_empty() {
         true => Vec::new(),
-        false => read_range(&file, ahead.clone()).await.map_err(dom::to_js)?,
+        false => file.read(ahead.clone()).await.map_err(dom::to_js)?,
     };
     // What the step reads lies in `ahead`; anything else (none expected) is read as it comes.
     let read = |r: Range<u64>| match (r.start.checked_sub(ahead.start), r.end <= ahead.end) {
         (Some(at), true) => Ok(bytes[at as usize..(r.end - ahead.start) as usize].to_vec()),
-        _ => read_sync(&file, r),
+        _ => file.read_sync(r),
     };
     SPLITS.with(|s| match s.borrow_mut().as_mut() {
         Some(splits) => splits.step(&layout, &read, STEP_BYTES).map_err(dom::to_js),
@@ -188,18 +206,18 @@ fn held_layout() -> std::result::Result<BlockLayout, JsValue> {
 }
 
 /// For the worker script: the rows of the share a request names
-/// ([`rvalue_model::ShareRequest`]), read as the page reads its own ([`read_range`]).
+/// ([`rvalue_model::ShareRequest`]), read as the page reads its own ([`ByteSource::read`]).
 #[wasm_bindgen]
 pub async fn rvalue_compute_share(request: String) -> std::result::Result<Vec<u8>, JsValue> {
     let held = HELD.with(|h| h.borrow().clone());
     let (file, layout) = held.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
     let share = rvalue_model::ShareRequest::parse(&layout, &request).map_err(dom::to_js)?;
-    let raw = read_range(&file, share.bytes(&layout)).await.map_err(dom::to_js)?;
+    let raw = file.read(share.bytes(&layout)).await.map_err(dom::to_js)?;
     share.score(&layout, &raw).map_err(dom::to_js)
 }
 
 /// Bytes `range` of `file`, read synchronously (workers only: a header).
-fn read_sync(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
+pub(super) fn read_file_sync(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
     let reader = web_sys::FileReaderSync::new().map_err(cannot_read(file))?;
     let part =
         file.slice_with_f64_and_f64(range.start as f64, range.end as f64).map_err(cannot_read(file))?;
@@ -207,9 +225,9 @@ fn read_sync(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
-/// A streamed file for the page: its handle and what the model knows of it.
+/// A streamed file for the page: where its bytes are and what the model knows of it.
 #[derive(Clone)]
 pub struct Streamed {
-    pub file: File,
+    pub file: ByteSource,
     pub info: Arc<StreamedFile>,
 }

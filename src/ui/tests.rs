@@ -300,7 +300,7 @@ async fn switching_to_scores_uses_the_default_r_value_and_a_loaded_file() {
     let sample = rvalue_model::url::DataRef::Sample("small_long.csv".into());
     let (name, got) = files::read("small_long.csv".into(), bytes, None);
     let (data, names) = files::split_names(got);
-    app::file_sink(&app)(files::Got::Dataset { name, data, names, pool: None, origin: sample });
+    app::file_sink(&app)(files::Got::Dataset { name, data, names, pool: None, origin: sample, note: None });
     idle(&app).await;
     let a = app.borrow();
     let analysis = a.analysis().expect("analysed");

@@ -21,6 +21,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
+use crate::ui::byte_source::ByteSource;
 use crate::ui::dom;
 use crate::ui::streamed::Streamed;
 use rvalue_core::io::Dataset;
@@ -319,16 +320,23 @@ impl Slot {
         ok
     }
 
-    /// Posts the streamed file's handle (not its bytes) unless the worker holds it already;
+    /// Posts the streamed file's handle or address (not its bytes) unless the worker holds it already;
     /// whether it holds it.
     fn hold_file(&mut self, f: &Streamed) -> bool {
         if std::ptr::eq(self.held_file.as_ptr(), Arc::as_ptr(&f.info)) {
             return true;
         }
         let labels: Vec<f64> = f.info.labels.iter().map(|&y| y as f64).collect();
-        let hold = Array::of2(&f.file, &Float64Array::from(&labels[..]));
+        let labels = Float64Array::from(&labels[..]);
+        let (key, hold) = match &f.file {
+            ByteSource::File(file) => ("holdFile", Array::of2(file, &labels)),
+            ByteSource::Hosted(h) => (
+                "holdHosted",
+                Array::of4(&h.url.as_str().into(), &h.name.as_str().into(), &(h.size as f64).into(), &labels),
+            ),
+        };
         let msg = Object::new();
-        let ok = set(&msg, "holdFile", &hold) && self.worker.post_message(&msg).is_ok();
+        let ok = set(&msg, key, &hold) && self.worker.post_message(&msg).is_ok();
         if ok {
             self.held_file = Arc::downgrade(&f.info);
         }

@@ -30,7 +30,7 @@ impl App {
         name: String,
         data: Result<Dataset>,
         (class_names, pool): (Option<Vec<String>>, Option<Arc<TruePool>>),
-        origin: DataRef,
+        (origin, note): (DataRef, Option<String>),
     ) {
         let result = data.map_err(|e| failure(&e, UNCHANGED)).and_then(|d| {
             if d.labels.is_none() {
@@ -47,7 +47,10 @@ impl App {
         });
         match result {
             Ok((d, summary)) => {
-                let what = format!("Loaded {name}: the data stays in this page.");
+                let mut what = format!("Loaded {name}: the data stays in this page.");
+                if let Some(note) = note {
+                    what = format!("{what} {note}");
+                }
                 let loaded = Loaded {
                     name,
                     data: Held::Whole(Arc::new(d)),
@@ -62,7 +65,7 @@ impl App {
     }
 
     /// Takes a file read a block at a time: its shares are read by the first analysis.
-    fn install_streamed(&mut self, s: Streamed) {
+    fn install_streamed(&mut self, s: Streamed, origin: DataRef) {
         let (n, m, k) = s.info.layout.shape();
         let gb = s.info.layout.data_bytes() as f64 / 1e9;
         let mut what = format!(
@@ -85,7 +88,7 @@ impl App {
             summary: None,
             class_names: None,
         };
-        self.put_in(loaded, DataRef::Upload, &what);
+        self.put_in(loaded, origin, &what);
     }
 
     /// Pooled r-values (the score files' default) read a streamed file again for every group
@@ -131,10 +134,10 @@ pub(in crate::ui) fn file_sink(app: &Shared) -> files::Sink {
     let app = app.clone();
     Rc::new(move |got| {
         with(&app, |a| match got {
-            files::Got::Dataset { name, data, names, pool, origin } => {
-                a.install(name, data, (names, pool), origin)
+            files::Got::Dataset { name, data, names, pool, origin, note } => {
+                a.install(name, data, (names, pool), (origin, note))
             }
-            files::Got::Streamed(s) => a.install_streamed(s),
+            files::Got::Streamed(s, origin) => a.install_streamed(s, origin),
             files::Got::Failed(msg) => {
                 // A file's name may open it, spelled as it is: no capital forced.
                 a.show_error(Some(&format!("{}. {UNCHANGED}", msg.trim_end_matches('.'))))

@@ -1,5 +1,5 @@
 //! A streamed file's shares the page reads itself (beside its workers): the job names one, the
-//! page reads its bytes with `File.slice` between frames and hands them in; the job scores them
+//! page reads its bytes (`File.slice`, or a Range request) between frames and hands them in; the job scores them
 //! a few items a step.
 
 use wasm_bindgen_futures::spawn_local;
@@ -7,7 +7,7 @@ use wasm_bindgen_futures::spawn_local;
 use super::frame::with;
 use super::{App, Held};
 use crate::ui::dom;
-use crate::ui::streamed::{self, Streamed};
+use crate::ui::streamed::Streamed;
 use rvalue_model::message::about;
 
 impl App {
@@ -29,7 +29,7 @@ impl App {
         dom::mark(dom::SHARE_READ);
         let (serial, me) = (run.serial, self.me.clone());
         spawn_local(async move {
-            let got = streamed::read_range(&file.file, range).await;
+            let got = file.file.read(range).await;
             let Some(app) = me.upgrade() else { return };
             with(&app, |a| {
                 // A share of a job since replaced or cancelled: dropped.

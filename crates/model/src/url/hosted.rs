@@ -47,6 +47,56 @@ fn plain_text(v: &str, max: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// How the page reads a hosted file, decided from the answer to a Range request for its
+/// first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostedRead {
+    /// The server answers Range requests and the file is large: read a block at a time.
+    Stream { size: u64 },
+    /// The server answers Range requests and the file is small: fetched again, whole.
+    Refetch,
+    /// The answer holds the whole file (the server ignores Range requests, or the file is no
+    /// longer than what was asked for): read as it comes.
+    AsIs,
+}
+
+impl HostedRead {
+    /// The way to read a file whose first `asked` bytes were asked for with a Range request and
+    /// came with `status` and `content_range`, when files of `stream_from` bytes or more are
+    /// streamed. A 206 whose length cannot be read is fetched again whole.
+    pub fn of(status: u16, content_range: Option<&str>, asked: u64, stream_from: f64) -> HostedRead {
+        match (status, content_range.and_then(content_range_total)) {
+            (206, Some(size)) if size as f64 >= stream_from && size > 0 => HostedRead::Stream { size },
+            (206, Some(size)) if size <= asked => HostedRead::AsIs,
+            (206, _) => HostedRead::Refetch,
+            _ => HostedRead::AsIs,
+        }
+    }
+}
+
+/// What the page says of a file of `bytes` read whole because its server ignores Range
+/// requests, when a server that answered them would have let it be streamed.
+pub fn unranged_note(bytes: f64, stream_from: f64) -> Option<String> {
+    (bytes >= stream_from).then(|| {
+        format!(
+            "Its server does not answer HTTP Range requests, so it was read whole ({:.1} MB); a \
+             server that answers them lets the page read it a block at a time.",
+            bytes / 1e6
+        )
+    })
+}
+
+/// The `Range` header's value asking for bytes `range` (HTTP's last byte is inclusive).
+pub fn range_header(range: &std::ops::Range<u64>) -> String {
+    format!("bytes={}-{}", range.start, range.end.saturating_sub(1))
+}
+
+/// The file's whole length, from a 206 answer's `Content-Range` (`bytes 0-99/1234`); `None` for
+/// an unknown length (`*`) or anything else.
+pub fn content_range_total(value: &str) -> Option<u64> {
+    value.trim().strip_prefix("bytes ")?.rsplit_once('/')?.1.trim().parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +143,34 @@ mod tests {
             assert!(e.contains(why), "{bad:?}: {e}");
         }
         assert!(display_name(&"x".repeat(max + 1)).unwrap_err().contains("longer than 200"));
+    }
+
+    #[test]
+    fn range_headers_and_content_ranges_read_as_http_writes_them() {
+        assert_eq!(range_header(&(0..1024)), "bytes=0-1023");
+        assert_eq!(range_header(&(5..6)), "bytes=5-5");
+        assert_eq!(content_range_total("bytes 0-1023/1080128"), Some(1_080_128));
+        assert_eq!(content_range_total(" bytes 0-0/7 "), Some(7));
+        for bad in ["bytes 0-1023/*", "0-1023/100", "bytes 0-1023", "items 0-1/2", ""] {
+            assert_eq!(content_range_total(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn large_files_of_a_server_with_ranges_stream_and_the_rest_are_read_whole() {
+        let (asked, from) = (100, 1000.0);
+        let of = |status, range| HostedRead::of(status, range, asked, from);
+        assert_eq!(of(206, Some("bytes 0-99/1000")), HostedRead::Stream { size: 1000 });
+        assert_eq!(of(206, Some("bytes 0-99/999")), HostedRead::Refetch);
+        assert_eq!(of(206, Some("bytes 0-99/100")), HostedRead::AsIs);
+        assert_eq!(of(206, Some("bytes 0-6/7")), HostedRead::AsIs);
+        assert_eq!(of(206, Some("bytes 0-99/*")), HostedRead::Refetch);
+        assert_eq!(of(206, None), HostedRead::Refetch);
+        assert_eq!(of(200, Some("bytes 0-99/5000")), HostedRead::AsIs);
+        assert_eq!(of(200, None), HostedRead::AsIs);
+        // `stream=0` streams every file a server ranges, however small.
+        assert_eq!(HostedRead::of(206, Some("bytes 0-6/7"), asked, 0.0), HostedRead::Stream { size: 7 });
+        assert!(unranged_note(1000.0, from).is_some_and(|n| n.contains("Range requests")));
+        assert_eq!(unranged_note(999.0, from), None);
     }
 }

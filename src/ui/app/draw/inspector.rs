@@ -9,7 +9,6 @@ use crate::ui::app::frame::with;
 use crate::ui::app::App;
 use crate::ui::dom::{self, esc, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
-use crate::ui::streamed;
 use rvalue_model::message::{about, sentence};
 use rvalue_model::scales::short;
 
@@ -60,7 +59,7 @@ impl App {
         }
     }
 
-    /// Reads item `item`'s bytes `range` of the streamed file (`File.slice`, async) for the
+    /// Reads item `item`'s bytes `range` of the streamed file (async) for the
     /// analysis on show, then shows it; once per item and analysis.
     fn read_item(&mut self, item: usize, range: std::ops::Range<u64>) {
         let generation = self.generation;
@@ -71,7 +70,7 @@ impl App {
         self.reading_item = Some((generation, item));
         let me = self.me.clone();
         spawn_local(async move {
-            let got = streamed::read_range(&file.file, range).await;
+            let got = file.file.read(range).await;
             let Some(app) = me.upgrade() else { return };
             with(&app, |a| {
                 // An item of an analysis since replaced: dropped.
