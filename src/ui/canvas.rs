@@ -392,9 +392,11 @@ fn draw_on(canvas: HtmlCanvasElement, fig: &Figure, layer: Layer, font_px: f64) 
 }
 
 /// Sizes the overlay canvas `id` to `frame` (the figure's back layer, drawn on the canvas under
-/// it), clears it and draws the figure's front layer on it.
+/// it), clears it and draws the figure's front layer on it. Drawn in place, not through
+/// [`draw_detached`]: the front is drawn before a move writes any text (see `App::render`), so
+/// the style its fonts resolve is the slider's alone, cheaper than copying a whole canvas.
 pub fn draw_front(doc: &Document, id: &str, fig: &Figure, frame: &Frame) -> Result<()> {
-    draw_detached(doc, &overlay(doc, id, frame)?, fig, Layer::Front, f64::from(frame.font)).map(|_| ())
+    draw_on(overlay(doc, id, frame)?, fig, Layer::Front, f64::from(frame.font)).map(|_| ())
 }
 
 /// The overlay canvas `id` at `frame`'s pixel size, cleared.
