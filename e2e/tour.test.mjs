@@ -233,6 +233,19 @@ async function checkTexts(page, n, when) {
     assert.equal(await page.locator('#conditional-table tbody tr').count(), 0);
     assert.equal(await text(page, '#reduction'), '–');
     assert.equal(await page.locator('#inspector .ranking').count(), 0);
+    // Nor panel 9: no toy's figure, readout, worst classes or strata.
+    assert.equal(await text(page, '#classes-readout'), '–');
+    assert.equal(await page.locator('#worst-classes li').count(), 0);
+    assert.equal(await page.locator('#strata-body tr').count(), 0);
+    const inked = await page.evaluate(() => {
+      const c = document.getElementById('plot-classes');
+      if (!c.width || !c.height) return 0;
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < px.length; i += 4) n += px[i] > 0 ? 1 : 0;
+      return n;
+    });
+    assert.equal(inked, 0, 'panel 9\'s canvas is blank');
   }
   if (n === 9 && when === 'after') {
     assert.equal(await page.locator('#summary-table tbody tr').count(), 3);
@@ -372,10 +385,12 @@ test("with large text the step's panel fills the width; a phone shows the card f
     // A step's link opened on a phone shows its card, below the controls, in view.
     await page.goto(new URL('?tour=3', page.url()).href);
     await page.locator('#tour').waitFor({ state: 'visible' });
-    assert.ok(await page.evaluate(() => {
+    // Waited for: the page scrolls once the step is laid out, which a loaded machine delays.
+    const inView = await page.waitForFunction(() => {
       const r = document.getElementById('tour').getBoundingClientRect();
       return r.top >= 0 && r.top < window.innerHeight / 4 && window.scrollY > 0;
-    }), 'the card is scrolled into view');
+    }, null, { timeout: 10_000 }).then(() => true, () => false);
+    assert.ok(inView, 'the card is scrolled into view');
     assert.deepEqual(errors, []);
   });
 });

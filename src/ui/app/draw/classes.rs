@@ -73,6 +73,21 @@ impl App {
         }
     }
 
+    /// Panel 9 with no analysis on show: its figure, readout, worst classes and table empty (a
+    /// figure of an analysis no longer on show must not stay).
+    pub(super) fn clear_classes(&self) {
+        let d = &self.doc;
+        self.blank(CANVAS);
+        self.classes_canvas.stale.set(false);
+        set_hidden(d, "classes-note", true);
+        set_text(d, "classes-readout", "–");
+        show_worst(d, &[], &self.tables.worst);
+        set_hidden(d, "worst-heading", true);
+        set_html(d, "strata-head", "");
+        self.tables.strata_head.borrow_mut().clear();
+        self.tables.strata.show(d, "#strata-body", &[], None);
+    }
+
     /// Draws panel 9's kept figure if its canvas shows an older one.
     pub(in crate::ui::app) fn draw_stale_classes(&self) {
         if !self.classes_canvas.stale.replace(false) {

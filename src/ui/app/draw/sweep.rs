@@ -117,13 +117,14 @@ impl App {
     }
 
     /// With no analysis on show: panel 6's tables and the readouts of panels 3, 4 and 6 empty,
-    /// as is panel 7 (nothing the page shows may be left from an analysis no longer on show).
+    /// as are panel 9 and panel 7 (nothing the page shows may be left from an analysis no longer on show).
     fn clear_alpha(&mut self) {
         let d = &self.doc;
         for id in ["coverage-readout", "size-readout", "reduction"] {
             set_text(d, id, "–");
         }
         show_summary_rows(d, &self.tables, &[], &[]);
+        self.clear_classes();
         if !self.inspector.is_empty() {
             crate::ui::dom::set_html(d, "inspector", "");
             set_text(d, "item-info", "");
