@@ -9,8 +9,8 @@ use super::figure::*;
 use rvalue_core::conformal::Method;
 use rvalue_model::scales::{fixed, short};
 use rvalue_model::{
-    AlphaView, DataPoint, DataSummary, InclusionCurves, ItemView, ScoreDensities, SummaryRow, SweepCurves,
-    ThresholdCurves, ThresholdSeries,
+    AlphaView, DataPoint, DataSummary, FittedThreshold, InclusionCurves, ItemView, ScoreDensities,
+    SummaryRow, SweepCurves, ThresholdCurves, ThresholdSeries,
 };
 
 /// The σ² axis of panels 2 and 5: log-spaced from 0.001 to the slider's top (σ² = 0 sits on the
@@ -53,7 +53,14 @@ pub fn scores(d: &ScoreDensities) -> Figure {
 /// Panel 2: threshold curves, their `s*` and `s0`, the slider's σ², the data's candidates.
 /// `whole`: the y axis holds the whole curve; else it fits the region [`threshold_y`] picks,
 /// and arrows on the top edge mark where the curve and the marked σ² leave it.
-pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64, whole: bool) -> Figure {
+/// `fitted`: in the toy, the current β's threshold under the prior fitted to the data (what
+/// the r-values use), dashed beside the true prior's curves.
+pub fn threshold(
+    c: &ThresholdCurves,
+    points: &[DataPoint],
+    (sigma2, whole): (f64, bool),
+    fitted: Option<&FittedThreshold>,
+) -> Figure {
     let main = c.series.first();
     let y = threshold_y(c, points, whole);
     let mut f = Figure::new(
@@ -85,6 +92,10 @@ pub fn threshold(c: &ThresholdCurves, points: &[DataPoint], sigma2: f64, whole: 
         let label = format!("t* at β = {}", others.join(", "));
         let line = Line::new(label, GREY, &c.sigma2, &s.t).faint();
         f.lines.push(if i == 0 { line } else { Line { label: None, ..line } });
+    }
+    if let Some(fit) = fitted {
+        let label = format!("t* with the fitted prior (τ̂² = {})", fixed(fit.hyper.tau2, 4));
+        f.lines.push(Line::new(label, SKY, &c.sigma2, &fit.t).dashed());
     }
     if let Some(s) = main {
         main_curve(&mut f, c, s, sigma2, y.1);

@@ -476,7 +476,7 @@ fn panel_two_at_the_defaults_frames_the_dip_and_marks_what_leaves() {
     let t = threshold_curves(Some(h), &s, &panel_betas(c.beta), &grid, c.sigma2).unwrap();
     let main = &t.series[0];
     let (low, back) = (main.s_star.unwrap(), main.s0.unwrap());
-    let zoomed = panels::threshold(&t, &[], c.sigma2, false);
+    let zoomed = panels::threshold(&t, &[], (c.sigma2, false), None);
     let (y0, y1) = zoomed.y;
     // The dip's lowest point and t*(0) inside the frame, the dip a good part of its height.
     assert!(y0 < low.t && back.t < y1, "{:?} for {} and {}", zoomed.y, low.t, back.t);
@@ -486,7 +486,7 @@ fn panel_two_at_the_defaults_frames_the_dip_and_marks_what_leaves() {
     let note = panels::threshold_cut(&zoomed, &t).unwrap();
     assert!(note.starts_with("Zoomed on the dip: the curve rises out of the frame at σ² ≈ "), "{note}");
     // The whole view holds the curve up to σ² = 5000: nothing leaves, and the dip is flat.
-    let whole = panels::threshold(&t, &[], c.sigma2, true);
+    let whole = panels::threshold(&t, &[], (c.sigma2, true), None);
     assert!(whole.y.1 > main.t.last().unwrap().unwrap());
     assert!(whole.exits.is_empty() && panels::threshold_cut(&whole, &t).is_none());
     assert!(back.t - low.t < 0.01 * (whole.y.1 - whole.y.0));

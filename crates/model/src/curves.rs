@@ -275,16 +275,47 @@ pub enum CutRule {
     Limit { e: f64 },
 }
 
+/// The score a candidate of variance `s` must reach to enter CP_r's set at level `r` under the
+/// prior `h`, whose shape at `r` is `rule` ([`crate::Analysis::cut_rule`]); `None` when `rule`
+/// does not fit `h` (a model rule needs `τ² > 0`, the limit `τ² = 0`) or the value is not finite.
+pub fn cut_threshold(h: Hyper, rule: CutRule, r: f64, s: f64) -> Option<f64> {
+    let q = normal::upper_quantile(r);
+    let t = match rule {
+        CutRule::Model { z } if h.tau2 > 0.0 => eb::threshold_original(h, q, z, s),
+        CutRule::Limit { e } if h.tau2 == 0.0 => h.mu + e * s,
+        _ => return None,
+    };
+    finite(t)
+}
+
+/// The toy's panel 2 beside its true prior's curves: β's threshold under the prior fitted to
+/// the data, which the r-values use (`None` without one, or without a rule at β).
+pub fn fitted_threshold(analysis: &Analysis, beta: f64, sigma2_grid: &[f64]) -> Option<FittedThreshold> {
+    let hyper = analysis.hyper()?;
+    let rule = analysis.cut_rule(beta)?;
+    let t: Vec<Option<f64>> = sigma2_grid.iter().map(|&s| cut_threshold(hyper, rule, beta, s)).collect();
+    t.iter().any(Option::is_some).then_some(FittedThreshold { hyper, t })
+}
+
+/// β's threshold under the fitted prior, on panel 2's σ² grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedThreshold {
+    pub hyper: Hyper,
+    pub t: Vec<Option<f64>>,
+}
+
 /// Which prior panel 2 draws with, said after its values: a score file's is the one fitted to
-/// the data, which the r-values use; the toy's is its true prior, and `fitted` (the analysis's)
-/// is the one its r-values use, named so that a reader does not take one for the other.
+/// the data, which the r-values use; the toy's is its true prior, and `fitted` (the analysis's,
+/// when panel 2 draws β's threshold under it, dashed) is the one its r-values use, named so
+/// that a reader does not take one for the other.
 pub fn prior_source(mode: Mode, fitted: Option<Hyper>) -> String {
     let fit =
         |h: Hyper| format!("μ̂ = {}, τ̂² = {}", crate::scales::fixed(h.mu, 3), crate::scales::fixed(h.tau2, 4));
     match (mode, fitted) {
         (Mode::Scores, _) => "fitted to the data, as the r-values use it".to_string(),
         (Mode::Toy, Some(h)) => format!(
-            "the toy's true prior; the r-values use the one fitted to the data, {}, as panel 5 does",
+            "the toy's true prior; the r-values use the one fitted to the data, {}, as panel 5 does: \
+             the dashed line is β's threshold under it",
             fit(h)
         ),
         (Mode::Toy, None) => "the toy's true prior; the r-values use one fitted to the data".to_string(),
@@ -318,14 +349,7 @@ impl InclusionInputs {
     /// CP_r's score threshold for a false candidate of single-draw variance `sigma2`.
     pub fn cut_at(&self, sigma2: f64) -> Option<f64> {
         let s = if self.of_mean { sigma2 / self.draws.max(1) as f64 } else { sigma2 };
-        let q = normal::upper_quantile(self.r_star?);
-        let h = self.hyper;
-        let t = match self.rule? {
-            CutRule::Model { z } if h.tau2 > 0.0 => eb::threshold_original(h, q, z, s),
-            CutRule::Limit { e } if h.tau2 == 0.0 => h.mu + e * s,
-            _ => return None,
-        };
-        finite(t)
+        cut_threshold(self.hyper, self.rule?, self.r_star?, s)
     }
 
     /// The chance that a false candidate of single-draw variance `sigma2` enters CP's set.

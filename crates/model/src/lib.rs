@@ -84,10 +84,10 @@ pub use analysis::{
 };
 pub use controls::{Controls, Impact, Mode, ALPHA_RANGE, BETA_RANGE, SIGMA2_RANGE};
 pub use curves::{
-    data_points, default_score_xs, inclusion_curves, panel_betas, prior_source, score_densities, sigma2_grid,
-    threshold_curves, threshold_curves_with, threshold_inputs, toy_design, CutFrom, CutRule, DataPoint,
-    InclusionCurves, InclusionInputs, Marker, ScoreDensities, ThresholdCurves, ThresholdSeries,
-    MAX_DATA_POINTS,
+    cut_threshold, data_points, default_score_xs, fitted_threshold, inclusion_curves, panel_betas,
+    prior_source, score_densities, sigma2_grid, threshold_curves, threshold_curves_with, threshold_inputs,
+    toy_design, CutFrom, CutRule, DataPoint, FittedThreshold, InclusionCurves, InclusionInputs, Marker,
+    ScoreDensities, ThresholdCurves, ThresholdSeries, MAX_DATA_POINTS,
 };
 pub use notes::{kind_notes, KindNotes};
 pub use summary::{DataSummary, VarianceDistribution};

@@ -72,7 +72,7 @@ fn panel_2_names_the_prior_it_draws_with() {
     assert_eq!(
         prior_source(Mode::Toy, Some(h)),
         "the toy's true prior; the r-values use the one fitted to the data, μ̂ = 0.133, τ̂² = 0.0000, as \
-         panel 5 does"
+         panel 5 does: the dashed line is β's threshold under it"
     );
     assert!(prior_source(Mode::Scores, Some(h)).starts_with("fitted to the data"));
     assert!(prior_source(Mode::Toy, None).contains("fitted to the data"));

@@ -100,11 +100,11 @@ pub const STEPS: [Step; 10] = [
     },
     Step {
         title: "The r-value and its threshold curve",
-        text: "CP_r scores a candidate by its r-value. Empirical Bayes shrinks each candidate's mean \
-               towards a prior learnt from all candidates, the more so the wider it is; the r-value is \
-               the smallest β at which the candidate counts among the top fraction β. Panel 2 draws the \
-               mean a candidate of variance σ² must reach, t*_β(σ²): it dips to s*, is back at its σ² = 0 \
-               value at s0, then rises. Wide candidates must score higher.",
+        text: "CP_r scores a candidate by its r-value: empirical Bayes shrinks its mean towards a \
+               prior learnt from all, more the wider it is; the r-value is the smallest β \
+               at which it ranks in the top fraction β. Panel 2 draws the bar t*_β(σ²) under the \
+               toy's true prior: it dips to s*, is back at its start at s0, then rises. Dashed: the \
+               bar under the fitted prior the r-values use (at the defaults τ̂² = 0: no dip).",
         query: "",
         panels: &[Panel::Threshold],
         control: "beta",

@@ -8,7 +8,8 @@ use crate::ui::panels;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
 use rvalue_model::{
-    panel_betas, prior_source, threshold_curves, threshold_curves_with, threshold_inputs, Mode,
+    fitted_threshold, panel_betas, prior_source, threshold_curves, threshold_curves_with, threshold_inputs,
+    Mode,
 };
 
 impl App {
@@ -43,12 +44,15 @@ impl App {
             return self.no_threshold(why);
         }
         let whole = c.whole_curve;
-        let fig = panels::threshold(&t, &points, c.sigma2, whole);
+        // The toy draws its true prior's curves; the r-values use the prior fitted to its data.
+        let fitted =
+            analysis.filter(|_| c.mode == Mode::Toy).and_then(|a| fitted_threshold(a, s.beta, &grid));
+        let fig = panels::threshold(&t, &points, (c.sigma2, whole), fitted.as_ref());
         let mut note = format!(
             "Prior μ = {}, τ² = {} ({}); β = {}: s* = {}, s0 = {}.",
             scales::fixed(h.mu, 3),
             scales::fixed(h.tau2, 4),
-            prior_source(c.mode, analysis.and_then(|a| a.hyper())),
+            prior_source(c.mode, fitted.as_ref().map(|f| f.hyper)),
             short(s.beta),
             s.s_star.map_or("none (the curve only rises)".to_string(), |m| short(m.sigma2)),
             s.s0.map_or("none".to_string(), |m| short(m.sigma2)),
