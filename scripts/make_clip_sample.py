@@ -13,10 +13,12 @@ structure is the one the paper's CLIP experiments rest on:
   comes close to the true class's, or above it on hard images;
 * paraphrase sensitivity: how much a class's logit moves from one paraphrase to the next. The
   true class's description matches the image in any wording, so its logit moves little; a false
-  class matches only under some wordings, so its logit moves more, most of all a confuser's.
+  class fits only under some wordings, where its logit jumps up (a confuser often, another class
+  rarely), so its logit varies more and its mean is pulled up by a few paraphrases.
 
 That last point is what the r-value uses: at the same mean, a class whose logit jumps between
 paraphrases is less likely to be the stable answer, which CP_avg (the mean alone) cannot see.
+assets/README.md describes the file and what `rvalue conformal` gives on it.
 
 Scores are stored as float16 (spacing 1/64 for logits in [16, 32)), labels as int64, in a
 plain ("stored") zip with fixed timestamps, so a rerun gives a byte-identical file.
