@@ -8,7 +8,8 @@ use rvalue_core::Result;
 /// The bundled samples a link may name: files under the app's `assets/`, and `toy` and `cifar`,
 /// made in the page (the toy's first repeat, a CIFAR-100-shaped tensor). A closed list, so a
 /// link cannot make the page fetch an arbitrary path.
-pub const SAMPLES: [&str; 4] = ["digits_wbb.npz", "small_long.csv", SYNTHETIC_TOY, SYNTHETIC_CIFAR];
+pub const SAMPLES: [&str; 5] =
+    ["digits_wbb.npz", "clip_paraphrases.npz", "small_long.csv", SYNTHETIC_TOY, SYNTHETIC_CIFAR];
 /// The CIFAR-100-shaped sample, generated in the page rather than fetched.
 pub const SYNTHETIC_CIFAR: &str = "cifar";
 /// The toy's first repeat at its defaults, simulated in the page.

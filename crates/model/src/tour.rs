@@ -167,14 +167,16 @@ pub const STEPS: [Step; 10] = [
     Step {
         title: "Your own scores",
         text: "Everything here works on your model's scores: a tensor S[n][m][k] of items, draws and \
-               candidates, higher is better, with the true labels, as .npz, .npy or long .csv. Files \
-               stay in this page: nothing is uploaded. Panel 8 then asks the question that decides \
-               whether r-values help: do the true labels' scores vary less than the false candidates'? \
-               The tour reads them with pooled r-values, the paper's choice for real models.",
+               candidates (higher is better) with true labels, as .npz, .npy or long .csv, kept in this \
+               page. Panel 8 asks whether the true labels' scores vary less than the false \
+               candidates'; the tour uses pooled r-values, as the paper does. Beside \
+               the digits, a synthetic CLIP-like sample (100 classes, 10 paraphrases) shows the \
+               paper's effect: at α = 0.05, CP_r's sets are smaller than CP_avg's.",
         query: "mode=scores&kind=pooled",
         panels: &[Panel::Data, Panel::Summary],
         control: "scores-params",
-        try_this: "Load the digits sample (or drop a file of yours) and read panels 6 and 8.",
+        try_this: "Load the digits or the CLIP-like sample (or drop a file of yours) and read panels 6 \
+                   and 8; for the CLIP-like one, set α to 0.05.",
         done: "Loaded: every panel now shows these scores, and Copy link shares the view.",
         tried: |s| s.data != DataRef::None,
         action: "sample=digits_wbb.npz",
