@@ -1,5 +1,5 @@
 // The built page's size (the budget: dist/, app, the API module in api/ and bundled samples, at
-// most 2.0525 MB gzipped; the digits sample is 0.945 MB of it, the CLIP-like one 0.383 MB). It crept past the budget
+// most 2.059 MB gzipped; the digits sample is 0.945 MB of it, the CLIP-like one 0.383 MB). It crept past the budget
 // unnoticed once, so it is checked rather than only reported. It was 1.5 MB until coverage by
 // class and per-class calibration took the app to 1.51 MB, and 1.52 MB until the APS, RAPS and
 // SAPS baselines took the app and the API module to 1.545 MB, and 1.55 MB until the page ran
@@ -19,7 +19,9 @@
 // box quoting the paper's Table 1 with its per-item prior switch and the labelled empty set
 // (1.5 kB, half of it the table's markup) took it to 1.6692 MB, and 1.6693 MB until the bundled
 // CLIP-like paraphrase sample (383 kB, fetched only when clicked: the one bundled file on which
-// CP_r's sets are smaller than CP_avg's, as in the paper's CLIP table) took it to 2.0524 MB; see
+// CP_r's sets are smaller than CP_avg's, as in the paper's CLIP table) took it to 2.0524 MB, and
+// 2.0525 MB until hosted files read by HTTP Range requests (fetch and XMLHttpRequest bindings),
+// panel 2's fitted prior and panel 9 emptied (6.3 kB) took it to 2.0588 MB; see
 // docs/performance.md, Size.
 // Run: make test-e2e, or `node --test e2e/dist.test.mjs` after `trunk build --release`.
 
@@ -30,7 +32,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
-const BUDGET_BYTES = 2_052_500;
+const BUDGET_BYTES = 2_059_000;
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
