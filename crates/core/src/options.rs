@@ -21,6 +21,30 @@ pub fn names<T: Choice>() -> Vec<&'static str> {
     T::all().iter().map(|&v| v.name()).collect()
 }
 
+/// Why `T`'s names do not round-trip, if they do not: each value's `Display` is its name and
+/// its name parses back to it, and no two values share a name. What every option declared with
+/// [`options!`](crate::options!) must satisfy, for the tests of each crate that declares some.
+pub fn names_round_trip<T>() -> std::result::Result<(), String>
+where
+    T: Choice + std::str::FromStr + std::fmt::Display + std::fmt::Debug,
+{
+    for &v in T::all() {
+        if v.to_string() != v.name() {
+            return Err(format!("{}: {v:?} displays as {v}, not {}", T::OPTION, v.name()));
+        }
+        if v.name().parse::<T>().ok() != Some(v) {
+            return Err(format!("{}: '{}' does not parse back to {v:?}", T::OPTION, v.name()));
+        }
+    }
+    let mut sorted = names::<T>();
+    sorted.sort_unstable();
+    sorted.dedup();
+    match sorted.len() == T::all().len() {
+        true => Ok(()),
+        false => Err(format!("{}: two values share a name", T::OPTION)),
+    }
+}
+
 /// The names of `T`'s values as a phrase: "a, b or c".
 pub fn expected<T: Choice>() -> String {
     let names = names::<T>();
@@ -114,7 +138,7 @@ macro_rules! options {
 
 #[cfg(test)]
 mod tests {
-    use super::{names, Choice};
+    use super::{names_round_trip, Choice};
     use crate::conformal::{Method, Prior, RvalueKind};
     use crate::rvalue::{Algorithm, LambdaRule, TieOrder};
     use crate::tensor::VarianceKind;
@@ -122,18 +146,8 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
-    fn round_trips<T: Choice + std::str::FromStr + std::fmt::Display + std::fmt::Debug>()
-    where
-        T::Err: std::fmt::Debug,
-    {
-        for &v in T::all() {
-            assert_eq!(v.to_string(), v.name());
-            assert_eq!(v.name().parse::<T>().unwrap(), v, "{}", T::OPTION);
-        }
-        let mut sorted = names::<T>();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(sorted.len(), T::all().len(), "{}: names are distinct", T::OPTION);
+    fn round_trips<T: Choice + std::str::FromStr + std::fmt::Display + std::fmt::Debug>() {
+        assert_eq!(names_round_trip::<T>(), Ok(()));
     }
 
     #[test]

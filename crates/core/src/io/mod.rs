@@ -18,8 +18,8 @@ mod stream;
 pub(crate) mod test_files;
 
 pub use npy::{
-    parse_npy, write_npy_bool, write_npy_f16_bits, write_npy_f32, write_npy_f64, write_npy_i64, NpyArray,
-    NpyData, NPY_MAGIC,
+    parse_npy, write_npy, write_npy_bool, write_npy_f16_bits, write_npy_f32, write_npy_f64, write_npy_i64,
+    NpyArray, NpyData, NpyElement, NPY_MAGIC,
 };
 pub use npz::{crc32, parse_npz, ZIP_MAGIC};
 

@@ -15,7 +15,9 @@ use header::parse_header;
 pub(crate) use header::{check_data_len, dtype_label, format_shape, read_header, Header, Kind};
 pub(in crate::io) use header::{read_u16, read_u32};
 pub(crate) use text::parse_text_npy;
-pub use write::{write_npy_bool, write_npy_f16_bits, write_npy_f32, write_npy_f64, write_npy_i64};
+pub use write::{
+    write_npy, write_npy_bool, write_npy_f16_bits, write_npy_f32, write_npy_f64, write_npy_i64, NpyElement,
+};
 
 /// The six bytes every `.npy` file starts with.
 pub const NPY_MAGIC: &[u8; 6] = b"\x93NUMPY";

@@ -33,50 +33,79 @@ fn header_bytes(descr: &str, shape: &[usize]) -> Vec<u8> {
     out
 }
 
-/// Writes a little-endian C-order float64 `.npy`; `data.len()` should be the product of `shape`.
+/// An element type `.npy` files hold: its `descr` and its little-endian bytes.
+pub trait NpyElement: Copy {
+    /// numpy's type string (`<f8`, `|b1`, ...).
+    const DESCR: &'static str;
+    /// Bytes per element.
+    const SIZE: usize;
+    /// Appends the element's little-endian bytes to `out`.
+    fn put(self, out: &mut Vec<u8>);
+}
+
+macro_rules! npy_element {
+    ($t:ty, $descr:literal) => {
+        impl NpyElement for $t {
+            const DESCR: &'static str = $descr;
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
+}
+
+npy_element!(f64, "<f8");
+npy_element!(f32, "<f4");
+npy_element!(i64, "<i8");
+npy_element!(u16, "<u2");
+
+impl NpyElement for bool {
+    const DESCR: &'static str = "|b1";
+    const SIZE: usize = 1;
+    fn put(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+}
+
+/// Writes a little-endian C-order `.npy` of `data`; `data.len()` should be the product of
+/// `shape`.
+pub fn write_npy<T: NpyElement>(shape: &[usize], data: &[T]) -> Vec<u8> {
+    write_with(T::DESCR, shape, data)
+}
+
+/// [`write_npy`] under another `descr` of the same size (float16 held as its bit patterns).
+fn write_with<T: NpyElement>(descr: &str, shape: &[usize], data: &[T]) -> Vec<u8> {
+    let mut out = header_bytes(descr, shape);
+    out.reserve(data.len() * T::SIZE);
+    for &v in data {
+        v.put(&mut out);
+    }
+    out
+}
+
+/// Writes a little-endian C-order float64 `.npy` ([`write_npy`]).
 pub fn write_npy_f64(shape: &[usize], data: &[f64]) -> Vec<u8> {
-    let mut out = header_bytes("<f8", shape);
-    out.reserve(data.len() * 8);
-    for v in data {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
+    write_npy(shape, data)
 }
 
-/// Writes a little-endian C-order float32 `.npy`; `data.len()` should be the product of `shape`.
+/// Writes a little-endian C-order float32 `.npy` ([`write_npy`]).
 pub fn write_npy_f32(shape: &[usize], data: &[f32]) -> Vec<u8> {
-    let mut out = header_bytes("<f4", shape);
-    out.reserve(data.len() * 4);
-    for v in data {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
+    write_npy(shape, data)
 }
 
-/// Writes a little-endian C-order float16 `.npy` of binary16 bit patterns ([`crate::float16`]);
-/// `data.len()` should be the product of `shape`.
+/// Writes a little-endian C-order float16 `.npy` of binary16 bit patterns ([`crate::float16`]):
+/// their `u16`s under float16's `descr`.
 pub fn write_npy_f16_bits(shape: &[usize], data: &[u16]) -> Vec<u8> {
-    let mut out = header_bytes("<f2", shape);
-    out.reserve(data.len() * 2);
-    for v in data {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
+    write_with("<f2", shape, data)
 }
 
-/// Writes a little-endian C-order int64 `.npy`; `data.len()` should be the product of `shape`.
+/// Writes a little-endian C-order int64 `.npy` ([`write_npy`]).
 pub fn write_npy_i64(shape: &[usize], data: &[i64]) -> Vec<u8> {
-    let mut out = header_bytes("<i8", shape);
-    out.reserve(data.len() * 8);
-    for v in data {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out
+    write_npy(shape, data)
 }
 
-/// Writes a C-order bool `.npy`; `data.len()` should be the product of `shape`.
+/// Writes a C-order bool `.npy` ([`write_npy`]).
 pub fn write_npy_bool(shape: &[usize], data: &[bool]) -> Vec<u8> {
-    let mut out = header_bytes("|b1", shape);
-    out.extend(data.iter().map(|&b| u8::from(b)));
-    out
+    write_npy(shape, data)
 }
