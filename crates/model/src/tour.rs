@@ -8,6 +8,8 @@
 //! predicate on the page's state, false at the step's own state and true once the reader has
 //! done what it proposes ([`Step::action`], as link keys, is that action).
 
+mod stage;
+
 use crate::panel::Panel;
 use crate::url::{DataRef, UrlState};
 use rvalue_core::conformal::Coverage;

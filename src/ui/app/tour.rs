@@ -96,7 +96,8 @@ impl App {
     fn leave_tour(&mut self) {
         self.tour = None;
         self.show_tour();
-        self.dirty.address = true;
+        // The panels leave the tour's layout: every figure is drawn again at its new box.
+        self.dirty = Dirty::ALL;
         focus(&self.doc, "tour-start");
     }
 
@@ -114,11 +115,15 @@ impl App {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
                 let on = step.is_some_and(|(_, s)| s.panels.contains(&p));
                 let _ = e.class_list().toggle_with_force("tour-focus", on);
+                let key = step.is_some_and(|(_, s)| s.key_panel() == p);
+                let _ = e.class_list().toggle_with_force("tour-key", key);
             }
         }
+        keep_controls(d, step.map_or(&[], |(_, s)| s.stage_controls()));
         let Some((n, step)) = step else { return };
         if !self.tour_alone {
             reveal(d);
+            reveal_controls(d, step.stage_controls());
         }
         set_text(d, "tour-count", &format!("Step {n} of {}", STEPS.len()));
         set_text(d, TITLE, step.title);
@@ -173,6 +178,39 @@ fn reveal(doc: &web_sys::Document) {
         let opts = web_sys::ScrollIntoViewOptions::new();
         opts.set_block(web_sys::ScrollLogicalPosition::Start);
         card.scroll_into_view_with_scroll_into_view_options(&opts);
+    }
+}
+
+/// Marks the controls a step keeps in view (`ids`, [`tour::Step::stage_controls`]) with
+/// `stage-keep`, with their labels and the slider or fieldset each sits in; unmarks the rest.
+/// With large text the tour shows only these (`www/style.css`).
+fn keep_controls(doc: &web_sys::Document, ids: &[&str]) {
+    if let Ok(marked) = doc.query_selector_all(".stage-keep") {
+        for i in 0..marked.length() {
+            if let Some(e) = marked.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+                let _ = e.class_list().remove_1("stage-keep");
+            }
+        }
+    }
+    for id in ids {
+        let Some(e) = doc.get_element_by_id(id) else { continue };
+        let block = e.closest(".slider, fieldset").ok().flatten();
+        let label = doc.query_selector(&format!("label[for=\"{id}\"]")).ok().flatten();
+        for k in [Some(e), block, label].into_iter().flatten() {
+            let _ = k.class_list().add_1("stage-keep");
+        }
+    }
+}
+
+/// Scrolls the controls' own column, never the page, so that the step's controls are in it.
+fn reveal_controls(doc: &web_sys::Document, ids: &[&str]) {
+    let (Some(column), Some(first)) = (doc.get_element_by_id("controls"), ids.first()) else { return };
+    let Some(e) = doc.get_element_by_id(first) else { return };
+    let block = e.closest(".slider, fieldset").ok().flatten().unwrap_or(e);
+    let (c, b) = (column.get_bounding_client_rect(), block.get_bounding_client_rect());
+    if b.top() < c.top() || b.bottom() > c.bottom() {
+        let to = f64::from(column.scroll_top()) + b.top() - c.top();
+        column.set_scroll_top(to.max(0.0) as i32);
     }
 }
 
