@@ -1,5 +1,5 @@
 // README's screenshots are made here: the page at its defaults, at the viewport every test uses,
-// and the tour's fifth step as a projector shows it (1280×720, large text), each once its
+// and the tour's sixth step as a projector shows it (1280×720, large text), each once its
 // analysis is on show. `RVALUE_UPDATE_SCREENSHOT=1`
 // writes them to assets/explorer.png and assets/tour.png (to be committed); otherwise they go
 // under test-output/ and the checked-in ones must have their sizes, so that README shows what
@@ -32,8 +32,8 @@ test("README's screenshot is the page at its defaults", { timeout: TIMEOUT_MS * 
   assert.deepEqual(errors, []);
 });
 
-test("README's tour screenshot is the tour's fifth step on a projector", { timeout: TIMEOUT_MS * 3 }, async () => {
-  const { page, errors } = await explorer.open('?tour=5&text=large', {
+test("README's tour screenshot is the tour's sixth step on a projector", { timeout: TIMEOUT_MS * 3 }, async () => {
+  const { page, errors } = await explorer.open('?tour=6&text=large', {
     prepare: ({ page }) => page.setViewportSize({ width: 1280, height: 720 }),
   });
   await ready(page);

@@ -386,7 +386,9 @@ impl Figure {
         let font = look.font;
         let label_font = ("sans-serif", font).into_font().color(&look.palette.ink);
         let entries = self.legend_entries();
-        let below = match look.legend_below && !entries.is_empty() {
+        let below_plot = !entries.is_empty()
+            && (look.legend_below || legend::crowds(area, &entries, &label_font, plot_size(area, font))?);
+        let below = match below_plot {
             true => Some(legend::below(area, &entries, &label_font)?),
             false => None,
         };
@@ -755,6 +757,14 @@ pub fn clip_band(points: &[(f64, f64)], (lo, hi): (f64, f64)) -> Vec<Vec<(f64, f
 
 /// A figure's margin and the room below (tick labels and title) and left of the plot, in
 /// backend pixels for tick labels of `font` pixels.
+/// The plotting area's size in pixels on `area`: less the margins and the axes' label areas, as
+/// [`Figure::chart`] lays it out.
+fn plot_size<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, font: u32) -> (f64, f64) {
+    let (w, h) = area.dim_in_pixel();
+    let m = 2 * margin(font);
+    (f64::from(w.saturating_sub(m + y_label_area(font))), f64::from(h.saturating_sub(m + x_label_area(font))))
+}
+
 fn margin(font: u32) -> u32 {
     font / 2 + 4
 }

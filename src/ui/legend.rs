@@ -56,9 +56,18 @@ pub fn inside<DB: DrawingBackend>(
     entries: &[(&str, Swatch)],
     font: &TextStyle,
 ) -> Result<Layout> {
+    inside_of_height(area, entries, font, f64::from(area.dim_in_pixel().1))
+}
+
+/// [`inside`] a plotting area of height `ah`, the text measured on `area`.
+fn inside_of_height<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(&str, Swatch)],
+    font: &TextStyle,
+    ah: f64,
+) -> Result<Layout> {
     let sizes = measure(area, entries, font)?;
     let line = font.font.get_size() * 1.25;
-    let ah = f64::from(area.dim_in_pixel().1);
     let one_column_h = entries.len() as f64 * line + 2.0 * f64::from(MARGIN);
     let rows =
         if entries.len() > 4 && one_column_h > 0.5 * ah { entries.len().div_ceil(2) } else { entries.len() }
@@ -73,6 +82,21 @@ pub fn inside<DB: DrawingBackend>(
     let h = cells.iter().map(|c| c.1).max().unwrap_or(0) + last_h + 2 * MARGIN;
     let w = columns * column_w - MARGIN + 2 * MARGIN;
     Ok(Layout { w, h, cells, sizes })
+}
+
+/// Whether a legend laid out [`inside`] a plotting area of `plot` pixels (width, height) would
+/// bury it: wider than it and over half its height, or taller than most of it (large text in a
+/// narrow, short panel). Such a legend goes [`below`] the plot, as on a narrow page. `area`
+/// measures the text.
+pub fn crowds<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(&str, Swatch)],
+    font: &TextStyle,
+    plot: (f64, f64),
+) -> Result<bool> {
+    let layout = inside_of_height(area, entries, font, plot.1)?;
+    let (w, h) = (f64::from(layout.w), f64::from(layout.h));
+    Ok((w > plot.0 && h > 0.5 * plot.1) || h > 0.8 * plot.1)
 }
 
 /// Rows across the full width of `area` (the figure), each entry after the last until the row

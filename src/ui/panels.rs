@@ -94,8 +94,8 @@ pub fn threshold(
         f.lines.push(if i == 0 { line } else { Line { label: None, ..line } });
     }
     if let Some(fit) = fitted {
-        let label = format!("t* with the fitted prior (τ̂² = {})", fixed(fit.hyper.tau2, 4));
-        f.lines.push(Line::new(label, SKY, &c.sigma2, &fit.t).dashed());
+        // Named in the panel's note rather than the legend, which already fills the plot's width.
+        f.lines.push(Line { label: None, ..Line::new("", SKY, &c.sigma2, &fit.t).dashed() });
     }
     if let Some(s) = main {
         main_curve(&mut f, c, s, sigma2, y.1);

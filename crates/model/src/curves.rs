@@ -313,11 +313,9 @@ pub fn prior_source(mode: Mode, fitted: Option<Hyper>) -> String {
         |h: Hyper| format!("μ̂ = {}, τ̂² = {}", crate::scales::fixed(h.mu, 3), crate::scales::fixed(h.tau2, 4));
     match (mode, fitted) {
         (Mode::Scores, _) => "fitted to the data, as the r-values use it".to_string(),
-        (Mode::Toy, Some(h)) => format!(
-            "the toy's true prior; the r-values use the one fitted to the data, {}, as panel 5 does: \
-             the dashed line is β's threshold under it",
-            fit(h)
-        ),
+        (Mode::Toy, Some(h)) => {
+            format!("the toy's true prior; dashed: the fitted one the r-values use, {}", fit(h))
+        }
         (Mode::Toy, None) => "the toy's true prior; the r-values use one fitted to the data".to_string(),
     }
 }
