@@ -30,6 +30,8 @@ def _bind(module):
 def report_inputs(scores, labels=None, *, class_names=None, **settings):
     """What the page reads for these arrays and settings: the data as ``.npz`` bytes and the
     settings as a link's query. Raises as :func:`save_html` does."""
+    if getattr(getattr(scores, "dtype", None), "kind", "") in "fiu":
+        _check_size(scores, labels)  # before a copy of scores too large to keep
     pairs = [(k, _text(v)) for k, v in settings.items()]
     names = None if class_names is None else [str(n) for n in class_names]
     query = _native._report_query(scores, labels, names, pairs)
@@ -37,16 +39,20 @@ def report_inputs(scores, labels=None, *, class_names=None, **settings):
     if scores.dtype not in (np.float16, np.float32, np.float64):
         scores = scores.astype(np.float64)
     labels = np.asarray(labels, dtype=np.int64)
-    size = scores.nbytes + labels.nbytes
-    if size > MAX_DATA_BYTES:
-        raise ValueError(f"the data is {size / 2**20:.1f} MiB; a saved report holds at most 256 MiB "
-                         "(give the page the file instead, or fewer items)")
+    _check_size(scores, labels)
     members = {"scores": np.ascontiguousarray(scores), "labels": labels}
     if names is not None:
         members["class_names"] = np.array(names, dtype=np.str_)
     buf = io.BytesIO()
     np.savez(buf, **members)
     return buf.getvalue(), query
+
+
+def _check_size(scores, labels):
+    size = scores.nbytes + getattr(labels, "nbytes", 0)
+    if size > MAX_DATA_BYTES:
+        raise ValueError(f"the data is {size / 2**20:.1f} MiB; a saved report holds at most 256 MiB "
+                         "(give the page the file instead, or fewer items)")
 
 
 def _text(v):
