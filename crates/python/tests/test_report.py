@@ -137,7 +137,7 @@ def test_hostile_names_round_trip_through_the_report_and_the_clis_outputs(tmp_pa
     assert np.load(data)["class_names"].tolist() == names
     # The CLI reads the same file; its outputs carry no text from it (numbers and method names),
     # and they parse as CSV and JSON to the same numbers.
-    args = [data, "--alpha", "0.1", "--splits", "2", "--methods", "cp", "--coverage", "per-class"]
+    args = ["--scores", data, "--alpha", "0.1", "--splits", "2", "--method", "cp", "--coverage", "per-class"]
     rows = list(csv.DictReader(io.StringIO(run_cli("conformal", *args))))
     records = json.loads(run_cli("conformal", *args, "--format", "json"))
     assert [r["method"] for r in rows] == [r["method"] for r in records] == ["cp"]
