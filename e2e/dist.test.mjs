@@ -1,5 +1,5 @@
 // The built page's size (the budget: dist/, app, the API module in api/ and bundled samples, at
-// most 1.6693 MB gzipped; the digits sample alone is 0.945 MB of it). It crept past the budget
+// most 1.6713 MB gzipped; the digits sample alone is 0.945 MB of it). It crept past the budget
 // unnoticed once, so it is checked rather than only reported. It was 1.5 MB until coverage by
 // class and per-class calibration took the app to 1.51 MB, and 1.52 MB until the APS, RAPS and
 // SAPS baselines took the app and the API module to 1.545 MB, and 1.55 MB until the page ran
@@ -17,7 +17,9 @@
 // until a hosted file's display name and figures redrawn for print (1.7 kB) took it to
 // 1.6633 MB, and 1.6633 MB until panel 5's readout at the calibrated r̂ (4.4 kB) and panel 6's
 // box quoting the paper's Table 1 with its per-item prior switch and the labelled empty set
-// (1.5 kB, half of it the table's markup) took it to 1.6692 MB; see docs/performance.md, Size.
+// (1.5 kB, half of it the table's markup) took it to 1.6692 MB, and 1.6693 MB until the page
+// learnt to read a saved report's embedded data and settings (1.9 kB) and reached 1.6712 MB; see
+// docs/performance.md, Size.
 // Run: make test-e2e, or `node --test e2e/dist.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
@@ -27,7 +29,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
-const BUDGET_BYTES = 1_669_300;
+const BUDGET_BYTES = 1_671_300;
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -37,7 +39,7 @@ function files(dir) {
 
 const sum = (sizes) => sizes.reduce((total, [, n]) => total + n, 0);
 
-test('dist/ stays within 1.6693 MB gzipped (gzip -9 per file, summed)', (t) => {
+test('dist/ stays within 1.6713 MB gzipped (gzip -9 per file, summed)', (t) => {
   const sizes = files(DIST).map((f) => [relative(DIST, f), gzipSync(readFileSync(f), { level: 9 }).length]);
   const total = sum(sizes);
   const listing = sizes.map(([f, n]) => `${f} ${n}`).join(', ');
