@@ -27,9 +27,9 @@ def _bind(module):
     _native = module
 
 
+# save_html and report_inputs are documented in the stub (rvalue_explorer.pyi), whose text
+# `help` shows (docs.py puts it on them).
 def report_inputs(scores, labels=None, *, class_names=None, **settings):
-    """What the page reads for these arrays and settings: the data as ``.npz`` bytes and the
-    settings as a link's query. Raises as :func:`save_html` does."""
     if getattr(getattr(scores, "dtype", None), "kind", "") in "fiu":
         _check_size(scores, labels)  # before a copy of scores too large to keep
     pairs = [(k, _text(v)) for k, v in settings.items()]
