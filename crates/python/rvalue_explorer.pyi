@@ -452,7 +452,7 @@ def save_html(
     for the data, ...). ``class_names``: one name per class, shown as text (at most 200
     characters each, no control or bidirectional control characters). The page's wasm and
     JavaScript are inlined and its Content-Security-Policy kept; the data (as an ``.npz``) and
-    the settings are base64 in blocks the browser never runs. The file is about 2 MB plus 4/3 of
+    the settings are base64 in blocks the browser never runs. The file is about 1.7 MB plus 4/3 of
     the data's bytes. Raises ``ValueError`` (and writes nothing) for bad scores, labels, class
     names or setting values and for data over 256 MiB, and ``TypeError`` naming unknown
     settings."""
