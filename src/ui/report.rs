@@ -15,16 +15,18 @@ const DATA: &str = "report-data";
 const SETTINGS: &str = "report-settings";
 
 /// The settings in force if this page is a saved report: the address' own once the page has
-/// written them there (a reload keeps the view), else the report's.
+/// written them there (a reload keeps the view), else the report's; the name shown for the
+/// data is the report's unless the address gives one (a link never holds the report's).
 pub fn settings() -> Option<(Restored, Option<String>)> {
     let doc = dom::document().ok()?;
     doc.get_element_by_id(DATA)?;
+    let own = read(&block(&doc, SETTINGS).and_then(|b| String::from_utf8(b).ok()).unwrap_or_default());
     let search = super::permalink::search();
-    let query = match search.is_empty() {
-        true => block(&doc, SETTINGS).and_then(|b| String::from_utf8(b).ok()).unwrap_or_default(),
-        false => search,
-    };
-    Some(read(&query))
+    if search.is_empty() {
+        return Some(own);
+    }
+    let (restored, name) = read(&search);
+    Some((restored, name.or(own.1)))
 }
 
 /// A block's bytes (`None` when it is missing or not base64).
