@@ -138,6 +138,11 @@ test('a report\'s hostile class names and display name show as text, in the page
         };
       }, svg);
       assert.deepEqual(parsed, { error: null, scripts: 0, handlers: [] });
+      // The address now holds the view; reloaded, the page keeps the report's name.
+      await page.waitForFunction(() => new URLSearchParams(location.search).get('mode') === 'scores');
+      await page.reload({ waitUntil: 'load' });
+      await ready(page);
+      assert.ok((await text(page, '#data-name')).includes(ATTACKS[1]));
       await inert(opened);
       assert.deepEqual(opened.errors, []);
     });
