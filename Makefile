@@ -61,8 +61,9 @@ python-venv:
 	[[ -x $(PY_VENV)/bin/python ]] || python3 -m venv $(PY_VENV)
 	$(PIP) install $(PY_PACKAGES)
 
-# The directory is emptied first, so that it holds exactly this build's wheel.
-wheel: python-venv
+# The directory is emptied first, so that it holds exactly this build's wheel. The page is built
+# first: the wheel carries it for save_html (crates/python/build.rs reads dist/).
+wheel: python-venv test-page
 	rm -f $(WHEELS)/rvalue_explorer-*.whl
 	$(PY_VENV)/bin/maturin build --release --manifest-path crates/python/Cargo.toml \
 		--interpreter $(PY_VENV)/bin/python --out $(WHEELS)

@@ -12,6 +12,7 @@
 //!   is compiled once;
 //! - [`files`]: file picker, drag and drop, bundled samples;
 //! - [`permalink`]: the state in the address, and the Copy link button;
+//! - [`report`]: a saved report's embedded data and settings;
 //! - [`embed`]: one panel alone in an iframe (`?embed=`), its height posted to the parent;
 //! - [`print`]: figures redrawn at their printed size when the page is printed;
 //! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
@@ -36,6 +37,7 @@ pub mod legend;
 pub mod panels;
 mod permalink;
 mod print;
+mod report;
 mod streamed;
 pub mod theme;
 mod workers;

@@ -11,6 +11,7 @@
 mod escape;
 pub mod hosted;
 mod read;
+pub mod report;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -39,6 +40,8 @@ pub enum DataRef {
     /// `.npy` (`labels=`) and the name the page shows for it (`name=`): public, so a link
     /// keeps all three.
     Hosted { src: String, labels: Option<String>, name: Option<String> },
+    /// The data a saved report holds ([`report`]): in the page's own file, so not in a link.
+    Report,
 }
 
 /// Everything a link restores.
@@ -115,7 +118,7 @@ impl UrlState {
             .collect();
         if c.mode == Mode::Scores {
             match &self.data {
-                DataRef::None => {}
+                DataRef::None | DataRef::Report => {}
                 DataRef::Sample(name) => out.push(format!("sample={}", encode(name))),
                 DataRef::Upload => out.push("data=upload".to_string()),
                 DataRef::Hosted { src, labels, name } => {

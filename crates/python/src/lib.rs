@@ -12,6 +12,7 @@ mod calibration;
 mod conformal;
 mod options;
 mod rank;
+mod report;
 mod splits;
 mod streamed;
 mod tallies;
@@ -34,6 +35,8 @@ fn rvalue_explorer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(splits::split_masks, m)?)?;
     m.add_function(wrap_pyfunction!(rank::toy_probability, m)?)?;
     m.add_function(wrap_pyfunction!(borrows, m)?)?;
+    m.add_function(wrap_pyfunction!(report::page, m)?)?;
+    m.add_function(wrap_pyfunction!(report::report_query, m)?)?;
     add_python_helpers(m)
 }
 
@@ -47,6 +50,14 @@ fn add_python_helpers(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let f = helpers.getattr("from_estimators")?;
     f.setattr("__module__", "rvalue_explorer")?;
     m.add("from_estimators", f)?;
+    let code = pyo3::ffi::c_str!(include_str!("py/report.py"));
+    let report = PyModule::from_code(m.py(), code, c"rvalue_explorer/report.py", c"rvalue_explorer._report")?;
+    report.getattr("_bind")?.call1((m,))?;
+    for name in ["save_html", "report_inputs"] {
+        let f = report.getattr(name)?;
+        f.setattr("__module__", "rvalue_explorer")?;
+        m.add(name, f)?;
+    }
     let code = pyo3::ffi::c_str!(include_str!("py/docs.py"));
     let docs = PyModule::from_code(m.py(), code, c"rvalue_explorer/docs.py", c"rvalue_explorer._docs")?;
     docs.getattr("document")?.call1((m, include_str!("../rvalue_explorer.pyi")))?;

@@ -29,6 +29,8 @@ def stub_parameters(fn: ast.FunctionDef) -> list[tuple[str, inspect._ParameterKi
         out.append((p.arg, KINDS[kind], d))
     for p, d in zip(a.kwonlyargs, a.kw_defaults):
         out.append((p.arg, KINDS["kwonly"], inspect.Parameter.empty if d is None else d))
+    if a.kwarg is not None:
+        out.append((a.kwarg.arg, inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty))
     return [(n, k, default_value(d)) for n, k, d in out if n != "self"]
 
 

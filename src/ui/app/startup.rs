@@ -20,7 +20,7 @@ use rvalue_model::Controls;
 /// Starts the explorer on the current page with the settings in its address (defaults for
 /// what it does not say), and keeps the address in step.
 pub fn start() -> Result<Shared> {
-    let restored = permalink::read();
+    let restored = crate::ui::report::settings().map_or_else(permalink::read, |(r, _)| r);
     crate::ui::streamed::set_stream_switch(restored.stream_switch.as_deref());
     let link = Some(Link::new(permalink::search()));
     let switches = (restored.gpu_switch, restored.workers_switch, restored.sigma2_given);
@@ -94,11 +94,13 @@ fn launch(
     Ok(app)
 }
 
-/// Fetches the data a link names: a bundled sample or a file hosted on the page's site.
+/// Fetches the data a link names (a bundled sample or a file hosted on the page's site) or a
+/// saved report holds.
 fn load_named_data(app: &Shared, data: DataRef) {
     match data {
         DataRef::Sample(name) => files::load_named(&file_sink(app), name),
         DataRef::Hosted { src, labels, name } => crate::ui::hosted::load(&file_sink(app), src, labels, name),
+        DataRef::Report => crate::ui::report::load(&file_sink(app)),
         DataRef::None | DataRef::Upload => {}
     }
 }

@@ -30,7 +30,7 @@ use crate::float16;
 use crate::tensor::{ScoreTensor, Scores};
 use crate::{Error, Result};
 pub use layout::BlockLayout;
-pub use names::{read_class_names, reorders_text, MAX_NAME_CHARS};
+pub use names::{check_names, read_class_names, reorders_text, MAX_NAME_CHARS};
 use npy::{format_shape, Layout};
 pub use stream::{Opened, ScoreFile};
 

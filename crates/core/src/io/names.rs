@@ -32,7 +32,7 @@ pub fn reorders_text(c: char) -> bool {
 }
 
 /// Why `names` cannot name `k` classes.
-fn check_names(names: &[String], k: usize) -> std::result::Result<(), String> {
+pub fn check_names(names: &[String], k: usize) -> std::result::Result<(), String> {
     if names.len() != k {
         return Err(format!("{} names for K = {k} classes; expected one name per class", names.len()));
     }

@@ -22,6 +22,8 @@ def document(module, stub):
         doc = ast.get_docstring(node) if f is not None else None
         if doc is not None and inspect.isbuiltin(f):
             setattr(module, node.name, _wrapped(f, doc, _stub_defaults(node)))
+        elif doc is not None and inspect.isfunction(f) and f.__doc__ is None:
+            f.__doc__ = doc
 
 
 def _stub_defaults(fn):

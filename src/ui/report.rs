@@ -1,0 +1,56 @@
+//! A saved report (`rvalue_explorer.save_html`): the page, its data and its settings in one
+//! file opened from disk. The data and settings are base64 in two inert blocks
+//! (`<script type="application/octet-stream">`, which the browser never runs); the settings are
+//! a link's query ([`rvalue_model::url::report`] reads it). The data is read as a dropped file
+//! is, and its class names and the name given are shown as text, as any file's are.
+
+use super::dom;
+use super::files::{self, Got, Sink};
+use rvalue_model::url::report::{decode_base64, read};
+use rvalue_model::url::{DataRef, Restored};
+
+/// The block holding the score file (an `.npz`).
+const DATA: &str = "report-data";
+/// The block holding the settings.
+const SETTINGS: &str = "report-settings";
+
+/// The settings in force if this page is a saved report: the address' own once the page has
+/// written them there (a reload keeps the view), else the report's; the name shown for the
+/// data is the report's unless the address gives one (a link never holds the report's).
+pub fn settings() -> Option<(Restored, Option<String>)> {
+    let doc = dom::document().ok()?;
+    doc.get_element_by_id(DATA)?;
+    let own = read(&block(&doc, SETTINGS).and_then(|b| String::from_utf8(b).ok()).unwrap_or_default());
+    let search = super::permalink::search();
+    if search.is_empty() {
+        return Some(own);
+    }
+    let (restored, name) = read(&search);
+    Some((restored, name.or(own.1)))
+}
+
+/// A block's bytes (`None` when it is missing or not base64).
+fn block(doc: &web_sys::Document, id: &str) -> Option<Vec<u8>> {
+    decode_base64(&doc.get_element_by_id(id)?.text_content()?).ok()
+}
+
+/// Reads the report's data and hands it to `sink` (after the page's start, as a sample's
+/// arrives), shown under the name given, if one was.
+pub fn load(sink: &Sink) {
+    let sink = sink.clone();
+    wasm_bindgen_futures::spawn_local(async move { read_into(&sink) });
+}
+
+fn read_into(sink: &Sink) {
+    let Some((_, name)) = settings() else { return };
+    let Ok(doc) = dom::document() else { return };
+    let text = doc.get_element_by_id(DATA).and_then(|e| e.text_content()).unwrap_or_default();
+    let bytes = match decode_base64(&text) {
+        Ok(b) => b,
+        Err(why) => return sink(Got::Failed(format!("The report's data cannot be read: {why}."))),
+    };
+    let (own, got) = files::read("report.npz".to_string(), &bytes, None);
+    let (data, names) = files::split_names(got);
+    let name = name.unwrap_or(own);
+    sink(Got::Dataset { name, data, names, pool: None, origin: DataRef::Report })
+}
