@@ -52,5 +52,5 @@ fn read_into(sink: &Sink) {
     let (own, got) = files::read("report.npz".to_string(), &bytes, None);
     let (data, names) = files::split_names(got);
     let name = name.unwrap_or(own);
-    sink(Got::Dataset { name, data, names, pool: None, origin: DataRef::Report })
+    sink(Got::Dataset { name, data, names, pool: None, origin: DataRef::Report, note: None })
 }
