@@ -115,7 +115,7 @@ test('a saved report draws its data offline from disk, with the command line\'s 
   }
 });
 
-test('a report\'s hostile class names and display name show as text, in the page and its SVG', LONG, async (t) => {
+test('a report\'s hostile class names and display name show as text, in the page, its SVG and PNG', LONG, async (t) => {
   const names = Array.from({ length: 10 }, (_, i) => `${ATTACKS[i % 3]} ${i}`);
   const opened = await open(report('hostile.html', { class_names: names, name: ATTACKS[1] }));
   const { page } = opened;
@@ -138,6 +138,18 @@ test('a report\'s hostile class names and display name show as text, in the page
         };
       }, svg);
       assert.deepEqual(parsed, { error: null, scripts: 0, handlers: [] });
+      // The PNG export opens: decoded by the browser in a blank page (the report's policy
+      // rightly allows no images from data: addresses).
+      const png = (await download(page, '#panel-classes button[data-export="png"]')).bytes;
+      const blank = await page.context().newPage();
+      const size = await blank.evaluate(async (b64) => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        return [img.naturalWidth, img.naturalHeight];
+      }, png.toString('base64'));
+      await blank.close();
+      assert.ok(size[0] > 100 && size[1] > 100, `the PNG decodes to ${size}`);
       // The address now holds the view; reloaded, the page keeps the report's name.
       await page.waitForFunction(() => new URLSearchParams(location.search).get('mode') === 'scores');
       await page.reload({ waitUntil: 'load' });
