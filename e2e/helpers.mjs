@@ -411,3 +411,18 @@ export function zip(members) {
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, dir, end]);
 }
+
+// What an exported SVG holds that could run, parsed by the browser of `page`: the parser's
+// error (or null), how many script or foreignObject elements, the on* attributes, and its texts.
+export function svgInspected(page, svg) {
+  return page.evaluate((s) => {
+    const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
+    const all = [...doc.querySelectorAll('*')];
+    return {
+      error: doc.querySelector('parsererror')?.textContent ?? null,
+      scripts: all.filter((e) => e.localName === 'script' || e.localName === 'foreignObject').length,
+      handlers: all.flatMap((e) => [...e.attributes].map((a) => a.name)).filter((n) => n.startsWith('on')),
+      texts: [...doc.querySelectorAll('text')].map((e) => e.textContent),
+    };
+  }, svg);
+}

@@ -9,7 +9,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, TIMEOUT_MS, analysesShown, download, ready, shot, text, textNpy, useExplorer, zip } from './helpers.mjs';
+import {
+  ROOT, TIMEOUT_MS, analysesShown, download, ready, shot, svgInspected, text, textNpy, useExplorer, zip,
+} from './helpers.mjs';
 
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
@@ -60,16 +62,7 @@ test('hostile class names show as text, in the page and in an SVG export', LONG,
     for (const line of shown) assert.ok(names.some((n) => line.includes(n)), line);
     assert.equal(await page.locator('#panel-classes img, #panel-classes script, #panel-classes svg').count(), 0);
     const svg = (await download(page, '#panel-classes button[data-export="svg"]')).bytes.toString('utf8');
-    const parsed = await page.evaluate((s) => {
-      const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
-      const all = [...doc.querySelectorAll('*')];
-      return {
-        error: doc.querySelector('parsererror')?.textContent ?? null,
-        scripts: all.filter((e) => e.localName === 'script' || e.localName === 'foreignObject').length,
-        handlers: all.flatMap((e) => [...e.attributes].map((a) => a.name)).filter((n) => n.startsWith('on')),
-        texts: [...doc.querySelectorAll('text')].map((e) => e.textContent),
-      };
-    }, svg);
+    const parsed = await svgInspected(page, svg);
     assert.equal(parsed.error, null);
     assert.equal(parsed.scripts, 0);
     assert.deepEqual(parsed.handlers, []);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { ROOT, TIMEOUT_MS, download, launchBrowser, pageSummary, ready, shot, text } from './helpers.mjs';
+import { ROOT, TIMEOUT_MS, download, launchBrowser, pageSummary, ready, shot, svgInspected, text } from './helpers.mjs';
 
 const LONG = { timeout: TIMEOUT_MS * 4 };
 const PYTHON = join(ROOT, 'target', 'python-venv', 'bin', 'python');
@@ -128,16 +128,9 @@ test('a report\'s hostile class names and display name show as text, in the page
       for (const line of shown) assert.ok(names.some((n) => line.includes(n)), line);
       assert.equal(await page.locator('body img[src="x"], body svg[onload], #panel-classes script').count(), 0);
       const svg = (await download(page, '#panel-classes button[data-export="svg"]')).bytes.toString('utf8');
-      const parsed = await page.evaluate((s) => {
-        const doc = new DOMParser().parseFromString(s, 'image/svg+xml');
-        const all = [...doc.querySelectorAll('*')];
-        return {
-          error: doc.querySelector('parsererror')?.textContent ?? null,
-          scripts: all.filter((e) => e.localName === 'script' || e.localName === 'foreignObject').length,
-          handlers: all.flatMap((e) => [...e.attributes].map((a) => a.name)).filter((n) => n.startsWith('on')),
-        };
-      }, svg);
+      const { texts, ...parsed } = await svgInspected(page, svg);
       assert.deepEqual(parsed, { error: null, scripts: 0, handlers: [] });
+      assert.ok(texts.some((s) => names.some((n) => s.includes(n.slice(0, 12)))), texts.join(' | '));
       // The PNG export opens: decoded by the browser in a blank page (the report's policy
       // rightly allows no images from data: addresses).
       const png = (await download(page, '#panel-classes button[data-export="png"]')).bytes;
