@@ -680,9 +680,8 @@ mod tests {
     }
 
     /// Noise over seven decades, two units so noisy that each moves the fraction by 1/5 within
-    /// about 0.01 in `z`, right beside the root. Newton inside the bracket used to bounce across
-    /// those steps for its 200 turns and return its last iterate, `z = 0.8994` where the
-    /// fraction is 0.554, not β = 0.191.
+    /// about 0.01 in `z`, right beside the root: Newton inside the bracket can bounce across those
+    /// steps for all its turns and end at `z = 0.8994`, where the fraction is 0.554, not β = 0.191.
     #[test]
     fn z_model_converges_beside_a_very_noisy_units_step() {
         let tau2 = 1.796;

@@ -135,8 +135,7 @@ impl ScoreTensor {
 
     /// [`ScoreTensor::new`] without the scan for non-finite scores, for a producer whose scores
     /// are finite by construction (the toy simulator: finite means plus bounded normals times
-    /// finite standard deviations). In a profile of the page the scan was 1.8 % of a toy
-    /// re-analysis (0.28 ms per repeat).
+    /// finite standard deviations), which the scan would only read again.
     pub(crate) fn from_finite(n: usize, m: usize, k: usize, data: Vec<f64>) -> Result<Self> {
         debug_assert!(data.iter().all(|x| x.is_finite()), "from_finite with a non-finite score");
         ScoreTensor::shaped(n, m, k, Storage::F64(data))
