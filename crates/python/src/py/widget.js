@@ -1,0 +1,101 @@
+// The browser side of rvalue_explorer.explore (anywidget's module): the explorer page in an
+// iframe whose document is the saved report sent as bytes, so the page runs under its own
+// Content-Security-Policy with its own code. The iframe's document is same-origin (srcdoc), so
+// this module moves its sliders as a reader would (value, then the `input` event the page
+// listens to) and watches them and panel 6's table to report the state back.
+const SLIDERS = ['alpha', 'beta', 'sigma2'];
+
+function positions(doc) {
+  const out = {};
+  for (const id of SLIDERS) {
+    const el = doc.getElementById(id);
+    if (el) out[id] = Number(el.value);
+  }
+  return out;
+}
+
+// Panel 6's rows as objects keyed by the column heads.
+function summary(doc) {
+  const table = doc.getElementById('summary-table');
+  if (!table) return [];
+  const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+  return [...table.querySelectorAll('tbody tr')].map((tr) => {
+    const row = {};
+    [...tr.children].forEach((td, i) => { row[heads[i] ?? String(i)] = td.textContent.trim(); });
+    return row;
+  });
+}
+
+function setPositions(doc, wanted) {
+  for (const [id, p] of Object.entries(wanted ?? {})) {
+    const el = doc.getElementById(id);
+    if (el && Number(el.value) !== p) {
+      el.value = String(p);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    }
+  }
+}
+
+function watch(model, doc) {
+  const report = () => {
+    const now = positions(doc);
+    const old = model.get('_positions') ?? {};
+    if (SLIDERS.some((id) => now[id] !== old[id])) {
+      model.set('_positions', now);
+      model.save_changes();
+    }
+  };
+  // The outputs beside the sliders change whenever a slider does, by the reader's hand or by
+  // the page's own code (the settings it starts with, a preset, the tour).
+  const outputs = new MutationObserver(report);
+  for (const id of SLIDERS) {
+    doc.getElementById(id)?.addEventListener('input', report);
+    const out = doc.getElementById(`${id}-value`);
+    if (out) outputs.observe(out, { childList: true, subtree: true, characterData: true });
+  }
+  const tbody = doc.querySelector('#summary-table tbody');
+  if (tbody) {
+    new MutationObserver(() => {
+      model.set('_summary', summary(doc));
+      model.save_changes();
+    }).observe(tbody, { childList: true, subtree: true, characterData: true });
+  }
+  return report;
+}
+
+function render({ model, el }) {
+  const frame = document.createElement('iframe');
+  frame.title = 'rvalue-explorer';
+  frame.style.cssText = 'width:100%;height:900px;border:0;display:block';
+  const html = model.get('_html');
+  const bytes = html instanceof DataView ? new Uint8Array(html.buffer, html.byteOffset, html.byteLength) : new Uint8Array(html);
+  frame.srcdoc = new TextDecoder().decode(bytes);
+  el.appendChild(frame);
+  const onSet = () => {
+    const doc = frame.contentDocument;
+    if (doc) setPositions(doc, model.get('_positions'));
+  };
+  frame.addEventListener('load', () => {
+    const doc = frame.contentDocument;
+    // The page's own sliders exist once its markup has loaded; its wasm listens from then on.
+    const wanted = model.get('_positions') ?? {};
+    const report = watch(model, doc);
+    const start = () => {
+      if (Object.keys(wanted).length) setPositions(doc, wanted);
+      report();
+      const tbody = doc.querySelector('#summary-table tbody');
+      if (tbody && tbody.children.length) { model.set('_summary', summary(doc)); model.save_changes(); }
+    };
+    start();
+    const body = doc.body;
+    // The panel alone (panel=...) is as tall as it draws; the whole page scrolls in 900 px.
+    if (body && body.classList.contains('embed')) {
+      new ResizeObserver(() => { frame.style.height = `${doc.documentElement.scrollHeight}px`; }).observe(body);
+    }
+  });
+  model.on('change:_positions', onSet);
+  return () => model.off('change:_positions', onSet);
+}
+
+export default { render };

@@ -1,0 +1,54 @@
+"""explore: the widget's state and its refusals. Its page is the file save_html writes; the
+sliders' values are the page's scale (a value set snaps to the position a link would give).
+The widget shown in a real JupyterLab, both ways: e2e/notebook.test.mjs."""
+
+import numpy as np
+import pytest
+
+import rvalue_explorer as rx
+
+
+def test_the_widget_holds_the_report_save_html_writes(tmp_path, digits):
+    scores, labels = digits
+    w = rx.explore(scores, labels, alpha=0.2, panel="coverage")
+    path = tmp_path / "r.html"
+    rx.save_html(path, scores, labels, alpha=0.2, panel="coverage")
+    assert w._html == path.read_bytes()
+    w.save_html(tmp_path / "w.html")
+    assert (tmp_path / "w.html").read_bytes() == w._html
+    assert w.summary == []  # no page has drawn it yet
+
+
+def test_slider_values_move_positions_and_snap_as_the_page_does(digits):
+    w = rx.explore(*digits)
+    w.alpha = 0.2
+    assert w._positions == {"alpha": 40} and w.alpha == 0.2
+    w.alpha = 0.123
+    assert w._positions["alpha"] == 25 and w.alpha == 0.125
+    w.sigma2 = 1000
+    assert w._positions["sigma2"] == 161 and w.sigma2 == 1000
+    w.beta = 0.1
+    assert w._positions["beta"] == 133 and w.beta == 0.1
+    # The page's side: a position the reader moved to reads back as the value it shows.
+    w._positions = {**w._positions, "alpha": 41, "beta": 0}
+    assert (w.alpha, w.beta) == (0.205, 0.001)
+
+
+def test_bad_input_raises_as_save_html_does_and_makes_no_widget(digits):
+    scores, labels = digits
+    with pytest.raises(ValueError, match="NaN|nan|finite"):
+        bad = scores.copy()
+        bad[0, 0] = np.nan
+        rx.explore(bad, labels)
+    with pytest.raises(ValueError):
+        rx.explore(scores, labels + 100)
+    with pytest.raises(TypeError, match=r"explore\(\).*nope"):
+        rx.explore(scores, labels, nope=1)
+
+
+def test_data_over_the_limit_is_refused_in_one_sentence():
+    # A memmap-like stand-in would still need 512 MiB of disk; a broadcast view reports the
+    # size of the array it stands for without holding it.
+    big = np.broadcast_to(np.float64(-1.0), (8 * 2**20, 9))
+    with pytest.raises(ValueError, match="at most 512 MiB"):
+        rx.explore(big, np.zeros(8 * 2**20, dtype=np.int64))
