@@ -22,8 +22,8 @@ const LONG = { timeout: TIMEOUT_MS * 8, skip: process.env.RVALUE_SKIP_NOTEBOOK =
 
 const CELLS = [
   `import numpy as np, rvalue_explorer as rx\nd = np.load(${JSON.stringify(DIGITS)})\nw = rx.explore(d["scores"], d["labels"], splits=3)\nw`,
-  'w.alpha = 0.2',
-  'print(f"alpha={w.alpha} rows={len(w.summary)} method={w.summary[0][\'Method\']}")',
+  'w.alpha = 0.2\nw.rvalue = "pooled"',
+  'print(f"alpha={w.alpha} rvalue={w.rvalue} rows={len(w.summary)} method={w.summary[0][\'Method\']}")',
 ];
 
 function notebook() {
@@ -70,7 +70,7 @@ async function run(page, i) {
   await page.keyboard.press('Shift+Enter');
 }
 
-test('explore shows the explorer in JupyterLab, and α follows both ways', LONG, async (t) => {
+test('explore shows the explorer in JupyterLab, and α and the method follow both ways', LONG, async (t) => {
   assert.ok(existsSync(PYTHON), `${PYTHON} is missing: run make python-venv and make test-python first`);
   const dir = mkdtempSync(join(tmpdir(), 'rvalue-notebook-'));
   writeFileSync(join(dir, 'explore.ipynb'), notebook());
@@ -93,19 +93,21 @@ test('explore shows the explorer in JupyterLab, and α follows both ways', LONG,
         return px.some((v, i) => i % 4 === 3 && v > 0);
       }));
       assert.ok(drawn.length >= 1 && drawn.every(Boolean), JSON.stringify(drawn));
-      // Python moves the slider.
+      // Python moves the slider and chooses a method option.
       await run(page, 1);
       await frame.locator('#alpha-value', { hasText: /^0\.2$/ }).waitFor();
       assert.equal(await frame.locator('#alpha').inputValue(), '40');
-      // The reader moves the slider; Python sees it, and panel 6's rows.
+      await frame.locator('#kind option[value="pooled"]:checked').waitFor({ state: 'attached' });
+      // The reader moves the slider and chooses another option; Python sees both, and panel 6's rows.
       await frame.locator('#alpha').focus();
       await frame.locator('#alpha').press('ArrowRight');
       await frame.locator('#alpha-value', { hasText: /^0\.205$/ }).waitFor();
+      await frame.locator('#kind').selectOption('nonparametric');
       await frame.locator('#status[data-state="ready"]').waitFor();
       await run(page, 2);
       const out = page.locator('.jp-Notebook .jp-Cell').nth(2).locator('.jp-OutputArea-output');
       await out.filter({ hasText: 'alpha=' }).waitFor();
-      assert.match(await out.textContent(), /alpha=0\.205 rows=[1-9]\d* method=\S/);
+      assert.match(await out.textContent(), /alpha=0\.205 rvalue=nonparametric rows=[1-9]\d* method=\S/);
     } finally {
       await screenshot(page, t.name);
     }

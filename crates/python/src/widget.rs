@@ -10,7 +10,10 @@ use rvalue_model::scales;
 /// The widget's JavaScript module (anywidget's `_esm`).
 pub const ESM: &str = include_str!("py/widget.js");
 
-fn scale(name: &str) -> PyResult<(fn(u32) -> f64, fn(f64) -> u32)> {
+/// A slider's scale: the value at a position, and the position nearest a value.
+type Scale = (fn(u32) -> f64, fn(f64) -> u32);
+
+fn scale(name: &str) -> PyResult<Scale> {
     match name {
         "alpha" => Ok((scales::alpha_at, scales::alpha_position)),
         "beta" => Ok((scales::beta_at, scales::beta_position)),

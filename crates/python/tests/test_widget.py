@@ -52,3 +52,16 @@ def test_data_over_the_limit_is_refused_in_one_sentence():
     big = np.broadcast_to(np.float64(-1.0), (8 * 2**20, 9))
     with pytest.raises(ValueError, match="at most 512 MiB"):
         rx.explore(big, np.zeros(8 * 2**20, dtype=np.int64))
+
+
+def test_method_options_go_both_ways_by_the_pages_control_ids(digits):
+    import traitlets
+
+    w = rx.explore(*digits)
+    w.rvalue = "pooled"
+    w.never_empty = True
+    assert w._options == {"kind": "pooled", "never-empty": True}
+    with pytest.raises(traitlets.TraitError):
+        w.rvalue = "best"
+    w._options = {**w._options, "kind": "nonparametric", "coverage": "per-class"}
+    assert (w.rvalue, w.coverage, w.never_empty) == ("nonparametric", "per-class", True)

@@ -4,6 +4,28 @@
 // this module moves its sliders as a reader would (value, then the `input` event the page
 // listens to) and watches them and panel 6's table to report the state back.
 const SLIDERS = ['alpha', 'beta', 'sigma2'];
+// The method options' controls: menus, and one checkbox.
+const OPTIONS = ['kind', 'prior', 'variance', 'ties', 'coverage', 'never-empty'];
+
+function options(doc) {
+  const out = {};
+  for (const id of OPTIONS) {
+    const el = doc.getElementById(id);
+    if (el) out[id] = el.type === 'checkbox' ? el.checked : el.value;
+  }
+  return out;
+}
+
+function setOptions(doc, wanted) {
+  for (const [id, v] of Object.entries(wanted ?? {})) {
+    const el = doc.getElementById(id);
+    if (!el || !OPTIONS.includes(id) || (el.type === 'checkbox' ? el.checked : el.value) === v) continue;
+    if (el.type === 'checkbox') el.checked = v;
+    else el.value = v;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+}
 
 function positions(doc) {
   const out = {};
@@ -39,13 +61,19 @@ function setPositions(doc, wanted) {
 
 function watch(model, doc) {
   const report = () => {
-    const now = positions(doc);
-    const old = model.get('_positions') ?? {};
-    if (SLIDERS.some((id) => now[id] !== old[id])) {
-      model.set('_positions', now);
-      model.save_changes();
-    }
+    const [now, old] = [positions(doc), model.get('_positions') ?? {}];
+    const [opts, oldOpts] = [options(doc), model.get('_options') ?? {}];
+    const moved = SLIDERS.some((id) => now[id] !== old[id]);
+    const chosen = OPTIONS.some((id) => opts[id] !== oldOpts[id]);
+    if (moved) model.set('_positions', now);
+    if (chosen) model.set('_options', opts);
+    if (moved || chosen) model.save_changes();
   };
+  for (const id of OPTIONS) doc.getElementById(id)?.addEventListener('change', report);
+  // The page's status changes with every analysis, also those its own code starts (the
+  // settings it opens with), which no event of a control announces.
+  const status = doc.getElementById('status');
+  if (status) new MutationObserver(report).observe(status, { attributes: true });
   // The outputs beside the sliders change whenever a slider does, by the reader's hand or by
   // the page's own code (the settings it starts with, a preset, the tour).
   const outputs = new MutationObserver(report);
@@ -76,13 +104,19 @@ function render({ model, el }) {
     const doc = frame.contentDocument;
     if (doc) setPositions(doc, model.get('_positions'));
   };
+  const onOptions = () => {
+    const doc = frame.contentDocument;
+    if (doc) setOptions(doc, model.get('_options'));
+  };
   frame.addEventListener('load', () => {
     const doc = frame.contentDocument;
     // The page's own sliders exist once its markup has loaded; its wasm listens from then on.
     const wanted = model.get('_positions') ?? {};
+    const chosen = model.get('_options') ?? {};
     const report = watch(model, doc);
     const start = () => {
       if (Object.keys(wanted).length) setPositions(doc, wanted);
+      if (Object.keys(chosen).length) setOptions(doc, chosen);
       report();
       const tbody = doc.querySelector('#summary-table tbody');
       if (tbody && tbody.children.length) { model.set('_summary', summary(doc)); model.save_changes(); }
@@ -95,7 +129,11 @@ function render({ model, el }) {
     }
   });
   model.on('change:_positions', onSet);
-  return () => model.off('change:_positions', onSet);
+  model.on('change:_options', onOptions);
+  return () => {
+    model.off('change:_positions', onSet);
+    model.off('change:_options', onOptions);
+  };
 }
 
 export default { render };

@@ -11,6 +11,15 @@ a value the slider shows.
 
 MAX_WIDGET_BYTES = 512 * 1024 * 1024
 SLIDERS = ("alpha", "beta", "sigma2")
+# The method options: attribute, the page's control (its id), the values its menu offers.
+OPTIONS = {
+    "rvalue": ("kind", ("parametric", "nonparametric", "pooled")),
+    "prior": ("prior", ("pooled", "per-item")),
+    "variance": ("variance", ("per-draw", "of-mean")),
+    "ties": ("ties", ("exchangeable", "index")),
+    "coverage": ("coverage", ("marginal", "per-class")),
+    "never_empty": ("never-empty", (False, True)),
+}
 
 _native = None
 _report = None
@@ -52,18 +61,42 @@ def _make_class():
     import anywidget
     import traitlets as t
 
+    def _option(name):
+        return t.Enum(OPTIONS[name][1], None, allow_none=True)
+
     class Explorer(anywidget.AnyWidget):
-        """The explorer page on a notebook's data; ``alpha``, ``beta`` and ``sigma2`` follow
-        its sliders both ways, ``summary`` is panel 6's rows."""
+        """The explorer page on a notebook's data; ``alpha``, ``beta``, ``sigma2`` and the
+        method options follow its controls both ways, ``summary`` is panel 6's rows."""
 
         _esm = _native._widget_esm
         _html = t.Bytes().tag(sync=True)
         # Slider positions, set by either side: the page's state.
         _positions = t.Dict().tag(sync=True)
+        # The method options by the page's control ids, set by either side.
+        _options = t.Dict().tag(sync=True)
         _summary = t.List().tag(sync=True)
         alpha = t.Float(None, allow_none=True).tag(sync=False)
         beta = t.Float(None, allow_none=True).tag(sync=False)
         sigma2 = t.Float(None, allow_none=True).tag(sync=False)
+        rvalue = _option("rvalue")
+        prior = _option("prior")
+        variance = _option("variance")
+        ties = _option("ties")
+        coverage = _option("coverage")
+        never_empty = _option("never_empty")
+
+        @t.observe(*OPTIONS)
+        def _option_set(self, change):
+            control = OPTIONS[change["name"]][0]
+            if change["new"] is not None and self._options.get(control) != change["new"]:
+                self._options = {**self._options, control: change["new"]}
+
+        @t.observe("_options")
+        def _options_set(self, change):
+            for name, (control, _) in OPTIONS.items():
+                value = change["new"].get(control)
+                if value is not None and getattr(self, name) != value:
+                    setattr(self, name, value)
 
         @t.observe(*SLIDERS)
         def _value_set(self, change):
