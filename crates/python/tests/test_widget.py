@@ -46,12 +46,17 @@ def test_bad_input_raises_as_save_html_does_and_makes_no_widget(digits):
         rx.explore(scores, labels, nope=1)
 
 
-def test_data_over_the_limit_is_refused_in_one_sentence():
-    # A memmap-like stand-in would still need 512 MiB of disk; a broadcast view reports the
-    # size of the array it stands for without holding it.
-    big = np.broadcast_to(np.float64(-1.0), (8 * 2**20, 9))
-    with pytest.raises(ValueError, match="at most 512 MiB"):
-        rx.explore(big, np.zeros(8 * 2**20, dtype=np.int64))
+def test_data_over_the_limit_is_refused_in_one_sentence(digits):
+    # A broadcast view reports the size of the array it stands for without holding it.
+    big = np.broadcast_to(np.float64(-1.0), (4 * 2**20, 9))
+    with pytest.raises(ValueError, match="explore's page holds at most 256 MiB"):
+        rx.explore(big, np.zeros(4 * 2**20, dtype=np.int64))
+
+
+def test_a_path_is_mapped_and_shown_as_the_array(tmp_path, digits):
+    scores, labels = digits
+    np.save(tmp_path / "s.npy", scores)
+    assert rx.explore(tmp_path / "s.npy", labels)._html == rx.explore(scores, labels)._html
 
 
 def test_method_options_go_both_ways_by_the_pages_control_ids(digits):

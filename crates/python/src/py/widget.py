@@ -9,7 +9,6 @@ values are the page's own (``_slider_position``, ``_slider_value``), so ``w.alph
 a value the slider shows.
 """
 
-MAX_WIDGET_BYTES = 512 * 1024 * 1024
 SLIDERS = ("alpha", "beta", "sigma2")
 # The method options: attribute, the page's control (its id), the values its menu offers.
 OPTIONS = {
@@ -37,12 +36,8 @@ def explore(scores, labels=None, *, class_names=None, **settings):
         import anywidget  # noqa: F401  (the optional extra; imported only when asked for)
     except ImportError as e:
         raise ImportError("explore needs anywidget: pip install 'rvalue-explorer[notebook]'") from e
-    size = getattr(scores, "nbytes", 0) + getattr(labels, "nbytes", 0)
-    if size > MAX_WIDGET_BYTES:
-        raise ValueError(f"the data is {size / 2**20:.1f} MiB; explore sends at most 512 MiB to the "
-                         "page (save a score file and open it in the page instead)")
     try:
-        data, query = _report.report_inputs(scores, labels, class_names=class_names, **settings)
+        data, query = _report.inputs(scores, labels, class_names, settings, "explore's page")
     except TypeError as e:
         raise TypeError(str(e).replace("save_html()", "explore()")) from None
     html = b"".join(_report.page_html(data, query.encode()))
