@@ -85,8 +85,10 @@ test('explore shows the explorer in JupyterLab, and α and the method follow bot
       await page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').waitFor();
       await run(page, 0);
       const frame = page.frameLocator('iframe[title="rvalue-explorer"]');
-      // The page drew the data's panels, and panel 6 has its rows at α = 0.1.
+      // The page drew the data's panels, and panel 6 has its rows at α = 0.1: the data came as
+      // the widget's buffer, its report block is empty.
       await frame.locator('#status[data-state="ready"]').waitFor();
+      assert.equal(await frame.locator('#report-data').textContent(), '');
       assert.equal((await frame.locator('#alpha-value').textContent()).trim(), '0.1');
       const drawn = await frame.locator('#panel-coverage canvas').evaluateAll((cs) => cs.map((c) => {
         const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;

@@ -470,8 +470,8 @@ def explore(
     Takes what :func:`save_html` takes and raises as it does (``ValueError`` for bad data,
     ``TypeError`` naming unknown settings); ``panel="coverage"`` shows one panel. The page, its
     wasm and the data go to the browser in the widget's state: no file, no server, no network.
-    Data over 256 MiB is refused (the page carries it as base64 text); a path to an ``.npy`` is
-    mapped, sized, then read. ``w.alpha``, ``w.beta`` and ``w.sigma2`` follow the page's
+    The data goes as a binary buffer, whole, up to 512 MiB; more is refused (it is not
+    streamed). A path to an ``.npy`` is mapped, sized, then read. ``w.alpha``, ``w.beta`` and ``w.sigma2`` follow the page's
     sliders both ways (a value set snaps to the slider's nearest position, as a link's does);
     ``w.summary`` is panel 6's rows as dicts keyed by its column heads, as shown;
     ``w.save_html(path)`` writes the page as :func:`save_html` does."""

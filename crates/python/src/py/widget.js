@@ -1,6 +1,7 @@
 // The browser side of rvalue_explorer.explore (anywidget's module): the explorer page in an
 // iframe whose document is the saved report sent as bytes, so the page runs under its own
-// Content-Security-Policy with its own code. The iframe's document is same-origin (srcdoc), so
+// Content-Security-Policy with its own code; the data, a binary buffer, is put on the frame
+// element, where the page looks for it (its report block is empty). The iframe's document is same-origin (srcdoc), so
 // this module moves its sliders as a reader would (value, then the `input` event the page
 // listens to) and watches them and panel 6's table to report the state back.
 const SLIDERS = ['alpha', 'beta', 'sigma2'];
@@ -92,13 +93,15 @@ function watch(model, doc) {
   return report;
 }
 
+// A bytes traitlet arrives as a DataView (or an ArrayBuffer).
+const bytes = (v) => (ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v));
+
 function render({ model, el }) {
   const frame = document.createElement('iframe');
   frame.title = 'rvalue-explorer';
   frame.style.cssText = 'width:100%;height:900px;border:0;display:block';
-  const html = model.get('_html');
-  const bytes = html instanceof DataView ? new Uint8Array(html.buffer, html.byteOffset, html.byteLength) : new Uint8Array(html);
-  frame.srcdoc = new TextDecoder().decode(bytes);
+  frame.rvalueReportData = bytes(model.get('_data'));
+  frame.srcdoc = new TextDecoder().decode(bytes(model.get('_html')));
   el.appendChild(frame);
   const onSet = () => {
     const doc = frame.contentDocument;

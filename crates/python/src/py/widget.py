@@ -1,14 +1,16 @@
 """`explore`: the explorer page inline in a notebook, as an anywidget.
 
 Part of the compiled module (its text is built in and run at import). The widget's view is an
-iframe whose document is the very file `save_html` writes (the page's JavaScript and wasm, the
-data, the settings, its Content-Security-Policy), sent to the browser as bytes in the widget's
-state: no file, no server, nothing fetched. The browser side (``_widget_esm``) moves the page's
+iframe whose document is the file `save_html` writes (the page's JavaScript and wasm, the
+settings, its Content-Security-Policy) but with an empty data block: the data goes to the browser
+as a binary buffer of the widget's state, which the page takes from its frame (as base64 text,
+half a gigabyte would not fit in one JavaScript string). No file, no server, nothing fetched. The browser side (``_widget_esm``) moves the page's
 sliders as a reader would and reports the positions back; the scales between positions and
 values are the page's own (``_slider_position``, ``_slider_value``), so ``w.alpha`` is always
 a value the slider shows.
 """
 
+MAX_WIDGET_BYTES = 512 * 1024 * 1024
 SLIDERS = ("alpha", "beta", "sigma2")
 # The method options: attribute, the page's control (its id), the values its menu offers.
 OPTIONS = {
@@ -37,11 +39,13 @@ def explore(scores, labels=None, *, class_names=None, **settings):
     except ImportError as e:
         raise ImportError("explore needs anywidget: pip install 'rvalue-explorer[notebook]'") from e
     try:
-        data, query = _report.inputs(scores, labels, class_names, settings, "explore's page")
+        data, query = _report.inputs(scores, labels, class_names, settings, "explore", MAX_WIDGET_BYTES)
     except TypeError as e:
         raise TypeError(str(e).replace("save_html()", "explore()")) from None
-    html = b"".join(_report.page_html(data, query.encode()))
-    return _widget_class()(_html=html)
+    html = b"".join(_report.page_html(b"", query.encode()))
+    w = _widget_class()(_html=html, _data=data)
+    w._query = query
+    return w
 
 
 def _widget_class():
@@ -65,6 +69,7 @@ def _make_class():
 
         _esm = _native._widget_esm
         _html = t.Bytes().tag(sync=True)
+        _data = t.Bytes().tag(sync=True)
         # Slider positions, set by either side: the page's state.
         _positions = t.Dict().tag(sync=True)
         # The method options by the page's control ids, set by either side.
@@ -121,6 +126,7 @@ def _make_class():
         def save_html(self, path):
             """Writes this widget's page (data and settings as given) as one HTML file."""
             with open(path, "wb") as f:
-                f.write(self._html)
+                for part in _report.page_html(self._data, self._query.encode()):
+                    f.write(part)
 
     return Explorer
