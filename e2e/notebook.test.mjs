@@ -24,6 +24,7 @@ const CELLS = [
   `import numpy as np, rvalue_explorer as rx\nd = np.load(${JSON.stringify(DIGITS)})\nw = rx.explore(d["scores"], d["labels"], splits=3)\nw`,
   'w.alpha = 0.2\nw.rvalue = "pooled"',
   'print(f"alpha={w.alpha} rvalue={w.rvalue} rows={len(w.summary)} method={w.summary[0][\'Method\']}")',
+  'rx.explore(d["scores"], d["labels"], splits=3, panel="coverage")',
 ];
 
 function notebook() {
@@ -63,14 +64,25 @@ async function startLab(dir) {
   return { lab, url, token, log: () => log };
 }
 
-// Runs the notebook's cell `i` as a user does: click into it, Shift+Enter.
+// Runs the notebook's cell `i` as a user does: click into it, Shift+Enter; then waits until
+// the kernel has taken it (its prompt shows [*] or its number).
 async function run(page, i) {
   const cell = page.locator('.jp-Notebook .jp-Cell').nth(i);
   await cell.locator('.jp-InputArea-editor').click();
   await page.keyboard.press('Shift+Enter');
+  await cell.locator('.jp-InputPrompt', { hasText: /\[(\*|\d+)\]/ }).waitFor();
 }
 
-test('explore shows the explorer in JupyterLab, and α and the method follow both ways', LONG, async (t) => {
+// Panel 1's figures in `frame` hold pixels that are not blank.
+async function drawn(frame) {
+  const each = await frame.locator('#panel-coverage canvas').evaluateAll((cs) => cs.map((c) => {
+    const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    return px.some((v, i) => i % 4 === 3 && v > 0);
+  }));
+  assert.ok(each.length >= 1 && each.every(Boolean), JSON.stringify(each));
+}
+
+test('explore shows the explorer in JupyterLab, and α and the method follow both ways; one panel alone', LONG, async (t) => {
   assert.ok(existsSync(PYTHON), `${PYTHON} is missing: run make python-venv and make test-python first`);
   const dir = mkdtempSync(join(tmpdir(), 'rvalue-notebook-'));
   writeFileSync(join(dir, 'explore.ipynb'), notebook());
@@ -82,7 +94,8 @@ test('explore shows the explorer in JupyterLab, and α and the method follow bot
     try {
       await page.goto(`${url}/lab/tree/explore.ipynb?token=${token}`);
       await page.locator('.jp-Notebook .jp-Cell').nth(2).waitFor();
-      await page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]').waitFor();
+      // The kernel is connected (the status bar says so), not only named.
+      await page.getByText(/ipykernel\) \| Idle/).waitFor();
       await run(page, 0);
       const frame = page.frameLocator('iframe[title="rvalue-explorer"]');
       // The page drew the data's panels, and panel 6 has its rows at α = 0.1: the data came as
@@ -90,11 +103,7 @@ test('explore shows the explorer in JupyterLab, and α and the method follow bot
       await frame.locator('#status[data-state="ready"]').waitFor();
       assert.equal(await frame.locator('#report-data').textContent(), '');
       assert.equal((await frame.locator('#alpha-value').textContent()).trim(), '0.1');
-      const drawn = await frame.locator('#panel-coverage canvas').evaluateAll((cs) => cs.map((c) => {
-        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        return px.some((v, i) => i % 4 === 3 && v > 0);
-      }));
-      assert.ok(drawn.length >= 1 && drawn.every(Boolean), JSON.stringify(drawn));
+      await drawn(frame);
       // Python moves the slider and chooses a method option.
       await run(page, 1);
       await frame.locator('#alpha-value', { hasText: /^0\.2$/ }).waitFor();
@@ -110,6 +119,16 @@ test('explore shows the explorer in JupyterLab, and α and the method follow bot
       const out = page.locator('.jp-Notebook .jp-Cell').nth(2).locator('.jp-OutputArea-output');
       await out.filter({ hasText: 'alpha=' }).waitFor();
       assert.match(await out.textContent(), /alpha=0\.205 rvalue=nonparametric rows=[1-9]\d* method=\S/);
+      // One panel alone, as ?embed= shows it, in a frame as tall as the panel.
+      await run(page, 3);
+      const one = page.locator('iframe[title="rvalue-explorer"]').nth(1).contentFrame();
+      await one.locator('body[data-embed="coverage"] #status[data-state="ready"]').waitFor({ state: 'attached' });
+      await drawn(one);
+      await page.waitForFunction(() => {
+        const f = document.querySelectorAll('iframe[title="rvalue-explorer"]')[1];
+        const h = Math.ceil(f?.contentDocument?.body?.getBoundingClientRect().height ?? 0);
+        return h > 100 && h < 900 && Math.abs(f.getBoundingClientRect().height - h) < 1;
+      });
     } finally {
       await screenshot(page, t.name);
     }

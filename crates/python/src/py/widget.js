@@ -117,23 +117,22 @@ function render({ model, el }) {
     const wanted = model.get('_positions') ?? {};
     const chosen = model.get('_options') ?? {};
     const report = watch(model, doc);
-    const start = () => {
-      if (Object.keys(wanted).length) setPositions(doc, wanted);
-      if (Object.keys(chosen).length) setOptions(doc, chosen);
-      report();
-      const tbody = doc.querySelector('#summary-table tbody');
-      if (tbody && tbody.children.length) { model.set('_summary', summary(doc)); model.save_changes(); }
-    };
-    start();
-    const body = doc.body;
-    // The panel alone (panel=...) is as tall as it draws; the whole page scrolls in 900 px.
-    if (body && body.classList.contains('embed')) {
-      new ResizeObserver(() => { frame.style.height = `${doc.documentElement.scrollHeight}px`; }).observe(body);
-    }
+    if (Object.keys(wanted).length) setPositions(doc, wanted);
+    if (Object.keys(chosen).length) setOptions(doc, chosen);
+    report();
   });
+  // One panel alone (panel=...) posts its height, as any embed does; the frame takes it. The
+  // whole page scrolls in 900 px.
+  const onHeight = (e) => {
+    if (e.source === frame.contentWindow && e.data?.type === 'rvalue-explorer:height' && Number.isFinite(e.data.height)) {
+      frame.style.height = `${e.data.height}px`;
+    }
+  };
+  window.addEventListener('message', onHeight);
   model.on('change:_positions', onSet);
   model.on('change:_options', onOptions);
   return () => {
+    window.removeEventListener('message', onHeight);
     model.off('change:_positions', onSet);
     model.off('change:_options', onOptions);
   };
