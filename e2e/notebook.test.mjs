@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -84,6 +84,8 @@ async function drawn(frame) {
 
 test('explore shows the explorer in JupyterLab, and α and the method follow both ways; one panel alone', LONG, async (t) => {
   assert.ok(existsSync(PYTHON), `${PYTHON} is missing: run make python-venv and make test-python first`);
+  const has = spawnSync(PYTHON, ['-c', 'import anywidget, jupyterlab, rvalue_explorer; rvalue_explorer.explore'], { encoding: 'utf8' });
+  assert.equal(has.status, 0, `the venv lacks jupyterlab, anywidget or explore (make python-venv test-python): ${has.stderr}`);
   const dir = mkdtempSync(join(tmpdir(), 'rvalue-notebook-'));
   writeFileSync(join(dir, 'explore.ipynb'), notebook());
   const { lab, url, token, log } = await startLab(dir);
