@@ -44,8 +44,9 @@ test-native:
 	cargo test -p rvalue-core --features ndarray --lib tensor::
 
 # The Python package (crates/python) in a virtual environment under target/: pinned maturin,
-# numpy, pytest, tqdm, dask[distributed], scikit-learn and mkdocs (e2e/mkdocs.test.mjs serves the
-# README's MkDocs site with it; pip skips what is there). `make wheel` builds the
+# numpy, pytest, tqdm, dask[distributed], scikit-learn, mkdocs (e2e/mkdocs.test.mjs serves the
+# README's MkDocs site with it), anywidget and jupyterlab (e2e/notebook.test.mjs runs `explore` in
+# it); pip skips what is there. `make wheel` builds the
 # package once, in release mode, as an abi3 wheel (one wheel for every CPython from 3.9) into
 # target/wheels/; test-python installs that very wheel in the venv, as a colleague would, and
 # runs its pytest suite, which compares its numbers with the rvalue binary built here, runs
@@ -53,7 +54,7 @@ test-native:
 # venv of its own (RVALUE_WHEEL).
 PY_VENV := $(CURDIR)/target/python-venv
 PY_PACKAGES := 'maturin==1.16.0' 'numpy==2.4.6' 'pytest==9.2.0' 'tqdm==4.70.1' 'dask[distributed]==2026.8.0' \
-	'scikit-learn==1.9.1' 'mapie==1.6.0' 'mkdocs==1.6.1'
+	'scikit-learn==1.9.1' 'mapie==1.6.0' 'mkdocs==1.6.1' 'anywidget==0.11.0' 'jupyterlab==4.6.6'
 PIP := $(PY_VENV)/bin/pip --disable-pip-version-check --quiet
 WHEELS := $(CURDIR)/target/wheels
 
@@ -90,7 +91,8 @@ test-page:
 # argument) works with node 20 and newer alike. e2e/pool.test.mjs compares the page with the
 # release `rvalue`; e2e/api-node.test.mjs runs the API module in Node itself, beside that binary
 # and the Python package test-python installed (saved calibrations go both ways);
-# e2e/mkdocs.test.mjs serves the README's MkDocs site with the venv's mkdocs.
+# e2e/mkdocs.test.mjs serves the README's MkDocs site with the venv's mkdocs, and
+# e2e/notebook.test.mjs runs `explore` in the venv's JupyterLab (RVALUE_SKIP_NOTEBOOK=1 skips it).
 test-e2e: test-page python-venv
 	@[[ -d e2e/node_modules/playwright-core ]] || { echo 'test-e2e: run make setup first (npm ci in e2e/)' >&2; exit 1; }
 	cargo build --release --bin rvalue

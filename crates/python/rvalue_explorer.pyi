@@ -457,6 +457,25 @@ def save_html(
     names or setting values and for data over 256 MiB, and ``TypeError`` naming unknown
     settings."""
 
+def explore(
+    scores: Any,
+    labels: Any | None = None,
+    *,
+    class_names: Sequence[str] | None = None,
+    **settings: Any,
+) -> Any:
+    """The explorer page on these scores and labels, inline in a notebook (Jupyter, JupyterLab,
+    Notebook 7, VS Code): an anywidget (``pip install 'rvalue-explorer[notebook]'``).
+
+    Takes what :func:`save_html` takes and raises as it does (``ValueError`` for bad data,
+    ``TypeError`` naming unknown settings); ``panel="coverage"`` shows one panel. The page, its
+    wasm and the data go to the browser in the widget's state: no file, no server, no network.
+    The data goes as a binary buffer, whole, up to 512 MiB; more is refused (it is not
+    streamed). A path to an ``.npy`` is mapped, sized, then read. ``w.alpha``, ``w.beta`` and ``w.sigma2`` follow the page's
+    sliders both ways (a value set snaps to the slider's nearest position, as a link's does);
+    ``w.summary`` is panel 6's rows as dicts keyed by its column heads, as shown;
+    ``w.save_html(path)`` writes the page as :func:`save_html` does."""
+
 def report_inputs(
     scores: Any,
     labels: Any | None = None,

@@ -3,6 +3,9 @@
 //! (`<script type="application/octet-stream">`, which the browser never runs); the settings are
 //! a link's query ([`rvalue_model::url::report`] reads it). The data is read as a dropped file
 //! is, and its class names and the name given are shown as text, as any file's are.
+//! A notebook's widget (`rvalue_explorer.explore`) leaves the data block empty and gives the
+//! data as bytes instead, on the frame it writes the page into ([`WIDGET_DATA`]): base64 text
+//! of half a gigabyte would not fit in one JavaScript string.
 
 use super::dom;
 use super::files::{self, Got, Sink};
@@ -13,6 +16,10 @@ use rvalue_model::url::{DataRef, Restored};
 const DATA: &str = "report-data";
 /// The block holding the settings.
 const SETTINGS: &str = "report-settings";
+/// The property of the page's frame element holding the data as bytes (an `ArrayBuffer` or a
+/// typed array): set by the widget, which shows the page in a frame of its own origin; a page
+/// in no frame, or in another origin's, sees no frame element.
+const WIDGET_DATA: &str = "rvalueReportData";
 
 /// The settings in force if this page is a saved report: the address' own once the page has
 /// written them there (a reload keeps the view), else the report's; the name shown for the
@@ -44,13 +51,26 @@ pub fn load(sink: &Sink) {
 fn read_into(sink: &Sink) {
     let Some((_, name)) = settings() else { return };
     let Ok(doc) = dom::document() else { return };
-    let text = doc.get_element_by_id(DATA).and_then(|e| e.text_content()).unwrap_or_default();
-    let bytes = match decode_base64(&text) {
-        Ok(b) => b,
-        Err(why) => return sink(Got::Failed(format!("The report's data cannot be read: {why}."))),
+    let bytes = match widget_data() {
+        Some(b) => b,
+        None => {
+            let text = doc.get_element_by_id(DATA).and_then(|e| e.text_content()).unwrap_or_default();
+            match decode_base64(&text) {
+                Ok(b) => b,
+                Err(why) => return sink(Got::Failed(format!("The report's data cannot be read: {why}."))),
+            }
+        }
     };
     let (own, got) = files::read("report.npz".to_string(), &bytes, None);
     let (data, names) = files::split_names(got);
     let name = name.unwrap_or(own);
     sink(Got::Dataset { name, data, names, pool: None, origin: DataRef::Report, note: None })
+}
+
+/// The data a widget gave the page's frame, if it gave any.
+fn widget_data() -> Option<Vec<u8>> {
+    let frame = web_sys::window()?.frame_element().ok()??;
+    let value = js_sys::Reflect::get(&frame, &WIDGET_DATA.into()).ok()?;
+    // Made in the page's own realm: the widget's array belongs to the notebook's.
+    value.is_object().then(|| js_sys::Uint8Array::new(&value).to_vec())
 }

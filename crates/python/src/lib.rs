@@ -18,6 +18,7 @@ mod streamed;
 mod tallies;
 mod warned;
 mod watched;
+mod widget;
 
 use pyo3::prelude::*;
 
@@ -37,6 +38,9 @@ fn rvalue_explorer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(borrows, m)?)?;
     m.add_function(wrap_pyfunction!(report::page, m)?)?;
     m.add_function(wrap_pyfunction!(report::report_query, m)?)?;
+    m.add_function(wrap_pyfunction!(widget::slider_position, m)?)?;
+    m.add_function(wrap_pyfunction!(widget::slider_value, m)?)?;
+    m.add("_widget_esm", widget::ESM)?;
     add_python_helpers(m)
 }
 
@@ -58,6 +62,12 @@ fn add_python_helpers(m: &Bound<'_, PyModule>) -> PyResult<()> {
         f.setattr("__module__", "rvalue_explorer")?;
         m.add(name, f)?;
     }
+    let code = pyo3::ffi::c_str!(include_str!("py/widget.py"));
+    let widget = PyModule::from_code(m.py(), code, c"rvalue_explorer/widget.py", c"rvalue_explorer._widget")?;
+    widget.getattr("_bind")?.call1((m, report))?;
+    let f = widget.getattr("explore")?;
+    f.setattr("__module__", "rvalue_explorer")?;
+    m.add("explore", f)?;
     let code = pyo3::ffi::c_str!(include_str!("py/docs.py"));
     let docs = PyModule::from_code(m.py(), code, c"rvalue_explorer/docs.py", c"rvalue_explorer._docs")?;
     docs.getattr("document")?.call1((m, include_str!("../rvalue_explorer.pyi")))?;

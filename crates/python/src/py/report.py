@@ -13,6 +13,7 @@ which no text inside them can close.
 import base64
 import hashlib
 import io
+import os
 import re
 
 import numpy as np
@@ -30,8 +31,16 @@ def _bind(module):
 # save_html and report_inputs are documented in the stub (rvalue_explorer.pyi), whose text
 # `help` shows (docs.py puts it on them).
 def report_inputs(scores, labels=None, *, class_names=None, **settings):
-    if getattr(getattr(scores, "dtype", None), "kind", "") in "fiu":
-        _check_size(scores, labels)  # before a copy of scores too large to keep
+    return inputs(scores, labels, class_names, settings, "a saved report", MAX_DATA_BYTES)
+
+
+def inputs(scores, labels, class_names, settings, holder, limit):
+    """report_inputs, with what holds the data and its limit in bytes, for the refusal."""
+    if isinstance(scores, (str, os.PathLike)):
+        # A path is mapped, not read: its size is checked before any of it is read.
+        scores = np.load(scores, mmap_mode="r", allow_pickle=False)
+    if getattr(getattr(scores, "dtype", None), "kind", None) in tuple("fiu"):
+        _check_size(scores, labels, holder, limit)  # before a copy of scores too large to keep
     pairs = [(k, _text(v)) for k, v in settings.items()]
     names = None if class_names is None else [str(n) for n in class_names]
     query = _native._report_query(scores, labels, names, pairs)
@@ -39,7 +48,7 @@ def report_inputs(scores, labels=None, *, class_names=None, **settings):
     if scores.dtype not in (np.float16, np.float32, np.float64):
         scores = scores.astype(np.float64)
     labels = np.asarray(labels, dtype=np.int64)
-    _check_size(scores, labels)
+    _check_size(scores, labels, holder, limit)
     members = {"scores": np.ascontiguousarray(scores), "labels": labels}
     if names is not None:
         members["class_names"] = np.array(names, dtype=np.str_)
@@ -48,10 +57,10 @@ def report_inputs(scores, labels=None, *, class_names=None, **settings):
     return buf.getvalue(), query
 
 
-def _check_size(scores, labels):
+def _check_size(scores, labels, holder, limit):
     size = scores.nbytes + getattr(labels, "nbytes", 0)
-    if size > MAX_DATA_BYTES:
-        raise ValueError(f"the data is {size / 2**20:.1f} MiB; a saved report holds at most 256 MiB "
+    if size > limit:
+        raise ValueError(f"the data is {size / 2**20:.1f} MiB; {holder} holds at most {limit >> 20} MiB "
                          "(give the page the file instead, or fewer items)")
 
 
