@@ -122,7 +122,7 @@ async fn open_streamed(scores: &File, labels: Option<&File>) -> std::result::Res
         None => None,
     };
     let file = ByteSource::File(scores.clone());
-    let info = streamed::open(&file, labels).await.map_err(|e| rvalue_model::message::plain(&e))?;
+    let info = streamed::open(&file, None, labels).await.map_err(|e| rvalue_model::message::plain(&e))?;
     Ok(Streamed { file, info: Arc::new(info) })
 }
 

@@ -64,10 +64,11 @@ async fn read(src: &str, labels: Option<&str>, shown: Option<&str>) -> Result<Re
     };
     match HostedRead::of(resp.status(), range.as_deref(), head.end, streamed::stream_from()) {
         HostedRead::Stream { size } => {
-            drain(&resp).await;
+            // The answer holds the file's first bytes: its header, read once.
+            let first = whole(src, resp).await?;
             let file = ByteSource::Hosted(HostedFile { url, name: file_name(src), size });
-            let mut info =
-                streamed::open(&file, labels).await.map_err(|e| rvalue_model::message::plain(&e))?;
+            let opened = streamed::open(&file, Some(first), labels).await;
+            let mut info = opened.map_err(|e| rvalue_model::message::plain(&e))?;
             if let Some(name) = shown {
                 info.name = name.to_string();
             }

@@ -101,11 +101,19 @@ pub(super) async fn read_file_range(file: &File, range: Range<u64>) -> Result<Ve
 }
 
 /// Opens the large `.npy` `scores` from its header, with the labels `labels` (a name and the
-/// bytes, read whole: a few bytes per item). Nothing of the scores is read.
-pub async fn open(scores: &ByteSource, labels: Option<(String, Vec<u8>)>) -> Result<StreamedFile> {
+/// bytes, read whole: a few bytes per item). Nothing of the scores is read beyond its first
+/// [`HEAD_BYTES`], and not those either when `head` holds them already.
+pub async fn open(
+    scores: &ByteSource,
+    head: Option<Vec<u8>>,
+    labels: Option<(String, Vec<u8>)>,
+) -> Result<StreamedFile> {
     let name = scores.name();
     let size = scores.size();
-    let head = scores.read(0..size.min(HEAD_BYTES as u64)).await?;
+    let head = match head {
+        Some(h) => h,
+        None => scores.read(0..size.min(HEAD_BYTES as u64)).await?,
+    };
     if head.starts_with(rvalue_core::io::ZIP_MAGIC) {
         return Err(Error::invalid(format!(
             "{name}: an .npz of {:.1} GB is larger than the page holds; save its scores as an .npy \
