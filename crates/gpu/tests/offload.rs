@@ -107,12 +107,12 @@ fn run_with(
 fn expected_requests(kind: RvalueKind, source: &Source, c: &Controls) -> usize {
     let parts = match source {
         Source::Toy(p) => p.repeats,
-        Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => 1,
+        Source::Data(_) | Source::TrueDraws(..) | Source::Streamed(_) => 1,
     };
     match (kind, source) {
         (RvalueKind::Nonparametric, _) => parts,
         (_, Source::Toy(_)) => parts,
-        (_, Source::Data(_) | Source::Pool(..) | Source::Streamed(_)) => c.splits,
+        (_, Source::Data(_) | Source::TrueDraws(..) | Source::Streamed(_)) => c.splits,
     }
 }
 

@@ -305,3 +305,6 @@ pub fn per_class_outcome(
         crate::scales::fixed(s1, 2),
     ))
 }
+
+#[cfg(test)]
+mod tests;

@@ -156,12 +156,12 @@ impl Controls {
         SplitPlan::Random { count: self.splits, cal_fraction: self.cal_fraction, seed: self.seed }
     }
 
-    /// A calibration pool's split sizes (`conformal::pool`): each split calibrates on the
-    /// calibration fraction of the pool's `n_pool` units (at least one), drawn at random, and
-    /// tests on all `n_test` test items, which a pool keeps apart from calibration.
-    pub fn pool_sizes(&self, n_pool: usize, n_test: usize) -> (usize, usize) {
-        let cal = (n_pool as f64 * self.cal_fraction).round() as usize;
-        (cal.clamp(1, n_pool.max(1)), n_test)
+    /// Split sizes on calibration-true draws (`conformal::pool`): each split calibrates on the
+    /// calibration fraction of the `n_units` units (at least one), drawn at random, and tests
+    /// on all `n_test` test items, which true-label draws keep apart from calibration.
+    pub fn true_draws_sizes(&self, n_units: usize, n_test: usize) -> (usize, usize) {
+        let cal = (n_units as f64 * self.cal_fraction).round() as usize;
+        (cal.clamp(1, n_units.max(1)), n_test)
     }
 
     /// What moving from `self` to `new` requires.

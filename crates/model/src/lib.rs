@@ -64,17 +64,7 @@ pub mod tour;
 pub mod url;
 
 #[cfg(test)]
-mod baseline_tests;
-#[cfg(test)]
-mod classes_tests;
-#[cfg(test)]
-mod pool_tests;
-#[cfg(test)]
-mod streamed_tests;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod theorem3_tests;
 
 pub use analysis::{
     compute_part, limit_slope, AlphaView, Analysis, AnalysisJob, Conditional, HandOut, HeldData, ItemView,

@@ -1,3 +1,10 @@
+//! The model's tests across its modules: the stepped analysis against the one-shot build and
+//! the core, and the panels' numbers; the helpers here serve every test module of the crate.
+
+mod baselines;
+mod streamed_file;
+mod true_draws;
+
 use std::sync::Arc;
 
 use super::*;

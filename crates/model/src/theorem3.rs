@@ -104,3 +104,6 @@ pub fn theorem3_held(
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

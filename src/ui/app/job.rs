@@ -66,7 +66,7 @@ impl App {
             Some(Held::Whole(d)) => Source::from_controls(&self.controls, Some(d.clone())),
             None => Source::from_controls(&self.controls, None),
         };
-        let source = source.map(|s| s.with_pool(pool.clone()));
+        let source = source.map(|s| s.with_true_draws(pool.clone()));
         match source.and_then(|s| AnalysisJob::new(s, &self.controls)) {
             Ok(job) => {
                 if let Some(job) = self.gate_long(job, &what) {
@@ -143,7 +143,7 @@ impl App {
         match pool {
             None => format!("{}, {} splits", l.name, c.splits),
             Some(p) => {
-                let (cal, test) = c.pool_sizes(p.n(), l.data.n());
+                let (cal, test) = c.true_draws_sizes(p.n(), l.data.n());
                 format!(
                     "{}, {} splits, each calibrated on {cal} of the pool's {} true-label draws and \
                      tested on all {test} items",

@@ -10,7 +10,7 @@ pub(in crate::analysis) use baseline::{BaselineWork, FIRST_BASELINE};
 use std::collections::BTreeMap;
 
 use super::{
-    internal, pool_split_list, test_items, Analysis, Calibrations, LabelInfo, Part, Progress, Source,
+    internal, test_items, true_draws_splits, Analysis, Calibrations, LabelInfo, Part, Progress, Source,
     SweepCurves, CP_R, DEFAULT_STEP_BUDGET, MAX_STORED_BYTES,
 };
 use crate::{Controls, Mode};
@@ -87,7 +87,7 @@ pub struct AnalysisJob {
     pub(in crate::analysis) part_hyper: Option<Hyper>,
     /// Pooled CP_r of the split being calibrated.
     pub(in crate::analysis) pooled: Option<PooledBuilder>,
-    /// A pool's calibration units' CP and CP_avg scores, once computed.
+    /// True-label draws' calibration units' CP and CP_avg scores, once computed.
     pub(in crate::analysis) unit_scores: [Option<Vec<f64>>; 3],
     /// Every toy repeat's r-values in full (tests: the reference for the bounded ones).
     pub(in crate::analysis) full_rows: bool,
@@ -114,7 +114,7 @@ impl AnalysisJob {
         let (parts_total, k, test_per_split, splits, single_draw) = Self::shape_of(&source, &controls)?;
         let m = match &source {
             Source::Toy(p) => p.m,
-            Source::Data(d) | Source::Pool(d, _) => d.scores.m(),
+            Source::Data(d) | Source::TrueDraws(d, _) => d.scores.m(),
             Source::Streamed(f) => f.layout.shape().1,
         };
         if controls.score.cp_draw >= m {
@@ -167,24 +167,24 @@ impl AnalysisJob {
     ) -> Result<(usize, usize, usize, usize, bool)> {
         let d = match source {
             Source::Toy(p) => return Ok((p.repeats, p.k, p.n_test, p.repeats, p.m == 1)),
-            Source::Data(d) | Source::Pool(d, _) => d,
+            Source::Data(d) | Source::TrueDraws(d, _) => d,
             Source::Streamed(f) => return Self::streamed_shape(f, controls),
         };
         let labels = d.labels.as_ref().ok_or_else(|| Error::invalid("the score file has no labels"))?;
         conformal::check_data(&d.scores, labels)?;
         let n = d.scores.n();
         let n_test = match source {
-            Source::Pool(_, pool) => {
-                if pool.m() != d.scores.m() {
+            Source::TrueDraws(_, true_draws) => {
+                if true_draws.m() != d.scores.m() {
                     return Err(Error::shape(format!(
                         "the pool has M = {} draws, the test items M = {}",
-                        pool.m(),
+                        true_draws.m(),
                         d.scores.m()
                     )));
                 }
                 // A pool holds true-label draws only: CP_r must be the pooled kind.
                 check_methods(&[Method::CpR], &controls.score)?;
-                pool_split_list(controls, pool, n)?;
+                true_draws_splits(controls, true_draws, n)?;
                 n
             }
             _ => test_items(n, controls)?,
@@ -262,7 +262,7 @@ impl AnalysisJob {
         let what = match self.phase {
             Phase::Load => match self.source {
                 Source::Toy(_) => "simulating",
-                Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => "summarising",
+                Source::Data(_) | Source::TrueDraws(..) | Source::Streamed(_) => "summarising",
             },
             Phase::Pass => {
                 let (done, all) = self.pass.as_ref().map_or((0, 0), |p| p.bytes());
@@ -288,7 +288,7 @@ impl AnalysisJob {
         };
         match self.source {
             Source::Toy(_) => format!("repeat {}/{}: {what}", self.part_index + 1, self.parts_total),
-            Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => what.to_string(),
+            Source::Data(_) | Source::TrueDraws(..) | Source::Streamed(_) => what.to_string(),
         }
     }
 
@@ -380,7 +380,7 @@ fn controls_for(source: &Source, controls: &Controls) -> Result<Controls> {
             controls.toy = p.clone();
             controls.sigma2 = p.sigma2;
         }
-        Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => controls.mode = Mode::Scores,
+        Source::Data(_) | Source::TrueDraws(..) | Source::Streamed(_) => controls.mode = Mode::Scores,
     }
     controls.validate()?;
     Ok(controls)
@@ -396,11 +396,11 @@ fn options_for(source: &Source, controls: &Controls) -> ScoreOptions {
     }
 }
 
-/// The baselines among `methods`; refused on a pool, whose candidates' draws are not all held.
+/// The baselines among `methods`; refused on true-label draws, whose candidates' draws are not all held.
 fn check_baselines(source: &Source, methods: &[Method]) -> Result<Vec<Method>> {
     let on: Vec<Method> = methods.iter().copied().filter(|m| m.is_baseline()).collect();
     match (source, on.first()) {
-        (Source::Pool(..), Some(m)) => Err(Error::invalid(format!(
+        (Source::TrueDraws(..), Some(m)) => Err(Error::invalid(format!(
             "{} needs every class's probability of a calibration item, and a pool of true-label \
              draws gives its true label's only: turn the baselines off for this pool",
             m.label()
@@ -445,7 +445,7 @@ fn split_claims(source: &Source, controls: &Controls) -> Vec<Claim> {
             (0..controls.splits).map(|r| if r == 0 { Claim::Job } else { Claim::Free }).collect()
         }
         Source::Streamed(_) => vec![Claim::Free; controls.splits],
-        Source::Toy(_) | Source::Pool(..) => Vec::new(),
+        Source::Toy(_) | Source::TrueDraws(..) => Vec::new(),
     }
 }
 

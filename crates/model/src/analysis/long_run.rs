@@ -1,7 +1,7 @@
 //! What pooled CP_r on a streamed file will cost ([`LongRun`]), said before it starts: reads of
 //! the file, and a time at stated rates.
 
-use super::streamed_pooled::group_size;
+use super::streamed_splits::group_size;
 use super::{AnalysisJob, Source};
 
 /// The rate at which a worker reads a file (`FileReaderSync`, a break every

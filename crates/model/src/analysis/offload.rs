@@ -73,8 +73,8 @@ impl AnalysisJob {
     /// What [`AnalysisJob::offload`] would name, without copying anything.
     fn pending(&self) -> Option<Pending> {
         let part = self.part.as_ref()?;
-        if matches!(self.source, super::Source::Pool(..) | super::Source::Streamed(_)) {
-            // A pool's units are not the part's items: the job ranks them itself.
+        if matches!(self.source, super::Source::TrueDraws(..) | super::Source::Streamed(_)) {
+            // True-label draws' units are not the part's items: the job ranks them itself.
             return None;
         }
         match (self.phase, self.opts.kind) {

@@ -27,8 +27,8 @@ pub struct Analysis {
     pub k: usize,
     /// `M = 1`: only CP and CP_avg are meaningful (docs/method.md §8).
     pub single_draw: bool,
-    /// Calibrated on a pool of true-label draws: units per split, units in the pool.
-    pub pool: Option<(usize, usize)>,
+    /// Calibrated on true-label draws: units per split, units in all.
+    pub true_draws: Option<(usize, usize)>,
     /// The methods run: the paper's three, then the baselines that are on.
     pub(in crate::analysis) methods: Vec<Method>,
     /// Per method (in `methods` order), one per split.
@@ -89,9 +89,9 @@ impl Analysis {
     /// reference the stepped [`AnalysisJob`] is tested against); blocks, so not for the page.
     pub fn build(source: Source, controls: &Controls) -> Result<Self> {
         let mut job = AnalysisJob::new(source.clone(), controls)?;
-        if matches!(source, Source::Pool(..)) {
-            // `Prepared` calibrates on the file's own items: a pool's reference is the joined
-            // tensor's split instead (`explorer::pool_tests`), and its stepped job is run here.
+        if matches!(source, Source::TrueDraws(..)) {
+            // `Prepared` calibrates on the file's own items: true-label draws' reference is the joined
+            // tensor's split instead (`tests::true_draws`), and its stepped job is run here.
             return job.run();
         }
         let opts = job.opts;
@@ -159,9 +159,9 @@ impl Analysis {
         let ties = |split: &Split| split.ties(controls.score.ties);
         let (pooled_first, key_offset) = match source {
             _ if first.has_rows(2) => (None, 0),
-            Source::Pool(_, pool) => {
+            Source::TrueDraws(_, true_draws) => {
                 let split = &first.splits[0];
-                (Some(pool.tables(&split.cal, k, ties(split))?), pool.n())
+                (Some(true_draws.tables(&split.cal, k, ties(split))?), true_draws.n())
             }
             Source::Streamed(_) => {
                 let units =
@@ -173,17 +173,19 @@ impl Analysis {
                 (Some(PooledSplit::new(first.tensor()?, &first.labels, &split.cal, ties(split))?), 0)
             }
         };
-        let pool = match source {
-            Source::Pool(_, pool) => Some((controls.pool_sizes(pool.n(), n).0, pool.n())),
+        let true_draws = match source {
+            Source::TrueDraws(_, true_draws) => {
+                Some((controls.true_draws_sizes(true_draws.n(), n).0, true_draws.n()))
+            }
             _ => None,
         };
         Ok(Analysis {
             toy: match source {
                 Source::Toy(_) => Some(controls.toy.clone()),
-                Source::Data(_) | Source::Pool(..) | Source::Streamed(_) => None,
+                Source::Data(_) | Source::TrueDraws(..) | Source::Streamed(_) => None,
             },
             controls,
-            pool,
+            true_draws,
             key_offset,
             n,
             m,

@@ -18,10 +18,10 @@ pub enum Source {
     Toy(ToyParams),
     /// A score file with labels, split `Controls::splits` times at random.
     Data(Arc<Dataset>),
-    /// A score file with labels (the test items) and a pool of calibration units given as
+    /// A score file with labels (the test items) and calibration units given as
     /// their true label's draws alone (`conformal::pool`): CP, CP_avg and pooled CP_r,
-    /// calibrated on `Controls::splits` random draws of the pool ([`Controls::pool_sizes`]).
-    Pool(Arc<Dataset>, Arc<TruePool>),
+    /// calibrated on `Controls::splits` random draws of the units ([`Controls::true_draws_sizes`]).
+    TrueDraws(Arc<Dataset>, Arc<TruePool>),
     /// A score file too large to hold, read a block of items at a time by its reader (the
     /// page's workers): in the job's first phase its split-independent rows (and, with a
     /// baseline on, its class probabilities), then pooled CP_r's splits by those readers.
@@ -37,23 +37,23 @@ impl Source {
         }
     }
 
-    /// A score file's source calibrated on `pool` instead, when there is one.
-    pub fn with_pool(self, pool: Option<Arc<TruePool>>) -> Self {
-        match (self, pool) {
-            (Source::Data(d), Some(p)) => Source::Pool(d, p),
+    /// A score file's source calibrated on `true_draws` instead, when there are any.
+    pub fn with_true_draws(self, true_draws: Option<Arc<TruePool>>) -> Self {
+        match (self, true_draws) {
+            (Source::Data(d), Some(p)) => Source::TrueDraws(d, p),
             (s, _) => s,
         }
     }
 }
 
-/// The splits of a pool source: `Controls::splits` seeded draws of the sizes the controls give.
-pub(in crate::analysis) fn pool_split_list(
+/// The splits of a true-draws source: `Controls::splits` seeded draws of the sizes the controls give.
+pub(in crate::analysis) fn true_draws_splits(
     controls: &Controls,
-    pool: &TruePool,
+    true_draws: &TruePool,
     n_test: usize,
 ) -> Result<Vec<Split>> {
-    let sizes = controls.pool_sizes(pool.n(), n_test);
-    pool_splits(pool.n(), n_test, Some(sizes), controls.splits, controls.seed)
+    let sizes = controls.true_draws_sizes(true_draws.n(), n_test);
+    pool_splits(true_draws.n(), n_test, Some(sizes), controls.splits, controls.seed)
 }
 
 /// The tensor of one part: simulated or the shared file. Cheap to clone, so that work handed

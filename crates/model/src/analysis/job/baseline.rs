@@ -3,7 +3,7 @@
 //! the core's `Ranked::calibrate_each` calibrates them for the command line.
 
 use super::{AnalysisJob, Phase};
-use crate::analysis::streamed::ReadProbabilities;
+use crate::analysis::streamed_file::ReadProbabilities;
 use crate::analysis::{internal, LabelInfo, PartTensor, Source};
 use rvalue_core::conformal::{Calibrated, Method, Ranked, Split};
 use rvalue_core::probability::{self, ScoresAre};

@@ -16,8 +16,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{AnalysisJob, Claim, Phase};
-use crate::analysis::streamed::ReadProbabilities;
-use crate::analysis::streamed::{score_share, share_request, Scored, StreamedFile};
+use crate::analysis::streamed_file::ReadProbabilities;
+use crate::analysis::streamed_file::{score_share, share_request, Scored, StreamedFile};
 use crate::analysis::{internal, item_cost, Part, PartTensor, Source, CP_R};
 use crate::url::UrlState;
 use rvalue_core::conformal::streamed::{rvalues_per_item, BlockRows};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{AnalysisJob, Claim, Phase};
 use crate::analysis::{
-    highest_threshold, internal, item_cost, pool_split_list, pooled_items_per_step, LabelInfo, Part,
+    highest_threshold, internal, item_cost, pooled_items_per_step, true_draws_splits, LabelInfo, Part,
     PartTensor, Source, SweepCurves, CP_R,
 };
 use rvalue_core::conformal::pool::TruePool;
@@ -39,9 +39,9 @@ impl AnalysisJob {
                 let splits = self.controls.split_plan().splits(d.scores.n())?;
                 (PartTensor::Shared(d.clone()), labels, splits)
             }
-            Source::Pool(d, pool) => {
+            Source::TrueDraws(d, true_draws) => {
                 let labels = d.labels.clone().unwrap_or_default();
-                let splits = pool_split_list(&self.controls, pool, d.scores.n())?;
+                let splits = true_draws_splits(&self.controls, true_draws, d.scores.n())?;
                 (PartTensor::Shared(d.clone()), labels, splits)
             }
             Source::Streamed(_) => return Err(internal("a streamed file is loaded by its pass")),
@@ -49,7 +49,7 @@ impl AnalysisJob {
         let t = tensor.get()?;
         // A pool's pooled CP_r ranks its test items as the command line's streamed path does,
         // without draw orders (the same results, bit for bit).
-        let need_order = need_order && !matches!(self.source, Source::Pool(..));
+        let need_order = need_order && !matches!(self.source, Source::TrueDraws(..));
         let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
         let summaries = Arc::new(Summaries::of(t));
         let only = conformal::needed_candidates(&labels, &splits);
@@ -138,15 +138,22 @@ impl AnalysisJob {
         let split = &part.splits[next];
         let per_class = self.opts.coverage == Coverage::PerClass;
         let c = match (&part.rows[mi], &part.scores[mi]) {
-            (Some(rows), _) if matches!(self.source, Source::Pool(..)) => {
-                let Source::Pool(_, pool) = &self.source else { return Err(internal("not a pool")) };
+            (Some(rows), _) if matches!(self.source, Source::TrueDraws(..)) => {
+                let Source::TrueDraws(_, true_draws) = &self.source else {
+                    return Err(internal("not true-label draws"));
+                };
                 let cal = match &mut self.unit_scores[mi] {
                     Some(c) => c,
-                    slot => slot.insert(pool.scores(Method::PAPER[mi], &self.opts)?),
+                    slot => slot.insert(true_draws.scores(Method::PAPER[mi], &self.opts)?),
                 };
-                Calibrated::of_units_with(rows, k, &part.labels, split, pool_classes(pool, per_class)?, |j| {
-                    cal[j]
-                })
+                Calibrated::of_units_with(
+                    rows,
+                    k,
+                    &part.labels,
+                    split,
+                    true_draws_classes(true_draws, per_class)?,
+                    |j| cal[j],
+                )
             }
             (Some(rows), _) => Calibrated::shared_with(rows, k, &part.labels, split, self.opts.coverage),
             (None, Some(s)) => Calibrated::fixed_with(s, k, &part.labels, split, self.opts.coverage),
@@ -155,9 +162,9 @@ impl AnalysisJob {
                 // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.
                 let b = match (self.pooled.as_mut(), &self.source) {
                     (Some(b), _) => b,
-                    (None, Source::Pool(_, pool)) => {
-                        let b = PooledBuilder::of_pool(pool, k, split, self.opts.ties)?;
-                        let b = match pool_classes(pool, per_class)? {
+                    (None, Source::TrueDraws(_, true_draws)) => {
+                        let b = PooledBuilder::of_pool(true_draws, k, split, self.opts.ties)?;
+                        let b = match true_draws_classes(true_draws, per_class)? {
                             Some(classes) => b.by_class(classes, split),
                             None => b,
                         };
@@ -321,10 +328,10 @@ impl AnalysisJob {
     }
 }
 
-/// A pool's units' classes when a threshold per class is asked for (`None`: marginal); a pool
-/// without them cannot have one.
-fn pool_classes(pool: &TruePool, per_class: bool) -> Result<Option<&[usize]>> {
-    match (per_class, pool.classes()) {
+/// The true-label draws' units' classes when a threshold per class is asked for (`None`:
+/// marginal); draws without them cannot have one.
+fn true_draws_classes(true_draws: &TruePool, per_class: bool) -> Result<Option<&[usize]>> {
+    match (per_class, true_draws.classes()) {
         (false, _) => Ok(None),
         (true, Some(c)) => Ok(Some(c)),
         (true, None) => Err(Error::invalid(

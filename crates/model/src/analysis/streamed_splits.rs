@@ -14,7 +14,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::parts::split_request;
+use super::hand_out::split_request;
 use super::{internal, AnalysisJob, Claim, HandOut, Phase, Source, StreamedFile, Work, CP_R};
 use crate::url::UrlState;
 use crate::Controls;

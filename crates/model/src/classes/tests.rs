@@ -168,7 +168,7 @@ fn the_csv_holds_every_class_at_full_precision() {
 /// leaves the digit 3 under 0.82.
 #[test]
 fn on_the_digits_marginal_coverage_hides_the_digit_8() {
-    let bytes = include_bytes!("../../../assets/digits_wbb.npz");
+    let bytes = include_bytes!("../../../../assets/digits_wbb.npz");
     let d = rvalue_core::io::read_scores("digits_wbb.npz", bytes).unwrap();
     let c = Controls {
         mode: Mode::Scores,

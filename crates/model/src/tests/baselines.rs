@@ -2,8 +2,8 @@
 //! command line's) on the same data and splits, and with the baselines off the analysis is the
 //! paper's three methods' as before, bit for bit.
 
-use super::tests::{assert_same_analysis, same, small_controls, sources};
-use super::*;
+use crate::tests::{assert_same_analysis, same, small_controls, sources};
+use crate::*;
 use rvalue_core::conformal::{evaluate, sweep, Baseline, Coverage, Method, Prepared, ScoreOptions, Split};
 use rvalue_core::probability::ScoresAre;
 #[cfg(target_arch = "wasm32")]

@@ -1,7 +1,7 @@
 //! Panel 5 against panel 6: the false candidates its readout expects per set are those the
 //! toy's sets hold, within sampling error.
 
-use super::*;
+use crate::*;
 use rvalue_core::toy::ToyParams;
 
 /// The toy's defaults at σ², with fewer repeats (each repeat has the defaults' 500 + 500 items).

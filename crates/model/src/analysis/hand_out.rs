@@ -45,7 +45,7 @@ impl AnalysisJob {
             Source::Streamed(_) => return self.hand_out_splits(),
             Source::Toy(_) => (&mut self.claims, Work::Repeat),
             Source::Data(_) if self.part.is_some() => (&mut self.split_claims, Work::Split),
-            Source::Data(_) | Source::Pool(..) => return None,
+            Source::Data(_) | Source::TrueDraws(..) => return None,
         };
         let part = (1..claims.len()).find(|&p| claims[p] == Claim::Free)?;
         claims[part] = Claim::Out;
@@ -151,8 +151,8 @@ impl AnalysisJob {
     pub fn data(&self) -> Option<&std::sync::Arc<rvalue_core::io::Dataset>> {
         match &self.source {
             Source::Data(d) => Some(d),
-            // A pool's splits are not handed out.
-            Source::Toy(_) | Source::Pool(..) | Source::Streamed(_) => None,
+            // Splits on true-label draws are not handed out.
+            Source::Toy(_) | Source::TrueDraws(..) | Source::Streamed(_) => None,
         }
     }
 

@@ -7,8 +7,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::tests::same as same_debug;
-use super::*;
+use crate::tests::same as same_debug;
+use crate::*;
 use rvalue_core::conformal::streamed::{calibrate_streamed, Streaming};
 use rvalue_core::conformal::{Baseline, Calibrated, Method, Prior, RvalueKind};
 use rvalue_core::io::{read_scores, write_npy_f32, BlockLayout};

@@ -11,7 +11,7 @@
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use super::parts::split_request;
+use super::hand_out::split_request;
 use rvalue_core::conformal::streamed::{block_class_probabilities, block_rows, check_labels, BlockRows};
 use rvalue_core::conformal::{write_block_rows, Baseline, Ranked, RvalueKind, ScoreOptions, ScoreRows};
 use rvalue_core::io::BlockLayout;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::*;
+use crate::*;
 use rvalue_core::conformal::pool::{joined_split, pool_splits, TruePool};
 use rvalue_core::conformal::{
     difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, ScoreOptions, Split,
@@ -26,12 +26,12 @@ struct Case {
     joined: ScoreTensor,
     joined_labels: Vec<usize>,
     test: Arc<Dataset>,
-    pool: Arc<TruePool>,
+    true_draws: Arc<TruePool>,
 }
 
 /// A toy data set whose first `n_pool` items become the pool (their true-label draws alone)
 /// and the rest the labelled test file; labels rotated so that the true label varies.
-fn case(n_pool: usize) -> Case {
+fn case(n_units: usize) -> Case {
     let p = ToyParams { k: 5, m: 6, n_cal: 40, n_test: 30, ..ToyParams::default() };
     let (t, y) = toy::simulate(&p, 0).unwrap();
     let (n, m, k) = (t.n(), t.m(), t.k());
@@ -45,17 +45,17 @@ fn case(n_pool: usize) -> Case {
         labels.push((y[i] + shift) % k);
     }
     let joined = ScoreTensor::new(n, m, k, data).unwrap();
-    let test_items: Vec<usize> = (n_pool..n).collect();
+    let test_items: Vec<usize> = (n_units..n).collect();
     let test = gather(&joined, &test_items);
-    let test_labels = labels[n_pool..].to_vec();
+    let test_labels = labels[n_units..].to_vec();
     let draws =
-        (0..n_pool).flat_map(|j| (0..m).map(move |d| (j, d))).map(|(j, d)| joined.get(j, d, labels[j]));
-    let pool = TruePool::new(n_pool, m, draws.collect()).unwrap();
+        (0..n_units).flat_map(|j| (0..m).map(move |d| (j, d))).map(|(j, d)| joined.get(j, d, labels[j]));
+    let true_draws = TruePool::new(n_units, m, draws.collect()).unwrap();
     Case {
         joined,
         joined_labels: labels,
         test: Arc::new(Dataset { scores: test, labels: Some(test_labels), single_draw: false }),
-        pool: Arc::new(pool),
+        true_draws: Arc::new(true_draws),
     }
 }
 
@@ -76,10 +76,10 @@ fn ranks(p: &Prepared) -> Vec<u32> {
 /// The pool's splits as splits of the joined tensor, the reference the pool analysis must match.
 fn joined_splits(c: &Case, controls: &Controls) -> Vec<Split> {
     let n_test = c.test.scores.n();
-    let sizes = controls.pool_sizes(c.pool.n(), n_test);
-    let splits = pool_splits(c.pool.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
+    let sizes = controls.true_draws_sizes(c.true_draws.n(), n_test);
+    let splits = pool_splits(c.true_draws.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
     assert_eq!(splits[0].cal.len(), 24);
-    splits.iter().map(|s| joined_split(s, c.pool.n())).collect()
+    splits.iter().map(|s| joined_split(s, c.true_draws.n())).collect()
 }
 
 /// The inspector's pooled r-values: the joined tensor's, its item keyed after the pool.
@@ -104,10 +104,10 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
     let c = case(40);
     for ties in TieOrder::ALL {
         let controls = controls(ties);
-        let source = Source::Pool(c.test.clone(), c.pool.clone());
+        let source = Source::TrueDraws(c.test.clone(), c.true_draws.clone());
         // A small budget: pooled CP_r in many steps.
         let a = AnalysisJob::new(source.clone(), &controls).unwrap().with_budget(3).run().unwrap();
-        assert_eq!(a.pool, Some((24, 40)));
+        assert_eq!(a.true_draws, Some((24, 40)));
         let built = Analysis::build(source, &controls).unwrap();
         for m in Method::PAPER {
             let at = |a: &Analysis| format!("{:?}", a.summary(m, 0.1, false).unwrap());
@@ -120,7 +120,7 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
             let got = a.calibrated(m);
             assert_eq!(got.len(), 3);
             for (g, w) in got.iter().zip(&want) {
-                let shifted: Vec<usize> = g.test.iter().map(|&t| t + c.pool.n()).collect();
+                let shifted: Vec<usize> = g.test.iter().map(|&t| t + c.true_draws.n()).collect();
                 assert_eq!(shifted, w.test);
                 for t in 0..g.test.len() {
                     for alpha in [0.05, 0.1, 0.3] {
@@ -153,7 +153,8 @@ fn a_pool_refuses_rvalues_that_need_every_candidate() {
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric] {
         let mut controls = controls(TieOrder::default());
         controls.score.kind = kind;
-        let e = AnalysisJob::new(Source::Pool(c.test.clone(), c.pool.clone()), &controls).unwrap_err();
+        let e =
+            AnalysisJob::new(Source::TrueDraws(c.test.clone(), c.true_draws.clone()), &controls).unwrap_err();
         assert!(e.to_string().contains("needs every candidate's draws"), "{e}");
     }
 }
@@ -162,7 +163,7 @@ fn a_pool_refuses_rvalues_that_need_every_candidate() {
 fn a_pool_refuses_the_baselines_in_one_sentence() {
     let c = case(40);
     let controls = Controls { baselines: [false, false, true], ..controls(TieOrder::default()) };
-    let e = AnalysisJob::new(Source::Pool(c.test, c.pool), &controls).unwrap_err().to_string();
+    let e = AnalysisJob::new(Source::TrueDraws(c.test, c.true_draws), &controls).unwrap_err().to_string();
     assert!(
         e.contains("SAPS needs every class's probability") && e.contains("turn the baselines off"),
         "{e}"
@@ -172,16 +173,17 @@ fn a_pool_refuses_the_baselines_in_one_sentence() {
 #[test]
 fn a_pool_of_other_draws_is_refused() {
     let c = case(40);
-    let pool = TruePool::new(2, 3, vec![0.0; 6]).unwrap();
-    let e =
-        AnalysisJob::new(Source::Pool(c.test, Arc::new(pool)), &controls(TieOrder::default())).unwrap_err();
+    let true_draws = TruePool::new(2, 3, vec![0.0; 6]).unwrap();
+    let e = AnalysisJob::new(Source::TrueDraws(c.test, Arc::new(true_draws)), &controls(TieOrder::default()))
+        .unwrap_err();
     assert!(e.to_string().contains("M = 3"), "{e}");
 }
 
 #[test]
 fn a_pool_is_kept_from_other_threads_and_devices() {
     let c = case(40);
-    let mut job = AnalysisJob::new(Source::Pool(c.test, c.pool), &controls(TieOrder::default())).unwrap();
+    let mut job =
+        AnalysisJob::new(Source::TrueDraws(c.test, c.true_draws), &controls(TieOrder::default())).unwrap();
     while job.step().unwrap() != Progress::Done {
         assert!(job.hand_out().is_none());
         assert!(job.offload().is_none());
