@@ -19,7 +19,6 @@ mod theorem3;
 mod views;
 pub use hand_out::{compute_part, HandOut, HeldData, Work};
 pub use job::AnalysisJob;
-use job::{BaselineWork, Claim, Phase};
 pub use long_run::LongRun;
 pub use offload::{Offload, OffloadRequest};
 use part::{highest_threshold, LabelInfo, Part};

@@ -1,8 +1,6 @@
-//! What pooled CP_r on a streamed file will cost ([`LongRun`]), said before it starts: reads of
-//! the file, and a time at stated rates.
-
-use super::streamed_splits::group_size;
-use super::{AnalysisJob, Source};
+//! What pooled CP_r on a streamed file will cost ([`LongRun`], made by
+//! [`AnalysisJob::long_run`](super::AnalysisJob::long_run)), said before it starts: reads of the
+//! file, and a time at stated rates.
 
 /// The rate at which a worker reads a file (`FileReaderSync`, a break every
 /// [`STEP_BYTES`](super::STEP_BYTES)), stated: 4 GB in 16–17 s, measured in headless Chromium
@@ -26,30 +24,6 @@ pub struct LongRun {
     pub workers: usize,
     /// The time it should take at the stated rates.
     pub secs: f64,
-}
-
-impl AnalysisJob {
-    /// Pooled CP_r on a streamed file: what it will cost with `workers` threads reading the
-    /// file; `None` for any other analysis.
-    pub fn long_run(&self, workers: usize) -> Option<LongRun> {
-        let Source::Streamed(file) = &self.source else { return None };
-        if !self.streamed_pooled() {
-            return None;
-        }
-        let (n, m, k) = file.layout.shape();
-        let (splits, group, workers) =
-            (self.controls.splits, group_size(file, &self.controls), workers.max(1));
-        let groups = splits.div_ceil(group);
-        let pass = usize::from(file.scored_for(&self.opts, !self.baseline.methods.is_empty()).is_none());
-        let bytes = file.layout.data_bytes();
-        let read = bytes as f64 / READ_BYTES_PER_SEC;
-        let n_cal = (n as f64 * self.controls.cal_fraction).round() as usize;
-        let per_split = (n - n_cal) as f64 * (m * (n_cal + k)) as f64 / GREEDY_UPDATES_PER_SEC;
-        // The groups run side by side on the workers, each a read and its splits' greedy.
-        let rounds = groups.div_ceil(workers) as f64;
-        let secs = pass as f64 * read + read + rounds * (read + group as f64 * per_split);
-        Some(LongRun { reads: pass + groups.min(workers) + groups, file_bytes: bytes, group, workers, secs })
-    }
 }
 
 impl LongRun {

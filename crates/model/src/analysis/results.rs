@@ -1,11 +1,11 @@
 //! A finished [`Analysis`]: built in one go (the reference for the stepped job) or assembled
 //! from a job, and the facts of its first data set the panels read.
 
-use super::{internal, AnalysisJob, BaselineWork, LabelInfo, Part, Phase, Source, SweepCurves};
+use super::{internal, AnalysisJob, LabelInfo, Part, Source, SweepCurves};
 use crate::Controls;
-use rvalue_core::conformal::{self, item_scores, pooled_hyper, Calibrated, Method, RvalueKind, Split};
+use rvalue_core::conformal::{pooled_hyper, Calibrated, Method, Split};
 use rvalue_core::eb::Hyper;
-use rvalue_core::probability::{self, ScoresAre};
+use rvalue_core::probability::ScoresAre;
 use rvalue_core::rvalue::PooledSplit;
 use rvalue_core::tensor::VarianceKind;
 
@@ -65,18 +65,14 @@ pub(in crate::analysis) struct Calibrations {
 }
 
 impl Calibrations {
-    /// The paper's three methods' calibrations followed by the baselines'.
-    pub(in crate::analysis) fn of(
-        calibrated: [Vec<Calibrated>; 3],
-        label_info: [Vec<LabelInfo>; 3],
-        baseline: BaselineWork,
+    /// `methods`, and per method its calibrations and their label facts.
+    pub(in crate::analysis) fn new(
+        methods: Vec<Method>,
+        calibrated: Vec<Vec<Calibrated>>,
+        label_info: Vec<Vec<LabelInfo>>,
+        read_as: Option<ScoresAre>,
     ) -> Self {
-        Calibrations {
-            methods: Method::PAPER.into_iter().chain(baseline.methods).collect(),
-            calibrated: calibrated.into_iter().chain(baseline.calibrated).collect(),
-            label_info: label_info.into_iter().chain(baseline.label_info).collect(),
-            read_as: baseline.read_as,
-        }
+        Calibrations { methods, calibrated, label_info, read_as }
     }
 }
 
@@ -88,54 +84,8 @@ impl Analysis {
     /// Builds in one go with the core's `Prepared::calibrate` and `conformal::sweep` (the
     /// reference the stepped [`AnalysisJob`] is tested against); blocks, so not for the page.
     pub fn build(source: Source, controls: &Controls) -> Result<Self> {
-        let mut job = AnalysisJob::new(source.clone(), controls)?;
-        if matches!(source, Source::TrueDraws(..)) {
-            // `Prepared` calibrates on the file's own items: true-label draws' reference is the joined
-            // tensor's split instead (`tests::true_draws`), and its stepped job is run here.
-            return job.run();
-        }
-        let opts = job.opts;
-        let need_order = opts.kind != RvalueKind::Parametric;
-        let methods = job.controls.methods();
-        let mut calibrated: Vec<Vec<Calibrated>> = vec![Vec::new(); methods.len()];
-        let mut first = None;
-        for r in 0..job.parts_total {
-            job.part_index = r;
-            job.load()?;
-            let mut part = job.part.take().ok_or_else(|| internal("load() left no part"))?;
-            let prepared = conformal::Prepared::new(part.tensor.get()?, &part.labels, need_order)?;
-            for (mi, &m) in methods.iter().enumerate() {
-                if !m.is_baseline() {
-                    part.scores[mi] =
-                        item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
-                }
-                calibrated[mi].extend(prepared.calibrate(m, &opts, &part.splits)?);
-            }
-            if r == 0 {
-                if methods.len() > 3 {
-                    job.baseline.read_as = Some(probability::resolve(prepared.t, opts.scores_are)?);
-                }
-                first = Some(part);
-            }
-        }
-        for sw in job.sweeps.iter_mut() {
-            for (mi, cals) in calibrated.iter().enumerate() {
-                let curve = conformal::sweep(cals, &sw.alphas, sw.never_empty);
-                sw.coverage[mi] = curve.iter().map(|c| c.0).collect();
-                sw.size[mi] = curve.iter().map(|c| c.1).collect();
-            }
-        }
-        let label_info = |cals: &[Calibrated]| cals.iter().map(LabelInfo::of).collect::<Vec<_>>();
-        let baselines = calibrated.split_off(3);
-        job.baseline.label_info = baselines.iter().map(|c| label_info(c)).collect();
-        job.baseline.calibrated = baselines;
-        let paper: [Vec<Calibrated>; 3] =
-            calibrated.try_into().map_err(|_| internal("the paper's three methods are not three"))?;
-        job.label_info = std::array::from_fn(|mi| label_info(&paper[mi]));
-        job.calibrated = paper;
-        job.first_part = first;
-        job.phase = Phase::Done;
-        job.finish()
+        let job = AnalysisJob::new(source, controls)?;
+        job.build_whole()
     }
 
     /// An analysis of `first` (the first data set) and the calibrated splits; `sweeps` is

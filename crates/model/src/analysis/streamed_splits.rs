@@ -12,17 +12,13 @@
 //! [`Analysis::supply_item`]: super::Analysis::supply_item
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use super::hand_out::split_request;
-use super::{internal, AnalysisJob, Claim, HandOut, Phase, Source, StreamedFile, Work, CP_R};
-use crate::url::UrlState;
+use super::{internal, StreamedFile};
 use crate::Controls;
 use rvalue_core::blocks::items_per_block;
 use rvalue_core::conformal::streamed::{PooledPass, Streaming, Units};
-use rvalue_core::conformal::{
-    read_calibrations, write_calibrations, Calibrated, RvalueKind, ScoreOptions, Split,
-};
+use rvalue_core::conformal::{read_calibrations, write_calibrations, Calibrated, ScoreOptions, Split};
 use rvalue_core::io::BlockLayout;
 use rvalue_core::rvalue::PooledSplit;
 use rvalue_core::tensor::Scores;
@@ -167,7 +163,7 @@ impl StreamedSplits {
 }
 
 /// The request for splits `first..first + count`: `"<first>+<count>\n<settings>"`.
-fn splits_request(first: usize, count: usize, query: &str) -> String {
+pub(in crate::analysis) fn splits_request(first: usize, count: usize, query: &str) -> String {
     format!("{first}+{count}\n{query}")
 }
 
@@ -190,9 +186,9 @@ fn write_reply(first: usize, calibrated: &[Calibrated], units: &[f64]) -> Vec<u8
     out
 }
 
-type Reply = (usize, Vec<Calibrated>, Vec<f64>);
+pub(in crate::analysis) type Reply = (usize, Vec<Calibrated>, Vec<f64>);
 
-fn read_reply(bytes: &[u8]) -> Result<Reply> {
+pub(in crate::analysis) fn read_reply(bytes: &[u8]) -> Result<Reply> {
     let garbled = || Error::invalid("a group of pooled splits came back garbled");
     let (len, rest) = bytes.split_first_chunk::<8>().ok_or_else(garbled)?;
     let len = usize::try_from(u64::from_le_bytes(*len)).map_err(|_| garbled())?;
@@ -202,83 +198,4 @@ fn read_reply(bytes: &[u8]) -> Result<Reply> {
     let (first, calibrated) = read_calibrations(&rest[..len])?;
     let units = rest[len..].chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
     Ok((first, calibrated, units.collect()))
-}
-
-impl AnalysisJob {
-    /// Whether this is pooled CP_r on a streamed file (its splits are calibrated by threads
-    /// that read the file, never by the job).
-    pub fn streamed_pooled(&self) -> bool {
-        matches!(self.source, Source::Streamed(_)) && self.opts.kind == RvalueKind::Pooled
-    }
-
-    /// The next group of splits nobody calibrates, once the pass has made the part.
-    pub(in crate::analysis) fn hand_out_splits(&mut self) -> Option<HandOut> {
-        let Source::Streamed(file) = &self.source else { return None };
-        if self.part.is_none() || !self.streamed_pooled() {
-            return None;
-        }
-        let group = group_size(file, &self.controls);
-        let first =
-            (0..self.split_claims.len()).step_by(group).find(|&r| self.split_claims[r] == Claim::Free)?;
-        let end = (first + group).min(self.split_claims.len());
-        self.split_claims[first..end].iter_mut().for_each(|c| *c = Claim::Out);
-        let query = UrlState::with_controls(self.controls.clone()).to_query();
-        Some(HandOut { part: first, request: splits_request(first, end - first, &query), work: Work::Splits })
-    }
-
-    /// Takes the group of splits starting at `first`, as [`StreamedSplits::compute`] made it.
-    pub(in crate::analysis) fn supply_splits(&mut self, first: usize, bytes: &[u8]) -> Result<()> {
-        let (index, calibrated, units) = read_reply(bytes)?;
-        let part = self.part.as_mut().ok_or_else(|| internal("a group of splits is back after its part"))?;
-        let (_, m, k) = part.shape();
-        let end = first + calibrated.len();
-        let out = self.split_claims.get(first..end).is_some_and(|c| c.iter().all(|&c| c == Claim::Out));
-        let fits = |(r, c): (usize, &Calibrated)| {
-            c.k == k && c.test == part.splits[r].test && c.per_item_threshold()
-        };
-        let units_fit = units.len() == if first == 0 { part.splits[0].cal.len() * m } else { 0 };
-        if index != first
-            || calibrated.is_empty()
-            || !out
-            || !units_fit
-            || !(first..).zip(&calibrated).all(fits)
-        {
-            return Err(Error::shape(format!("the result handed in for splits from {first} is not theirs")));
-        }
-        if first == 0 {
-            part.units = Some(Arc::new(units));
-        }
-        self.record_splits(first, calibrated);
-        Ok(())
-    }
-
-    /// Gives the group from `first` back (its thread failed): another thread takes it.
-    pub(in crate::analysis) fn hand_back_splits(&mut self, first: usize) {
-        let Source::Streamed(file) = &self.source else { return };
-        let end = (first + group_size(file, &self.controls)).min(self.split_claims.len());
-        for c in self.split_claims.get_mut(first..end).into_iter().flatten() {
-            if *c == Claim::Out {
-                *c = Claim::Free;
-            }
-        }
-    }
-
-    /// The fraction done of pooled CP_r on a streamed file, weighting each read of the file
-    /// alike: the pass, then the groups of splits.
-    pub(in crate::analysis) fn streamed_pooled_fraction(&self) -> Option<f64> {
-        let Source::Streamed(file) = &self.source else { return None };
-        if !self.streamed_pooled() {
-            return None;
-        }
-        let splits = self.split_claims.len().max(1);
-        // A pass weighs as a group's read, when the rows were not kept.
-        let pass = if self.read_file { 1.0 } else { 0.0 };
-        let pass_share = pass / (pass + splits.div_ceil(group_size(file, &self.controls)) as f64);
-        Some(match (self.phase, &self.pass) {
-            (Phase::Done, _) => 1.0,
-            (Phase::Load, _) => 0.0,
-            (_, Some(p)) => pass_share * p.fraction(),
-            _ => pass_share + (1.0 - pass_share) * self.calibrated[CP_R].len() as f64 / splits as f64,
-        })
-    }
 }

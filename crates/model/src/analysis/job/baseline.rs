@@ -4,7 +4,7 @@
 
 use super::{AnalysisJob, Phase};
 use crate::analysis::streamed_file::ReadProbabilities;
-use crate::analysis::{internal, LabelInfo, PartTensor, Source};
+use crate::analysis::{internal, Calibrations, LabelInfo, PartTensor, Source};
 use rvalue_core::conformal::{Calibrated, Method, Ranked, Split};
 use rvalue_core::probability::{self, ScoresAre};
 use rvalue_core::tensor::ScoreTensor;
@@ -19,14 +19,14 @@ type DataSet = (usize, Vec<usize>, Vec<Split>, Arc<Ranked>);
 #[derive(Debug, Default)]
 pub(in crate::analysis) struct BaselineWork {
     /// The baselines that are on, in `Method::BASELINES` order.
-    pub(in crate::analysis) methods: Vec<Method>,
-    pub(in crate::analysis) calibrated: Vec<Vec<Calibrated>>,
-    pub(in crate::analysis) label_info: Vec<Vec<LabelInfo>>,
+    methods: Vec<Method>,
+    calibrated: Vec<Vec<Calibrated>>,
+    label_info: Vec<Vec<LabelInfo>>,
     /// How the first data set's scores were read (`auto` decided).
-    pub(in crate::analysis) read_as: Option<ScoresAre>,
+    read_as: Option<ScoresAre>,
     /// A streamed file's class probabilities, sorted as its shares came in (its items are not
     /// held to make them from).
-    pub(in crate::analysis) streamed: Option<ReadProbabilities>,
+    streamed: Option<ReadProbabilities>,
     /// The data set being calibrated: its index, labels, splits and sorted probabilities.
     data: Option<DataSet>,
 }
@@ -43,6 +43,53 @@ impl BaselineWork {
             data: None,
         }
     }
+
+    /// Whether any baseline is on.
+    pub(in crate::analysis) fn any(&self) -> bool {
+        !self.methods.is_empty()
+    }
+
+    /// The name of baseline `i` among those on (empty beyond them).
+    pub(in crate::analysis) fn label(&self, i: usize) -> &'static str {
+        self.methods.get(i).map_or("", |m| m.label())
+    }
+
+    /// A streamed file's class probabilities sorted, and so its reading.
+    pub(in crate::analysis) fn set_streamed(&mut self, ranked: Option<ReadProbabilities>) {
+        self.read_as = ranked.as_ref().map(|r| r.read_as);
+        self.streamed = ranked;
+    }
+
+    /// A streamed file's class probabilities sorted, when a baseline is on.
+    pub(in crate::analysis) fn streamed(&self) -> Option<&ReadProbabilities> {
+        self.streamed.as_ref()
+    }
+
+    /// The one-shot build's results: every baseline's calibrations at once, and the reading of
+    /// the first data set.
+    pub(in crate::analysis) fn set_whole(
+        &mut self,
+        calibrated: Vec<Vec<Calibrated>>,
+        read_as: Option<ScoresAre>,
+    ) {
+        self.label_info = calibrated.iter().map(|c| c.iter().map(LabelInfo::of).collect()).collect();
+        self.calibrated = calibrated;
+        self.read_as = read_as;
+    }
+
+    /// The paper's three methods' calibrations followed by the baselines'.
+    pub(in crate::analysis) fn calibrations(
+        self,
+        calibrated: [Vec<Calibrated>; 3],
+        label_info: [Vec<LabelInfo>; 3],
+    ) -> Calibrations {
+        Calibrations::new(
+            Method::PAPER.into_iter().chain(self.methods).collect(),
+            calibrated.into_iter().chain(self.calibrated).collect(),
+            label_info.into_iter().chain(self.label_info).collect(),
+            self.read_as,
+        )
+    }
 }
 
 /// Where the paper's three methods' results end and the baselines' begin.
@@ -52,10 +99,7 @@ impl AnalysisJob {
     /// After the paper's methods: the baselines' first step, or the end.
     pub(in crate::analysis) fn after_parts(&mut self) {
         if self.baseline.methods.is_empty() || self.baselines_done() {
-            let splits = self.calibrated[0].len();
-            for sw in self.sweeps.iter_mut() {
-                sw.mean_over(splits);
-            }
+            self.recorded.mean_over_splits();
             self.phase = Phase::Done;
         } else {
             self.phase = Phase::Baseline { part: 0, method: 0, next: 0 };
@@ -69,13 +113,13 @@ impl AnalysisJob {
             return f;
         }
         let done: usize = self.baseline.calibrated.iter().map(Vec::len).sum();
-        let all = (n * self.calibrated[0].len()).max(1);
+        let all = (n * self.recorded.splits(0)).max(1);
         let b = if matches!(self.phase, Phase::Baseline { .. }) { done as f64 / all as f64 } else { 0.0 };
         0.8 * f + 0.2 * b.min(1.0)
     }
 
     fn baselines_done(&self) -> bool {
-        self.baseline.calibrated.first().is_some_and(|c| c.len() == self.calibrated[0].len())
+        self.baseline.calibrated.first().is_some_and(|c| c.len() == self.recorded.splits(0))
     }
 
     /// Sorts data set `part`'s probabilities (a step of its own), or calibrates baseline
@@ -97,22 +141,23 @@ impl AnalysisJob {
         };
         let m = self.baseline.methods[method];
         let mut out = None;
-        let how = (self.opts.coverage, 1);
+        let opts = self.inputs.opts();
+        let how = (opts.coverage, 1);
         let one = std::slice::from_ref(&splits[next]);
-        ranked.calibrate_each(m, &self.opts.baseline, labels, how, one, |_, c| {
+        ranked.calibrate_each(m, &opts.baseline, labels, how, one, |_, c| {
             out = Some(c);
             Ok(())
         })?;
         let c = out.ok_or_else(|| internal("a baseline's split was not calibrated"))?;
         let splits_here = splits.len();
-        Self::add_to_sweeps(&mut self.sweeps, FIRST_BASELINE + method, &c);
+        self.recorded.sum(FIRST_BASELINE + method, &c);
         self.baseline.label_info[method].push(LabelInfo::of(&c));
         self.baseline.calibrated[method].push(c);
         self.phase = if next + 1 < splits_here {
             Phase::Baseline { part, method, next: next + 1 }
         } else if method + 1 < self.baseline.methods.len() {
             Phase::Baseline { part, method: method + 1, next: 0 }
-        } else if part + 1 < self.parts_total {
+        } else if part + 1 < self.parts.total() {
             Phase::Baseline { part: part + 1, method: 0, next: 0 }
         } else {
             self.baseline.data = None;
@@ -125,13 +170,13 @@ impl AnalysisJob {
     /// Data set `part`'s labels, splits and sorted class probabilities: the kept first data
     /// set, or a toy repeat simulated again (its scores are not kept).
     fn baseline_data(&mut self, part: usize) -> Result<DataSet> {
-        let first = self.first_part.as_ref().ok_or_else(|| internal("the first part was not kept"))?;
-        if let (Source::Streamed(_), 0) = (&self.source, part) {
-            self.opts.baseline.check()?;
+        let first = self.work.first().ok_or_else(|| internal("the first part was not kept"))?;
+        if let (Source::Streamed(_), 0) = (self.inputs.source(), part) {
+            self.inputs.opts().baseline.check()?;
             let kept = self.baseline.streamed.as_ref().ok_or_else(|| internal("no class probabilities"))?;
             return Ok((0, first.labels.clone(), first.splits.clone(), kept.ranked.clone()));
         }
-        let (tensor, labels, splits) = match (&self.source, part) {
+        let (tensor, labels, splits) = match (self.inputs.source(), part) {
             (_, 0) => (first.tensor.clone(), first.labels.clone(), first.splits.clone()),
             (Source::Toy(p), r) => {
                 let (t, y) = toy::simulate(p, r)?;
@@ -148,8 +193,9 @@ impl AnalysisJob {
     /// `t`'s class probabilities sorted, read as the options say; the first data set's reading
     /// is kept for the page to report.
     fn ranked(&mut self, t: &ScoreTensor, first: bool) -> Result<Ranked> {
-        self.opts.baseline.check()?;
-        let as_ = probability::resolve(t, self.opts.scores_are)?;
+        let opts = self.inputs.opts();
+        opts.baseline.check()?;
+        let as_ = probability::resolve(t, opts.scores_are)?;
         if first {
             self.baseline.read_as = Some(as_);
         }

@@ -174,18 +174,18 @@ impl Pass {
 impl AnalysisJob {
     /// Starts a streamed file's analysis: from the rows kept for these options, or a pass.
     pub(in crate::analysis) fn load_streamed(&mut self, file: &Arc<StreamedFile>) -> Result<()> {
-        let baselines = !self.baseline.methods.is_empty();
-        match file.scored_for(&self.opts, baselines) {
+        let (baselines, opts) = (self.baseline.any(), self.inputs.opts());
+        match file.scored_for(opts, baselines) {
             Some(s) => {
                 let [cp, cp_avg, cp_r] = s.rows.clone();
-                let pooled = self.opts.kind == RvalueKind::Pooled;
+                let pooled = opts.kind == RvalueKind::Pooled;
                 let ranked = s.ranked.clone().filter(|_| baselines);
                 self.streamed_part(file, [cp, cp_avg, cp_r.filter(|_| !pooled)], s.summaries.clone(), ranked)
             }
             None => {
                 file.forget();
                 self.read_file = true;
-                self.pass = Some(Pass::new(file.clone(), &self.opts, baselines));
+                self.pass = Some(Pass::new(file.clone(), opts, baselines));
                 self.phase = Phase::Pass;
                 Ok(())
             }
@@ -201,13 +201,12 @@ impl AnalysisJob {
         summaries: Arc<Summaries>,
         ranked: Option<ReadProbabilities>,
     ) -> Result<()> {
-        self.baseline.read_as = ranked.as_ref().map(|r| r.read_as);
-        self.baseline.streamed = ranked;
+        self.baseline.set_streamed(ranked);
         let n = file.layout.shape().0;
-        let splits = self.controls.split_plan().splits(n)?;
+        let splits = self.inputs.controls().split_plan().splits(n)?;
         // Pooled CP_r has no rows: its splits are calibrated by the threads that read the file.
-        let need_rvalues = rows[CP_R].is_none() && self.opts.kind != RvalueKind::Pooled;
-        self.part = Some(Part {
+        let need_rvalues = rows[CP_R].is_none() && self.inputs.opts().kind != RvalueKind::Pooled;
+        self.work.set_part(Part {
             tensor: PartTensor::Streamed(file.clone()),
             labels: file.labels.clone(),
             summaries,
@@ -236,9 +235,10 @@ impl AnalysisJob {
         let (share, next) = (*share, *next);
         let layout = &pass.file.layout;
         let (items, (_, m, k)) = (pass.file.share(share), layout.shape());
-        let end = (next + (self.budget / item_cost(self.opts.kind, m, k)).max(1)).min(items.len());
+        let opts = self.inputs.opts();
+        let end = (next + (self.inputs.budget() / item_cost(opts.kind, m, k)).max(1)).min(items.len());
         let size = layout.item_bytes();
-        let (opts, baselines) = (pass.options(&self.opts), pass.baselines());
+        let (opts, baselines) = (pass.options(opts), pass.baselines());
         let rows = score_share(layout, items.start + next, &raw[next * size..end * size], &opts, baselines)?;
         pass.place(share, items.start + next, rows)?;
         if end < items.len() {
@@ -280,7 +280,7 @@ impl AnalysisJob {
         let pass = self.pass.as_mut()?;
         let s = pass.claims.iter().position(|&c| c == Claim::Free)?;
         pass.claims[s] = Claim::Out;
-        let mut controls = self.controls.clone();
+        let mut controls = self.inputs.controls().clone();
         controls.score.scores_are = pass.reading;
         let query = UrlState::with_controls(controls).to_query();
         let request = share_request(s, pass.file.share(s), &query);
@@ -293,7 +293,7 @@ impl AnalysisJob {
         let (_, m, k) = pass.file.layout.shape();
         let (index, rows) = read_block_rows(bytes, m, k)?;
         let fits = rows.summaries.n == pass.file.share(s).len()
-            && rows.cp_r.is_some() == rvalues_per_item(&self.opts)
+            && rows.cp_r.is_some() == rvalues_per_item(self.inputs.opts())
             && rows.probabilities.is_some() == pass.baselines();
         if index != s || pass.claims.get(s) != Some(&Claim::Out) || !fits {
             return Err(Error::invalid(format!(
@@ -328,18 +328,16 @@ impl AnalysisJob {
 
     /// Keeps a streamed part's rows with its file, for the next analysis with these options.
     pub(in crate::analysis) fn keep_rows(&self, part: &Part) {
-        let (Source::Streamed(file), [Some(_), Some(_), c]) = (&self.source, &part.rows) else {
+        let (Source::Streamed(file), [Some(_), Some(_), c]) = (self.inputs.source(), &part.rows) else {
             return;
         };
         // Rows that came from the file's kept ones stay as they were (another kind's CP_r too).
-        let baselines = !self.baseline.methods.is_empty();
-        if (c.is_none() && self.opts.kind != RvalueKind::Pooled)
-            || file.scored_for(&self.opts, baselines).is_some()
-        {
+        let (baselines, opts) = (self.baseline.any(), *self.inputs.opts());
+        if (c.is_none() && opts.kind != RvalueKind::Pooled) || file.scored_for(&opts, baselines).is_some() {
             return;
         }
         let (rows, summaries, ranked) =
-            (part.rows.clone(), part.summaries.clone(), self.baseline.streamed.clone());
-        file.keep(Arc::new(Scored { opts: self.opts, rows, summaries, ranked }));
+            (part.rows.clone(), part.summaries.clone(), self.baseline.streamed().cloned());
+        file.keep(Arc::new(Scored { opts, rows, summaries, ranked }));
     }
 }
