@@ -21,7 +21,7 @@ pub use hand_out::{compute_part, HandOut, HeldData, Work};
 pub use job::AnalysisJob;
 pub use long_run::LongRun;
 pub use offload::{Offload, OffloadRequest};
-use part::{highest_threshold, LabelInfo, Part};
+use part::{LabelInfo, Part};
 use results::finite;
 use results::Calibrations;
 pub use results::{Analysis, MAX_CURVE_CANDIDATES};

@@ -454,7 +454,7 @@ impl Analysis {
     /// Panel 2's points for the first data set (see [`data_points`]).
     pub fn data_points(&self) -> Vec<DataPoint> {
         let part = self.first_part();
-        data_points(&part.summaries, &part.labels, self.controls.score.variance)
+        data_points(part.summaries(), part.labels(), self.controls.score.variance)
     }
 }
 

@@ -24,7 +24,7 @@ impl Analysis {
         let facts = warnings::Facts {
             m: self.m,
             k: self.k,
-            labels: &self.first_part().labels,
+            labels: self.first_part().labels(),
             n_cal: Some(self.n_cal()),
             alpha,
             methods: &Method::PAPER,

@@ -128,17 +128,17 @@ impl AnalysisJob {
             (Phase::Load, _) => 0.0,
             (Phase::Pass, _) => 0.7 * self.pass.as_ref().map_or(0.0, |p| p.fraction()),
             (Phase::Scores { method, next }, Some(p)) => {
-                let n = p.labels.len().max(1) as f64;
+                let n = p.labels().len().max(1) as f64;
                 0.1 + 0.6 * (method as f64 + step_done.unwrap_or(next as f64 / n)) / 3.0
             }
             (Phase::Calibrate { next, method }, Some(p)) => {
                 let within_method = step_done.unwrap_or_else(|| {
                     self.work
                         .pooled_done()
-                        .map_or(0.0, |done| done as f64 / p.splits[next].test.len().max(1) as f64)
+                        .map_or(0.0, |done| done as f64 / p.splits()[next].test.len().max(1) as f64)
                 });
                 0.7 + 0.3 * (next as f64 + (method as f64 + within_method) / 3.0)
-                    / p.splits.len().max(1) as f64
+                    / p.splits().len().max(1) as f64
             }
             (Phase::Waiting, Some(_)) => {
                 0.7 + 0.3 * self.recorded.splits(CP_R) as f64 / self.splits.len().max(1) as f64

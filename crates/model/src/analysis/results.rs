@@ -100,8 +100,8 @@ impl Analysis {
     ) -> Result<Self> {
         let Calibrations { methods, calibrated, label_info, read_as } = calibrations;
         let (n, m, k) = first.shape();
-        let hyper = pooled_hyper(&first.summaries, controls.score.variance).ok();
-        let (labels, means) = (&first.labels, &first.summaries.mean);
+        let hyper = pooled_hyper(first.summaries(), controls.score.variance).ok();
+        let (labels, means) = (first.labels(), &first.summaries().mean);
         let (sum, count) = (0..n)
             .flat_map(|i| (0..k).filter(move |&c| c != labels[i]).map(move |c| i * k + c))
             .fold((0.0, 0usize), |(a, n), u| (a + means[u], n + 1));
@@ -110,17 +110,16 @@ impl Analysis {
         let (pooled_first, key_offset) = match source {
             _ if first.has_rows(2) => (None, 0),
             Source::TrueDraws(_, true_draws) => {
-                let split = &first.splits[0];
+                let split = &first.splits()[0];
                 (Some(true_draws.tables(&split.cal, k, ties(split))?), true_draws.n())
             }
             Source::Streamed(_) => {
-                let units =
-                    first.units.as_ref().ok_or_else(|| internal("split 0's units did not come back"))?;
-                (Some(PooledSplit::from_draws(units, m, k, ties(&first.splits[0]))?), 0)
+                let units = first.units().ok_or_else(|| internal("split 0's units did not come back"))?;
+                (Some(PooledSplit::from_draws(units, m, k, ties(&first.splits()[0]))?), 0)
             }
             _ => {
-                let split = &first.splits[0];
-                (Some(PooledSplit::new(first.tensor()?, &first.labels, &split.cal, ties(split))?), 0)
+                let split = &first.splits()[0];
+                (Some(PooledSplit::new(first.tensor()?, first.labels(), &split.cal, ties(split))?), 0)
             }
         };
         let true_draws = match source {
@@ -223,7 +222,7 @@ impl Analysis {
     }
 
     pub(crate) fn variances_of(&self, kind: VarianceKind) -> Vec<f64> {
-        let s = &self.first.summaries;
+        let s = self.first.summaries();
         let all = s.n * s.k;
         (0..all)
             .step_by(all.div_ceil(MAX_CURVE_CANDIDATES).max(1))

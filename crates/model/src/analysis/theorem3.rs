@@ -58,7 +58,7 @@ impl Analysis {
         if let Some(&(_, rule)) = self.cut_memo.borrow().iter().find(|(b, _)| *b == r.to_bits()) {
             return rule;
         }
-        let s = &self.first.summaries;
+        let s = self.first.summaries();
         let all = s.n * s.k;
         let kind = self.controls.score.variance;
         let sample: Vec<f64> =

@@ -251,10 +251,10 @@ impl Analysis {
             return Ok(r.clone());
         }
         let part = &self.first;
-        if let PartTensor::Streamed(f) = &part.tensor {
+        if let PartTensor::Streamed(f) = part.data() {
             return Err(Error::invalid(format!("item {item} of {} has not been read yet", f.name)));
         }
-        let r = self.greedy_of(part.tensor()?, item, self.key_offset, part.order.as_ref())?;
+        let r = self.greedy_of(part.tensor()?, item, self.key_offset, part.order())?;
         *self.inspected.borrow_mut() = Some((item, r.clone()));
         Ok(r)
     }
@@ -278,7 +278,7 @@ impl Analysis {
     /// file, when the inspector needs them read (its r-values are not at hand); `None` when it
     /// does not.
     pub fn item_bytes(&self, t: usize) -> Option<(usize, Range<u64>)> {
-        let PartTensor::Streamed(f) = &self.first.tensor else { return None };
+        let PartTensor::Streamed(f) = self.first.data() else { return None };
         let item = *self.calibrated[0].first()?.test.get(t)?;
         let known =
             self.first.has_rows(2) || self.inspected.borrow().as_ref().is_some_and(|(i, _)| *i == item);
@@ -287,7 +287,7 @@ impl Analysis {
 
     /// Takes the bytes of item `item` that [`Analysis::item_bytes`] named, and runs its greedy.
     pub fn supply_item(&self, item: usize, bytes: &[u8]) -> Result<()> {
-        let PartTensor::Streamed(f) = &self.first.tensor else {
+        let PartTensor::Streamed(f) = self.first.data() else {
             return Err(Error::invalid("the file is held: no item needs reading"));
         };
         if item >= self.n {
@@ -312,7 +312,7 @@ impl Analysis {
         }
         let part = &self.first;
         let item = self.calibrated[0][0].test[t];
-        let label = part.labels[item];
+        let label = part.labels()[item];
         let k = self.k;
         let mut methods = Vec::with_capacity(self.methods.len());
         for (mi, &m) in self.methods.iter().enumerate() {

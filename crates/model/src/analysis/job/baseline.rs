@@ -174,10 +174,10 @@ impl AnalysisJob {
         if let (Source::Streamed(_), 0) = (self.inputs.source(), part) {
             self.inputs.opts().baseline.check()?;
             let kept = self.baseline.streamed.as_ref().ok_or_else(|| internal("no class probabilities"))?;
-            return Ok((0, first.labels.clone(), first.splits.clone(), kept.ranked.clone()));
+            return Ok((0, first.labels().to_vec(), first.splits().to_vec(), kept.ranked.clone()));
         }
         let (tensor, labels, splits) = match (self.inputs.source(), part) {
-            (_, 0) => (first.tensor.clone(), first.labels.clone(), first.splits.clone()),
+            (_, 0) => (first.data().clone(), first.labels().to_vec(), first.splits().to_vec()),
             (Source::Toy(p), r) => {
                 let (t, y) = toy::simulate(p, r)?;
                 let split =

@@ -22,7 +22,7 @@ impl AnalysisJob {
         let what = match self.pending()? {
             Pending::Rvalues => Offload::Nonparametric,
             Pending::Split(next) => {
-                let split = part.splits[next].clone();
+                let split = part.splits()[next].clone();
                 let items_per_step = pooled_items_per_step(self.inputs.budget(), part.tensor().ok()?, &split);
                 let (ties, coverage) = (self.inputs.opts().ties, self.inputs.opts().coverage);
                 Offload::Pooled { index: next, split, ties, coverage, items_per_step }
@@ -31,8 +31,8 @@ impl AnalysisJob {
         Some(OffloadRequest {
             what,
             part: self.parts.index(),
-            tensor: part.tensor.clone(),
-            labels: part.labels.clone(),
+            tensor: part.data().clone(),
+            labels: part.labels().to_vec(),
         })
     }
 
@@ -76,7 +76,7 @@ impl AnalysisJob {
         if rvalues.len() != n * k {
             return Err(Error::length("r-values", rvalues.len(), format!("{n} items × {k} candidates")));
         }
-        p.scores[CP_R] = Some(rvalues);
+        p.set_scores(CP_R, Some(rvalues));
         self.phase = Phase::Calibrate { next: 0, method: 0 };
         Ok(())
     }
@@ -87,7 +87,7 @@ impl AnalysisJob {
         let current =
             part == self.parts.index() && matches!(self.pending(), Some(Pending::Split(i)) if i == index);
         let Some(p) = self.work.part().filter(|_| current) else { return Err(stale("a pooled split")) };
-        let (wanted, k) = (&p.splits[index], p.shape().2);
+        let (wanted, k) = (&p.splits()[index], p.shape().2);
         if c.test != wanted.test || c.k != k {
             return Err(Error::shape(format!(
                 "a pooled split of {} test items × K = {} for one of {} × {k}",

@@ -25,18 +25,20 @@ impl AnalysisJob {
         for r in 0..self.parts.total() {
             self.work.load(&self.inputs, r)?;
             let mut part = self.work.take_part().ok_or_else(|| internal("load() left no part"))?;
-            let prepared = conformal::Prepared::new(part.tensor.get()?, &part.labels, need_order)?;
+            let prepared = conformal::Prepared::new(part.tensor()?, part.labels(), need_order)?;
+            let mut scores: [Option<Vec<f64>>; 3] = Default::default();
             for (mi, &m) in methods.iter().enumerate() {
                 if !m.is_baseline() {
-                    part.scores[mi] =
+                    scores[mi] =
                         item_scores(prepared.t, &prepared.summaries, prepared.order.as_ref(), m, &opts)?;
                 }
-                calibrated[mi].extend(prepared.calibrate(m, &opts, &part.splits)?);
+                calibrated[mi].extend(prepared.calibrate(m, &opts, part.splits())?);
+            }
+            if r == 0 && methods.len() > 3 {
+                read_as = Some(probability::resolve(prepared.t, opts.scores_are)?);
             }
             if r == 0 {
-                if methods.len() > 3 {
-                    read_as = Some(probability::resolve(prepared.t, opts.scores_are)?);
-                }
+                scores.into_iter().enumerate().for_each(|(mi, s)| part.set_scores(mi, s));
                 first = Some(part);
             }
         }

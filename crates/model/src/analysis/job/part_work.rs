@@ -6,19 +6,10 @@ use std::sync::Arc;
 
 use super::inputs::Inputs;
 use super::Phase;
-use crate::analysis::{
-    highest_threshold, internal, item_cost, pooled_items_per_step, true_draws_splits, Part, PartTensor,
-    Source,
-};
+use crate::analysis::{internal, pooled_items_per_step, true_draws_splits, Part, PartTensor, Source};
 use rvalue_core::conformal::pool::TruePool;
-use rvalue_core::conformal::{
-    self, item_scores, pooled_hyper, Calibrated, Coverage, Method, Need, PooledBuilder, Prior, RvalueKind,
-    ScoreOptions, ScoreRows, Split,
-};
+use rvalue_core::conformal::{Calibrated, Coverage, Method, PooledBuilder, RvalueKind, Split};
 use rvalue_core::eb::Hyper;
-use rvalue_core::rvalue::nonparametric::nonparametric_from_order;
-use rvalue_core::rvalue::{DrawOrder, HyperChoice};
-use rvalue_core::tensor::Summaries;
 use rvalue_core::toy;
 use rvalue_core::{Error, Result};
 
@@ -96,25 +87,10 @@ impl PartWork {
             }
             Source::Streamed(_) => return Err(internal("a streamed file is loaded by its pass")),
         };
-        let t = tensor.get()?;
         // True-label draws' pooled CP_r ranks its test items as the command line's streamed
         // path does, without draw orders (the same results, bit for bit).
         let need_order = opts.kind != RvalueKind::Parametric && !matches!(source, Source::TrueDraws(..));
-        let order = if need_order { Some(DrawOrder::of(t)?) } else { None };
-        let summaries = Arc::new(Summaries::of(t));
-        let only = conformal::needed_candidates(&labels, &splits);
-        self.part = Some(Part {
-            tensor,
-            labels,
-            summaries,
-            order,
-            splits,
-            scores: [None, None, None],
-            only,
-            bound: None,
-            rows: [None, None, None],
-            units: None,
-        });
+        self.part = Some(Part::held(tensor, labels, splits, need_order)?);
         Ok(())
     }
 
@@ -128,8 +104,6 @@ impl PartWork {
         next: usize,
     ) -> Result<Phase> {
         let part = self.part.as_mut().ok_or_else(|| internal("no part loaded in the scores phase"))?;
-        let (n, draws, k) = part.shape();
-        let (m, opts) = (Method::PAPER[method], inputs.opts());
         let advance = |method: usize| {
             if method + 1 < 3 {
                 Phase::Scores { method: method + 1, next: 0 }
@@ -137,46 +111,9 @@ impl PartWork {
                 Phase::Calibrate { next: 0, method: 0 }
             }
         };
-        if m != Method::CpR || opts.kind == RvalueKind::Pooled {
-            part.scores[method] =
-                item_scores(part.tensor.get()?, &part.summaries, part.order.as_ref(), m, opts)?;
-            return Ok(advance(method));
-        }
-        let mut end = (next + (inputs.budget() / item_cost(opts.kind, draws, k)).max(1)).min(n);
-        let out = part.scores[method].get_or_insert_with(|| Vec::with_capacity(n * k));
-        match opts.kind {
-            RvalueKind::Nonparametric => {
-                let order =
-                    part.order.as_ref().ok_or_else(|| internal("no draw orders for a rank-based r-value"))?;
-                for i in next..end {
-                    out.extend(nonparametric_from_order(order, i));
-                }
-            }
-            _ => {
-                // As `conformal::item_scores`, one chunk of items at a time.
-                let hyper = chunk_hyper(opts, &mut self.hyper, &part.summaries, next)?;
-                let n_cal = bounded_n_cal(inputs.source(), index, inputs.full_rows());
-                if let Some(c) = n_cal.filter(|&c| next < c) {
-                    end = end.min(c);
-                }
-                let need = n_cal
-                    .filter(|&c| next >= c)
-                    .map(|c| *part.bound.get_or_insert_with(|| highest_threshold(out, k, &part.labels, c)));
-                let only = &part.only;
-                conformal::parametric_scores(
-                    &part.summaries,
-                    opts,
-                    hyper,
-                    next..end,
-                    |i| match (only[i], need) {
-                        (None, Some(bound)) => Need::UpTo(bound),
-                        (only, _) => only.into(),
-                    },
-                    out,
-                )?;
-            }
-        }
-        Ok(if end < n { Phase::Scores { method, next: end } } else { advance(method) })
+        let n_cal = bounded_n_cal(inputs.source(), index, inputs.full_rows());
+        let end = part.score_chunk(method, next, inputs.opts(), inputs.budget(), &mut self.hyper, n_cal)?;
+        Ok(if end < part.shape().0 { Phase::Scores { method, next: end } } else { advance(method) })
     }
 
     /// Calibrates method `mi` on split `next`: the calibration, or `None` while pooled CP_r's
@@ -191,13 +128,13 @@ impl PartWork {
         let part = self.part.as_mut().ok_or_else(|| internal("no part loaded in the calibration phase"))?;
         let k = part.shape().2;
         // Rows several calibrations share are sorted once; the scores move into them.
-        let shared = part.splits.len() > 1 || !matches!(source, Source::Toy(_) | Source::Data(_));
-        if shared && part.rows[mi].is_none() {
-            part.rows[mi] = part.scores[mi].take().map(|s| ScoreRows::new(s, k));
+        if part.splits().len() > 1 || !matches!(source, Source::Toy(_) | Source::Data(_)) {
+            part.share_rows(mi);
         }
-        let split = &part.splits[next];
+        let part = &*part;
+        let (split, labels) = (&part.splits()[next], part.labels());
         let per_class = opts.coverage == Coverage::PerClass;
-        Ok(Some(match (&part.rows[mi], &part.scores[mi]) {
+        Ok(Some(match (part.rows(mi), part.scores(mi)) {
             (Some(rows), _) if matches!(source, Source::TrueDraws(..)) => {
                 let Source::TrueDraws(_, true_draws) = source else {
                     return Err(internal("not true-label draws"));
@@ -207,12 +144,12 @@ impl PartWork {
                     slot => slot.insert(true_draws.scores(Method::PAPER[mi], opts)?),
                 };
                 let classes = true_draws_classes(true_draws, per_class)?;
-                Calibrated::of_units_with(rows, k, &part.labels, split, classes, |j| cal[j])
+                Calibrated::of_units_with(rows, k, labels, split, classes, |j| cal[j])
             }
-            (Some(rows), _) => Calibrated::shared_with(rows, k, &part.labels, split, opts.coverage),
-            (None, Some(s)) => Calibrated::fixed_with(s, k, &part.labels, split, opts.coverage),
+            (Some(rows), _) => Calibrated::shared_with(rows, k, labels, split, opts.coverage),
+            (None, Some(s)) => Calibrated::fixed_with(s, k, labels, split, opts.coverage),
             (None, None) => {
-                let t = part.tensor.get()?;
+                let t = part.tensor()?;
                 // Pooled CP_r: the greedy per test item is the heavy part; a chunk per step.
                 let b = match (self.pooled.as_mut(), source) {
                     (Some(b), _) => b,
@@ -225,16 +162,16 @@ impl PartWork {
                         self.pooled.insert(b)
                     }
                     (None, _) => {
-                        let b = PooledBuilder::new(t, &part.labels, split, opts.ties)?;
-                        self.pooled.insert(if per_class { b.by_class(&part.labels, split) } else { b })
+                        let b = PooledBuilder::new(t, labels, split, opts.ties)?;
+                        self.pooled.insert(if per_class { b.by_class(labels, split) } else { b })
                     }
                 };
                 let items = pooled_items_per_step(inputs.budget(), t, split);
-                if !b.step(t, part.order.as_ref(), split, items) {
+                if !b.step(t, part.order(), split, items) {
                     return Ok(None);
                 }
                 let b = self.pooled.take().ok_or_else(|| internal("the pooled builder is gone"))?;
-                b.finish(&part.labels, split)
+                b.finish(labels, split)
             }
         }))
     }
@@ -251,23 +188,6 @@ fn true_draws_classes(true_draws: &TruePool, per_class: bool) -> Result<Option<&
              draws does not carry: choose marginal coverage for this pool",
         )),
     }
-}
-
-/// The prior for a chunk of CP_r's items: a pooled one is estimated on the part's first chunk
-/// and kept, so every chunk of the part shares it.
-fn chunk_hyper(
-    opts: &ScoreOptions,
-    part_hyper: &mut Option<Hyper>,
-    summaries: &Summaries,
-    next: usize,
-) -> Result<HyperChoice> {
-    Ok(match opts.prior {
-        Prior::PerItem => HyperChoice::Estimate,
-        Prior::Pooled => HyperChoice::Fixed(match *part_hyper {
-            Some(h) if next > 0 => h,
-            _ => *part_hyper.insert(pooled_hyper(summaries, opts.variance)?),
-        }),
-    })
 }
 
 /// A toy repeat other than the one on show: its test items, after its n_cal calibration items,

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use super::{AnalysisJob, Claim, Phase};
 use crate::analysis::streamed_file::ReadProbabilities;
 use crate::analysis::streamed_file::{score_share, share_request, Scored, StreamedFile};
-use crate::analysis::{internal, item_cost, Part, PartTensor, Source, CP_R};
+use crate::analysis::{internal, item_cost, Part, Source, CP_R};
 use crate::url::UrlState;
 use rvalue_core::conformal::streamed::{rvalues_per_item, BlockRows};
 use rvalue_core::conformal::{read_block_rows, Ranked, RvalueKind, ScoreOptions, ScoreRows};
@@ -206,19 +206,7 @@ impl AnalysisJob {
         let splits = self.inputs.controls().split_plan().splits(n)?;
         // Pooled CP_r has no rows: its splits are calibrated by the threads that read the file.
         let need_rvalues = rows[CP_R].is_none() && self.inputs.opts().kind != RvalueKind::Pooled;
-        self.work.set_part(Part {
-            tensor: PartTensor::Streamed(file.clone()),
-            labels: file.labels.clone(),
-            summaries,
-            order: None,
-            splits,
-            scores: [None, None, None],
-            // Every candidate's score: the rows are kept for other splits.
-            only: vec![None; n],
-            bound: None,
-            rows,
-            units: None,
-        });
+        self.work.set_part(Part::streamed(file, splits, summaries, rows));
         self.phase = if need_rvalues {
             Phase::Scores { method: CP_R, next: 0 }
         } else {
@@ -328,7 +316,7 @@ impl AnalysisJob {
 
     /// Keeps a streamed part's rows with its file, for the next analysis with these options.
     pub(in crate::analysis) fn keep_rows(&self, part: &Part) {
-        let (Source::Streamed(file), [Some(_), Some(_), c]) = (self.inputs.source(), &part.rows) else {
+        let (Source::Streamed(file), [Some(_), Some(_), c]) = (self.inputs.source(), part.all_rows()) else {
             return;
         };
         // Rows that came from the file's kept ones stay as they were (another kind's CP_r too).
@@ -337,7 +325,7 @@ impl AnalysisJob {
             return;
         }
         let (rows, summaries, ranked) =
-            (part.rows.clone(), part.summaries.clone(), self.baseline.streamed().cloned());
+            (part.all_rows().clone(), part.summaries().clone(), self.baseline.streamed().cloned());
         file.keep(Arc::new(Scored { opts, rows, summaries, ranked }));
     }
 }

@@ -1,8 +1,6 @@
 //! The job's side of pooled CP_r on a streamed file ([`crate::analysis::streamed_splits`]):
 //! groups of splits handed out to threads that read the file, taken back in split order.
 
-use std::sync::Arc;
-
 use super::{AnalysisJob, Phase};
 use crate::analysis::streamed_splits::{group_size, read_reply, splits_request};
 use crate::analysis::{internal, HandOut, Source, Work, CP_R};
@@ -34,9 +32,9 @@ impl AnalysisJob {
         let end = first + calibrated.len();
         let out = self.splits.claims().all_out(first..end);
         let fits = |(r, c): (usize, &Calibrated)| {
-            c.k == k && c.test == part.splits[r].test && c.per_item_threshold()
+            c.k == k && c.test == part.splits()[r].test && c.per_item_threshold()
         };
-        let units_fit = units.len() == if first == 0 { part.splits[0].cal.len() * m } else { 0 };
+        let units_fit = units.len() == if first == 0 { part.splits()[0].cal.len() * m } else { 0 };
         if index != first
             || calibrated.is_empty()
             || !out
@@ -46,7 +44,7 @@ impl AnalysisJob {
             return Err(Error::shape(format!("the result handed in for splits from {first} is not theirs")));
         }
         if first == 0 {
-            part.units = Some(Arc::new(units));
+            part.set_units(units);
         }
         self.record_splits(first, calibrated);
         Ok(())

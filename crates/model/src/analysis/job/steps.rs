@@ -69,7 +69,7 @@ impl AnalysisJob {
                 return Some(Phase::Calibrate { next: r, method: CP_R });
             }
         }
-        let splits = self.work.part().map_or(0, |p| p.splits.len());
+        let splits = self.work.part().map_or(0, |p| p.splits().len());
         let first_left = self.splits.next();
         (first_left < splits).then_some(Phase::Calibrate { next: first_left, method: 0 })
     }

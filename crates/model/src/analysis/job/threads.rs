@@ -64,7 +64,7 @@ impl AnalysisJob {
         }
         let (index, mut calibrated) = read_calibrations(bytes)?;
         let part = self.work.part().ok_or_else(|| internal("a split handed out is back after its part"))?;
-        let (k, split) = (part.shape().2, &part.splits[r]);
+        let (k, split) = (part.shape().2, &part.splits()[r]);
         let fits = |c: &Calibrated| c.k == k && c.test == split.test && c.per_item_threshold();
         let Some(c) = calibrated.pop().filter(|c| index == r && calibrated.is_empty() && fits(c)) else {
             return Err(Error::shape(format!("the result handed in for split {r} is not one of its shape")));
