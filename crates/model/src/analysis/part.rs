@@ -1,12 +1,11 @@
-//! One data set being analysed (a toy repeat, or the file with all its splits) and the
-//! α-independent facts of its test items.
+//! One data set being analysed (a toy repeat, or the file with all its splits): its items,
+//! splits and split-independent scores, made a chunk at a time.
 
 use std::sync::Arc;
 
 use super::{internal, item_cost, PartTensor, StreamedFile};
 use rvalue_core::conformal::{
-    self, item_scores, pooled_hyper, Calibrated, Method, Need, Prior, RvalueKind, ScoreOptions, ScoreRows,
-    Split,
+    self, item_scores, pooled_hyper, Method, Need, Prior, RvalueKind, ScoreOptions, ScoreRows, Split,
 };
 use rvalue_core::eb::Hyper;
 use rvalue_core::rvalue::nonparametric::nonparametric_from_order;
@@ -236,31 +235,6 @@ fn chunk_hyper(
             _ => *part_hyper.insert(pooled_hyper(summaries, opts.variance)?),
         }),
     })
-}
-
-/// α-independent facts of each test item of one split, for metrics in `O(log K)` per item.
-#[derive(Debug, Clone)]
-pub(in crate::analysis) struct LabelInfo {
-    /// The true label's score.
-    pub(in crate::analysis) score: Vec<f64>,
-    /// Its 0-based position in the method's order (score, then candidate index).
-    pub(in crate::analysis) pos: Vec<u32>,
-}
-
-impl LabelInfo {
-    pub(in crate::analysis) fn of(c: &Calibrated) -> Self {
-        let (n, k) = (c.test.len(), c.k);
-        let mut score = Vec::with_capacity(n);
-        let mut pos = Vec::with_capacity(n);
-        for t in 0..n {
-            let row = c.row(t);
-            let y = c.label(t);
-            let s = row[y];
-            score.push(s);
-            pos.push((0..k).filter(|&c| row[c] < s || (row[c] == s && c < y)).count() as u32);
-        }
-        LabelInfo { score, pos }
-    }
 }
 
 /// The threshold CP_r's calibration picks at the smallest α the explorer answers

@@ -1,6 +1,6 @@
-//! The page's analysis calibrated on a pool of true-label draws equals the joined tensor's
-//! split (`[pool items; test items]`, as `rvalue sets --split` and `calibrate_with_pool` take
-//! it), bit for bit, in every panel's numbers.
+//! The page's analysis calibrated on true-label draws (`--calibration-true`) equals the joined
+//! tensor's split (`[calibration units; test items]`, as `rvalue sets --split` and
+//! `calibrate_with_pool` take it), bit for bit, in every panel's numbers.
 
 use std::sync::Arc;
 
@@ -29,8 +29,9 @@ struct Case {
     true_draws: Arc<TruePool>,
 }
 
-/// A toy data set whose first `n_pool` items become the pool (their true-label draws alone)
-/// and the rest the labelled test file; labels rotated so that the true label varies.
+/// A toy data set whose first `n_units` items become the calibration units (their true-label
+/// draws alone) and the rest the labelled test file; labels rotated so that the true label
+/// varies.
 fn case(n_units: usize) -> Case {
     let p = ToyParams { k: 5, m: 6, n_cal: 40, n_test: 30, ..ToyParams::default() };
     let (t, y) = toy::simulate(&p, 0).unwrap();
@@ -73,7 +74,7 @@ fn ranks(p: &Prepared) -> Vec<u32> {
     difficulty_ranks(&p.summaries.mean, p.t.k(), p.labels)
 }
 
-/// The pool's splits as splits of the joined tensor, the reference the pool analysis must match.
+/// The true-draws splits as splits of the joined tensor, the reference the analysis must match.
 fn joined_splits(c: &Case, controls: &Controls) -> Vec<Split> {
     let n_test = c.test.scores.n();
     let sizes = controls.true_draws_sizes(c.true_draws.n(), n_test);
@@ -100,7 +101,7 @@ fn assert_inspector_is_joined(a: &Analysis, c: &Case, split: &Split, ties: TieOr
 }
 
 #[test]
-fn pool_analysis_is_the_joined_split_bit_for_bit() {
+fn true_draws_analysis_is_the_joined_split_bit_for_bit() {
     let c = case(40);
     for ties in TieOrder::ALL {
         let controls = controls(ties);
@@ -148,7 +149,7 @@ fn pool_analysis_is_the_joined_split_bit_for_bit() {
 }
 
 #[test]
-fn a_pool_refuses_rvalues_that_need_every_candidate() {
+fn true_draws_refuse_rvalues_that_need_every_candidate() {
     let c = case(40);
     for kind in [RvalueKind::Parametric, RvalueKind::Nonparametric] {
         let mut controls = controls(TieOrder::default());
@@ -160,7 +161,7 @@ fn a_pool_refuses_rvalues_that_need_every_candidate() {
 }
 
 #[test]
-fn a_pool_refuses_the_baselines_in_one_sentence() {
+fn true_draws_refuse_the_baselines_in_one_sentence() {
     let c = case(40);
     let controls = Controls { baselines: [false, false, true], ..controls(TieOrder::default()) };
     let e = AnalysisJob::new(Source::TrueDraws(c.test, c.true_draws), &controls).unwrap_err().to_string();
@@ -171,7 +172,7 @@ fn a_pool_refuses_the_baselines_in_one_sentence() {
 }
 
 #[test]
-fn a_pool_of_other_draws_is_refused() {
+fn true_draws_of_other_m_are_refused() {
     let c = case(40);
     let true_draws = TruePool::new(2, 3, vec![0.0; 6]).unwrap();
     let e = AnalysisJob::new(Source::TrueDraws(c.test, Arc::new(true_draws)), &controls(TieOrder::default()))
@@ -180,7 +181,7 @@ fn a_pool_of_other_draws_is_refused() {
 }
 
 #[test]
-fn a_pool_is_kept_from_other_threads_and_devices() {
+fn true_draws_are_kept_from_other_threads_and_devices() {
     let c = case(40);
     let mut job =
         AnalysisJob::new(Source::TrueDraws(c.test, c.true_draws), &controls(TieOrder::default())).unwrap();
