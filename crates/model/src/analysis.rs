@@ -6,6 +6,7 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::Error;
 
 mod hand_out;
+mod inclusion_inputs;
 mod job;
 mod label_info;
 mod long_run;
@@ -16,9 +17,9 @@ mod source;
 mod streamed_file;
 mod streamed_splits;
 mod sweep;
-mod theorem3;
 mod views;
 pub use hand_out::{compute_part, HandOut, HeldData, Work};
+pub use inclusion_inputs::limit_slope;
 pub use job::AnalysisJob;
 use label_info::LabelInfo;
 pub use long_run::LongRun;
@@ -32,7 +33,6 @@ pub use source::{PartTensor, Source};
 pub use streamed_file::{ShareRequest, StreamedFile, SHARE_BYTES};
 pub use streamed_splits::{StreamedSplits, GROUP_BYTES, STEP_BYTES};
 pub use sweep::SweepCurves;
-pub use theorem3::limit_slope;
 pub use views::{AlphaView, Conditional, ItemView, MethodRanking, RankedCandidate, SummaryRow};
 
 /// CP_r's place in `Method::PAPER`.

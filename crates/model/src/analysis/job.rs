@@ -6,9 +6,9 @@
 
 mod baseline;
 mod claims;
+mod estimate;
 mod inputs;
-mod long_run;
-mod offload;
+mod offloaded;
 mod one_shot;
 mod part_queue;
 mod part_work;
