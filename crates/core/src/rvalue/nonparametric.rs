@@ -3,7 +3,6 @@
 //! Each draw ranks the item's K candidates; `count[k][j]` is how many draws put candidate `k`
 //! in the top `j`, an estimate of `V_{j/K}(k)·M`. The nested greedy turns counts into r-values.
 
-use crate::float16;
 use crate::tensor::{ScoreTensor, Scores};
 use crate::{Error, Result};
 
@@ -21,6 +20,8 @@ pub struct SortScratch {
     wide: Vec<u128>,
     packed: Vec<u64>,
     spare: Vec<u64>,
+    packed16: Vec<u32>,
+    spare16: Vec<u32>,
 }
 
 /// A `u64` whose unsigned order is the descending order of finite scores (`−0` ties `+0`).
@@ -64,13 +65,19 @@ pub fn sort_desc_with(scores: &[f64], out: &mut [u16], scratch: &mut SortScratch
 }
 
 /// [`sort_desc_with`] of scores in their stored type: float32 and float16 scores go to the radix
-/// sort as they are, without a round trip through f64 and the check that it was exact.
-fn sort_stored_desc(scores: Scores<'_>, out: &mut [u16], scratch: &mut SortScratch, buf: &mut Vec<f64>) {
+/// sort as they are, without a round trip through f64 and the check that it was exact, float16
+/// ones on their 16-bit keys.
+pub(crate) fn sort_stored_desc(
+    scores: Scores<'_>,
+    out: &mut [u16],
+    scratch: &mut SortScratch,
+    buf: &mut Vec<f64>,
+) {
     let (words, spare) = (&mut scratch.packed, &mut scratch.spare);
     match scores {
         Scores::F32(s) if s.len() <= 1 << 16 => radix::sort_desc32(s.iter().copied(), out, words, spare),
         Scores::F16(s) if s.len() <= 1 << 16 => {
-            radix::sort_desc32(s.iter().map(|&h| float16::to_f32(h)), out, words, spare)
+            radix::sort_desc16(s, out, &mut scratch.packed16, &mut scratch.spare16)
         }
         other => sort_desc_with(other.widened(buf), out, scratch),
     }

@@ -5,6 +5,7 @@ use super::picks::{Blocked, Counts, Picks, TiePick, BLOCK};
 #[cfg(target_arch = "x86_64")]
 use super::wide;
 use super::{PooledItem, PooledSplit};
+use crate::rvalue::nonparametric::SortScratch;
 
 impl PooledSplit {
     /// The greedy for the `b`-th item of the last [`PooledSplit::entry_points`], with the block
@@ -197,6 +198,8 @@ pub struct Workspace {
     pub(super) entries: Vec<u32>,
     /// One draw's candidates' starts of the calibration runs they tie (exchangeable ties).
     pub(super) starts: Vec<u32>,
+    /// The candidates' sorts' buffers.
+    pub(super) sort: SortScratch,
     /// Per draw, the calibration units and candidates placed in earlier chunks.
     pub(super) cursor: Vec<(usize, usize)>,
     /// `[draw][CHUNK + WILD]` unit indices at the chunk's positions, then spare entries, as

@@ -5,7 +5,7 @@
 use super::codes::DrawEntry;
 use super::greedy::Workspace;
 use super::PooledSplit;
-use crate::rvalue::nonparametric::{desc_key, sort_desc, DrawOrder};
+use crate::rvalue::nonparametric::{desc_key, sort_stored_desc, DrawOrder};
 use crate::rvalue::ties::order_equal_scores;
 use crate::tensor::ScoreTensor;
 
@@ -260,7 +260,7 @@ impl PooledSplit {
             self.candidate_order(self.ties.item_key(t, item, first + item), b, work);
         }
         let exchangeable = !self.ties.is_index();
-        let mut buf = Vec::new();
+        let (mut buf, mut spare) = (Vec::new(), Vec::new());
         for d in 0..m {
             let cal_s = &self.cal_scores[d * (n + PAD)..(d + 1) * (n + PAD)];
             for (b, &item) in items.iter().enumerate() {
@@ -278,7 +278,8 @@ impl PooledSplit {
                 let ord = &mut work.ord[at..at + k];
                 match order {
                     Some(o) => ord.copy_from_slice(o.get(item, d)),
-                    None => sort_desc(scores, ord),
+                    // In the stored type: float16 scores sort on their 16-bit keys.
+                    None => sort_stored_desc(t.draw_scores(item, d), ord, &mut work.sort, &mut spare),
                 }
                 let entries = &mut work.entries[at..at + k];
                 let rank = &work.rank[b * k..(b + 1) * k];
