@@ -26,6 +26,7 @@ use crate::ui::streamed::Streamed;
 use crate::ui::workers::Pool;
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::io::Dataset;
+use rvalue_model::ids;
 use rvalue_model::panel::Panel;
 use rvalue_model::url::{DataRef, View};
 use rvalue_model::{scales, AlphaView, Analysis, AnalysisJob, Controls, DataSummary};
@@ -142,11 +143,11 @@ impl Dirty {
 }
 
 /// Panel 5's overlay canvas (its figure's front layer).
-const THEOREM3_FRONT: &str = "plot-theorem3-alpha";
+const THEOREM3_FRONT: &str = ids::PLOT_THEOREM3_ALPHA;
 
 /// Panels 3 and 4: the figure's canvas and the α overlay stacked on it.
 const ALPHA_PLOTS: [(&str, &str, bool); 2] =
-    [("plot-coverage", "plot-coverage-alpha", true), ("plot-size", "plot-size-alpha", false)];
+    [(ids::PLOT_COVERAGE, ids::PLOT_COVERAGE_ALPHA, true), (ids::PLOT_SIZE, ids::PLOT_SIZE_ALPHA, false)];
 
 pub struct App {
     doc: Document,

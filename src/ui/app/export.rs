@@ -24,6 +24,7 @@ use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::classes::{classes_csv, ClassView};
 use rvalue_model::export::{sets_csv, split_mask_npy, summary_csv};
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::panel::Panel;
 
@@ -36,23 +37,28 @@ struct FigurePanel {
 }
 
 const FIGURES: [FigurePanel; 7] = [
-    FigurePanel { panel: Panel::Scores, canvas: "plot-scores", overlay: None, name: "scores" },
-    FigurePanel { panel: Panel::Threshold, canvas: "plot-threshold", overlay: None, name: "threshold" },
+    FigurePanel { panel: Panel::Scores, canvas: ids::PLOT_SCORES, overlay: None, name: "scores" },
+    FigurePanel { panel: Panel::Threshold, canvas: ids::PLOT_THRESHOLD, overlay: None, name: "threshold" },
     FigurePanel {
         panel: Panel::Coverage,
-        canvas: "plot-coverage",
-        overlay: Some("plot-coverage-alpha"),
+        canvas: ids::PLOT_COVERAGE,
+        overlay: Some(ids::PLOT_COVERAGE_ALPHA),
         name: "coverage",
     },
-    FigurePanel { panel: Panel::Size, canvas: "plot-size", overlay: Some("plot-size-alpha"), name: "size" },
+    FigurePanel {
+        panel: Panel::Size,
+        canvas: ids::PLOT_SIZE,
+        overlay: Some(ids::PLOT_SIZE_ALPHA),
+        name: "size",
+    },
     FigurePanel {
         panel: Panel::Theorem3,
-        canvas: "plot-theorem3",
+        canvas: ids::PLOT_THEOREM3,
         overlay: Some(THEOREM3_FRONT),
         name: "theorem3",
     },
-    FigurePanel { panel: Panel::Data, canvas: "plot-variance", overlay: None, name: "variances" },
-    FigurePanel { panel: Panel::Classes, canvas: "plot-classes", overlay: None, name: "classes" },
+    FigurePanel { panel: Panel::Data, canvas: ids::PLOT_VARIANCE, overlay: None, name: "variances" },
+    FigurePanel { panel: Panel::Classes, canvas: ids::PLOT_CLASSES, overlay: None, name: "classes" },
 ];
 
 #[derive(Clone, Copy)]
@@ -92,7 +98,7 @@ pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
         });
     }
     let a = app.clone();
-    dom::listen_id(doc, "split-mask", "click", move |_| {
+    dom::listen_id(doc, ids::SPLIT_MASK, "click", move |_| {
         let done = export_mask(&a.borrow());
         report(&a, done);
     })?;

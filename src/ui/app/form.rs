@@ -9,6 +9,7 @@ use rvalue_core::conformal::{Prior, RvalueKind};
 use rvalue_core::probability::ScoresAre;
 use rvalue_core::{Error, Result};
 use rvalue_model::controls::table::{Control, Input, CONTROLS};
+use rvalue_model::ids;
 use rvalue_model::message::failure;
 use rvalue_model::scales::short;
 use rvalue_model::url::{DataRef, UrlState};
@@ -57,8 +58,8 @@ impl App {
                     .to_string(),
             );
         }
-        set_text(&self.doc, "url-notes", &notes.join(" "));
-        set_hidden(&self.doc, "url-notes", notes.is_empty());
+        set_text(&self.doc, ids::URL_NOTES, &notes.join(" "));
+        set_hidden(&self.doc, ids::URL_NOTES, notes.is_empty());
     }
 
     /// The controls as the inputs show them, read through [`CONTROLS`].
@@ -138,16 +139,16 @@ impl App {
             }
             (false, Some(r)) => format!("The baselines read the scores as {}.", r.name()),
         };
-        set_text(&self.doc, "scores-reading", &text);
+        set_text(&self.doc, ids::SCORES_READING, &text);
     }
 
     pub(super) fn show_mode(&self) {
         let toy = self.controls.mode == Mode::Toy;
-        set_hidden(&self.doc, "toy-reading", !toy);
-        set_hidden(&self.doc, "toy-params", !toy);
-        set_hidden(&self.doc, "scores-params", toy);
-        set_hidden(&self.doc, "panel-scores", !toy);
-        set_hidden(&self.doc, "panel-data", toy || self.data.is_none());
+        set_hidden(&self.doc, ids::TOY_READING, !toy);
+        set_hidden(&self.doc, ids::TOY_PARAMS, !toy);
+        set_hidden(&self.doc, ids::SCORES_PARAMS, toy);
+        set_hidden(&self.doc, ids::PANEL_SCORES, !toy);
+        set_hidden(&self.doc, ids::PANEL_DATA, toy || self.data.is_none());
         let label =
             if toy { "σ², false candidates' variance" } else { "σ², marked on the threshold curve" };
         if let Some(l) = self.doc.query_selector("label[for=sigma2]").ok().flatten() {
@@ -158,22 +159,22 @@ impl App {
     pub(super) fn show_error(&self, msg: Option<&str>) {
         match msg {
             Some(m) => {
-                set_text(&self.doc, "error", m);
-                set_hidden(&self.doc, "error", false);
+                set_text(&self.doc, ids::ERROR, m);
+                set_hidden(&self.doc, ids::ERROR, false);
                 // The message sits under the controls, below the fold of the sidebar when the toy's
                 // parameters are open: bring it into view, to the middle, since the status lines
                 // above it can still grow in the same frame (at the nearest edge that pushed it
                 // partly out of view). Not in an embedded panel, whose frame fills its height and
                 // must not scroll the host page.
                 if self.embed.is_none() {
-                    if let Some(e) = self.doc.get_element_by_id("error") {
+                    if let Some(e) = self.doc.get_element_by_id(ids::ERROR) {
                         let opts = web_sys::ScrollIntoViewOptions::new();
                         opts.set_block(web_sys::ScrollLogicalPosition::Center);
                         e.scroll_into_view_with_scroll_into_view_options(&opts);
                     }
                 }
             }
-            None => set_hidden(&self.doc, "error", true),
+            None => set_hidden(&self.doc, ids::ERROR, true),
         }
     }
 

@@ -13,6 +13,7 @@ use crate::ui::dom::{self, by_id, set_text};
 use crate::ui::{device, workers};
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::conformal::RvalueKind;
+use rvalue_model::ids;
 use rvalue_model::message::{about, capitalised, failure, sentence};
 use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Progress, Source};
 
@@ -112,7 +113,7 @@ impl App {
         });
         // At once, not at the next frame: a script that changes a control and then waits for
         // the state `ready` must not read the previous job's.
-        dom::set_attr(&self.doc, "status", "data-state", "running");
+        dom::set_attr(&self.doc, ids::STATUS, "data-state", "running");
     }
 
     /// Starts the workers, once.
@@ -353,7 +354,7 @@ impl App {
         }
         let d = &self.doc;
         // Unchanged values are not written again (a write invalidates style).
-        if let Ok(p) = by_id::<HtmlProgressElement>(d, "progress") {
+        if let Ok(p) = by_id::<HtmlProgressElement>(d, ids::PROGRESS) {
             let v =
                 self.running.as_ref().map_or(if self.analysis.is_some() { 1.0 } else { 0.0 }, |r| {
                     match r.gpu.progress() {
@@ -366,32 +367,37 @@ impl App {
             }
         }
         let idle = self.running.is_none() && self.awaiting.is_none();
-        if let Ok(b) = by_id::<web_sys::HtmlButtonElement>(d, "cancel") {
+        if let Ok(b) = by_id::<web_sys::HtmlButtonElement>(d, ids::CANCEL) {
             if b.disabled() != idle {
                 b.set_disabled(idle);
             }
         }
-        if let Ok(b) = by_id::<web_sys::HtmlElement>(d, "start-long") {
+        if let Ok(b) = by_id::<web_sys::HtmlElement>(d, ids::START_LONG) {
             if b.hidden() != self.awaiting.is_none() {
                 b.set_hidden(self.awaiting.is_none());
             }
         }
-        set_text(d, "status", &self.status);
-        dom::set_attr(d, "status", "data-state", if self.running.is_some() { "running" } else { self.state });
+        set_text(d, ids::STATUS, &self.status);
+        dom::set_attr(
+            d,
+            ids::STATUS,
+            "data-state",
+            if self.running.is_some() { "running" } else { self.state },
+        );
         // How many analyses have been put on show, so that a script can wait for a newer one.
-        dom::set_attr(d, "status", "data-shown", &self.generation.to_string());
+        dom::set_attr(d, ids::STATUS, "data-shown", &self.generation.to_string());
     }
 
     /// The "Compute:" line: the device in use, and why when it is the CPU.
     pub(super) fn show_device(&self) {
         let (device, why) = self.device.describe();
-        set_text(&self.doc, "device", &device);
+        set_text(&self.doc, ids::DEVICE, &device);
         let threads = match self.pool.ready() {
             0 => String::new(),
             n => format!(" · repeats and pooled splits on {} threads", n + 1),
         };
-        set_text(&self.doc, "threads", &threads);
-        if let Some(e) = self.doc.get_element_by_id("device") {
+        set_text(&self.doc, ids::THREADS, &threads);
+        if let Some(e) = self.doc.get_element_by_id(ids::DEVICE) {
             let _ = e.set_attribute("title", &why);
         }
     }

@@ -13,6 +13,7 @@ use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::conformal::RvalueKind;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
+use rvalue_model::ids;
 use rvalue_model::message::failure;
 use rvalue_model::url::DataRef;
 use rvalue_model::{DataSummary, Mode};
@@ -108,11 +109,11 @@ impl App {
     /// Puts a loaded file in place and analyses it.
     fn put_in(&mut self, loaded: Loaded, origin: DataRef, what: &str) {
         self.show_error(None);
-        set_text(&self.doc, "data-name", what);
+        set_text(&self.doc, ids::DATA_NAME, what);
         self.data = Some(loaded);
         if self.data_ref == DataRef::Upload {
             // The file the link asked for (or another): its note has done its job.
-            set_hidden(&self.doc, "url-notes", true);
+            set_hidden(&self.doc, ids::URL_NOTES, true);
         }
         self.data_ref = origin;
         self.item = self.pending_item.take().unwrap_or(0);

@@ -14,6 +14,7 @@ use crate::ui::permalink::{self, Link};
 use crate::ui::workers::Pool;
 use crate::ui::{embed, files, theme};
 use rvalue_core::Result;
+use rvalue_model::ids;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::Controls;
 
@@ -118,7 +119,7 @@ fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> 
     embed::mark_figure_only(&doc, embed.filter(|_| a.view.figure_only), &a.view.sliders);
     a.show_tour();
     a.show_link_notes(warnings);
-    set_checked(&doc, "large-text", large_text);
+    set_checked(&doc, ids::LARGE_TEXT, large_text);
     if let Some(b) = doc.body().filter(|_| large_text) {
         let _ = b.class_list().add_1("large");
     }
@@ -173,13 +174,13 @@ fn install_panic_hook() {
             if let Ok(doc) = dom::document() {
                 set_text(
                     &doc,
-                    "panic",
+                    ids::PANIC,
                     &format!(
                     "The explorer hit an internal error and stopped ({msg}). Reload the page to start again; \
                      no data left this page."
                 ),
                 );
-                set_hidden(&doc, "panic", false);
+                set_hidden(&doc, ids::PANIC, false);
             }
         }))
     });

@@ -15,15 +15,10 @@ use crate::ui::dom::{self, set_attr, set_hidden, set_text};
 use rvalue_core::conformal::Coverage;
 use rvalue_core::Result;
 use rvalue_model::classes::per_class_outcome;
+use rvalue_model::ids;
 use rvalue_model::tour::{self, STEPS};
 use rvalue_model::url::UrlState;
 use rvalue_model::{AlphaView, Controls};
-
-/// The step card's elements in index.html.
-const CARD: &str = "tour";
-const TITLE: &str = "tour-title";
-/// The link that takes the focus from the top of the page to the card's Next.
-const SKIP: &str = "tour-skip";
 
 /// What a key does in the tour.
 #[derive(Clone, Copy, PartialEq)]
@@ -48,7 +43,7 @@ impl Move {
             || target.as_ref().is_some_and(|t| t.is_content_editable());
         let on_button = target.as_ref().is_some_and(|t| {
             let button = tag == "BUTTON" || t.get_attribute("role").as_deref() == Some("button");
-            button && !t.closest(&format!("#{CARD}")).is_ok_and(|c| c.is_some())
+            button && !t.closest(&format!("#{}", ids::TOUR)).is_ok_and(|c| c.is_some())
         });
         match e.key().as_str() {
             "Escape" => Some(Move::Leave),
@@ -98,7 +93,7 @@ impl App {
         self.show_tour();
         // The panels leave the tour's layout: every figure is drawn again at its new box.
         self.dirty = Dirty::ALL;
-        focus(&self.doc, "tour-start");
+        focus(&self.doc, ids::TOUR_START);
     }
 
     /// Shows the card of the current step (or hides it) and marks the step's panels.
@@ -108,9 +103,9 @@ impl App {
         if let Some(body) = d.body() {
             let _ = body.class_list().toggle_with_force("touring", step.is_some());
         }
-        set_hidden(d, CARD, step.is_none());
-        set_hidden(d, SKIP, step.is_none() || self.tour_alone);
-        set_attr(d, "tour-start", "aria-pressed", if step.is_some() { "true" } else { "false" });
+        set_hidden(d, ids::TOUR, step.is_none());
+        set_hidden(d, ids::TOUR_SKIP, step.is_none() || self.tour_alone);
+        set_attr(d, ids::TOUR_START, "aria-pressed", if step.is_some() { "true" } else { "false" });
         for p in rvalue_model::panel::Panel::ALL {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
                 let on = step.is_some_and(|(_, s)| s.panels.contains(&p));
@@ -125,20 +120,20 @@ impl App {
             reveal(d);
             reveal_controls(d, step.stage_controls());
         }
-        set_text(d, "tour-count", &format!("Step {n} of {}", STEPS.len()));
-        set_text(d, TITLE, step.title);
-        set_text(d, "tour-text", step.text);
-        set_text(d, "tour-try", step.try_this);
-        set_text(d, "tour-done", step.done);
-        set_hidden(d, "tour-done", !self.tour_tried);
-        set_attr(d, CARD, "data-step", &n.to_string());
-        set_attr(d, CARD, "data-tried", if self.tour_tried { "true" } else { "false" });
-        for (id, off) in [("tour-back", n == 1), ("tour-next", n == STEPS.len())] {
+        set_text(d, ids::TOUR_COUNT, &format!("Step {n} of {}", STEPS.len()));
+        set_text(d, ids::TOUR_TITLE, step.title);
+        set_text(d, ids::TOUR_TEXT, step.text);
+        set_text(d, ids::TOUR_TRY, step.try_this);
+        set_text(d, ids::TOUR_DONE, step.done);
+        set_hidden(d, ids::TOUR_DONE, !self.tour_tried);
+        set_attr(d, ids::TOUR, "data-step", &n.to_string());
+        set_attr(d, ids::TOUR, "data-tried", if self.tour_tried { "true" } else { "false" });
+        for (id, off) in [(ids::TOUR_BACK, n == 1), (ids::TOUR_NEXT, n == STEPS.len())] {
             if let Ok(b) = dom::by_id::<web_sys::HtmlButtonElement>(d, id) {
                 let had_focus = d.active_element().is_some_and(|a| a.id() == id);
                 b.set_disabled(off);
                 if off && had_focus {
-                    focus(d, TITLE);
+                    focus(d, ids::TOUR_TITLE);
                 }
             }
         }
@@ -152,8 +147,8 @@ impl App {
         let on_arrival = *self.tour_done_on_arrival.get_or_insert(done);
         if !self.tour_tried && done && !on_arrival {
             self.tour_tried = true;
-            set_hidden(&self.doc, "tour-done", false);
-            set_attr(&self.doc, CARD, "data-tried", "true");
+            set_hidden(&self.doc, ids::TOUR_DONE, false);
+            set_attr(&self.doc, ids::TOUR, "data-tried", "true");
         }
     }
 
@@ -171,7 +166,7 @@ impl App {
 /// Scrolls the card to the top of the window when it is not wholly in view (a phone shows the
 /// controls first), and leaves the page where it is otherwise.
 fn reveal(doc: &web_sys::Document) {
-    let (Some(card), Some(w)) = (doc.get_element_by_id(CARD), web_sys::window()) else { return };
+    let (Some(card), Some(w)) = (doc.get_element_by_id(ids::TOUR), web_sys::window()) else { return };
     let r = card.get_bounding_client_rect();
     let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
     if r.top() < 0.0 || r.bottom() > height {
@@ -204,7 +199,7 @@ fn keep_controls(doc: &web_sys::Document, ids: &[&str]) {
 
 /// Scrolls the controls' own column, never the page, so that the step's controls are in it.
 fn reveal_controls(doc: &web_sys::Document, ids: &[&str]) {
-    let (Some(column), Some(first)) = (doc.get_element_by_id("controls"), ids.first()) else { return };
+    let (Some(column), Some(first)) = (doc.get_element_by_id(ids::CONTROLS), ids.first()) else { return };
     let Some(e) = doc.get_element_by_id(first) else { return };
     let block = e.closest(".slider, fieldset").ok().flatten().unwrap_or(e);
     let (c, b) = (column.get_bounding_client_rect(), block.get_bounding_client_rect());
@@ -224,24 +219,26 @@ fn focus(doc: &web_sys::Document, id: &str) {
 pub(super) fn wire(app: &Shared) -> Result<()> {
     let doc = app.borrow().doc.clone();
     let a = app.clone();
-    dom::listen_id(&doc, "tour-start", "click", move |_| {
+    dom::listen_id(&doc, ids::TOUR_START, "click", move |_| {
         with(&a, |app| {
             app.go_to_step(1);
-            focus(&app.doc, TITLE);
+            focus(&app.doc, ids::TOUR_TITLE);
         })
     })?;
-    for (id, m) in [("tour-next", Move::Next), ("tour-back", Move::Back), ("tour-leave", Move::Leave)] {
+    for (id, m) in
+        [(ids::TOUR_NEXT, Move::Next), (ids::TOUR_BACK, Move::Back), (ids::TOUR_LEAVE, Move::Leave)]
+    {
         let a = app.clone();
         dom::listen_id(&doc, id, "click", move |_| with_now(&a, |app| app.step_by(m)))?;
     }
     // To Next, or Back at the last step: the card's buttons within a Tab stop of the page's
     // top. The link's own jump would put a fragment in the address the page writes.
-    dom::listen_id(&doc, SKIP, "click", move |e| {
+    dom::listen_id(&doc, ids::TOUR_SKIP, "click", move |e| {
         e.prevent_default();
         let d = web_sys::window().and_then(|w| w.document());
         let Some(d) = d else { return };
-        let next = dom::by_id::<web_sys::HtmlButtonElement>(&d, "tour-next");
-        focus(&d, if next.is_ok_and(|b| !b.disabled()) { "tour-next" } else { "tour-back" });
+        let next = dom::by_id::<web_sys::HtmlButtonElement>(&d, ids::TOUR_NEXT);
+        focus(&d, if next.is_ok_and(|b| !b.disabled()) { ids::TOUR_NEXT } else { ids::TOUR_BACK });
     })?;
     let a = app.clone();
     dom::listen(&doc, "keydown", move |e| {
@@ -266,7 +263,7 @@ impl App {
         let Some(a) = &self.analysis else { return };
         if a.controls.score.coverage == Coverage::Marginal {
             self.tour_baseline = Some(v.clone());
-            set_attr(&self.doc, CARD, "data-outcome", "");
+            set_attr(&self.doc, ids::TOUR, "data-outcome", "");
             return;
         }
         let Some(b) = &self.tour_baseline else { return };
@@ -278,7 +275,7 @@ impl App {
         let names = self.class_names();
         let Some(text) = now.and_then(|now| per_class_outcome(b, &now, a.k, names)) else { return };
         let done = tour::step(tour::PER_CLASS_STEP).map_or("", |s| s.done);
-        set_text(&self.doc, "tour-done", &format!("{done} {text}"));
-        set_attr(&self.doc, CARD, "data-outcome", "1");
+        set_text(&self.doc, ids::TOUR_DONE, &format!("{done} {text}"));
+        set_attr(&self.doc, ids::TOUR, "data-outcome", "1");
     }
 }

@@ -11,10 +11,11 @@ use crate::ui::dom::{set_hidden, set_html, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_model::classes::ClassView;
+use rvalue_model::ids;
 use rvalue_model::AlphaView;
 
 /// Panel 9's canvas.
-const CANVAS: &str = "plot-classes";
+const CANVAS: &str = ids::PLOT_CLASSES;
 
 impl App {
     /// The class names of the file on show, if it gives them.
@@ -46,19 +47,19 @@ impl App {
             self.classes_canvas.sized.set(shown);
             self.classes_canvas.stale.set(false);
         }
-        set_hidden(d, "classes-note", cv.note.is_none());
-        set_text(d, "classes-note", cv.note.unwrap_or(""));
-        set_text(d, "classes-readout", &cv.readout());
+        set_hidden(d, ids::CLASSES_NOTE, cv.note.is_none());
+        set_text(d, ids::CLASSES_NOTE, cv.note.unwrap_or(""));
+        set_text(d, ids::CLASSES_READOUT, &cv.readout());
         let worst: Vec<(usize, String)> = if cv.note.is_some() {
             Vec::new()
         } else {
             cv.worst.iter().map(|w| (w.class, cv.worst_text(w, names))).collect()
         };
         show_worst(d, &worst, &self.tables.worst);
-        set_hidden(d, "worst-heading", worst.is_empty());
+        set_hidden(d, ids::WORST_HEADING, worst.is_empty());
         let head = panels::strata_head(&cv);
         if *self.tables.strata_head.borrow() != head {
-            set_html(d, "strata-head", &head);
+            set_html(d, ids::STRATA_HEAD, &head);
             *self.tables.strata_head.borrow_mut() = head;
         }
         self.tables.strata.show(d, "#strata-body", &panels::strata_table(&cv), None);
@@ -79,11 +80,11 @@ impl App {
         let d = &self.doc;
         self.blank(CANVAS);
         self.classes_canvas.stale.set(false);
-        set_hidden(d, "classes-note", true);
-        set_text(d, "classes-readout", "–");
+        set_hidden(d, ids::CLASSES_NOTE, true);
+        set_text(d, ids::CLASSES_READOUT, "–");
         show_worst(d, &[], &self.tables.worst);
-        set_hidden(d, "worst-heading", true);
-        set_html(d, "strata-head", "");
+        set_hidden(d, ids::WORST_HEADING, true);
+        set_html(d, ids::STRATA_HEAD, "");
         self.tables.strata_head.borrow_mut().clear();
         self.tables.strata.show(d, "#strata-body", &[], None);
     }
@@ -108,10 +109,10 @@ impl App {
             return;
         };
         self.step_item(super::inspector::ItemMove::To(t));
-        if let Some(p) = self.doc.get_element_by_id("panel-inspector") {
+        if let Some(p) = self.doc.get_element_by_id(ids::PANEL_INSPECTOR) {
             p.scroll_into_view();
         }
-        if let Some(i) = self.doc.get_element_by_id("item-index") {
+        if let Some(i) = self.doc.get_element_by_id(ids::ITEM_INDEX) {
             if let Ok(i) = i.dyn_into::<web_sys::HtmlElement>() {
                 let _ = i.focus();
             }
@@ -123,7 +124,7 @@ impl App {
 /// file's, never markup). `shown` is what the list holds: with as many lines, the buttons that
 /// changed are rewritten in place; otherwise the list is built afresh.
 fn show_worst(d: &Document, worst: &[(usize, String)], shown: &RefCell<Vec<(usize, String)>>) {
-    let Some(list) = d.get_element_by_id("worst-classes") else { return };
+    let Some(list) = d.get_element_by_id(ids::WORST_CLASSES) else { return };
     let mut shown = shown.borrow_mut();
     if *shown == worst {
         return;

@@ -4,6 +4,7 @@ use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::set_text;
 use crate::ui::panels;
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::{default_score_xs, scales, score_densities, Mode};
 
@@ -16,11 +17,11 @@ impl App {
             let p = c.toy_params();
             match score_densities(&p, &default_score_xs(&p, CURVE_POINTS)) {
                 Ok(s) => {
-                    set_text(d, "pqp", &format!("{} %", scales::fixed(100.0 * s.prob_q_exceeds_p, 2)));
-                    set_text(d, "pqp-note", &s.note);
-                    self.draw("plot-scores", panels::scores(&s));
+                    set_text(d, ids::PQP, &format!("{} %", scales::fixed(100.0 * s.prob_q_exceeds_p, 2)));
+                    set_text(d, ids::PQP_NOTE, &s.note);
+                    self.draw(ids::PLOT_SCORES, panels::scores(&s));
                 }
-                Err(e) => set_text(d, "pqp-note", &sentence(&e)),
+                Err(e) => set_text(d, ids::PQP_NOTE, &sentence(&e)),
             }
         }
         self.render_threshold();

@@ -9,6 +9,7 @@ use crate::ui::app::frame::with;
 use crate::ui::app::App;
 use crate::ui::dom::{self, esc, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
+use rvalue_model::ids;
 use rvalue_model::message::{about, sentence};
 use rvalue_model::scales::short;
 
@@ -17,8 +18,8 @@ impl App {
         let Some(a) = &self.analysis else { return };
         let d = &self.doc;
         let n = a.n_inspectable();
-        set_value(d, "item-index", &self.item.to_string());
-        if let Ok(i) = dom::input(d, "item-index") {
+        set_value(d, ids::ITEM_INDEX, &self.item.to_string());
+        if let Ok(i) = dom::input(d, ids::ITEM_INDEX) {
             let max = n.saturating_sub(1).to_string();
             if i.max() != max {
                 i.set_max(&max);
@@ -29,10 +30,10 @@ impl App {
             let t = self.item;
             set_text(
                 d,
-                "item-info",
+                ids::ITEM_INFO,
                 &format!("of {n}: data item {item} (α = {})", short(self.controls.alpha)),
             );
-            set_html(d, "inspector", &format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>"));
+            set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>"));
             self.inspector.clear();
             return self.read_item(item, range);
         }
@@ -40,7 +41,7 @@ impl App {
             Ok(v) => {
                 set_text(
                     d,
-                    "item-info",
+                    ids::ITEM_INFO,
                     &format!(
                         "of {n}: data item {}, true label #{} (α = {})",
                         v.item,
@@ -53,7 +54,7 @@ impl App {
                 self.inspector = columns;
             }
             Err(e) => {
-                set_html(d, "inspector", &format!("<p class=\"muted\">{}</p>", esc(&sentence(&e))));
+                set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\">{}</p>", esc(&sentence(&e))));
                 self.inspector.clear();
             }
         }
@@ -107,7 +108,7 @@ impl App {
 /// the rows that entered or left the set and the cut's place (an α move), a column's list (a
 /// new item), or everything when the columns themselves changed.
 fn show_inspector(d: &Document, shown: &[RankingColumn], columns: &[RankingColumn]) {
-    let Some(root) = d.get_element_by_id("inspector") else { return };
+    let Some(root) = d.get_element_by_id(ids::INSPECTOR) else { return };
     let same_shape = shown.len() == columns.len()
         && root.children().length() as usize == columns.len()
         && shown.iter().zip(columns).all(|(a, b)| a.title == b.title && a.what == b.what);

@@ -9,6 +9,7 @@ use crate::ui::dom::{by_id, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_core::{Error, Result};
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
 use rvalue_model::{AlphaView, Mode};
@@ -104,11 +105,11 @@ impl App {
             }
         }
         if let Some(v) = view {
-            set_text(d, "coverage-readout", &panels::readout(v, true));
-            set_text(d, "size-readout", &panels::readout(v, false));
+            set_text(d, ids::COVERAGE_READOUT, &panels::readout(v, true));
+            set_text(d, ids::SIZE_READOUT, &panels::readout(v, false));
             show_summary(d, v, &self.tables);
             let toy = self.analysis.as_ref().is_some_and(|a| a.controls.mode == Mode::Toy);
-            set_text(d, "reduction", &panels::reduction_text(v, toy));
+            set_text(d, ids::REDUCTION, &panels::reduction_text(v, toy));
         }
         if let Some(v) = view {
             self.tour_outcome(v);
@@ -120,14 +121,14 @@ impl App {
     /// as are panel 9 and panel 7 (nothing the page shows may be left from an analysis no longer on show).
     fn clear_alpha(&mut self) {
         let d = &self.doc;
-        for id in ["coverage-readout", "size-readout", "reduction"] {
+        for id in [ids::COVERAGE_READOUT, ids::SIZE_READOUT, ids::REDUCTION] {
             set_text(d, id, "–");
         }
         show_summary_rows(d, &self.tables, &[], &[]);
         self.clear_classes();
         if !self.inspector.is_empty() {
-            crate::ui::dom::set_html(d, "inspector", "");
-            set_text(d, "item-info", "");
+            crate::ui::dom::set_html(d, ids::INSPECTOR, "");
+            set_text(d, ids::ITEM_INFO, "");
             self.inspector.clear();
         }
     }

@@ -6,6 +6,7 @@ use crate::ui::app::{App, THEOREM3_FRONT};
 use crate::ui::dom::set_text;
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::{fixed, short};
 use rvalue_model::{inclusion_curves, theorem3_held, theorem3_readout, Mode};
@@ -37,14 +38,14 @@ impl App {
             format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(c.beta), short(c.sigma2));
         // Written after the drawing: a canvas' box read after a DOM write forces a layout.
         let texts = [
-            ("cut-calibrated", format!("calibrated r̂ = {rhat} (panel 6's sets)")),
-            ("cut-beta", format!("β = {} (the slider)", short(c.beta))),
-            ("theorem3-readout", readout),
-            ("theorem3-note", format!("{marked} {held}")),
+            (ids::CUT_CALIBRATED, format!("calibrated r̂ = {rhat} (panel 6's sets)")),
+            (ids::CUT_BETA, format!("β = {} (the slider)", short(c.beta))),
+            (ids::THEOREM3_READOUT, readout),
+            (ids::THEOREM3_NOTE, format!("{marked} {held}")),
         ];
         let fig = panels::theorem3(&inc, c.sigma2);
         if whole || self.theorem3_frame.is_none() {
-            self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
+            self.theorem3_frame = self.draw_sized(ids::PLOT_THEOREM3, &fig, Layer::Back);
         }
         if let Some(frame) = &self.theorem3_frame {
             if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
@@ -53,7 +54,7 @@ impl App {
             if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
                 let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
             }
-            self.keep("plot-theorem3", fig);
+            self.keep(ids::PLOT_THEOREM3, fig);
         }
         for (id, text) in texts {
             set_text(&self.doc, id, &text);
@@ -62,9 +63,9 @@ impl App {
 
     /// Panel 5 without a figure: `why` in its note, both canvases blank.
     fn no_theorem3(&mut self, why: &str) {
-        set_text(&self.doc, "theorem3-note", why);
-        set_text(&self.doc, "theorem3-readout", "–");
-        self.blank("plot-theorem3");
+        set_text(&self.doc, ids::THEOREM3_NOTE, why);
+        set_text(&self.doc, ids::THEOREM3_READOUT, "–");
+        self.blank(ids::PLOT_THEOREM3);
         self.blank(THEOREM3_FRONT);
         self.theorem3_frame = None;
     }

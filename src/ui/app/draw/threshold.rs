@@ -5,6 +5,7 @@ use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::set_text;
 use crate::ui::panels;
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::{self, short};
 use rvalue_model::{
@@ -60,13 +61,13 @@ impl App {
         if let Some(cut) = panels::threshold_cut(&fig, &t) {
             note = format!("{note} {cut}");
         }
-        set_text(d, "threshold-note", &note);
-        self.draw("plot-threshold", fig);
+        set_text(d, ids::THRESHOLD_NOTE, &note);
+        self.draw(ids::PLOT_THRESHOLD, fig);
     }
 
     /// Panel 2 without a figure: `why` in its note, the canvas blank.
     fn no_threshold(&self, why: &str) {
-        set_text(&self.doc, "threshold-note", why);
-        self.blank("plot-threshold");
+        set_text(&self.doc, ids::THRESHOLD_NOTE, why);
+        self.blank(ids::PLOT_THRESHOLD);
     }
 }

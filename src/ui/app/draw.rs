@@ -19,6 +19,7 @@ use super::App;
 use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Figure, Frame, Layer};
 use crate::ui::{canvas, panels};
+use rvalue_model::ids;
 
 /// Points per curve of panels 1, 2 and 5.
 const CURVE_POINTS: usize = 200;
@@ -58,7 +59,7 @@ impl App {
         }
         if dirty.address {
             let pressed = if super::form::per_item_prior(&self.controls) { "true" } else { "false" };
-            dom::set_attr(&self.doc, "per-item-prior", "aria-pressed", pressed);
+            dom::set_attr(&self.doc, ids::PER_ITEM_PRIOR, "aria-pressed", pressed);
             let state = self.url_state();
             self.check_tour(&state);
             if let Some(link) = &mut self.link {
