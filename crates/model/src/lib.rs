@@ -55,6 +55,7 @@ pub mod export;
 pub mod ids;
 pub mod message;
 mod notes;
+pub mod page;
 pub mod panel;
 pub mod samples;
 pub mod scales;
