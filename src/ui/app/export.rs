@@ -149,7 +149,7 @@ fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
     let doc = &app.doc;
     app.draw_stale_classes();
     let base: HtmlCanvasElement = by_id(doc, f.canvas)?;
-    if !app.figures.borrow().contains_key(f.canvas) || base.width() == 0 || base.height() == 0 {
+    if !app.drawn.has_figure(f.canvas) || base.width() == 0 || base.height() == 0 {
         return Err(Error::invalid(format!("panel {} has no figure yet", f.panel.number())));
     }
     let out: HtmlCanvasElement =
@@ -190,7 +190,7 @@ fn bytes_blob(bytes: &[u8], mime: &str) -> Result<Blob> {
 
 /// The first split's mask as `.npy` (`rvalue sets --split` reads it).
 fn export_mask(app: &App) -> Result<()> {
-    let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+    let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
     let blob = bytes_blob(&split_mask_npy(a)?, "application/octet-stream")?;
     download(&app.doc, "rvalue-explorer-split-0.npy", &blob)
 }
@@ -198,10 +198,8 @@ fn export_mask(app: &App) -> Result<()> {
 /// The figure as last drawn (with the α marker on panels 3 and 4), drawn again as SVG.
 fn export_svg(app: &mut App, f: &FigurePanel) -> Result<()> {
     let mut fig = app
-        .figures
-        .borrow()
-        .get(f.canvas)
-        .cloned()
+        .drawn
+        .figure(f.canvas)
         .ok_or_else(|| Error::invalid(format!("panel {} has no figure yet", f.panel.number())))?;
     if let Some(&(_, _, coverage)) = ALPHA_PLOTS.iter().find(|p| p.0 == f.canvas) {
         let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
@@ -255,12 +253,12 @@ fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
     let text = match table {
         Table::Summary => summary_csv(&app.alpha_view(alpha, never_empty)?),
         Table::Sets => {
-            let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+            let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
             sets_csv(a, alpha, never_empty)?
         }
         Table::Classes => {
             let v = app.alpha_view(alpha, never_empty)?;
-            let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+            let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
             let names = if a.toy.is_some() { None } else { app.class_names() };
             classes_csv(&ClassView::new(&v, a.k, a.toy.is_some()), names)
         }

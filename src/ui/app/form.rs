@@ -2,7 +2,7 @@
 //! readouts, the mode's sections, the error line, the address' notes, and what a change of
 //! the controls recomputes (via [`Controls::impact`]).
 
-use super::{App, Dirty};
+use super::App;
 use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set_text, set_value};
 use crate::ui::permalink;
 use rvalue_core::conformal::{Prior, RvalueKind};
@@ -11,6 +11,8 @@ use rvalue_core::{Error, Result};
 use rvalue_model::controls::table::{Control, Input, CONTROLS};
 use rvalue_model::ids;
 use rvalue_model::message::failure;
+use rvalue_model::page::status::PREVIOUS_SETTINGS;
+use rvalue_model::page::Dirty;
 use rvalue_model::scales::short;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
@@ -18,16 +20,7 @@ use rvalue_model::{Controls, Mode};
 impl App {
     /// What a link to the page as it is now holds.
     pub(in crate::ui) fn url_state(&self) -> UrlState {
-        UrlState {
-            controls: self.controls.clone(),
-            item: self.item,
-            data: self.data_ref.clone(),
-            embed: self.embed,
-            large_text: self.large_text,
-            tour: self.tour,
-            tour_alone: self.tour_alone,
-            view: self.view.clone(),
-        }
+        self.framing.url_state(self.controls.clone(), self.item, self.source.data_ref().clone())
     }
 
     /// The address of the page as it is now, written into the address bar at once.
@@ -44,14 +37,14 @@ impl App {
     /// In an embed the warnings go to the console: the host page's readers did not write the
     /// link, its writer reads the console.
     pub(super) fn show_link_notes(&self, warnings: &[String]) {
-        let embedded = self.embed.is_some() || self.tour_alone;
+        let embedded = self.framing.embedded();
         let mut notes: Vec<String> = warnings.iter().map(|w| format!("{w}.")).collect();
         if embedded {
             for n in notes.drain(..) {
                 web_sys::console::warn_1(&format!("rvalue-explorer: {n}").into());
             }
         }
-        if self.data_ref == DataRef::Upload {
+        if *self.source.data_ref() == DataRef::Upload {
             notes.push(
                 "This link was made with a score file from its author's computer. Files are never put \
                  in links: load the same file (drop it on the page or choose it) to see this view."
@@ -148,7 +141,7 @@ impl App {
         set_hidden(&self.doc, ids::TOY_PARAMS, !toy);
         set_hidden(&self.doc, ids::SCORES_PARAMS, toy);
         set_hidden(&self.doc, ids::PANEL_SCORES, !toy);
-        set_hidden(&self.doc, ids::PANEL_DATA, toy || self.data.is_none());
+        set_hidden(&self.doc, ids::PANEL_DATA, toy || !self.source.is_loaded());
         let label =
             if toy { "σ², false candidates' variance" } else { "σ², marked on the threshold curve" };
         if let Some(l) = self.doc.query_selector("label[for=sigma2]").ok().flatten() {
@@ -166,7 +159,7 @@ impl App {
                 // above it can still grow in the same frame (at the nearest edge that pushed it
                 // partly out of view). Not in an embedded panel, whose frame fills its height and
                 // must not scroll the host page.
-                if self.embed.is_none() {
+                if self.framing.embed().is_none() {
                     if let Some(e) = self.doc.get_element_by_id(ids::ERROR) {
                         let opts = web_sys::ScrollIntoViewOptions::new();
                         opts.set_block(web_sys::ScrollLogicalPosition::Center);
@@ -182,34 +175,22 @@ impl App {
     pub(super) fn controls_changed(&mut self) {
         let new = match self.read_controls().and_then(|c| c.validate().map(|()| c)) {
             Ok(c) => c,
-            Err(e) => {
-                return self
-                    .show_error(Some(&failure(&e, "The results shown are for the previous settings.")))
-            }
+            Err(e) => return self.show_error(Some(&failure(&e, PREVIOUS_SETTINGS))),
         };
         self.show_error(None);
         let impact = self.controls.impact(&new);
-        self.sigma2.from_data |= impact.sigma2_from_data && self.data.is_some();
-        let never_empty_changed = self.controls.never_empty != new.never_empty;
-        // α moves only panel 5 among the closed forms: panel 2's z_β is a root over every
-        // candidate of a score file, too slow to redo under the α slider.
-        // "Whole curve" only frames panel 2 anew.
-        let moved = impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2;
-        let curves = (impact.curves && moved) || self.controls.whole_curve != new.whole_curve;
-        let cut = self.controls.cut != new.cut;
-        self.controls = new;
+        if impact.sigma2_from_data && self.source.is_loaded() {
+            self.source.set_sigma2_from_data(true);
+        }
         // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
         // style, which would be recalculated first if the page had been written to.
-        self.dirty.sliders = true;
-        self.dirty.address = true;
+        let dirty = Dirty::for_change(&self.controls, &new, &impact);
+        self.controls = new;
         if impact.reanalyse {
             self.start_job();
         }
-        self.dirty.curves |= curves;
-        self.dirty.theorem3 |= curves || cut;
-        self.dirty.theorem3_front |= impact.curves;
-        self.dirty.alpha |= impact.alpha;
-        self.dirty.sweep |= never_empty_changed;
+        let now = self.drawn.dirty();
+        *now = now.or(dirty);
     }
 
     /// Panel 6's switch to the paper's per-item prior (with parametric r-values, the one kind
@@ -226,12 +207,12 @@ impl App {
     pub(super) fn set_mode(&mut self, mode: Mode) {
         self.controls = self.controls.for_mode(mode);
         // Back on a loaded file, σ² starts at its median variance again.
-        self.sigma2.from_data = mode == Mode::Scores && self.data.is_some();
+        self.source.set_sigma2_from_data(mode == Mode::Scores && self.source.is_loaded());
         self.fit_kind_to_file();
         self.write_controls();
         self.show_mode();
         self.start_job();
-        self.dirty = Dirty::ALL;
+        self.drawn.all_dirty();
     }
 }
 

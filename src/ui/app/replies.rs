@@ -5,7 +5,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::frame::with;
-use super::{App, Dirty, Held, Loaded, Shared};
+use super::source::Loaded;
+use super::{App, Shared};
 use crate::ui::dom::{self, set_hidden, set_text};
 use crate::ui::streamed::Streamed;
 use crate::ui::{device, files, workers};
@@ -52,14 +53,7 @@ impl App {
                 if let Some(note) = note {
                     what = format!("{what} {note}");
                 }
-                let loaded = Loaded {
-                    name,
-                    data: Held::Whole(Arc::new(d)),
-                    pool,
-                    summary: Some(summary),
-                    class_names,
-                };
-                self.put_in(loaded, origin, &what);
+                self.put_in(Loaded::whole(name, d, summary, (class_names, pool)), origin, &what);
             }
             Err(msg) => self.show_error(Some(&msg)),
         }
@@ -82,14 +76,7 @@ impl App {
                  starts them.",
             );
         }
-        let loaded = Loaded {
-            name: s.info.name.clone(),
-            data: Held::Streamed(s),
-            pool: None,
-            summary: None,
-            class_names: None,
-        };
-        self.put_in(loaded, origin, &what);
+        self.put_in(Loaded::streamed(s), origin, &what);
     }
 
     /// Pooled r-values (the score files' default) read a streamed file again for every group
@@ -97,7 +84,7 @@ impl App {
     /// which reads it once; the reader may then choose pooled, and is told what it costs.
     /// Whether the kind changed.
     pub(super) fn fit_kind_to_file(&mut self) -> bool {
-        let streamed = matches!(self.data.as_ref().map(|l| &l.data), Some(Held::Streamed(_)));
+        let streamed = self.source.is_streamed();
         let c = &mut self.controls;
         if !streamed || c.mode != Mode::Scores || c.score.kind != RvalueKind::Pooled {
             return false;
@@ -110,20 +97,17 @@ impl App {
     fn put_in(&mut self, loaded: Loaded, origin: DataRef, what: &str) {
         self.show_error(None);
         set_text(&self.doc, ids::DATA_NAME, what);
-        self.data = Some(loaded);
-        if self.data_ref == DataRef::Upload {
+        if *self.source.data_ref() == DataRef::Upload {
             // The file the link asked for (or another): its note has done its job.
             set_hidden(&self.doc, ids::URL_NOTES, true);
         }
-        self.data_ref = origin;
-        self.item = self.pending_item.take().unwrap_or(0);
-        self.sigma2.from_data = !std::mem::take(&mut self.sigma2.from_link);
+        self.item = self.source.put_in(loaded, origin);
         if self.controls.mode == Mode::Scores {
             if self.fit_kind_to_file() {
                 self.write_controls();
             }
             self.start_job();
-            self.dirty = Dirty::ALL;
+            self.drawn.all_dirty();
         } else {
             self.set_mode(Mode::Scores);
         }
@@ -147,36 +131,24 @@ pub(in crate::ui) fn file_sink(app: &Shared) -> files::Sink {
     })
 }
 
-#[cfg_attr(not(feature = "gpu"), allow(dead_code, unused_variables))]
 /// The GPU's answer for part `part` of job `serial`.
 pub(super) fn offloaded(app: &Shared, serial: u64, part: usize, answer: Result<device::Answer>) {
     with(app, |a| {
-        let Some(run) = a.running.as_mut() else { return dom::mark(dom::DROPPED_ANSWER) };
-        #[cfg(feature = "gpu")]
-        let supply = |ans: device::Answer| match ans {
-            device::Answer::Rvalues(r) => run.job.supply_rvalues(part, r),
-            device::Answer::Pooled { index, calibrated } => run.job.supply_pooled(part, index, calibrated),
-        };
-        #[cfg(not(feature = "gpu"))]
-        let supply = |ans: device::Answer| -> Result<()> { match ans {} };
-        if !run.gpu.take(&mut a.device, serial, answer, supply) {
-            dom::mark(dom::DROPPED_ANSWER);
+        match a.compute.take_answer(serial, part, answer) {
+            None => return dom::mark(dom::DROPPED_ANSWER),
+            Some(false) => dom::mark(dom::DROPPED_ANSWER),
+            Some(true) => {}
         }
-        a.dirty.device = true;
+        a.drawn.dirty().device = true;
     });
 }
 
 /// Worker `i`'s reply: started, or a repeat (of the running job, or of one since replaced).
 pub(super) fn worker_replied(app: &Shared, i: usize, reply: workers::Reply) {
     with(app, |a| {
-        let ready = a.pool.ready();
-        let file = a.streamed_file();
-        if let Some(run) = a.running.as_mut() {
-            run.from_workers += usize::from(a.pool.replied(i, reply, Some((&mut run.job, run.serial))));
-            a.pool.feed(&mut run.job, run.serial, file.as_ref());
-        } else {
-            a.pool.replied(i, reply, None);
+        let file = a.source.streamed();
+        if a.compute.worker_replied(i, reply, file.as_ref()) {
+            a.drawn.dirty().device = true;
         }
-        a.dirty.device |= a.pool.ready() != ready;
     });
 }

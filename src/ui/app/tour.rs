@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, KeyboardEvent};
 
 use super::frame::{with, with_now};
-use super::{App, Dirty, Shared};
+use super::{App, Shared};
 use crate::ui::dom::{self, set_attr, set_hidden, set_text};
 use rvalue_core::conformal::Coverage;
 use rvalue_core::Result;
@@ -62,13 +62,11 @@ impl App {
     /// Goes to step `number` (from 1): its state, its card, its panels in front.
     pub(super) fn go_to_step(&mut self, number: usize) {
         let Some(step) = tour::step(number) else { return };
-        self.tour = Some(number);
-        self.tour_tried = false;
-        self.tour_done_on_arrival = None;
+        self.framing.go_to(number);
         self.apply_controls(step.state(number).controls);
         // A step about the reader's scores, before a file: the step before's toy numbers would
         // read as theirs.
-        if self.controls.mode == rvalue_model::Mode::Scores && self.data.is_none() {
+        if self.controls.mode == rvalue_model::Mode::Scores && !self.source.is_loaded() {
             self.forget_analysis();
         }
         self.show_tour();
@@ -84,27 +82,27 @@ impl App {
         if impact.reanalyse {
             self.start_job();
         }
-        self.dirty = Dirty::ALL;
+        self.drawn.all_dirty();
     }
 
     /// Leaves the tour; the state stays, and the address says it against the defaults.
     fn leave_tour(&mut self) {
-        self.tour = None;
+        self.framing.leave();
         self.show_tour();
         // The panels leave the tour's layout: every figure is drawn again at its new box.
-        self.dirty = Dirty::ALL;
+        self.drawn.all_dirty();
         focus(&self.doc, ids::TOUR_START);
     }
 
     /// Shows the card of the current step (or hides it) and marks the step's panels.
     pub(super) fn show_tour(&self) {
         let d = &self.doc;
-        let step = self.tour.and_then(|n| tour::step(n).map(|s| (n, s)));
+        let step = self.framing.step().and_then(|n| tour::step(n).map(|s| (n, s)));
         if let Some(body) = d.body() {
             let _ = body.class_list().toggle_with_force("touring", step.is_some());
         }
         set_hidden(d, ids::TOUR, step.is_none());
-        set_hidden(d, ids::TOUR_SKIP, step.is_none() || self.tour_alone);
+        set_hidden(d, ids::TOUR_SKIP, step.is_none() || self.framing.tour_alone());
         set_attr(d, ids::TOUR_START, "aria-pressed", if step.is_some() { "true" } else { "false" });
         for p in rvalue_model::panel::Panel::ALL {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
@@ -116,7 +114,7 @@ impl App {
         }
         keep_controls(d, step.map_or(&[], |(_, s)| s.stage_controls()));
         let Some((n, step)) = step else { return };
-        if !self.tour_alone {
+        if !self.framing.tour_alone() {
             reveal(d);
             reveal_controls(d, step.stage_controls());
         }
@@ -125,9 +123,9 @@ impl App {
         set_text(d, ids::TOUR_TEXT, step.text);
         set_text(d, ids::TOUR_TRY, step.try_this);
         set_text(d, ids::TOUR_DONE, step.done);
-        set_hidden(d, ids::TOUR_DONE, !self.tour_tried);
+        set_hidden(d, ids::TOUR_DONE, !self.framing.tried());
         set_attr(d, ids::TOUR, "data-step", &n.to_string());
-        set_attr(d, ids::TOUR, "data-tried", if self.tour_tried { "true" } else { "false" });
+        set_attr(d, ids::TOUR, "data-tried", if self.framing.tried() { "true" } else { "false" });
         for (id, off) in [(ids::TOUR_BACK, n == 1), (ids::TOUR_NEXT, n == STEPS.len())] {
             if let Ok(b) = dom::by_id::<web_sys::HtmlButtonElement>(d, id) {
                 let had_focus = d.active_element().is_some_and(|a| a.id() == id);
@@ -142,18 +140,15 @@ impl App {
     /// Shows the confirmation once the reader has done what the step proposes (called when
     /// the state a link holds changes, first on the state the step opened with).
     pub(super) fn check_tour(&mut self, state: &UrlState) {
-        let Some(step) = self.tour.and_then(tour::step) else { return };
-        let done = (step.tried)(state);
-        let on_arrival = *self.tour_done_on_arrival.get_or_insert(done);
-        if !self.tour_tried && done && !on_arrival {
-            self.tour_tried = true;
+        let Some(step) = self.framing.step().and_then(tour::step) else { return };
+        if self.framing.try_now((step.tried)(state)) {
             set_hidden(&self.doc, ids::TOUR_DONE, false);
             set_attr(&self.doc, ids::TOUR, "data-tried", "true");
         }
     }
 
     fn step_by(&mut self, m: Move) {
-        let Some(n) = self.tour else { return };
+        let Some(n) = self.framing.step() else { return };
         match m {
             Move::Next if n < STEPS.len() => self.go_to_step(n + 1),
             Move::Back if n > 1 => self.go_to_step(n - 1),
@@ -243,7 +238,7 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     let a = app.clone();
     dom::listen(&doc, "keydown", move |e| {
         let Some(m) = e.dyn_ref::<KeyboardEvent>().and_then(Move::of) else { return };
-        let active = a.try_borrow().is_ok_and(|app| app.tour.is_some() && !app.tour_alone);
+        let active = a.try_borrow().is_ok_and(|app| app.framing.takes_keys());
         if active {
             e.prevent_default();
             with_now(&a, |app| app.step_by(m));
@@ -257,16 +252,16 @@ impl App {
     /// and once a per-class analysis is on show, adds to the confirmation what per-class
     /// thresholds did, computed from the two.
     pub(super) fn tour_outcome(&mut self, v: &AlphaView) {
-        if self.tour != Some(tour::PER_CLASS_STEP) {
+        if self.framing.step() != Some(tour::PER_CLASS_STEP) {
             return;
         }
-        let Some(a) = &self.analysis else { return };
+        let Some(a) = self.shown.get() else { return };
         if a.controls.score.coverage == Coverage::Marginal {
-            self.tour_baseline = Some(v.clone());
+            self.framing.set_baseline(v.clone());
             set_attr(&self.doc, ids::TOUR, "data-outcome", "");
             return;
         }
-        let Some(b) = &self.tour_baseline else { return };
+        let Some(b) = self.framing.baseline() else { return };
         let now = if b.alpha == v.alpha && b.never_empty == v.never_empty {
             Some(v.clone())
         } else {

@@ -1,17 +1,17 @@
 //! The page's events wired to the app: sliders draw in the event, other inputs when
 //! committed, plus the buttons, the file inputs, the Copy link button and the exports.
 
-use super::draw::inspector::ItemMove;
 use super::export;
 use super::frame::{with, with_now};
 use super::replies::file_sink;
-use super::{App, Dirty, Shared};
+use super::{App, Shared};
 use crate::ui::dom::{self, checked, number};
 use crate::ui::{files, permalink, print};
 use rvalue_core::Result;
 use rvalue_model::controls::table::{Input, CONTROLS};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
+use rvalue_model::page::ItemMove;
 use rvalue_model::Mode;
 use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
@@ -97,11 +97,12 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     let a = app.clone();
     dom::listen_id(&doc, ids::LARGE_TEXT, "change", move |_| {
         with(&a, |app| {
-            app.large_text = checked(&app.doc, ids::LARGE_TEXT).unwrap_or(false);
+            let on = checked(&app.doc, ids::LARGE_TEXT).unwrap_or(false);
+            app.framing.set_large_text(on);
             if let Some(b) = app.doc.body() {
-                let _ = b.class_list().toggle_with_force("large", app.large_text);
+                let _ = b.class_list().toggle_with_force("large", on);
             }
-            app.dirty = Dirty::ALL;
+            app.drawn.all_dirty();
         })
     })?;
     for (id, to) in [
@@ -122,10 +123,10 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     wire_classes(app, &doc)?;
     if let Some(w) = web_sys::window() {
         let a = app.clone();
-        dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
+        dom::listen(&w, "resize", move |_| with(&a, |app| app.drawn.all_dirty()));
     }
     let a = app.clone();
-    print::wire(&doc, move || with_now(&a, |app| app.dirty = Dirty::ALL));
+    print::wire(&doc, move || with_now(&a, |app| app.drawn.all_dirty()));
     files::wire(&file_sink(app), &doc)?;
     let a = app.clone();
     permalink::wire(&doc, move || a.borrow_mut().link_now())?;

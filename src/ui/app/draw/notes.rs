@@ -25,7 +25,7 @@ impl App {
     /// split has a mask to download (a file's; not a toy repeat's or a pool's).
     pub(super) fn render_data_notes(&self) {
         let d = &self.doc;
-        let a = self.analysis.as_ref().filter(|a| a.controls.mode == self.controls.mode);
+        let a = self.shown.get().filter(|a| a.controls.mode == self.controls.mode);
         let notes = a.map(|a| a.warnings(self.controls.alpha)).unwrap_or_default();
         let html: Vec<String> = notes.iter().map(|w| format!("<p>{}</p>", esc(w))).collect();
         set_html(d, ids::DATA_NOTES, &html.concat());

@@ -17,7 +17,7 @@ impl App {
     /// α, and the legend); else the front layer alone.
     pub(super) fn render_theorem3(&mut self, whole: bool) {
         let c = &self.controls;
-        let Some(a) = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode) else {
+        let Some(a) = self.shown.get().filter(|a| a.controls.mode == c.mode) else {
             let why = match c.mode {
                 Mode::Toy => panels::placeholder::THEOREM3_TOY_WAITING,
                 Mode::Scores => self.waiting_for_scores(true),
@@ -44,10 +44,11 @@ impl App {
             (ids::THEOREM3_NOTE, format!("{marked} {held}")),
         ];
         let fig = panels::theorem3(&inc, c.sigma2);
-        if whole || self.theorem3_frame.is_none() {
-            self.theorem3_frame = self.draw_sized(ids::PLOT_THEOREM3, &fig, Layer::Back);
+        if whole || self.drawn.theorem3_frame().is_none() {
+            let frame = self.draw_sized(ids::PLOT_THEOREM3, &fig, Layer::Back);
+            self.drawn.set_theorem3_frame(frame);
         }
-        if let Some(frame) = &self.theorem3_frame {
+        if let Some(frame) = self.drawn.theorem3_frame() {
             if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
                 web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
             }
@@ -67,6 +68,6 @@ impl App {
         set_text(&self.doc, ids::THEOREM3_READOUT, "–");
         self.blank(ids::PLOT_THEOREM3);
         self.blank(THEOREM3_FRONT);
-        self.theorem3_frame = None;
+        self.drawn.set_theorem3_frame(None);
     }
 }

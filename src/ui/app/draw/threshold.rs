@@ -19,7 +19,7 @@ impl App {
     pub(super) fn render_threshold(&self) {
         let (c, d) = (&self.controls, &self.doc);
         let grid = panels::sigma2_axis(CURVE_POINTS);
-        let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
+        let analysis = self.shown.get().filter(|a| a.controls.mode == c.mode);
         let points = analysis.map(|a| a.data_points()).unwrap_or_default();
         let betas = panel_betas(c.beta);
         let curves = match (c.mode, analysis) {
