@@ -1,8 +1,11 @@
 //! The page's decisions that are not a panel's: what a change redraws ([`Dirty`]), what the
-//! status line says of a job ([`status`]), which α tables an idle frame fills ([`AlphaSlot`]).
+//! status line says of a job ([`status`]), the form's choices ([`form`]), what a load says
+//! ([`load`]), the α tables' slots ([`alpha_slot`]) and the inspector's moves ([`step_item`]).
 //! The wasm page wires them to the DOM; each is a function of model state, tested natively.
 
 mod dirty;
+pub mod form;
+pub mod load;
 pub mod status;
 
 pub use dirty::Dirty;

@@ -21,6 +21,7 @@ use crate::ui::figure::{Figure, Frame, Layer};
 use crate::ui::{canvas, panels};
 use rvalue_model::ids;
 use rvalue_model::page::font_px;
+use rvalue_model::page::form::per_item_prior;
 
 /// Points per curve of panels 1, 2 and 5.
 const CURVE_POINTS: usize = 200;
@@ -59,7 +60,7 @@ impl App {
             self.show_device();
         }
         if dirty.address {
-            let pressed = if super::form::per_item_prior(&self.controls) { "true" } else { "false" };
+            let pressed = if per_item_prior(&self.controls) { "true" } else { "false" };
             dom::set_attr(&self.doc, ids::PER_ITEM_PRIOR, "aria-pressed", pressed);
             let state = self.url_state();
             self.check_tour(&state);

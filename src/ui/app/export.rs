@@ -15,7 +15,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, Document, HtmlCanvasElement, Url};
 
-use super::{App, Shared, ALPHA_PLOTS, THEOREM3_FRONT};
+use super::{App, Shared, ALPHA_PLOTS};
 use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
@@ -23,56 +23,12 @@ use crate::ui::figure::{Dots, Figure, Look};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::classes::{classes_csv, ClassView};
-use rvalue_model::export::{sets_csv, split_mask_npy, summary_csv};
+use rvalue_model::export::{
+    file_name, sets_csv, split_mask_npy, summary_csv, FigureExport, Table, FIGURES, SPLIT_MASK_FILE, TABLES,
+};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::panel::Panel;
-
-/// A figure panel: the panel, its canvas, the overlay stacked on the canvas, the file name.
-struct FigurePanel {
-    panel: Panel,
-    canvas: &'static str,
-    overlay: Option<&'static str>,
-    name: &'static str,
-}
-
-const FIGURES: [FigurePanel; 7] = [
-    FigurePanel { panel: Panel::Scores, canvas: ids::PLOT_SCORES, overlay: None, name: "scores" },
-    FigurePanel { panel: Panel::Threshold, canvas: ids::PLOT_THRESHOLD, overlay: None, name: "threshold" },
-    FigurePanel {
-        panel: Panel::Coverage,
-        canvas: ids::PLOT_COVERAGE,
-        overlay: Some(ids::PLOT_COVERAGE_ALPHA),
-        name: "coverage",
-    },
-    FigurePanel {
-        panel: Panel::Size,
-        canvas: ids::PLOT_SIZE,
-        overlay: Some(ids::PLOT_SIZE_ALPHA),
-        name: "size",
-    },
-    FigurePanel {
-        panel: Panel::Theorem3,
-        canvas: ids::PLOT_THEOREM3,
-        overlay: Some(THEOREM3_FRONT),
-        name: "theorem3",
-    },
-    FigurePanel { panel: Panel::Data, canvas: ids::PLOT_VARIANCE, overlay: None, name: "variances" },
-    FigurePanel { panel: Panel::Classes, canvas: ids::PLOT_CLASSES, overlay: None, name: "classes" },
-];
-
-#[derive(Clone, Copy)]
-enum Table {
-    Summary,
-    Sets,
-    Classes,
-}
-
-const TABLES: [(Panel, Table, &str); 3] = [
-    (Panel::Summary, Table::Summary, "summary"),
-    (Panel::Inspector, Table::Sets, "sets"),
-    (Panel::Classes, Table::Classes, "classes"),
-];
 
 /// Adds the buttons to the panels and listens to them.
 pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
@@ -145,7 +101,7 @@ fn add_button(
 }
 
 /// The figure's canvas and overlay composed on an offscreen canvas, then saved as PNG.
-fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
+fn export_png(app: &App, f: &FigureExport) -> Result<()> {
     let doc = &app.doc;
     app.draw_stale_classes();
     let base: HtmlCanvasElement = by_id(doc, f.canvas)?;
@@ -192,11 +148,11 @@ fn bytes_blob(bytes: &[u8], mime: &str) -> Result<Blob> {
 fn export_mask(app: &App) -> Result<()> {
     let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
     let blob = bytes_blob(&split_mask_npy(a)?, "application/octet-stream")?;
-    download(&app.doc, "rvalue-explorer-split-0.npy", &blob)
+    download(&app.doc, SPLIT_MASK_FILE, &blob)
 }
 
 /// The figure as last drawn (with the α marker on panels 3 and 4), drawn again as SVG.
-fn export_svg(app: &mut App, f: &FigurePanel) -> Result<()> {
+fn export_svg(app: &mut App, f: &FigureExport) -> Result<()> {
     let mut fig = app
         .drawn
         .figure(f.canvas)
@@ -213,7 +169,7 @@ fn export_svg(app: &mut App, f: &FigurePanel) -> Result<()> {
     }
     let text = svg(&fig, (w as u32, h as u32), app.font().round() as u32)?;
     let blob = text_blob(&text, "image/svg+xml")?;
-    download(&app.doc, &format!("rvalue-explorer-{}.svg", f.name), &blob)
+    download(&app.doc, &file_name(f.name, "svg"), &blob)
 }
 
 /// The α marker as the figure's own elements: a vertical marker and radius-6 dots, which
@@ -264,7 +220,7 @@ fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
         }
     };
     let blob = text_blob(&text, "text/csv;charset=utf-8")?;
-    download(&app.doc, &format!("rvalue-explorer-{name}.csv"), &blob)
+    download(&app.doc, &file_name(name, "csv"), &blob)
 }
 
 fn text_blob(text: &str, mime: &str) -> Result<Blob> {

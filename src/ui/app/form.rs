@@ -5,12 +5,13 @@
 use super::App;
 use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set_text, set_value};
 use crate::ui::permalink;
-use rvalue_core::conformal::{Prior, RvalueKind};
-use rvalue_core::probability::ScoresAre;
 use rvalue_core::{Error, Result};
 use rvalue_model::controls::table::{Control, Input, CONTROLS};
 use rvalue_model::ids;
 use rvalue_model::message::failure;
+use rvalue_model::page::form::{
+    link_notes, mode_sections, scores_reading, sigma2_label, toggle_per_item_prior,
+};
 use rvalue_model::page::status::PREVIOUS_SETTINGS;
 use rvalue_model::page::Dirty;
 use rvalue_model::scales::short;
@@ -37,19 +38,10 @@ impl App {
     /// In an embed the warnings go to the console: the host page's readers did not write the
     /// link, its writer reads the console.
     pub(super) fn show_link_notes(&self, warnings: &[String]) {
-        let embedded = self.framing.embedded();
-        let mut notes: Vec<String> = warnings.iter().map(|w| format!("{w}.")).collect();
-        if embedded {
-            for n in notes.drain(..) {
-                web_sys::console::warn_1(&format!("rvalue-explorer: {n}").into());
-            }
-        }
-        if *self.source.data_ref() == DataRef::Upload {
-            notes.push(
-                "This link was made with a score file from its author's computer. Files are never put \
-                 in links: load the same file (drop it on the page or choose it) to see this view."
-                    .to_string(),
-            );
+        let upload = *self.source.data_ref() == DataRef::Upload;
+        let (console, notes) = link_notes(warnings, self.framing.embedded(), upload);
+        for n in console {
+            web_sys::console::warn_1(&format!("rvalue-explorer: {n}").into());
         }
         set_text(&self.doc, ids::URL_NOTES, &notes.join(" "));
         set_hidden(&self.doc, ids::URL_NOTES, notes.is_empty());
@@ -124,28 +116,17 @@ impl App {
 
     /// The data summary's line on how the baselines read the file's scores (`auto`'s choice).
     pub(super) fn show_reading(&self, a: &rvalue_model::Analysis) {
-        let text = match (a.toy.is_some(), a.scores_read_as()) {
-            (true, _) => String::new(),
-            (false, None) => "How the scores are read matters to the baselines alone: none is on.".into(),
-            (false, Some(r)) if a.controls.score.scores_are == ScoresAre::Auto => {
-                format!("The baselines read the scores as {} (auto's choice).", r.name())
-            }
-            (false, Some(r)) => format!("The baselines read the scores as {}.", r.name()),
-        };
+        let text = scores_reading(a.toy.is_some(), a.scores_read_as(), a.controls.score.scores_are);
         set_text(&self.doc, ids::SCORES_READING, &text);
     }
 
     pub(super) fn show_mode(&self) {
-        let toy = self.controls.mode == Mode::Toy;
-        set_hidden(&self.doc, ids::TOY_READING, !toy);
-        set_hidden(&self.doc, ids::TOY_PARAMS, !toy);
-        set_hidden(&self.doc, ids::SCORES_PARAMS, toy);
-        set_hidden(&self.doc, ids::PANEL_SCORES, !toy);
-        set_hidden(&self.doc, ids::PANEL_DATA, toy || !self.source.is_loaded());
-        let label =
-            if toy { "σ², false candidates' variance" } else { "σ², marked on the threshold curve" };
+        let mode = self.controls.mode;
+        for (id, hidden) in mode_sections(mode, self.source.is_loaded()) {
+            set_hidden(&self.doc, id, hidden);
+        }
         if let Some(l) = self.doc.query_selector("label[for=sigma2]").ok().flatten() {
-            l.set_text_content(Some(label));
+            l.set_text_content(Some(sigma2_label(mode)));
         }
     }
 
@@ -196,10 +177,10 @@ impl App {
     /// Panel 6's switch to the paper's per-item prior (with parametric r-values, the one kind
     /// that has a prior), and back to the pooled one: as if the reader had set both selects.
     pub(super) fn toggle_per_item_prior(&mut self) {
-        let on = per_item_prior(&self.controls);
-        set_value(&self.doc, "prior", if on { "pooled" } else { "per-item" });
-        if !on {
-            set_value(&self.doc, "kind", "parametric");
+        let (prior, kind) = toggle_per_item_prior(&self.controls);
+        set_value(&self.doc, "prior", prior);
+        if let Some(kind) = kind {
+            set_value(&self.doc, "kind", kind);
         }
         self.controls_changed();
     }
@@ -214,9 +195,4 @@ impl App {
         self.start_job();
         self.drawn.all_dirty();
     }
-}
-
-/// Whether CP_r uses the paper's per-item prior (panel 6's switch is pressed).
-pub(super) fn per_item_prior(c: &Controls) -> bool {
-    c.score.kind == RvalueKind::Parametric && c.score.prior == Prior::PerItem
 }

@@ -112,7 +112,7 @@ impl Framing {
     /// step opened with had it done already.
     pub(super) fn try_now(&mut self, done: bool) -> bool {
         let on_arrival = *self.done_on_arrival.get_or_insert(done);
-        let newly = !self.tried && done && !on_arrival;
+        let newly = rvalue_model::tour::newly_tried(self.tried, done, on_arrival);
         self.tried |= newly;
         newly
     }

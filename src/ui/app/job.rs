@@ -12,6 +12,7 @@ use crate::ui::dom::{self, by_id, set_text};
 use rvalue_core::conformal::RvalueKind;
 use rvalue_model::ids;
 use rvalue_model::message::{about, failure, sentence};
+use rvalue_model::page::load::uses_workers;
 use rvalue_model::page::status::{self, State, PREVIOUS_SETTINGS};
 use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Progress};
 
@@ -65,15 +66,7 @@ impl App {
     pub(super) fn run_job(&mut self, job: AnalysisJob, what: String) {
         // Toy repeats, a score file's pooled splits and a streamed file's shares can run in
         // workers (a pool's splits run in the page).
-        let shared = match self.controls.mode {
-            Mode::Toy => self.controls.toy.repeats > 1,
-            Mode::Scores => {
-                job.streamed().is_some()
-                    || self.controls.score.kind == RvalueKind::Pooled
-                        && self.controls.splits > 1
-                        && job.data().is_some()
-            }
-        };
+        let shared = uses_workers(&self.controls, job.streamed().is_some(), job.data().is_some());
         let workers = shared.then(|| on_reply(self.me.clone()));
         self.compute.run(job, what, dom::now_ms(), workers.as_ref());
         // At once, not at the next frame: a script that changes a control and then waits for

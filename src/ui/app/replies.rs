@@ -11,16 +11,13 @@ use crate::ui::dom::{self, set_hidden, set_text};
 use crate::ui::streamed::Streamed;
 use crate::ui::{device, files, workers};
 use rvalue_core::conformal::pool::TruePool;
-use rvalue_core::conformal::RvalueKind;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
 use rvalue_model::ids;
 use rvalue_model::message::failure;
+use rvalue_model::page::load::{load_failed, loaded, no_labels, opened_streamed, streamed_kind, UNCHANGED};
 use rvalue_model::url::DataRef;
 use rvalue_model::{DataSummary, Mode};
-
-/// What a failed load leaves on the page.
-const UNCHANGED: &str = "The results shown are unchanged.";
 
 /// Histogram bins of panel 8.
 const VARIANCE_BINS: usize = 40;
@@ -36,12 +33,7 @@ impl App {
     ) {
         let result = data.map_err(|e| failure(&e, UNCHANGED)).and_then(|d| {
             if d.labels.is_none() {
-                // The file's name opens the sentence as it is spelled.
-                return Err(format!(
-                    "{name} has no labels: conformal prediction needs the true label of every item \
-                     (an .npz member 'labels', a CSV column 'label', or a second .npy named *labels*). \
-                     {UNCHANGED}"
-                ));
+                return Err(no_labels(&name));
             }
             let summary = DataSummary::of(&d, self.controls.score.variance, VARIANCE_BINS)
                 .map_err(|e| failure(&e, UNCHANGED))?;
@@ -49,10 +41,7 @@ impl App {
         });
         match result {
             Ok((d, summary)) => {
-                let mut what = format!("Loaded {name}: the data stays in this page.");
-                if let Some(note) = note {
-                    what = format!("{what} {note}");
-                }
+                let what = loaded(&name, note.as_deref());
                 self.put_in(Loaded::whole(name, d, summary, (class_names, pool)), origin, &what);
             }
             Err(msg) => self.show_error(Some(&msg)),
@@ -61,35 +50,15 @@ impl App {
 
     /// Takes a file read a block at a time: its shares are read by the first analysis.
     fn install_streamed(&mut self, s: Streamed, origin: DataRef) {
-        let (n, m, k) = s.info.layout.shape();
-        let gb = s.info.layout.data_bytes() as f64 / 1e9;
-        let mut what = format!(
-            "Opened {} ({n} × {m} × {k}, {gb:.1} GB): read a block at a time, never held whole; \
-             the data stays in this page.",
-            s.info.name
-        );
-        // What `fit_kind_to_file` will do once the file is in.
-        if self.controls.for_mode(Mode::Scores).score.kind == RvalueKind::Pooled {
-            what.push_str(
-                " CP_r starts with the nonparametric r-value, one read of the file: pooled r-values \
-                 read it again for every group of splits, and the page says how long before it \
-                 starts them.",
-            );
-        }
+        let layout = &s.info.layout;
+        let what = opened_streamed(&s.info.name, layout.shape(), layout.data_bytes(), &self.controls);
         self.put_in(Loaded::streamed(s), origin, &what);
     }
 
-    /// Pooled r-values (the score files' default) read a streamed file again for every group
-    /// of splits: a streamed file opens (and score mode starts) with the nonparametric r-value,
-    /// which reads it once; the reader may then choose pooled, and is told what it costs.
-    /// Whether the kind changed.
+    /// A streamed file's r-value ([`streamed_kind`]) in the controls; whether it changed.
     pub(super) fn fit_kind_to_file(&mut self) -> bool {
-        let streamed = self.source.is_streamed();
-        let c = &mut self.controls;
-        if !streamed || c.mode != Mode::Scores || c.score.kind != RvalueKind::Pooled {
-            return false;
-        }
-        c.score.kind = RvalueKind::Nonparametric;
+        let Some(kind) = streamed_kind(&self.controls, self.source.is_streamed()) else { return false };
+        self.controls.score.kind = kind;
         true
     }
 
@@ -123,10 +92,7 @@ pub(in crate::ui) fn file_sink(app: &Shared) -> files::Sink {
                 a.install(name, data, (names, pool), (origin, note))
             }
             files::Got::Streamed(s, origin) => a.install_streamed(s, origin),
-            files::Got::Failed(msg) => {
-                // A file's name may open it, spelled as it is: no capital forced.
-                a.show_error(Some(&format!("{}. {UNCHANGED}", msg.trim_end_matches('.'))))
-            }
+            files::Got::Failed(msg) => a.show_error(Some(&load_failed(&msg))),
         })
     })
 }

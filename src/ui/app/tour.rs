@@ -16,46 +16,22 @@ use rvalue_core::conformal::Coverage;
 use rvalue_core::Result;
 use rvalue_model::classes::per_class_outcome;
 use rvalue_model::ids;
-use rvalue_model::tour::{self, STEPS};
+use rvalue_model::tour::{self, KeyTarget, Move};
 use rvalue_model::url::UrlState;
 use rvalue_model::{AlphaView, Controls};
 
-/// What a key does in the tour.
-#[derive(Clone, Copy, PartialEq)]
-enum Move {
-    Next,
-    Back,
-    Leave,
-}
-
-impl Move {
-    /// The key's move, if any. None from a form control or editable text: a focused slider
-    /// takes its arrows and PageUp/PageDown. Arrows on a button outside the card are the
-    /// button's (the inspector's Next). Escape leaves from anywhere. A clicker's PageDown still
-    /// steps from a button just clicked, which has no use for it.
-    fn of(e: &KeyboardEvent) -> Option<Move> {
-        if e.alt_key() || e.ctrl_key() || e.meta_key() || e.shift_key() {
-            return None;
-        }
-        let target = e.target().and_then(|t| t.dyn_into::<HtmlElement>().ok());
-        let tag = target.as_ref().map(|t| t.tag_name()).unwrap_or_default();
-        let in_field = matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
-            || target.as_ref().is_some_and(|t| t.is_content_editable());
-        let on_button = target.as_ref().is_some_and(|t| {
-            let button = tag == "BUTTON" || t.get_attribute("role").as_deref() == Some("button");
-            button && !t.closest(&format!("#{}", ids::TOUR)).is_ok_and(|c| c.is_some())
-        });
-        match e.key().as_str() {
-            "Escape" => Some(Move::Leave),
-            _ if in_field => None,
-            "PageDown" => Some(Move::Next),
-            "PageUp" => Some(Move::Back),
-            _ if on_button => None,
-            "ArrowRight" => Some(Move::Next),
-            "ArrowLeft" => Some(Move::Back),
-            _ => None,
-        }
-    }
+/// The key's move in the tour ([`tour::key_move`]), from where its target sits.
+fn key_move(e: &KeyboardEvent) -> Option<Move> {
+    let target = e.target().and_then(|t| t.dyn_into::<HtmlElement>().ok());
+    let tag = target.as_ref().map(|t| t.tag_name()).unwrap_or_default();
+    let in_field = matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+        || target.as_ref().is_some_and(|t| t.is_content_editable());
+    let on_button = target.as_ref().is_some_and(|t| {
+        let button = tag == "BUTTON" || t.get_attribute("role").as_deref() == Some("button");
+        button && !t.closest(&format!("#{}", ids::TOUR)).is_ok_and(|c| c.is_some())
+    });
+    let modified = e.alt_key() || e.ctrl_key() || e.meta_key() || e.shift_key();
+    tour::key_move(&e.key(), modified, KeyTarget { in_field, on_button })
 }
 
 impl App {
@@ -106,9 +82,8 @@ impl App {
         set_attr(d, ids::TOUR_START, "aria-pressed", if step.is_some() { "true" } else { "false" });
         for p in rvalue_model::panel::Panel::ALL {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
-                let on = step.is_some_and(|(_, s)| s.panels.contains(&p));
+                let (on, key) = tour::marks(step.map(|(n, _)| n), p);
                 let _ = e.class_list().toggle_with_force("tour-focus", on);
-                let key = step.is_some_and(|(_, s)| s.key_panel() == p);
                 let _ = e.class_list().toggle_with_force("tour-key", key);
             }
         }
@@ -118,7 +93,7 @@ impl App {
             reveal(d);
             reveal_controls(d, step.stage_controls());
         }
-        set_text(d, ids::TOUR_COUNT, &format!("Step {n} of {}", STEPS.len()));
+        set_text(d, ids::TOUR_COUNT, &tour::count(n));
         set_text(d, ids::TOUR_TITLE, step.title);
         set_text(d, ids::TOUR_TEXT, step.text);
         set_text(d, ids::TOUR_TRY, step.try_this);
@@ -126,7 +101,8 @@ impl App {
         set_hidden(d, ids::TOUR_DONE, !self.framing.tried());
         set_attr(d, ids::TOUR, "data-step", &n.to_string());
         set_attr(d, ids::TOUR, "data-tried", if self.framing.tried() { "true" } else { "false" });
-        for (id, off) in [(ids::TOUR_BACK, n == 1), (ids::TOUR_NEXT, n == STEPS.len())] {
+        let (first, last) = tour::ends(n);
+        for (id, off) in [(ids::TOUR_BACK, first), (ids::TOUR_NEXT, last)] {
             if let Ok(b) = dom::by_id::<web_sys::HtmlButtonElement>(d, id) {
                 let had_focus = d.active_element().is_some_and(|a| a.id() == id);
                 b.set_disabled(off);
@@ -149,11 +125,10 @@ impl App {
 
     fn step_by(&mut self, m: Move) {
         let Some(n) = self.framing.step() else { return };
-        match m {
-            Move::Next if n < STEPS.len() => self.go_to_step(n + 1),
-            Move::Back if n > 1 => self.go_to_step(n - 1),
-            Move::Leave => self.leave_tour(),
-            _ => {}
+        match tour::after(n, m) {
+            Some(Some(k)) => self.go_to_step(k),
+            Some(None) => self.leave_tour(),
+            None => {}
         }
     }
 }
@@ -237,7 +212,7 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     })?;
     let a = app.clone();
     dom::listen(&doc, "keydown", move |e| {
-        let Some(m) = e.dyn_ref::<KeyboardEvent>().and_then(Move::of) else { return };
+        let Some(m) = e.dyn_ref::<KeyboardEvent>().and_then(key_move) else { return };
         let active = a.try_borrow().is_ok_and(|app| app.framing.takes_keys());
         if active {
             e.prevent_default();
