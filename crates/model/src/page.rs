@@ -6,6 +6,7 @@
 mod dirty;
 pub mod form;
 pub mod load;
+pub mod readouts;
 pub mod status;
 
 pub use dirty::Dirty;

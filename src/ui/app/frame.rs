@@ -6,6 +6,7 @@ use wasm_bindgen::JsCast;
 
 use super::{App, Shared};
 use crate::ui::dom;
+use rvalue_model::page::readouts::alpha_tables;
 
 pub(super) fn request_frame(app: &Shared) {
     {
@@ -52,7 +53,7 @@ impl App {
         }
         // For benchmarks and tests: whether every α position is a lookup now.
         if let Some(b) = a.doc.body() {
-            let state = if warmed || a.compute.is_running() { "filling" } else { "ready" };
+            let state = alpha_tables(warmed, a.compute.is_running());
             if b.get_attribute("data-alpha-tables").as_deref() != Some(state) {
                 let _ = b.set_attribute("data-alpha-tables", state);
             }

@@ -19,6 +19,7 @@ use crate::ui::permalink::{self, Link};
 use crate::ui::{embed, files, theme};
 use rvalue_core::Result;
 use rvalue_model::ids;
+use rvalue_model::page::readouts::panicked;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::Controls;
 
@@ -148,14 +149,7 @@ fn install_panic_hook() {
             let msg = info.to_string();
             web_sys::console::error_1(&format!("rvalue-explorer panicked: {msg}").into());
             if let Ok(doc) = dom::document() {
-                set_text(
-                    &doc,
-                    ids::PANIC,
-                    &format!(
-                    "The explorer hit an internal error and stopped ({msg}). Reload the page to start again; \
-                     no data left this page."
-                ),
-                );
+                set_text(&doc, ids::PANIC, &panicked(&msg));
                 set_hidden(&doc, ids::PANIC, false);
             }
         }))

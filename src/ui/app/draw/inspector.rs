@@ -11,8 +11,8 @@ use crate::ui::dom::{self, esc, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
 use rvalue_model::ids;
 use rvalue_model::message::{about, sentence};
+use rvalue_model::page::readouts::item_info;
 use rvalue_model::page::{step_item, ItemMove};
-use rvalue_model::scales::short;
 
 impl App {
     pub(super) fn render_item(&mut self) {
@@ -29,27 +29,14 @@ impl App {
         if let Some((item, range)) = a.item_bytes(self.item) {
             // Pooled CP_r on a streamed file: the item's block is read first.
             let t = self.item;
-            set_text(
-                d,
-                ids::ITEM_INFO,
-                &format!("of {n}: data item {item} (α = {})", short(self.controls.alpha)),
-            );
+            set_text(d, ids::ITEM_INFO, &item_info(n, item, None, self.controls.alpha));
             set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>"));
             self.drawn.set_inspector(Vec::new());
             return self.read_item(item, range);
         }
         match a.inspect(self.item, self.controls.alpha, self.controls.never_empty) {
             Ok(v) => {
-                set_text(
-                    d,
-                    ids::ITEM_INFO,
-                    &format!(
-                        "of {n}: data item {}, true label #{} (α = {})",
-                        v.item,
-                        v.label,
-                        short(self.controls.alpha)
-                    ),
-                );
+                set_text(d, ids::ITEM_INFO, &item_info(n, v.item, Some(v.label), self.controls.alpha));
                 let columns = panels::inspector_columns(&v, a.single_draw);
                 show_inspector(d, self.drawn.inspector(), &columns);
                 self.drawn.set_inspector(columns);

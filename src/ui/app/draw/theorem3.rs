@@ -8,7 +8,8 @@ use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::scales::{fixed, short};
+use rvalue_model::page::readouts::{theorem3_cuts, theorem3_note};
+use rvalue_model::scales::short;
 use rvalue_model::{inclusion_curves, theorem3_held, theorem3_readout, Mode};
 
 impl App {
@@ -33,15 +34,13 @@ impl App {
         };
         let readout = theorem3_readout(&inc.inputs, c.sigma2, toy.as_ref()).text();
         let held = theorem3_held(&inc.inputs, c.alpha, toy.as_ref().map(|p| p.sigma2), c.sigma2);
-        let rhat = a.r_hat(c.alpha).map_or("none".to_string(), |r| fixed(r, 4));
-        let marked =
-            format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(c.beta), short(c.sigma2));
+        let (calibrated, beta) = theorem3_cuts(a.r_hat(c.alpha), c.beta);
         // Written after the drawing: a canvas' box read after a DOM write forces a layout.
         let texts = [
-            (ids::CUT_CALIBRATED, format!("calibrated r̂ = {rhat} (panel 6's sets)")),
-            (ids::CUT_BETA, format!("β = {} (the slider)", short(c.beta))),
+            (ids::CUT_CALIBRATED, calibrated),
+            (ids::CUT_BETA, beta),
             (ids::THEOREM3_READOUT, readout),
-            (ids::THEOREM3_NOTE, format!("{marked} {held}")),
+            (ids::THEOREM3_NOTE, theorem3_note(c.alpha, c.beta, c.sigma2, &held)),
         ];
         let fig = panels::theorem3(&inc, c.sigma2);
         if whole || self.drawn.theorem3_frame().is_none() {

@@ -7,7 +7,7 @@ use crate::ui::dom::set_text;
 use crate::ui::panels;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::scales::{self, short};
+use rvalue_model::page::readouts::threshold_note;
 use rvalue_model::{
     fitted_threshold, panel_betas, prior_source, threshold_curves, threshold_curves_with, threshold_inputs,
     Mode,
@@ -49,15 +49,7 @@ impl App {
         let fitted =
             analysis.filter(|_| c.mode == Mode::Toy).and_then(|a| fitted_threshold(a, s.beta, &grid));
         let fig = panels::threshold(&t, &points, (c.sigma2, whole), fitted.as_ref());
-        let mut note = format!(
-            "Prior μ = {}, τ² = {} ({}); β = {}: s* = {}, s0 = {}.",
-            scales::fixed(h.mu, 3),
-            scales::fixed(h.tau2, 4),
-            prior_source(c.mode, fitted.as_ref().map(|f| f.hyper)),
-            short(s.beta),
-            s.s_star.map_or("none (the curve only rises)".to_string(), |m| short(m.sigma2)),
-            s.s0.map_or("none".to_string(), |m| short(m.sigma2)),
-        );
+        let mut note = threshold_note(h, &prior_source(c.mode, fitted.as_ref().map(|f| f.hyper)), s);
         if let Some(cut) = panels::threshold_cut(&fig, &t) {
             note = format!("{note} {cut}");
         }
