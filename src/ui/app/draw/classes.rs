@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Document, Element};
 
 use crate::ui::app::App;
-use crate::ui::dom::{set_hidden, set_html, set_text};
+use crate::ui::dom::{set_hidden, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_model::classes::ClassView;
@@ -57,15 +57,12 @@ impl App {
         } else {
             cv.worst.iter().map(|w| (w.class, cv.worst_text(w, names))).collect()
         };
-        show_worst(d, &worst, &self.drawn.tables().worst);
+        show_worst(d, &worst, self.drawn.tables().worst());
         set_hidden(d, ids::WORST_HEADING, worst.is_empty());
         let head = panels::strata_head(&cv);
         let tables = self.drawn.tables();
-        if *tables.strata_head.borrow() != head {
-            set_html(d, ids::STRATA_HEAD, &head);
-            *tables.strata_head.borrow_mut() = head;
-        }
-        tables.strata.show(d, "#strata-body", &panels::strata_table(&cv), None);
+        tables.show_strata_head(d, head);
+        tables.strata().show(d, "#strata-body", &panels::strata_table(&cv), None);
     }
 
     /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off
@@ -86,11 +83,10 @@ impl App {
         set_hidden(d, ids::CLASSES_NOTE, true);
         set_text(d, ids::CLASSES_READOUT, "–");
         let tables = self.drawn.tables();
-        show_worst(d, &[], &tables.worst);
+        show_worst(d, &[], tables.worst());
         set_hidden(d, ids::WORST_HEADING, true);
-        set_html(d, ids::STRATA_HEAD, "");
-        tables.strata_head.borrow_mut().clear();
-        tables.strata.show(d, "#strata-body", &[], None);
+        tables.show_strata_head(d, String::new());
+        tables.strata().show(d, "#strata-body", &[], None);
     }
 
     /// Draws panel 9's kept figure if its canvas shows an older one.
