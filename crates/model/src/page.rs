@@ -3,6 +3,8 @@
 //! ([`load`]), the α tables' slots ([`alpha_slot`]) and the inspector's moves ([`step_item`]).
 //! The wasm page wires them to the DOM; each is a function of model state, tested natively.
 
+use crate::{Controls, Mode};
+
 mod dirty;
 pub mod form;
 pub mod load;
@@ -50,6 +52,14 @@ pub enum ItemMove {
     To(usize),
 }
 
+/// The controls after a cancel: those of the analysis on show (`shown`), with the reader's α
+/// and β kept (they need no new analysis) and, on a score file, the σ² marker kept where it
+/// is (the toy's σ² is a parameter of its analysis).
+pub fn restored_controls(shown: &Controls, now: &Controls) -> Controls {
+    let sigma2 = if shown.mode == Mode::Toy { shown.sigma2 } else { now.sigma2 };
+    Controls { alpha: now.alpha, beta: now.beta, sigma2, ..shown.clone() }
+}
+
 /// The text size of the page's figures, in CSS pixels.
 pub fn font_px(large_text: bool) -> f64 {
     if large_text {
@@ -84,6 +94,17 @@ mod tests {
         assert_eq!(step_item(2, 5, ItemMove::To(9), 0.0), 4);
         assert_eq!(step_item(2, 5, ItemMove::Random, 0.0), 0);
         assert_eq!(step_item(2, 5, ItemMove::Random, 0.999_999), 4);
+    }
+
+    #[test]
+    fn a_cancel_keeps_alpha_beta_and_a_files_sigma2() {
+        let shown = Controls { alpha: 0.1, beta: 0.1, sigma2: 100.0, splits: 3, ..Controls::default() };
+        let now = Controls { alpha: 0.2, beta: 0.3, sigma2: 500.0, splits: 9, ..Controls::default() };
+        let back = restored_controls(&shown, &now);
+        assert_eq!((back.alpha, back.beta, back.sigma2, back.splits), (0.2, 0.3, 100.0, 3), "the toy's σ²");
+        let shown = Controls { mode: Mode::Scores, ..shown };
+        let back = restored_controls(&shown, &now);
+        assert_eq!((back.sigma2, back.mode), (500.0, Mode::Scores), "a file's σ² marker stays");
     }
 
     #[test]

@@ -13,8 +13,9 @@ use rvalue_core::conformal::RvalueKind;
 use rvalue_model::ids;
 use rvalue_model::message::{about, failure, sentence};
 use rvalue_model::page::load::uses_workers;
+use rvalue_model::page::restored_controls;
 use rvalue_model::page::status::{self, State, PREVIOUS_SETTINGS};
-use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Progress};
+use rvalue_model::{Analysis, AnalysisJob, Mode, Progress};
 
 /// Work per animation frame: the page stays responsive between slices.
 const FRAME_BUDGET_MS: f64 = 30.0;
@@ -85,9 +86,7 @@ impl App {
             self.show_analysis(a, what);
         }
         if let Some(a) = self.shown.get() {
-            let (alpha, beta) = (self.controls.alpha, self.controls.beta);
-            let sigma2 = if a.controls.mode == Mode::Toy { a.controls.sigma2 } else { self.controls.sigma2 };
-            self.controls = Controls { alpha, beta, sigma2, ..a.controls.clone() };
+            self.controls = restored_controls(&a.controls, &self.controls);
             self.write_controls();
             self.show_mode();
             self.drawn.all_dirty();
