@@ -1,6 +1,10 @@
-//! The page's CSV downloads: the summary table (panel 6) and the per-item prediction sets of the
+//! The page's downloads (which, and their names: [`FIGURES`], [`TABLES`]) and its CSV: the summary table (panel 6) and the per-item prediction sets of the
 //! first split (or repeat), as text. Numbers are written at full precision (Rust's shortest
 //! representation that reads back to the same f64), not as the table rounds them.
+
+mod files;
+
+pub use files::{file_name, FigureExport, Table, FIGURES, SPLIT_MASK_FILE, TABLES};
 
 use super::{AlphaView, Analysis};
 use rvalue_core::conformal::{Split, CONDITIONAL_COLUMNS};

@@ -8,7 +8,10 @@
 //! predicate on the page's state, false at the step's own state and true once the reader has
 //! done what it proposes ([`Step::action`], as link keys, is that action).
 
+mod moves;
 mod stage;
+
+pub use moves::{after, count, ends, key_move, marks, newly_tried, KeyTarget, Move};
 
 use crate::panel::Panel;
 use crate::url::{DataRef, UrlState};

@@ -15,7 +15,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, Document, HtmlCanvasElement, Url};
 
-use super::{App, Shared, ALPHA_PLOTS, THEOREM3_FRONT};
+use super::{App, Shared, ALPHA_PLOTS};
 use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
@@ -23,50 +23,12 @@ use crate::ui::figure::{Dots, Figure, Look};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::classes::{classes_csv, ClassView};
-use rvalue_model::export::{sets_csv, split_mask_npy, summary_csv};
+use rvalue_model::export::{
+    file_name, sets_csv, split_mask_npy, summary_csv, FigureExport, Table, FIGURES, SPLIT_MASK_FILE, TABLES,
+};
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::panel::Panel;
-
-/// A figure panel: the panel, its canvas, the overlay stacked on the canvas, the file name.
-struct FigurePanel {
-    panel: Panel,
-    canvas: &'static str,
-    overlay: Option<&'static str>,
-    name: &'static str,
-}
-
-const FIGURES: [FigurePanel; 7] = [
-    FigurePanel { panel: Panel::Scores, canvas: "plot-scores", overlay: None, name: "scores" },
-    FigurePanel { panel: Panel::Threshold, canvas: "plot-threshold", overlay: None, name: "threshold" },
-    FigurePanel {
-        panel: Panel::Coverage,
-        canvas: "plot-coverage",
-        overlay: Some("plot-coverage-alpha"),
-        name: "coverage",
-    },
-    FigurePanel { panel: Panel::Size, canvas: "plot-size", overlay: Some("plot-size-alpha"), name: "size" },
-    FigurePanel {
-        panel: Panel::Theorem3,
-        canvas: "plot-theorem3",
-        overlay: Some(THEOREM3_FRONT),
-        name: "theorem3",
-    },
-    FigurePanel { panel: Panel::Data, canvas: "plot-variance", overlay: None, name: "variances" },
-    FigurePanel { panel: Panel::Classes, canvas: "plot-classes", overlay: None, name: "classes" },
-];
-
-#[derive(Clone, Copy)]
-enum Table {
-    Summary,
-    Sets,
-    Classes,
-}
-
-const TABLES: [(Panel, Table, &str); 3] = [
-    (Panel::Summary, Table::Summary, "summary"),
-    (Panel::Inspector, Table::Sets, "sets"),
-    (Panel::Classes, Table::Classes, "classes"),
-];
 
 /// Adds the buttons to the panels and listens to them.
 pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
@@ -92,7 +54,7 @@ pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
         });
     }
     let a = app.clone();
-    dom::listen_id(doc, "split-mask", "click", move |_| {
+    dom::listen_id(doc, ids::SPLIT_MASK, "click", move |_| {
         let done = export_mask(&a.borrow());
         report(&a, done);
     })?;
@@ -139,11 +101,11 @@ fn add_button(
 }
 
 /// The figure's canvas and overlay composed on an offscreen canvas, then saved as PNG.
-fn export_png(app: &App, f: &FigurePanel) -> Result<()> {
+fn export_png(app: &App, f: &FigureExport) -> Result<()> {
     let doc = &app.doc;
     app.draw_stale_classes();
     let base: HtmlCanvasElement = by_id(doc, f.canvas)?;
-    if !app.figures.borrow().contains_key(f.canvas) || base.width() == 0 || base.height() == 0 {
+    if !app.drawn.has_figure(f.canvas) || base.width() == 0 || base.height() == 0 {
         return Err(Error::invalid(format!("panel {} has no figure yet", f.panel.number())));
     }
     let out: HtmlCanvasElement =
@@ -184,18 +146,16 @@ fn bytes_blob(bytes: &[u8], mime: &str) -> Result<Blob> {
 
 /// The first split's mask as `.npy` (`rvalue sets --split` reads it).
 fn export_mask(app: &App) -> Result<()> {
-    let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+    let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
     let blob = bytes_blob(&split_mask_npy(a)?, "application/octet-stream")?;
-    download(&app.doc, "rvalue-explorer-split-0.npy", &blob)
+    download(&app.doc, SPLIT_MASK_FILE, &blob)
 }
 
 /// The figure as last drawn (with the α marker on panels 3 and 4), drawn again as SVG.
-fn export_svg(app: &mut App, f: &FigurePanel) -> Result<()> {
+fn export_svg(app: &mut App, f: &FigureExport) -> Result<()> {
     let mut fig = app
-        .figures
-        .borrow()
-        .get(f.canvas)
-        .cloned()
+        .drawn
+        .figure(f.canvas)
         .ok_or_else(|| Error::invalid(format!("panel {} has no figure yet", f.panel.number())))?;
     if let Some(&(_, _, coverage)) = ALPHA_PLOTS.iter().find(|p| p.0 == f.canvas) {
         let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
@@ -209,7 +169,7 @@ fn export_svg(app: &mut App, f: &FigurePanel) -> Result<()> {
     }
     let text = svg(&fig, (w as u32, h as u32), app.font().round() as u32)?;
     let blob = text_blob(&text, "image/svg+xml")?;
-    download(&app.doc, &format!("rvalue-explorer-{}.svg", f.name), &blob)
+    download(&app.doc, &file_name(f.name, "svg"), &blob)
 }
 
 /// The α marker as the figure's own elements: a vertical marker and radius-6 dots, which
@@ -249,18 +209,18 @@ fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
     let text = match table {
         Table::Summary => summary_csv(&app.alpha_view(alpha, never_empty)?),
         Table::Sets => {
-            let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+            let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
             sets_csv(a, alpha, never_empty)?
         }
         Table::Classes => {
             let v = app.alpha_view(alpha, never_empty)?;
-            let a = app.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
+            let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
             let names = if a.toy.is_some() { None } else { app.class_names() };
             classes_csv(&ClassView::new(&v, a.k, a.toy.is_some()), names)
         }
     };
     let blob = text_blob(&text, "text/csv;charset=utf-8")?;
-    download(&app.doc, &format!("rvalue-explorer-{name}.csv"), &blob)
+    download(&app.doc, &file_name(name, "csv"), &blob)
 }
 
 fn text_blob(text: &str, mime: &str) -> Result<Blob> {

@@ -2,14 +2,18 @@
 //! readouts, the mode's sections, the error line, the address' notes, and what a change of
 //! the controls recomputes (via [`Controls::impact`]).
 
-use super::{App, Dirty};
+use super::App;
 use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set_text, set_value};
 use crate::ui::permalink;
-use rvalue_core::conformal::{Prior, RvalueKind};
-use rvalue_core::probability::ScoresAre;
 use rvalue_core::{Error, Result};
 use rvalue_model::controls::table::{Control, Input, CONTROLS};
+use rvalue_model::ids;
 use rvalue_model::message::failure;
+use rvalue_model::page::form::{
+    link_notes, mode_sections, scores_reading, sigma2_label, toggle_per_item_prior,
+};
+use rvalue_model::page::status::PREVIOUS_SETTINGS;
+use rvalue_model::page::Dirty;
 use rvalue_model::scales::short;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
@@ -17,16 +21,7 @@ use rvalue_model::{Controls, Mode};
 impl App {
     /// What a link to the page as it is now holds.
     pub(in crate::ui) fn url_state(&self) -> UrlState {
-        UrlState {
-            controls: self.controls.clone(),
-            item: self.item,
-            data: self.data_ref.clone(),
-            embed: self.embed,
-            large_text: self.large_text,
-            tour: self.tour,
-            tour_alone: self.tour_alone,
-            view: self.view.clone(),
-        }
+        self.framing.url_state(self.controls.clone(), self.item, self.source.data_ref().clone())
     }
 
     /// The address of the page as it is now, written into the address bar at once.
@@ -43,22 +38,13 @@ impl App {
     /// In an embed the warnings go to the console: the host page's readers did not write the
     /// link, its writer reads the console.
     pub(super) fn show_link_notes(&self, warnings: &[String]) {
-        let embedded = self.embed.is_some() || self.tour_alone;
-        let mut notes: Vec<String> = warnings.iter().map(|w| format!("{w}.")).collect();
-        if embedded {
-            for n in notes.drain(..) {
-                web_sys::console::warn_1(&format!("rvalue-explorer: {n}").into());
-            }
+        let upload = *self.source.data_ref() == DataRef::Upload;
+        let (console, notes) = link_notes(warnings, self.framing.embedded(), upload);
+        for n in console {
+            web_sys::console::warn_1(&format!("rvalue-explorer: {n}").into());
         }
-        if self.data_ref == DataRef::Upload {
-            notes.push(
-                "This link was made with a score file from its author's computer. Files are never put \
-                 in links: load the same file (drop it on the page or choose it) to see this view."
-                    .to_string(),
-            );
-        }
-        set_text(&self.doc, "url-notes", &notes.join(" "));
-        set_hidden(&self.doc, "url-notes", notes.is_empty());
+        set_text(&self.doc, ids::URL_NOTES, &notes.join(" "));
+        set_hidden(&self.doc, ids::URL_NOTES, notes.is_empty());
     }
 
     /// The controls as the inputs show them, read through [`CONTROLS`].
@@ -130,50 +116,39 @@ impl App {
 
     /// The data summary's line on how the baselines read the file's scores (`auto`'s choice).
     pub(super) fn show_reading(&self, a: &rvalue_model::Analysis) {
-        let text = match (a.toy.is_some(), a.scores_read_as()) {
-            (true, _) => String::new(),
-            (false, None) => "How the scores are read matters to the baselines alone: none is on.".into(),
-            (false, Some(r)) if a.controls.score.scores_are == ScoresAre::Auto => {
-                format!("The baselines read the scores as {} (auto's choice).", r.name())
-            }
-            (false, Some(r)) => format!("The baselines read the scores as {}.", r.name()),
-        };
-        set_text(&self.doc, "scores-reading", &text);
+        let text = scores_reading(a.toy.is_some(), a.scores_read_as(), a.controls.score.scores_are);
+        set_text(&self.doc, ids::SCORES_READING, &text);
     }
 
     pub(super) fn show_mode(&self) {
-        let toy = self.controls.mode == Mode::Toy;
-        set_hidden(&self.doc, "toy-reading", !toy);
-        set_hidden(&self.doc, "toy-params", !toy);
-        set_hidden(&self.doc, "scores-params", toy);
-        set_hidden(&self.doc, "panel-scores", !toy);
-        set_hidden(&self.doc, "panel-data", toy || self.data.is_none());
-        let label =
-            if toy { "σ², false candidates' variance" } else { "σ², marked on the threshold curve" };
+        let mode = self.controls.mode;
+        for (id, hidden) in mode_sections(mode, self.source.is_loaded()) {
+            set_hidden(&self.doc, id, hidden);
+        }
         if let Some(l) = self.doc.query_selector("label[for=sigma2]").ok().flatten() {
-            l.set_text_content(Some(label));
+            l.set_text_content(Some(sigma2_label(mode)));
         }
     }
 
     pub(super) fn show_error(&self, msg: Option<&str>) {
         match msg {
             Some(m) => {
-                set_text(&self.doc, "error", m);
-                set_hidden(&self.doc, "error", false);
+                set_text(&self.doc, ids::ERROR, m);
+                set_hidden(&self.doc, ids::ERROR, false);
                 // The message sits under the controls, below the fold of the sidebar when the toy's
                 // parameters are open: bring it into view, to the middle, since the status lines
                 // above it can still grow in the same frame (at the nearest edge that pushed it
                 // partly out of view). Not in an embedded panel, whose frame fills its height and
                 // must not scroll the host page.
-                if self.embed.is_none() {
-                    if let Some(e) = self.doc.get_element_by_id("error") {
+                if self.framing.embed().is_none() {
+                    if let Some(e) = self.doc.get_element_by_id(ids::ERROR) {
                         let opts = web_sys::ScrollIntoViewOptions::new();
                         opts.set_block(web_sys::ScrollLogicalPosition::Center);
                         e.scroll_into_view_with_scroll_into_view_options(&opts);
                     }
                 }
             }
-            None => set_hidden(&self.doc, "error", true),
+            None => set_hidden(&self.doc, ids::ERROR, true),
         }
     }
 
@@ -181,43 +156,31 @@ impl App {
     pub(super) fn controls_changed(&mut self) {
         let new = match self.read_controls().and_then(|c| c.validate().map(|()| c)) {
             Ok(c) => c,
-            Err(e) => {
-                return self
-                    .show_error(Some(&failure(&e, "The results shown are for the previous settings.")))
-            }
+            Err(e) => return self.show_error(Some(&failure(&e, PREVIOUS_SETTINGS))),
         };
         self.show_error(None);
         let impact = self.controls.impact(&new);
-        self.sigma2.from_data |= impact.sigma2_from_data && self.data.is_some();
-        let never_empty_changed = self.controls.never_empty != new.never_empty;
-        // α moves only panel 5 among the closed forms: panel 2's z_β is a root over every
-        // candidate of a score file, too slow to redo under the α slider.
-        // "Whole curve" only frames panel 2 anew.
-        let moved = impact.reanalyse || self.controls.beta != new.beta || self.controls.sigma2 != new.sigma2;
-        let curves = (impact.curves && moved) || self.controls.whole_curve != new.whole_curve;
-        let cut = self.controls.cut != new.cut;
-        self.controls = new;
+        if impact.sigma2_from_data && self.source.is_loaded() {
+            self.source.set_sigma2_from_data(true);
+        }
         // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
         // style, which would be recalculated first if the page had been written to.
-        self.dirty.sliders = true;
-        self.dirty.address = true;
+        let dirty = Dirty::for_change(&self.controls, &new, &impact);
+        self.controls = new;
         if impact.reanalyse {
             self.start_job();
         }
-        self.dirty.curves |= curves;
-        self.dirty.theorem3 |= curves || cut;
-        self.dirty.theorem3_front |= impact.curves;
-        self.dirty.alpha |= impact.alpha;
-        self.dirty.sweep |= never_empty_changed;
+        let now = self.drawn.dirty();
+        *now = now.or(dirty);
     }
 
     /// Panel 6's switch to the paper's per-item prior (with parametric r-values, the one kind
     /// that has a prior), and back to the pooled one: as if the reader had set both selects.
     pub(super) fn toggle_per_item_prior(&mut self) {
-        let on = per_item_prior(&self.controls);
-        set_value(&self.doc, "prior", if on { "pooled" } else { "per-item" });
-        if !on {
-            set_value(&self.doc, "kind", "parametric");
+        let (prior, kind) = toggle_per_item_prior(&self.controls);
+        set_value(&self.doc, "prior", prior);
+        if let Some(kind) = kind {
+            set_value(&self.doc, "kind", kind);
         }
         self.controls_changed();
     }
@@ -225,16 +188,11 @@ impl App {
     pub(super) fn set_mode(&mut self, mode: Mode) {
         self.controls = self.controls.for_mode(mode);
         // Back on a loaded file, σ² starts at its median variance again.
-        self.sigma2.from_data = mode == Mode::Scores && self.data.is_some();
+        self.source.set_sigma2_from_data(mode == Mode::Scores && self.source.is_loaded());
         self.fit_kind_to_file();
         self.write_controls();
         self.show_mode();
         self.start_job();
-        self.dirty = Dirty::ALL;
+        self.drawn.all_dirty();
     }
-}
-
-/// Whether CP_r uses the paper's per-item prior (panel 6's switch is pressed).
-pub(super) fn per_item_prior(c: &Controls) -> bool {
-    c.score.kind == RvalueKind::Parametric && c.score.prior == Prior::PerItem
 }

@@ -6,14 +6,13 @@ use wasm_bindgen::JsCast;
 
 use super::{App, Shared};
 use crate::ui::dom;
+use rvalue_model::page::readouts::alpha_tables;
 
 pub(super) fn request_frame(app: &Shared) {
     {
-        let mut a = app.borrow_mut();
-        if a.frame_requested {
+        if !app.borrow_mut().drawn.request_frame() {
             return;
         }
-        a.frame_requested = true;
     }
     let app2 = app.clone();
     let cb = Closure::once_into_js(move || on_frame(&app2));
@@ -25,11 +24,9 @@ pub(super) fn request_frame(app: &Shared) {
 fn on_frame(app: &Shared) {
     let more = {
         let mut a = app.borrow_mut();
-        a.frame_requested = false;
-        if !a.first_frame_done {
+        if a.drawn.frame_runs() {
             // The first frame draws the closed-form panels and computes nothing, so that they
             // are painted at once; the analysis starts in the next frame.
-            a.first_frame_done = true;
             a.render();
             true
         } else {
@@ -56,12 +53,12 @@ impl App {
         }
         // For benchmarks and tests: whether every α position is a lookup now.
         if let Some(b) = a.doc.body() {
-            let state = if warmed || a.running.is_some() { "filling" } else { "ready" };
+            let state = alpha_tables(warmed, a.compute.is_running());
             if b.get_attribute("data-alpha-tables").as_deref() != Some(state) {
                 let _ = b.set_attribute("data-alpha-tables", state);
             }
         }
-        a.running.is_some() || warmed
+        a.compute.is_running() || warmed
     }
 }
 
@@ -79,7 +76,7 @@ pub(super) fn with_now(app: &Shared, f: impl FnOnce(&mut App)) {
         let mut a = app.borrow_mut();
         f(&mut a);
         a.render();
-        a.running.is_some() || a.dirty.any()
+        a.compute.is_running() || a.drawn.is_dirty()
     };
     if more {
         request_frame(app);

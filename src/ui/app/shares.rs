@@ -5,38 +5,30 @@
 use wasm_bindgen_futures::spawn_local;
 
 use super::frame::with;
-use super::{App, Held};
+use super::App;
 use crate::ui::dom;
 use crate::ui::streamed::Streamed;
 use rvalue_model::message::about;
 
 impl App {
-    /// The file loaded, when it is read a block at a time.
-    pub(super) fn streamed_file(&self) -> Option<Streamed> {
-        match self.data.as_ref().map(|l| &l.data) {
-            Some(Held::Streamed(s)) => Some(s.clone()),
-            _ => None,
-        }
-    }
-
     /// Starts reading the share of `file` the running job wants next, if any.
     pub(super) fn read_own_share(&mut self, file: Streamed) {
-        let Some(run) = self.running.as_mut() else { return };
-        if run.job.streamed().is_none_or(|s| !std::sync::Arc::ptr_eq(s, &file.info)) {
+        let Some(run) = self.compute.running_mut() else { return };
+        if run.job().streamed().is_none_or(|s| !std::sync::Arc::ptr_eq(s, &file.info)) {
             return;
         }
-        let Some((s, range)) = run.job.wants_bytes() else { return };
+        let Some((s, range)) = run.job_mut().wants_bytes() else { return };
         dom::mark(dom::SHARE_READ);
-        let (serial, me) = (run.serial, self.me.clone());
+        let (serial, me) = (run.serial(), self.me.clone());
         spawn_local(async move {
             let got = file.file.read(range).await;
             let Some(app) = me.upgrade() else { return };
             with(&app, |a| {
                 // A share of a job since replaced or cancelled: dropped.
-                let Some(run) = a.running.as_mut().filter(|r| r.serial == serial) else {
+                let Some(run) = a.compute.running_serial(serial) else {
                     return dom::mark(dom::DROPPED_ANSWER);
                 };
-                if let Err(e) = got.and_then(|b| run.job.supply_bytes(s, b)) {
+                if let Err(e) = got.and_then(|b| run.job_mut().supply_bytes(s, b)) {
                     a.fail_running(&about(&file.info.name, &e));
                 }
             });

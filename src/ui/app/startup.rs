@@ -4,16 +4,22 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::compute::Compute;
+use super::drawn::Drawn;
 use super::frame::{request_frame, with};
+use super::framing::Framing;
 use super::replies::file_sink;
+use super::shown::Shown;
+use super::source::DataSource;
 use super::wiring::wire;
-use super::{empty_alpha_views, App, Dirty, Shared};
+use super::{App, Shared};
 use crate::ui::device::{self, Device};
 use crate::ui::dom::{self, set_checked, set_hidden, set_text};
 use crate::ui::permalink::{self, Link};
-use crate::ui::workers::Pool;
 use crate::ui::{embed, files, theme};
 use rvalue_core::Result;
+use rvalue_model::ids;
+use rvalue_model::page::readouts::panicked;
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::Controls;
 
@@ -49,44 +55,14 @@ fn launch(
     let app = Rc::new(RefCell::new(App {
         doc: dom::document()?,
         controls,
-        data: None,
-        analysis: None,
-        analysis_what: String::new(),
-        previous: None,
-        running: None,
-        awaiting: None,
-        reading_item: None,
         item,
-        dirty: Dirty::ALL,
-        frame_requested: false,
-        large_text,
-        status: String::new(),
-        state: "idle",
-        generation: 0,
-        alpha_views: empty_alpha_views(),
-        alpha_frames: [None, None],
-        theorem3_frame: None,
-        inspector: Vec::new(),
-        first_panel: std::cell::Cell::new(false),
-        first_frame_done: false,
-        pending_item: (data != DataRef::None).then_some(item),
-        sigma2: super::Sigma2Start { from_link: sigma2_given && data != DataRef::None, from_data: false },
-        data_ref: data.clone(),
-        embed,
-        tour,
-        tour_alone,
-        view,
-        tour_tried: false,
-        tour_done_on_arrival: None,
+        source: DataSource::new(data.clone(), item, sigma2_given),
+        shown: Shown::new(),
+        compute: Compute::new(workers_switch),
+        framing: Framing::new(embed, view, large_text, (tour, tour_alone)),
+        drawn: Drawn::new(),
         link,
-        device: Device::new(),
-        pool: Pool::new(workers_switch),
-        jobs: 0,
         me: std::rc::Weak::new(),
-        figures: Default::default(),
-        tables: Default::default(),
-        classes_canvas: Default::default(),
-        tour_baseline: None,
     }));
     first_show(&app, warnings, gpu_switch)?;
     load_named_data(&app, data);
@@ -110,15 +86,17 @@ fn load_named_data(app: &Shared, data: DataRef) {
 fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> Result<()> {
     let mut a = app.borrow_mut();
     a.me = Rc::downgrade(app);
+    let f = &a.framing;
     let (doc, embed, tour, tour_alone, large_text) =
-        (a.doc.clone(), a.embed, a.tour, a.tour_alone, a.large_text);
+        (a.doc.clone(), f.embed(), f.step(), f.tour_alone(), f.large_text());
     // Before anything is drawn: hidden panels then draw nothing, and figures take the theme.
-    theme::mark(&doc, &a.view);
+    theme::mark(&doc, a.framing.view());
     embed::mark(&doc, embed, tour.filter(|_| tour_alone).and_then(rvalue_model::tour::step));
-    embed::mark_figure_only(&doc, embed.filter(|_| a.view.figure_only), &a.view.sliders);
+    let view = a.framing.view();
+    embed::mark_figure_only(&doc, embed.filter(|_| view.figure_only), &view.sliders);
     a.show_tour();
     a.show_link_notes(warnings);
-    set_checked(&doc, "large-text", large_text);
+    set_checked(&doc, ids::LARGE_TEXT, large_text);
     if let Some(b) = doc.body().filter(|_| large_text) {
         let _ = b.class_list().add_1("large");
     }
@@ -126,7 +104,7 @@ fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> 
     a.show_mode();
     let open_gpu = match embed {
         Some(_) => {
-            a.device = Device::later(gpu_switch);
+            *a.compute.device_mut() = Device::later(gpu_switch);
             None
         }
         None => Some(gpu_switch),
@@ -139,10 +117,10 @@ fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> 
     wire(app)?;
     super::tour::wire(app)?;
     let me = Rc::downgrade(app);
-    let view = app.borrow().view.clone();
+    let view = app.borrow().framing.view().clone();
     theme::on_change(&doc, &view, move || {
         if let Some(app) = me.upgrade() {
-            with(&app, |a| a.dirty = Dirty::ALL);
+            with(&app, |a| a.drawn.all_dirty());
         }
     });
     embed::post(&doc, embed, tour_alone);
@@ -155,8 +133,8 @@ pub(super) fn open_device(app: &Shared, gpu_switch: Option<String>) {
     device::open(gpu_switch, move |opened| {
         if let Some(app) = me.upgrade() {
             with(&app, |a| {
-                a.device.opened(opened);
-                a.dirty.device = true;
+                a.compute.device_mut().opened(opened);
+                a.drawn.dirty().device = true;
             });
         }
     });
@@ -171,15 +149,8 @@ fn install_panic_hook() {
             let msg = info.to_string();
             web_sys::console::error_1(&format!("rvalue-explorer panicked: {msg}").into());
             if let Ok(doc) = dom::document() {
-                set_text(
-                    &doc,
-                    "panic",
-                    &format!(
-                    "The explorer hit an internal error and stopped ({msg}). Reload the page to start again; \
-                     no data left this page."
-                ),
-                );
-                set_hidden(&doc, "panic", false);
+                set_text(&doc, ids::PANIC, &panicked(&msg));
+                set_hidden(&doc, ids::PANIC, false);
             }
         }))
     });

@@ -10,70 +10,39 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, KeyboardEvent};
 
 use super::frame::{with, with_now};
-use super::{App, Dirty, Shared};
+use super::{App, Shared};
 use crate::ui::dom::{self, set_attr, set_hidden, set_text};
 use rvalue_core::conformal::Coverage;
 use rvalue_core::Result;
 use rvalue_model::classes::per_class_outcome;
-use rvalue_model::tour::{self, STEPS};
+use rvalue_model::ids;
+use rvalue_model::tour::{self, KeyTarget, Move};
 use rvalue_model::url::UrlState;
 use rvalue_model::{AlphaView, Controls};
 
-/// The step card's elements in index.html.
-const CARD: &str = "tour";
-const TITLE: &str = "tour-title";
-/// The link that takes the focus from the top of the page to the card's Next.
-const SKIP: &str = "tour-skip";
-
-/// What a key does in the tour.
-#[derive(Clone, Copy, PartialEq)]
-enum Move {
-    Next,
-    Back,
-    Leave,
-}
-
-impl Move {
-    /// The key's move, if any. None from a form control or editable text: a focused slider
-    /// takes its arrows and PageUp/PageDown. Arrows on a button outside the card are the
-    /// button's (the inspector's Next). Escape leaves from anywhere. A clicker's PageDown still
-    /// steps from a button just clicked, which has no use for it.
-    fn of(e: &KeyboardEvent) -> Option<Move> {
-        if e.alt_key() || e.ctrl_key() || e.meta_key() || e.shift_key() {
-            return None;
-        }
-        let target = e.target().and_then(|t| t.dyn_into::<HtmlElement>().ok());
-        let tag = target.as_ref().map(|t| t.tag_name()).unwrap_or_default();
-        let in_field = matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
-            || target.as_ref().is_some_and(|t| t.is_content_editable());
-        let on_button = target.as_ref().is_some_and(|t| {
-            let button = tag == "BUTTON" || t.get_attribute("role").as_deref() == Some("button");
-            button && !t.closest(&format!("#{CARD}")).is_ok_and(|c| c.is_some())
-        });
-        match e.key().as_str() {
-            "Escape" => Some(Move::Leave),
-            _ if in_field => None,
-            "PageDown" => Some(Move::Next),
-            "PageUp" => Some(Move::Back),
-            _ if on_button => None,
-            "ArrowRight" => Some(Move::Next),
-            "ArrowLeft" => Some(Move::Back),
-            _ => None,
-        }
-    }
+/// The key's move in the tour ([`tour::key_move`]), from where its target sits.
+fn key_move(e: &KeyboardEvent) -> Option<Move> {
+    let target = e.target().and_then(|t| t.dyn_into::<HtmlElement>().ok());
+    let tag = target.as_ref().map(|t| t.tag_name()).unwrap_or_default();
+    let in_field = matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+        || target.as_ref().is_some_and(|t| t.is_content_editable());
+    let on_button = target.as_ref().is_some_and(|t| {
+        let button = tag == "BUTTON" || t.get_attribute("role").as_deref() == Some("button");
+        button && !t.closest(&format!("#{}", ids::TOUR)).is_ok_and(|c| c.is_some())
+    });
+    let modified = e.alt_key() || e.ctrl_key() || e.meta_key() || e.shift_key();
+    tour::key_move(&e.key(), modified, KeyTarget { in_field, on_button })
 }
 
 impl App {
     /// Goes to step `number` (from 1): its state, its card, its panels in front.
     pub(super) fn go_to_step(&mut self, number: usize) {
         let Some(step) = tour::step(number) else { return };
-        self.tour = Some(number);
-        self.tour_tried = false;
-        self.tour_done_on_arrival = None;
+        self.framing.go_to(number);
         self.apply_controls(step.state(number).controls);
         // A step about the reader's scores, before a file: the step before's toy numbers would
         // read as theirs.
-        if self.controls.mode == rvalue_model::Mode::Scores && self.data.is_none() {
+        if self.controls.mode == rvalue_model::Mode::Scores && !self.source.is_loaded() {
             self.forget_analysis();
         }
         self.show_tour();
@@ -89,56 +58,56 @@ impl App {
         if impact.reanalyse {
             self.start_job();
         }
-        self.dirty = Dirty::ALL;
+        self.drawn.all_dirty();
     }
 
     /// Leaves the tour; the state stays, and the address says it against the defaults.
     fn leave_tour(&mut self) {
-        self.tour = None;
+        self.framing.leave();
         self.show_tour();
         // The panels leave the tour's layout: every figure is drawn again at its new box.
-        self.dirty = Dirty::ALL;
-        focus(&self.doc, "tour-start");
+        self.drawn.all_dirty();
+        focus(&self.doc, ids::TOUR_START);
     }
 
     /// Shows the card of the current step (or hides it) and marks the step's panels.
     pub(super) fn show_tour(&self) {
         let d = &self.doc;
-        let step = self.tour.and_then(|n| tour::step(n).map(|s| (n, s)));
+        let step = self.framing.step().and_then(|n| tour::step(n).map(|s| (n, s)));
         if let Some(body) = d.body() {
             let _ = body.class_list().toggle_with_force("touring", step.is_some());
         }
-        set_hidden(d, CARD, step.is_none());
-        set_hidden(d, SKIP, step.is_none() || self.tour_alone);
-        set_attr(d, "tour-start", "aria-pressed", if step.is_some() { "true" } else { "false" });
+        set_hidden(d, ids::TOUR, step.is_none());
+        set_hidden(d, ids::TOUR_SKIP, step.is_none() || self.framing.tour_alone());
+        set_attr(d, ids::TOUR_START, "aria-pressed", if step.is_some() { "true" } else { "false" });
         for p in rvalue_model::panel::Panel::ALL {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
-                let on = step.is_some_and(|(_, s)| s.panels.contains(&p));
+                let (on, key) = tour::marks(step.map(|(n, _)| n), p);
                 let _ = e.class_list().toggle_with_force("tour-focus", on);
-                let key = step.is_some_and(|(_, s)| s.key_panel() == p);
                 let _ = e.class_list().toggle_with_force("tour-key", key);
             }
         }
         keep_controls(d, step.map_or(&[], |(_, s)| s.stage_controls()));
         let Some((n, step)) = step else { return };
-        if !self.tour_alone {
+        if !self.framing.tour_alone() {
             reveal(d);
             reveal_controls(d, step.stage_controls());
         }
-        set_text(d, "tour-count", &format!("Step {n} of {}", STEPS.len()));
-        set_text(d, TITLE, step.title);
-        set_text(d, "tour-text", step.text);
-        set_text(d, "tour-try", step.try_this);
-        set_text(d, "tour-done", step.done);
-        set_hidden(d, "tour-done", !self.tour_tried);
-        set_attr(d, CARD, "data-step", &n.to_string());
-        set_attr(d, CARD, "data-tried", if self.tour_tried { "true" } else { "false" });
-        for (id, off) in [("tour-back", n == 1), ("tour-next", n == STEPS.len())] {
+        set_text(d, ids::TOUR_COUNT, &tour::count(n));
+        set_text(d, ids::TOUR_TITLE, step.title);
+        set_text(d, ids::TOUR_TEXT, step.text);
+        set_text(d, ids::TOUR_TRY, step.try_this);
+        set_text(d, ids::TOUR_DONE, step.done);
+        set_hidden(d, ids::TOUR_DONE, !self.framing.tried());
+        set_attr(d, ids::TOUR, "data-step", &n.to_string());
+        set_attr(d, ids::TOUR, "data-tried", if self.framing.tried() { "true" } else { "false" });
+        let (first, last) = tour::ends(n);
+        for (id, off) in [(ids::TOUR_BACK, first), (ids::TOUR_NEXT, last)] {
             if let Ok(b) = dom::by_id::<web_sys::HtmlButtonElement>(d, id) {
                 let had_focus = d.active_element().is_some_and(|a| a.id() == id);
                 b.set_disabled(off);
                 if off && had_focus {
-                    focus(d, TITLE);
+                    focus(d, ids::TOUR_TITLE);
                 }
             }
         }
@@ -147,23 +116,19 @@ impl App {
     /// Shows the confirmation once the reader has done what the step proposes (called when
     /// the state a link holds changes, first on the state the step opened with).
     pub(super) fn check_tour(&mut self, state: &UrlState) {
-        let Some(step) = self.tour.and_then(tour::step) else { return };
-        let done = (step.tried)(state);
-        let on_arrival = *self.tour_done_on_arrival.get_or_insert(done);
-        if !self.tour_tried && done && !on_arrival {
-            self.tour_tried = true;
-            set_hidden(&self.doc, "tour-done", false);
-            set_attr(&self.doc, CARD, "data-tried", "true");
+        let Some(step) = self.framing.step().and_then(tour::step) else { return };
+        if self.framing.try_now((step.tried)(state)) {
+            set_hidden(&self.doc, ids::TOUR_DONE, false);
+            set_attr(&self.doc, ids::TOUR, "data-tried", "true");
         }
     }
 
     fn step_by(&mut self, m: Move) {
-        let Some(n) = self.tour else { return };
-        match m {
-            Move::Next if n < STEPS.len() => self.go_to_step(n + 1),
-            Move::Back if n > 1 => self.go_to_step(n - 1),
-            Move::Leave => self.leave_tour(),
-            _ => {}
+        let Some(n) = self.framing.step() else { return };
+        match tour::after(n, m) {
+            Some(Some(k)) => self.go_to_step(k),
+            Some(None) => self.leave_tour(),
+            None => {}
         }
     }
 }
@@ -171,7 +136,7 @@ impl App {
 /// Scrolls the card to the top of the window when it is not wholly in view (a phone shows the
 /// controls first), and leaves the page where it is otherwise.
 fn reveal(doc: &web_sys::Document) {
-    let (Some(card), Some(w)) = (doc.get_element_by_id(CARD), web_sys::window()) else { return };
+    let (Some(card), Some(w)) = (doc.get_element_by_id(ids::TOUR), web_sys::window()) else { return };
     let r = card.get_bounding_client_rect();
     let height = w.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
     if r.top() < 0.0 || r.bottom() > height {
@@ -204,7 +169,7 @@ fn keep_controls(doc: &web_sys::Document, ids: &[&str]) {
 
 /// Scrolls the controls' own column, never the page, so that the step's controls are in it.
 fn reveal_controls(doc: &web_sys::Document, ids: &[&str]) {
-    let (Some(column), Some(first)) = (doc.get_element_by_id("controls"), ids.first()) else { return };
+    let (Some(column), Some(first)) = (doc.get_element_by_id(ids::CONTROLS), ids.first()) else { return };
     let Some(e) = doc.get_element_by_id(first) else { return };
     let block = e.closest(".slider, fieldset").ok().flatten().unwrap_or(e);
     let (c, b) = (column.get_bounding_client_rect(), block.get_bounding_client_rect());
@@ -224,29 +189,31 @@ fn focus(doc: &web_sys::Document, id: &str) {
 pub(super) fn wire(app: &Shared) -> Result<()> {
     let doc = app.borrow().doc.clone();
     let a = app.clone();
-    dom::listen_id(&doc, "tour-start", "click", move |_| {
+    dom::listen_id(&doc, ids::TOUR_START, "click", move |_| {
         with(&a, |app| {
             app.go_to_step(1);
-            focus(&app.doc, TITLE);
+            focus(&app.doc, ids::TOUR_TITLE);
         })
     })?;
-    for (id, m) in [("tour-next", Move::Next), ("tour-back", Move::Back), ("tour-leave", Move::Leave)] {
+    for (id, m) in
+        [(ids::TOUR_NEXT, Move::Next), (ids::TOUR_BACK, Move::Back), (ids::TOUR_LEAVE, Move::Leave)]
+    {
         let a = app.clone();
         dom::listen_id(&doc, id, "click", move |_| with_now(&a, |app| app.step_by(m)))?;
     }
     // To Next, or Back at the last step: the card's buttons within a Tab stop of the page's
     // top. The link's own jump would put a fragment in the address the page writes.
-    dom::listen_id(&doc, SKIP, "click", move |e| {
+    dom::listen_id(&doc, ids::TOUR_SKIP, "click", move |e| {
         e.prevent_default();
         let d = web_sys::window().and_then(|w| w.document());
         let Some(d) = d else { return };
-        let next = dom::by_id::<web_sys::HtmlButtonElement>(&d, "tour-next");
-        focus(&d, if next.is_ok_and(|b| !b.disabled()) { "tour-next" } else { "tour-back" });
+        let next = dom::by_id::<web_sys::HtmlButtonElement>(&d, ids::TOUR_NEXT);
+        focus(&d, if next.is_ok_and(|b| !b.disabled()) { ids::TOUR_NEXT } else { ids::TOUR_BACK });
     })?;
     let a = app.clone();
     dom::listen(&doc, "keydown", move |e| {
-        let Some(m) = e.dyn_ref::<KeyboardEvent>().and_then(Move::of) else { return };
-        let active = a.try_borrow().is_ok_and(|app| app.tour.is_some() && !app.tour_alone);
+        let Some(m) = e.dyn_ref::<KeyboardEvent>().and_then(key_move) else { return };
+        let active = a.try_borrow().is_ok_and(|app| app.framing.takes_keys());
         if active {
             e.prevent_default();
             with_now(&a, |app| app.step_by(m));
@@ -260,16 +227,16 @@ impl App {
     /// and once a per-class analysis is on show, adds to the confirmation what per-class
     /// thresholds did, computed from the two.
     pub(super) fn tour_outcome(&mut self, v: &AlphaView) {
-        if self.tour != Some(tour::PER_CLASS_STEP) {
+        if self.framing.step() != Some(tour::PER_CLASS_STEP) {
             return;
         }
-        let Some(a) = &self.analysis else { return };
+        let Some(a) = self.shown.get() else { return };
         if a.controls.score.coverage == Coverage::Marginal {
-            self.tour_baseline = Some(v.clone());
-            set_attr(&self.doc, CARD, "data-outcome", "");
+            self.framing.set_baseline(v.clone());
+            set_attr(&self.doc, ids::TOUR, "data-outcome", "");
             return;
         }
-        let Some(b) = &self.tour_baseline else { return };
+        let Some(b) = self.framing.baseline() else { return };
         let now = if b.alpha == v.alpha && b.never_empty == v.never_empty {
             Some(v.clone())
         } else {
@@ -278,7 +245,7 @@ impl App {
         let names = self.class_names();
         let Some(text) = now.and_then(|now| per_class_outcome(b, &now, a.k, names)) else { return };
         let done = tour::step(tour::PER_CLASS_STEP).map_or("", |s| s.done);
-        set_text(&self.doc, "tour-done", &format!("{done} {text}"));
-        set_attr(&self.doc, CARD, "data-outcome", "1");
+        set_text(&self.doc, ids::TOUR_DONE, &format!("{done} {text}"));
+        set_attr(&self.doc, ids::TOUR, "data-outcome", "1");
     }
 }

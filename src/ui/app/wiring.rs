@@ -1,16 +1,17 @@
 //! The page's events wired to the app: sliders draw in the event, other inputs when
 //! committed, plus the buttons, the file inputs, the Copy link button and the exports.
 
-use super::draw::inspector::ItemMove;
 use super::export;
 use super::frame::{with, with_now};
 use super::replies::file_sink;
-use super::{App, Dirty, Shared};
+use super::{App, Shared};
 use crate::ui::dom::{self, checked, number};
 use crate::ui::{files, permalink, print};
 use rvalue_core::Result;
 use rvalue_model::controls::table::{Input, CONTROLS};
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
+use rvalue_model::page::ItemMove;
 use rvalue_model::Mode;
 use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
@@ -54,12 +55,12 @@ fn wire_slider(app: &Shared, doc: &web_sys::Document, key: &str, page: fn(u32, b
 /// page the browser renders.
 fn wire_classes(app: &Shared, doc: &web_sys::Document) -> Result<()> {
     let a = app.clone();
-    dom::listen_id(doc, "panel-classes", "contentvisibilityautostatechange", move |e| {
+    dom::listen_id(doc, ids::PANEL_CLASSES, "contentvisibilityautostatechange", move |e| {
         let skipped = js_sys::Reflect::get(&e, &"skipped".into()).ok().and_then(|v| v.as_bool());
         a.borrow().classes_in_view(skipped.unwrap_or(false));
     })?;
     let a = app.clone();
-    dom::listen_id(doc, "worst-classes", "click", move |e| {
+    dom::listen_id(doc, ids::WORST_CLASSES, "click", move |e| {
         let class = e
             .target()
             .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
@@ -88,30 +89,33 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         }
     }
     let a = app.clone();
-    dom::listen_id(&doc, "cancel", "click", move |_| with(&a, App::cancel))?;
+    dom::listen_id(&doc, ids::CANCEL, "click", move |_| with(&a, App::cancel))?;
     let a = app.clone();
-    dom::listen_id(&doc, "start-long", "click", move |_| with(&a, App::start_long))?;
+    dom::listen_id(&doc, ids::START_LONG, "click", move |_| with(&a, App::start_long))?;
     let a = app.clone();
-    dom::listen_id(&doc, "per-item-prior", "click", move |_| with(&a, App::toggle_per_item_prior))?;
+    dom::listen_id(&doc, ids::PER_ITEM_PRIOR, "click", move |_| with(&a, App::toggle_per_item_prior))?;
     let a = app.clone();
-    dom::listen_id(&doc, "large-text", "change", move |_| {
+    dom::listen_id(&doc, ids::LARGE_TEXT, "change", move |_| {
         with(&a, |app| {
-            app.large_text = checked(&app.doc, "large-text").unwrap_or(false);
+            let on = checked(&app.doc, ids::LARGE_TEXT).unwrap_or(false);
+            app.framing.set_large_text(on);
             if let Some(b) = app.doc.body() {
-                let _ = b.class_list().toggle_with_force("large", app.large_text);
+                let _ = b.class_list().toggle_with_force("large", on);
             }
-            app.dirty = Dirty::ALL;
+            app.drawn.all_dirty();
         })
     })?;
-    for (id, to) in
-        [("item-prev", ItemMove::Prev), ("item-next", ItemMove::Next), ("item-random", ItemMove::Random)]
-    {
+    for (id, to) in [
+        (ids::ITEM_PREV, ItemMove::Prev),
+        (ids::ITEM_NEXT, ItemMove::Next),
+        (ids::ITEM_RANDOM, ItemMove::Random),
+    ] {
         let a = app.clone();
         dom::listen_id(&doc, id, "click", move |_| with(&a, |app| app.step_item(to)))?;
     }
     let a = app.clone();
-    dom::listen_id(&doc, "item-index", "change", move |_| {
-        with(&a, |app| match number::<usize>(&app.doc, "item-index", "test item") {
+    dom::listen_id(&doc, ids::ITEM_INDEX, "change", move |_| {
+        with(&a, |app| match number::<usize>(&app.doc, ids::ITEM_INDEX, "test item") {
             Ok(i) => app.step_item(ItemMove::To(i)),
             Err(e) => app.show_error(Some(&sentence(&e))),
         })
@@ -119,10 +123,10 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     wire_classes(app, &doc)?;
     if let Some(w) = web_sys::window() {
         let a = app.clone();
-        dom::listen(&w, "resize", move |_| with(&a, |app| app.dirty = Dirty::ALL));
+        dom::listen(&w, "resize", move |_| with(&a, |app| app.drawn.all_dirty()));
     }
     let a = app.clone();
-    print::wire(&doc, move || with_now(&a, |app| app.dirty = Dirty::ALL));
+    print::wire(&doc, move || with_now(&a, |app| app.drawn.all_dirty()));
     files::wire(&file_sink(app), &doc)?;
     let a = app.clone();
     permalink::wire(&doc, move || a.borrow_mut().link_now())?;

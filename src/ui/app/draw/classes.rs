@@ -7,24 +7,26 @@ use wasm_bindgen::JsCast;
 use web_sys::{Document, Element};
 
 use crate::ui::app::App;
-use crate::ui::dom::{set_hidden, set_html, set_text};
+use crate::ui::dom::{set_hidden, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
 use rvalue_model::classes::ClassView;
+use rvalue_model::ids;
+use rvalue_model::page::ItemMove;
 use rvalue_model::AlphaView;
 
 /// Panel 9's canvas.
-const CANVAS: &str = "plot-classes";
+const CANVAS: &str = ids::PLOT_CLASSES;
 
 impl App {
     /// The class names of the file on show, if it gives them.
     pub(in crate::ui::app) fn class_names(&self) -> Option<&[String]> {
-        self.data.as_ref().and_then(|l| l.class_names.as_deref())
+        self.source.class_names()
     }
 
     /// Panel 9 at the view's α.
     pub(super) fn render_classes(&self, v: &AlphaView) {
-        let Some(a) = &self.analysis else { return };
+        let Some(a) = self.shown.get() else { return };
         let d = &self.doc;
         let names = if a.toy.is_some() { None } else { self.class_names() };
         let cv = ClassView::new(v, a.k, a.toy.is_some());
@@ -32,42 +34,41 @@ impl App {
         // a layout. An α move alone cannot change that box, so it redraws at the size it has.
         // Off screen, it is only kept (for exports, and to be drawn when it comes near).
         let fig = panels::classes(&cv, names);
-        if self.classes_canvas.sized.get() && self.classes_canvas.skipped.get() {
+        let cc = self.drawn.classes_canvas();
+        if cc.sized() && cc.skipped() {
             self.keep(CANVAS, fig);
-            self.classes_canvas.stale.set(true);
-        } else if self.classes_canvas.sized.get() {
+            cc.set_stale(true);
+        } else if cc.sized() {
             self.redraw(CANVAS, fig);
-            self.classes_canvas.stale.set(false);
+            cc.set_stale(false);
         } else {
             let shown = self.draw_sized(CANVAS, &fig, Layer::Whole).is_some();
             if shown {
                 self.keep(CANVAS, fig);
             }
-            self.classes_canvas.sized.set(shown);
-            self.classes_canvas.stale.set(false);
+            cc.set_sized(shown);
+            cc.set_stale(false);
         }
-        set_hidden(d, "classes-note", cv.note.is_none());
-        set_text(d, "classes-note", cv.note.unwrap_or(""));
-        set_text(d, "classes-readout", &cv.readout());
+        set_hidden(d, ids::CLASSES_NOTE, cv.note.is_none());
+        set_text(d, ids::CLASSES_NOTE, cv.note.unwrap_or(""));
+        set_text(d, ids::CLASSES_READOUT, &cv.readout());
         let worst: Vec<(usize, String)> = if cv.note.is_some() {
             Vec::new()
         } else {
             cv.worst.iter().map(|w| (w.class, cv.worst_text(w, names))).collect()
         };
-        show_worst(d, &worst, &self.tables.worst);
-        set_hidden(d, "worst-heading", worst.is_empty());
+        show_worst(d, &worst, self.drawn.tables().worst());
+        set_hidden(d, ids::WORST_HEADING, worst.is_empty());
         let head = panels::strata_head(&cv);
-        if *self.tables.strata_head.borrow() != head {
-            set_html(d, "strata-head", &head);
-            *self.tables.strata_head.borrow_mut() = head;
-        }
-        self.tables.strata.show(d, "#strata-body", &panels::strata_table(&cv), None);
+        let tables = self.drawn.tables();
+        tables.show_strata_head(d, head);
+        tables.strata().show(d, "#strata-body", &panels::strata_table(&cv), None);
     }
 
     /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off
     /// screen is drawn now, before the browser paints the panel.
     pub(in crate::ui::app) fn classes_in_view(&self, skipped: bool) {
-        self.classes_canvas.skipped.set(skipped);
+        self.drawn.classes_canvas().set_skipped(skipped);
         if !skipped {
             self.draw_stale_classes();
         }
@@ -78,40 +79,40 @@ impl App {
     pub(super) fn clear_classes(&self) {
         let d = &self.doc;
         self.blank(CANVAS);
-        self.classes_canvas.stale.set(false);
-        set_hidden(d, "classes-note", true);
-        set_text(d, "classes-readout", "–");
-        show_worst(d, &[], &self.tables.worst);
-        set_hidden(d, "worst-heading", true);
-        set_html(d, "strata-head", "");
-        self.tables.strata_head.borrow_mut().clear();
-        self.tables.strata.show(d, "#strata-body", &[], None);
+        self.drawn.classes_canvas().set_stale(false);
+        set_hidden(d, ids::CLASSES_NOTE, true);
+        set_text(d, ids::CLASSES_READOUT, "–");
+        let tables = self.drawn.tables();
+        show_worst(d, &[], tables.worst());
+        set_hidden(d, ids::WORST_HEADING, true);
+        tables.show_strata_head(d, String::new());
+        tables.strata().show(d, "#strata-body", &[], None);
     }
 
     /// Draws panel 9's kept figure if its canvas shows an older one.
     pub(in crate::ui::app) fn draw_stale_classes(&self) {
-        if !self.classes_canvas.stale.replace(false) {
+        if !self.drawn.classes_canvas().take_stale() {
             return;
         }
-        if let Some(fig) = self.figures.borrow().get(CANVAS) {
+        self.drawn.with_figure(CANVAS, |fig| {
             if let Err(e) = canvas::redraw_figure(&self.doc, CANVAS, fig, Layer::Whole, self.font()) {
                 web_sys::console::warn_1(&format!("#{CANVAS}: {e}").into());
             }
-        }
+        });
     }
 
     /// Opens the inspector on a test item of class `class` (a worst class clicked).
     pub(in crate::ui::app) fn open_class(&mut self, class: usize) {
         let (alpha, ne) = (self.controls.alpha, self.controls.never_empty);
-        let Some(t) = self.analysis.as_ref().and_then(|a| a.test_item_of_class(class, alpha, ne)) else {
+        let Some(t) = self.shown.get().and_then(|a| a.test_item_of_class(class, alpha, ne)) else {
             self.show_error(Some(&format!("The first split tests no item of class {class}.")));
             return;
         };
-        self.step_item(super::inspector::ItemMove::To(t));
-        if let Some(p) = self.doc.get_element_by_id("panel-inspector") {
+        self.step_item(ItemMove::To(t));
+        if let Some(p) = self.doc.get_element_by_id(ids::PANEL_INSPECTOR) {
             p.scroll_into_view();
         }
-        if let Some(i) = self.doc.get_element_by_id("item-index") {
+        if let Some(i) = self.doc.get_element_by_id(ids::ITEM_INDEX) {
             if let Ok(i) = i.dyn_into::<web_sys::HtmlElement>() {
                 let _ = i.focus();
             }
@@ -123,7 +124,7 @@ impl App {
 /// file's, never markup). `shown` is what the list holds: with as many lines, the buttons that
 /// changed are rewritten in place; otherwise the list is built afresh.
 fn show_worst(d: &Document, worst: &[(usize, String)], shown: &RefCell<Vec<(usize, String)>>) {
-    let Some(list) = d.get_element_by_id("worst-classes") else { return };
+    let Some(list) = d.get_element_by_id(ids::WORST_CLASSES) else { return };
     let mut shown = shown.borrow_mut();
     if *shown == worst {
         return;

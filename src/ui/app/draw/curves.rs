@@ -4,8 +4,10 @@ use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::set_text;
 use crate::ui::panels;
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::{default_score_xs, scales, score_densities, Mode};
+use rvalue_model::page::readouts::pqp;
+use rvalue_model::{default_score_xs, score_densities, Mode};
 
 impl App {
     /// Panels 1 and 2: closed forms of the controls (and the analysis' data points).
@@ -16,11 +18,11 @@ impl App {
             let p = c.toy_params();
             match score_densities(&p, &default_score_xs(&p, CURVE_POINTS)) {
                 Ok(s) => {
-                    set_text(d, "pqp", &format!("{} %", scales::fixed(100.0 * s.prob_q_exceeds_p, 2)));
-                    set_text(d, "pqp-note", &s.note);
-                    self.draw("plot-scores", panels::scores(&s));
+                    set_text(d, ids::PQP, &pqp(s.prob_q_exceeds_p));
+                    set_text(d, ids::PQP_NOTE, &s.note);
+                    self.draw(ids::PLOT_SCORES, panels::scores(&s));
                 }
-                Err(e) => set_text(d, "pqp-note", &sentence(&e)),
+                Err(e) => set_text(d, ids::PQP_NOTE, &sentence(&e)),
             }
         }
         self.render_threshold();

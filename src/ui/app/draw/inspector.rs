@@ -9,16 +9,18 @@ use crate::ui::app::frame::with;
 use crate::ui::app::App;
 use crate::ui::dom::{self, esc, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
+use rvalue_model::ids;
 use rvalue_model::message::{about, sentence};
-use rvalue_model::scales::short;
+use rvalue_model::page::readouts::item_info;
+use rvalue_model::page::{step_item, ItemMove};
 
 impl App {
     pub(super) fn render_item(&mut self) {
-        let Some(a) = &self.analysis else { return };
+        let Some(a) = self.shown.get() else { return };
         let d = &self.doc;
         let n = a.n_inspectable();
-        set_value(d, "item-index", &self.item.to_string());
-        if let Ok(i) = dom::input(d, "item-index") {
+        set_value(d, ids::ITEM_INDEX, &self.item.to_string());
+        if let Ok(i) = dom::input(d, ids::ITEM_INDEX) {
             let max = n.saturating_sub(1).to_string();
             if i.max() != max {
                 i.set_max(&max);
@@ -27,34 +29,21 @@ impl App {
         if let Some((item, range)) = a.item_bytes(self.item) {
             // Pooled CP_r on a streamed file: the item's block is read first.
             let t = self.item;
-            set_text(
-                d,
-                "item-info",
-                &format!("of {n}: data item {item} (α = {})", short(self.controls.alpha)),
-            );
-            set_html(d, "inspector", &format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>"));
-            self.inspector.clear();
+            set_text(d, ids::ITEM_INFO, &item_info(n, item, None, self.controls.alpha));
+            set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>"));
+            self.drawn.set_inspector(Vec::new());
             return self.read_item(item, range);
         }
         match a.inspect(self.item, self.controls.alpha, self.controls.never_empty) {
             Ok(v) => {
-                set_text(
-                    d,
-                    "item-info",
-                    &format!(
-                        "of {n}: data item {}, true label #{} (α = {})",
-                        v.item,
-                        v.label,
-                        short(self.controls.alpha)
-                    ),
-                );
+                set_text(d, ids::ITEM_INFO, &item_info(n, v.item, Some(v.label), self.controls.alpha));
                 let columns = panels::inspector_columns(&v, a.single_draw);
-                show_inspector(d, &self.inspector, &columns);
-                self.inspector = columns;
+                show_inspector(d, self.drawn.inspector(), &columns);
+                self.drawn.set_inspector(columns);
             }
             Err(e) => {
-                set_html(d, "inspector", &format!("<p class=\"muted\">{}</p>", esc(&sentence(&e))));
-                self.inspector.clear();
+                set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\">{}</p>", esc(&sentence(&e))));
+                self.drawn.set_inspector(Vec::new());
             }
         }
     }
@@ -62,23 +51,21 @@ impl App {
     /// Reads item `item`'s bytes `range` of the streamed file (async) for the
     /// analysis on show, then shows it; once per item and analysis.
     fn read_item(&mut self, item: usize, range: std::ops::Range<u64>) {
-        let generation = self.generation;
-        let Some(file) = self.streamed_file() else { return };
-        if self.reading_item == Some((generation, item)) {
+        let generation = self.shown.generation();
+        let Some(file) = self.source.streamed() else { return };
+        if !self.shown.start_reading(item) {
             return;
         }
-        self.reading_item = Some((generation, item));
         let me = self.me.clone();
         spawn_local(async move {
             let got = file.file.read(range).await;
             let Some(app) = me.upgrade() else { return };
             with(&app, |a| {
                 // An item of an analysis since replaced: dropped.
-                if a.generation != generation {
+                if !a.shown.item_read(generation) {
                     return dom::mark(dom::DROPPED_ANSWER);
                 }
-                a.reading_item = None;
-                let Some(an) = a.analysis.as_ref() else { return };
+                let Some(an) = a.shown.get() else { return };
                 match got.and_then(|b| an.supply_item(item, &b)) {
                     Ok(()) => a.render_item(),
                     Err(e) => a.show_error(Some(&about(&file.info.name, &e))),
@@ -88,17 +75,13 @@ impl App {
     }
 
     pub(in crate::ui::app) fn step_item(&mut self, to: ItemMove) {
-        let n = self.analysis.as_ref().map_or(0, |a| a.n_inspectable());
+        let n = self.shown.get().map_or(0, |a| a.n_inspectable());
         if n == 0 {
             return;
         }
-        self.item = match to {
-            ItemMove::Prev => (self.item + n - 1) % n,
-            ItemMove::Next => (self.item + 1) % n,
-            ItemMove::Random => ((js_sys::Math::random() * n as f64) as usize).min(n - 1),
-            ItemMove::To(i) => i.min(n - 1),
-        };
-        self.dirty.address = true;
+        let random = if to == ItemMove::Random { js_sys::Math::random() } else { 0.0 };
+        self.item = step_item(self.item, n, to, random);
+        self.drawn.dirty().address = true;
         self.render_item();
     }
 }
@@ -107,7 +90,7 @@ impl App {
 /// the rows that entered or left the set and the cut's place (an α move), a column's list (a
 /// new item), or everything when the columns themselves changed.
 fn show_inspector(d: &Document, shown: &[RankingColumn], columns: &[RankingColumn]) {
-    let Some(root) = d.get_element_by_id("inspector") else { return };
+    let Some(root) = d.get_element_by_id(ids::INSPECTOR) else { return };
     let same_shape = shown.len() == columns.len()
         && root.children().length() as usize == columns.len()
         && shown.iter().zip(columns).all(|(a, b)| a.title == b.title && a.what == b.what);
@@ -166,12 +149,4 @@ fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -
         (None, None) => {}
     }
     Some(())
-}
-
-#[derive(Clone, Copy)]
-pub(in crate::ui::app) enum ItemMove {
-    Prev,
-    Next,
-    Random,
-    To(usize),
 }

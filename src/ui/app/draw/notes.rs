@@ -5,30 +5,31 @@
 use crate::ui::app::App;
 use crate::ui::dom::{esc, set_hidden, set_html, set_text};
 use rvalue_model::export::has_split_mask;
+use rvalue_model::ids;
 use rvalue_model::kind_notes;
 
 impl App {
     /// Panels 2 and 5 and the formulas, for the r-value CP_r uses now.
     pub(super) fn render_kind_notes(&self) {
         let (d, n) = (&self.doc, kind_notes(&self.controls));
-        set_text(d, "threshold-kind", &n.threshold);
-        set_hidden(d, "threshold-kind", n.threshold.is_empty());
-        set_text(d, "theorem3-kind", &n.theorem3);
-        set_hidden(d, "theorem3-kind", n.theorem3.is_empty());
-        set_text(d, "formulas-kind", &n.formulas);
-        set_hidden(d, "formula-nonparametric", !n.nonparametric);
-        set_hidden(d, "formula-pooled", !n.pooled);
+        set_text(d, ids::THRESHOLD_KIND, &n.threshold);
+        set_hidden(d, ids::THRESHOLD_KIND, n.threshold.is_empty());
+        set_text(d, ids::THEOREM3_KIND, &n.theorem3);
+        set_hidden(d, ids::THEOREM3_KIND, n.theorem3.is_empty());
+        set_text(d, ids::FORMULAS_KIND, &n.formulas);
+        set_hidden(d, ids::FORMULA_NONPARAMETRIC, !n.nonparametric);
+        set_hidden(d, ids::FORMULA_POOLED, !n.pooled);
     }
 
     /// The analysis' warnings at the current α, one sentence a line, and whether its first
     /// split has a mask to download (a file's; not a toy repeat's or a pool's).
     pub(super) fn render_data_notes(&self) {
         let d = &self.doc;
-        let a = self.analysis.as_ref().filter(|a| a.controls.mode == self.controls.mode);
+        let a = self.shown.get().filter(|a| a.controls.mode == self.controls.mode);
         let notes = a.map(|a| a.warnings(self.controls.alpha)).unwrap_or_default();
         let html: Vec<String> = notes.iter().map(|w| format!("<p>{}</p>", esc(w))).collect();
-        set_html(d, "data-notes", &html.concat());
-        set_hidden(d, "data-notes", notes.is_empty());
-        set_hidden(d, "split-mask", !a.is_some_and(has_split_mask));
+        set_html(d, ids::DATA_NOTES, &html.concat());
+        set_hidden(d, ids::DATA_NOTES, notes.is_empty());
+        set_hidden(d, ids::SPLIT_MASK, !a.is_some_and(has_split_mask));
     }
 }

@@ -8,52 +8,28 @@ use crate::ui::app::{App, ALPHA_PLOTS};
 use crate::ui::dom::{by_id, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
-use rvalue_core::{Error, Result};
+use rvalue_core::Result;
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::scales::{self, short};
+use rvalue_model::scales::short;
 use rvalue_model::{AlphaView, Mode};
 
 impl App {
-    /// The table at α: from the store when α is a slider position (computed and kept on a
-    /// first visit), else computed.
+    /// The table at α (see [`super::super::shown::Shown::alpha_view`]).
     pub(in crate::ui::app) fn alpha_view(&mut self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
-        let p = scales::alpha_position(alpha);
-        let slot = (scales::alpha_at(p) == alpha).then(|| (p - scales::ALPHA_POSITIONS.0) as usize);
-        let ne = usize::from(never_empty);
-        if let Some(v) = slot.and_then(|p| self.alpha_views[ne][p].clone()) {
-            return Ok(v);
-        }
-        let a = self.analysis.as_ref().ok_or_else(|| Error::invalid("no analysis yet"))?;
-        let v = a.at_alpha(alpha, never_empty)?;
-        if let Some(p) = slot {
-            self.alpha_views[ne][p] = Some(v.clone());
-        }
-        Ok(v)
+        self.shown.alpha_view(alpha, never_empty)
     }
 
     /// While idle, computes the table at one more α slider position; true if one was computed.
     pub(in crate::ui::app) fn warm_alpha_views(&mut self) -> bool {
-        if self.running.is_some() || self.analysis.is_none() {
-            return false;
-        }
-        let ne = self.controls.never_empty;
-        let Some(p) = self.alpha_views[usize::from(ne)].iter().position(Option::is_none) else {
-            return false;
-        };
-        let alpha = scales::alpha_at(p as u32 + scales::ALPHA_POSITIONS.0);
-        // Panel 5's threshold rule at that α's r̂ too (remembered), so that an α move only
-        // looks it up.
-        if let Some((a, r)) = self.analysis.as_ref().and_then(|a| a.r_hat(alpha).map(|r| (a, r))) {
-            a.cut_rule(r);
-        }
-        self.alpha_view(alpha, ne).is_ok()
+        !self.compute.is_running() && self.shown.warm_alpha_view(self.controls.never_empty)
     }
 
     /// The figures of panels 3 and 4 (curves against α), without the current α.
     pub(super) fn render_sweep(&mut self) {
         let never_empty = self.controls.never_empty;
         for (i, (id, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
-            let frame = self.analysis.as_ref().and_then(|a| {
+            let frame = self.shown.get().and_then(|a| {
                 let fig = panels::against_alpha(a.sweep(never_empty), a.methods(), coverage);
                 let frame = self.draw_sized(id, &fig, Layer::Whole);
                 if frame.is_some() {
@@ -68,14 +44,14 @@ impl App {
                     c.set_height(0);
                 }
             }
-            self.alpha_frames[i] = frame;
+            self.drawn.set_alpha_frame(i, frame);
         }
     }
 
     /// What α moves, from the stored analysis: the α markers over panels 3 and 4, their
     /// readouts, panel 6's cells and panel 7. Writes only what changed, and reads no layout.
     pub(super) fn render_alpha(&mut self) {
-        if self.analysis.is_none() {
+        if self.shown.get().is_none() {
             return self.clear_alpha();
         }
         let (alpha, never_empty) = (self.controls.alpha, self.controls.never_empty);
@@ -94,7 +70,7 @@ impl App {
         let view = view.as_ref();
         let label = short(alpha);
         for (i, (_, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
-            let Some(frame) = &self.alpha_frames[i] else { continue };
+            let Some(frame) = self.drawn.alpha_frame(i) else { continue };
             let marker = panels::alpha_marker(view, alpha, coverage);
             if let Err(e) = canvas::draw_marker(d, overlay, frame, Some(&marker)) {
                 web_sys::console::warn_1(&format!("#{overlay}: {e}").into());
@@ -104,11 +80,11 @@ impl App {
             }
         }
         if let Some(v) = view {
-            set_text(d, "coverage-readout", &panels::readout(v, true));
-            set_text(d, "size-readout", &panels::readout(v, false));
-            show_summary(d, v, &self.tables);
-            let toy = self.analysis.as_ref().is_some_and(|a| a.controls.mode == Mode::Toy);
-            set_text(d, "reduction", &panels::reduction_text(v, toy));
+            set_text(d, ids::COVERAGE_READOUT, &panels::readout(v, true));
+            set_text(d, ids::SIZE_READOUT, &panels::readout(v, false));
+            show_summary(d, v, self.drawn.tables());
+            let toy = self.shown.get().is_some_and(|a| a.controls.mode == Mode::Toy);
+            set_text(d, ids::REDUCTION, &panels::reduction_text(v, toy));
         }
         if let Some(v) = view {
             self.tour_outcome(v);
@@ -120,15 +96,15 @@ impl App {
     /// as are panel 9 and panel 7 (nothing the page shows may be left from an analysis no longer on show).
     fn clear_alpha(&mut self) {
         let d = &self.doc;
-        for id in ["coverage-readout", "size-readout", "reduction"] {
+        for id in [ids::COVERAGE_READOUT, ids::SIZE_READOUT, ids::REDUCTION] {
             set_text(d, id, "–");
         }
-        show_summary_rows(d, &self.tables, &[], &[]);
+        show_summary_rows(d, self.drawn.tables(), &[], &[]);
         self.clear_classes();
-        if !self.inspector.is_empty() {
-            crate::ui::dom::set_html(d, "inspector", "");
-            set_text(d, "item-info", "");
-            self.inspector.clear();
+        if !self.drawn.inspector().is_empty() {
+            crate::ui::dom::set_html(d, ids::INSPECTOR, "");
+            set_text(d, ids::ITEM_INFO, "");
+            self.drawn.set_inspector(Vec::new());
         }
     }
 }

@@ -16,12 +16,32 @@ pub(in crate::ui::app) struct ShownBody(RefCell<Vec<TableRow>>);
 /// What the page's α tables show.
 #[derive(Default)]
 pub(in crate::ui::app) struct ShownTables {
-    pub summary: ShownBody,
-    pub conditional: ShownBody,
-    pub strata: ShownBody,
-    pub strata_head: RefCell<String>,
+    summary: ShownBody,
+    conditional: ShownBody,
+    strata: ShownBody,
+    strata_head: RefCell<String>,
     /// Panel 9's worst classes: (class, line).
-    pub worst: RefCell<Vec<(usize, String)>>,
+    worst: RefCell<Vec<(usize, String)>>,
+}
+
+impl ShownTables {
+    /// Panel 9's table by set size: its body.
+    pub(in crate::ui::app) fn strata(&self) -> &ShownBody {
+        &self.strata
+    }
+
+    /// Panel 9's table by set size: makes its head `head`, written only when it changed.
+    pub(in crate::ui::app) fn show_strata_head(&self, d: &Document, head: String) {
+        if *self.strata_head.borrow() != head {
+            crate::ui::dom::set_html(d, rvalue_model::ids::STRATA_HEAD, &head);
+            *self.strata_head.borrow_mut() = head;
+        }
+    }
+
+    /// Panel 9's worst classes as the list shows them: (class, line).
+    pub(in crate::ui::app) fn worst(&self) -> &RefCell<Vec<(usize, String)>> {
+        &self.worst
+    }
 }
 
 /// Panel 6: both tables' cells.

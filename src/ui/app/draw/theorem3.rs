@@ -6,8 +6,10 @@ use crate::ui::app::{App, THEOREM3_FRONT};
 use crate::ui::dom::set_text;
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::scales::{fixed, short};
+use rvalue_model::page::readouts::{theorem3_cuts, theorem3_note};
+use rvalue_model::scales::short;
 use rvalue_model::{inclusion_curves, theorem3_held, theorem3_readout, Mode};
 
 impl App {
@@ -16,7 +18,7 @@ impl App {
     /// α, and the legend); else the front layer alone.
     pub(super) fn render_theorem3(&mut self, whole: bool) {
         let c = &self.controls;
-        let Some(a) = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode) else {
+        let Some(a) = self.shown.get().filter(|a| a.controls.mode == c.mode) else {
             let why = match c.mode {
                 Mode::Toy => panels::placeholder::THEOREM3_TOY_WAITING,
                 Mode::Scores => self.waiting_for_scores(true),
@@ -32,28 +34,27 @@ impl App {
         };
         let readout = theorem3_readout(&inc.inputs, c.sigma2, toy.as_ref()).text();
         let held = theorem3_held(&inc.inputs, c.alpha, toy.as_ref().map(|p| p.sigma2), c.sigma2);
-        let rhat = a.r_hat(c.alpha).map_or("none".to_string(), |r| fixed(r, 4));
-        let marked =
-            format!("α = {}, β = {}; σ² = {} marked.", short(c.alpha), short(c.beta), short(c.sigma2));
+        let (calibrated, beta) = theorem3_cuts(a.r_hat(c.alpha), c.beta);
         // Written after the drawing: a canvas' box read after a DOM write forces a layout.
         let texts = [
-            ("cut-calibrated", format!("calibrated r̂ = {rhat} (panel 6's sets)")),
-            ("cut-beta", format!("β = {} (the slider)", short(c.beta))),
-            ("theorem3-readout", readout),
-            ("theorem3-note", format!("{marked} {held}")),
+            (ids::CUT_CALIBRATED, calibrated),
+            (ids::CUT_BETA, beta),
+            (ids::THEOREM3_READOUT, readout),
+            (ids::THEOREM3_NOTE, theorem3_note(c.alpha, c.beta, c.sigma2, &held)),
         ];
         let fig = panels::theorem3(&inc, c.sigma2);
-        if whole || self.theorem3_frame.is_none() {
-            self.theorem3_frame = self.draw_sized("plot-theorem3", &fig, Layer::Back);
+        if whole || self.drawn.theorem3_frame().is_none() {
+            let frame = self.draw_sized(ids::PLOT_THEOREM3, &fig, Layer::Back);
+            self.drawn.set_theorem3_frame(frame);
         }
-        if let Some(frame) = &self.theorem3_frame {
+        if let Some(frame) = self.drawn.theorem3_frame() {
             if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
                 web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
             }
             if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
                 let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
             }
-            self.keep("plot-theorem3", fig);
+            self.keep(ids::PLOT_THEOREM3, fig);
         }
         for (id, text) in texts {
             set_text(&self.doc, id, &text);
@@ -62,10 +63,10 @@ impl App {
 
     /// Panel 5 without a figure: `why` in its note, both canvases blank.
     fn no_theorem3(&mut self, why: &str) {
-        set_text(&self.doc, "theorem3-note", why);
-        set_text(&self.doc, "theorem3-readout", "–");
-        self.blank("plot-theorem3");
+        set_text(&self.doc, ids::THEOREM3_NOTE, why);
+        set_text(&self.doc, ids::THEOREM3_READOUT, "–");
+        self.blank(ids::PLOT_THEOREM3);
         self.blank(THEOREM3_FRONT);
-        self.theorem3_frame = None;
+        self.drawn.set_theorem3_frame(None);
     }
 }

@@ -5,8 +5,9 @@ use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::set_text;
 use crate::ui::panels;
+use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::scales::{self, short};
+use rvalue_model::page::readouts::threshold_note;
 use rvalue_model::{
     fitted_threshold, panel_betas, prior_source, threshold_curves, threshold_curves_with, threshold_inputs,
     Mode,
@@ -18,7 +19,7 @@ impl App {
     pub(super) fn render_threshold(&self) {
         let (c, d) = (&self.controls, &self.doc);
         let grid = panels::sigma2_axis(CURVE_POINTS);
-        let analysis = self.analysis.as_ref().filter(|a| a.controls.mode == c.mode);
+        let analysis = self.shown.get().filter(|a| a.controls.mode == c.mode);
         let points = analysis.map(|a| a.data_points()).unwrap_or_default();
         let betas = panel_betas(c.beta);
         let curves = match (c.mode, analysis) {
@@ -48,25 +49,17 @@ impl App {
         let fitted =
             analysis.filter(|_| c.mode == Mode::Toy).and_then(|a| fitted_threshold(a, s.beta, &grid));
         let fig = panels::threshold(&t, &points, (c.sigma2, whole), fitted.as_ref());
-        let mut note = format!(
-            "Prior μ = {}, τ² = {} ({}); β = {}: s* = {}, s0 = {}.",
-            scales::fixed(h.mu, 3),
-            scales::fixed(h.tau2, 4),
-            prior_source(c.mode, fitted.as_ref().map(|f| f.hyper)),
-            short(s.beta),
-            s.s_star.map_or("none (the curve only rises)".to_string(), |m| short(m.sigma2)),
-            s.s0.map_or("none".to_string(), |m| short(m.sigma2)),
-        );
+        let mut note = threshold_note(h, &prior_source(c.mode, fitted.as_ref().map(|f| f.hyper)), s);
         if let Some(cut) = panels::threshold_cut(&fig, &t) {
             note = format!("{note} {cut}");
         }
-        set_text(d, "threshold-note", &note);
-        self.draw("plot-threshold", fig);
+        set_text(d, ids::THRESHOLD_NOTE, &note);
+        self.draw(ids::PLOT_THRESHOLD, fig);
     }
 
     /// Panel 2 without a figure: `why` in its note, the canvas blank.
     fn no_threshold(&self, why: &str) {
-        set_text(&self.doc, "threshold-note", why);
-        self.blank("plot-threshold");
+        set_text(&self.doc, ids::THRESHOLD_NOTE, why);
+        self.blank(ids::PLOT_THRESHOLD);
     }
 }

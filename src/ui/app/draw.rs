@@ -19,6 +19,9 @@ use super::App;
 use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Figure, Frame, Layer};
 use crate::ui::{canvas, panels};
+use rvalue_model::ids;
+use rvalue_model::page::font_px;
+use rvalue_model::page::form::per_item_prior;
 
 /// Points per curve of panels 1, 2 and 5.
 const CURVE_POINTS: usize = 200;
@@ -28,9 +31,9 @@ impl App {
     /// forces a layout if the DOM was written before. An α move alone draws no figure and reads
     /// no layout: it redraws the overlays of panels 3, 4 and 5 and the text that changed.
     pub(in crate::ui::app) fn render(&mut self) {
-        let dirty = std::mem::take(&mut self.dirty);
-        if dirty.curves || dirty.sweep || dirty.data || dirty.theorem3 || dirty.device {
-            self.classes_canvas.sized.set(false);
+        let dirty = self.drawn.take_dirty();
+        if dirty.moves_layout() {
+            self.drawn.classes_canvas().set_sized(false);
         }
         if dirty.curves {
             self.render_kind_notes();
@@ -57,8 +60,8 @@ impl App {
             self.show_device();
         }
         if dirty.address {
-            let pressed = if super::form::per_item_prior(&self.controls) { "true" } else { "false" };
-            dom::set_attr(&self.doc, "per-item-prior", "aria-pressed", pressed);
+            let pressed = if per_item_prior(&self.controls) { "true" } else { "false" };
+            dom::set_attr(&self.doc, ids::PER_ITEM_PRIOR, "aria-pressed", pressed);
             let state = self.url_state();
             self.check_tour(&state);
             if let Some(link) = &mut self.link {
@@ -68,18 +71,14 @@ impl App {
     }
 
     pub(in crate::ui::app) fn font(&self) -> f64 {
-        if self.large_text {
-            19.0
-        } else {
-            13.0
-        }
+        font_px(self.framing.large_text())
     }
 
     /// Draws `fig` (or one layer of it) on the canvas `id` sized to its box; its frame.
     pub(super) fn draw_sized(&self, id: &str, fig: &Figure, layer: Layer) -> Option<Frame> {
         match canvas::draw_figure(&self.doc, id, fig, layer, self.font()) {
             Ok(frame) => {
-                if frame.is_some() && !self.first_panel.replace(true) {
+                if frame.is_some() && self.drawn.first_figure() {
                     // For the benchmark's cold load: the first figure is on its canvas.
                     dom::mark("rvalue:first-panel");
                 }
@@ -111,7 +110,7 @@ impl App {
     /// Keeps `fig`, as drawn on the canvas `id`, for the SVG export (moved, not copied: this
     /// runs on slider moves).
     pub(super) fn keep(&self, id: &'static str, fig: Figure) {
-        self.figures.borrow_mut().insert(id, fig);
+        self.drawn.keep(id, fig);
     }
 
     /// Clears the canvas `id` and forgets its figure: a placeholder's panel shows no figure of
@@ -122,14 +121,14 @@ impl App {
                 ctx.clear_rect(0.0, 0.0, f64::from(c.width()), f64::from(c.height()));
             }
         }
-        self.figures.borrow_mut().remove(id);
+        self.drawn.forget(id);
     }
 
     /// What panel 2 (or, `theorem3`, panel 5) says in score mode before its analysis exists:
     /// load a file, or wait for the one loaded.
     pub(super) fn waiting_for_scores(&self, theorem3: bool) -> &'static str {
         use panels::placeholder::*;
-        match (self.data.is_some(), theorem3) {
+        match (self.source.is_loaded(), theorem3) {
             (false, false) => THRESHOLD_NO_FILE,
             (true, false) => THRESHOLD_WAITING,
             (false, true) => THEOREM3_NO_FILE,

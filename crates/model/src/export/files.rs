@@ -1,0 +1,112 @@
+//! What each export button saves: the figure panels' canvases and overlays, the tables, and
+//! the downloads' file names.
+
+use crate::ids;
+use crate::panel::Panel;
+
+/// A figure panel's export: the panel, its canvas, the overlay stacked on the canvas (drawn
+/// over it in the PNG), the file's name.
+#[derive(Debug, Clone, Copy)]
+pub struct FigureExport {
+    pub panel: Panel,
+    pub canvas: &'static str,
+    pub overlay: Option<&'static str>,
+    pub name: &'static str,
+}
+
+/// The figures with PNG and SVG buttons, in the page's order.
+pub const FIGURES: [FigureExport; 7] = [
+    FigureExport { panel: Panel::Scores, canvas: ids::PLOT_SCORES, overlay: None, name: "scores" },
+    FigureExport { panel: Panel::Threshold, canvas: ids::PLOT_THRESHOLD, overlay: None, name: "threshold" },
+    FigureExport {
+        panel: Panel::Coverage,
+        canvas: ids::PLOT_COVERAGE,
+        overlay: Some(ids::PLOT_COVERAGE_ALPHA),
+        name: "coverage",
+    },
+    FigureExport {
+        panel: Panel::Size,
+        canvas: ids::PLOT_SIZE,
+        overlay: Some(ids::PLOT_SIZE_ALPHA),
+        name: "size",
+    },
+    FigureExport {
+        panel: Panel::Theorem3,
+        canvas: ids::PLOT_THEOREM3,
+        overlay: Some(ids::PLOT_THEOREM3_ALPHA),
+        name: "theorem3",
+    },
+    FigureExport { panel: Panel::Data, canvas: ids::PLOT_VARIANCE, overlay: None, name: "variances" },
+    FigureExport { panel: Panel::Classes, canvas: ids::PLOT_CLASSES, overlay: None, name: "classes" },
+];
+
+/// A table with a CSV button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Table {
+    /// Panel 6's summary at α ([`crate::export::summary_csv`]).
+    Summary,
+    /// Panel 7's sets of the first split ([`crate::export::sets_csv`]).
+    Sets,
+    /// Panel 9's coverage by class ([`crate::classes::classes_csv`]).
+    Classes,
+}
+
+/// The tables with a CSV button: the panel it sits in, the table, the file's name.
+pub const TABLES: [(Panel, Table, &str); 3] = [
+    (Panel::Summary, Table::Summary, "summary"),
+    (Panel::Inspector, Table::Sets, "sets"),
+    (Panel::Classes, Table::Classes, "classes"),
+];
+
+/// The download's file name for `name` saved as `ext`.
+pub fn file_name(name: &str, ext: &str) -> String {
+    format!("rvalue-explorer-{name}.{ext}")
+}
+
+/// The first split's mask's file name (`rvalue sets --split` reads it).
+pub const SPLIT_MASK_FILE: &str = "rvalue-explorer-split-0.npy";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn every_figure_panel_exports_its_canvas_once() {
+        let figures: HashSet<&str> = FIGURES.iter().map(|f| f.panel.name()).collect();
+        assert_eq!(figures.len(), FIGURES.len());
+        let names: HashSet<&str> = FIGURES.iter().map(|f| f.name).collect();
+        assert_eq!(names.len(), FIGURES.len(), "file names are unique");
+        for f in FIGURES {
+            assert!(f.canvas.starts_with("plot-"), "{}", f.canvas);
+            if let Some(o) = f.overlay {
+                assert_eq!(o, format!("{}-alpha", f.canvas), "the overlay stacks on its canvas");
+            }
+        }
+        for p in [
+            Panel::Scores,
+            Panel::Threshold,
+            Panel::Coverage,
+            Panel::Size,
+            Panel::Theorem3,
+            Panel::Data,
+            Panel::Classes,
+        ] {
+            assert!(figures.contains(p.name()), "{}", p.name());
+        }
+        assert!(
+            !figures.contains(Panel::Summary.name()) && !figures.contains(Panel::Inspector.name()),
+            "no canvas"
+        );
+    }
+
+    #[test]
+    fn downloads_are_named_after_the_page() {
+        assert_eq!(file_name("coverage", "svg"), "rvalue-explorer-coverage.svg");
+        assert_eq!(SPLIT_MASK_FILE, file_name("split-0", "npy"));
+        let tables: HashSet<&str> = TABLES.iter().map(|t| t.2).collect();
+        assert_eq!(tables.len(), TABLES.len());
+    }
+}

@@ -1,0 +1,115 @@
+//! The page's decisions that are not a panel's: what a change redraws ([`Dirty`]), what the
+//! status line says of a job ([`status`]), the form's choices ([`form`]), what a load says
+//! ([`load`]), the α tables' slots ([`alpha_slot`]) and the inspector's moves ([`step_item`]).
+//! The wasm page wires them to the DOM; each is a function of model state, tested natively.
+
+use crate::{Controls, Mode};
+
+mod dirty;
+pub mod form;
+pub mod load;
+pub mod readouts;
+pub mod status;
+
+pub use dirty::Dirty;
+
+/// The α table slot of `alpha` when it is a slider position (`scales::ALPHA_POSITIONS`): the
+/// page keeps a table per slot, so that moving α is a lookup; `None` between positions.
+pub fn alpha_slot(alpha: f64) -> Option<usize> {
+    use crate::scales::{alpha_at, alpha_position, ALPHA_POSITIONS};
+    let p = alpha_position(alpha);
+    (alpha_at(p) == alpha).then(|| (p - ALPHA_POSITIONS.0) as usize)
+}
+
+/// The α slider's value at table slot `slot` (the inverse of [`alpha_slot`]).
+pub fn slot_alpha(slot: usize) -> f64 {
+    crate::scales::alpha_at(slot as u32 + crate::scales::ALPHA_POSITIONS.0)
+}
+
+/// How many α table slots there are (one per slider position).
+pub fn alpha_slots() -> usize {
+    let (lo, hi) = crate::scales::ALPHA_POSITIONS;
+    (hi - lo + 1) as usize
+}
+
+/// The inspector's item after a move among `n` inspectable items (`n > 0`); `random` in
+/// `[0, 1)` picks [`ItemMove::Random`]'s item.
+pub fn step_item(item: usize, n: usize, to: ItemMove, random: f64) -> usize {
+    match to {
+        ItemMove::Prev => (item + n - 1) % n,
+        ItemMove::Next => (item + 1) % n,
+        ItemMove::Random => ((random * n as f64) as usize).min(n - 1),
+        ItemMove::To(i) => i.min(n - 1),
+    }
+}
+
+/// The inspector's item buttons (and its number input).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ItemMove {
+    Prev,
+    Next,
+    Random,
+    To(usize),
+}
+
+/// The controls after a cancel: those of the analysis on show (`shown`), with the reader's α
+/// and β kept (they need no new analysis) and, on a score file, the σ² marker kept where it
+/// is (the toy's σ² is a parameter of its analysis).
+pub fn restored_controls(shown: &Controls, now: &Controls) -> Controls {
+    let sigma2 = if shown.mode == Mode::Toy { shown.sigma2 } else { now.sigma2 };
+    Controls { alpha: now.alpha, beta: now.beta, sigma2, ..shown.clone() }
+}
+
+/// The text size of the page's figures, in CSS pixels.
+pub fn font_px(large_text: bool) -> f64 {
+    if large_text {
+        19.0
+    } else {
+        13.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn alpha_slots_are_the_slider_positions() {
+        assert_eq!(alpha_slots(), 100);
+        assert_eq!(alpha_slot(0.005), Some(0));
+        assert_eq!(alpha_slot(0.1), Some(19));
+        assert_eq!(alpha_slot(0.5), Some(99));
+        assert_eq!(alpha_slot(0.1234), None, "between positions");
+        for s in 0..alpha_slots() {
+            assert_eq!(alpha_slot(slot_alpha(s)), Some(s));
+        }
+    }
+
+    #[test]
+    fn items_step_round_and_stay_in_range() {
+        assert_eq!(step_item(0, 5, ItemMove::Prev, 0.0), 4);
+        assert_eq!(step_item(4, 5, ItemMove::Next, 0.0), 0);
+        assert_eq!(step_item(2, 5, ItemMove::To(9), 0.0), 4);
+        assert_eq!(step_item(2, 5, ItemMove::Random, 0.0), 0);
+        assert_eq!(step_item(2, 5, ItemMove::Random, 0.999_999), 4);
+    }
+
+    #[test]
+    fn a_cancel_keeps_alpha_beta_and_a_files_sigma2() {
+        let shown = Controls { alpha: 0.1, beta: 0.1, sigma2: 100.0, splits: 3, ..Controls::default() };
+        let now = Controls { alpha: 0.2, beta: 0.3, sigma2: 500.0, splits: 9, ..Controls::default() };
+        let back = restored_controls(&shown, &now);
+        assert_eq!((back.alpha, back.beta, back.sigma2, back.splits), (0.2, 0.3, 100.0, 3), "the toy's σ²");
+        let shown = Controls { mode: Mode::Scores, ..shown };
+        let back = restored_controls(&shown, &now);
+        assert_eq!((back.sigma2, back.mode), (500.0, Mode::Scores), "a file's σ² marker stays");
+    }
+
+    #[test]
+    fn large_text_enlarges_the_figures_text() {
+        assert!(font_px(true) > font_px(false));
+        assert_eq!(font_px(false), 13.0);
+    }
+}
