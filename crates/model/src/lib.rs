@@ -52,6 +52,7 @@ pub mod classes;
 pub mod controls;
 mod curves;
 pub mod export;
+pub mod figure;
 pub mod message;
 mod notes;
 pub mod panel;
