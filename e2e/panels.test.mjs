@@ -13,7 +13,7 @@ import { Phi, ROOT, TIMEOUT_MS, analysesShown, download, ready, shot, text, useE
 const explorer = useExplorer();
 const LONG = { timeout: TIMEOUT_MS * 3 };
 
-// ui::figure's INK (the current β's curve and the arrows where it leaves the frame) and GREEN
+// rvalue_model::figure's INK (the current β's curve and the arrows where it leaves the frame) and GREEN
 // (the marked σ²), as plotters' SVG backend writes colours.
 const INK = '#1D1D1F';
 const GREEN = '#009E73';
@@ -154,12 +154,10 @@ test("panel 1's note at σ² = 30 names 42.87 %", LONG, async (t) => {
 // What an error kind's Display starts with (rvalue_core::Error): no placeholder may say one.
 const ERROR_KIND = /invalid argument|out of range|shape mismatch|GPU:|Error\b|\bNaN\b/;
 
-// Every sentence ui::panels::placeholder holds, read from the source so that one added there is
-// listed here, with how the page shows it (by its name in the source).
+// Every sentence rvalue_model::figure::placeholder holds, read from the source so that one added
+// there is listed here, with how the page shows it (by its name in the source).
 async function placeholders() {
-  const source = await readFile(join(ROOT, 'src', 'ui', 'panels.rs'), 'utf8');
-  const module = source.slice(source.indexOf('pub mod placeholder {'));
-  const body = module.slice(0, module.indexOf('\n}\n'));
+  const body = await readFile(join(ROOT, 'crates', 'model', 'src', 'figure', 'placeholder.rs'), 'utf8');
   const found = {};
   for (const m of body.matchAll(/pub const (\w+): &str =\s*"((?:[^"\\]|\\.|\\\n)*)";/g)) {
     // A Rust string's line continuation drops the newline and the next line's indent.

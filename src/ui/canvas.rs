@@ -18,7 +18,7 @@ use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
 use super::backend::Backend;
 use super::dom::by_id;
-use super::figure::{Figure, Frame, Layer, Look, Marker};
+use super::figure::{Draw, Figure, Frame, Layer, Look, Marker};
 use super::theme::Palette;
 use rvalue_core::{Error, Result};
 

@@ -128,10 +128,7 @@ pub fn listen_id(
     Ok(())
 }
 
-/// Escapes text for `innerHTML`.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+pub use rvalue_model::figure::html::esc;
 
 /// A JavaScript exception or rejection as text: its message, or the string thrown.
 pub fn js_message(v: JsValue) -> String {

@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use super::app::{self, Shared};
 use super::canvas::Canvas;
 use super::dom;
-use super::figure::{Axis, Dots, Figure, Layer, Line, Look, BLUE, GREEN, GREY, VERMILLION};
+use super::figure::{Axis, Dots, Draw, Figure, Layer, Line, Look, BLUE, GREEN, GREY, VERMILLION};
 use super::files;
 use super::panels;
 use rvalue_core::conformal::RvalueKind;
@@ -179,8 +179,11 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     let same = |a: &web_sys::Element, b: &web_sys::Element| a.is_same_node(Some(b));
     assert!(same(&row, &doc.query_selector("#summary-table tbody tr td").unwrap().unwrap()));
     assert!(same(&column, &doc.query_selector("#inspector .ranking").unwrap().unwrap()));
-    assert_eq!(cell_texts(&doc, "#summary-table tbody td"), panels::summary_cells(&view).concat());
-    let conditional = panels::conditional_cells(&view).concat();
+    assert_eq!(
+        cell_texts(&doc, "#summary-table tbody td"),
+        rvalue_model::figure::tables::summary_cells(&view).concat()
+    );
+    let conditional = rvalue_model::figure::tables::conditional_cells(&view).concat();
     assert_eq!(cell_texts(&doc, "#conditional-table tbody td"), conditional);
     assert!(conditional.iter().all(|c| c.contains(" ± ")), "{conditional:?}");
     let item = a.analysis().unwrap().inspect(0, 0.2, false).unwrap();
@@ -425,73 +428,6 @@ fn the_worker_entry_point_computes_a_repeat_the_job_takes() {
     assert!(super::workers::rvalue_compute_part("not a request").is_err());
 }
 
-#[test]
-fn the_legend_goes_where_it_hides_the_fewest_points() {
-    use super::figure::{legend_spot, Legend};
-    let (size, area) = ((100, 60), (400, 300));
-    // Nothing to hide: the figure's choice.
-    assert_eq!(legend_spot(Legend::UpperRight, size, area, &[]), (295, 5));
-    assert_eq!(legend_spot(Legend::LowerLeft, size, area, &[]), (5, 235));
-    // A curve across the top (as coverage near 1, or CP's set sizes): the legend leaves it.
-    let top: Vec<(i32, i32)> = (0..400).map(|x| (x, 30)).collect();
-    let (_, y) = legend_spot(Legend::UpperRight, size, area, &top);
-    assert!(y > 30, "the legend still covers the curve along the top (y = {y})");
-    // Curves along the top and the bottom (panel 4: CP and CP_avg high, CP_r low): halfway down.
-    let both: Vec<(i32, i32)> = (0..400).flat_map(|x| [(x, 30), (x, 280)]).collect();
-    assert_eq!(legend_spot(Legend::UpperRight, size, area, &both), (295, 120));
-    // A tie keeps the figure's choice.
-    let one_each: Vec<(i32, i32)> =
-        [(300, 10), (10, 10), (300, 250), (10, 250), (300, 150), (10, 150)].to_vec();
-    assert_eq!(legend_spot(Legend::UpperLeft, size, area, &one_each), (5, 5));
-}
-
-#[test]
-fn a_line_is_cut_where_it_leaves_the_frame() {
-    use super::figure::clip_band;
-    // Up through the top, back down, then a jump across the whole band.
-    let pts = [(0.0, 0.0), (1.0, 2.0), (2.0, 4.0), (3.0, 0.5), (4.0, -3.0), (5.0, 3.0)];
-    let parts = clip_band(&pts, (-1.0, 1.0));
-    let want = [
-        vec![(0.0, 0.0), (0.5, 1.0)],
-        vec![(2.0 + 3.0 / 3.5, 1.0), (3.0, 0.5), (3.0 + 1.5 / 3.5, -1.0)],
-        vec![(4.0 + 2.0 / 6.0, -1.0), (4.0 + 4.0 / 6.0, 1.0)],
-    ];
-    assert_eq!(parts.len(), want.len(), "{parts:?}");
-    for (got, want) in parts.iter().zip(&want) {
-        assert_eq!(got.len(), want.len(), "{parts:?}");
-        for (a, b) in got.iter().zip(want) {
-            assert!((a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12, "{parts:?}");
-        }
-    }
-    assert_eq!(clip_band(&[(0.0, 0.5)], (0.0, 1.0)), vec![vec![(0.0, 0.5)]]);
-    assert!(clip_band(&[(0.0, 5.0), (1.0, 6.0)], (0.0, 1.0)).is_empty());
-}
-
-#[test]
-fn panel_two_at_the_defaults_frames_the_dip_and_marks_what_leaves() {
-    use rvalue_model::{panel_betas, threshold_curves, toy_design};
-    let c = Controls::default();
-    let (h, s) = toy_design(&c.toy_params()).unwrap();
-    let grid = panels::sigma2_axis(200);
-    let t = threshold_curves(Some(h), &s, &panel_betas(c.beta), &grid, c.sigma2).unwrap();
-    let main = &t.series[0];
-    let (low, back) = (main.s_star.unwrap(), main.s0.unwrap());
-    let zoomed = panels::threshold(&t, &[], (c.sigma2, false), None);
-    let (y0, y1) = zoomed.y;
-    // The dip's lowest point and t*(0) inside the frame, the dip a good part of its height.
-    assert!(y0 < low.t && back.t < y1, "{:?} for {} and {}", zoomed.y, low.t, back.t);
-    assert!(back.t - low.t > 0.1 * (y1 - y0), "{:?}", zoomed.y);
-    // The curve and the marked σ² = 1000 leave it, each with an arrow, and the note says so.
-    assert_eq!(zoomed.exits.len(), 2);
-    let note = panels::threshold_cut(&zoomed, &t).unwrap();
-    assert!(note.starts_with("Zoomed on the dip: the curve rises out of the frame at σ² ≈ "), "{note}");
-    // The whole view holds the curve up to σ² = 5000: nothing leaves, and the dip is flat.
-    let whole = panels::threshold(&t, &[], (c.sigma2, true), None);
-    assert!(whole.y.1 > main.t.last().unwrap().unwrap());
-    assert!(whole.exits.is_empty() && panels::threshold_cut(&whole, &t).is_none());
-    assert!(back.t - low.t < 0.01 * (whole.y.1 - whole.y.0));
-}
-
 /// Files by role: of two score files the pool is the 2-D one for the other's M draws, in any
 /// order and beside a labels file; two files that are not both scores are scores and labels.
 #[test]
@@ -523,30 +459,6 @@ fn files_are_told_apart_by_role() {
     let other = write_npy_f32(&[n_cal, m + 1], &vec![0.5; n_cal * (m + 1)]);
     let e = files::read_named(named(&[("test.npy", &test), ("other.npy", &other)])).1.unwrap_err();
     assert!(e.to_string().contains("are two score files"), "{e}");
-}
-
-#[test]
-fn an_empty_set_is_labelled_in_the_inspector() {
-    let row = |rank: usize, in_set| panels::RankingRow {
-        rank,
-        candidate: rank,
-        score: "0.1".to_string(),
-        in_set,
-        is_true: rank == 2,
-    };
-    let mut c = panels::RankingColumn {
-        title: String::new(),
-        what: "r-value",
-        threshold: "0.05".to_string(),
-        note: None,
-        rows: vec![row(1, false), row(2, false)],
-        hidden: 0,
-    };
-    assert_eq!(c.cut(), Some(0));
-    assert!(panels::ranking_list(&c).starts_with(&format!("<ol>{}", panels::EMPTY_CUT_HTML)));
-    c.rows[0].in_set = true;
-    let list = panels::ranking_list(&c);
-    assert!(!list.contains("empty set") && list.contains(panels::CUT_HTML), "{list}");
 }
 
 #[test]
@@ -597,7 +509,7 @@ fn the_dark_palette_paints_the_figure_and_its_ink() {
     assert_eq!(corner, vec![r, g, b, 255]);
     // The light grey line is drawn in the dark palette's grey; Okabe–Ito blue stays.
     assert_eq!(dark.colour(GREY), dark.grey);
-    assert_eq!(dark.colour(BLUE), BLUE);
+    assert_eq!(dark.colour(BLUE), super::theme::rgb(BLUE));
     // Transparent: nothing is painted under the figure (on a fresh canvas).
     let (transparent, clear) = (Palette::of(&rvalue_model::theme::DARK, true), new_canvas(&doc, 300, 200));
     let look = Look { palette: transparent, ..Look::light(13) };

@@ -32,7 +32,8 @@ pub struct Palette {
     pub legend: RGBColor,
 }
 
-fn rgb((r, g, b): Rgb) -> RGBColor {
+/// A model colour as plotters draws it.
+pub fn rgb((r, g, b): Rgb) -> RGBColor {
     RGBColor(r, g, b)
 }
 
@@ -63,14 +64,14 @@ impl Palette {
     }
 
     /// `c` as this palette draws it: the light palette's text and grey become this one's.
-    pub fn colour(&self, c: RGBColor) -> RGBColor {
+    pub fn colour(&self, c: Rgb) -> RGBColor {
         let light = theme::LIGHT;
-        if c == rgb(light.ink) {
+        if c == light.ink {
             self.ink
-        } else if c == rgb(light.grey) {
+        } else if c == light.grey {
             self.grey
         } else {
-            c
+            rgb(c)
         }
     }
 }

@@ -225,9 +225,15 @@ pub fn threshold_curves_with(
     Ok(ThresholdCurves { hyper, sigma2: sigma2_grid.to_vec(), series })
 }
 
-/// The σ² axis of panels 2 and 5: `count` points evenly spaced on [`super::SIGMA2_RANGE`].
+/// The left end of the σ² axis of panels 2 and 5 (a log axis: σ² = 0 is drawn there).
+pub const SIGMA2_AXIS_LO: f64 = 1e-3;
+
+/// The σ² axis of panels 2 and 5: `count` points log-spaced from [`SIGMA2_AXIS_LO`] to the
+/// slider's top ([`super::SIGMA2_RANGE`]), as the log axis draws them evenly.
 pub fn sigma2_grid(count: usize) -> Vec<f64> {
-    rvalue_core::conformal::alpha_grid(super::SIGMA2_RANGE.0, super::SIGMA2_RANGE.1, count)
+    let (lo, hi) = (SIGMA2_AXIS_LO.log10(), super::SIGMA2_RANGE.1.log10());
+    let steps = count.max(2) - 1;
+    (0..count).map(|j| 10f64.powf(lo + (hi - lo) * j as f64 / steps as f64)).collect()
 }
 
 /// The β values of panel 2: the current β first, then 0.01, 0.05, 0.2 unless equal to it.

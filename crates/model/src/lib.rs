@@ -52,6 +52,7 @@ pub mod classes;
 pub mod controls;
 mod curves;
 pub mod export;
+pub mod figure;
 pub mod ids;
 pub mod message;
 mod notes;

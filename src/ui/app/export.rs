@@ -19,7 +19,7 @@ use super::{App, Shared, ALPHA_PLOTS};
 use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
-use crate::ui::figure::{Dots, Figure, Look};
+use crate::ui::figure::{Dots, Draw, Figure, Look};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::classes::{classes_csv, ClassView};

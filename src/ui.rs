@@ -3,8 +3,10 @@
 //!
 //! - [`app`]: the state, and in `app/` the start-up, the controls, the job, the frame loop, the
 //!   events, the replies, each panel's drawing (`app/draw/`) and the export buttons;
-//! - [`panels`]: what each panel shows (figures and HTML) from the explorer's results;
-//! - [`figure`]: one plotters drawing routine for every line figure; [`legend`] its legend;
+//! - [`panels`]: what each panel shows (figures and HTML), as `rvalue_model::figure` builds it
+//!   from the explorer's results: every choice a panel makes is the model's, tested natively;
+//! - [`figure`]: one plotters routine that draws every model figure; [`legend`] measures and
+//!   paints its legend;
 //! - [`theme`]: `?theme=` and `?background=` on the page, and the figures' palette;
 //! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the
 //!   current-value markers drawn on overlay canvases;

@@ -1,10 +1,11 @@
 //! Panel 9: each class's coverage per method against 1 − α (bars for a few classes, sorted
 //! curves for many), and the set-size strata's rows.
 
-use super::{esc, method_label};
-use crate::ui::figure::*;
-use rvalue_model::classes::{ClassView, Layout};
-use rvalue_model::scales::fixed;
+use super::html::esc;
+use super::tables::TableRow;
+use super::{method_colour, method_html, method_label, y_range, Bars, Figure, Legend, Line, INK};
+use crate::classes::{ClassView, Layout};
+use crate::scales::fixed;
 
 /// The figure of panel 9; `names`: the file's class names, if it gives them.
 pub fn classes(v: &ClassView, names: Option<&[String]>) -> Figure {
@@ -38,7 +39,7 @@ fn bars(v: &ClassView, names: Option<&[String]>) -> Figure {
         });
     }
     f.lines.push(Line::of("1 − α", INK, &[-0.5, k - 0.5], &[v.target, v.target]).dashed());
-    f.x_names = (0..v.k).map(|c| rvalue_model::classes::class_label(names, c)).collect();
+    f.x_names = (0..v.k).map(|c| crate::classes::class_label(names, c)).collect();
     f
 }
 
@@ -65,17 +66,17 @@ fn sorted(v: &ClassView) -> Figure {
 pub fn strata_head(v: &ClassView) -> String {
     let mut html = String::from("<tr><th scope=\"col\">Set size</th>");
     for m in &v.methods {
-        let name = super::method_html(m.method);
+        let name = method_html(m.method);
         html += &format!("<th scope=\"col\">{name} coverage</th><th scope=\"col\">{name} items</th>");
     }
     html + "</tr>"
 }
 
 /// The strata table's body: a row per set-size stratum, each method's coverage and items.
-pub fn strata_table(v: &ClassView) -> Vec<super::TableRow> {
+pub fn strata_table(v: &ClassView) -> Vec<TableRow> {
     v.strata
         .iter()
-        .map(|s| super::TableRow {
+        .map(|s| TableRow {
             head: esc(&s.label),
             cells: s
                 .coverage
