@@ -16,6 +16,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Window};
 
 use super::dom;
+use rvalue_model::ids;
 use rvalue_model::panel::Panel;
 use rvalue_model::tour::Step;
 use rvalue_model::url::Slider;
@@ -62,7 +63,7 @@ fn apply_tour(doc: &Document, step: &Step) {
     let Some(body) = doc.body() else { return };
     let _ = body.class_list().add_1("embed");
     let _ = body.set_attribute("data-embed", "tour");
-    keep(doc.get_element_by_id("tour"));
+    keep(doc.get_element_by_id(ids::TOUR));
     let mut ids = vec![step.control];
     for p in step.panels {
         keep(doc.get_element_by_id(&p.element_id()));

@@ -14,6 +14,7 @@ use super::streamed::{self, Streamed};
 use rvalue_core::conformal::pool::TruePool;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
+use rvalue_model::ids;
 use rvalue_model::samples::{SYNTHETIC_CIFAR, SYNTHETIC_TOY};
 use rvalue_model::url::DataRef;
 
@@ -274,7 +275,7 @@ fn files_of(list: &FileList) -> Vec<File> {
 
 pub fn wire(sink: &Sink, doc: &Document) -> Result<()> {
     let a = sink.clone();
-    dom::listen_id(doc, "file", "change", move |e| {
+    dom::listen_id(doc, ids::FILE, "change", move |e| {
         let Some(input) = e.target().and_then(|t| t.dyn_into::<HtmlInputElement>().ok()) else { return };
         if let Some(files) = input.files() {
             // The FileList is live: take the files before the input is cleared below.
@@ -293,8 +294,8 @@ pub fn wire(sink: &Sink, doc: &Document) -> Result<()> {
         if let Some(files) = files {
             spawn_local(load_list(a.clone(), files_of(&files)));
         }
-        dom::set_text(&d, "status", "Reading the dropped file…");
-        dom::set_attr(&d, "status", "data-state", "loading");
+        dom::set_text(&d, ids::STATUS, "Reading the dropped file…");
+        dom::set_attr(&d, ids::STATUS, "data-state", "loading");
     });
     let buttons = doc
         .query_selector_all("button.sample")
@@ -319,7 +320,7 @@ pub fn load_named(sink: &Sink, name: String) {
         _ => format!("Fetching {name}…"),
     };
     if let Ok(d) = dom::document() {
-        dom::set_text(&d, "status", &status);
+        dom::set_text(&d, ids::STATUS, &status);
     }
     if name == SYNTHETIC_CIFAR || name == SYNTHETIC_TOY {
         spawn_local(synthetic(sink.clone(), name));

@@ -18,6 +18,7 @@ use super::byte_source::{self, ByteSource, HostedFile};
 use super::dom;
 use super::files::{self, Got, Sink};
 use super::streamed::{self, Streamed};
+use rvalue_model::ids;
 use rvalue_model::url::hosted::{unranged_note, HostedRead};
 use rvalue_model::url::DataRef;
 
@@ -25,8 +26,8 @@ use rvalue_model::url::DataRef;
 /// `name` is shown in place of the file's own name.
 pub fn load(sink: &Sink, src: String, labels: Option<String>, name: Option<String>) {
     if let Ok(d) = dom::document() {
-        dom::set_text(&d, "status", &format!("Fetching {src}…"));
-        dom::set_attr(&d, "status", "data-state", "loading");
+        dom::set_text(&d, ids::STATUS, &format!("Fetching {src}…"));
+        dom::set_attr(&d, ids::STATUS, "data-state", "loading");
     }
     spawn_local(fetch_and_read(sink.clone(), src, labels, name));
 }
@@ -149,7 +150,7 @@ async fn whole(address: &str, resp: Response) -> Result<Vec<u8>, String> {
         return Err(why);
     }
     if let (Some(t), Ok(d)) = (total, dom::document()) {
-        dom::set_text(&d, "status", &format!("Fetching {address} ({:.1} MB)…", t / 1e6));
+        dom::set_text(&d, ids::STATUS, &format!("Fetching {address} ({:.1} MB)…", t / 1e6));
     }
     // Read whole, as a sample is: a stream reader's last read raced the request's end, which
     // the browser then reported as aborted although every byte had arrived.

@@ -17,6 +17,7 @@ use web_sys::{Document, HtmlInputElement};
 
 use super::dom;
 use rvalue_core::Result;
+use rvalue_model::ids;
 use rvalue_model::url::{Restored, UrlState};
 
 /// The shortest interval between two rewrites of the address.
@@ -110,7 +111,7 @@ impl Link {
 /// into the address bar at once.
 pub fn wire(doc: &Document, link_now: impl Fn() -> String + 'static) -> Result<()> {
     let d = doc.clone();
-    dom::listen_id(doc, "copy-link", "click", move |_| {
+    dom::listen_id(doc, ids::COPY_LINK, "click", move |_| {
         let url = link_now();
         let d = d.clone();
         match clipboard_write(&url) {
@@ -134,18 +135,18 @@ fn clipboard_write(text: &str) -> Option<Promise> {
 }
 
 fn copied(d: &Document) {
-    dom::set_hidden(d, "link-text", true);
-    dom::set_text(d, "copy-status", "Copied");
+    dom::set_hidden(d, ids::LINK_TEXT, true);
+    dom::set_text(d, ids::COPY_STATUS, "Copied");
 }
 
 /// The fallback: the link selected in a text field, and the legacy copy command tried on it.
 fn show_field(d: &Document, url: &str) {
-    let Ok(field) = dom::by_id::<HtmlInputElement>(d, "link-text") else { return };
+    let Ok(field) = dom::by_id::<HtmlInputElement>(d, ids::LINK_TEXT) else { return };
     field.set_value(url);
     field.set_hidden(false);
     let _ = field.focus();
     field.select();
     let copied_now = call(d, "execCommand", &["copy".into()]).ok().and_then(|v| v.as_bool()) == Some(true);
     let status = if copied_now { "Copied" } else { "Press Ctrl+C (⌘C) to copy the selected link" };
-    dom::set_text(d, "copy-status", status);
+    dom::set_text(d, ids::COPY_STATUS, status);
 }
