@@ -24,7 +24,7 @@ use crate::ui::panels::RankingColumn;
 use crate::ui::permalink::Link;
 use crate::ui::streamed::Streamed;
 use crate::ui::workers::Pool;
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_model::panel::Panel;
 use rvalue_model::url::{DataRef, View};
@@ -52,7 +52,7 @@ struct Loaded {
     data: Held,
     /// Calibration units given as their true label's draws alone: the analysis calibrates on
     /// them, and `data`'s items are all test items.
-    pool: Option<Arc<TruePool>>,
+    pool: Option<Arc<TrueDraws>>,
     /// Panel 8's statistics (of a file the page holds).
     summary: Option<DataSummary>,
     /// The names an `.npz` gives its classes (member `class_names`).

@@ -11,7 +11,7 @@ use crate::args::{ConformalArgs, FormatArg};
 use crate::device::{for_each_split, Pass, Probe, Ranker};
 use crate::inputs::{facts, methods_of, read_split, reading_of, warn_data};
 use crate::output::{self, Progress};
-use crate::{pool, print_stdout, streamed, write_file, CliError, CliResult};
+use crate::{calibration_true, print_stdout, streamed, write_file, CliError, CliResult};
 
 pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
@@ -21,15 +21,18 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let lowest = alphas.iter().copied().fold(1.0, f64::min);
     let at = (lowest, a.score.method.never_empty, a.score.threads());
     let probe = Probe::start(a.score.device, &methods, &opts);
-    if let Some(path) = &a.pool.calibration_true {
-        let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
-        pool::check_classes(classes)?;
-        pool::refuse_baselines(&methods)?;
-        let (test, labels) = pool::test_items(&a.data)?;
+    if let Some(path) = &a.calibration_true.calibration_true {
+        let classes = calibration_true::Classes {
+            path: a.calibration_true.calibration_labels.as_deref(),
+            coverage: opts.coverage,
+        };
+        calibration_true::check_classes(classes)?;
+        calibration_true::refuse_baselines(&methods)?;
+        let (test, labels) = calibration_true::test_items(&a.data)?;
         let (_, m, k) = streamed::shape(&test);
-        let pool = pool::read_pool(path, classes, k)?;
-        let n_cal = Some(a.cal_size.unwrap_or(pool.n()));
-        // The test items' labels are left alone: a pool's may be placeholders.
+        let true_draws = calibration_true::read_calibration_true(path, classes, k)?;
+        let n_cal = Some(a.cal_size.unwrap_or(true_draws.n()));
+        // The test items' labels are left alone: true draws' may be placeholders.
         warn_data(&facts((m, k), &[], n_cal, (at.0, &methods, opts.kind)));
         let sizes = a.cal_size.zip(a.test_size);
         let count = if sizes.is_some() { a.splits } else { 1 };
@@ -37,7 +40,16 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         let (plan, run) = ((sizes, count, a.seed), (at.2, ranker.as_ref()));
         let mut rows = Vec::new();
         for &alpha in alphas {
-            rows.extend(pool::summaries(&pool, &test, &labels, &methods, &opts, plan, (alpha, at.1), run)?);
+            rows.extend(calibration_true::summaries(
+                &true_draws,
+                &test,
+                &labels,
+                &methods,
+                &opts,
+                plan,
+                (alpha, at.1),
+                run,
+            )?);
         }
         return print_rows(a.format, &rows, None);
     }

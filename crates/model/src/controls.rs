@@ -156,7 +156,7 @@ impl Controls {
         SplitPlan::Random { count: self.splits, cal_fraction: self.cal_fraction, seed: self.seed }
     }
 
-    /// A calibration pool's split sizes (`conformal::pool`): each split calibrates on the
+    /// A calibration pool's split sizes (`conformal::true_draws`): each split calibrates on the
     /// calibration fraction of the pool's `n_pool` units (at least one), drawn at random, and
     /// tests on all `n_test` test items, which a pool keeps apart from calibration.
     pub fn pool_sizes(&self, n_pool: usize, n_test: usize) -> (usize, usize) {

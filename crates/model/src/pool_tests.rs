@@ -1,11 +1,11 @@
 //! The page's analysis calibrated on a pool of true-label draws equals the joined tensor's
-//! split (`[pool items; test items]`, as `rvalue sets --split` and `calibrate_with_pool` take
+//! split (`[pool items; test items]`, as `rvalue sets --split` and `calibrate_with_true_draws` take
 //! it), bit for bit, in every panel's numbers.
 
 use std::sync::Arc;
 
 use super::*;
-use rvalue_core::conformal::pool::{joined_split, pool_splits, TruePool};
+use rvalue_core::conformal::true_draws::{joined_split, true_draws_splits, TrueDraws};
 use rvalue_core::conformal::{
     difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, ScoreOptions, Split,
 };
@@ -26,7 +26,7 @@ struct Case {
     joined: ScoreTensor,
     joined_labels: Vec<usize>,
     test: Arc<Dataset>,
-    pool: Arc<TruePool>,
+    pool: Arc<TrueDraws>,
 }
 
 /// A toy data set whose first `n_pool` items become the pool (their true-label draws alone)
@@ -50,7 +50,7 @@ fn case(n_pool: usize) -> Case {
     let test_labels = labels[n_pool..].to_vec();
     let draws =
         (0..n_pool).flat_map(|j| (0..m).map(move |d| (j, d))).map(|(j, d)| joined.get(j, d, labels[j]));
-    let pool = TruePool::new(n_pool, m, draws.collect()).unwrap();
+    let pool = TrueDraws::new(n_pool, m, draws.collect()).unwrap();
     Case {
         joined,
         joined_labels: labels,
@@ -77,7 +77,7 @@ fn ranks(p: &Prepared) -> Vec<u32> {
 fn joined_splits(c: &Case, controls: &Controls) -> Vec<Split> {
     let n_test = c.test.scores.n();
     let sizes = controls.pool_sizes(c.pool.n(), n_test);
-    let splits = pool_splits(c.pool.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
+    let splits = true_draws_splits(c.pool.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
     assert_eq!(splits[0].cal.len(), 24);
     splits.iter().map(|s| joined_split(s, c.pool.n())).collect()
 }
@@ -172,7 +172,7 @@ fn a_pool_refuses_the_baselines_in_one_sentence() {
 #[test]
 fn a_pool_of_other_draws_is_refused() {
     let c = case(40);
-    let pool = TruePool::new(2, 3, vec![0.0; 6]).unwrap();
+    let pool = TrueDraws::new(2, 3, vec![0.0; 6]).unwrap();
     let e =
         AnalysisJob::new(Source::Pool(c.test, Arc::new(pool)), &controls(TieOrder::default())).unwrap_err();
     assert!(e.to_string().contains("M = 3"), "{e}");

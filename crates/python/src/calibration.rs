@@ -8,8 +8,8 @@
 //! item for pooled r-values.
 //!
 //! A calibration may instead be on true-label draws alone (`cal_true`, `[n_cal, M]`, the layout
-//! of the paper's ImageNet calibration pool): CP, CP_avg and pooled CP_r need nothing else of a
-//! calibration item (`rvalue_core::conformal::pool`).
+//! of the paper's ImageNet true-label draws): CP, CP_avg and pooled CP_r need nothing else of a
+//! calibration item (`rvalue_core::conformal::true_draws`).
 //!
 //! Labelled items given as a file or a memmap are streamed a block at a time, never held
 //! whole, and only what a prediction needs of them is kept (`rvalue_core::predict::kept`): the
@@ -23,8 +23,8 @@ use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rvalue_core::blocks::ScoreBlocks;
-use rvalue_core::conformal::pool::{self, TruePool};
 use rvalue_core::conformal::streamed::Streaming;
+use rvalue_core::conformal::true_draws::{self, TrueDraws};
 use rvalue_core::conformal::{Coverage, Method, RvalueKind, ScoreOptions};
 use rvalue_core::predict::kept::{self, Keeps};
 use rvalue_core::predict::{self, Prediction};
@@ -122,9 +122,9 @@ pub fn calibrate<'py>(
         (Some(_), None) => {
             return Err(value_error(Error::invalid("cal_labels go with cal_true; give labels with scores")))
         }
-        (None, Some(pool)) if labels.is_none() => {
+        (None, Some(true_draws)) if labels.is_none() => {
             let classes = cal_labels.map(|l| arrays::indices(l, "cal_labels")).transpose()?;
-            (Basis::TrueDraws(streamed::pool_draws(pool)?), classes.filter(|_| per_class))
+            (Basis::TrueDraws(streamed::true_draw_scores(true_draws)?), classes.filter(|_| per_class))
         }
         (None, Some(_)) => {
             return Err(value_error(Error::invalid("cal_true carries its labels: give no labels")))
@@ -254,16 +254,16 @@ fn check_kept(s: &Settings, basis: &Basis) -> rvalue_core::Result<()> {
     }
 }
 
-/// A calibration's true-label draws as a pool, held as read (float16 stays float16, widened
+/// A calibration's true-label draws, held as read (float16 stays float16, widened
 /// where read), with its units' classes when per class.
-fn pool_of(
+fn true_draws_of(
     draws: &rvalue_core::tensor::ScoreTensor,
     classes: Option<&[usize]>,
-) -> rvalue_core::Result<TruePool> {
-    let pool = TruePool::of_single_draw(draws.clone())?;
+) -> rvalue_core::Result<TrueDraws> {
+    let true_draws = TrueDraws::of_single_draw(draws.clone())?;
     match classes {
-        Some(c) => pool.with_classes(c.to_vec()),
-        None => Ok(pool),
+        Some(c) => true_draws.with_classes(c.to_vec()),
+        None => Ok(true_draws),
     }
 }
 
@@ -304,7 +304,7 @@ impl Calibration {
         check_classes(&s, &basis, classes.as_deref())?;
         match &basis {
             Basis::Items { cal, labels } => rvalue_core::conformal::check_data(cal, labels)?,
-            Basis::TrueDraws(_) => pool::check_methods(&[s.method], &s.opts)?,
+            Basis::TrueDraws(_) => true_draws::check_methods(&[s.method], &s.opts)?,
             Basis::TrueScores { .. } | Basis::Summaries { .. } => check_kept(&s, &basis)?,
         }
         rvalue_core::conformal::check_alpha(s.alpha)?;
@@ -359,9 +359,17 @@ impl Calibration {
                 let (src, _) = streamed::source(test_scores)?;
                 let (test, _) = src.blocks();
                 let work = || {
-                    let (run, pool) =
-                        (Streaming { threads, ..Streaming::default() }, pool_of(draws, classes)?);
-                    predict::predict_with_pool(&pool, test, method, opts, seed, &run, &mut |_, _, _| {})
+                    let (run, true_draws) =
+                        (Streaming { threads, ..Streaming::default() }, true_draws_of(draws, classes)?);
+                    predict::predict_with_true_draws(
+                        &true_draws,
+                        test,
+                        method,
+                        opts,
+                        seed,
+                        &run,
+                        &mut |_, _, _| {},
+                    )
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }

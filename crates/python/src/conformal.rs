@@ -22,7 +22,7 @@ use crate::streamed::{self, Source};
 use crate::tallies;
 use crate::warned;
 use crate::watched::{self, Progress};
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 
 /// One method's metrics on one split of a run: what `per_split=True` returns, as a dict.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,7 +119,7 @@ fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result
 /// [`run`] on scores streamed a block at a time: the same records and rows.
 fn run_streamed(
     src: &dyn ScoreBlocks,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     labels: &[usize],
     job: &Job,
     splits: &[Split],
@@ -130,7 +130,7 @@ fn run_streamed(
     let (mut records, mut rows): (Vec<Vec<SplitRecord>>, Vec<Option<Summary>>) =
         (per_method(job), per_method(job));
     let mut got: Vec<Measured> = per_method(job);
-    streamed::each_calibrated_ranked(src, pool, labels, job, splits, |method, r, c, ranks| {
+    streamed::each_calibrated_ranked(src, true_draws, labels, job, splits, |method, r, c, ranks| {
         let i = job.methods.iter().position(|x| *x == method).unwrap_or(0);
         records[i].push(got[i].add(method, alpha, splits[r].index, c.measure(alpha, never_empty, ranks)));
         if r + 1 == splits.len() {
@@ -226,23 +226,23 @@ pub fn conformal<'py>(
     let (src, carried) = streamed::source(scores)?;
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
-    let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
-    let reading = if pool.is_none() { job.decide_reading(blocks)? } else { None };
+    let true_draws = cal_true.map(|p| streamed::true_draws_with(p, cal_labels, &job.opts)).transpose()?;
+    let reading = if true_draws.is_none() { job.decide_reading(blocks)? } else { None };
     let args = ConformalArgs { splits, seed, cal_fraction, split, split_indices };
-    let plan = plan_of(pool.as_ref(), blocks.shape().0, (cal_size, test_size), &args)?;
+    let plan = plan_of(true_draws.as_ref(), blocks.shape().0, (cal_size, test_size), &args)?;
     let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
     let done = at_each(&alpha.0, &mut job, |job| match &src {
-        Source::Array { tensor, .. } if !streams && pool.is_none() => {
+        Source::Array { tensor, .. } if !streams && true_draws.is_none() => {
             let t = tensor.tensor();
             watched::run(py, progress.clone(), "conformal", total, || run(t, &labels, job, &plan.splits))
         }
         _ => watched::run(py, progress.clone(), "conformal", total, || {
-            run_streamed(blocks, pool.as_ref(), &labels, job, &plan.splits)
+            run_streamed(blocks, true_draws.as_ref(), &labels, job, &plan.splits)
         }),
     })?;
     // After the run, which checks the labels: warnings then speak of data that was accepted.
     let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
-    warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
+    warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &true_draws), n_cal))?;
     returned(py, &done, per_split, (blocks.shape().2, reading))
 }
 
@@ -265,15 +265,15 @@ fn at_each(alphas: &[f64], job: &mut Job, mut one: impl FnMut(&Job) -> PyResult<
     Ok(done)
 }
 
-/// The splits of `conformal`: of the pool and the test items, or of the `n` items.
+/// The splits of `conformal`: of the true draws and the test items, or of the `n` items.
 fn plan_of(
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     n: usize,
     sizes: (Option<usize>, Option<usize>),
     a: &ConformalArgs<'_, '_>,
 ) -> PyResult<Plan> {
-    match pool {
-        Some(p) => Ok(Plan { splits: streamed::pool_plan(p, n, sizes, a.splits, a.seed)? }),
+    match true_draws {
+        Some(p) => Ok(Plan { splits: streamed::true_draws_plan(p, n, sizes, a.splits, a.seed)? }),
         None => Plan::of(n, a),
     }
 }
@@ -450,13 +450,13 @@ fn set_rows(t: &ScoreTensor, labels: &[usize], job: &Job, split: &Split) -> Resu
 /// [`set_rows`] on scores streamed a block at a time: the same rows.
 fn set_rows_streamed(
     src: &dyn ScoreBlocks,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     labels: &[usize],
     job: &Job,
     split: &Split,
 ) -> Result<SetRows> {
     let mut out = SetRows::default();
-    streamed::each_calibrated(src, pool, labels, job, std::slice::from_ref(split), |m, _, c| {
+    streamed::each_calibrated(src, true_draws, labels, job, std::slice::from_ref(split), |m, _, c| {
         out.add(m, c, job)
     })?;
     Ok(out)
@@ -526,38 +526,38 @@ pub fn sets<'py>(
     let labels = streamed::labels(labels, carried)?;
     let (blocks, streams) = src.blocks();
     let n = blocks.shape().0;
-    let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
-    let split = split_of_sets(split, pool.as_ref(), n, seed)?;
+    let true_draws = cal_true.map(|p| streamed::true_draws_with(p, cal_labels, &job.opts)).transpose()?;
+    let split = split_of_sets(split, true_draws.as_ref(), n, seed)?;
     let total = job.methods.len() * split.test.len();
     let rows = match &src {
-        Source::Array { tensor, .. } if !streams && pool.is_none() => {
+        Source::Array { tensor, .. } if !streams && true_draws.is_none() => {
             let t = tensor.tensor();
             watched::run(py, progress, "sets", total, || set_rows(t, &labels, &job, &split))
         }
         _ => watched::run(py, progress, "sets", total, || {
-            set_rows_streamed(blocks, pool.as_ref(), &labels, &job, &split)
+            set_rows_streamed(blocks, true_draws.as_ref(), &labels, &job, &split)
         }),
     }?;
     let n_cal = Some(split.cal.len());
-    warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
+    warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &true_draws), n_cal))?;
     for &(method, count) in &rows.unbounded {
         options::warn_unbounded(py, method, count, (blocks.shape().2, alpha), "", true)?;
     }
     set_columns(py, rows)
 }
 
-/// The split `sets` runs: the mask given, or the whole pool against every item.
+/// The split `sets` runs: the mask given, or all the true draws against every item.
 fn split_of_sets(
     split: Option<&Bound<'_, PyAny>>,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     n: usize,
     seed: u64,
 ) -> PyResult<Split> {
-    match (split, pool) {
+    match (split, true_draws) {
         (Some(mask), None) => {
             Ok(Split::from_mask(&arrays::mask(mask, n)?).map_err(value_error)?.keyed(seed, 0))
         }
-        (None, Some(p)) => Ok(streamed::pool_plan(p, n, (None, None), 1, seed)?.remove(0)),
+        (None, Some(p)) => Ok(streamed::true_draws_plan(p, n, (None, None), 1, seed)?.remove(0)),
         _ => Err(value_error(rvalue_core::Error::invalid("give split (a mask) or cal_true, one of them"))),
     }
 }
@@ -573,10 +573,10 @@ fn set_columns(py: Python<'_>, rows: SetRows) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// The labels the warnings may judge: none with a pool, whose test items' labels may be
+/// The labels the warnings may judge: none with true draws, whose test items' labels may be
 /// placeholders (sets need none).
-fn labels_to_check<'a, P>(labels: &'a [usize], pool: &Option<P>) -> &'a [usize] {
-    if pool.is_some() {
+fn labels_to_check<'a, P>(labels: &'a [usize], true_draws: &Option<P>) -> &'a [usize] {
+    if true_draws.is_some() {
         &[]
     } else {
         labels

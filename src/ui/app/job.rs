@@ -11,7 +11,7 @@ use super::replies::{offloaded, worker_replied};
 use super::{empty_alpha_views, App, Dirty, Held, Running};
 use crate::ui::dom::{self, by_id, set_text};
 use crate::ui::{device, workers};
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::conformal::RvalueKind;
 use rvalue_model::message::{about, capitalised, failure, sentence};
 use rvalue_model::{Analysis, AnalysisJob, Controls, Mode, Progress, Source};
@@ -135,7 +135,7 @@ impl App {
     }
 
     /// What an analysis of the current controls is of, for the status line.
-    fn job_what(&self, pool: Option<&TruePool>) -> String {
+    fn job_what(&self, pool: Option<&TrueDraws>) -> String {
         let c = &self.controls;
         let Some(l) = self.data.as_ref().filter(|_| c.mode == Mode::Scores) else {
             return format!("toy, {} repeats", c.toy.repeats);

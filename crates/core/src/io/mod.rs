@@ -148,7 +148,7 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
     }
 }
 
-/// The member `cal_true` of an `.npz` (a calibration pool of true-label draws, `[n_cal, M]`)
+/// The member `cal_true` of an `.npz` (true-label draws, `[n_cal, M]`)
 /// as [`read_scores`] reads scores; `None` for other formats and archives without it.
 pub fn read_cal_true(file: &str, bytes: &[u8]) -> Result<Option<Dataset>> {
     if !matches!(sniff(bytes), Format::Zip) {

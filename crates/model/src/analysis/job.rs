@@ -14,7 +14,7 @@ use super::{
     SweepCurves, CP_R, DEFAULT_STEP_BUDGET, MAX_STORED_BYTES,
 };
 use crate::{Controls, Mode};
-use rvalue_core::conformal::pool::check_methods;
+use rvalue_core::conformal::true_draws::check_methods;
 use rvalue_core::conformal::{self, Calibrated, Method, PooledBuilder, RvalueKind, ScoreOptions};
 use rvalue_core::eb::Hyper;
 use rvalue_core::probability::ScoresAre;

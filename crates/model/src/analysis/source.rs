@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::StreamedFile;
 use crate::{Controls, Mode};
-use rvalue_core::conformal::pool::{pool_splits, TruePool};
+use rvalue_core::conformal::true_draws::{true_draws_splits, TrueDraws};
 use rvalue_core::conformal::Split;
 use rvalue_core::io::Dataset;
 use rvalue_core::tensor::ScoreTensor;
@@ -19,9 +19,9 @@ pub enum Source {
     /// A score file with labels, split `Controls::splits` times at random.
     Data(Arc<Dataset>),
     /// A score file with labels (the test items) and a pool of calibration units given as
-    /// their true label's draws alone (`conformal::pool`): CP, CP_avg and pooled CP_r,
+    /// their true label's draws alone (`conformal::true_draws`): CP, CP_avg and pooled CP_r,
     /// calibrated on `Controls::splits` random draws of the pool ([`Controls::pool_sizes`]).
-    Pool(Arc<Dataset>, Arc<TruePool>),
+    Pool(Arc<Dataset>, Arc<TrueDraws>),
     /// A score file too large to hold, read a block of items at a time by its reader (the
     /// page's workers): in the job's first phase its split-independent rows (and, with a
     /// baseline on, its class probabilities), then pooled CP_r's splits by those readers.
@@ -38,7 +38,7 @@ impl Source {
     }
 
     /// A score file's source calibrated on `pool` instead, when there is one.
-    pub fn with_pool(self, pool: Option<Arc<TruePool>>) -> Self {
+    pub fn with_pool(self, pool: Option<Arc<TrueDraws>>) -> Self {
         match (self, pool) {
             (Source::Data(d), Some(p)) => Source::Pool(d, p),
             (s, _) => s,
@@ -49,11 +49,11 @@ impl Source {
 /// The splits of a pool source: `Controls::splits` seeded draws of the sizes the controls give.
 pub(in crate::analysis) fn pool_split_list(
     controls: &Controls,
-    pool: &TruePool,
+    pool: &TrueDraws,
     n_test: usize,
 ) -> Result<Vec<Split>> {
     let sizes = controls.pool_sizes(pool.n(), n_test);
-    pool_splits(pool.n(), n_test, Some(sizes), controls.splits, controls.seed)
+    true_draws_splits(pool.n(), n_test, Some(sizes), controls.splits, controls.seed)
 }
 
 /// The tensor of one part: simulated or the shared file. Cheap to clone, so that work handed

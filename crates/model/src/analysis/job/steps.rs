@@ -8,7 +8,7 @@ use crate::analysis::{
     highest_threshold, internal, item_cost, pool_split_list, pooled_items_per_step, LabelInfo, Part,
     PartTensor, Source, SweepCurves, CP_R,
 };
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::conformal::{
     self, item_scores, pooled_hyper, Calibrated, Coverage, Method, Need, PooledBuilder, Prior, RvalueKind,
     ScoreOptions, ScoreRows, Split,
@@ -156,7 +156,7 @@ impl AnalysisJob {
                 let b = match (self.pooled.as_mut(), &self.source) {
                     (Some(b), _) => b,
                     (None, Source::Pool(_, pool)) => {
-                        let b = PooledBuilder::of_pool(pool, k, split, self.opts.ties)?;
+                        let b = PooledBuilder::of_true_draws(pool, k, split, self.opts.ties)?;
                         let b = match pool_classes(pool, per_class)? {
                             Some(classes) => b.by_class(classes, split),
                             None => b,
@@ -323,7 +323,7 @@ impl AnalysisJob {
 
 /// A pool's units' classes when a threshold per class is asked for (`None`: marginal); a pool
 /// without them cannot have one.
-fn pool_classes(pool: &TruePool, per_class: bool) -> Result<Option<&[usize]>> {
+fn pool_classes(pool: &TrueDraws, per_class: bool) -> Result<Option<&[usize]>> {
     match (per_class, pool.classes()) {
         (false, _) => Ok(None),
         (true, Some(c)) => Ok(Some(c)),
