@@ -9,7 +9,7 @@
 //! those of `rvalue sets` on the joined file with that split. The new items' labels are never
 //! read: they are stood in by candidate 0, which only the coverage metrics would look at.
 
-pub mod kept;
+pub mod from_blocks;
 pub mod saved;
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! calibration item (`rvalue_core::conformal::true_draws`).
 //!
 //! Labelled items given as a file or a memmap are streamed a block at a time, never held
-//! whole, and only what a prediction needs of them is kept (`rvalue_core::predict::kept`): the
+//! whole, and only what a prediction needs of them is kept (`rvalue_core::predict::from_blocks`): the
 //! true-label draws (CP, CP_avg, pooled CP_r), the true label's score (per-item r-values), or
 //! the summaries (a pooled prior). Predictions are those of the items held whole, bit for bit,
 //! so a file is streamed whatever its size: the choice never depends on a threshold. A
@@ -26,7 +26,7 @@ use rvalue_core::blocks::ScoreBlocks;
 use rvalue_core::conformal::streamed::Streaming;
 use rvalue_core::conformal::true_draws::{self, TrueDraws};
 use rvalue_core::conformal::{Coverage, Method, RvalueKind, ScoreOptions};
-use rvalue_core::predict::kept::{self, Keeps};
+use rvalue_core::predict::from_blocks::{self, Keeps};
 use rvalue_core::predict::{self, Prediction};
 use rvalue_core::probability::ScoresAre;
 use rvalue_core::{whole_file, Error};
@@ -157,7 +157,7 @@ fn on_items<'py>(
     let (blocks, _) = src.blocks();
     let (_, m, k) = blocks.shape();
     // What `Calibration::new` checks, before a pass over what may be a large file.
-    kept::check_labels(&labels, blocks.shape().0, k).map_err(value_error)?;
+    from_blocks::check_labels(&labels, blocks.shape().0, k).map_err(value_error)?;
     if s.opts.cp_draw >= m {
         let msg = format!("CP's draw {} does not exist (M = {m})", s.opts.cp_draw);
         return Err(value_error(Error::invalid(msg)));
@@ -168,21 +168,21 @@ fn on_items<'py>(
     let (method, opts, seed) = (s.method, &s.opts, s.seed);
     let work = || -> rvalue_core::Result<Basis> {
         // Each pass counts its items as done, for the progress bar.
-        let blocks = &kept::Counted(blocks);
+        let blocks = &from_blocks::Counted(blocks);
         let run = Streaming { threads, ..Streaming::default() };
         let report = &mut |_: &str, _: usize, _: usize| {};
         Ok(match Keeps::of(method, opts) {
-            Keeps::TrueDraws => Basis::TrueDraws(kept::true_label_draws(blocks, &labels, &run, report)?),
+            Keeps::TrueDraws => Basis::TrueDraws(from_blocks::true_label_draws(blocks, &labels, &run, report)?),
             Keeps::TrueScores => {
-                let scores = kept::true_label_scores(blocks, &labels, method, opts, &run, report)?;
+                let scores = from_blocks::true_label_scores(blocks, &labels, method, opts, &run, report)?;
                 Basis::TrueScores { scores, m, k }
             }
             Keeps::Summaries => {
-                let summaries = kept::summaries(blocks, &run, report)?;
+                let summaries = from_blocks::summaries(blocks, &run, report)?;
                 Basis::Summaries { summaries, labels: labels.clone() }
             }
             Keeps::Probabilities => {
-                let scores = kept::baseline_true_scores(blocks, &labels, method, opts, seed, &run, report)?;
+                let scores = from_blocks::baseline_true_scores(blocks, &labels, method, opts, seed, &run, report)?;
                 Basis::TrueScores { scores, m, k }
             }
         })
@@ -249,7 +249,7 @@ fn check_kept(s: &Settings, basis: &Basis) -> rvalue_core::Result<()> {
         )));
     }
     match basis {
-        Basis::Summaries { summaries, labels } => kept::check_labels(labels, summaries.n, summaries.k),
+        Basis::Summaries { summaries, labels } => from_blocks::check_labels(labels, summaries.n, summaries.k),
         _ => Ok(()),
     }
 }
@@ -380,7 +380,7 @@ impl Calibration {
                     let (run, report) =
                         (Streaming { threads, ..Streaming::default() }, &mut |_: &str, _, _| {});
                     let cal = (scores.as_slice(), classes, (*m, *k));
-                    kept::predict_with_true_scores(
+                    from_blocks::predict_with_true_scores(
                         cal.0, cal.1, cal.2, test, method, opts, seed, &run, report,
                     )
                 };
@@ -392,7 +392,7 @@ impl Calibration {
                 let work = || {
                     let run = Streaming { threads, ..Streaming::default() };
                     let report = &mut |_: &str, _: usize, _: usize| {};
-                    kept::predict_with_summaries(summaries, labels, test, opts, seed, &run, report)
+                    from_blocks::predict_with_summaries(summaries, labels, test, opts, seed, &run, report)
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }
