@@ -29,7 +29,7 @@ use rvalue_core::conformal::{Coverage, Method, RvalueKind, ScoreOptions};
 use rvalue_core::predict::from_blocks::{self, Keeps};
 use rvalue_core::predict::{self, Prediction};
 use rvalue_core::probability::ScoresAre;
-use rvalue_core::{whole_file, Error};
+use rvalue_core::{atomic_file, Error};
 
 use crate::arrays::{self, value_error};
 use crate::options::{self, Baselines, Scoring};
@@ -434,7 +434,7 @@ impl Calibration {
     /// complete, so an older file there survives a failure. :func:`load` reads it back.
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
         let bytes = saved::encode(&self.settings(), &self.basis, self.classes.as_deref());
-        py.detach(|| whole_file::write(&path, &bytes)).map_err(|e| PyOSError::new_err(e.to_string()))
+        py.detach(|| atomic_file::write(&path, &bytes)).map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
     /// Pickles as the bytes ``save`` writes.
