@@ -14,7 +14,7 @@ mod npz;
 mod stream;
 /// The hand-made `.npy` and `.zip` builders of the reader tests, shared with the workspace's.
 #[cfg(test)]
-#[path = "../../../../tests/common/mod.rs"]
+#[path = "../../../tests/common/mod.rs"]
 pub(crate) mod test_files;
 
 pub use npy::{
@@ -479,7 +479,7 @@ pub(crate) mod tests {
         macro_rules! fixtures {
             ($($f:literal),*) => {
                 match name {
-                    $($f => include_bytes!(concat!("../../../../tests/data/io/", $f)).to_vec(),)*
+                    $($f => include_bytes!(concat!("../../../tests/data/io/", $f)).to_vec(),)*
                     other => panic!("no fixture {other}"),
                 }
             };
