@@ -236,7 +236,7 @@ const GRID: usize = 64;
 
 /// The grid's inner points as fractions of `max dᵢ²`, `10^(−12(G−j)/(G−1))` for `j = 1..G`
 /// (entries 0 and G unused): computed once, because [`estimate`] runs once per item under a
-/// per-item prior and `pow` was a third of its cost. The same `libm::pow` calls, so the same bits.
+/// per-item prior and `pow` would be a large share of it. The same `libm::pow` calls, so the same bits.
 fn grid_fractions() -> &'static [f64; GRID + 1] {
     static FRACTIONS: OnceLock<[f64; GRID + 1]> = OnceLock::new();
     FRACTIONS.get_or_init(|| {
