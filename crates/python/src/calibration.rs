@@ -32,7 +32,8 @@ use rvalue_core::probability::ScoresAre;
 use rvalue_core::{atomic_file, Error};
 
 use crate::arrays::{self, value_error};
-use crate::options::{self, Baselines, Scoring};
+use crate::options;
+use crate::scoring_fn::scoring_fn;
 use crate::streamed::{self, Source};
 use crate::watched::{self, Progress};
 use rvalue_core::predict::saved::{self, Basis, Settings};
@@ -69,50 +70,50 @@ pub struct Calibration {
     classes: Option<Vec<usize>>,
 }
 
-/// Calibrates `method` on labelled `scores` and `labels` (an array; or a file and the labels it
-/// carries, or a memmap, streamed), or on true-label draws `cal_true` `[n_cal, M]`, for
-/// predicting sets of new items.
-#[pyfunction]
-#[pyo3(signature = (
-    scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue=options::default_rvalue(), variance="per-draw",
-    prior=options::default_prior(), algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
-    never_empty=false, seed=0, threads=None, cal_true=None, progress=None, coverage="marginal",
-    cal_labels=None, scores_are="auto", raps_lambda=0.01, raps_kreg=5.0, saps_lambda=0.2,
-    randomized=true
-))]
-#[allow(clippy::too_many_arguments)] // the command line's options, by name
-pub fn calibrate<'py>(
-    scores: Option<&Bound<'py, PyAny>>,
-    labels: Option<&Bound<'py, PyAny>>,
-    alpha: f64,
-    method: &str,
-    rvalue: &str,
-    variance: &str,
-    prior: &str,
-    algorithm: &str,
-    lambda_rule: &str,
-    cp_draw: usize,
-    ties: &str,
-    never_empty: bool,
-    seed: u64,
+scoring_fn! {
+    /// Calibrates `method` on labelled `scores` and `labels` (an array; or a file and the labels
+    /// it carries, or a memmap, streamed), or on true-label draws `cal_true` `[n_cal, M]`, for
+    /// predicting sets of new items.
+    fn calibrate<'py>(
+        [scores=None, labels=None, alpha=0.1, *, method="cp-r"]
+        scores: Option<&Bound<'py, PyAny>>,
+        labels: Option<&Bound<'py, PyAny>>,
+        alpha: f64,
+        method: &str,
+    )
+    [never_empty=false, seed=0, threads=None, cal_true=None, progress=None, coverage="marginal",
+    cal_labels=None]
+    (
+        never_empty: bool,
+        seed: u64,
+        threads: Option<usize>,
+        cal_true: Option<&Bound<'py, PyAny>>,
+        progress: Option<&Bound<'py, PyAny>>,
+        coverage: &str,
+        cal_labels: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Calibration>;
+    |scoring, coverage| {
+        let progress = Progress::of(progress)?;
+        let settings = Settings {
+            method: options::parse(method)?,
+            opts: scoring.options()?,
+            alpha: options::alpha(alpha)?,
+            never_empty,
+            seed,
+        };
+        calibrated(settings, (scores, labels), (cal_true, cal_labels), threads, progress)
+    }
+}
+
+/// [`calibrate`] with its options read: on items, or on true-label draws.
+fn calibrated<'py>(
+    mut settings: Settings,
+    (scores, labels): (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
+    (cal_true, cal_labels): (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
     threads: Option<usize>,
-    cal_true: Option<&Bound<'py, PyAny>>,
-    progress: Option<&Bound<'py, PyAny>>,
-    coverage: &str,
-    cal_labels: Option<&Bound<'py, PyAny>>,
-    scores_are: &str,
-    raps_lambda: f64,
-    raps_kreg: f64,
-    saps_lambda: f64,
-    randomized: bool,
+    progress: Progress<'py>,
 ) -> PyResult<Calibration> {
-    let progress = Progress::of(progress)?;
-    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
-    let scoring =
-        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
-    let opts = scoring.options()?;
-    let mut settings =
-        Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
+    let opts = settings.opts;
     let threads = options::threads(threads)?;
     let per_class = opts.coverage == Coverage::PerClass;
     let (basis, classes) = match (scores, cal_true) {
@@ -172,7 +173,9 @@ fn on_items<'py>(
         let run = Streaming { threads, ..Streaming::default() };
         let report = &mut |_: &str, _: usize, _: usize| {};
         Ok(match Keeps::of(method, opts) {
-            Keeps::TrueDraws => Basis::TrueDraws(from_blocks::true_label_draws(blocks, &labels, &run, report)?),
+            Keeps::TrueDraws => {
+                Basis::TrueDraws(from_blocks::true_label_draws(blocks, &labels, &run, report)?)
+            }
             Keeps::TrueScores => {
                 let scores = from_blocks::true_label_scores(blocks, &labels, method, opts, &run, report)?;
                 Basis::TrueScores { scores, m, k }
@@ -182,7 +185,8 @@ fn on_items<'py>(
                 Basis::Summaries { summaries, labels: labels.clone() }
             }
             Keeps::Probabilities => {
-                let scores = from_blocks::baseline_true_scores(blocks, &labels, method, opts, seed, &run, report)?;
+                let scores =
+                    from_blocks::baseline_true_scores(blocks, &labels, method, opts, seed, &run, report)?;
                 Basis::TrueScores { scores, m, k }
             }
         })
