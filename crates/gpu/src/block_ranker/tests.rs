@@ -141,7 +141,7 @@ fn streamed_pooled_across_dispatches_is_the_cpus() {
 /// the true draws take. Both tie often; the true draws' scores are f32 (one-word keys) or, with one that
 /// is not, all take two words.
 #[test]
-fn a_pool_ranked_on_the_gpu_is_the_cpus() {
+fn true_draws_ranked_on_the_gpu_are_the_cpus() {
     let Some(g) = gpu() else { return };
     let (n_true, n_test, m, k) = (30, 23, 5, 6);
     let tied = tensor(0, (n_test, m, k), 11).data().iter().map(|&x| x as f32).collect();
