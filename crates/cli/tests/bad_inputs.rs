@@ -414,7 +414,7 @@ fn per_class_coverage_takes_the_files_marginal_takes() {
 /// True draws' classes (`--calibration-labels`) of the wrong length or beyond K, or none at all
 /// for per-class coverage, and an unknown coverage: one line each.
 #[test]
-fn per_class_pool_labels_are_checked() {
+fn per_class_true_draw_labels_are_checked() {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad_per_class");
     std::fs::create_dir_all(&tmp).unwrap();
     let write = |name: &str, bytes: Vec<u8>| {

@@ -113,7 +113,7 @@ fn sets_and_predict_take_the_baselines() {
 }
 
 #[test]
-fn bad_parameters_and_pools_get_one_line() {
+fn bad_parameters_and_true_draws_get_one_line() {
     let go = |extra: &[&str]| {
         bad(&[&["conformal", "--scores", DIGITS, "--method", "raps"][..], &RUN, extra].concat())
     };

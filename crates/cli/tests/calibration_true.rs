@@ -93,7 +93,7 @@ fn shifted(csv: &str, by: usize) -> String {
 }
 
 #[test]
-fn sets_and_conformal_of_a_pool_are_the_joined_splits() {
+fn sets_and_conformal_on_true_draws_are_the_joined_splits() {
     let f = files("sets");
     let n_cal = 160;
     let out = |n: &str| f.dir.join(n).to_str().unwrap().to_string();
@@ -160,7 +160,7 @@ fn sets_and_conformal_of_a_pool_are_the_joined_splits() {
 }
 
 #[test]
-fn random_pool_splits_are_seeded_and_sized() {
+fn random_true_draw_splits_are_seeded_and_sized() {
     let f = files("splits");
     let base = [
         "conformal",
@@ -187,7 +187,7 @@ fn random_pool_splits_are_seeded_and_sized() {
 }
 
 #[test]
-fn predict_with_a_pool_is_predict_with_the_calibration_items() {
+fn predict_with_true_draws_is_predict_with_the_calibration_items() {
     let f = files("predict");
     // The calibration items as their own file: the joined file's first 160.
     let d = read_scores_file(Path::new(&f.joined)).unwrap();
@@ -229,7 +229,7 @@ fn predict_with_a_pool_is_predict_with_the_calibration_items() {
 }
 
 #[test]
-fn what_a_pool_cannot_do_is_one_line() {
+fn what_true_draws_cannot_do_is_one_line() {
     let f = files("bad");
     let bad = |args: &[&str]| {
         let o = run(args);
@@ -261,7 +261,7 @@ fn what_a_pool_cannot_do_is_one_line() {
 /// `conformal` (sized splits) and `predict` give the CPU's bytes, for both tie orders.
 #[cfg(feature = "gpu")]
 #[test]
-fn a_pool_on_the_gpu_gives_the_cpu_output() {
+fn true_draws_on_the_gpu_give_the_cpu_output() {
     let f = files("gpu");
     let out = |n: &str| f.dir.join(n).to_str().unwrap().to_string();
     let may_skip = std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1");
@@ -303,7 +303,7 @@ fn a_pool_on_the_gpu_gives_the_cpu_output() {
 /// them, `sets`, `conformal` and `predict` give the joined split's per-class output (on the GPU
 /// too); without them, one line says why not.
 #[test]
-fn a_pool_with_its_classes_is_the_joined_split_per_class() {
+fn true_draws_with_their_classes_are_the_joined_split_per_class() {
     let f = files("per_class");
     let l = rvalue_core::io::read_labels("l", &std::fs::read(&f.labels).unwrap(), 240, 10).unwrap();
     let true_labels = f.dir.join("true_labels.npy").to_str().unwrap().to_string();

@@ -130,7 +130,7 @@ fn measure_is_metrics_and_sizes_and_merges_are_sums() {
 
 /// Every summary of the streamed path, with ranks gathered in its pass, is the in-memory one.
 #[test]
-fn streamed_and_pool_summaries_are_in_memory_ones() {
+fn streamed_and_true_draws_summaries_are_in_memory_ones() {
     let (t, labels) = samples::logits(50, 6, 7, 4).unwrap();
     let prep = Prepared::new(&t, &labels, true).unwrap();
     let ranks = difficulty_of(&t, &labels).unwrap();
@@ -182,11 +182,11 @@ fn streamed_and_pool_summaries_are_in_memory_ones() {
     )
     .unwrap();
     assert!(seen.len() == 3 && seen.iter().all(|r| *r == ranks));
-    pool_ranks_are_the_test_items(&t, &labels, &run);
+    true_draws_ranks_are_the_test_items(&t, &labels, &run);
 }
 
 /// True draws' test items are ranked by their own draws, for every method mix.
-fn pool_ranks_are_the_test_items(t: &ScoreTensor, labels: &[usize], run: &Streaming) {
+fn true_draws_ranks_are_the_test_items(t: &ScoreTensor, labels: &[usize], run: &Streaming) {
     let (n_true, n) = (20, t.n());
     let truth = true_label_draws(&t.items(0..n_true), &labels[..n_true], run, &mut |_, _, _| {}).unwrap();
     let true_draws = TrueDraws::of_single_draw(truth).unwrap();

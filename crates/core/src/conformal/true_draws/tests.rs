@@ -94,7 +94,7 @@ fn check(
 }
 
 #[test]
-fn a_pool_of_true_label_draws_is_the_joined_split() {
+fn true_label_draws_give_the_joined_split() {
     let p = ToyParams {
         k: 5,
         m: 4,
@@ -140,7 +140,7 @@ fn a_float16_pool_is_the_joined_split() {
 }
 
 #[test]
-fn what_a_pool_cannot_do_is_refused() {
+fn what_true_draws_cannot_do_is_refused() {
     let true_draws = TrueDraws::new(3, 2, vec![0.0; 6]).unwrap();
     let test = ScoreTensor::new(2, 2, 3, vec![0.0; 12]).unwrap();
     let splits = true_draws_splits(3, 2, None, 1, 0).unwrap();
