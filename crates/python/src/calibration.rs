@@ -363,17 +363,9 @@ impl Calibration {
                 let (src, _) = streamed::source(test_scores)?;
                 let (test, _) = src.blocks();
                 let work = || {
-                    let (run, true_draws) =
-                        (Streaming { threads, ..Streaming::default() }, true_draws_of(draws, classes)?);
-                    predict::predict_with_true_draws(
-                        &true_draws,
-                        test,
-                        method,
-                        opts,
-                        seed,
-                        &run,
-                        &mut |_, _, _| {},
-                    )
+                    let run = Streaming { threads, ..Streaming::default() };
+                    let (cal, quiet) = (true_draws_of(draws, classes)?, &mut |_: &str, _, _| {});
+                    predict::predict_with_true_draws(&cal, test, method, opts, seed, &run, quiet)
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }
