@@ -17,11 +17,12 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
 
 use rvalue_core::io::{write_npy_f16_bits, write_npy_f32, write_npy_i64};
 use rvalue_core::samples;
+
+#[path = "support/timed.rs"]
+mod timed;
 
 const CLASSES: usize = 1000;
 
@@ -134,28 +135,11 @@ fn argsort(scores: &Path) -> Vec<String> {
     vec![python, "-c".into(), script.into(), scores.display().to_string()]
 }
 
-/// Runs `args` once under `/usr/bin/time` and prints its wall time and peak RSS; the seconds.
+/// Runs `args` once and prints its wall time and peak RSS; the seconds.
 fn row(what: &str, args: &[String]) -> f64 {
-    let timer = Path::new("/usr/bin/time");
-    let mut cmd = if timer.exists() {
-        let mut c = Command::new(timer);
-        c.args(["-f", "%M"]).args(args);
-        c
-    } else {
-        let mut c = Command::new(&args[0]);
-        c.args(&args[1..]);
-        c
-    };
-    let start = Instant::now();
-    let out = cmd.output().expect("the command runs");
-    let seconds = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{} failed: {stderr}", args.join(" "));
-    let kb: Option<u64> =
-        timer.exists().then(|| stderr.lines().last().and_then(|l| l.trim().parse().ok())).flatten();
-    let rss = kb.map_or("—".to_string(), |kb| format!("{} MB", kb / 1000));
-    println!("{what:<62} {seconds:>7.2} s {rss:>10}");
-    seconds
+    let t = timed::run(args);
+    println!("{what:<62} {:>7.2} s {:>10}", t.seconds, t.rss());
+    t.seconds
 }
 
 /// Writes the seeded logits a block of items at a time, unless an earlier run did.

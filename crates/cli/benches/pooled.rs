@@ -22,10 +22,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use rvalue_core::io::{write_npy_f16_bits, write_npy_i64};
 use rvalue_core::samples;
+
+#[path = "support/timed.rs"]
+mod timed;
 
 const CLASSES: usize = 1000;
 const TRUE_UNITS: usize = 40_000;
@@ -183,29 +185,11 @@ fn authors(files: &Files, items: usize) -> Option<f64> {
     }
 }
 
-/// Runs `args` once under `/usr/bin/time` and prints its wall time, user CPU time, peak RSS and
-/// wall time per item; the wall and user CPU seconds (a loaded machine's comparable figure).
+/// Runs `args` once and prints its wall time, user CPU time, peak RSS and wall time per item;
+/// the wall and user CPU seconds (a loaded machine's comparable figure).
 fn row(what: &str, args: &[String], items: usize) -> (f64, f64) {
-    let timer = Path::new("/usr/bin/time");
-    let mut cmd = if timer.exists() {
-        let mut c = Command::new(timer);
-        c.args(["-f", "%M %U"]).args(args);
-        c
-    } else {
-        let mut c = Command::new(&args[0]);
-        c.args(&args[1..]);
-        c
-    };
-    let start = Instant::now();
-    let out = cmd.output().expect("the command runs");
-    let seconds = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{} failed: {stderr}", args.join(" "));
-    let last: Vec<&str> = stderr.lines().last().unwrap_or("").split_whitespace().collect();
-    let kb: Option<u64> = last.first().and_then(|x| x.parse().ok()).filter(|_| timer.exists());
-    let user: f64 = last.get(1).and_then(|x| x.parse().ok()).unwrap_or(f64::NAN);
-    let rss = kb.map_or("—".to_string(), |kb| format!("{} MB", kb / 1000));
-    let per = seconds * 1e3 / items.max(1) as f64;
-    println!("{what:<44} {seconds:>7.2} s {user:>7.2} s {rss:>8} {per:>9.1} ms");
-    (seconds, user)
+    let t = timed::run(args);
+    let per = t.seconds * 1e3 / items.max(1) as f64;
+    println!("{what:<44} {:>7.2} s {:>7.2} s {:>8} {per:>9.1} ms", t.seconds, t.user, t.rss());
+    (t.seconds, t.user)
 }
