@@ -282,7 +282,7 @@ def calibrate(
 
     ``cal_true`` instead of ``scores`` and ``labels``: the calibration items' true-label draws
     ``[n_cal, M]`` (an array or a path, float16/32/64), the layout of the paper's ImageNet
-    calibration pool. CP, CP_avg and pooled CP_r need nothing more; other r-value kinds raise
+    true-label draws. CP, CP_avg and pooled CP_r need nothing more; other r-value kinds raise
     ``ValueError``.
 
     ``coverage="per-class"`` calibrates a threshold per class from that class's calibration
@@ -359,7 +359,7 @@ def conformal(
     them.
 
     ``cal_true`` (``[n_cal, M]``: each calibration item's true-label score in each draw)
-    calibrates on that pool instead of on a split of ``scores``, which then holds the test
+    calibrates on those true-label draws instead of on a split of ``scores``, which then holds the test
     items: CP, CP_avg and pooled CP_r only. One split of everything, or with ``cal_size`` and
     ``test_size`` ``splits`` seeded random subsets of both. The results are those of the
     joined array ``[calibration items; test items]``, bit for bit.
@@ -404,7 +404,7 @@ def sets(
     randomized: bool = True,
 ) -> SetColumns:
     """The prediction sets of one split, as ``rvalue sets``: ``split`` is a boolean mask
-    ``[N]`` (True = calibration), or ``cal_true`` a pool of true-label draws ``[n_cal, M]``
+    ``[N]`` (True = calibration), or ``cal_true`` true-label draws ``[n_cal, M]``
     that calibrates every item of ``scores`` (as in :func:`conformal`); ``seed`` keys the pooled
     r-values' tie order (split 0 of it). ``scores`` may be a path or a memmap, streamed. Returns
     the CSV's columns (``method``, ``item``, ``candidate``, ``score``, ``position``), one entry

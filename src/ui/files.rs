@@ -11,7 +11,7 @@ use web_sys::{Document, File, FileList, HtmlInputElement, Response};
 use super::byte_source::ByteSource;
 use super::dom;
 use super::streamed::{self, Streamed};
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
 use rvalue_model::ids;
@@ -31,7 +31,7 @@ pub enum Got {
         name: String,
         data: Result<Dataset>,
         names: Option<Vec<String>>,
-        pool: Option<Arc<TruePool>>,
+        pool: Option<Arc<TrueDraws>>,
         origin: DataRef,
         /// A sentence on how it was read, when the page should say it.
         note: Option<String>,
@@ -161,7 +161,7 @@ async fn load_list(sink: Sink, all: Vec<File>) {
 }
 
 /// A data set read, its pool, if any, and its class names, if its `.npz` gives them.
-pub type Named = (Dataset, Option<TruePool>, Option<Vec<String>>);
+pub type Named = (Dataset, Option<TrueDraws>, Option<Vec<String>>);
 
 /// Files' bytes by role. A name holding "label" is the labels file (the second of two such
 /// names is taken as scores). Of two score files, the pool is the 2-D one `[n_cal, M]` whose
@@ -218,11 +218,11 @@ pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<Named>) {
 
 /// Which of the score files read is the test file, and the pool: the other file, or the test
 /// file's member `cal_true`.
-fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Option<TruePool>)> {
+fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Option<TrueDraws>)> {
     match (files, read) {
         ([(name, bytes)], _) => {
             let pool = rvalue_core::io::read_cal_true(name, bytes)?;
-            Ok((0, pool.map(|d| TruePool::of_dataset(&format!("{name}: member cal_true"), d)).transpose()?))
+            Ok((0, pool.map(|d| TrueDraws::of_dataset(&format!("{name}: member cal_true"), d)).transpose()?))
         }
         ([(a, _), (b, _)], [da, db]) => {
             let pool_for = |p: &Dataset, t: &Dataset| p.single_draw && p.scores.k() == t.scores.m();
@@ -237,7 +237,7 @@ fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Opti
                     )))
                 }
             };
-            Ok((test_at, Some(TruePool::of_dataset(pool_name, read[1 - test_at].clone())?)))
+            Ok((test_at, Some(TrueDraws::of_dataset(pool_name, read[1 - test_at].clone())?)))
         }
         _ => Err(rvalue_core::Error::invalid("give at most two score files: the test items and a pool")),
     }

@@ -8,7 +8,7 @@
 //! time and peak resident memory (`/usr/bin/time`), and the ratio to numpy. numpy comes from
 //! `target/python-venv` (`make test-python` makes it) or the system's `python3`.
 //! `RVALUE_BENCH_ITEMS=n` takes the first `n` items only (a quicker, smaller file); the
-//! 40 GB case is `RVALUE_BENCH_DRAWS=1000`. Last, the authors' ImageNet layout: a float16 pool
+//! 40 GB case is `RVALUE_BENCH_DRAWS=1000`. Last, the authors' ImageNet layout: float16 true draws
 //! of 40,000 true-label draws and float16 test items, pooled CP_r with U = 41,000 units. It
 //! prints and asserts nothing.
 
@@ -17,11 +17,12 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
 
 use rvalue_core::io::{write_npy_f16_bits, write_npy_f32, write_npy_i64};
 use rvalue_core::samples;
+
+#[path = "support/timed.rs"]
+mod timed;
 
 const CLASSES: usize = 1000;
 
@@ -53,26 +54,29 @@ fn main() {
     authors_layout(&dir, n, m, k);
 }
 
-/// The authors' ImageNet layout: a float16 calibration pool of 40,000 true-label draws `[40000,
+/// The authors' ImageNet layout: float16 true-label draws of 40,000 units `[40000,
 /// M]` and float16 test items `[n, M, 1000]`; pooled CP_r with U = 41,000 units on `TEST_ITEMS`
 /// of them (one split: `--cal-size 40000 --test-size TEST_ITEMS`), and its time per test item.
 fn authors_layout(dir: &Path, n: usize, m: usize, k: usize) {
-    const POOL: usize = 40_000;
+    const TRUE_UNITS: usize = 40_000;
     const TEST_ITEMS: usize = 200;
-    let pool = dir.join(format!("pool_f16_{POOL}x{m}.npy"));
-    if !pool.exists() {
-        let draws: Vec<u16> = (n..n + POOL).flat_map(|i| true_label_draws(i, m, k, 11)).collect();
-        std::fs::write(&pool, write_npy_f16_bits(&[POOL, m], &draws)).expect("writable");
+    let true_draws = dir.join(format!("true_f16_{TRUE_UNITS}x{m}.npy"));
+    if !true_draws.exists() {
+        let draws: Vec<u16> = (n..n + TRUE_UNITS).flat_map(|i| true_label_draws(i, m, k, 11)).collect();
+        std::fs::write(&true_draws, write_npy_f16_bits(&[TRUE_UNITS, m], &draws)).expect("writable");
     }
     let (test, labels) = write_logits_f16(dir, n, m, k);
-    println!("authors' layout: float16 pool [{POOL}, {m}], float16 test items [{n}, {m}, {k}]");
+    println!("authors' layout: float16 pool [{TRUE_UNITS}, {m}], float16 test items [{n}, {m}, {k}]");
     let args = |method: &str, kind: &str| {
         let mut a = rvalue(&["--rvalue", kind, "--method", method, "--splits", "1"], &test, &labels);
-        a.extend(["--calibration-true".into(), pool.display().to_string()]);
-        a.extend(["--cal-size".into(), POOL.to_string(), "--test-size".into(), TEST_ITEMS.to_string()]);
+        a.extend(["--calibration-true".into(), true_draws.display().to_string()]);
+        a.extend(["--cal-size".into(), TRUE_UNITS.to_string(), "--test-size".into(), TEST_ITEMS.to_string()]);
         a
     };
-    let t = row(&format!("pooled cp-r, U = {}, {TEST_ITEMS} test items", POOL + k), &args("cp-r", "pooled"));
+    let t = row(
+        &format!("pooled cp-r, U = {}, {TEST_ITEMS} test items", TRUE_UNITS + k),
+        &args("cp-r", "pooled"),
+    );
     println!(
         "{:<62} {:>7.1} ms",
         "pooled cp-r, time per test item (whole command / items)",
@@ -131,28 +135,11 @@ fn argsort(scores: &Path) -> Vec<String> {
     vec![python, "-c".into(), script.into(), scores.display().to_string()]
 }
 
-/// Runs `args` once under `/usr/bin/time` and prints its wall time and peak RSS; the seconds.
+/// Runs `args` once and prints its wall time and peak RSS; the seconds.
 fn row(what: &str, args: &[String]) -> f64 {
-    let timer = Path::new("/usr/bin/time");
-    let mut cmd = if timer.exists() {
-        let mut c = Command::new(timer);
-        c.args(["-f", "%M"]).args(args);
-        c
-    } else {
-        let mut c = Command::new(&args[0]);
-        c.args(&args[1..]);
-        c
-    };
-    let start = Instant::now();
-    let out = cmd.output().expect("the command runs");
-    let seconds = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{} failed: {stderr}", args.join(" "));
-    let kb: Option<u64> =
-        timer.exists().then(|| stderr.lines().last().and_then(|l| l.trim().parse().ok())).flatten();
-    let rss = kb.map_or("—".to_string(), |kb| format!("{} MB", kb / 1000));
-    println!("{what:<62} {seconds:>7.2} s {rss:>10}");
-    seconds
+    let t = timed::run(args);
+    println!("{what:<62} {:>7.2} s {:>10}", t.seconds, t.rss());
+    t.seconds
 }
 
 /// Writes the seeded logits a block of items at a time, unless an earlier run did.

@@ -1,18 +1,18 @@
-//! Pooled CP_r on the authors' ImageNet layout: a float16 calibration pool of true-label draws
+//! Pooled CP_r on the authors' ImageNet layout: float16 true-label draws
 //! `[40000, M]` and float16 test items `[T, M, 1000]` (`M` = 1000 by default), `rvalue
-//! conformal --calibration-true POOL --rvalue pooled --method cp-r --device cpu` on 2 threads,
-//! one split of every pool unit and `T` test items, beside the authors' procedure on a few items.
+//! conformal --calibration-true TRUE_UNITS --rvalue pooled --method cp-r --device cpu` on 2 threads,
+//! one split of every true-draw unit and `T` test items, beside the authors' procedure on a few items.
 //!
 //! `cargo bench -p rvalue-cli --bench pooled` writes the seeded files under
 //! `target/pooled-bench/` once (the same scores as the `big` bench's layout, a smaller file),
 //! then prints each command's wall time, peak resident memory and time per test item. The set-up
-//! (reading the pool, sorting its draws, building the split's tables) is the same command on one
+//! (reading the true draws, sorting them, building the split's tables) is the same command on one
 //! test item. `RVALUE_POOLED_ITEMS=T` (default 200) and `RVALUE_POOLED_DRAWS=M` set the size;
 //! `RVALUE_POOLED_BEFORE=path/to/rvalue` times an older build beside this one, run alternately;
 //! `RVALUE_POOLED_ROUNDS` (default 2) sets how often each runs; `RVALUE_POOLED_GENERATE=1` only writes the files (`scripts/pooled_layout.sh`).
 //! With `RVALUE_AUTHORS_DIR` naming the directory of the authors' procedure (`authors_pooled.py`,
 //! never part of this project), `RVALUE_POOLED_AUTHORS=n` (default 3) runs it on `n` test items
-//! against the whole pool under `RVALUE_AUTHORS_PYTHON` (default `target/authors-venv`'s Python,
+//! against all the true draws under `RVALUE_AUTHORS_PYTHON` (default `target/authors-venv`'s Python,
 //! with numpy and numba) and prints the ratio of its time per item to ours. It prints and
 //! asserts nothing.
 
@@ -22,13 +22,15 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
 
 use rvalue_core::io::{write_npy_f16_bits, write_npy_i64};
 use rvalue_core::samples;
 
+#[path = "support/timed.rs"]
+mod timed;
+
 const CLASSES: usize = 1000;
-const POOL: usize = 40_000;
+const TRUE_UNITS: usize = 40_000;
 /// The seed of the `big` bench's logits, so that both benches' layouts hold the same scores.
 const SEED: u64 = 11;
 
@@ -39,7 +41,10 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/pooled-bench");
     std::fs::create_dir_all(&root).expect("the bench directory can be created");
     let files = Files::write(&root, t, m);
-    println!("pool float16 [{POOL}, {m}], test items float16 [{t}, {m}, {CLASSES}] in {}", root.display());
+    println!(
+        "pool float16 [{TRUE_UNITS}, {m}], test items float16 [{t}, {m}, {CLASSES}] in {}",
+        root.display()
+    );
     if var("RVALUE_POOLED_GENERATE", 0) == 1 {
         return;
     }
@@ -69,20 +74,20 @@ fn main() {
 
 /// The seeded files of one layout.
 struct Files {
-    pool: PathBuf,
+    true_draws: PathBuf,
     test: PathBuf,
     labels: PathBuf,
 }
 
 impl Files {
-    /// Writes the pool, the test items and their labels unless an earlier run did.
+    /// Writes the true draws, the test items and their labels unless an earlier run did.
     fn write(root: &Path, t: usize, m: usize) -> Files {
         let dir = root.to_path_buf();
-        let pool = dir.join(format!("pool_f16_{POOL}x{m}.npy"));
-        if !pool.exists() {
-            // Pool unit `j` is item `t_max + j` of the logits: disjoint from every test item.
-            let draws: Vec<u16> = (0..POOL).flat_map(|j| true_label_draws(1_000_000 + j, m)).collect();
-            std::fs::write(&pool, write_npy_f16_bits(&[POOL, m], &draws)).expect("writable");
+        let true_draws = dir.join(format!("true_f16_{TRUE_UNITS}x{m}.npy"));
+        if !true_draws.exists() {
+            // True-draw unit `j` is item `t_max + j` of the logits: disjoint from every test item.
+            let draws: Vec<u16> = (0..TRUE_UNITS).flat_map(|j| true_label_draws(1_000_000 + j, m)).collect();
+            std::fs::write(&true_draws, write_npy_f16_bits(&[TRUE_UNITS, m], &draws)).expect("writable");
         }
         let test = dir.join(format!("test_f16_{t}x{m}x{CLASSES}.npy"));
         let labels = dir.join(format!("test_{t}_labels.npy"));
@@ -98,10 +103,10 @@ impl Files {
             let l: Vec<i64> = (0..t).map(|i| (i % CLASSES) as i64).collect();
             std::fs::write(&labels, write_npy_i64(&[t], &l)).expect("writable");
         }
-        Files { pool, test, labels }
+        Files { true_draws, test, labels }
     }
 
-    /// The command on the first `items` test items against the whole pool.
+    /// The command on the first `items` test items against all the true draws.
     fn args(&self, bin: &Path, items: usize) -> Vec<String> {
         let s = |p: &Path| p.display().to_string();
         let mut a: Vec<String> = vec![s(bin), "conformal".into(), "--alpha".into(), "0.05".into()];
@@ -109,8 +114,8 @@ impl Files {
             ["--rvalue", "pooled", "--method", "cp-r", "--splits", "1", "--device", "cpu"].map(String::from),
         );
         a.extend(["--threads".into(), "2".into(), "--scores".into(), s(&self.test)]);
-        a.extend(["--labels".into(), s(&self.labels), "--calibration-true".into(), s(&self.pool)]);
-        a.extend(["--cal-size".into(), POOL.to_string(), "--test-size".into(), items.to_string()]);
+        a.extend(["--labels".into(), s(&self.labels), "--calibration-true".into(), s(&self.true_draws)]);
+        a.extend(["--cal-size".into(), TRUE_UNITS.to_string(), "--test-size".into(), items.to_string()]);
         a
     }
 }
@@ -125,7 +130,7 @@ fn true_label_draws(i: usize, m: usize) -> Vec<u16> {
     (0..m).map(|d| half::f16::from_f32(draw(d)).to_bits()).collect()
 }
 
-/// The authors' procedure on the first `items` test items against the whole pool: their
+/// The authors' procedure on the first `items` test items against all the true draws: their
 /// script's own per-item steps (`np.argsort` of every draw's `U` units as float32, then their
 /// numba greedy `_greedy`, imported from the script), timed per item after one warm-up item
 /// that compiles the greedy.
@@ -145,12 +150,12 @@ fn authors(files: &Files, items: usize) -> Option<f64> {
         "import sys, time, numpy as np\n\
          sys.path.insert(0, sys.argv[1])\n\
          from authors_pooled import _greedy\n\
-         pool = np.load(sys.argv[2]).astype(np.float32)\n\
+         true_draws = np.load(sys.argv[2]).astype(np.float32)\n\
          test = np.load(sys.argv[3], mmap_mode='r')\n\
-         n, m = pool.shape\n\
+         n, m = true_draws.shape\n\
          k = test.shape[2]\n\
          full = np.empty((m, n + k), np.float32)\n\
-         full[:, :n] = pool.T\n\
+         full[:, :n] = true_draws.T\n\
          r_out, keep = np.empty(n + k), np.empty(k, np.bool_)\n\
          for i in range({items} + 1):\n\
          \x20   if i == 1: t0 = time.perf_counter()\n\
@@ -160,7 +165,7 @@ fn authors(files: &Files, items: usize) -> Option<f64> {
     );
     let s = |p: &Path| p.display().to_string();
     let out = Command::new(&python)
-        .args(["-c", &script, &s(&dir), &s(&files.pool), &s(&files.test)])
+        .args(["-c", &script, &s(&dir), &s(&files.true_draws), &s(&files.test)])
         .output()
         .expect("python runs");
     let per: Option<f64> = String::from_utf8_lossy(&out.stdout).trim().parse().ok();
@@ -180,29 +185,11 @@ fn authors(files: &Files, items: usize) -> Option<f64> {
     }
 }
 
-/// Runs `args` once under `/usr/bin/time` and prints its wall time, user CPU time, peak RSS and
-/// wall time per item; the wall and user CPU seconds (a loaded machine's comparable figure).
+/// Runs `args` once and prints its wall time, user CPU time, peak RSS and wall time per item;
+/// the wall and user CPU seconds (a loaded machine's comparable figure).
 fn row(what: &str, args: &[String], items: usize) -> (f64, f64) {
-    let timer = Path::new("/usr/bin/time");
-    let mut cmd = if timer.exists() {
-        let mut c = Command::new(timer);
-        c.args(["-f", "%M %U"]).args(args);
-        c
-    } else {
-        let mut c = Command::new(&args[0]);
-        c.args(&args[1..]);
-        c
-    };
-    let start = Instant::now();
-    let out = cmd.output().expect("the command runs");
-    let seconds = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{} failed: {stderr}", args.join(" "));
-    let last: Vec<&str> = stderr.lines().last().unwrap_or("").split_whitespace().collect();
-    let kb: Option<u64> = last.first().and_then(|x| x.parse().ok()).filter(|_| timer.exists());
-    let user: f64 = last.get(1).and_then(|x| x.parse().ok()).unwrap_or(f64::NAN);
-    let rss = kb.map_or("—".to_string(), |kb| format!("{} MB", kb / 1000));
-    let per = seconds * 1e3 / items.max(1) as f64;
-    println!("{what:<44} {seconds:>7.2} s {user:>7.2} s {rss:>8} {per:>9.1} ms");
-    (seconds, user)
+    let t = timed::run(args);
+    let per = t.seconds * 1e3 / items.max(1) as f64;
+    println!("{what:<44} {:>7.2} s {:>7.2} s {:>8} {per:>9.1} ms", t.seconds, t.user, t.rss());
+    (t.seconds, t.user)
 }

@@ -215,9 +215,9 @@ pub(crate) struct ConformalArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "calibration_true")]
     pub(crate) save_splits: Option<PathBuf>,
     #[command(flatten)]
-    pub(crate) pool: PoolArgs,
-    /// With --calibration-true: calibration units per split, drawn at random from the pool
-    /// (--splits R splits); default: the whole pool and every test item, one split
+    pub(crate) calibration_true: CalibrationTrueArgs,
+    /// With --calibration-true: calibration units per split, drawn at random from the true draws
+    /// (--splits R splits); default: all the true draws and every test item, one split
     #[arg(long, value_name = "n", requires_all = ["calibration_true", "test_size"])]
     pub(crate) cal_size: Option<usize>,
     /// With --calibration-true and --cal-size: test items per split, drawn at random
@@ -230,13 +230,13 @@ pub(crate) struct ConformalArgs {
 
 /// Calibration given as true-label draws alone: shared by `conformal`, `sets` and `predict`.
 #[derive(Args, Debug)]
-pub(crate) struct PoolArgs {
+pub(crate) struct CalibrationTrueArgs {
     /// Calibrate on these true-label draws [n_cal, M] (each calibration item's true-label score
     /// in each draw; float16/32/64) instead of on a split of --scores, which then holds the
     /// test items; CP, CP_avg and pooled CP_r only
     #[arg(long, value_name = "CAL.npy", conflicts_with = "split")]
     pub(crate) calibration_true: Option<PathBuf>,
-    /// With --calibration-true: each pool unit's class [n_cal] (.npy), which --coverage
+    /// With --calibration-true: each true-draw unit's class [n_cal] (.npy), which --coverage
     /// per-class needs
     #[arg(long, value_name = "Y_CAL.npy", requires = "calibration_true")]
     pub(crate) calibration_labels: Option<PathBuf>,
@@ -253,7 +253,7 @@ pub(crate) struct SetsArgs {
     #[arg(long, value_name = "MASK.npy", conflicts_with_all = ["cal_fraction", "split_index"])]
     pub(crate) split: Option<PathBuf>,
     #[command(flatten)]
-    pub(crate) pool: PoolArgs,
+    pub(crate) calibration_true: CalibrationTrueArgs,
     /// Seed of the random split and of pooled r-values' exchangeable tie order (a --split mask
     /// is split 0 of it)
     #[arg(long, value_name = "S", default_value_t = 0)]

@@ -11,7 +11,7 @@ use crate::args::{ConformalArgs, FormatArg};
 use crate::device::{for_each_split, Pass, Probe, Ranker};
 use crate::inputs::{facts, methods_of, read_split, reading_of, warn_data};
 use crate::output::{self, Progress};
-use crate::{pool, print_stdout, streamed, write_file, CliError, CliResult};
+use crate::{calibration_true, print_stdout, streamed, write_file, CliError, CliResult};
 
 pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
@@ -21,25 +21,8 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
     let lowest = alphas.iter().copied().fold(1.0, f64::min);
     let at = (lowest, a.score.method.never_empty, a.score.threads());
     let probe = Probe::start(a.score.device, &methods, &opts);
-    if let Some(path) = &a.pool.calibration_true {
-        let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
-        pool::check_classes(classes)?;
-        pool::refuse_baselines(&methods)?;
-        let (test, labels) = pool::test_items(&a.data)?;
-        let (_, m, k) = streamed::shape(&test);
-        let pool = pool::read_pool(path, classes, k)?;
-        let n_cal = Some(a.cal_size.unwrap_or(pool.n()));
-        // The test items' labels are left alone: a pool's may be placeholders.
-        warn_data(&facts((m, k), &[], n_cal, (at.0, &methods, opts.kind)));
-        let sizes = a.cal_size.zip(a.test_size);
-        let count = if sizes.is_some() { a.splits } else { 1 };
-        let ranker = streamed::GpuBlocks::of(probe.open()?);
-        let (plan, run) = ((sizes, count, a.seed), (at.2, ranker.as_ref()));
-        let mut rows = Vec::new();
-        for &alpha in alphas {
-            rows.extend(pool::summaries(&pool, &test, &labels, &methods, &opts, plan, (alpha, at.1), run)?);
-        }
-        return print_rows(a.format, &rows, None);
+    if let Some(path) = &a.calibration_true.calibration_true {
+        return run_on_true_draws(a, path, &methods, &opts, at, probe);
     }
     let (scores, labels) = streamed::open_scores(&a.data)?;
     let (n, m, k) = streamed::shape(&scores);
@@ -71,6 +54,49 @@ pub(crate) fn run_conformal(a: &ConformalArgs) -> CliResult<()> {
         }
     };
     print_rows(a.format, &rows, reading)
+}
+
+/// `conformal --calibration-true`: the test items of `--scores` against splits of the
+/// true-label draws at `path`.
+fn run_on_true_draws(
+    a: &ConformalArgs,
+    path: &Path,
+    methods: &[Method],
+    opts: &ScoreOptions,
+    at: (f64, bool, usize),
+    probe: Probe,
+) -> CliResult<()> {
+    let alphas = &a.score.alpha.0;
+    let classes = calibration_true::Classes {
+        path: a.calibration_true.calibration_labels.as_deref(),
+        coverage: opts.coverage,
+    };
+    calibration_true::check_classes(classes)?;
+    calibration_true::refuse_baselines(methods)?;
+    let (test, labels) = calibration_true::test_items(&a.data)?;
+    let (_, m, k) = streamed::shape(&test);
+    let true_draws = calibration_true::read_calibration_true(path, classes, k)?;
+    let n_cal = Some(a.cal_size.unwrap_or(true_draws.n()));
+    // The test items' labels are left alone: true draws' may be placeholders.
+    warn_data(&facts((m, k), &[], n_cal, (at.0, methods, opts.kind)));
+    let sizes = a.cal_size.zip(a.test_size);
+    let count = if sizes.is_some() { a.splits } else { 1 };
+    let ranker = streamed::GpuBlocks::of(probe.open()?);
+    let (plan, run) = ((sizes, count, a.seed), (at.2, ranker.as_ref()));
+    let mut rows = Vec::new();
+    for &alpha in alphas {
+        rows.extend(calibration_true::summaries(
+            &true_draws,
+            &test,
+            &labels,
+            methods,
+            opts,
+            plan,
+            (alpha, at.1),
+            run,
+        )?);
+    }
+    print_rows(a.format, &rows, None)
 }
 
 /// Each split's mask as `DIR/split_<r>.npy`, numbered with as many digits as the last needs, so

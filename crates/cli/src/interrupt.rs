@@ -1,6 +1,6 @@
 //! Ctrl-C and SIGTERM: the output files being written are removed and the process exits with
 //! status 130, so an interrupted run leaves no half-written file behind and every target is as
-//! it was before the run (written whole through `rvalue_core::whole_file`).
+//! it was before the run (written whole through `rvalue_core::atomic_file`).
 //!
 //! The handler runs on a thread of its own (the `ctrlc` crate's), not in signal context, so it
 //! may take a lock and remove files. A file being renamed onto its target holds the same lock,
@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
-use rvalue_core::whole_file::WholeFile;
+use rvalue_core::atomic_file::AtomicFile;
 
 /// Temporary paths of the outputs being written.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -36,12 +36,12 @@ pub fn install() {
 
 /// An output file written whole or not at all, removed if the process is interrupted.
 pub struct Output {
-    file: Option<WholeFile>,
+    file: Option<AtomicFile>,
 }
 
 impl Output {
     pub fn create(target: &Path) -> rvalue_core::Result<Output> {
-        let file = WholeFile::create(target)?;
+        let file = AtomicFile::create(target)?;
         pending().push(file.temp_path().to_path_buf());
         Ok(Output { file: Some(file) })
     }

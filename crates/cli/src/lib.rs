@@ -8,15 +8,15 @@
 //! `args` defines the command line, `inputs` reads and checks what the commands are given,
 //! `device` routes rank-based r-values to the GPU or the CPU; each command is a module of its
 //! own (`rank`, `conformal`, `sets`, `predict`, `toy`); `streamed` reads score files a block at
-//! a time, `pool` takes calibration given as true-label draws alone.
+//! a time, `true_draws` takes calibration given as true-label draws alone.
 
 mod args;
+mod calibration_true;
 mod conformal;
 mod device;
 mod inputs;
 mod interrupt;
 mod output;
-mod pool;
 mod predict;
 mod rank;
 mod sets;

@@ -23,7 +23,7 @@ pub(crate) struct PredictArgs {
     #[arg(long, value_name = "CAL.npz", required_unless_present = "calibration_true")]
     calibration: Option<PathBuf>,
     /// Labels of the calibration items, in 0..K (.npy); optional when the calibration file
-    /// carries them. With --calibration-true: each pool unit's class, which --coverage
+    /// carries them. With --calibration-true: each true-draw unit's class, which --coverage
     /// per-class needs
     #[arg(long, value_name = "Y.npy")]
     calibration_labels: Option<PathBuf>,
@@ -76,16 +76,23 @@ pub(crate) fn run(a: &PredictArgs) -> CliResult<()> {
     let (alpha, never_empty) = (a.score.alpha.one()?, a.score.method.never_empty);
     let probe = Probe::start(a.score.device, &[method], &opts);
     let calibration = match (&a.calibration, &a.calibration_true) {
-        (_, Some(pool)) => {
-            let classes =
-                super::pool::Classes { path: a.calibration_labels.as_deref(), coverage: opts.coverage };
-            super::pool::refuse_baselines(&[method])?;
+        (_, Some(true_draws)) => {
+            let classes = super::calibration_true::Classes {
+                path: a.calibration_labels.as_deref(),
+                coverage: opts.coverage,
+            };
+            super::calibration_true::refuse_baselines(&[method])?;
             let data = DataArgs { scores: a.test.clone(), labels: None };
-            let test = super::pool::test_items_unlabelled(&data)?;
-            let pool = super::pool::read_pool(pool, classes, super::streamed::shape(&test).2)?;
+            let test = super::calibration_true::test_items_unlabelled(&data)?;
+            let true_draws = super::calibration_true::read_calibration_true(
+                true_draws,
+                classes,
+                super::streamed::shape(&test).2,
+            )?;
             let ranker = super::streamed::GpuBlocks::of(probe.open()?);
             let run = (a.score.threads(), ranker.as_ref());
-            let prediction = super::pool::predict(&pool, &test, method, &opts, a.seed, run)?;
+            let prediction =
+                super::calibration_true::predict(&true_draws, &test, method, &opts, a.seed, run)?;
             warn_unbounded(method, prediction.unbounded_classes(alpha), prediction.k(), alpha, "");
             return write_file(&a.output, &output_bytes(kind, &prediction, alpha, never_empty));
         }

@@ -11,14 +11,14 @@ use crate::args::SetsArgs;
 use crate::device::{for_each_split, Pass, Probe, Ranker};
 use crate::inputs::{facts, methods_of, read_split, reading_of, warn_data};
 use crate::output::Progress;
-use crate::{display, interrupt, pool, streamed, write_file, CliError, CliResult};
+use crate::{calibration_true, display, interrupt, streamed, write_file, CliError, CliResult};
 
 pub(crate) fn run_sets(a: &SetsArgs) -> CliResult<()> {
     let methods = methods_of(&a.score.methods.list)?;
     let opts = a.score.options();
     let at = (a.score.alpha.one()?, a.score.method.never_empty, a.score.threads());
-    if let Some(pool) = &a.pool.calibration_true {
-        return sets_of_pool(a, pool, &methods, &opts, at);
+    if let Some(true_draws) = &a.calibration_true.calibration_true {
+        return sets_of_true_draws(a, true_draws, &methods, &opts, at);
     }
     let path = &a.output;
     let probe = Probe::start(a.score.device, &methods, &opts);
@@ -59,26 +59,29 @@ fn the_split(a: &SetsArgs, n: usize) -> CliResult<Split> {
     Ok(split)
 }
 
-/// `sets` with `--calibration-true`: every test item's set, calibrated on the whole pool.
-pub(crate) fn sets_of_pool(
+/// `sets` with `--calibration-true`: every test item's set, calibrated on all the true draws.
+pub(crate) fn sets_of_true_draws(
     a: &SetsArgs,
-    pool: &Path,
+    true_draws: &Path,
     methods: &[Method],
     opts: &ScoreOptions,
     (alpha, never_empty, threads): (f64, bool, usize),
 ) -> CliResult<()> {
     let probe = Probe::start(a.score.device, methods, opts);
-    let classes = pool::Classes { path: a.pool.calibration_labels.as_deref(), coverage: opts.coverage };
-    pool::check_classes(classes)?;
-    pool::refuse_baselines(methods)?;
-    let (test, labels) = pool::test_items(&a.data)?;
+    let classes = calibration_true::Classes {
+        path: a.calibration_true.calibration_labels.as_deref(),
+        coverage: opts.coverage,
+    };
+    calibration_true::check_classes(classes)?;
+    calibration_true::refuse_baselines(methods)?;
+    let (test, labels) = calibration_true::test_items(&a.data)?;
     let (_, m, k) = streamed::shape(&test);
-    let pool = pool::read_pool(pool, classes, k)?;
-    warn_data(&facts((m, k), &[], Some(pool.n()), (alpha, methods, opts.kind)));
+    let true_draws = calibration_true::read_calibration_true(true_draws, classes, k)?;
+    warn_data(&facts((m, k), &[], Some(true_draws.n()), (alpha, methods, opts.kind)));
     let ranker = streamed::GpuBlocks::of(probe.open()?);
     with_output(&a.output, |out| {
         let (at, run) = ((alpha, never_empty, a.seed), (threads, ranker.as_ref()));
-        pool::write_sets(&pool, &test, &labels, methods, opts, at, run, out)?
+        calibration_true::write_sets(&true_draws, &test, &labels, methods, opts, at, run, out)?
             .map_err(|e| CliError(format!("{}: cannot write: {e}", display(&a.output))))
     })
 }

@@ -100,7 +100,7 @@ impl BlockRanker for GpuBlocks {
         key: usize,
         threads: usize,
     ) -> rvalue_core::Result<Option<Vec<PooledItem>>> {
-        self.attempt(|g| gpu::streamed::pooled_block_items(g, split, block, items, key, threads))
+        self.attempt(|g| gpu::block_ranker::pooled_block_items(g, split, block, items, key, threads))
     }
 }
 

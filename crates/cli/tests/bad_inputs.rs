@@ -411,10 +411,10 @@ fn per_class_coverage_takes_the_files_marginal_takes() {
     }
 }
 
-/// A pool's classes (`--calibration-labels`) of the wrong length or beyond K, or none at all
+/// True draws' classes (`--calibration-labels`) of the wrong length or beyond K, or none at all
 /// for per-class coverage, and an unknown coverage: one line each.
 #[test]
-fn per_class_pool_labels_are_checked() {
+fn per_class_true_draw_labels_are_checked() {
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad_per_class");
     std::fs::create_dir_all(&tmp).unwrap();
     let write = |name: &str, bytes: Vec<u8>| {
@@ -422,7 +422,7 @@ fn per_class_pool_labels_are_checked() {
         std::fs::write(&p, bytes).unwrap();
         p.to_string_lossy().into_owned()
     };
-    let pool = write("pool.npy", write_npy_f64(&[5, 3], &scores(5, 1, 3)));
+    let true_draws = write("true.npy", write_npy_f64(&[5, 3], &scores(5, 1, 3)));
     let test = write("test.npy", write_npy_f64(&[6, 3, 4], &scores(6, 3, 4)));
     let test_labels = write("test_labels.npy", write_npy_i64(&[6], &[0, 1, 2, 3, 0, 1]));
     let short = write("short.npy", write_npy_i64(&[4], &[0, 1, 2, 3]));
@@ -435,7 +435,7 @@ fn per_class_pool_labels_are_checked() {
         assert_eq!(err.lines().count(), 1, "{extra:?}: {err}");
         assert!(err.contains(fragment), "{extra:?}: {err}");
     };
-    let per_class = ["--coverage", "per-class", "--calibration-true", pool.as_str()];
+    let per_class = ["--coverage", "per-class", "--calibration-true", true_draws.as_str()];
     one_line(&per_class, "--coverage per-class needs the class of every calibration item");
     one_line(&[&per_class[..], &["--calibration-labels", &short]].concat(), "short.npy");
     one_line(&[&per_class[..], &["--calibration-labels", &beyond]].concat(), "beyond.npy");

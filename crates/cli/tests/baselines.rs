@@ -1,6 +1,6 @@
 //! APS, RAPS and SAPS on the command line: the reading of the scores reported, the same output
 //! for any thread count and for a file streamed or read whole, one-line errors for bad
-//! parameters and for true-label pools.
+//! parameters and for true-label draws.
 #![cfg(not(target_arch = "wasm32"))]
 // Tests (not user data paths): a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -113,7 +113,7 @@ fn sets_and_predict_take_the_baselines() {
 }
 
 #[test]
-fn bad_parameters_and_pools_get_one_line() {
+fn bad_parameters_and_true_draws_get_one_line() {
     let go = |extra: &[&str]| {
         bad(&[&["conformal", "--scores", DIGITS, "--method", "raps"][..], &RUN, extra].concat())
     };
@@ -121,16 +121,16 @@ fn bad_parameters_and_pools_get_one_line() {
     assert!(go(&["--raps-kreg", "-2"]).contains("RAPS's k_reg must be a finite number ≥ 0"));
     let e = go(&["--scores-are", "probabilities"]);
     assert!(e.contains("scores read as probabilities: item 0, draw 0"), "{e}");
-    let dir = tmp("pool");
-    let pool = dir.join("pool.npy");
+    let dir = tmp("calibration-true");
+    let true_draws = dir.join("true.npy");
     let draws: Vec<f64> = (0..40).map(|i| -(i as f64) / 10.0).collect();
-    std::fs::write(&pool, rvalue_core::io::write_npy_f64(&[20, 2], &draws)).unwrap();
+    std::fs::write(&true_draws, rvalue_core::io::write_npy_f64(&[20, 2], &draws)).unwrap();
     let e = bad(&[
         "conformal",
         "--scores",
         DIGITS,
         "--calibration-true",
-        pool.to_str().unwrap(),
+        true_draws.to_str().unwrap(),
         "--method",
         "cp,aps",
         "--alpha",

@@ -140,7 +140,6 @@ mod chunks;
 pub mod conditional;
 mod metrics;
 mod per_class;
-pub mod pool;
 mod pooled;
 mod prepared;
 mod scores;
@@ -148,6 +147,7 @@ mod split;
 mod steps;
 pub mod streamed;
 mod sweep;
+pub mod true_draws;
 pub mod warnings;
 
 pub use baselines::{uniform as baseline_u, Baseline, Ranked};

@@ -5,6 +5,7 @@
 //! where the prior is `N(0, 1)` and `θ_β = q_β = Φ⁻¹(1 − β)`.
 
 use crate::normal;
+use crate::tensor::VarianceKind;
 use crate::{Error, Result};
 use std::sync::OnceLock;
 
@@ -44,28 +45,29 @@ pub fn check_units(x: &[f64], s: &[f64]) -> Result<()> {
     Ok(())
 }
 
-/// How a unit's noise variance `s_i` comes from the variance `v_i` it is given.
-/// Monomorphised, so that the common case costs nothing.
-pub trait Noise: Copy {
+/// How a unit's noise variance `s_i` comes from the variance `v_i` it is given: the two
+/// [`VarianceKind`]s as types, so that each loop is compiled for its own and `s_i = v_i` costs
+/// nothing.
+trait Noise: Copy {
     fn s(self, v: f64) -> f64;
 }
 
-/// `s_i = v_i`.
+/// `s_i = v_i` ([`VarianceKind::PerDraw`], and units given with their noise variances).
 #[derive(Debug, Clone, Copy)]
-pub struct AsGiven;
+struct Unscaled;
 
-impl Noise for AsGiven {
+impl Noise for Unscaled {
     #[inline(always)]
     fn s(self, v: f64) -> f64 {
         v
     }
 }
 
-/// `s_i = v_i / M`: the variance of a mean of `M` draws (`VarianceKind::OfMean`).
+/// `s_i = v_i / M`: the variance of a mean of `M` draws ([`VarianceKind::OfMean`]).
 #[derive(Debug, Clone, Copy)]
-pub struct OfMean(pub f64);
+struct PerMean(f64);
 
-impl Noise for OfMean {
+impl Noise for PerMean {
     #[inline(always)]
     fn s(self, v: f64) -> f64 {
         v / self.0
@@ -83,10 +85,10 @@ struct Units<'a, N> {
     noise: N,
 }
 
-impl<'a> Units<'a, AsGiven> {
+impl<'a> Units<'a, Unscaled> {
     /// Units whose `d` and `s` are given as they are.
     fn plain(d: &'a [f64], s: &'a [f64]) -> Self {
-        Units { x: d, mu: 0.0, v: s, noise: AsGiven }
+        Units { x: d, mu: 0.0, v: s, noise: Unscaled }
     }
 }
 
@@ -234,7 +236,7 @@ const GRID: usize = 64;
 
 /// The grid's inner points as fractions of `max dᵢ²`, `10^(−12(G−j)/(G−1))` for `j = 1..G`
 /// (entries 0 and G unused): computed once, because [`estimate`] runs once per item under a
-/// per-item prior and `pow` was a third of its cost. The same `libm::pow` calls, so the same bits.
+/// per-item prior and `pow` would be a large share of it. The same `libm::pow` calls, so the same bits.
 fn grid_fractions() -> &'static [f64; GRID + 1] {
     static FRACTIONS: OnceLock<[f64; GRID + 1]> = OnceLock::new();
     FRACTIONS.get_or_init(|| {
@@ -251,11 +253,21 @@ fn grid_fractions() -> &'static [f64; GRID + 1] {
 /// (it is positive beyond) brackets every local minimum, safeguarded Newton polishes each to
 /// machine precision, and the likelihood picks among them.
 pub fn estimate(x: &[f64], s: &[f64]) -> Result<Hyper> {
-    estimate_with(x, s, AsGiven)
+    estimate_noise(x, s, Unscaled)
 }
 
-/// [`estimate`] with the noise variances `s_i = noise(v_i)`, computed where they are read.
-pub fn estimate_with(x: &[f64], v: &[f64], noise: impl Noise) -> Result<Hyper> {
+/// [`estimate`] on the variances `v_i` of means of `m` draws, with the noise variances
+/// `variance` says (`v_i` or `v_i / m`), computed where they are read: a prior over a file's
+/// 10⁷ candidates needs no copy of them.
+pub fn estimate_with(x: &[f64], v: &[f64], variance: VarianceKind, m: usize) -> Result<Hyper> {
+    match variance {
+        VarianceKind::PerDraw => estimate_noise(x, v, Unscaled),
+        VarianceKind::OfMean => estimate_noise(x, v, PerMean(m as f64)),
+    }
+}
+
+/// [`estimate`] with the noise variances `s_i = noise(v_i)`.
+fn estimate_noise(x: &[f64], v: &[f64], noise: impl Noise) -> Result<Hyper> {
     check_units(x, v)?;
     let mu = x.iter().sum::<f64>() / x.len() as f64;
     let u = Units { x, mu, v, noise };

@@ -6,6 +6,7 @@
 //! synthetic inputs (tests, benchmarks, the page's samples) live in [`samples`]. See
 //! `ARCHITECTURE.md`.
 
+pub mod atomic_file;
 pub mod blocks;
 pub mod conformal;
 pub mod eb;
@@ -23,7 +24,6 @@ pub mod samples;
 pub mod tensor;
 pub mod toy;
 pub mod watch;
-pub mod whole_file;
 
 pub use error::{Error, Result};
 

@@ -9,15 +9,15 @@
 //! those of `rvalue sets` on the joined file with that split. The new items' labels are never
 //! read: they are stood in by candidate 0, which only the coverage metrics would look at.
 
-pub mod kept;
+pub mod from_blocks;
 pub mod saved;
 
 #[cfg(test)]
 mod batches;
 
 use crate::blocks::ScoreBlocks;
-use crate::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
 use crate::conformal::streamed::{Report, Streaming};
+use crate::conformal::true_draws::{calibrate_with_true_draws, true_draws_splits, TrueDraws};
 use crate::conformal::{self, Calibrated, ItemSet, Method, Prepared, ScoreOptions, Split};
 use crate::tensor::{ScoreTensor, Scores};
 use crate::{float16, Error, Result};
@@ -52,11 +52,11 @@ pub fn predict(
     Ok(Prediction { calibrated, n_cal: cal.n() })
 }
 
-/// [`predict`] calibrated on true-label draws alone ([`TruePool`]): the new items `test`, read a
-/// block at a time, get the sets of the joined tensor `[pool; test]`'s split, keyed as split 0
+/// [`predict`] calibrated on true-label draws alone ([`TrueDraws`]): the new items `test`, read a
+/// block at a time, get the sets of the joined tensor `[true draws; test]`'s split, keyed as split 0
 /// of `seed` (CP, CP_avg and pooled CP_r; the others are refused).
-pub fn predict_with_pool(
-    pool: &TruePool,
+pub fn predict_with_true_draws(
+    true_draws: &TrueDraws,
     test: &dyn ScoreBlocks,
     method: Method,
     opts: &ScoreOptions,
@@ -65,8 +65,10 @@ pub fn predict_with_pool(
     report: Report<'_>,
 ) -> Result<Prediction> {
     let n_test = test.shape().0;
-    let splits: Vec<Split> =
-        pool_splits(pool.n(), n_test, None, 1, seed)?.into_iter().map(Split::for_prediction).collect();
+    let splits: Vec<Split> = true_draws_splits(true_draws.n(), n_test, None, 1, seed)?
+        .into_iter()
+        .map(Split::for_prediction)
+        .collect();
     // The new items' labels are never read: sets do not depend on them.
     let labels = vec![0; n_test];
     let mut got = None;
@@ -74,7 +76,7 @@ pub fn predict_with_pool(
         got = Some(c);
         Ok(())
     };
-    calibrate_with_pool(pool, test, &labels, &[method], opts, &splits, run, report, &mut take)?;
+    calibrate_with_true_draws(true_draws, test, &labels, &[method], opts, &splits, run, report, &mut take)?;
     let calibrated = got.ok_or_else(|| Error::invalid("the new items were not scored"))?;
     Ok(Prediction::from_calibrated(calibrated, 0))
 }

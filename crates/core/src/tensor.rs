@@ -80,7 +80,7 @@ impl<'a> Scores<'a> {
     /// Index of the first non-finite score.
     pub(crate) fn first_non_finite(self) -> Option<usize> {
         // Branch-free per chunk, so the compiler checks several scores per instruction (an early
-        // exit per score cost 8 instructions each); the position is searched only on failure.
+        // exit per score costs a branch per score); the position is searched only on failure.
         fn scan<T: Copy>(s: &[T], finite: impl Fn(T) -> bool) -> Option<usize> {
             let all = s.chunks(64).all(|c| c.iter().fold(true, |ok, &x| ok & finite(x)));
             if all {

@@ -13,9 +13,9 @@
 //! `nonparametric_rvalues`, `pooled_calibrated`, `toy_repeat` and their `_async` forms): the
 //! same results as `conformal::item_scores` / `Calibrated::pooled` for the rank-based r-values.
 
+pub mod block_ranker;
 pub mod cpu;
 pub mod keys;
-pub mod streamed;
 
 #[cfg(feature = "gpu")]
 mod context;

@@ -156,7 +156,7 @@ impl Controls {
         SplitPlan::Random { count: self.splits, cal_fraction: self.cal_fraction, seed: self.seed }
     }
 
-    /// Split sizes on calibration-true draws (`conformal::pool`): each split calibrates on the
+    /// Split sizes on calibration-true draws (`conformal::true_draws`): each split calibrates on the
     /// calibration fraction of the `n_units` units (at least one), drawn at random, and tests
     /// on all `n_test` test items, which true-label draws keep apart from calibration.
     pub fn true_draws_sizes(&self, n_units: usize, n_test: usize) -> (usize, usize) {

@@ -8,11 +8,11 @@
 //! item for pooled r-values.
 //!
 //! A calibration may instead be on true-label draws alone (`cal_true`, `[n_cal, M]`, the layout
-//! of the paper's ImageNet calibration pool): CP, CP_avg and pooled CP_r need nothing else of a
-//! calibration item (`rvalue_core::conformal::pool`).
+//! of the paper's ImageNet true-label draws): CP, CP_avg and pooled CP_r need nothing else of a
+//! calibration item (`rvalue_core::conformal::true_draws`).
 //!
 //! Labelled items given as a file or a memmap are streamed a block at a time, never held
-//! whole, and only what a prediction needs of them is kept (`rvalue_core::predict::kept`): the
+//! whole, and only what a prediction needs of them is kept (`rvalue_core::predict::from_blocks`): the
 //! true-label draws (CP, CP_avg, pooled CP_r), the true label's score (per-item r-values), or
 //! the summaries (a pooled prior). Predictions are those of the items held whole, bit for bit,
 //! so a file is streamed whatever its size: the choice never depends on a threshold. A
@@ -23,16 +23,17 @@ use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rvalue_core::blocks::ScoreBlocks;
-use rvalue_core::conformal::pool::{self, TruePool};
 use rvalue_core::conformal::streamed::Streaming;
+use rvalue_core::conformal::true_draws::{self, TrueDraws};
 use rvalue_core::conformal::{Coverage, Method, RvalueKind, ScoreOptions};
-use rvalue_core::predict::kept::{self, Keeps};
+use rvalue_core::predict::from_blocks::{self, Keeps};
 use rvalue_core::predict::{self, Prediction};
 use rvalue_core::probability::ScoresAre;
-use rvalue_core::{whole_file, Error};
+use rvalue_core::{atomic_file, Error};
 
 use crate::arrays::{self, value_error};
-use crate::options::{self, Baselines, Scoring};
+use crate::options;
+use crate::scoring_fn::scoring_fn;
 use crate::streamed::{self, Source};
 use crate::watched::{self, Progress};
 use rvalue_core::predict::saved::{self, Basis, Settings};
@@ -69,50 +70,50 @@ pub struct Calibration {
     classes: Option<Vec<usize>>,
 }
 
-/// Calibrates `method` on labelled `scores` and `labels` (an array; or a file and the labels it
-/// carries, or a memmap, streamed), or on true-label draws `cal_true` `[n_cal, M]`, for
-/// predicting sets of new items.
-#[pyfunction]
-#[pyo3(signature = (
-    scores=None, labels=None, alpha=0.1, *, method="cp-r", rvalue=options::default_rvalue(), variance="per-draw",
-    prior=options::default_prior(), algorithm="exact", lambda_rule="model", cp_draw=0, ties="exchangeable",
-    never_empty=false, seed=0, threads=None, cal_true=None, progress=None, coverage="marginal",
-    cal_labels=None, scores_are="auto", raps_lambda=0.01, raps_kreg=5.0, saps_lambda=0.2,
-    randomized=true
-))]
-#[allow(clippy::too_many_arguments)] // the command line's options, by name
-pub fn calibrate<'py>(
-    scores: Option<&Bound<'py, PyAny>>,
-    labels: Option<&Bound<'py, PyAny>>,
-    alpha: f64,
-    method: &str,
-    rvalue: &str,
-    variance: &str,
-    prior: &str,
-    algorithm: &str,
-    lambda_rule: &str,
-    cp_draw: usize,
-    ties: &str,
-    never_empty: bool,
-    seed: u64,
+scoring_fn! {
+    /// Calibrates `method` on labelled `scores` and `labels` (an array; or a file and the labels
+    /// it carries, or a memmap, streamed), or on true-label draws `cal_true` `[n_cal, M]`, for
+    /// predicting sets of new items.
+    fn calibrate<'py>(
+        [scores=None, labels=None, alpha=0.1, *, method="cp-r"]
+        scores: Option<&Bound<'py, PyAny>>,
+        labels: Option<&Bound<'py, PyAny>>,
+        alpha: f64,
+        method: &str,
+    )
+    [never_empty=false, seed=0, threads=None, cal_true=None, progress=None, coverage="marginal",
+    cal_labels=None]
+    (
+        never_empty: bool,
+        seed: u64,
+        threads: Option<usize>,
+        cal_true: Option<&Bound<'py, PyAny>>,
+        progress: Option<&Bound<'py, PyAny>>,
+        coverage: &str,
+        cal_labels: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Calibration>;
+    |scoring, coverage| {
+        let progress = Progress::of(progress)?;
+        let settings = Settings {
+            method: options::parse(method)?,
+            opts: scoring.options()?,
+            alpha: options::alpha(alpha)?,
+            never_empty,
+            seed,
+        };
+        calibrated(settings, (scores, labels), (cal_true, cal_labels), threads, progress)
+    }
+}
+
+/// [`calibrate`] with its options read: on items, or on true-label draws.
+fn calibrated<'py>(
+    mut settings: Settings,
+    (scores, labels): (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
+    (cal_true, cal_labels): (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
     threads: Option<usize>,
-    cal_true: Option<&Bound<'py, PyAny>>,
-    progress: Option<&Bound<'py, PyAny>>,
-    coverage: &str,
-    cal_labels: Option<&Bound<'py, PyAny>>,
-    scores_are: &str,
-    raps_lambda: f64,
-    raps_kreg: f64,
-    saps_lambda: f64,
-    randomized: bool,
+    progress: Progress<'py>,
 ) -> PyResult<Calibration> {
-    let progress = Progress::of(progress)?;
-    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
-    let scoring =
-        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
-    let opts = scoring.options()?;
-    let mut settings =
-        Settings { method: options::parse(method)?, opts, alpha: options::alpha(alpha)?, never_empty, seed };
+    let opts = settings.opts;
     let threads = options::threads(threads)?;
     let per_class = opts.coverage == Coverage::PerClass;
     let (basis, classes) = match (scores, cal_true) {
@@ -122,9 +123,9 @@ pub fn calibrate<'py>(
         (Some(_), None) => {
             return Err(value_error(Error::invalid("cal_labels go with cal_true; give labels with scores")))
         }
-        (None, Some(pool)) if labels.is_none() => {
+        (None, Some(true_draws)) if labels.is_none() => {
             let classes = cal_labels.map(|l| arrays::indices(l, "cal_labels")).transpose()?;
-            (Basis::TrueDraws(streamed::pool_draws(pool)?), classes.filter(|_| per_class))
+            (Basis::TrueDraws(streamed::true_draw_scores(true_draws)?), classes.filter(|_| per_class))
         }
         (None, Some(_)) => {
             return Err(value_error(Error::invalid("cal_true carries its labels: give no labels")))
@@ -157,7 +158,7 @@ fn on_items<'py>(
     let (blocks, _) = src.blocks();
     let (_, m, k) = blocks.shape();
     // What `Calibration::new` checks, before a pass over what may be a large file.
-    kept::check_labels(&labels, blocks.shape().0, k).map_err(value_error)?;
+    from_blocks::check_labels(&labels, blocks.shape().0, k).map_err(value_error)?;
     if s.opts.cp_draw >= m {
         let msg = format!("CP's draw {} does not exist (M = {m})", s.opts.cp_draw);
         return Err(value_error(Error::invalid(msg)));
@@ -168,21 +169,24 @@ fn on_items<'py>(
     let (method, opts, seed) = (s.method, &s.opts, s.seed);
     let work = || -> rvalue_core::Result<Basis> {
         // Each pass counts its items as done, for the progress bar.
-        let blocks = &kept::Counted(blocks);
+        let blocks = &from_blocks::Counted(blocks);
         let run = Streaming { threads, ..Streaming::default() };
         let report = &mut |_: &str, _: usize, _: usize| {};
         Ok(match Keeps::of(method, opts) {
-            Keeps::TrueDraws => Basis::TrueDraws(kept::true_label_draws(blocks, &labels, &run, report)?),
+            Keeps::TrueDraws => {
+                Basis::TrueDraws(from_blocks::true_label_draws(blocks, &labels, &run, report)?)
+            }
             Keeps::TrueScores => {
-                let scores = kept::true_label_scores(blocks, &labels, method, opts, &run, report)?;
+                let scores = from_blocks::true_label_scores(blocks, &labels, method, opts, &run, report)?;
                 Basis::TrueScores { scores, m, k }
             }
             Keeps::Summaries => {
-                let summaries = kept::summaries(blocks, &run, report)?;
+                let summaries = from_blocks::summaries(blocks, &run, report)?;
                 Basis::Summaries { summaries, labels: labels.clone() }
             }
             Keeps::Probabilities => {
-                let scores = kept::baseline_true_scores(blocks, &labels, method, opts, seed, &run, report)?;
+                let scores =
+                    from_blocks::baseline_true_scores(blocks, &labels, method, opts, seed, &run, report)?;
                 Basis::TrueScores { scores, m, k }
             }
         })
@@ -249,21 +253,21 @@ fn check_kept(s: &Settings, basis: &Basis) -> rvalue_core::Result<()> {
         )));
     }
     match basis {
-        Basis::Summaries { summaries, labels } => kept::check_labels(labels, summaries.n, summaries.k),
+        Basis::Summaries { summaries, labels } => from_blocks::check_labels(labels, summaries.n, summaries.k),
         _ => Ok(()),
     }
 }
 
-/// A calibration's true-label draws as a pool, held as read (float16 stays float16, widened
+/// A calibration's true-label draws, held as read (float16 stays float16, widened
 /// where read), with its units' classes when per class.
-fn pool_of(
+fn true_draws_of(
     draws: &rvalue_core::tensor::ScoreTensor,
     classes: Option<&[usize]>,
-) -> rvalue_core::Result<TruePool> {
-    let pool = TruePool::of_single_draw(draws.clone())?;
+) -> rvalue_core::Result<TrueDraws> {
+    let true_draws = TrueDraws::of_single_draw(draws.clone())?;
     match classes {
-        Some(c) => pool.with_classes(c.to_vec()),
-        None => Ok(pool),
+        Some(c) => true_draws.with_classes(c.to_vec()),
+        None => Ok(true_draws),
     }
 }
 
@@ -304,7 +308,7 @@ impl Calibration {
         check_classes(&s, &basis, classes.as_deref())?;
         match &basis {
             Basis::Items { cal, labels } => rvalue_core::conformal::check_data(cal, labels)?,
-            Basis::TrueDraws(_) => pool::check_methods(&[s.method], &s.opts)?,
+            Basis::TrueDraws(_) => true_draws::check_methods(&[s.method], &s.opts)?,
             Basis::TrueScores { .. } | Basis::Summaries { .. } => check_kept(&s, &basis)?,
         }
         rvalue_core::conformal::check_alpha(s.alpha)?;
@@ -359,9 +363,9 @@ impl Calibration {
                 let (src, _) = streamed::source(test_scores)?;
                 let (test, _) = src.blocks();
                 let work = || {
-                    let (run, pool) =
-                        (Streaming { threads, ..Streaming::default() }, pool_of(draws, classes)?);
-                    predict::predict_with_pool(&pool, test, method, opts, seed, &run, &mut |_, _, _| {})
+                    let run = Streaming { threads, ..Streaming::default() };
+                    let (cal, quiet) = (true_draws_of(draws, classes)?, &mut |_: &str, _, _| {});
+                    predict::predict_with_true_draws(&cal, test, method, opts, seed, &run, quiet)
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }
@@ -372,7 +376,7 @@ impl Calibration {
                     let (run, report) =
                         (Streaming { threads, ..Streaming::default() }, &mut |_: &str, _, _| {});
                     let cal = (scores.as_slice(), classes, (*m, *k));
-                    kept::predict_with_true_scores(
+                    from_blocks::predict_with_true_scores(
                         cal.0, cal.1, cal.2, test, method, opts, seed, &run, report,
                     )
                 };
@@ -384,7 +388,7 @@ impl Calibration {
                 let work = || {
                     let run = Streaming { threads, ..Streaming::default() };
                     let report = &mut |_: &str, _: usize, _: usize| {};
-                    kept::predict_with_summaries(summaries, labels, test, opts, seed, &run, report)
+                    from_blocks::predict_with_summaries(summaries, labels, test, opts, seed, &run, report)
                 };
                 watched::run(py, progress, "predict", test.shape().0, work)?
             }
@@ -426,7 +430,7 @@ impl Calibration {
     /// complete, so an older file there survives a failure. :func:`load` reads it back.
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
         let bytes = saved::encode(&self.settings(), &self.basis, self.classes.as_deref());
-        py.detach(|| whole_file::write(&path, &bytes)).map_err(|e| PyOSError::new_err(e.to_string()))
+        py.detach(|| atomic_file::write(&path, &bytes)).map_err(|e| PyOSError::new_err(e.to_string()))
     }
 
     /// Pickles as the bytes ``save`` writes.

@@ -17,12 +17,13 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 use crate::arrays::{self, value_error};
-use crate::options::{self, Baselines, Job, Scoring};
+use crate::options::{self, Job};
+use crate::scoring_fn::scoring_fn;
 use crate::streamed::{self, Source};
 use crate::tallies;
 use crate::warned;
 use crate::watched::{self, Progress};
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 
 /// One method's metrics on one split of a run: what `per_split=True` returns, as a dict.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +101,58 @@ struct ConformalArgs<'a, 'py> {
     split_indices: Option<&'a Bound<'py, PyAny>>,
 }
 
+/// What `conformal` and `sets` set up before they run: the scores (an array, a file or a
+/// memmap), their labels, the true-label draws if given, and the progress to report to.
+struct Call<'py> {
+    src: Source<'py>,
+    labels: Vec<usize>,
+    true_draws: Option<TrueDraws>,
+    progress: Progress<'py>,
+}
+
+impl<'py> Call<'py> {
+    fn new(
+        scores: &Bound<'py, PyAny>,
+        labels: Option<&Bound<'py, PyAny>>,
+        job: &Job,
+        (cal_true, cal_labels): (Option<&Bound<'py, PyAny>>, Option<&Bound<'py, PyAny>>),
+        progress: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        let progress = Progress::of(progress)?;
+        let (src, carried) = streamed::source(scores)?;
+        let labels = streamed::labels(labels, carried)?;
+        let true_draws = cal_true.map(|p| streamed::true_draws_with(p, cal_labels, &job.opts)).transpose()?;
+        Ok(Call { src, labels, true_draws, progress })
+    }
+
+    /// `whole` on an array held in memory, else `blocks` on the scores streamed a block at a
+    /// time (with the true-label draws, if any), watched: progress, Ctrl-C.
+    fn run<T: Send>(
+        &self,
+        py: Python<'py>,
+        what: &str,
+        total: usize,
+        whole: impl FnOnce(&ScoreTensor, &[usize]) -> Result<T> + Send,
+        blocks: impl FnOnce(&dyn ScoreBlocks, Option<&TrueDraws>, &[usize]) -> Result<T> + Send,
+    ) -> PyResult<T> {
+        let (src, streams) = self.src.blocks();
+        let (labels, true_draws) = (&self.labels, self.true_draws.as_ref());
+        match &self.src {
+            Source::Array { tensor, .. } if !streams && true_draws.is_none() => {
+                let t = tensor.tensor();
+                watched::run(py, self.progress.clone(), what, total, || whole(t, labels))
+            }
+            _ => watched::run(py, self.progress.clone(), what, total, || blocks(src, true_draws, labels)),
+        }
+    }
+
+    /// The data's warnings for `job`, at the smallest calibration size `n_cal`.
+    fn warn(&self, py: Python<'py>, job: &Job, n_cal: Option<usize>) -> PyResult<()> {
+        let shape = self.src.blocks().0.shape();
+        warned::warn_data(py, &job.facts(shape, labels_to_check(&self.labels, &self.true_draws), n_cal))
+    }
+}
+
 /// Every method over every split at α, as `rvalue conformal` runs them (free of Python).
 fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result<Run> {
     let prep = Prepared::new(t, labels, core::needs_draw_orders(&job.methods, &job.opts))?;
@@ -119,7 +172,7 @@ fn run(t: &ScoreTensor, labels: &[usize], job: &Job, splits: &[Split]) -> Result
 /// [`run`] on scores streamed a block at a time: the same records and rows.
 fn run_streamed(
     src: &dyn ScoreBlocks,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     labels: &[usize],
     job: &Job,
     splits: &[Split],
@@ -130,7 +183,7 @@ fn run_streamed(
     let (mut records, mut rows): (Vec<Vec<SplitRecord>>, Vec<Option<Summary>>) =
         (per_method(job), per_method(job));
     let mut got: Vec<Measured> = per_method(job);
-    streamed::each_calibrated_ranked(src, pool, labels, job, splits, |method, r, c, ranks| {
+    streamed::each_calibrated_ranked(src, true_draws, labels, job, splits, |method, r, c, ranks| {
         let i = job.methods.iter().position(|x| *x == method).unwrap_or(0);
         records[i].push(got[i].add(method, alpha, splits[r].index, c.measure(alpha, never_empty, ranks)));
         if r + 1 == splits.len() {
@@ -173,77 +226,53 @@ impl Measured {
     }
 }
 
-/// Split-conformal coverage, set size, position and empty rate of each method over repeated
-/// splits: one dict per method with the columns of `rvalue conformal`.
-#[pyfunction]
-#[pyo3(signature = (
-    scores, labels=None, alpha=options::Alphas(vec![0.1]), *, methods=options::Names::paper(),
-    splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false,
-    rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact", lambda_rule="model",
-    cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None, cal_size=None,
-    test_size=None, progress=None, coverage="marginal", cal_labels=None, scores_are="auto",
-    raps_lambda=0.01, raps_kreg=5.0, saps_lambda=0.2, randomized=true
-))]
-#[allow(clippy::too_many_arguments)] // the command line's options, by name
-pub fn conformal<'py>(
-    py: Python<'py>,
-    scores: &Bound<'py, PyAny>,
-    labels: Option<&Bound<'py, PyAny>>,
-    alpha: options::Alphas,
-    methods: options::Names,
-    splits: usize,
-    seed: u64,
-    cal_fraction: f64,
-    split: Option<&Bound<'py, PyAny>>,
-    split_indices: Option<&Bound<'py, PyAny>>,
-    per_split: bool,
-    rvalue: &str,
-    variance: &str,
-    prior: &str,
-    algorithm: &str,
-    lambda_rule: &str,
-    cp_draw: usize,
-    ties: &str,
-    never_empty: bool,
-    threads: Option<usize>,
-    cal_true: Option<&Bound<'py, PyAny>>,
-    cal_size: Option<usize>,
-    test_size: Option<usize>,
-    progress: Option<&Bound<'py, PyAny>>,
-    coverage: &str,
-    cal_labels: Option<&Bound<'py, PyAny>>,
-    scores_are: &str,
-    raps_lambda: f64,
-    raps_kreg: f64,
-    saps_lambda: f64,
-    randomized: bool,
-) -> PyResult<Bound<'py, PyList>> {
-    let progress = Progress::of(progress)?;
-    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
-    let scoring =
-        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
-    let mut job = Job::new(methods.0, &scoring, lowest(&alpha.0)?, never_empty, threads)?;
-    let (src, carried) = streamed::source(scores)?;
-    let labels = streamed::labels(labels, carried)?;
-    let (blocks, streams) = src.blocks();
-    let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
-    let reading = if pool.is_none() { job.decide_reading(blocks)? } else { None };
-    let args = ConformalArgs { splits, seed, cal_fraction, split, split_indices };
-    let plan = plan_of(pool.as_ref(), blocks.shape().0, (cal_size, test_size), &args)?;
-    let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
-    let done = at_each(&alpha.0, &mut job, |job| match &src {
-        Source::Array { tensor, .. } if !streams && pool.is_none() => {
-            let t = tensor.tensor();
-            watched::run(py, progress.clone(), "conformal", total, || run(t, &labels, job, &plan.splits))
-        }
-        _ => watched::run(py, progress.clone(), "conformal", total, || {
-            run_streamed(blocks, pool.as_ref(), &labels, job, &plan.splits)
-        }),
-    })?;
-    // After the run, which checks the labels: warnings then speak of data that was accepted.
-    let n_cal = plan.splits.iter().map(|s| s.cal.len()).min();
-    warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
-    returned(py, &done, per_split, (blocks.shape().2, reading))
+scoring_fn! {
+    /// Split-conformal coverage, set size, position and empty rate of each method over repeated
+    /// splits: one dict per method with the columns of `rvalue conformal`.
+    fn conformal<'py>(
+        [scores, labels=None, alpha=options::Alphas(vec![0.1]), *, methods=options::Names::paper(),
+        splits=100, seed=0, cal_fraction=0.5, split=None, split_indices=None, per_split=false]
+        py: Python<'py>,
+        scores: &Bound<'py, PyAny>,
+        labels: Option<&Bound<'py, PyAny>>,
+        alpha: options::Alphas,
+        methods: options::Names,
+        splits: usize,
+        seed: u64,
+        cal_fraction: f64,
+        split: Option<&Bound<'py, PyAny>>,
+        split_indices: Option<&Bound<'py, PyAny>>,
+        per_split: bool,
+    )
+    [never_empty=false, threads=None, cal_true=None, cal_size=None, test_size=None, progress=None,
+    coverage="marginal", cal_labels=None]
+    (
+        never_empty: bool,
+        threads: Option<usize>,
+        cal_true: Option<&Bound<'py, PyAny>>,
+        cal_size: Option<usize>,
+        test_size: Option<usize>,
+        progress: Option<&Bound<'py, PyAny>>,
+        coverage: &str,
+        cal_labels: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>>;
+    |scoring, coverage| {
+        let mut job = Job::new(methods.0, &scoring, lowest(&alpha.0)?, never_empty, threads)?;
+        let c = Call::new(scores, labels, &job, (cal_true, cal_labels), progress)?;
+        let (blocks, _) = c.src.blocks();
+        let reading = if c.true_draws.is_none() { job.decide_reading(blocks)? } else { None };
+        let args = ConformalArgs { splits, seed, cal_fraction, split, split_indices };
+        let plan = plan_of(c.true_draws.as_ref(), blocks.shape().0, (cal_size, test_size), &args)?;
+        let total = job.methods.len() * plan.splits.iter().map(|s| s.test.len()).sum::<usize>();
+        let done = at_each(&alpha.0, &mut job, |job| {
+            c.run(py, "conformal", total, |t, labels| run(t, labels, job, &plan.splits), |b, d, labels| {
+                run_streamed(b, d, labels, job, &plan.splits)
+            })
+        })?;
+        // After the run, which checks the labels: warnings then speak of data that was accepted.
+        c.warn(py, &job, plan.splits.iter().map(|s| s.cal.len()).min())?;
+        returned(py, &done, per_split, (blocks.shape().2, reading))
+    }
 }
 
 /// The lowest of the levels `alphas`, each checked before any work: the warnings speak of it.
@@ -265,15 +294,15 @@ fn at_each(alphas: &[f64], job: &mut Job, mut one: impl FnMut(&Job) -> PyResult<
     Ok(done)
 }
 
-/// The splits of `conformal`: of the pool and the test items, or of the `n` items.
+/// The splits of `conformal`: of the true draws and the test items, or of the `n` items.
 fn plan_of(
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     n: usize,
     sizes: (Option<usize>, Option<usize>),
     a: &ConformalArgs<'_, '_>,
 ) -> PyResult<Plan> {
-    match pool {
-        Some(p) => Ok(Plan { splits: streamed::pool_plan(p, n, sizes, a.splits, a.seed)? }),
+    match true_draws {
+        Some(p) => Ok(Plan { splits: streamed::true_draws_plan(p, n, sizes, a.splits, a.seed)? }),
         None => Plan::of(n, a),
     }
 }
@@ -450,13 +479,13 @@ fn set_rows(t: &ScoreTensor, labels: &[usize], job: &Job, split: &Split) -> Resu
 /// [`set_rows`] on scores streamed a block at a time: the same rows.
 fn set_rows_streamed(
     src: &dyn ScoreBlocks,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     labels: &[usize],
     job: &Job,
     split: &Split,
 ) -> Result<SetRows> {
     let mut out = SetRows::default();
-    streamed::each_calibrated(src, pool, labels, job, std::slice::from_ref(split), |m, _, c| {
+    streamed::each_calibrated(src, true_draws, labels, job, std::slice::from_ref(split), |m, _, c| {
         out.add(m, c, job)
     })?;
     Ok(out)
@@ -479,85 +508,57 @@ impl SetRows {
     }
 }
 
-/// The prediction sets of one split (`split`: a boolean mask, `True` = calibration), as the
-/// columns of `rvalue sets`.
-#[pyfunction]
-#[pyo3(signature = (
-    scores, labels=None, split=None, alpha=0.1, *, methods=options::Names::paper(),
-    seed=0, rvalue=options::default_rvalue(), variance="per-draw", prior=options::default_prior(), algorithm="exact",
-    lambda_rule="model", cp_draw=0, ties="exchangeable", never_empty=false, threads=None, cal_true=None,
-    progress=None, coverage="marginal", cal_labels=None, scores_are="auto", raps_lambda=0.01,
-    raps_kreg=5.0, saps_lambda=0.2, randomized=true
-))]
-#[allow(clippy::too_many_arguments)] // the command line's options, by name
-pub fn sets<'py>(
-    py: Python<'py>,
-    scores: &Bound<'py, PyAny>,
-    labels: Option<&Bound<'py, PyAny>>,
-    split: Option<&Bound<'py, PyAny>>,
-    alpha: f64,
-    methods: options::Names,
-    seed: u64,
-    rvalue: &str,
-    variance: &str,
-    prior: &str,
-    algorithm: &str,
-    lambda_rule: &str,
-    cp_draw: usize,
-    ties: &str,
-    never_empty: bool,
-    threads: Option<usize>,
-    cal_true: Option<&Bound<'py, PyAny>>,
-    progress: Option<&Bound<'py, PyAny>>,
-    coverage: &str,
-    cal_labels: Option<&Bound<'py, PyAny>>,
-    scores_are: &str,
-    raps_lambda: f64,
-    raps_kreg: f64,
-    saps_lambda: f64,
-    randomized: bool,
-) -> PyResult<Bound<'py, PyDict>> {
-    let progress = Progress::of(progress)?;
-    let baselines = Baselines { scores_are, raps_lambda, raps_kreg, saps_lambda, randomized };
-    let scoring =
-        Scoring { rvalue, variance, prior, algorithm, lambda_rule, cp_draw, ties, coverage, baselines };
-    let job = Job::new(methods.0, &scoring, alpha, never_empty, threads)?;
-    let (src, carried) = streamed::source(scores)?;
-    let labels = streamed::labels(labels, carried)?;
-    let (blocks, streams) = src.blocks();
-    let n = blocks.shape().0;
-    let pool = cal_true.map(|p| streamed::pool_with(p, cal_labels, &job.opts)).transpose()?;
-    let split = split_of_sets(split, pool.as_ref(), n, seed)?;
-    let total = job.methods.len() * split.test.len();
-    let rows = match &src {
-        Source::Array { tensor, .. } if !streams && pool.is_none() => {
-            let t = tensor.tensor();
-            watched::run(py, progress, "sets", total, || set_rows(t, &labels, &job, &split))
+scoring_fn! {
+    /// The prediction sets of one split (`split`: a boolean mask, `True` = calibration), as the
+    /// columns of `rvalue sets`.
+    fn sets<'py>(
+        [scores, labels=None, split=None, alpha=0.1, *, methods=options::Names::paper(), seed=0]
+        py: Python<'py>,
+        scores: &Bound<'py, PyAny>,
+        labels: Option<&Bound<'py, PyAny>>,
+        split: Option<&Bound<'py, PyAny>>,
+        alpha: f64,
+        methods: options::Names,
+        seed: u64,
+    )
+    [never_empty=false, threads=None, cal_true=None, progress=None, coverage="marginal", cal_labels=None]
+    (
+        never_empty: bool,
+        threads: Option<usize>,
+        cal_true: Option<&Bound<'py, PyAny>>,
+        progress: Option<&Bound<'py, PyAny>>,
+        coverage: &str,
+        cal_labels: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>>;
+    |scoring, coverage| {
+        let job = Job::new(methods.0, &scoring, alpha, never_empty, threads)?;
+        let c = Call::new(scores, labels, &job, (cal_true, cal_labels), progress)?;
+        let (blocks, _) = c.src.blocks();
+        let split = split_of_sets(split, c.true_draws.as_ref(), blocks.shape().0, seed)?;
+        let total = job.methods.len() * split.test.len();
+        let rows = c.run(py, "sets", total, |t, labels| set_rows(t, labels, &job, &split), |b, d, labels| {
+            set_rows_streamed(b, d, labels, &job, &split)
+        })?;
+        c.warn(py, &job, Some(split.cal.len()))?;
+        for &(method, count) in &rows.unbounded {
+            options::warn_unbounded(py, method, count, (blocks.shape().2, alpha), "", true)?;
         }
-        _ => watched::run(py, progress, "sets", total, || {
-            set_rows_streamed(blocks, pool.as_ref(), &labels, &job, &split)
-        }),
-    }?;
-    let n_cal = Some(split.cal.len());
-    warned::warn_data(py, &job.facts(blocks.shape(), labels_to_check(&labels, &pool), n_cal))?;
-    for &(method, count) in &rows.unbounded {
-        options::warn_unbounded(py, method, count, (blocks.shape().2, alpha), "", true)?;
+        set_columns(py, rows)
     }
-    set_columns(py, rows)
 }
 
-/// The split `sets` runs: the mask given, or the whole pool against every item.
+/// The split `sets` runs: the mask given, or all the true draws against every item.
 fn split_of_sets(
     split: Option<&Bound<'_, PyAny>>,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     n: usize,
     seed: u64,
 ) -> PyResult<Split> {
-    match (split, pool) {
+    match (split, true_draws) {
         (Some(mask), None) => {
             Ok(Split::from_mask(&arrays::mask(mask, n)?).map_err(value_error)?.keyed(seed, 0))
         }
-        (None, Some(p)) => Ok(streamed::pool_plan(p, n, (None, None), 1, seed)?.remove(0)),
+        (None, Some(p)) => Ok(streamed::true_draws_plan(p, n, (None, None), 1, seed)?.remove(0)),
         _ => Err(value_error(rvalue_core::Error::invalid("give split (a mask) or cal_true, one of them"))),
     }
 }
@@ -573,10 +574,10 @@ fn set_columns(py: Python<'_>, rows: SetRows) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// The labels the warnings may judge: none with a pool, whose test items' labels may be
+/// The labels the warnings may judge: none with true draws, whose test items' labels may be
 /// placeholders (sets need none).
-fn labels_to_check<'a, P>(labels: &'a [usize], pool: &Option<P>) -> &'a [usize] {
-    if pool.is_some() {
+fn labels_to_check<'a, P>(labels: &'a [usize], true_draws: &Option<P>) -> &'a [usize] {
+    if true_draws.is_some() {
         &[]
     } else {
         labels

@@ -13,6 +13,7 @@ mod conformal;
 mod options;
 mod rank;
 mod report;
+mod scoring_fn;
 mod splits;
 mod streamed;
 mod tallies;

@@ -5,8 +5,10 @@
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use rvalue_core::blocks::ScoreBlocks;
-use rvalue_core::conformal::pool::{calibrate_with_pool, calibrate_with_pool_ranked, pool_splits, TruePool};
 use rvalue_core::conformal::streamed::{calibrate_streamed, calibrate_streamed_ranked, Streaming};
+use rvalue_core::conformal::true_draws::{
+    calibrate_with_true_draws, calibrate_with_true_draws_ranked, true_draws_splits, TrueDraws,
+};
 use rvalue_core::conformal::{Calibrated, Coverage, Method, ScoreOptions, Split};
 use rvalue_core::io::{self, Opened, ScoreFile};
 use rvalue_core::tensor::ScoreTensor;
@@ -80,28 +82,28 @@ fn streaming(threads: usize) -> Streaming<'static> {
 /// order of `job.methods`, each method's splits in order (the in-memory path's order).
 pub fn each_calibrated(
     src: &dyn ScoreBlocks,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     labels: &[usize],
     job: &Job,
     splits: &[Split],
     mut each: impl FnMut(Method, usize, &Calibrated),
 ) -> Result<()> {
-    each_with(src, pool, labels, job, splits, (false, true), &mut |m, r, c, _| each(m, r, c))
+    each_with(src, true_draws, labels, job, splits, (false, true), &mut |m, r, c, _| each(m, r, c))
 }
 
 /// [`each_calibrated`], also handing `each` the items' difficulty ranks (by test item for a
-/// pool), gathered in the first pass; calibrations come as they are made, each method's
+/// true draws), gathered in the first pass; calibrations come as they are made, each method's
 /// splits in order but the methods interleaved (the baselines split by split), so that none
 /// is held waiting for its method's turn.
 pub fn each_calibrated_ranked(
     src: &dyn ScoreBlocks,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     labels: &[usize],
     job: &Job,
     splits: &[Split],
     mut each: impl FnMut(Method, usize, &Calibrated, &[u32]),
 ) -> Result<()> {
-    each_with(src, pool, labels, job, splits, (true, false), &mut each)
+    each_with(src, true_draws, labels, job, splits, (true, false), &mut each)
 }
 
 /// Where a calibrated split goes: `(method, split, calibrated, difficulty ranks)`.
@@ -109,7 +111,7 @@ type Each<'a> = dyn FnMut(Method, usize, &Calibrated, &[u32]) + 'a;
 
 fn each_with(
     src: &dyn ScoreBlocks,
-    pool: Option<&TruePool>,
+    true_draws: Option<&TrueDraws>,
     labels: &[usize],
     job: &Job,
     splits: &[Split],
@@ -137,16 +139,24 @@ fn each_with(
         Ok(())
     };
     let (methods, opts, run) = (&job.methods, &job.opts, &streaming(job.threads));
-    match (pool, ranked) {
-        (Some(pool), true) => {
-            calibrate_with_pool_ranked(pool, src, labels, methods, opts, splits, run, &mut report, &mut take)
-        }
+    match (true_draws, ranked) {
+        (Some(true_draws), true) => calibrate_with_true_draws_ranked(
+            true_draws,
+            src,
+            labels,
+            methods,
+            opts,
+            splits,
+            run,
+            &mut report,
+            &mut take,
+        ),
         (None, true) => {
             calibrate_streamed_ranked(src, labels, methods, opts, splits, run, &mut report, &mut take)
         }
-        (Some(pool), false) => {
+        (Some(true_draws), false) => {
             let take = &mut |m, r, c| take(m, r, c, &[]);
-            calibrate_with_pool(pool, src, labels, methods, opts, splits, run, &mut report, take)
+            calibrate_with_true_draws(true_draws, src, labels, methods, opts, splits, run, &mut report, take)
         }
         (None, false) => {
             let take = &mut |m, r, c| take(m, r, c, &[]);
@@ -188,7 +198,7 @@ pub fn for_call<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Tensor<'py
 
 /// True-label draws `[n_cal, M]` (an array of any real dtype numpy reads, or a file), held as
 /// the tensor `[n_cal, 1, M]` in the type they came in.
-pub fn pool_draws(obj: &Bound<'_, PyAny>) -> PyResult<ScoreTensor> {
+pub fn true_draw_scores(obj: &Bound<'_, PyAny>) -> PyResult<ScoreTensor> {
     let (t, _) = whole(obj, "cal_true")?;
     if t.m() != 1 {
         return Err(value_error(Error::shape(format!(
@@ -202,33 +212,33 @@ pub fn pool_draws(obj: &Bound<'_, PyAny>) -> PyResult<ScoreTensor> {
     Ok(t)
 }
 
-/// A pool of true-label draws `[n_cal, M]`, as [`pool_draws`] reads them.
-pub fn pool(obj: &Bound<'_, PyAny>) -> PyResult<TruePool> {
-    TruePool::of_single_draw(pool_draws(obj)?).map_err(value_error)
+/// True-label draws `[n_cal, M]`, as [`true_draw_scores`] reads them.
+pub fn true_draws(obj: &Bound<'_, PyAny>) -> PyResult<TrueDraws> {
+    TrueDraws::of_single_draw(true_draw_scores(obj)?).map_err(value_error)
 }
 
-/// [`pool`] with its units' classes `cal_labels` (each in `0..K`, checked against the test
+/// [`true_draws`] with its units' classes `cal_labels` (each in `0..K`, checked against the test
 /// items' K when calibrating), which per-class coverage needs.
-pub fn pool_with(
+pub fn true_draws_with(
     obj: &Bound<'_, PyAny>,
     cal_labels: Option<&Bound<'_, PyAny>>,
     opts: &ScoreOptions,
-) -> PyResult<TruePool> {
-    let pool = pool(obj)?;
+) -> PyResult<TrueDraws> {
+    let true_draws = true_draws(obj)?;
     match (cal_labels, opts.coverage) {
-        (Some(l), _) => pool.with_classes(arrays::indices(l, "cal_labels")?).map_err(value_error),
+        (Some(l), _) => true_draws.with_classes(arrays::indices(l, "cal_labels")?).map_err(value_error),
         (None, Coverage::PerClass) => Err(value_error(Error::invalid(
             "coverage='per-class' needs the class of every calibration item, and cal_true holds \
              true-label draws only: give the pool's classes as cal_labels",
         ))),
-        (None, Coverage::Marginal) => Ok(pool),
+        (None, Coverage::Marginal) => Ok(true_draws),
     }
 }
 
-/// The splits of a pool and `n_test` test items: everything once, or `count` seeded subsets of
+/// The splits of true draws and `n_test` test items: everything once, or `count` seeded subsets of
 /// `(cal_size, test_size)`.
-pub fn pool_plan(
-    pool: &TruePool,
+pub fn true_draws_plan(
+    true_draws: &TrueDraws,
     n_test: usize,
     sizes: (Option<usize>, Option<usize>),
     count: usize,
@@ -240,5 +250,5 @@ pub fn pool_plan(
         _ => return Err(value_error(Error::invalid("give cal_size and test_size together"))),
     };
     let count = if sizes.is_some() { count } else { 1 };
-    pool_splits(pool.n(), n_test, sizes, count, seed).map_err(value_error)
+    true_draws_splits(true_draws.n(), n_test, sizes, count, seed).map_err(value_error)
 }

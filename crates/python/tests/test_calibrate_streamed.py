@@ -3,7 +3,7 @@
 their true-label scores): its predictions are
 those of the array held whole, bit for bit, its saved files round-trip, and a file past 2^28
 scores calibrates in bounded memory. (Blocks of one item, so that every pass spans many, are
-forced in the core's tests, `predict::kept`.)"""
+forced in the core's tests, `predict::from_blocks`.)"""
 
 import pickle
 import struct

@@ -1,7 +1,7 @@
 """coverage="per-class": the CLI's numbers and sets, bit for bit; each class's threshold is its
-own calibration items' quantile; calibrations (on items, streamed from files, on a pool with its
+own calibration items' quantile; calibrations (on items, streamed from files, on true-label draws with their
 classes) predict alike and survive save, load and pickling; classes with too few calibration
-items are warned about; a pool without its classes is refused."""
+items are warned about; true-label draws without their classes is refused."""
 
 import pickle
 import warnings
@@ -71,7 +71,7 @@ def test_each_class_threshold_is_its_quantile_and_an_absent_class_warns(digits):
     ("cp-r", {"rvalue": "nonparametric"}),
     ("cp-r", {"rvalue": "parametric", "prior": "pooled"}),
 ])
-def test_calibrations_on_items_files_and_pools_agree_and_round_trip(digits, tmp_path, method, kwargs):
+def test_calibrations_on_items_files_and_true_draws_agree_and_round_trip(digits, tmp_path, method, kwargs):
     scores, labels = digits
     cal, test = scores[:N_CAL].astype(np.float32), scores[N_CAL:]
     np.save(tmp_path / "cal.npy", cal)
@@ -82,8 +82,8 @@ def test_calibrations_on_items_files_and_pools_agree_and_round_trip(digits, tmp_
     same_prediction(on_items, streamed, test)
     if streamed.calibrated_on == "true-label-draws":
         truth = cal[np.arange(N_CAL), :, labels[:N_CAL]]
-        pool = rx.calibrate(cal_true=truth, cal_labels=labels[:N_CAL], alpha=0.1, **opts)
-        same_prediction(on_items, pool, test)
+        on_true = rx.calibrate(cal_true=truth, cal_labels=labels[:N_CAL], alpha=0.1, **opts)
+        same_prediction(on_items, on_true, test)
         with pytest.raises(ValueError, match="coverage='per-class' needs the class of every calibration item"):
             rx.calibrate(cal_true=truth, alpha=0.1, **opts)
     for c in (on_items, streamed):
@@ -95,7 +95,7 @@ def test_calibrations_on_items_files_and_pools_agree_and_round_trip(digits, tmp_
             same_prediction(other, c, test)
 
 
-def test_a_pool_needs_its_classes_for_conformal_and_sets(digits):
+def test_true_draws_need_its_classes_for_conformal_and_sets(digits):
     scores, labels = digits
     truth = scores[np.arange(N_CAL), :, labels[:N_CAL]]
     test, test_labels = scores[N_CAL:], labels[N_CAL:]

@@ -14,31 +14,15 @@ use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 use crate::files::bytes_of;
-use crate::{indices, js_error, object, options_for, parse, tensor_of, ConformalArgs};
+use crate::{
+    indices, js_error, object, options_for, parse, tensor_of, ConformalArgs, BASELINE_FIELDS, DATA_FIELDS,
+    SCORING_FIELDS,
+};
 
 /// What [`calibrate`] takes: `conformal`'s data and score options, one `method`, no splits.
-const CALIBRATE_FIELDS: &[&str] = &[
-    "scores",
-    "shape",
-    "labels",
-    "alpha",
-    "method",
-    "kind",
-    "prior",
-    "variance",
-    "algorithm",
-    "rule",
-    "cpDraw",
-    "ties",
-    "coverage",
-    "neverEmpty",
-    "seed",
-    "scoresAre",
-    "rapsLambda",
-    "rapsKreg",
-    "sapsLambda",
-    "randomized",
-];
+fn calibrate_fields() -> Vec<&'static str> {
+    [DATA_FIELDS, &["method"], SCORING_FIELDS, &["seed"], BASELINE_FIELDS].concat()
+}
 
 /// Labelled items and the settings to predict with ([`calibrate`], [`load_calibration`]).
 #[wasm_bindgen]
@@ -70,7 +54,7 @@ pub fn calibrate(args: JsValue) -> std::result::Result<Calibration, JsError> {
 }
 
 fn calibrate_of(args: JsValue) -> Result<Calibration> {
-    let a: ConformalArgs = parse(args, CALIBRATE_FIELDS)?;
+    let a: ConformalArgs = parse(args, &calibrate_fields())?;
     let cal = tensor_of(&a.scores, &a.shape)?;
     let labels = indices(&a.labels, "labels")?;
     conformal::check_data(&cal, &labels)?;

@@ -127,32 +127,21 @@ struct ConformalArgs {
     randomized: Option<bool>,
 }
 
-const CONFORMAL_FIELDS: &[&str] = &[
-    "scores",
-    "shape",
-    "labels",
-    "alpha",
-    "methods",
-    "kind",
-    "prior",
-    "variance",
-    "algorithm",
-    "rule",
-    "cpDraw",
-    "ties",
-    "coverage",
-    "neverEmpty",
-    "splits",
-    "calFraction",
-    "seed",
-    "mask",
-    "sets",
-    "scoresAre",
-    "rapsLambda",
-    "rapsKreg",
-    "sapsLambda",
-    "randomized",
-];
+/// The data both `conformal` and `calibrate` take, first in their fields.
+const DATA_FIELDS: &[&str] = &["scores", "shape", "labels", "alpha"];
+
+/// The score options both take, after the method(s).
+const SCORING_FIELDS: &[&str] =
+    &["kind", "prior", "variance", "algorithm", "rule", "cpDraw", "ties", "coverage", "neverEmpty"];
+
+/// The baselines' options both take, last.
+const BASELINE_FIELDS: &[&str] = &["scoresAre", "rapsLambda", "rapsKreg", "sapsLambda", "randomized"];
+
+/// What [`conformal`] takes, in the order an unknown field's message lists them.
+fn conformal_fields() -> Vec<&'static str> {
+    let splits: &[&str] = &["splits", "calFraction", "seed", "mask", "sets"];
+    [DATA_FIELDS, &["methods"], SCORING_FIELDS, splits, BASELINE_FIELDS].concat()
+}
 
 /// Arguments of [`toy_probability`].
 #[derive(Deserialize)]
@@ -237,7 +226,7 @@ pub fn conformal(args: JsValue) -> std::result::Result<JsValue, JsError> {
 }
 
 fn conformal_of(args: JsValue) -> Result<JsValue> {
-    let a: ConformalArgs = parse(args, CONFORMAL_FIELDS)?;
+    let a: ConformalArgs = parse(args, &conformal_fields())?;
     let t = tensor_of(&a.scores, &a.shape)?;
     let (n, m, k) = (t.n(), t.m(), t.k());
     let labels = indices(&a.labels, "labels")?;

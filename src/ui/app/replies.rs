@@ -10,7 +10,7 @@ use super::{App, Shared};
 use crate::ui::dom::{self, set_hidden, set_text};
 use crate::ui::streamed::Streamed;
 use crate::ui::{device, files, workers};
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
 use rvalue_model::ids;
@@ -28,7 +28,7 @@ impl App {
         &mut self,
         name: String,
         data: Result<Dataset>,
-        (class_names, pool): (Option<Vec<String>>, Option<Arc<TruePool>>),
+        (class_names, pool): (Option<Vec<String>>, Option<Arc<TrueDraws>>),
         (origin, note): (DataRef, Option<String>),
     ) {
         let result = data.map_err(|e| failure(&e, UNCHANGED)).and_then(|d| {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::ui::streamed::Streamed;
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
 use rvalue_model::url::DataRef;
@@ -17,7 +17,7 @@ pub(super) struct Loaded {
     data: Held,
     /// Calibration units given as their true label's draws alone: the analysis calibrates on
     /// them, and `data`'s items are all test items.
-    pool: Option<Arc<TruePool>>,
+    pool: Option<Arc<TrueDraws>>,
     /// Panel 8's statistics (of a file the page holds).
     summary: Option<DataSummary>,
     /// The names an `.npz` gives its classes (member `class_names`).
@@ -30,7 +30,7 @@ impl Loaded {
         name: String,
         d: Dataset,
         summary: DataSummary,
-        (class_names, pool): (Option<Vec<String>>, Option<Arc<TruePool>>),
+        (class_names, pool): (Option<Vec<String>>, Option<Arc<TrueDraws>>),
     ) -> Loaded {
         Loaded { name, data: Held::Whole(Arc::new(d)), pool, summary: Some(summary), class_names }
     }
@@ -135,7 +135,7 @@ impl DataSource {
     }
 
     /// The pool of true-label draws beside the file, when `c` analyses the file.
-    pub(super) fn pool(&self, c: &Controls) -> Option<Arc<TruePool>> {
+    pub(super) fn pool(&self, c: &Controls) -> Option<Arc<TrueDraws>> {
         self.loaded.as_ref().and_then(|l| l.pool.clone()).filter(|_| c.mode == Mode::Scores)
     }
 

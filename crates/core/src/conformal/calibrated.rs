@@ -241,9 +241,9 @@ impl Calibrated {
         })
     }
 
-    /// From test items' rows and calibration units' scores given apart (a pool of true-label
-    /// draws, [`pool`](super::pool)): test item `t`'s row is row `split.test[t]` of `rows`, unit `j`'s score
-    /// `cal(j)`. The same values as [`Calibrated::shared`] on the joined data.
+    /// From test items' rows and calibration units' scores given apart (true-label draws,
+    /// [`true_draws`](super::true_draws)): test item `t`'s row is row `split.test[t]` of `rows`,
+    /// unit `j`'s score `cal(j)`. The same values as [`Calibrated::shared`] on the joined data.
     pub fn of_units(
         rows: &Arc<ScoreRows>,
         k: usize,

@@ -6,7 +6,7 @@ use super::calibrated::Store;
 use super::chunks::in_chunks;
 use super::per_class::PerClass;
 use super::steps::StepSets;
-use super::{pool, Calibrated, Coverage, Split};
+use super::{true_draws, Calibrated, Coverage, Split};
 use crate::rvalue::{self, DrawOrder, PooledSplit, TieOrder, Workspace};
 use crate::tensor::ScoreTensor;
 use crate::{watch, Result};
@@ -25,8 +25,8 @@ pub struct PooledBuilder {
     work: Workspace,
     out: PooledScores,
     next: usize,
-    /// Test item `i` is keyed (its tie order) as item `key_offset + i`: a pool's test items
-    /// follow its units ([`pool`]).
+    /// Test item `i` is keyed (its tie order) as item `key_offset + i`: true draws' test items
+    /// follow their units ([`true_draws`]).
     key_offset: usize,
 }
 
@@ -95,21 +95,26 @@ impl PooledBuilder {
         })
     }
 
-    /// Pooled CP_r on a split of a pool of true-label draws and test items of `k` candidates
-    /// ([`pool`]): the split's `cal` names units of `pool`, its `test` test items, keyed after
-    /// the pool's units as [`pool::calibrate_with_pool`] keys them.
-    pub fn of_pool(pool: &pool::TruePool, k: usize, split: &Split, ties: TieOrder) -> Result<Self> {
+    /// Pooled CP_r on a split of true-label draws and test items of `k` candidates
+    /// ([`true_draws`]): the split's `cal` names units of `true_draws`, its `test` test items, keyed after
+    /// the true draws' units as [`true_draws::calibrate_with_true_draws`] keys them.
+    pub fn of_true_draws(
+        true_draws: &true_draws::TrueDraws,
+        k: usize,
+        split: &Split,
+        ties: TieOrder,
+    ) -> Result<Self> {
         Ok(PooledBuilder {
-            ps: pool.tables(&split.cal, k, split.ties(ties))?,
+            ps: true_draws.tables(&split.cal, k, split.ties(ties))?,
             work: Workspace::default(),
             out: PooledScores::new(k, split),
             next: 0,
-            key_offset: pool.n(),
+            key_offset: true_draws.n(),
         })
     }
 
     /// Per-class thresholds (docs/method.md §5) as well, `unit_classes` naming the class of each
-    /// unit that `split.cal` indexes (the labels, or a pool's classes); call before `step`.
+    /// unit that `split.cal` indexes (the labels, or true draws' classes); call before `step`.
     pub fn by_class(mut self, unit_classes: &[usize], split: &Split) -> Self {
         self.out.by_class(unit_classes, split);
         self

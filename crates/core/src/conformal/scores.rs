@@ -212,10 +212,7 @@ pub fn pooled_hyper_on(summaries: &Summaries, items: &[usize], variance: Varianc
     let rows =
         |v: &[f64]| -> Vec<f64> { items.iter().flat_map(|&i| v[i * k..(i + 1) * k].to_vec()).collect() };
     let (x, v) = (rows(&summaries.mean), rows(&summaries.var));
-    match variance {
-        VarianceKind::PerDraw => eb::estimate_with(&x, &v, eb::AsGiven),
-        VarianceKind::OfMean => eb::estimate_with(&x, &v, eb::OfMean(summaries.m as f64)),
-    }
+    eb::estimate_with(&x, &v, variance, summaries.m)
 }
 
 /// The hyperparameters of a prior pooled over every candidate of `summaries`. The noise
@@ -223,8 +220,5 @@ pub fn pooled_hyper_on(summaries: &Summaries, items: &[usize], variance: Varianc
 /// 10⁷ candidates need no copy of them.
 pub fn pooled_hyper(summaries: &Summaries, variance: VarianceKind) -> Result<Hyper> {
     let (x, v) = (&summaries.mean, &summaries.var);
-    match variance {
-        VarianceKind::PerDraw => eb::estimate_with(x, v, eb::AsGiven),
-        VarianceKind::OfMean => eb::estimate_with(x, v, eb::OfMean(summaries.m as f64)),
-    }
+    eb::estimate_with(x, v, variance, summaries.m)
 }

@@ -404,7 +404,7 @@ fn alongside<A: Send, B>(
 }
 
 /// Every item's true-label draws in one pass, `[n, 1, M]` (the layout a file `[n_cal, M]` is read
-/// in, [`TruePool::of_single_draw`](crate::conformal::pool::TruePool::of_single_draw)), stored in
+/// in, [`TrueDraws::of_single_draw`](crate::conformal::true_draws::TrueDraws::of_single_draw)), stored in
 /// the blocks' type (exact as f64, as the draws are read).
 pub fn true_label_draws(
     src: &dyn ScoreBlocks,

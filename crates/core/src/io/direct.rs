@@ -1,13 +1,12 @@
 //! A large file's bytes read around the page cache (Linux `O_DIRECT`).
 //!
-//! A pass over a file larger than memory gains nothing from the page cache: each page is read
-//! once, and filling the cache costs more kernel time than the disk does (a 4 GB file read cold
-//! through it spent 10 s of system time on the 2-core VM, mostly copying out of the cache while
+//! A pass over a file larger than memory gains nothing from the page cache: each page is read once,
+//! and filling the cache costs more kernel time than the disk does (copying out of the cache while
 //! evicting). Direct reads land in one reused, aligned buffer instead. `O_DIRECT` asks that the
 //! buffer, the length and the file offset be aligned, so the file is read from byte 0 in whole
 //! aligned chunks and the caller's start is skipped in the buffer. Where the file system refuses
 //! direct reads (tmpfs, some network file systems), [`open`] gives `None` and the caller reads
-//! through the cache as before.
+//! through the cache.
 
 use std::fs::File;
 use std::io::Read;

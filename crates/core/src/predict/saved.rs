@@ -35,7 +35,7 @@
 //!
 //! True-label draws `[n_cal, M]` are saved as items with one candidate (the true label, so every
 //! label is 0): `candidates 1`. The last two rows are what a calibration streamed from a file
-//! keeps (`predict::kept`): their header gives the items' shape (the candidates a
+//! keeps (`predict::from_blocks`): their header gives the items' shape (the candidates a
 //! prediction must have). Format 4 (without the baselines' keys: their defaults), format 3
 //! (without `coverage`: marginal), format 2 (the first two rows
 //! alone) and format 1 (without `calibrated-on`, always items) are still read.

@@ -359,10 +359,10 @@ mod codes;
 mod greedy;
 mod oracle;
 mod picks;
+#[cfg(target_arch = "x86_64")]
+mod register_picks;
 mod simd;
 mod table;
-#[cfg(target_arch = "x86_64")]
-mod wide;
 
 pub use greedy::Workspace;
 pub use oracle::pooled_item_oracle;

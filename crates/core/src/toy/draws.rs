@@ -29,7 +29,7 @@
 use crate::rng::{key_of, philox4x32_10};
 use std::sync::OnceLock;
 
-mod wide;
+mod lanes;
 
 /// Segments per octave of the upper-tail probability.
 pub const SEGMENTS: usize = 64;
@@ -113,14 +113,14 @@ pub fn for_each_row(seed: u64, first: u32, items: u32, m: u32, k: u32, mut f: im
 /// Calls `f` with the normals of [`normals`] in the same order, several of an item's draws at a
 /// time (K normals each, a whole number of draws per call), without storing them all.
 ///
-/// Each batch is computed in two steps over many blocks or words at once ([`wide::Kernel`]: AVX2
+/// Each batch is computed in two steps over many blocks or words at once ([`lanes::Kernel`]: AVX2
 /// or simd128 where there is one): every Philox block of the batch, each stored straight at its
 /// draw's place, then every word's normal. A draw's partial last block is converted and
 /// overwritten rather than skipped, which the vector steps make cheaper.
 pub fn for_each_batch(seed: u64, first: u32, items: u32, m: u32, k: u32, mut f: impl FnMut(&[f32])) {
-    let (table, key, kernel) = (table(), key_of(seed), wide::Kernel::detect());
+    let (table, key, kernel) = (table(), key_of(seed), lanes::Kernel::detect());
     let (m, k) = (m as usize, k as usize);
-    let layout = wide::Layout::new(batch_rows(m, k), k);
+    let layout = lanes::Layout::new(batch_rows(m, k), k);
     let mut words = vec![0u32; layout.words];
     let mut z = vec![0.0f32; layout.normals];
     for i in first..first + items {

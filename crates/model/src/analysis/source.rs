@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::StreamedFile;
 use crate::{Controls, Mode};
-use rvalue_core::conformal::pool::{pool_splits, TruePool};
+use rvalue_core::conformal::true_draws::{self, TrueDraws};
 use rvalue_core::conformal::Split;
 use rvalue_core::io::Dataset;
 use rvalue_core::tensor::ScoreTensor;
@@ -19,9 +19,9 @@ pub enum Source {
     /// A score file with labels, split `Controls::splits` times at random.
     Data(Arc<Dataset>),
     /// A score file with labels (the test items) and calibration units given as
-    /// their true label's draws alone (`conformal::pool`): CP, CP_avg and pooled CP_r,
+    /// their true label's draws alone (`conformal::true_draws`): CP, CP_avg and pooled CP_r,
     /// calibrated on `Controls::splits` random draws of the units ([`Controls::true_draws_sizes`]).
-    TrueDraws(Arc<Dataset>, Arc<TruePool>),
+    TrueDraws(Arc<Dataset>, Arc<TrueDraws>),
     /// A score file too large to hold, read a block of items at a time by its reader (the
     /// page's workers): in the job's first phase its split-independent rows (and, with a
     /// baseline on, its class probabilities), then pooled CP_r's splits by those readers.
@@ -38,7 +38,7 @@ impl Source {
     }
 
     /// A score file's source calibrated on `true_draws` instead, when there are any.
-    pub fn with_true_draws(self, true_draws: Option<Arc<TruePool>>) -> Self {
+    pub fn with_true_draws(self, true_draws: Option<Arc<TrueDraws>>) -> Self {
         match (self, true_draws) {
             (Source::Data(d), Some(p)) => Source::TrueDraws(d, p),
             (s, _) => s,
@@ -49,11 +49,11 @@ impl Source {
 /// The splits of a true-draws source: `Controls::splits` seeded draws of the sizes the controls give.
 pub(in crate::analysis) fn true_draws_splits(
     controls: &Controls,
-    true_draws: &TruePool,
+    true_draws: &TrueDraws,
     n_test: usize,
 ) -> Result<Vec<Split>> {
     let sizes = controls.true_draws_sizes(true_draws.n(), n_test);
-    pool_splits(true_draws.n(), n_test, Some(sizes), controls.splits, controls.seed)
+    true_draws::true_draws_splits(true_draws.n(), n_test, Some(sizes), controls.splits, controls.seed)
 }
 
 /// The tensor of one part: simulated or the shared file. Cheap to clone, so that work handed

@@ -1,11 +1,11 @@
 //! The page's analysis calibrated on true-label draws (`--calibration-true`) equals the joined
 //! tensor's split (`[calibration units; test items]`, as `rvalue sets --split` and
-//! `calibrate_with_pool` take it), bit for bit, in every panel's numbers.
+//! `calibrate_with_true_draws` take it), bit for bit, in every panel's numbers.
 
 use std::sync::Arc;
 
 use crate::*;
-use rvalue_core::conformal::pool::{joined_split, pool_splits, TruePool};
+use rvalue_core::conformal::true_draws::{joined_split, true_draws_splits, TrueDraws};
 use rvalue_core::conformal::{
     difficulty_ranks, evaluate_with, sweep, Method, Prepared, RvalueKind, ScoreOptions, Split,
 };
@@ -26,7 +26,7 @@ struct Case {
     joined: ScoreTensor,
     joined_labels: Vec<usize>,
     test: Arc<Dataset>,
-    true_draws: Arc<TruePool>,
+    true_draws: Arc<TrueDraws>,
 }
 
 /// A toy data set whose first `n_units` items become the calibration units (their true-label
@@ -51,7 +51,7 @@ fn case(n_units: usize) -> Case {
     let test_labels = labels[n_units..].to_vec();
     let draws =
         (0..n_units).flat_map(|j| (0..m).map(move |d| (j, d))).map(|(j, d)| joined.get(j, d, labels[j]));
-    let true_draws = TruePool::new(n_units, m, draws.collect()).unwrap();
+    let true_draws = TrueDraws::new(n_units, m, draws.collect()).unwrap();
     Case {
         joined,
         joined_labels: labels,
@@ -78,7 +78,7 @@ fn ranks(p: &Prepared) -> Vec<u32> {
 fn joined_splits(c: &Case, controls: &Controls) -> Vec<Split> {
     let n_test = c.test.scores.n();
     let sizes = controls.true_draws_sizes(c.true_draws.n(), n_test);
-    let splits = pool_splits(c.true_draws.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
+    let splits = true_draws_splits(c.true_draws.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
     assert_eq!(splits[0].cal.len(), 24);
     splits.iter().map(|s| joined_split(s, c.true_draws.n())).collect()
 }
@@ -174,7 +174,7 @@ fn true_draws_refuse_the_baselines_in_one_sentence() {
 #[test]
 fn true_draws_of_other_m_are_refused() {
     let c = case(40);
-    let true_draws = TruePool::new(2, 3, vec![0.0; 6]).unwrap();
+    let true_draws = TrueDraws::new(2, 3, vec![0.0; 6]).unwrap();
     let e = AnalysisJob::new(Source::TrueDraws(c.test, Arc::new(true_draws)), &controls(TieOrder::default()))
         .unwrap_err();
     assert!(e.to_string().contains("M = 3"), "{e}");

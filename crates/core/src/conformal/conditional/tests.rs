@@ -1,6 +1,6 @@
 use super::*;
-use crate::conformal::pool::{calibrate_with_pool_ranked, joined_split, TruePool};
 use crate::conformal::streamed::{calibrate_streamed_ranked, true_label_draws, Streaming};
+use crate::conformal::true_draws::{calibrate_with_true_draws_ranked, joined_split, TrueDraws};
 use crate::conformal::{evaluate_with, Method, Prepared, RvalueKind, ScoreOptions, Split, SplitPlan};
 use crate::samples;
 #[cfg(target_arch = "wasm32")]
@@ -130,7 +130,7 @@ fn measure_is_metrics_and_sizes_and_merges_are_sums() {
 
 /// Every summary of the streamed path, with ranks gathered in its pass, is the in-memory one.
 #[test]
-fn streamed_and_pool_summaries_are_in_memory_ones() {
+fn streamed_and_true_draws_summaries_are_in_memory_ones() {
     let (t, labels) = samples::logits(50, 6, 7, 4).unwrap();
     let prep = Prepared::new(&t, &labels, true).unwrap();
     let ranks = difficulty_of(&t, &labels).unwrap();
@@ -182,18 +182,18 @@ fn streamed_and_pool_summaries_are_in_memory_ones() {
     )
     .unwrap();
     assert!(seen.len() == 3 && seen.iter().all(|r| *r == ranks));
-    pool_ranks_are_the_test_items(&t, &labels, &run);
+    true_draws_ranks_are_the_test_items(&t, &labels, &run);
 }
 
-/// A pool's test items are ranked by their own draws, for every method mix.
-fn pool_ranks_are_the_test_items(t: &ScoreTensor, labels: &[usize], run: &Streaming) {
-    let (n_pool, n) = (20, t.n());
-    let truth = true_label_draws(&t.items(0..n_pool), &labels[..n_pool], run, &mut |_, _, _| {}).unwrap();
-    let pool = TruePool::of_single_draw(truth).unwrap();
-    let test = t.items(n_pool..n);
-    let want = difficulty_of(&test, &labels[n_pool..]).unwrap();
+/// True draws' test items are ranked by their own draws, for every method mix.
+fn true_draws_ranks_are_the_test_items(t: &ScoreTensor, labels: &[usize], run: &Streaming) {
+    let (n_true, n) = (20, t.n());
+    let truth = true_label_draws(&t.items(0..n_true), &labels[..n_true], run, &mut |_, _, _| {}).unwrap();
+    let true_draws = TrueDraws::of_single_draw(truth).unwrap();
+    let test = t.items(n_true..n);
+    let want = difficulty_of(&test, &labels[n_true..]).unwrap();
     let opts = ScoreOptions { kind: RvalueKind::Pooled, ..ScoreOptions::default() };
-    let split = Split::new((0..n_pool).collect(), (0..n - n_pool).collect());
+    let split = Split::new((0..n_true).collect(), (0..n - n_true).collect());
     for methods in [&Method::PAPER[..], &[Method::CpR][..]] {
         let mut seen = Vec::new();
         let each = &mut |_, _, c: Calibrated, r: &[u32]| {
@@ -201,10 +201,10 @@ fn pool_ranks_are_the_test_items(t: &ScoreTensor, labels: &[usize], run: &Stream
             seen.push(r.to_vec());
             Ok(())
         };
-        calibrate_with_pool_ranked(
-            &pool,
+        calibrate_with_true_draws_ranked(
+            &true_draws,
             &test,
-            &labels[n_pool..],
+            &labels[n_true..],
             methods,
             &opts,
             std::slice::from_ref(&split),

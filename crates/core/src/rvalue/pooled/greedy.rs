@@ -3,16 +3,16 @@
 
 use super::picks::{Blocked, Counts, Picks, TiePick, BLOCK};
 #[cfg(target_arch = "x86_64")]
-use super::wide;
+use super::register_picks;
 use super::{PooledItem, PooledSplit};
 use crate::rvalue::nonparametric::SortScratch;
 
 impl PooledSplit {
     /// The greedy for the `b`-th item of the last [`PooledSplit::entry_points`], with the block
-    /// maxima in vector registers where the CPU has AVX-512 and the units fit (module `wide`).
+    /// maxima in vector registers where the CPU has AVX-512 and the units fit (module `register_picks`).
     pub(super) fn greedy(&self, b: usize, work: &mut Workspace) -> PooledItem {
         #[cfg(target_arch = "x86_64")]
-        if !work.plain_picks && wide::usable(self.cb + self.k) {
+        if !work.plain_picks && register_picks::usable(self.cb + self.k) {
             // SAFETY: `usable` checked that the CPU has the features `greedy_wide` enables.
             return unsafe { self.greedy_wide(b, work) };
         }
@@ -22,13 +22,13 @@ impl PooledSplit {
         }
     }
 
-    /// [`PooledSplit::greedy_with`] compiled for AVX-512, with [`wide::Picks`].
+    /// [`PooledSplit::greedy_with`] compiled for AVX-512, with [`register_picks::Picks`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx2,bmi1,bmi2")]
     fn greedy_wide(&self, b: usize, work: &mut Workspace) -> PooledItem {
         match self.narrow.as_deref().filter(|_| !work.wide_ids) {
-            Some(units) => self.greedy_with(b, work, wide::Picks::new(), units),
-            None => self.greedy_with(b, work, wide::Picks::new(), &self.cal_units),
+            Some(units) => self.greedy_with(b, work, register_picks::Picks::new(), units),
+            None => self.greedy_with(b, work, register_picks::Picks::new(), &self.cal_units),
         }
     }
 
@@ -207,7 +207,7 @@ pub struct Workspace {
     pub(super) narrow_rows: Vec<u16>,
     pub(super) wide_rows: Vec<u32>,
     pub(super) counts: Counts,
-    /// Tests switch off the wide picks (x86_64 only), to compare them with the portable ones.
+    /// Tests switch off the register picks (x86_64 only), to compare them with the portable ones.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(super) plain_picks: bool,
     /// Tests take `u32` ids where `u16` would do, to compare the two.

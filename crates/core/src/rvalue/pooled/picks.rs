@@ -112,7 +112,7 @@ impl Counts {
             let b = block_max.add(x / BLOCK);
             *b = (*b).max(c);
         };
-        // Four draws per turn: the loop's own bookkeeping was a quarter of the instructions.
+        // Four draws per turn, so that the loop's bookkeeping is a small share of the instructions.
         let mut p = col;
         for _ in 0..m / 4 {
             bump(p);

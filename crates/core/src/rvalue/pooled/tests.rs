@@ -143,7 +143,7 @@ fn plain() -> Workspace {
     Workspace { plain_picks: true, wide_ids: true, ..Workspace::default() }
 }
 
-/// Up to 32 blocks the greedy can keep the block maxima in registers (module `wide`), past them it
+/// Up to 32 blocks the greedy can keep the block maxima in registers (module `register_picks`), past them it
 /// cannot: units just below, at and above that limit, with ties and distinct scores, the wide
 /// and the portable picks agree (and, with ties, the oracle too).
 #[test]

@@ -6,7 +6,7 @@ use crate::analysis::{
     test_items, true_draws_splits, Source, StreamedFile, DEFAULT_STEP_BUDGET, MAX_STORED_BYTES,
 };
 use crate::{Controls, Mode};
-use rvalue_core::conformal::pool::check_methods;
+use rvalue_core::conformal::true_draws::check_methods;
 use rvalue_core::conformal::{self, Method, RvalueKind, ScoreOptions};
 use rvalue_core::probability::ScoresAre;
 use rvalue_core::{Error, Result};

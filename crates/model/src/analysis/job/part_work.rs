@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::inputs::Inputs;
 use super::Phase;
 use crate::analysis::{internal, pooled_items_per_step, true_draws_splits, Part, PartTensor, Source};
-use rvalue_core::conformal::pool::TruePool;
+use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::conformal::{Calibrated, Coverage, Method, PooledBuilder, RvalueKind, Split};
 use rvalue_core::eb::Hyper;
 use rvalue_core::toy;
@@ -154,7 +154,7 @@ impl PartWork {
                 let b = match (self.pooled.as_mut(), source) {
                     (Some(b), _) => b,
                     (None, Source::TrueDraws(_, true_draws)) => {
-                        let b = PooledBuilder::of_pool(true_draws, k, split, opts.ties)?;
+                        let b = PooledBuilder::of_true_draws(true_draws, k, split, opts.ties)?;
                         let b = match true_draws_classes(true_draws, per_class)? {
                             Some(classes) => b.by_class(classes, split),
                             None => b,
@@ -179,7 +179,7 @@ impl PartWork {
 
 /// The true-label draws' units' classes when a threshold per class is asked for (`None`:
 /// marginal); draws without them cannot have one.
-fn true_draws_classes(true_draws: &TruePool, per_class: bool) -> Result<Option<&[usize]>> {
+fn true_draws_classes(true_draws: &TrueDraws, per_class: bool) -> Result<Option<&[usize]>> {
     match (per_class, true_draws.classes()) {
         (false, _) => Ok(None),
         (true, Some(c)) => Ok(Some(c)),

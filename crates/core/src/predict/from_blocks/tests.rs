@@ -3,7 +3,7 @@
 //! blocks of one item (so every pass spans many blocks).
 
 use super::*;
-use crate::conformal::pool::TruePool;
+use crate::conformal::true_draws::TrueDraws;
 use crate::predict::predict;
 use crate::rvalue::Algorithm;
 use crate::rvalue::TieOrder;
@@ -92,8 +92,8 @@ fn kept_prediction(
     match Keeps::of(method, opts) {
         Keeps::TrueDraws => {
             let draws = true_label_draws(cal, labels, run, r).unwrap();
-            let pool = TruePool::of_single_draw(draws).unwrap().with_classes(labels.to_vec()).unwrap();
-            crate::predict::predict_with_pool(&pool, test, method, opts, seed, run, r).unwrap()
+            let true_draws = TrueDraws::of_single_draw(draws).unwrap().with_classes(labels.to_vec()).unwrap();
+            crate::predict::predict_with_true_draws(&true_draws, test, method, opts, seed, run, r).unwrap()
         }
         Keeps::TrueScores => {
             let scores = true_label_scores(cal, labels, method, opts, run, r).unwrap();
@@ -185,8 +185,8 @@ fn what_each_method_keeps() {
     assert_eq!(Keeps::of(Method::CpR, &o(RvalueKind::Parametric, pooled)), Keeps::Summaries);
 }
 
-/// The true-label draws are stored in the blocks' type: a float32 file's pool takes 4 bytes a
-/// score, and widening it gives the f64 pool's values.
+/// The true-label draws are stored in the blocks' type: a float32 file's true draws take 4 bytes a
+/// score, and widening it gives the f64 true draws' values.
 #[test]
 fn true_label_draws_keep_the_blocks_type() {
     let run = Streaming { block_bytes: 1, ..Streaming::default() };

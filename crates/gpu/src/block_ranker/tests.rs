@@ -1,6 +1,6 @@
 //! The GPU ranking a streamed file's blocks for pooled CP_r (lavapipe here) gives the CPU's
 //! calibrations bit for bit: both tie orders, several splits, blocks of one item and of
-//! several, one split a pass and all in one, tied, f32 and f64 scores, and through a pool of
+//! several, one split a pass and all in one, tied, f32 and f64 scores, and through
 //! true-label draws. Without an adapter these fail unless `RVALUE_SKIP_GPU_TESTS=1`.
 
 // Tests (not user data paths): a failed unwrap is a failed test.
@@ -9,8 +9,8 @@
 use super::*;
 use crate::tests::{gpu, scores, small_gpu};
 use crate::Gpu;
-use rvalue_core::conformal::pool::{calibrate_with_pool, pool_splits, TruePool};
 use rvalue_core::conformal::streamed::{calibrate_streamed, BlockRanker, Streaming};
+use rvalue_core::conformal::true_draws::{calibrate_with_true_draws, true_draws_splits, TrueDraws};
 use rvalue_core::conformal::{Calibrated, Method, RvalueKind, ScoreOptions, Split, SplitPlan};
 use rvalue_core::rvalue::TieOrder;
 use std::cell::Cell;
@@ -137,31 +137,31 @@ fn streamed_pooled_across_dispatches_is_the_cpus() {
     check_streamed(g, &t, &labels, &splits, run);
 }
 
-/// `calibrate_with_pool`: a pool of true-label draws and streamed f32 test items, every method
-/// the pool takes. Both tie often; the pool's scores are f32 (one-word keys) or, with one that
+/// `calibrate_with_true_draws`: true-label draws and streamed f32 test items, every method
+/// the true draws take. Both tie often; the true draws' scores are f32 (one-word keys) or, with one that
 /// is not, all take two words.
 #[test]
-fn a_pool_ranked_on_the_gpu_is_the_cpus() {
+fn true_draws_ranked_on_the_gpu_are_the_cpus() {
     let Some(g) = gpu() else { return };
-    let (n_pool, n_test, m, k) = (30, 23, 5, 6);
+    let (n_true, n_test, m, k) = (30, 23, 5, 6);
     let tied = tensor(0, (n_test, m, k), 11).data().iter().map(|&x| x as f32).collect();
     let test = ScoreTensor::from_f32(n_test, m, k, tied).unwrap();
     let labels: Vec<usize> = (0..n_test).map(|i| (i * 7) % k).collect();
     for not_f32 in [false, true] {
-        let mut draws = scores(0, n_pool * m, 5);
+        let mut draws = scores(0, n_true * m, 5);
         if not_f32 {
             draws[17] = 0.1;
         }
-        let pool = TruePool::new(n_pool, m, draws).unwrap();
-        let splits = pool_splits(n_pool, n_test, Some((20, 15)), 3, 8).unwrap();
+        let true_draws = TrueDraws::new(n_true, m, draws).unwrap();
+        let splits = true_draws_splits(n_true, n_test, Some((20, 15)), 3, 8).unwrap();
         let methods = [Method::Cp, Method::CpAvg, Method::CpR];
         for ties in TieOrder::ALL {
             let cpu = Streaming { threads: 2, block_bytes: 1, pooled_bytes: 1, ranker: None };
             same_on_both(g, cpu, splits.len(), |run| {
                 let (opts, mut report) = (pooled(ties), |_: &str, _: usize, _: usize| {});
                 collect(|each| {
-                    calibrate_with_pool(
-                        &pool,
+                    calibrate_with_true_draws(
+                        &true_draws,
                         &test,
                         &labels,
                         &methods,

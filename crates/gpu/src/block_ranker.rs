@@ -1,7 +1,8 @@
-//! Pooled CP_r on a file streamed a block of items at a time (`conformal::streamed`): a
-//! split's calibration units come as the core's sorted tables ([`PooledSplit`]), its test items
-//! as a block of the file, never the whole file. The GPU finds the candidates' positions among
-//! the units, the CPU runs the greedy on them, as for a tensor held whole.
+//! The GPU ranking a file streamed a block of items at a time (`conformal::streamed`, whose
+//! `BlockRanker` it is): nonparametric ranks, and for pooled CP_r the positions of a block's test
+//! items: a split's calibration units come as the core's sorted tables ([`PooledSplit`]), its test
+//! items as a block of the file, never the whole file. The GPU finds the candidates' positions
+//! among the units, the CPU runs the greedy on them, as for a tensor held whole.
 
 use super::cpu::{self, PooledCal};
 use super::keys::{all_f32, Keys};

@@ -3,7 +3,7 @@
 //! the calibration held whole:
 //!
 //! - CP, CP_avg and pooled CP_r read nothing of a calibration item but its true label's draws
-//!   (`[n_cal, M]`, a [`TruePool`](crate::conformal::pool::TruePool)).
+//!   (`[n_cal, M]`, a [`TrueDraws`](crate::conformal::true_draws::TrueDraws)).
 //! - Nonparametric CP_r and parametric CP_r with a per-item prior score an item from its own
 //!   `M × K` block: a calibration item is its true label's score (`n_cal` numbers).
 //! - Parametric CP_r with a pooled prior fits the prior to every item of the prediction, the new
@@ -19,9 +19,9 @@ pub use baselines::baseline_true_scores;
 use super::Prediction;
 use crate::blocks::{items_per_block, ScoreBlocks};
 use crate::conformal::parametric_rows;
-use crate::conformal::pool::pool_splits;
 pub use crate::conformal::streamed::{check_labels, true_label_draws};
 use crate::conformal::streamed::{fixed_rows, no_classes, Report, Streaming};
+use crate::conformal::true_draws::true_draws_splits;
 use crate::conformal::{
     needed_candidates, Calibrated, Coverage, Method, Prior, RvalueKind, ScoreOptions, ScoreRows, Split,
 };
@@ -135,7 +135,7 @@ pub fn predict_with_true_scores(
     if let Some(c) = classes {
         check_labels(c, cal_scores.len(), k)?;
     }
-    let split = pool_splits(cal_scores.len(), n_test, None, 1, seed)?.remove(0).for_prediction();
+    let split = true_draws_splits(cal_scores.len(), n_test, None, 1, seed)?.remove(0).for_prediction();
     if method.is_baseline() {
         let cal = (cal_scores, classes);
         return baselines::predict_on_true_scores(

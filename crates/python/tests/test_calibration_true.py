@@ -10,18 +10,18 @@ import rvalue_explorer as rx
 from conftest import assert_rows_equal
 
 
-def pool_and_test(scores, labels, n_cal):
-    """The first n_cal items as a pool of true-label draws; the rest as test items."""
+def true_draws_and_test(scores, labels, n_cal):
+    """The first n_cal items as true-label draws; the rest as test items."""
     cal_true = scores[np.arange(n_cal), :, labels[:n_cal]]
     return cal_true, scores[n_cal:], labels[n_cal:]
 
 
 @pytest.mark.parametrize("ties", ["exchangeable", "index"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_a_pool_is_the_joined_split(digits, ties, dtype):
+def test_true_draws_is_the_joined_split(digits, ties, dtype):
     scores, labels = digits[0][:300].astype(dtype), digits[1][:300]
     n_cal = 180
-    cal_true, test, test_labels = pool_and_test(scores, labels, n_cal)
+    cal_true, test, test_labels = true_draws_and_test(scores, labels, n_cal)
     assert cal_true.shape == (n_cal, scores.shape[1])
     mask = np.arange(300) < n_cal
     kwargs = dict(methods=["cp", "cp-avg", "cp-r"], rvalue="pooled", ties=ties, seed=4)
@@ -36,18 +36,18 @@ def test_a_pool_is_the_joined_split(digits, ties, dtype):
         assert np.array_equal(got_sets[key], want_sets[key])
 
 
-def test_pool_splits_are_seeded_and_sized(digits):
+def test_true_draws_splits_are_seeded_and_sized(digits):
     scores, labels = digits
-    cal_true, test, test_labels = pool_and_test(scores, labels, 500)
+    cal_true, test, test_labels = true_draws_and_test(scores, labels, 500)
     kwargs = dict(cal_true=cal_true, cal_size=200, test_size=100, splits=3, rvalue="pooled")
     a = rx.conformal(test, test_labels, 0.1, **kwargs)
     assert_rows_equal(a, rx.conformal(test, test_labels, 0.1, **kwargs))
     assert all(row["splits"] == 3 for row in a)
 
 
-def test_what_a_pool_cannot_do_raises(digits):
+def test_what_true_draws_cannot_do_raises(digits):
     scores, labels = digits
-    cal_true, test, test_labels = pool_and_test(scores, labels, 100)
+    cal_true, test, test_labels = true_draws_and_test(scores, labels, 100)
     with pytest.raises(ValueError, match="needs every candidate"):
         rx.conformal(test, test_labels, 0.1, cal_true=cal_true)
     with pytest.raises(ValueError, match="cal_size and test_size together"):
@@ -67,28 +67,28 @@ def same_bits_prediction(a: rx.Calibration, b: rx.Calibration):
 
 @pytest.mark.parametrize("method, kwargs", POOL_METHODS)
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-def test_calibrating_on_a_pool_predicts_what_the_items_would(digits, method, kwargs, dtype):
+def test_calibrating_on_true_draws_predicts_what_the_items_would(digits, method, kwargs, dtype):
     scores, labels = digits[0][:400].astype(dtype), digits[1][:400]
-    cal_true, test, _ = pool_and_test(scores, labels, 250)
+    cal_true, test, _ = true_draws_and_test(scores, labels, 250)
     on_items = rx.calibrate(scores[:250], labels[:250], 0.1, method=method, rvalue="pooled", **kwargs)
-    on_pool = rx.calibrate(cal_true=cal_true, alpha=0.1, method=method, rvalue="pooled", **kwargs)
-    assert on_pool.calibrated_on == "true-label-draws" and on_pool.k is None
-    assert (on_pool.n_calibration, on_pool.m) == (250, scores.shape[1])
-    assert np.array_equal(on_pool.predict(test), on_items.predict(test))
-    same_bits_prediction(on_pool, on_items)
+    on_true_draws = rx.calibrate(cal_true=cal_true, alpha=0.1, method=method, rvalue="pooled", **kwargs)
+    assert on_true_draws.calibrated_on == "true-label-draws" and on_true_draws.k is None
+    assert (on_true_draws.n_calibration, on_true_draws.m) == (250, scores.shape[1])
+    assert np.array_equal(on_true_draws.predict(test), on_items.predict(test))
+    same_bits_prediction(on_true_draws, on_items)
     if kwargs.get("ties") == "exchangeable":
         return  # `sets` is an evaluation: it keys ties by place, a prediction by content
-    # And what `sets` gives for the same pool.
+    # And what `sets` gives for the same true draws.
     got = rx.sets(test, np.zeros(len(test), int), None, 0.1, methods=[method], rvalue="pooled",
                   cal_true=cal_true, **kwargs)
-    mask = np.zeros(on_pool.scores.shape, bool)
+    mask = np.zeros(on_true_draws.scores.shape, bool)
     mask[got["item"], got["candidate"]] = True
-    assert np.array_equal(mask, on_pool.predict(test))
+    assert np.array_equal(mask, on_true_draws.predict(test))
 
 
-def test_a_pool_calibration_streams_files_and_memmaps(digits, tmp_path):
+def test_true_draws_calibration_streams_files_and_memmaps(digits, tmp_path):
     scores, labels = digits
-    cal_true, test, _ = pool_and_test(scores.astype(np.float16), labels, 500)
+    cal_true, test, _ = true_draws_and_test(scores.astype(np.float16), labels, 500)
     np.save(tmp_path / "cal_true.npy", cal_true)
     np.save(tmp_path / "test.npy", test)
     from_array = rx.calibrate(cal_true=cal_true, method="cp-r", rvalue="pooled")
@@ -107,26 +107,26 @@ def test_a_pool_calibration_streams_files_and_memmaps(digits, tmp_path):
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
-def test_a_pool_calibration_saves_and_pickles(digits, tmp_path, dtype):
+def test_true_draws_calibration_saves_and_pickles(digits, tmp_path, dtype):
     scores, labels = digits
-    cal_true, test, _ = pool_and_test(scores.astype(dtype), labels, 500)
+    cal_true, test, _ = true_draws_and_test(scores.astype(dtype), labels, 500)
     cal = rx.calibrate(cal_true=cal_true, method="cp-r", rvalue="pooled", ties="index", alpha=0.2)
-    cal.save(tmp_path / "pool.rvcal")
-    data = (tmp_path / "pool.rvcal").read_bytes()
+    cal.save(tmp_path / "true_draws.rvcal")
+    data = (tmp_path / "true_draws.rvcal").read_bytes()
     head = data[: data.index(b"\nend\n") + 5].decode()
     assert "calibrated-on true-label-draws\n" in head and "candidates 1\n" in head
     n, m = cal_true.shape
     assert len(data) == len(head) + 8 * n + np.dtype(dtype).itemsize * n * m + 4, "stored in its own width"
     want = cal.predict(test)
-    for other in (rx.load(tmp_path / "pool.rvcal"), pickle.loads(pickle.dumps(cal))):
+    for other in (rx.load(tmp_path / "true_draws.rvcal"), pickle.loads(pickle.dumps(cal))):
         assert other.calibrated_on == "true-label-draws" and other.alpha == 0.2
         assert np.array_equal(other.predict(test), want)
         same_bits_prediction(other, cal)
 
 
-def test_what_a_pool_calibration_refuses(digits):
+def test_what_true_draws_calibration_refuses(digits):
     scores, labels = digits
-    cal_true, test, _ = pool_and_test(scores, labels, 100)
+    cal_true, test, _ = true_draws_and_test(scores, labels, 100)
     with pytest.raises(ValueError, match="parametric CP_r needs every candidate"):
         rx.calibrate(cal_true=cal_true, rvalue="parametric")
     with pytest.raises(ValueError, match="nonparametric CP_r needs every candidate"):

@@ -1,4 +1,4 @@
-//! A pool of true-label draws and a test set give the joined tensor's split, bit for bit.
+//! True-label draws and a test set give the joined tensor's split, bit for bit.
 
 use super::*;
 use crate::conformal::calibrate_each_lean;
@@ -33,28 +33,29 @@ fn answers(c: &Calibrated, shift: usize) -> Vec<u64> {
     out
 }
 
-/// Pool = the true-label draws of `pool_items`, test set = `test_items`; the pool's splits
-/// against the joined tensor `[pool items; test items]`'s.
+/// True draws: those of `true_items`, test set = `test_items`; the true draws' splits
+/// against the joined tensor `[true-draw units; test items]`'s.
 fn check(
     t: &ScoreTensor,
     labels: &[usize],
-    pool_items: &[usize],
+    true_items: &[usize],
     test_items: &[usize],
     sizes: Option<(usize, usize)>,
     f32s: bool,
 ) {
-    let joined_items: Vec<usize> = pool_items.iter().chain(test_items).copied().collect();
+    let joined_items: Vec<usize> = true_items.iter().chain(test_items).copied().collect();
     let joined = gather(t, &joined_items, f32s);
     let joined_labels: Vec<usize> = joined_items.iter().map(|&i| labels[i]).collect();
     let test = gather(t, test_items, f32s);
     let test_labels: Vec<usize> = test_items.iter().map(|&i| labels[i]).collect();
-    let draws: Vec<f64> = (0..pool_items.len())
+    let draws: Vec<f64> = (0..true_items.len())
         .flat_map(|j| (0..t.m()).map(move |d| (j, d)))
         .map(|(j, d)| joined.get(j, d, joined_labels[j]))
         .collect();
-    let pool_labels = joined_labels[..pool_items.len()].to_vec();
-    let pool = TruePool::new(pool_items.len(), t.m(), draws).unwrap().with_classes(pool_labels).unwrap();
-    let splits = pool_splits(pool.n(), test_items.len(), sizes, 3, 5).unwrap();
+    let true_labels = joined_labels[..true_items.len()].to_vec();
+    let true_draws =
+        TrueDraws::new(true_items.len(), t.m(), draws).unwrap().with_classes(true_labels).unwrap();
+    let splits = true_draws_splits(true_draws.n(), test_items.len(), sizes, 3, 5).unwrap();
     let methods = [Method::Cp, Method::CpAvg, Method::CpR];
     for ties in TieOrder::ALL {
         for (cp_draw, coverage) in [(0, Coverage::Marginal), (2, Coverage::Marginal), (0, Coverage::PerClass)]
@@ -63,8 +64,8 @@ fn check(
                 ScoreOptions { kind: RvalueKind::Pooled, ties, cp_draw, coverage, ..ScoreOptions::default() };
             let run = Streaming { threads: 2, block_bytes: 1, pooled_bytes: 1, ranker: None };
             let mut got = Vec::new();
-            calibrate_with_pool(
-                &pool,
+            calibrate_with_true_draws(
+                &true_draws,
                 &test,
                 &test_labels,
                 &methods,
@@ -73,13 +74,13 @@ fn check(
                 &run,
                 &mut |_, _, _| {},
                 &mut |m, r, c| {
-                    got.push((m, r, answers(&c, pool.n())));
+                    got.push((m, r, answers(&c, true_draws.n())));
                     Ok(())
                 },
             )
             .unwrap();
             got.sort_by_key(|(m, r, _)| (methods.iter().position(|x| x == m), *r));
-            let joined_splits: Vec<Split> = splits.iter().map(|s| joined_split(s, pool.n())).collect();
+            let joined_splits: Vec<Split> = splits.iter().map(|s| joined_split(s, true_draws.n())).collect();
             let mut want = Vec::new();
             for m in methods {
                 calibrate_each_lean(&joined, &joined_labels, None, m, &opts, &joined_splits, 1, |r, c| {
@@ -93,7 +94,7 @@ fn check(
 }
 
 #[test]
-fn a_pool_of_true_label_draws_is_the_joined_split() {
+fn true_label_draws_give_the_joined_split() {
     let p = ToyParams {
         k: 5,
         m: 4,
@@ -112,15 +113,15 @@ fn a_pool_of_true_label_draws_is_the_joined_split() {
     // Labels spread over the classes, for per-class thresholds of several classes.
     let spread: Vec<usize> = (0..t.n()).map(|i| (i * 3 + i / 7) % p.k).collect();
     check(&t, &spread, &split.cal, &split.test, Some((20, 9)), false);
-    // Pool and test set in no particular order of the original items.
-    let mut pool: Vec<usize> = (0..t.n()).rev().step_by(2).collect();
-    pool.truncate(25);
-    let test: Vec<usize> = (0..t.n()).filter(|i| !pool.contains(i)).collect();
-    check(&t, &labels, &pool, &test, Some((20, 20)), false);
+    // True draws and test set in no particular order of the original items.
+    let mut true_draws: Vec<usize> = (0..t.n()).rev().step_by(2).collect();
+    true_draws.truncate(25);
+    let test: Vec<usize> = (0..t.n()).filter(|i| !true_draws.contains(i)).collect();
+    check(&t, &labels, &true_draws, &test, Some((20, 20)), false);
 }
 
-/// Scores rounded to float16 values (a float16 file's pool, whose candidates the split places
-/// by value tables), with many ties: the pool's splits (two threads, sized and default splits,
+/// Scores rounded to float16 values (a float16 file's true draws, whose candidates the split places
+/// by value tables), with many ties: the true draws' splits (two threads, sized and default splits,
 /// both tie orders) are still the joined tensor's (one thread).
 #[test]
 fn a_float16_pool_is_the_joined_split() {
@@ -139,14 +140,14 @@ fn a_float16_pool_is_the_joined_split() {
 }
 
 #[test]
-fn what_a_pool_cannot_do_is_refused() {
-    let pool = TruePool::new(3, 2, vec![0.0; 6]).unwrap();
+fn what_true_draws_cannot_do_is_refused() {
+    let true_draws = TrueDraws::new(3, 2, vec![0.0; 6]).unwrap();
     let test = ScoreTensor::new(2, 2, 3, vec![0.0; 12]).unwrap();
-    let splits = pool_splits(3, 2, None, 1, 0).unwrap();
+    let splits = true_draws_splits(3, 2, None, 1, 0).unwrap();
     let go = |methods: &[Method], opts: &ScoreOptions, labels: &[usize]| {
         let run = Streaming::default();
-        calibrate_with_pool(
-            &pool,
+        calibrate_with_true_draws(
+            &true_draws,
             &test,
             labels,
             methods,
@@ -167,18 +168,18 @@ fn what_a_pool_cannot_do_is_refused() {
     }
     assert!(go(&[Method::Cp], &ScoreOptions::default(), &[0]).is_err());
     assert!(go(&[Method::Cp], &ScoreOptions { cp_draw: 2, ..ScoreOptions::default() }, &[0, 1]).is_err());
-    assert!(TruePool::new(1, 2, vec![0.0, f64::NAN]).is_err());
-    assert!(pool_splits(3, 2, Some((4, 1)), 2, 0).is_err());
+    assert!(TrueDraws::new(1, 2, vec![0.0, f64::NAN]).is_err());
+    assert!(true_draws_splits(3, 2, Some((4, 1)), 2, 0).is_err());
     let three = ScoreTensor::new(2, 3, 2, vec![0.0; 12]).unwrap();
     assert!(go(&[Method::Cp], &ScoreOptions::default(), &[0, 1]).is_ok());
-    // Per class without the pool's classes, or with a class beyond K.
+    // Per class without the true draws' classes, or with a class beyond K.
     let per_class = ScoreOptions { coverage: Coverage::PerClass, ..ScoreOptions::default() };
     let e = go(&[Method::Cp], &per_class, &[0, 1]).unwrap_err().to_string();
     assert!(e.contains("per-class coverage needs the class of every calibration item"), "{e}");
-    assert!(TruePool::new(3, 2, vec![0.0; 6]).unwrap().with_classes(vec![0, 1]).is_err());
-    let classed = TruePool::new(3, 2, vec![0.0; 6]).unwrap().with_classes(vec![0, 1, 3]).unwrap();
+    assert!(TrueDraws::new(3, 2, vec![0.0; 6]).unwrap().with_classes(vec![0, 1]).is_err());
+    let classed = TrueDraws::new(3, 2, vec![0.0; 6]).unwrap().with_classes(vec![0, 1, 3]).unwrap();
     let run = Streaming::default();
-    let e = calibrate_with_pool(
+    let e = calibrate_with_true_draws(
         &classed,
         &test,
         &[0, 1],
@@ -190,8 +191,8 @@ fn what_a_pool_cannot_do_is_refused() {
         &mut |_, _, _| Ok(()),
     );
     assert!(e.unwrap_err().to_string().contains("calibration label of unit 2 is 3 but K = 3"));
-    assert!(calibrate_with_pool(
-        &pool,
+    assert!(calibrate_with_true_draws(
+        &true_draws,
         &three,
         &[0, 1],
         &[Method::Cp],

@@ -14,7 +14,7 @@ mod npz;
 mod stream;
 /// The hand-made `.npy` and `.zip` builders of the reader tests, shared with the workspace's.
 #[cfg(test)]
-#[path = "../../../../tests/common/mod.rs"]
+#[path = "../../../tests/common/mod.rs"]
 pub(crate) mod test_files;
 
 pub use npy::{
@@ -148,7 +148,7 @@ pub fn read_scores(file: &str, bytes: &[u8]) -> Result<Dataset> {
     }
 }
 
-/// The member `cal_true` of an `.npz` (a calibration pool of true-label draws, `[n_cal, M]`)
+/// The member `cal_true` of an `.npz` (true-label draws, `[n_cal, M]`)
 /// as [`read_scores`] reads scores; `None` for other formats and archives without it.
 pub fn read_cal_true(file: &str, bytes: &[u8]) -> Result<Option<Dataset>> {
     if !matches!(sniff(bytes), Format::Zip) {
@@ -479,7 +479,7 @@ pub(crate) mod tests {
         macro_rules! fixtures {
             ($($f:literal),*) => {
                 match name {
-                    $($f => include_bytes!(concat!("../../../../tests/data/io/", $f)).to_vec(),)*
+                    $($f => include_bytes!(concat!("../../../tests/data/io/", $f)).to_vec(),)*
                     other => panic!("no fixture {other}"),
                 }
             };

@@ -1,31 +1,33 @@
 //! `--calibration-true CAL.npy`: calibration given as the true label's draws alone, `[n_cal, M]`
-//! (the layout of the paper's ImageNet calibration pool), for `conformal`, `sets` and `predict`.
+//! (the layout of the paper's ImageNet true-label draws), for `conformal`, `sets` and `predict`.
 //! CP, CP_avg and pooled CP_r need nothing else of a calibration item
-//! (`rvalue_core::conformal::pool`); the test items are streamed as `--scores` always is. Every
-//! result is the joined tensor `[pool; test items]`'s split, bit for bit.
+//! (`rvalue_core::conformal::true_draws`); the test items are streamed as `--scores` always is. Every
+//! result is the joined tensor `[true draws; test items]`'s split, bit for bit.
 
 use std::io::Write;
 use std::path::Path;
 
 use rvalue_core::blocks::ScoreBlocks;
-use rvalue_core::conformal::pool::{calibrate_with_pool, calibrate_with_pool_ranked, pool_splits, TruePool};
 use rvalue_core::conformal::streamed::{Report, Streaming};
+use rvalue_core::conformal::true_draws::{
+    calibrate_with_true_draws, calibrate_with_true_draws_ranked, true_draws_splits, TrueDraws,
+};
 use rvalue_core::conformal::{self, Calibrated, Coverage, Method, ScoreOptions, Split};
 use rvalue_core::io;
-use rvalue_core::predict::{predict_with_pool, Prediction};
+use rvalue_core::predict::{predict_with_true_draws, Prediction};
 
 use super::output::Progress;
 use super::streamed::{self, GpuBlocks, Scores};
 use super::{display, fail, read_file, CliError, CliResult, DataArgs};
 
-/// Where a pool's classes come from (`--calibration-labels`), and whether they are needed.
+/// Where true draws' classes come from (`--calibration-labels`), and whether they are needed.
 #[derive(Clone, Copy)]
 pub(crate) struct Classes<'a> {
     pub(crate) path: Option<&'a Path>,
     pub(crate) coverage: Coverage,
 }
 
-/// Per-class coverage with a pool needs the pool's classes: refused before anything is read.
+/// Per-class coverage with true draws needs the true draws' classes: refused before anything is read.
 pub(crate) fn check_classes(classes: Classes<'_>) -> CliResult<()> {
     match (classes.coverage, classes.path) {
         (Coverage::PerClass, None) => fail(
@@ -36,23 +38,23 @@ pub(crate) fn check_classes(classes: Classes<'_>) -> CliResult<()> {
     }
 }
 
-/// A baseline with a pool: refused before anything is read, as its scores need every class's
+/// A baseline with true draws: refused before anything is read, as its scores need every class's
 /// probability of a calibration item.
 pub(crate) fn refuse_baselines(methods: &[Method]) -> CliResult<()> {
     match methods.iter().find(|m| m.is_baseline()) {
-        Some(&m) => Err(conformal::pool::baseline_needs_all_candidates(m).into()),
+        Some(&m) => Err(conformal::true_draws::baseline_needs_all_candidates(m).into()),
         None => Ok(()),
     }
 }
 
-/// The pool at `path`: a `[n_cal, M]` array of float scores, with its classes (in `0..k`)
+/// The true draws at `path`: a `[n_cal, M]` array of float scores, with its classes (in `0..k`)
 /// when `classes` names a file.
-pub(crate) fn read_pool(path: &Path, classes: Classes<'_>, k: usize) -> CliResult<TruePool> {
+pub(crate) fn read_calibration_true(path: &Path, classes: Classes<'_>, k: usize) -> CliResult<TrueDraws> {
     check_classes(classes)?;
-    let pool = TruePool::of_dataset(&display(path), io::read_scores_file(path)?)?;
-    let Some(labels) = classes.path else { return Ok(pool) };
-    let read = io::read_labels(&display(labels), &read_file(labels)?, pool.n(), k)?;
-    Ok(pool.with_classes(read)?)
+    let true_draws = TrueDraws::of_dataset(&display(path), io::read_scores_file(path)?)?;
+    let Some(labels) = classes.path else { return Ok(true_draws) };
+    let read = io::read_labels(&display(labels), &read_file(labels)?, true_draws.n(), k)?;
+    Ok(true_draws.with_classes(read)?)
 }
 
 /// The test items of `data` (streamed or held) and their labels.
@@ -83,7 +85,7 @@ fn with_progress<T>(
         |what: &str, done: usize, total: usize| progress.count(&format!("{what}: items"), done, total);
     let run = streamed::streaming(threads, ranker);
     work(&run, &mut report).map_err(|e| match e {
-        // A GPU failure under `--device gpu` is the device's, not the pool's.
+        // A GPU failure under `--device gpu` is the device's, not the true draws'.
         e @ rvalue_core::Error::Gpu { .. } => e.into(),
         e => CliError(format!("--calibration-true: {e}")),
     })
@@ -96,7 +98,7 @@ pub(crate) type Run<'a> = (usize, Option<&'a GpuBlocks>);
 /// the split-independent methods before pooled CP_r.
 #[allow(clippy::too_many_arguments)] // the inputs, the run's settings, and where results go
 fn for_each(
-    pool: &TruePool,
+    true_draws: &TrueDraws,
     test: &Scores,
     labels: &[usize],
     methods: &[Method],
@@ -110,13 +112,23 @@ fn for_each(
         Ok(())
     };
     with_progress(run, |run, report| {
-        calibrate_with_pool(pool, blocks(test), labels, methods, opts, splits, run, report, &mut take)
+        calibrate_with_true_draws(
+            true_draws,
+            blocks(test),
+            labels,
+            methods,
+            opts,
+            splits,
+            run,
+            report,
+            &mut take,
+        )
     })
 }
 
 /// Every calibrated split of `methods`, in method order (for the few splits of `sets`, `predict`).
 fn calibrated(
-    pool: &TruePool,
+    true_draws: &TrueDraws,
     test: &Scores,
     labels: &[usize],
     methods: &[Method],
@@ -125,16 +137,16 @@ fn calibrated(
     run: Run<'_>,
 ) -> CliResult<Vec<(Method, Calibrated)>> {
     let mut got = Vec::new();
-    for_each(pool, test, labels, methods, opts, splits, run, |m, c| got.push((m, c)))?;
+    for_each(true_draws, test, labels, methods, opts, splits, run, |m, c| got.push((m, c)))?;
     got.sort_by_key(|(m, _)| methods.iter().position(|x| x == m));
     Ok(got)
 }
 
-/// `conformal`'s rows with a pool: metrics of each method over the pool splits, tallied as
+/// `conformal`'s rows with true draws: metrics of each method over the true-draw splits, tallied as
 /// each split arrives.
 #[allow(clippy::too_many_arguments)] // the inputs and the run's settings
 pub(crate) fn summaries(
-    pool: &TruePool,
+    true_draws: &TrueDraws,
     test: &Scores,
     labels: &[usize],
     methods: &[Method],
@@ -144,22 +156,32 @@ pub(crate) fn summaries(
     run: Run<'_>,
 ) -> CliResult<Vec<conformal::Summary>> {
     let (n_test, _, k) = blocks(test).shape();
-    let splits = pool_splits(pool.n(), n_test, sizes, count, seed)?;
+    let splits = true_draws_splits(true_draws.n(), n_test, sizes, count, seed)?;
     let mut tally = streamed::Tally::new(methods, alpha, never_empty, run.0);
     let mut take = |m, _, c, r: &[u32]| {
         tally.add(m, c, r);
         Ok(())
     };
     with_progress(run, |run, report| {
-        calibrate_with_pool_ranked(pool, blocks(test), labels, methods, opts, &splits, run, report, &mut take)
+        calibrate_with_true_draws_ranked(
+            true_draws,
+            blocks(test),
+            labels,
+            methods,
+            opts,
+            &splits,
+            run,
+            report,
+            &mut take,
+        )
     })?;
     Ok(tally.rows(k))
 }
 
-/// `sets`' rows with a pool: every test item's set, calibrated on the whole pool.
+/// `sets`' rows with true draws: every test item's set, calibrated on all the true draws.
 #[allow(clippy::too_many_arguments)] // the inputs, the run's settings, and where rows go
 pub(crate) fn write_sets(
-    pool: &TruePool,
+    true_draws: &TrueDraws,
     test: &Scores,
     labels: &[usize],
     methods: &[Method],
@@ -168,19 +190,21 @@ pub(crate) fn write_sets(
     run: Run<'_>,
     out: &mut dyn Write,
 ) -> CliResult<std::io::Result<()>> {
-    let splits = pool_splits(pool.n(), blocks(test).shape().0, None, 1, seed)?;
-    let all = calibrated(pool, test, labels, methods, opts, &splits, run)?;
+    let splits = true_draws_splits(true_draws.n(), blocks(test).shape().0, None, 1, seed)?;
+    let all = calibrated(true_draws, test, labels, methods, opts, &splits, run)?;
     Ok(all.iter().try_for_each(|(m, c)| streamed::set_rows(*m, c, alpha, never_empty, out)))
 }
 
-/// `predict`'s sets with a pool: the new items' sets, calibrated on the whole pool.
+/// `predict`'s sets with true draws: the new items' sets, calibrated on all the true draws.
 pub(crate) fn predict(
-    pool: &TruePool,
+    true_draws: &TrueDraws,
     test: &Scores,
     method: Method,
     opts: &ScoreOptions,
     seed: u64,
     run: Run<'_>,
 ) -> CliResult<Prediction> {
-    with_progress(run, |run, report| predict_with_pool(pool, blocks(test), method, opts, seed, run, report))
+    with_progress(run, |run, report| {
+        predict_with_true_draws(true_draws, blocks(test), method, opts, seed, run, report)
+    })
 }

@@ -23,7 +23,7 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
-/// The files: the joined tensor and its mask, the pool of the calibration items' true-label
+/// The files: the joined tensor and its mask, the calibration items' true-label
 /// draws (f64 and f32), the test items and their labels. The first 240 digits, calibration
 /// and test items interleaved in the original order, joined calibration first.
 struct Files {
@@ -31,14 +31,14 @@ struct Files {
     joined: String,
     labels: String,
     mask: String,
-    pool: String,
-    pool32: String,
+    true_draws: String,
+    true_draws32: String,
     test: String,
     test_labels: String,
 }
 
 fn files(name: &str) -> Files {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pool").join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("calibration-true").join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let d = read_scores_file(&Path::new(ROOT).join("assets/digits_wbb.npz")).unwrap();
     let (t, labels) = (&d.scores, d.labels.unwrap());
@@ -65,9 +65,9 @@ fn files(name: &str) -> Files {
         joined: write("joined.npy", write_npy_f64(&[n, m, k], &rows(&joined))),
         labels: write("labels.npy", write_npy_i64(&[n], &ints(&joined))),
         mask: write("mask.npy", write_npy_bool(&[n], &(0..n).map(|i| i < cal.len()).collect::<Vec<_>>())),
-        pool: write("pool.npy", write_npy_f64(&[cal.len(), m], &truth)),
-        pool32: write(
-            "pool32.npy",
+        true_draws: write("true.npy", write_npy_f64(&[cal.len(), m], &truth)),
+        true_draws32: write(
+            "true_draws32.npy",
             write_npy_f32(&[cal.len(), m], &truth.iter().map(|&x| x as f32).collect::<Vec<_>>()),
         ),
         test: write("test.npy", write_npy_f64(&[test.len(), m, k], &rows(&test))),
@@ -93,7 +93,7 @@ fn shifted(csv: &str, by: usize) -> String {
 }
 
 #[test]
-fn sets_and_conformal_of_a_pool_are_the_joined_splits() {
+fn sets_and_conformal_on_true_draws_are_the_joined_splits() {
     let f = files("sets");
     let n_cal = 160;
     let out = |n: &str| f.dir.join(n).to_str().unwrap().to_string();
@@ -103,7 +103,7 @@ fn sets_and_conformal_of_a_pool_are_the_joined_splits() {
             extra,
         ]
         .concat();
-        let (joined_sets, pool_sets) = (out("joined.csv"), out("pool.csv"));
+        let (joined_sets, true_draws_sets) = (out("joined.csv"), out("true.csv"));
         ok(&[
             &[
                 "sets",
@@ -120,7 +120,7 @@ fn sets_and_conformal_of_a_pool_are_the_joined_splits() {
         ]
         .concat());
         let want = shifted(&std::fs::read_to_string(&joined_sets).unwrap(), n_cal);
-        for pool in [&f.pool, &f.pool32] {
+        for true_draws in [&f.true_draws, &f.true_draws32] {
             let args = [
                 "sets",
                 "--scores",
@@ -128,40 +128,39 @@ fn sets_and_conformal_of_a_pool_are_the_joined_splits() {
                 "--labels",
                 &f.test_labels,
                 "--calibration-true",
-                pool,
+                true_draws,
                 "--output",
-                &pool_sets,
+                &true_draws_sets,
             ];
             ok(&[&args[..], &common].concat());
-            let got = std::fs::read_to_string(&pool_sets).unwrap();
-            // The f32 pool holds the same values: every f64 digit score is an f32.
-            assert_eq!(got, want, "{pool} {extra:?}");
+            let got = std::fs::read_to_string(&true_draws_sets).unwrap();
+            // The f32 true draws hold the same values: every f64 digit score is an f32.
+            assert_eq!(got, want, "{true_draws} {extra:?}");
         }
         let joined = ok(&[
             &["conformal", "--scores", &f.joined, "--labels", &f.labels, "--split", &f.mask][..],
             &common,
         ]
         .concat());
-        let pool =
-            ok(&[
-                &[
-                    "conformal",
-                    "--scores",
-                    &f.test,
-                    "--labels",
-                    &f.test_labels,
-                    "--calibration-true",
-                    &f.pool,
-                ][..],
-                &common,
-            ]
-            .concat());
-        assert_eq!(pool, joined, "{extra:?}");
+        let true_draws = ok(&[
+            &[
+                "conformal",
+                "--scores",
+                &f.test,
+                "--labels",
+                &f.test_labels,
+                "--calibration-true",
+                &f.true_draws,
+            ][..],
+            &common,
+        ]
+        .concat());
+        assert_eq!(true_draws, joined, "{extra:?}");
     }
 }
 
 #[test]
-fn random_pool_splits_are_seeded_and_sized() {
+fn random_true_draw_splits_are_seeded_and_sized() {
     let f = files("splits");
     let base = [
         "conformal",
@@ -170,7 +169,7 @@ fn random_pool_splits_are_seeded_and_sized() {
         "--labels",
         &f.test_labels,
         "--calibration-true",
-        &f.pool,
+        &f.true_draws,
         "--alpha",
         "0.1",
         "--rvalue",
@@ -188,7 +187,7 @@ fn random_pool_splits_are_seeded_and_sized() {
 }
 
 #[test]
-fn predict_with_a_pool_is_predict_with_the_calibration_items() {
+fn predict_with_true_draws_is_predict_with_the_calibration_items() {
     let f = files("predict");
     // The calibration items as their own file: the joined file's first 160.
     let d = read_scores_file(Path::new(&f.joined)).unwrap();
@@ -220,14 +219,17 @@ fn predict_with_a_pool_is_predict_with_the_calibration_items() {
             &common,
         ]
         .concat());
-        ok(&[&["predict", "--calibration-true", &f.pool, "--output", b.to_str().unwrap()][..], &common]
-            .concat());
+        ok(&[
+            &["predict", "--calibration-true", &f.true_draws, "--output", b.to_str().unwrap()][..],
+            &common,
+        ]
+        .concat());
         assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap(), "{method}");
     }
 }
 
 #[test]
-fn what_a_pool_cannot_do_is_one_line() {
+fn what_true_draws_cannot_do_is_one_line() {
     let f = files("bad");
     let bad = |args: &[&str]| {
         let o = run(args);
@@ -237,29 +239,29 @@ fn what_a_pool_cannot_do_is_one_line() {
         err
     };
     let base = ["conformal", "--scores", &f.test, "--labels", &f.test_labels, "--alpha", "0.1"];
-    let e = bad(&[&base[..], &["--calibration-true", &f.pool]].concat());
+    let e = bad(&[&base[..], &["--calibration-true", &f.true_draws]].concat());
     assert!(e.contains("parametric CP_r needs every candidate's draws"), "{e}");
-    let e = bad(&[&base[..], &["--calibration-true", &f.pool, "--rvalue", "nonparametric"]].concat());
+    let e = bad(&[&base[..], &["--calibration-true", &f.true_draws, "--rvalue", "nonparametric"]].concat());
     assert!(e.contains("nonparametric CP_r needs every candidate's draws"), "{e}");
     let e = bad(&[&base[..], &["--calibration-true", &f.test, "--method", "cp"]].concat());
     assert!(e.contains("expected [n_cal, M]"), "{e}");
     let e = bad(&[
         &base[..],
-        &["--calibration-true", &f.pool, "--method", "cp", "--cal-size", "500", "--test-size", "10"],
+        &["--calibration-true", &f.true_draws, "--method", "cp", "--cal-size", "500", "--test-size", "10"],
     ]
     .concat());
     assert!(e.contains("does not fit"), "{e}");
-    let e = bad(&[&base[..], &["--calibration-true", &f.pool, "--split", &f.mask]].concat());
+    let e = bad(&[&base[..], &["--calibration-true", &f.true_draws, "--split", &f.mask]].concat());
     assert!(e.contains("cannot be used with"), "{e}");
     let e = bad(&[&base[..], &["--cal-size", "5", "--test-size", "5", "--method", "cp"]].concat());
     assert!(e.contains("--calibration-true"), "{e}");
 }
 
-/// `--device gpu` ranks the pool's pooled CP_r test items on the GPU (lavapipe here): `sets`,
+/// `--device gpu` ranks the true draws' pooled CP_r test items on the GPU (lavapipe here): `sets`,
 /// `conformal` (sized splits) and `predict` give the CPU's bytes, for both tie orders.
 #[cfg(feature = "gpu")]
 #[test]
-fn a_pool_on_the_gpu_gives_the_cpu_output() {
+fn true_draws_on_the_gpu_give_the_cpu_output() {
     let f = files("gpu");
     let out = |n: &str| f.dir.join(n).to_str().unwrap().to_string();
     let may_skip = std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1");
@@ -273,18 +275,19 @@ fn a_pool_on_the_gpu_gives_the_cpu_output() {
             assert_eq!(o.status.code(), Some(0), "{args:?} {device}: {}", String::from_utf8_lossy(&o.stderr));
             Some(String::from_utf8(o.stdout).unwrap())
         };
-        let pool = ["--calibration-true", f.pool.as_str()];
+        let true_draws = ["--calibration-true", f.true_draws.as_str()];
         let test = ["--scores", f.test.as_str(), "--labels", f.test_labels.as_str()];
         let sized = ["--cal-size", "120", "--test-size", "50", "--splits", "3"];
-        let conformal = [&["conformal"][..], &test, &pool, &sized].concat();
+        let conformal = [&["conformal"][..], &test, &true_draws, &sized].concat();
         let Some(gpu) = on("gpu", &conformal) else { return };
         assert_eq!(gpu, on("cpu", &conformal).unwrap(), "conformal {ties}");
         for (command, file) in [("sets", "sets"), ("predict", "predict")] {
             let written = |device: &str| {
                 let path = out(&format!("{file}_{ties}_{device}.csv"));
                 let args = match command {
-                    "sets" => [&["sets"][..], &test, &pool, &["--output", &path]].concat(),
-                    _ => [&["predict", "--test", f.test.as_str()][..], &pool, &["--output", &path]].concat(),
+                    "sets" => [&["sets"][..], &test, &true_draws, &["--output", &path]].concat(),
+                    _ => [&["predict", "--test", f.test.as_str()][..], &true_draws, &["--output", &path]]
+                        .concat(),
                 };
                 on(device, &args).unwrap();
                 std::fs::read_to_string(&path).unwrap()
@@ -296,20 +299,20 @@ fn a_pool_on_the_gpu_gives_the_cpu_output() {
     }
 }
 
-/// `--coverage per-class` with a pool needs the pool's classes (`--calibration-labels`): with
+/// `--coverage per-class` with true draws needs the true draws' classes (`--calibration-labels`): with
 /// them, `sets`, `conformal` and `predict` give the joined split's per-class output (on the GPU
 /// too); without them, one line says why not.
 #[test]
-fn a_pool_with_its_classes_is_the_joined_split_per_class() {
+fn true_draws_with_their_classes_are_the_joined_split_per_class() {
     let f = files("per_class");
     let l = rvalue_core::io::read_labels("l", &std::fs::read(&f.labels).unwrap(), 240, 10).unwrap();
-    let pool_labels = f.dir.join("pool_labels.npy").to_str().unwrap().to_string();
+    let true_labels = f.dir.join("true_labels.npy").to_str().unwrap().to_string();
     let ints: Vec<i64> = l[..160].iter().map(|&y| y as i64).collect();
-    std::fs::write(&pool_labels, write_npy_i64(&[160], &ints)).unwrap();
+    std::fs::write(&true_labels, write_npy_i64(&[160], &ints)).unwrap();
     let out = |n: &str| f.dir.join(n).to_str().unwrap().to_string();
     let common =
         ["--alpha", "0.1", "--method", "cp,cp-avg,cp-r", "--rvalue", "pooled", "--coverage", "per-class"];
-    let (joined_sets, pool_sets) = (out("joined.csv"), out("pool.csv"));
+    let (joined_sets, true_draws_sets) = (out("joined.csv"), out("true.csv"));
     let joined = ["--scores", f.joined.as_str(), "--labels", f.labels.as_str(), "--split", f.mask.as_str()];
     ok(&[&["sets", "--output", &joined_sets][..], &joined, &common].concat());
     let want = shifted(&std::fs::read_to_string(&joined_sets).unwrap(), 160);
@@ -317,19 +320,24 @@ fn a_pool_with_its_classes_is_the_joined_split_per_class() {
     ok(&[&["sets", "--output", &marginal, "--coverage", "marginal"][..], &joined, &common[..6]].concat());
     assert_ne!(std::fs::read_to_string(&marginal).unwrap(), std::fs::read_to_string(&joined_sets).unwrap());
     let test = ["--scores", f.test.as_str(), "--labels", f.test_labels.as_str()];
-    let pool = ["--calibration-true", f.pool.as_str(), "--calibration-labels", pool_labels.as_str()];
+    let true_draws =
+        ["--calibration-true", f.true_draws.as_str(), "--calibration-labels", true_labels.as_str()];
     let may_skip = std::env::var("RVALUE_SKIP_GPU_TESTS").is_ok_and(|v| v == "1");
     for device in ["cpu", "gpu"] {
         if device == "gpu" && (may_skip || !cfg!(feature = "gpu")) {
             continue;
         }
         let dev = ["--device", device];
-        ok(&[&["sets", "--output", &pool_sets][..], &test, &pool, &common, &dev].concat());
-        assert_eq!(std::fs::read_to_string(&pool_sets).unwrap(), want, "sets on {device}");
+        ok(&[&["sets", "--output", &true_draws_sets][..], &test, &true_draws, &common, &dev].concat());
+        assert_eq!(std::fs::read_to_string(&true_draws_sets).unwrap(), want, "sets on {device}");
         let c_joined = ok(&[&["conformal"][..], &joined, &common, &dev].concat());
-        assert_eq!(ok(&[&["conformal"][..], &test, &pool, &common, &dev].concat()), c_joined, "{device}");
+        assert_eq!(
+            ok(&[&["conformal"][..], &test, &true_draws, &common, &dev].concat()),
+            c_joined,
+            "{device}"
+        );
     }
-    // predict: the pool with its classes against the calibration items' file.
+    // predict: the true draws with their classes against the calibration items' file.
     let (a, b) = (out("a.csv"), out("b.csv"));
     let d = read_scores_file(Path::new(&f.joined)).unwrap();
     let cal = out("cal.npy");
@@ -348,17 +356,17 @@ fn a_pool_with_its_classes_is_the_joined_split_per_class() {
         &f.test,
     ];
     ok(&[
-        &["predict", "--calibration", &cal, "--calibration-labels", &pool_labels, "--output", &a][..],
+        &["predict", "--calibration", &cal, "--calibration-labels", &true_labels, "--output", &a][..],
         &one,
     ]
     .concat());
-    ok(&[&["predict", "--output", &b][..], &pool, &one].concat());
+    ok(&[&["predict", "--output", &b][..], &true_draws, &one].concat());
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
-    // Without the pool's classes: one line, for each command.
+    // Without the true draws' classes: one line, for each command.
     for args in [
-        [&["conformal"][..], &test, &pool[..2], &common].concat(),
-        [&["sets", "--output", &pool_sets][..], &test, &pool[..2], &common].concat(),
-        [&["predict", "--output", &b][..], &pool[..2], &one].concat(),
+        [&["conformal"][..], &test, &true_draws[..2], &common].concat(),
+        [&["sets", "--output", &true_draws_sets][..], &test, &true_draws[..2], &common].concat(),
+        [&["predict", "--output", &b][..], &true_draws[..2], &one].concat(),
     ] {
         let o = run(&args);
         let err = String::from_utf8(o.stderr).unwrap();
@@ -373,7 +381,7 @@ fn a_pool_with_its_classes_is_the_joined_split_per_class() {
 /// tie order), run beside this project, never part of it: `RVALUE_AUTHORS_DIR` names the
 /// directory of its `authors_pooled.py` and `RVALUE_AUTHORS_PYTHON` a Python with numpy and
 /// numba (default `target/authors-venv`). Its pooled CP_r sets of the joined digits file equal
-/// `sets --ties index`'s, from the joined split and from the pool, at several α.
+/// `sets --ties index`'s, from the joined split and from the true draws, at several α.
 #[test]
 #[ignore = "runs the authors' procedure: set RVALUE_AUTHORS_DIR (and RVALUE_AUTHORS_PYTHON)"]
 fn pooled_sets_are_the_authors_under_index_ties() {
@@ -402,8 +410,9 @@ fn pooled_sets_are_the_authors_under_index_ties() {
         ok(&[&joined[..], &common].concat());
         let ours = pairs(&std::fs::read_to_string(csv).unwrap(), n_cal);
         assert_eq!(ours, theirs, "joined split, alpha {alpha}");
-        let pool = ["sets", "--scores", &f.test, "--labels", &f.test_labels, "--calibration-true", &f.pool];
-        ok(&[&pool[..], &common, &["--output", csv]].concat());
+        let true_draws =
+            ["sets", "--scores", &f.test, "--labels", &f.test_labels, "--calibration-true", &f.true_draws];
+        ok(&[&true_draws[..], &common, &["--output", csv]].concat());
         assert_eq!(pairs(&std::fs::read_to_string(csv).unwrap(), 0), theirs, "pool, alpha {alpha}");
     }
 }
@@ -423,14 +432,14 @@ fn pairs(csv: &str, first: usize) -> String {
 }
 
 /// The authors' ImageNet layout at its full test size: float16 test items `[10000, 1000, 1000]`
-/// (20 GB, sparse: a header and a truncate, zeros that cost no disk) against a float16 pool of
+/// (20 GB, sparse: a header and a truncate, zeros that cost no disk) against float16 true draws of
 /// 4,000 units. Pooled CP_r on two test items streams the file: the process's peak stays
 /// within the split's tables and a little more, far below the file's size.
 #[test]
 fn pooled_cp_r_streams_the_full_test_file() {
     use std::io::Write;
-    let (n, m, k, n_pool) = (10_000usize, 1000usize, 1000usize, 4000usize);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pool").join("full-test-size");
+    let (n, m, k, n_true) = (10_000usize, 1000usize, 1000usize, 4000usize);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("calibration-true").join("full-test-size");
     std::fs::create_dir_all(&dir).unwrap();
     let test = dir.join("test.npy");
     let header = rvalue_core::io::write_npy_f16_bits(&[n, m, k], &[]);
@@ -442,9 +451,9 @@ fn pooled_cp_r_streams_the_full_test_file() {
     std::fs::write(&labels, write_npy_i64(&[n], &(0..n).map(|i| (i % k) as i64).collect::<Vec<_>>()))
         .unwrap();
     // Seeded float16 scores in [0, 2): the zeros of the test file tie none of them.
-    let bits: Vec<u16> = (0..n_pool * m).map(|i| 0x3c00 + ((i * 7919) % 1024) as u16).collect();
-    let pool = dir.join("pool.npy");
-    std::fs::write(&pool, rvalue_core::io::write_npy_f16_bits(&[n_pool, m], &bits)).unwrap();
+    let bits: Vec<u16> = (0..n_true * m).map(|i| 0x3c00 + ((i * 7919) % 1024) as u16).collect();
+    let true_draws = dir.join("true.npy");
+    std::fs::write(&true_draws, rvalue_core::io::write_npy_f16_bits(&[n_true, m], &bits)).unwrap();
     let s = |p: &Path| p.to_str().unwrap().to_string();
     let args = [
         "conformal",
@@ -465,8 +474,14 @@ fn pooled_cp_r_streams_the_full_test_file() {
         "--test-size",
         "2",
     ];
-    let files =
-        ["--scores".into(), s(&test), "--labels".into(), s(&labels), "--calibration-true".into(), s(&pool)];
+    let files = [
+        "--scores".into(),
+        s(&test),
+        "--labels".into(),
+        s(&labels),
+        "--calibration-true".into(),
+        s(&true_draws),
+    ];
     let mut child = Command::new(BIN)
         .args(args)
         .args(&files)
@@ -489,7 +504,7 @@ fn pooled_cp_r_streams_the_full_test_file() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("method,"));
-    // The split's tables (about 28 bytes a unit and draw: 112 MB) and the pool (8 MB) plus the
+    // The split's tables (about 28 bytes a unit and draw: 112 MB) and the true draws (8 MB) plus the
     // reading blocks and the two test items' work: a 20 GB file must not show in the peak.
     assert!(peak_kb > 0 && peak_kb < 400_000, "peak {peak_kb} kB");
 }

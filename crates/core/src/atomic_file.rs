@@ -1,6 +1,6 @@
 //! Output files written whole or not at all: the bytes go to a temporary file beside the target
 //! (same directory, so same file system) and are renamed onto it only once all are written and
-//! flushed to disk. A run that fails, or is dropped before [`WholeFile::commit`], leaves the
+//! flushed to disk. A run that fails, or is dropped before [`AtomicFile::commit`], leaves the
 //! target as it was (an older file there survives) and removes the temporary file; so a reader
 //! of the target never sees a half-written result.
 //!
@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::{Error, Result};
 
-/// A file being written to a temporary path, renamed onto its target by [`WholeFile::commit`].
+/// A file being written to a temporary path, renamed onto its target by [`AtomicFile::commit`].
 #[derive(Debug)]
-pub struct WholeFile {
+pub struct AtomicFile {
     target: PathBuf,
     temp: PathBuf,
     out: Option<BufWriter<File>>,
@@ -24,10 +24,10 @@ pub struct WholeFile {
 /// Distinguishes the temporary files of one process.
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-impl WholeFile {
+impl AtomicFile {
     /// Creates the temporary file beside `target`: `.NAME.PID.N.partial`, a hidden name that
     /// no other process uses (it is created exclusively).
-    pub fn create(target: &Path) -> Result<WholeFile> {
+    pub fn create(target: &Path) -> Result<AtomicFile> {
         let name = target.file_name().ok_or_else(|| io_error(target, "not a file name"))?;
         let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         loop {
@@ -38,7 +38,11 @@ impl WholeFile {
             let temp = dir.join(temp_name);
             match OpenOptions::new().write(true).create_new(true).open(&temp) {
                 Ok(f) => {
-                    return Ok(WholeFile { target: target.to_path_buf(), temp, out: Some(BufWriter::new(f)) })
+                    return Ok(AtomicFile {
+                        target: target.to_path_buf(),
+                        temp,
+                        out: Some(BufWriter::new(f)),
+                    })
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(io_error(target, e)),
@@ -77,7 +81,7 @@ impl WholeFile {
     }
 }
 
-impl Write for WholeFile {
+impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match self.out.as_mut() {
             Some(out) => out.write(buf),
@@ -90,7 +94,7 @@ impl Write for WholeFile {
     }
 }
 
-impl Drop for WholeFile {
+impl Drop for AtomicFile {
     /// Not committed: the partial bytes are removed (nothing to report if that fails: the
     /// target is untouched either way).
     fn drop(&mut self) {
@@ -103,7 +107,7 @@ impl Drop for WholeFile {
 
 /// Writes `bytes` to `target` whole or not at all.
 pub fn write(target: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = WholeFile::create(target)?;
+    let mut f = AtomicFile::create(target)?;
     f.write_all(bytes)?;
     f.commit()
 }
@@ -136,7 +140,7 @@ mod tests {
         let d = dir("commit");
         let target = d.join("out.csv");
         std::fs::write(&target, "old\n").unwrap();
-        let mut f = WholeFile::create(&target).unwrap();
+        let mut f = AtomicFile::create(&target).unwrap();
         f.write_all(b"new, half").unwrap();
         assert_eq!(names(&d).len(), 2, "the temporary file sits beside the target");
         drop(f);

@@ -164,8 +164,8 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn philox(c: [[__m256i; 4]; 2], keys: &[[__m256i; 2]; 10]) -> [[__m256i; 4]; 2] {
-        // Unrolled by hand: as a loop, each round's renaming of the four words cost eight
-        // register copies.
+        // Unrolled by hand: as a loop, each round renames the four words through register
+        // copies.
         let c = round(round(round(round(round(c, &keys[0]), &keys[1]), &keys[2]), &keys[3]), &keys[4]);
         round(round(round(round(round(c, &keys[5]), &keys[6]), &keys[7]), &keys[8]), &keys[9])
     }
