@@ -7,6 +7,7 @@ use crate::tensor::{ScoreTensor, Scores};
 use crate::{Error, Result};
 
 mod buckets;
+mod lanes;
 mod radix;
 
 /// Sorts candidate indices by score, descending, ties to the lower index (docs/method.md §3's rank).
@@ -114,6 +115,13 @@ impl DrawOrder {
         Ok(DrawOrder { m, k, order })
     }
 
+    /// Every draw's candidates of `item`, best first, draw after draw (`M·K`).
+    #[inline]
+    pub(crate) fn item(&self, item: usize) -> &[u16] {
+        let size = self.m * self.k;
+        &self.order[item * size..(item + 1) * size]
+    }
+
     /// Candidates of `item` in draw `draw`, best first.
     #[inline]
     pub fn get(&self, item: usize, draw: usize) -> &[u16] {
@@ -197,9 +205,19 @@ pub fn nonparametric_from_counts(count: &[u32], k: usize) -> Vec<f64> {
 }
 
 /// Nonparametric r-values of one item from precomputed draw orders: the nested greedy on counts
-/// kept up to date step by step (`buckets`), `M·K` updates instead of a `K × K` table.
+/// kept up to date step by step, `M·K` updates instead of a `K × K` table.
 pub fn nonparametric_from_order(order: &DrawOrder, item: usize) -> Vec<f64> {
-    steps_to_r(&buckets::steps(order, item))
+    steps_to_r(&greedy_steps(order, item, &mut Vec::new()))
+}
+
+/// The greedy's steps for `item` of `order`: on `i16` counts with vector picks (`lanes`) where
+/// the sizes allow, else on bucketed counts; `counts` is a reusable buffer.
+fn greedy_steps(order: &DrawOrder, item: usize, counts: &mut Vec<i16>) -> Vec<u32> {
+    if lanes::usable(order.m(), order.k()) {
+        lanes::steps(order, item, counts)
+    } else {
+        buckets::steps(order, item)
+    }
 }
 
 /// Nonparametric r-values `[items][K]` of `items` of `t`, each item's draws sorted just before
@@ -210,13 +228,13 @@ pub fn nonparametric_items(t: &ScoreTensor, items: std::ops::Range<usize>) -> Re
     let (m, k) = (t.m(), t.k());
     check_candidates(k)?;
     let mut one = DrawOrder { m, k, order: vec![0u16; m * k] };
-    let (mut scratch, mut buf) = (SortScratch::default(), Vec::new());
+    let (mut scratch, mut buf, mut counts) = (SortScratch::default(), Vec::new(), Vec::new());
     let mut out = Vec::with_capacity(items.len() * k);
     for i in items {
         for (d, row) in one.order.chunks_exact_mut(k).enumerate() {
             sort_stored_desc(t.draw_scores(i, d), row, &mut scratch, &mut buf);
         }
-        out.extend(nonparametric_from_order(&one, 0));
+        out.extend(steps_to_r(&greedy_steps(&one, 0, &mut counts)));
     }
     Ok(out)
 }
@@ -300,19 +318,26 @@ mod tests {
     }
 
     #[test]
-    fn the_bucketed_greedy_equals_the_count_table() {
+    fn the_greedies_equal_the_count_table() {
         let small =
             (0..40).map(|seed| (1 + seed as usize % 9, 1 + seed as usize * 7 % 23, 2 + seed % 4, seed));
-        let large = [(7, 65, 3, 3), (40, 130, 5, 4), (5, 4100, 50, 5), (200, 70, 1000, 6)];
+        let large = [
+            (7, 65, 3, 3),
+            (40, 130, 5, 4),
+            (5, 4100, 50, 5),
+            (3, 4096, 7, 8),
+            (200, 70, 1000, 6),
+            (9, 1, 2, 7),
+        ];
         for (m, k, levels, seed) in small.chain(large) {
             let t = tied_tensor(2, m, k, levels, seed, seed % 2 == 0);
             let order = DrawOrder::of(&t).unwrap();
             for item in 0..2 {
-                assert_eq!(
-                    nonparametric_from_order(&order, item),
-                    nonparametric_from_table(&order, item),
-                    "M={m} K={k}"
-                );
+                let table = nonparametric_from_table(&order, item);
+                assert_eq!(nonparametric_from_order(&order, item), table, "M={m} K={k}");
+                // Both greedies, and the lanes' portable pick, whichever the sizes would take.
+                assert_eq!(steps_to_r(&buckets::steps(&order, item)), table, "M={m} K={k}");
+                assert_eq!(steps_to_r(&lanes::steps_portable(&order, item)), table, "M={m} K={k}");
             }
             // Sorted an item at a time: the same steps.
             let table: Vec<f64> = (0..2).flat_map(|item| nonparametric_from_table(&order, item)).collect();

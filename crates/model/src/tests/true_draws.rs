@@ -78,7 +78,8 @@ fn ranks(p: &Prepared) -> Vec<u32> {
 fn joined_splits(c: &Case, controls: &Controls) -> Vec<Split> {
     let n_test = c.test.scores.n();
     let sizes = controls.true_draws_sizes(c.true_draws.n(), n_test);
-    let splits = true_draws_splits(c.true_draws.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
+    let splits =
+        true_draws_splits(c.true_draws.n(), n_test, Some(sizes), controls.splits, controls.seed).unwrap();
     assert_eq!(splits[0].cal.len(), 24);
     splits.iter().map(|s| joined_split(s, c.true_draws.n())).collect()
 }

@@ -1,8 +1,14 @@
 //! The candidate order of one draw of single-precision scores by a radix sort: scores read from
 //! float32 or float16 files (what models write) are exactly single-precision numbers, so a
-//! 32-bit key orders them as the 64-bit one does, and four byte-wise counting passes over
+//! 32-bit key orders them as the 64-bit one does, and byte-wise counting passes over
 //! `(key, index)` words sort a thousand candidates several times faster than a comparison sort.
 //! Ties keep index order, because each pass is stable and the words start in index order.
+//!
+//! Only the key's top three bytes take a counting pass. Its lowest byte orders only keys that
+//! agree in all the others, which among a draw's scores are few and, after the passes, already
+//! next to each other: an insertion sort over the whole words (key, then index) finishes the
+//! order in one look per word. Where it would move many words (scores packed into a narrow
+//! range), the words are sorted by comparison instead; both give the one exact order.
 
 /// A `u32` whose unsigned order is the descending order of finite `f32`s (`−0` ties `+0`): the
 /// 32-bit twin of `desc_key`, equal to it in order and in ties on every `f32`.
@@ -27,10 +33,10 @@ pub(super) fn sort_desc32(
     words: &mut Vec<u64>,
     spare: &mut Vec<u64>,
 ) {
-    // Each word is the key above the candidate's index: bits 16..48 are sorted on, a byte a pass.
+    // Each word is the key above the candidate's index: bits 24..48 are sorted on, a byte a pass.
     words.clear();
     words.extend(scores.enumerate().map(|(i, x)| u64::from(desc_key32(x)) << 16 | i as u64));
-    let mut counts = [[0u32; 256]; 4];
+    let mut counts = [[0u32; 256]; PASSES];
     for &w in words.iter() {
         for (pass, count) in counts.iter_mut().enumerate() {
             count[byte(w, pass)] += 1;
@@ -47,8 +53,13 @@ pub(super) fn sort_desc32(
         if count.iter().any(|&c| c as usize == words.len()) {
             continue;
         }
-        scatter(words, spare, count, pass);
+        // SAFETY: `count` is the histogram of the words' byte `pass`, and each pass only
+        // permutes the words.
+        unsafe { scatter(words, spare, count, pass) };
         std::mem::swap(words, spare);
+    }
+    if !finish_by_insertion(words) {
+        words.sort_unstable();
     }
     for (o, &w) in out.iter_mut().zip(words.iter()) {
         *o = w as u16;
@@ -101,23 +112,58 @@ pub(super) fn sort_desc16(scores: &[u16], out: &mut [u16], words: &mut Vec<u32>,
     }
 }
 
-/// Byte `pass` of a word's key (pass 0 is the lowest).
+/// Counting passes, over the key's bytes 1, 2 and 3 (its lowest byte is left to the insertion).
+const PASSES: usize = 3;
+
+/// Sorts `words`, already in order but for words that differ only below their top three key
+/// bytes, by insertion; gives up (`false`, `words` still a permutation of its words) once that
+/// would move more words than it holds, which keeps the worst case linear.
+fn finish_by_insertion(words: &mut [u64]) -> bool {
+    let mut moved = 0;
+    for i in 1..words.len() {
+        let w = words[i];
+        if words[i - 1] <= w {
+            continue;
+        }
+        let mut j = i;
+        while j > 0 && words[j - 1] > w {
+            words[j] = words[j - 1];
+            j -= 1;
+        }
+        words[j] = w;
+        moved += i - j;
+        if moved > words.len() {
+            return false;
+        }
+    }
+    true
+}
+
+/// The key byte of pass `pass`: byte `pass + 1` of the key (pass 0 sorts on the second lowest).
 #[inline]
 fn byte(w: u64, pass: usize) -> usize {
-    (w >> (16 + 8 * pass)) as usize & 0xff
+    (w >> (24 + 8 * pass)) as usize & 0xff
 }
 
 /// One stable counting pass: `from`'s words into `to` in the order of their byte `pass`.
-fn scatter(from: &[u64], to: &mut [u64], count: &[u32; 256], pass: usize) {
+///
+/// # Safety
+/// `count` must be the histogram of byte `pass` of `from`'s words.
+unsafe fn scatter(from: &[u64], to: &mut [u64], count: &[u32; 256], pass: usize) {
     let mut at = [0usize; 256];
     let mut sum = 0;
     for (a, &c) in at.iter_mut().zip(count) {
         *a = sum;
         sum += c as usize;
     }
+    assert!(sum <= to.len());
     for &w in from {
         let b = byte(w, pass);
-        to[at[b]] = w;
+        debug_assert!(at[b] < to.len());
+        // SAFETY: `count` is the histogram of `from`'s bytes (the caller's promise), so bucket
+        // `b`'s slots end at most at `sum ≤ to.len()` (the assert): `at[b]` stays below it.
+        // Unchecked, as a bounds check here was a good part of a pass.
+        unsafe { *to.get_unchecked_mut(at[b]) = w };
         at[b] += 1;
     }
 }
@@ -136,6 +182,55 @@ mod tests {
                 let (ka, kb) = (super::super::desc_key(a.into()), super::super::desc_key(b.into()));
                 assert_eq!(desc_key32(a).cmp(&desc_key32(b)), ka.cmp(&kb), "{a} {b}");
             }
+        }
+    }
+
+    /// Candidate order by comparing scores (`−0` equal to `+0`), ties to the lower index.
+    fn by_comparison(xs: &[f32]) -> Vec<u16> {
+        let mut want: Vec<u16> = (0..xs.len() as u16).collect();
+        want.sort_by(|&a, &b| xs[b as usize].partial_cmp(&xs[a as usize]).unwrap().then(a.cmp(&b)));
+        want
+    }
+
+    #[test]
+    fn the_passes_and_the_insertion_give_the_exact_order() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let ulps = |base: f32, steps: &mut dyn FnMut() -> u64, n: usize| -> Vec<f32> {
+            (0..n).map(|_| f32::from_bits(base.to_bits() + (steps() % 300) as u32)).collect()
+        };
+        let mut draws: Vec<Vec<f32>> = vec![
+            vec![1.0],
+            vec![0.0, -0.0, 0.0, -0.0],
+            // Keys that differ only in their lowest byte, in the order that moves every word.
+            (0..1000).map(|i| f32::from_bits(1.0f32.to_bits() + i % 256)).collect(),
+            (0..1000).map(|i| f32::from_bits(1.0f32.to_bits() + 255 - i % 256)).collect(),
+            // Subnormals, zeros of both signs, and the extremes.
+            (0..700).map(|i| f32::from_bits(i * 3 % 500) * if i % 3 == 0 { -1.0 } else { 1.0 }).collect(),
+            vec![f32::MAX, f32::MIN, f32::MIN_POSITIVE, -f32::MIN_POSITIVE, 1e-45, -1e-45, 0.0, -0.0],
+        ];
+        for n in [2, 10, 1000, 5000] {
+            // Any finite bit pattern; few distinct values (ties); values a few ulps apart.
+            draws.push(
+                (0..n)
+                    .map(|_| f32::from_bits(next() as u32))
+                    .map(|x| if x.is_finite() { x } else { 0.5 })
+                    .collect(),
+            );
+            draws.push((0..n).map(|_| (next() % 5) as f32 - 2.0).collect());
+            draws.push(ulps(-3.5, &mut next, n));
+            draws.push((0..n).map(|_| (next() as f64 / u64::MAX as f64 * 4.0 - 2.0) as f32).collect());
+        }
+        let (mut words, mut spare) = (Vec::new(), Vec::new());
+        for xs in &draws {
+            let mut out = vec![0u16; xs.len()];
+            sort_desc32(xs.iter().copied(), &mut out, &mut words, &mut spare);
+            assert_eq!(out, by_comparison(xs), "{:?}", &xs[..xs.len().min(8)]);
         }
     }
 
