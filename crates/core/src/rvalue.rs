@@ -8,6 +8,7 @@ mod brent;
 pub mod nonparametric;
 pub mod parametric;
 pub mod pooled;
+mod strided;
 pub mod ties;
 
 pub use nonparametric::{nested_greedy, nonparametric, rank_counts, DrawOrder};

@@ -90,18 +90,7 @@ fn bump(counts: &mut [i16], rows: &[u16], j: usize, k: usize, m: usize) {
         debug_assert!(c < k);
         *count.add(c) = (*count.add(c)).wrapping_add(1);
     };
-    let mut p = j;
-    for _ in 0..m / 4 {
-        add(p);
-        add(p + k);
-        add(p + 2 * k);
-        add(p + 3 * k);
-        p += 4 * k;
-    }
-    for _ in 0..m % 4 {
-        add(p);
-        p += k;
-    }
+    crate::rvalue::strided::each_draw(j, k, m, add);
 }
 
 /// The first of the largest counts (`counts` in whole vectors of [`LANES`]), portably.

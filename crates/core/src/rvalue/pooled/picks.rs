@@ -112,19 +112,7 @@ impl Counts {
             let b = block_max.add(x / BLOCK);
             *b = (*b).max(c);
         };
-        // Four draws per turn, so that the loop's bookkeeping is a small share of the instructions.
-        let mut p = col;
-        for _ in 0..m / 4 {
-            bump(p);
-            bump(p + stride);
-            bump(p + 2 * stride);
-            bump(p + 3 * stride);
-            p += 4 * stride;
-        }
-        for _ in 0..m % 4 {
-            bump(p);
-            p += stride;
-        }
+        crate::rvalue::strided::each_draw(col, stride, m, bump);
     }
 
     /// Takes the unchosen unit with the largest count, first in the tie order among ties. There
