@@ -247,6 +247,17 @@ pub fn y_range(values: impl IntoIterator<Item = f64>, fallback: (f64, f64)) -> (
 }
 
 impl Figure {
+    /// Adds the α marker `m` as the figure's own elements, a vertical marker and radius-6 dots
+    /// at its finite values: what an exported figure shows where the page draws the marker on
+    /// an overlay.
+    pub fn add_marker(&mut self, m: &Marker) {
+        self.vlines.push((m.x, m.colour));
+        for &(y, colour) in m.dots.iter().filter(|(y, _)| y.is_finite()) {
+            let points = vec![(m.x, y)];
+            self.dots.push(Dots { label: None, colour, radius: 6, filled: true, opacity: 1.0, points });
+        }
+    }
+
     pub fn new(x_desc: &str, y_desc: &str, x: (f64, f64), y: (f64, f64)) -> Self {
         Figure {
             x_desc: x_desc.to_string(),

@@ -16,9 +16,9 @@ pub(super) mod threshold;
 use web_sys::HtmlCanvasElement;
 
 use super::App;
+use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Figure, Frame, Layer};
-use crate::ui::{canvas, panels};
 use rvalue_model::ids;
 use rvalue_model::page::font_px;
 use rvalue_model::page::form::per_item_prior;
@@ -122,17 +122,5 @@ impl App {
             }
         }
         self.drawn.forget(id);
-    }
-
-    /// What panel 2 (or, `theorem3`, panel 5) says in score mode before its analysis exists:
-    /// load a file, or wait for the one loaded.
-    pub(super) fn waiting_for_scores(&self, theorem3: bool) -> &'static str {
-        use panels::placeholder::*;
-        match (self.source.is_loaded(), theorem3) {
-            (false, false) => THRESHOLD_NO_FILE,
-            (true, false) => THRESHOLD_WAITING,
-            (false, true) => THEOREM3_NO_FILE,
-            (true, true) => THEOREM3_WAITING,
-        }
     }
 }

@@ -19,7 +19,7 @@ use super::{App, Shared, ALPHA_PLOTS};
 use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
-use crate::ui::figure::{Dots, Draw, Figure, Look};
+use crate::ui::figure::{Draw, Figure, Look};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::classes::{classes_csv, ClassView};
@@ -160,7 +160,7 @@ fn export_svg(app: &mut App, f: &FigureExport) -> Result<()> {
     if let Some(&(_, _, coverage)) = ALPHA_PLOTS.iter().find(|p| p.0 == f.canvas) {
         let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
         let view = app.alpha_view(alpha, never_empty).ok();
-        add_marker(&mut fig, &panels::alpha_marker(view.as_ref(), alpha, coverage));
+        fig.add_marker(&panels::alpha_marker(view.as_ref(), alpha, coverage));
     }
     let canvas: HtmlCanvasElement = by_id(&app.doc, f.canvas)?;
     let (w, h) = (canvas.client_width(), canvas.client_height());
@@ -170,22 +170,6 @@ fn export_svg(app: &mut App, f: &FigureExport) -> Result<()> {
     let text = svg(&fig, (w as u32, h as u32), app.font().round() as u32)?;
     let blob = text_blob(&text, "image/svg+xml")?;
     download(&app.doc, &file_name(f.name, "svg"), &blob)
-}
-
-/// The α marker as the figure's own elements: a vertical marker and radius-6 dots, which
-/// [`Figure::draw`] draws as the page's overlay draws a [`crate::ui::figure::Marker`].
-fn add_marker(fig: &mut Figure, m: &crate::ui::figure::Marker) {
-    fig.vlines.push((m.x, m.colour));
-    for &(y, colour) in m.dots.iter().filter(|(y, _)| y.is_finite()) {
-        fig.dots.push(Dots {
-            label: None,
-            colour,
-            radius: 6,
-            filled: true,
-            opacity: 1.0,
-            points: vec![(m.x, y)],
-        });
-    }
 }
 
 /// `fig` as an SVG document of `size` pixels with `font`-pixel tick labels.

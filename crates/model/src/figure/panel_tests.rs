@@ -418,3 +418,12 @@ fn the_placeholders_are_sentences() {
         assert!(!s.contains("  ") && !s.to_lowercase().contains("error"), "{s}");
     }
 }
+
+#[test]
+fn a_panel_waiting_for_scores_asks_for_a_file_until_one_is_loaded() {
+    use super::placeholder::*;
+    assert_eq!(waiting(false, false), THRESHOLD_NO_FILE);
+    assert_eq!(waiting(true, false), THRESHOLD_WAITING);
+    assert_eq!(waiting(false, true), THEOREM3_NO_FILE);
+    assert_eq!(waiting(true, true), THEOREM3_WAITING);
+}

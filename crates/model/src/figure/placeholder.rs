@@ -15,3 +15,14 @@ pub const THEOREM3_NO_FILE: &str =
 pub const THEOREM3_WAITING: &str = "The inclusion curves appear when the score file's analysis is done.";
 pub const THEOREM3_TOY_WAITING: &str =
     "The inclusion curves appear when the toy's first repeat is analysed: they use its calibrated threshold.";
+
+/// What panel 2 (`theorem3` false) or panel 5 (`theorem3` true) says while no score file's
+/// analysis is on show: without a file, to load one; with one, that its curves are on the way.
+pub fn waiting(loaded: bool, theorem3: bool) -> &'static str {
+    match (loaded, theorem3) {
+        (false, false) => THRESHOLD_NO_FILE,
+        (true, false) => THRESHOLD_WAITING,
+        (false, true) => THEOREM3_NO_FILE,
+        (true, true) => THEOREM3_WAITING,
+    }
+}

@@ -358,3 +358,14 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn an_added_marker_is_a_vertical_line_and_a_dot_per_finite_value() {
+    let mut fig = Figure::new("α", "coverage", (0.0, 0.5), (0.0, 1.0));
+    let marker = Marker { x: 0.1, colour: INK, dots: vec![(0.9, BLUE), (f64::NAN, ORANGE), (0.8, GREEN)] };
+    fig.add_marker(&marker);
+    assert_eq!(fig.vlines, vec![(0.1, INK)]);
+    let dots: Vec<_> = fig.dots.iter().map(|d| (d.points.clone(), d.colour, d.radius, d.filled)).collect();
+    assert_eq!(dots, vec![(vec![(0.1, 0.9)], BLUE, 6, true), (vec![(0.1, 0.8)], GREEN, 6, true)]);
+    assert!(fig.dots.iter().all(|d| d.label.is_none() && d.opacity == 1.0));
+}

@@ -21,7 +21,7 @@ impl App {
         let Some(a) = self.shown.get().filter(|a| a.controls.mode == c.mode) else {
             let why = match c.mode {
                 Mode::Toy => panels::placeholder::THEOREM3_TOY_WAITING,
-                Mode::Scores => self.waiting_for_scores(true),
+                Mode::Scores => panels::placeholder::waiting(self.source.is_loaded(), true),
             };
             return self.no_theorem3(why);
         };

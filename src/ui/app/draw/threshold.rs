@@ -23,7 +23,9 @@ impl App {
         let points = analysis.map(|a| a.data_points()).unwrap_or_default();
         let betas = panel_betas(c.beta);
         let curves = match (c.mode, analysis) {
-            (Mode::Scores, None) => return self.no_threshold(self.waiting_for_scores(false)),
+            (Mode::Scores, None) => {
+                return self.no_threshold(panels::placeholder::waiting(self.source.is_loaded(), false))
+            }
             (Mode::Scores, Some(a)) => match a.hyper() {
                 None => return self.no_threshold(panels::placeholder::THRESHOLD_NO_PRIOR),
                 Some(h) => threshold_curves_with(Some(h), |b| a.z_model(b), &betas, &grid, c.sigma2),
