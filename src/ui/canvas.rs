@@ -21,6 +21,7 @@ use super::dom::by_id;
 use super::figure::{Draw, Figure, Frame, Layer, Look, Marker};
 use super::theme::Palette;
 use rvalue_core::{Error, Result};
+use rvalue_model::figure::layout;
 
 /// plotters-canvas with text measured by the canvas, and text drawn with the canvas' font set
 /// only when it changes: setting `font` parses it and resolves the canvas' style, i.e. forces a
@@ -269,15 +270,10 @@ pub fn narrow() -> bool {
     width.is_some_and(|w| w < super::legend::NARROW_CSS_PX)
 }
 
-/// The device pixel ratio the canvases are drawn at (1–3; printed, at least
-/// [`super::print::PRINT_PIXEL_RATIO`]).
+/// The device pixel ratio the canvases are drawn at ([`layout::pixel_ratio`]).
 pub fn pixel_ratio() -> f64 {
-    let screen = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
-    if super::print::printing() {
-        screen.max(super::print::PRINT_PIXEL_RATIO)
-    } else {
-        screen
-    }
+    let screen = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+    layout::pixel_ratio(screen, super::print::printing())
 }
 
 /// Draws `fig` (or one layer of it) on the canvas `id`, first sized to its box (times the
@@ -293,11 +289,9 @@ pub fn draw_figure(
 ) -> Result<Option<Frame>> {
     let canvas: HtmlCanvasElement = by_id(doc, id)?;
     let dpr = pixel_ratio();
-    let (cw, ch) = (canvas.client_width(), canvas.client_height());
-    if cw <= 0 || ch <= 0 {
+    let Some((w, h)) = layout::backing_size((canvas.client_width(), canvas.client_height()), dpr) else {
         return Ok(None);
-    }
-    let (w, h) = ((cw as f64 * dpr).round() as u32, (ch as f64 * dpr).round() as u32);
+    };
     if canvas.width() != w {
         canvas.set_width(w);
     }

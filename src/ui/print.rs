@@ -2,8 +2,9 @@
 //! status line and the export buttons, and give each figure's canvas the aspect of its bitmap:
 //! the aspect it was drawn at on screen. Here every figure is redrawn at its printed size when
 //! printing starts (the `print` media query turns on with the printed layout already in place,
-//! so a canvas' box is its printed box), at a pixel ratio of at least [`PRINT_PIXEL_RATIO`] so
-//! that text and lines stay sharp on paper, and at the screen's size again when it ends.
+//! so a canvas' box is its printed box), at a pixel ratio of at least
+//! [`PRINT_PIXEL_RATIO`](rvalue_model::figure::layout::PRINT_PIXEL_RATIO) so that text and lines
+//! stay sharp on paper, and at the screen's size again when it ends.
 //!
 //! An embed's parent sizes the frame from the height the frame posted for the screen, and
 //! nothing the frame posts while printing reaches the parent before the pages are laid out.
@@ -19,9 +20,6 @@ use wasm_bindgen::JsCast;
 use web_sys::{Document, EventTarget, HtmlCanvasElement};
 
 use super::dom;
-
-/// The least pixel ratio figures are printed at (about 190 dpi on paper).
-pub const PRINT_PIXEL_RATIO: f64 = 2.0;
 
 /// The figures' canvases, not the transparent overlays stacked on some of them.
 const FIGURE_CANVASES: &str = "#panels canvas:not(.overlay)";

@@ -63,3 +63,23 @@ pub fn fitted_size(size: f64, w: u32, length: u32, floor: u32) -> Option<f64> {
 pub fn shortened_desc(desc: &str) -> Option<&str> {
     desc.find(" (").map(|cut| &desc[..cut])
 }
+
+/// The least pixel ratio figures are printed at (about 190 dpi on paper).
+pub const PRINT_PIXEL_RATIO: f64 = 2.0;
+
+/// The pixel ratio the canvases are drawn at, from the screen's: held within 1–3 (beyond 3 the
+/// backing stores grow for nothing the eye sees), and at least [`PRINT_PIXEL_RATIO`] in print.
+pub fn pixel_ratio(screen: f64, printing: bool) -> f64 {
+    let screen = screen.clamp(1.0, 3.0);
+    if printing {
+        screen.max(PRINT_PIXEL_RATIO)
+    } else {
+        screen
+    }
+}
+
+/// A canvas' backing-store size for a box of `css` pixels at pixel ratio `ratio`, or `None` for
+/// a box with no area (a hidden canvas is drawn when it is shown).
+pub fn backing_size((w, h): (i32, i32), ratio: f64) -> Option<(u32, u32)> {
+    (w > 0 && h > 0).then(|| ((f64::from(w) * ratio).round() as u32, (f64::from(h) * ratio).round() as u32))
+}

@@ -369,3 +369,20 @@ fn an_added_marker_is_a_vertical_line_and_a_dot_per_finite_value() {
     assert_eq!(dots, vec![(vec![(0.1, 0.9)], BLUE, 6, true), (vec![(0.1, 0.8)], GREEN, 6, true)]);
     assert!(fig.dots.iter().all(|d| d.label.is_none() && d.opacity == 1.0));
 }
+
+#[test]
+fn canvases_draw_at_one_to_three_pixels_a_css_pixel_and_print_at_two_or_more() {
+    assert_eq!(pixel_ratio(0.5, false), 1.0);
+    assert_eq!(pixel_ratio(1.25, false), 1.25);
+    assert_eq!(pixel_ratio(4.0, false), 3.0);
+    assert_eq!(pixel_ratio(1.0, true), PRINT_PIXEL_RATIO);
+    assert_eq!(pixel_ratio(2.5, true), 2.5);
+}
+
+#[test]
+fn a_backing_store_is_the_box_times_the_ratio_and_none_for_an_empty_box() {
+    assert_eq!(backing_size((300, 200), 1.5), Some((450, 300)));
+    assert_eq!(backing_size((301, 201), 1.25), Some((376, 251)));
+    assert_eq!(backing_size((0, 200), 2.0), None);
+    assert_eq!(backing_size((300, -1), 2.0), None);
+}
