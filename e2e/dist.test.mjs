@@ -1,5 +1,5 @@
 // The built page's size (the budget: dist/, app, the API module in api/ and bundled samples, at
-// most 2.064 MB gzipped; the digits sample is 0.945 MB of it, the CLIP-like one 0.383 MB). It crept past the budget
+// most 2.0692 MB gzipped; the digits sample is 0.945 MB of it, the CLIP-like one 0.383 MB). It crept past the budget
 // unnoticed once, so it is checked rather than only reported. It was 1.5 MB until coverage by
 // class and per-class calibration took the app to 1.51 MB, and 1.52 MB until the APS, RAPS and
 // SAPS baselines took the app and the API module to 1.545 MB, and 1.55 MB until the page ran
@@ -25,7 +25,9 @@
 // the tour's projector layout (1.7 kB: its style rules, the key panel and kept controls marked)
 // took it to 2.0605 MB, and 2.061 MB until the page learnt to read a saved report's embedded
 // data and settings (1.9 kB), and 2.063 MB until it learnt to take a notebook widget's data as
-// bytes from its frame (0.1 kB); see docs/performance.md, Size.
+// bytes from its frame (0.1 kB), and 2.064 MB until the page's decisions moved into the model and
+// its App into owned parts (4.8 kB of the page's wasm: the parts' methods, the figures' colours
+// converted at draw time) took it to 2.0688 MB; see docs/performance.md, Size.
 // Run: make test-e2e, or `node --test e2e/dist.test.mjs` after `trunk build --release`.
 
 import assert from 'node:assert/strict';
@@ -35,7 +37,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
-const BUDGET_BYTES = 2_064_000;
+const BUDGET_BYTES = 2_069_200;
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -45,7 +47,7 @@ function files(dir) {
 
 const sum = (sizes) => sizes.reduce((total, [, n]) => total + n, 0);
 
-test('dist/ stays within 2.064 MB gzipped (gzip -9 per file, summed)', (t) => {
+test('dist/ stays within 2.0692 MB gzipped (gzip -9 per file, summed)', (t) => {
   const sizes = files(DIST).map((f) => [relative(DIST, f), gzipSync(readFileSync(f), { level: 9 }).length]);
   const total = sum(sizes);
   const listing = sizes.map(([f, n]) => `${f} ${n}`).join(', ');
