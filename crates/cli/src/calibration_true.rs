@@ -62,6 +62,26 @@ pub(crate) fn test_items(data: &DataArgs) -> CliResult<(Scores, Vec<usize>)> {
     streamed::open_scores(data)
 }
 
+/// The test items, their labels, the true draws and the test items' `(M, K)`.
+pub(crate) type Opened = (Scores, Vec<usize>, TrueDraws, (usize, usize));
+
+/// What `conformal` and `sets` read for `--calibration-true`, checked in the order a user meets
+/// the errors: the classes the coverage needs, no baselines, then the test items (`data`) and
+/// the true draws at `path`.
+pub(crate) fn open(
+    classes: Classes<'_>,
+    methods: &[Method],
+    data: &DataArgs,
+    path: &Path,
+) -> CliResult<Opened> {
+    check_classes(classes)?;
+    refuse_baselines(methods)?;
+    let (test, labels) = test_items(data)?;
+    let (_, m, k) = streamed::shape(&test);
+    let true_draws = read_calibration_true(path, classes, k)?;
+    Ok((test, labels, true_draws, (m, k)))
+}
+
 /// The new items of `predict`: their labels, if the file carries any, are not read.
 pub(crate) fn test_items_unlabelled(data: &DataArgs) -> CliResult<Scores> {
     Ok(io::ScoreFile::open(&data.scores)?.into())

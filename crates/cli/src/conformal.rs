@@ -71,11 +71,7 @@ fn run_on_true_draws(
         path: a.calibration_true.calibration_labels.as_deref(),
         coverage: opts.coverage,
     };
-    calibration_true::check_classes(classes)?;
-    calibration_true::refuse_baselines(methods)?;
-    let (test, labels) = calibration_true::test_items(&a.data)?;
-    let (_, m, k) = streamed::shape(&test);
-    let true_draws = calibration_true::read_calibration_true(path, classes, k)?;
+    let (test, labels, true_draws, (m, k)) = calibration_true::open(classes, methods, &a.data, path)?;
     let n_cal = Some(a.cal_size.unwrap_or(true_draws.n()));
     // The test items' labels are left alone: true draws' may be placeholders.
     warn_data(&facts((m, k), &[], n_cal, (at.0, methods, opts.kind)));

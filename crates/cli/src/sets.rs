@@ -72,11 +72,7 @@ pub(crate) fn sets_of_true_draws(
         path: a.calibration_true.calibration_labels.as_deref(),
         coverage: opts.coverage,
     };
-    calibration_true::check_classes(classes)?;
-    calibration_true::refuse_baselines(methods)?;
-    let (test, labels) = calibration_true::test_items(&a.data)?;
-    let (_, m, k) = streamed::shape(&test);
-    let true_draws = calibration_true::read_calibration_true(true_draws, classes, k)?;
+    let (test, labels, true_draws, (m, k)) = calibration_true::open(classes, methods, &a.data, true_draws)?;
     warn_data(&facts((m, k), &[], Some(true_draws.n()), (alpha, methods, opts.kind)));
     let ranker = streamed::GpuBlocks::of(probe.open()?);
     with_output(&a.output, |out| {
