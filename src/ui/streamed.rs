@@ -16,32 +16,21 @@ use web_sys::File;
 use super::byte_source::{ByteSource, HostedFile};
 use super::dom;
 
-use rvalue_core::io::{read_labels, BlockLayout};
+use rvalue_core::io::BlockLayout;
 use rvalue_core::{Error, Result};
+use rvalue_model::files::{self, ReadAhead};
 use rvalue_model::{StreamedFile, StreamedSplits, STEP_BYTES};
-
-/// Score files of at least this many bytes are read a block at a time, unless the address'
-/// `stream=MB` says otherwise: a file the page holds answers a change of r-value kind at once,
-/// a streamed one reads itself again.
-const STREAM_FROM_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
-
-/// A header is read from this many bytes at the file's start.
-pub const HEAD_BYTES: f64 = 1024.0 * 1024.0;
 
 thread_local! {
     /// The size from which score files are streamed, from the address the page started with
     /// (the address is then rewritten, and keeps no switch).
-    static STREAM_FROM: std::cell::Cell<f64> = const { std::cell::Cell::new(STREAM_FROM_BYTES) };
+    static STREAM_FROM: std::cell::Cell<f64> = const { std::cell::Cell::new(files::STREAM_FROM_BYTES) };
 }
 
 /// Sets the size from which score files are streamed: the `stream` switch (megabytes), or the
 /// default without one.
 pub fn set_stream_switch(switch: Option<&str>) {
-    let from = switch
-        .and_then(|s| s.parse::<f64>().ok())
-        .filter(|x| *x >= 0.0)
-        .map_or(STREAM_FROM_BYTES, |mb| mb * 1e6);
-    STREAM_FROM.with(|s| s.set(from));
+    STREAM_FROM.with(|s| s.set(files::stream_from(switch)));
 }
 
 /// The size from which score files are streamed.
@@ -100,37 +89,20 @@ pub(super) async fn read_file_range(file: &File, range: Range<u64>) -> Result<Ve
     Ok(out)
 }
 
-/// Opens the large `.npy` `scores` from its header, with the labels `labels` (a name and the
-/// bytes, read whole: a few bytes per item). Nothing of the scores is read beyond its first
-/// [`HEAD_BYTES`], and not those either when `head` holds them already.
+/// Opens the large `.npy` `scores` from its header ([`files::open_streamed`]), with the labels
+/// `labels`. Nothing of the scores is read beyond its first [`files::HEAD_BYTES`], and not
+/// those either when `head` holds them already.
 pub async fn open(
     scores: &ByteSource,
     head: Option<Vec<u8>>,
     labels: Option<(String, Vec<u8>)>,
 ) -> Result<StreamedFile> {
-    let name = scores.name();
     let size = scores.size();
     let head = match head {
         Some(h) => h,
-        None => scores.read(0..size.min(HEAD_BYTES as u64)).await?,
+        None => scores.read(0..size.min(files::HEAD_BYTES)).await?,
     };
-    if head.starts_with(rvalue_core::io::ZIP_MAGIC) {
-        return Err(Error::invalid(format!(
-            "{name}: an .npz of {:.1} GB is larger than the page holds; save its scores as an .npy \
-             (np.save) to read them a block at a time, with the labels as a second .npy",
-            size as f64 / 1e9
-        )));
-    }
-    let layout = BlockLayout::of_npy_head(&name, &head, size)?;
-    let Some((lname, lbytes)) = labels else {
-        return Err(Error::invalid(format!(
-            "{name} has no labels: conformal prediction needs the true label of every item (drop \
-             a second .npy named *labels* with it)"
-        )));
-    };
-    let (n, _, k) = layout.shape();
-    let y = read_labels(&lname, &lbytes, n, k)?;
-    StreamedFile::new(format!("{name} + {lname}"), layout, y)
+    files::open_streamed(&scores.name(), size, &head, labels)
 }
 
 thread_local! {
@@ -164,7 +136,7 @@ fn hold(source: ByteSource, labels: Vec<f64>) -> std::result::Result<(), JsValue
     HELD.with(|h| h.borrow_mut().take());
     SPLITS.with(|s| s.borrow_mut().take());
     let size = source.size();
-    let head = source.read_sync(0..size.min(HEAD_BYTES as u64)).map_err(dom::to_js)?;
+    let head = source.read_sync(0..size.min(files::HEAD_BYTES)).map_err(dom::to_js)?;
     let layout = BlockLayout::of_npy_head(&source.name(), &head, size).map_err(dom::to_js)?;
     HELD.with(|h| *h.borrow_mut() = Some((source, layout)));
     let labels = labels.into_iter().map(|y| y as usize).collect();
@@ -197,10 +169,8 @@ pub async fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValu
         false => file.read(ahead.clone()).await.map_err(dom::to_js)?,
     };
     // What the step reads lies in `ahead`; anything else (none expected) is read as it comes.
-    let read = |r: Range<u64>| match (r.start.checked_sub(ahead.start), r.end <= ahead.end) {
-        (Some(at), true) => Ok(bytes[at as usize..(r.end - ahead.start) as usize].to_vec()),
-        _ => file.read_sync(r),
-    };
+    let ahead = ReadAhead::new(ahead, bytes);
+    let read = |r: Range<u64>| ahead.get(&r).map_or_else(|| file.read_sync(r), Ok);
     SPLITS.with(|s| match s.borrow_mut().as_mut() {
         Some(splits) => splits.step(&layout, &read, STEP_BYTES).map_err(dom::to_js),
         None => Err(JsValue::from_str("no streamed file is held")),

@@ -7,10 +7,11 @@
 //! (`ui::streamed`).
 //!
 //! One worker per core beyond the page's own (`navigator.hardwareConcurrency − 1`, at most
-//! [`MAX_WORKERS`]), started with the first analysis of several toy repeats or pooled splits;
+//! [`rvalue_model::workers::MAX_WORKERS`]), started with the first analysis of several toy repeats or pooled splits;
 //! the URL parameter `workers=N` sets the count (0: the page's thread alone), for tests and
 //! benchmarks. A worker that fails to start or whose repeat or split fails is stopped, and its
-//! work goes back to the job.
+//! work goes back to the job. Which worker gets what, and what a reply does, is
+//! [`rvalue_model::workers`]; this posts and reads the messages.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -26,10 +27,10 @@ use crate::ui::dom;
 use crate::ui::streamed::Streamed;
 use rvalue_core::io::Dataset;
 use rvalue_core::tensor::{ScoreTensor, Scores};
-use rvalue_model::{AnalysisJob, HeldData, StreamedFile, Work};
+use rvalue_model::workers::{worker_count, Replied, ReplyFields, SlotState, Task};
+use rvalue_model::{AnalysisJob, HeldData, StreamedFile};
 
-/// Workers at most: each holds a wasm instance of its own (and a score file's copy).
-pub const MAX_WORKERS: usize = 7;
+pub(super) use rvalue_model::workers::{JobRef, Reply};
 
 /// The repeat a worker computes, for the worker script: `explorer::compute_part`.
 #[wasm_bindgen]
@@ -78,37 +79,16 @@ pub fn rvalue_compute_split(request: &str) -> Result<Vec<u8>, JsValue> {
     })
 }
 
-/// Repeats a worker holds at once: while the page's thread computes (up to a frame's 30 ms) a
-/// finished repeat's message waits, and the worker goes on with the next instead of idling.
-const QUEUE: usize = 2;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum State {
-    /// Instantiating the wasm module.
-    Starting,
-    Running,
-    /// Stopped: it did not start, or a repeat failed in it.
-    Stopped,
-}
-
 struct Slot {
     worker: Worker,
-    state: State,
-    /// Repeats posted and not answered: `(job serial, repeat)`, oldest first.
-    queued: Vec<(u64, usize)>,
+    /// Its state and the pieces posted to it ([`rvalue_model::workers::Slot`]).
+    slot: rvalue_model::workers::Slot,
     /// The score file posted to it last.
     held: Weak<Dataset>,
     /// The streamed file posted to it last.
     held_file: Weak<StreamedFile>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-/// What a worker said.
-pub(super) enum Reply {
-    Ready,
-    Failed(String),
-    Part { serial: u64, part: usize, result: Result<Vec<u8>, String> },
 }
 
 /// The page's workers, started when the first toy analysis with several repeats starts (an
@@ -125,9 +105,6 @@ pub(super) struct Pool {
 
 /// Where worker `i`'s replies go: `(i, reply)`, for [`Pool::replied`].
 pub(super) type OnReply = Rc<dyn Fn(usize, Reply)>;
-
-/// The running job and its serial, as the pool's calls take it.
-pub(super) type JobRef<'a> = Option<(&'a mut AnalysisJob, u64)>;
 
 impl Pool {
     /// A pool of the size `switch` (the `workers` URL parameter) or the machine's cores ask for,
@@ -148,27 +125,19 @@ impl Pool {
 
     /// Workers the pool starts: the `workers` switch's count, or one per core beyond the page's.
     fn count(&self) -> usize {
-        match self.switch.as_deref().and_then(|s| s.parse::<usize>().ok()) {
-            Some(n) => n.min(MAX_WORKERS),
-            None => {
-                web_sys::window()
-                    .map_or(1.0, |w| w.navigator().hardware_concurrency())
-                    .max(1.0)
-                    .min((MAX_WORKERS + 1) as f64) as usize
-                    - 1
-            }
-        }
+        let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
+        worker_count(self.switch.as_deref(), cores)
     }
 
     /// Workers started and not stopped.
     pub fn ready(&self) -> usize {
-        self.slots.iter().filter(|s| s.state == State::Running).count()
+        self.slots.iter().filter(|s| s.slot.state() == SlotState::Running).count()
     }
 
     /// Workers running or starting, or (before the pool starts) that it will start.
     pub fn alive(&self) -> usize {
         match self.started {
-            true => self.slots.iter().filter(|s| s.state != State::Stopped).count(),
+            true => self.slots.iter().filter(|s| s.slot.state() != SlotState::Stopped).count(),
             false => self.count(),
         }
     }
@@ -179,10 +148,10 @@ impl Pool {
     pub fn recycle_busy(&mut self) {
         let (Some(on_reply), Some(init)) = (self.on_reply.clone(), init_message()) else { return };
         for (i, slot) in self.slots.iter_mut().enumerate() {
-            if slot.state != State::Stopped && !slot.queued.is_empty() {
+            if slot.slot.busy() {
                 // Its answers are dropped with it.
                 dom::mark(dom::DROPPED_ANSWER);
-                slot.stop(None);
+                slot.stop();
                 if let Some(fresh) = Slot::start(i, &on_reply, &init) {
                     *slot = fresh;
                 }
@@ -196,71 +165,43 @@ impl Pool {
     pub fn feed(&mut self, job: &mut AnalysisJob, serial: u64, file: Option<&Streamed>) {
         let data = job.data().cloned();
         let file = file.filter(|f| job.streamed().is_some_and(|s| Arc::ptr_eq(s, &f.info)));
-        for slot in self.slots.iter_mut().filter(|s| s.state == State::Running) {
-            while slot.queued.len() < QUEUE {
-                let Some(h) = job.hand_out() else { return };
-                let msg = Object::new();
+        for slot in self.slots.iter_mut() {
+            while let Some(task) = slot.slot.next(job, serial) {
                 let held = match (&data, file) {
                     (Some(d), _) => slot.hold(d),
                     (None, Some(f)) => slot.hold_file(f),
                     (None, None) => true,
                 };
-                let work = match h.work {
-                    Work::Repeat => "repeat",
-                    Work::Split => "split",
-                    Work::Share => "share",
-                    Work::Splits => "splits",
-                };
-                let posted = held
-                    && set(&msg, "serial", &JsValue::from_f64(serial as f64))
-                    && set(&msg, "part", &JsValue::from_f64(h.part as f64))
-                    && set(&msg, "request", &JsValue::from_str(&h.request))
-                    && set(&msg, "work", &JsValue::from_str(work))
-                    && slot.worker.post_message(&msg).is_ok();
+                let posted = held && slot.post(&task);
+                slot.slot.posted(&task, posted, job);
                 if !posted {
-                    job.hand_back(h.part);
-                    slot.stop(Some((&mut *job, serial)));
+                    slot.worker.terminate();
                     break;
                 }
-                if h.work == Work::Share {
+                if task.work == "share" {
                     dom::mark(dom::SHARE_READ);
                 }
-                slot.queued.push((serial, h.part));
             }
         }
     }
 
     /// Takes worker `i`'s reply: a repeat of the running job goes to `job`. Whether it was one,
     /// taken.
-    pub fn replied(&mut self, i: usize, reply: Reply, mut job: JobRef) -> bool {
+    pub fn replied(&mut self, i: usize, reply: Reply, job: JobRef) -> bool {
         let Some(slot) = self.slots.get_mut(i) else { return false };
-        match reply {
-            Reply::Ready => slot.state = State::Running,
-            Reply::Failed(e) => {
-                web_sys::console::warn_1(&format!("a worker did not start: {e}").into());
-                slot.stop(job);
+        match slot.slot.replied(reply, job) {
+            Replied::Ready => false,
+            Replied::Taken => true,
+            Replied::Dropped => {
+                dom::mark(dom::DROPPED_ANSWER);
+                false
             }
-            Reply::Part { serial, part, result } => {
-                slot.queued.retain(|&q| q != (serial, part));
-                let current = job.as_ref().is_some_and(|(_, s)| *s == serial);
-                let outcome = match (&mut job, result) {
-                    (Some((j, _)), Ok(bytes)) if current => j.supply_part(part, &bytes),
-                    // A repeat of a job since replaced: dropped.
-                    (_, Ok(_)) => {
-                        dom::mark(dom::DROPPED_ANSWER);
-                        return false;
-                    }
-                    (_, Err(e)) => Err(rvalue_core::Error::invalid(e)),
-                };
-                let Err(e) = outcome else { return true };
-                web_sys::console::warn_1(&format!("a worker's repeat failed: {e}").into());
-                if let Some((j, _)) = job.as_mut().filter(|_| current) {
-                    j.hand_back(part);
-                }
-                slot.stop(job);
+            Replied::Stop(why) => {
+                web_sys::console::warn_1(&why.into());
+                slot.worker.terminate();
+                false
             }
         }
-        false
     }
 }
 
@@ -285,8 +226,7 @@ impl Slot {
         worker.post_message(init).ok()?;
         Some(Slot {
             worker,
-            state: State::Starting,
-            queued: Vec::new(),
+            slot: Default::default(),
             held: Weak::new(),
             held_file: Weak::new(),
             _on_message: on_message,
@@ -343,16 +283,20 @@ impl Slot {
         ok
     }
 
-    /// Terminates the worker; the repeats it still held for `job` go back to it.
-    fn stop(&mut self, job: JobRef) {
+    /// Posts `task` as `{serial, part, request, work}`; whether it was posted.
+    fn post(&self, task: &Task) -> bool {
+        let msg = Object::new();
+        set(&msg, "serial", &JsValue::from_f64(task.serial as f64))
+            && set(&msg, "part", &JsValue::from_f64(task.part as f64))
+            && set(&msg, "request", &JsValue::from_str(&task.request))
+            && set(&msg, "work", &JsValue::from_str(task.work))
+            && self.worker.post_message(&msg).is_ok()
+    }
+
+    /// Terminates the worker, whose answers are dropped with it.
+    fn stop(&mut self) {
         self.worker.terminate();
-        self.state = State::Stopped;
-        if let Some((job, serial)) = job {
-            for (_, part) in self.queued.iter().filter(|(s, _)| *s == serial) {
-                job.hand_back(*part);
-            }
-        }
-        self.queued.clear();
+        self.slot.stop(None);
     }
 }
 
@@ -400,18 +344,19 @@ fn get(o: &JsValue, key: &str) -> Option<JsValue> {
 }
 
 fn read_reply(data: &JsValue) -> Option<Reply> {
-    if get(data, "ready").is_some() {
-        return Some(Reply::Ready);
-    }
-    if let Some(f) = get(data, "failed") {
-        return Some(Reply::Failed(f.as_string().unwrap_or_default()));
-    }
-    let serial = get(data, "serial")?.as_f64()? as u64;
-    let part = get(data, "part")?.as_f64()? as usize;
-    let result = match (get(data, "bytes"), get(data, "error")) {
-        (Some(b), _) => Ok(b.dyn_into::<Uint8Array>().ok()?.to_vec()),
-        (None, Some(e)) => Err(e.as_string().unwrap_or_default()),
-        (None, None) => return None,
+    let text = |key| get(data, key).map(|v| v.as_string().unwrap_or_default());
+    let number = |key| get(data, key).and_then(|v| v.as_f64());
+    let bytes = match get(data, "bytes") {
+        Some(b) => Some(b.dyn_into::<Uint8Array>().ok()?.to_vec()),
+        None => None,
     };
-    Some(Reply::Part { serial, part, result })
+    let fields = ReplyFields {
+        ready: get(data, "ready").is_some(),
+        failed: text("failed"),
+        serial: number("serial"),
+        part: number("part"),
+        bytes,
+        error: text("error"),
+    };
+    fields.reply()
 }
