@@ -5,6 +5,10 @@
 
 use crate::{AnalysisJob, HandOut, Work};
 
+mod pool;
+
+pub use pool::{Pool, Port};
+
 /// Workers at most: each holds a wasm instance of its own (and a score file's copy).
 pub const MAX_WORKERS: usize = 7;
 
