@@ -16,10 +16,10 @@ use web_sys::File;
 use super::byte_source::{ByteSource, HostedFile};
 use super::dom;
 
-use rvalue_core::io::BlockLayout;
 use rvalue_core::{Error, Result};
 use rvalue_model::files::{self, ReadAhead};
-use rvalue_model::{StreamedFile, StreamedSplits, STEP_BYTES};
+use rvalue_model::workers::HeldStream;
+use rvalue_model::StreamedFile;
 
 thread_local! {
     /// The size from which score files are streamed, from the address the page started with
@@ -106,11 +106,8 @@ pub async fn open(
 }
 
 thread_local! {
-    /// In a worker: the streamed file whose shares it reads, and where its items lie.
-    static HELD: RefCell<Option<(ByteSource, BlockLayout)>> = const { RefCell::new(None) };
-    /// In a worker: the same file's pooled splits (its labels, and the true-label draws once
-    /// gathered).
-    static SPLITS: RefCell<Option<StreamedSplits>> = const { RefCell::new(None) };
+    /// In a worker: the streamed file whose shares and pooled splits it reads.
+    static HELD: RefCell<Option<(ByteSource, HeldStream)>> = const { RefCell::new(None) };
 }
 
 /// For the worker script: holds `file` (a handle, not its bytes), whose items have `labels`,
@@ -134,64 +131,53 @@ pub fn rvalue_hold_hosted(
 
 fn hold(source: ByteSource, labels: Vec<f64>) -> std::result::Result<(), JsValue> {
     HELD.with(|h| h.borrow_mut().take());
-    SPLITS.with(|s| s.borrow_mut().take());
     let size = source.size();
     let head = source.read_sync(0..size.min(files::HEAD_BYTES)).map_err(dom::to_js)?;
-    let layout = BlockLayout::of_npy_head(&source.name(), &head, size).map_err(dom::to_js)?;
-    HELD.with(|h| *h.borrow_mut() = Some((source, layout)));
-    let labels = labels.into_iter().map(|y| y as usize).collect();
-    SPLITS.with(|s| *s.borrow_mut() = Some(StreamedSplits::new(labels)));
+    let held = HeldStream::open(&source.name(), size, &head, labels).map_err(dom::to_js)?;
+    HELD.with(|h| *h.borrow_mut() = Some((source, held)));
     Ok(())
+}
+
+/// `f` of the held file and what the worker knows of it.
+fn with_held<T>(
+    f: impl FnOnce(&ByteSource, &mut HeldStream) -> Result<T>,
+) -> std::result::Result<T, JsValue> {
+    HELD.with(|h| match h.borrow_mut().as_mut() {
+        Some((file, held)) => f(file, held).map_err(dom::to_js),
+        None => Err(JsValue::from_str("no streamed file is held")),
+    })
 }
 
 /// For the worker script: starts pooled CP_r on the group of splits a request names
 /// (`rvalue_model::StreamedSplits`); [`rvalue_splits_step`] reads and calibrates it.
 #[wasm_bindgen]
 pub fn rvalue_splits_start(request: &str) -> std::result::Result<(), JsValue> {
-    let layout = held_layout()?;
-    SPLITS.with(|s| match s.borrow_mut().as_mut() {
-        Some(splits) => splits.start(&layout, request).map_err(dom::to_js),
-        None => Err(JsValue::from_str("no streamed file is held")),
-    })
+    with_held(|_, held| held.start(request))
 }
 
 /// For the worker script: reads and calibrates about [`rvalue_model::STEP_BYTES`] more of the
-/// group started; its bytes once done. The step's bytes are read ahead ([`ByteSource::read`], into the
-/// one reused buffer for a file), so no read buffers pile up for the collector over a group's passes.
+/// group started; its bytes once done. The step's bytes are read ahead ([`ByteSource::read`],
+/// into the one reused buffer for a file), so no read buffers pile up for the collector over a
+/// group's passes.
 #[wasm_bindgen]
 pub async fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValue> {
-    let held = HELD.with(|h| h.borrow().clone());
-    let (file, layout) = held.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
-    let ahead = SPLITS.with(|s| s.borrow().as_ref().map(|sp| sp.step_range(&layout, STEP_BYTES)));
-    let ahead = ahead.unwrap_or(0..0);
+    let (file, ahead) = with_held(|file, held| Ok((file.clone(), held.ahead())))?;
     let bytes = match ahead.is_empty() {
         true => Vec::new(),
         false => file.read(ahead.clone()).await.map_err(dom::to_js)?,
     };
     // What the step reads lies in `ahead`; anything else (none expected) is read as it comes.
     let ahead = ReadAhead::new(ahead, bytes);
-    let read = |r: Range<u64>| ahead.get(&r).map_or_else(|| file.read_sync(r), Ok);
-    SPLITS.with(|s| match s.borrow_mut().as_mut() {
-        Some(splits) => splits.step(&layout, &read, STEP_BYTES).map_err(dom::to_js),
-        None => Err(JsValue::from_str("no streamed file is held")),
-    })
-}
-
-/// Where the held file's items lie.
-fn held_layout() -> std::result::Result<BlockLayout, JsValue> {
-    let layout = HELD.with(|h| h.borrow().as_ref().map(|(_, l)| l.clone()));
-    layout.ok_or_else(|| JsValue::from_str("no streamed file is held"))
+    with_held(|file, held| held.step(&|r: Range<u64>| ahead.get(&r).map_or_else(|| file.read_sync(r), Ok)))
 }
 
 /// For the worker script: the rows of the share a request names
 /// ([`rvalue_model::ShareRequest`]), read as the page reads its own ([`ByteSource::read`]).
 #[wasm_bindgen]
 pub async fn rvalue_compute_share(request: String) -> std::result::Result<Vec<u8>, JsValue> {
-    let held = HELD.with(|h| h.borrow().clone());
-    let (file, layout) = held.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
-    let share = rvalue_model::ShareRequest::parse(&layout, &request).map_err(dom::to_js)?;
-    let raw = file.read(share.bytes(&layout)).await.map_err(dom::to_js)?;
-    share.score(&layout, &raw).map_err(dom::to_js)
+    let (file, (share, range)) = with_held(|file, held| Ok((file.clone(), held.share(&request)?)))?;
+    let raw = file.read(range).await.map_err(dom::to_js)?;
+    with_held(|_, held| held.score(&share, &raw))
 }
 
 /// Bytes `range` of `file`, read synchronously (workers only: a header).

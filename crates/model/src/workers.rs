@@ -5,8 +5,10 @@
 
 use crate::{AnalysisJob, HandOut, Work};
 
+mod held_stream;
 mod pool;
 
+pub use held_stream::HeldStream;
 pub use pool::{Pool, Port};
 
 /// Workers at most: each holds a wasm instance of its own (and a score file's copy).
