@@ -11,7 +11,7 @@ use web_sys::{File, Headers, Request, RequestInit, Response, XmlHttpRequest, Xml
 
 use super::dom;
 use rvalue_core::{Error, Result};
-use rvalue_model::url::hosted::range_header;
+use rvalue_model::url::hosted::{self, range_header};
 
 /// A file on the page's own site whose server answers Range requests.
 #[derive(Clone)]
@@ -86,11 +86,8 @@ fn cannot_read(hosted: &HostedFile, why: String) -> Error {
 async fn read_hosted(h: &HostedFile, range: Range<u64>) -> Result<Vec<u8>> {
     let fail = |e| cannot_read(h, dom::js_message(e));
     let resp = fetch_range(&h.url, &range).await.map_err(fail)?;
-    if resp.status() != 206 {
-        return Err(cannot_read(
-            h,
-            format!("the server answered a Range request with HTTP {}", resp.status()),
-        ));
+    if let Some(why) = hosted::unranged(resp.status()) {
+        return Err(cannot_read(h, why));
     }
     let buf = JsFuture::from(resp.array_buffer().map_err(fail)?).await.map_err(fail)?;
     checked_length(h, &range, js_sys::Uint8Array::new(&buf).to_vec())
@@ -105,17 +102,16 @@ fn read_hosted_sync(h: &HostedFile, range: Range<u64>) -> Result<Vec<u8>> {
     xhr.set_response_type(XmlHttpRequestResponseType::Arraybuffer);
     xhr.send().map_err(fail)?;
     let status = xhr.status().map_err(fail)?;
-    if status != 206 {
-        return Err(cannot_read(h, format!("the server answered a Range request with HTTP {status}")));
+    if let Some(why) = hosted::unranged(status) {
+        return Err(cannot_read(h, why));
     }
     let buf = xhr.response().map_err(fail)?;
     checked_length(h, &range, js_sys::Uint8Array::new(&buf).to_vec())
 }
 
 fn checked_length(h: &HostedFile, range: &Range<u64>, bytes: Vec<u8>) -> Result<Vec<u8>> {
-    let want = range.end - range.start;
-    if bytes.len() as u64 != want {
-        return Err(cannot_read(h, format!("{} bytes came where {want} were asked for", bytes.len())));
+    match hosted::short_read(range, bytes.len()) {
+        Some(why) => Err(cannot_read(h, why)),
+        None => Ok(bytes),
     }
-    Ok(bytes)
 }

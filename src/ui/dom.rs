@@ -128,8 +128,6 @@ pub fn listen_id(
     Ok(())
 }
 
-pub use rvalue_model::figure::html::esc;
-
 /// A JavaScript exception or rejection as text: its message, or the string thrown.
 pub fn js_message(v: JsValue) -> String {
     v.as_string()

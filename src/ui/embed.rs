@@ -8,7 +8,7 @@
 //! changes (a `ResizeObserver`, reached through `js_sys::Reflect` like the history API in
 //! [`super::permalink`]).
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
 use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::closure::Closure;
@@ -16,13 +16,11 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Window};
 
 use super::dom;
+use rvalue_model::embed::{posted_as, slider_ids, tour_controls, Heights, HEIGHT_MESSAGE};
 use rvalue_model::ids;
 use rvalue_model::panel::Panel;
 use rvalue_model::tour::Step;
 use rvalue_model::url::Slider;
-
-/// The `type` of the height message.
-pub const HEIGHT_MESSAGE: &str = "rvalue-explorer:height";
 
 /// Marks the page for what `?embed=` asks: one panel, or a tour step alone.
 pub fn mark(doc: &Document, panel: Option<Panel>, step: Option<&Step>) {
@@ -35,10 +33,8 @@ pub fn mark(doc: &Document, panel: Option<Panel>, step: Option<&Step>) {
 
 /// Posts the heights of what `?embed=` shows (nothing for the whole page).
 pub fn post(doc: &Document, panel: Option<Panel>, tour_alone: bool) {
-    match (panel, tour_alone) {
-        (Some(p), _) => post_heights(doc, p.name()),
-        (None, true) => post_heights(doc, "tour"),
-        (None, false) => {}
+    if let Some(name) = posted_as(panel, tour_alone) {
+        post_heights(doc, name);
     }
 }
 
@@ -49,11 +45,8 @@ fn apply(doc: &Document, panel: Panel) {
     let _ = body.class_list().add_1("embed");
     let _ = body.set_attribute("data-embed", panel.name());
     keep(doc.get_element_by_id(&panel.element_id()));
-    let s = panel.sliders();
-    for (on, id) in [(s.alpha, "alpha"), (s.beta, "beta"), (s.sigma2, "sigma2")] {
-        if on {
-            keep(dom::input(doc, id).ok().and_then(|i| i.parent_element()));
-        }
+    for id in slider_ids(panel) {
+        keep(dom::input(doc, id).ok().and_then(|i| i.parent_element()));
     }
 }
 
@@ -64,18 +57,10 @@ fn apply_tour(doc: &Document, step: &Step) {
     let _ = body.class_list().add_1("embed");
     let _ = body.set_attribute("data-embed", "tour");
     keep(doc.get_element_by_id(ids::TOUR));
-    let mut ids = vec![step.control];
     for p in step.panels {
         keep(doc.get_element_by_id(&p.element_id()));
-        let s = p.sliders();
-        ids.extend(
-            [(s.alpha, "alpha"), (s.beta, "beta"), (s.sigma2, "sigma2")]
-                .into_iter()
-                .filter(|s| s.0)
-                .map(|s| s.1),
-        );
     }
-    for id in ids {
+    for id in tour_controls(step) {
         // The control's slider or fieldset: a direct child of the controls.
         keep(doc.get_element_by_id(id).and_then(|e| e.closest(".slider, fieldset").ok().flatten()));
     }
@@ -109,11 +94,10 @@ fn post_heights(doc: &Document, panel: &'static str) {
         return;
     }
     let doc = doc.clone();
-    let last = Cell::new(-1.0);
+    let heights = RefCell::new(Heights::default());
     let post = move || {
         let Some(body) = doc.body() else { return };
-        let height = body.get_bounding_client_rect().height().ceil();
-        if height != last.replace(height) {
+        if let Some(height) = heights.borrow_mut().changed(body.get_bounding_client_rect().height()) {
             send(&parent, height, panel);
         }
     };

@@ -14,13 +14,10 @@ use super::streamed::{self, Streamed};
 use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
+use rvalue_model::files::{self, DropPlan};
 use rvalue_model::ids;
 use rvalue_model::samples::{SYNTHETIC_CIFAR, SYNTHETIC_TOY};
 use rvalue_model::url::DataRef;
-
-/// Largest file the page reads whole (the core refuses tensors over 2^28 elements anyway);
-/// larger `.npy` score files are read a block at a time ([`streamed`]).
-const MAX_FILE_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// What a load gave, for the page to show.
 pub enum Got {
@@ -45,75 +42,31 @@ pub enum Got {
 /// Where loads deliver what they got: the page, which shows it.
 pub type Sink = Rc<dyn Fn(Got)>;
 
-/// Why a file of `bytes` named `name` is not read, if it is larger than the page reads whole.
-pub fn too_large(name: &str, bytes: f64) -> Option<String> {
-    (bytes > MAX_FILE_BYTES).then(|| {
-        format!(
-            "{name}: {:.1} GiB is larger than the page reads (2 GiB); use the rvalue command line",
-            bytes / 1024f64.powi(3)
-        )
-    })
+impl Got {
+    /// A score file's bytes read whole, with its labels' name and bytes if given apart;
+    /// shown as `shown`, or under its own name.
+    pub fn whole(
+        name: String,
+        bytes: &[u8],
+        labels: Option<(String, Vec<u8>)>,
+        shown: Option<String>,
+        origin: DataRef,
+        note: Option<String>,
+    ) -> Got {
+        let (own, got) = files::read(name, bytes, labels);
+        let (data, names) = files::split_names(got);
+        Got::Dataset { name: shown.unwrap_or(own), data, names, pool: None, origin, note }
+    }
 }
 
 async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
-    if let Some(why) = too_large(&f.name(), f.size()) {
+    if let Some(why) = files::too_large(&f.name(), f.size()) {
         return Err(why);
     }
     let buf = JsFuture::from(f.array_buffer())
         .await
         .map_err(|e| format!("{}: {}", f.name(), dom::js_message(e)))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
-}
-
-/// A data set read and its class names, if its `.npz` gives them.
-pub type Labelled = (Dataset, Option<Vec<String>>);
-
-/// A score file's bytes (from a drop, the picker or a sample) read, with `labels` from a
-/// separate labels file when two were dropped; the name to show, and the data set.
-pub fn read(name: String, bytes: &[u8], labels: Option<(String, Vec<u8>)>) -> (String, Result<Labelled>) {
-    let data = rvalue_core::io::read_scores(&name, bytes).and_then(|mut d| {
-        if let Some((lname, lbytes)) = &labels {
-            d.labels = Some(rvalue_core::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
-        }
-        let names = rvalue_core::io::read_class_names(&name, bytes, d.scores.k())?;
-        Ok((d, names))
-    });
-    let name = match &labels {
-        Some((l, _)) => format!("{name} + {l}"),
-        None => name,
-    };
-    (name, data)
-}
-
-/// A read's data set and class names apart, as [`Got::Dataset`] holds them.
-pub fn split_names(got: Result<Labelled>) -> (Result<Dataset>, Option<Vec<String>>) {
-    match got {
-        Ok((d, names)) => (Ok(d), names),
-        Err(e) => (Err(e), None),
-    }
-}
-
-/// A score file of at least the stream size (`stream=MB`) and, if given, its labels: read a
-/// block at a time. `None` when no file is that large.
-async fn load_streamed(sink: &Sink, all: &[File]) -> Option<()> {
-    let from = streamed::stream_from();
-    let is_labels = |f: &File| f.name().to_lowercase().contains("label");
-    let big = all.iter().position(|f| !is_labels(f) && f.size() >= from)?;
-    let labels = all.iter().enumerate().find(|(i, f)| *i != big && is_labels(f)).map(|(_, f)| f);
-    let got = if all.len() > 1 + usize::from(labels.is_some()) {
-        Err(format!(
-            "{} is read a block at a time: drop it with its labels file alone (a calibration pool \
-             needs the test items in memory)",
-            all[big].name()
-        ))
-    } else {
-        open_streamed(&all[big], labels).await
-    };
-    sink(match got {
-        Ok(s) => Got::Streamed(s, DataRef::Upload),
-        Err(e) => Got::Failed(e),
-    });
-    Some(())
 }
 
 /// `scores` with its labels file `labels`, opened to be read a block at a time.
@@ -127,29 +80,23 @@ async fn open_streamed(scores: &File, labels: Option<&File>) -> std::result::Res
     Ok(Streamed { file, info: Arc::new(info) })
 }
 
-/// Up to three files: the scores, a labels file (the one whose name holds "label") and a pool.
+/// Up to three files: the scores, a labels file (the one whose name holds "label") and a pool;
+/// or a score file too large to hold, with its labels, read a block at a time.
 async fn load_list(sink: Sink, all: Vec<File>) {
-    if load_streamed(&sink, &all).await.is_some() {
-        return;
-    }
-    let result = async {
-        if all.is_empty() || all.len() > 3 {
-            return Err(format!(
-                "{} files were given: load one file, or up to three: a scores file, a labels file \
-                 (its name holding \"label\") and a calibration pool of true-label draws [n_cal, M]",
-                all.len()
-            ));
+    let sized: Vec<(String, f64)> = all.iter().map(|f| (f.name(), f.size())).collect();
+    let named = match files::plan_drop(&sized, streamed::stream_from()) {
+        DropPlan::Stream { scores, labels } => {
+            return sink(match open_streamed(&all[scores], labels.map(|l| &all[l])).await {
+                Ok(s) => Got::Streamed(s, DataRef::Upload),
+                Err(e) => Got::Failed(e),
+            });
         }
-        let mut named = Vec::with_capacity(all.len());
-        for f in &all {
-            named.push((f.name(), read_file(f).await?));
-        }
-        Ok(named)
-    }
-    .await;
-    match result {
+        DropPlan::Refused(why) => Err(why),
+        DropPlan::Whole => read_all(&all).await,
+    };
+    match named {
         Ok(named) => {
-            let (name, got) = read_named(named);
+            let (name, got) = files::read_named(named);
             let (data, pool, names) = match got {
                 Ok((d, pool, names)) => (Ok(d), pool.map(Arc::new), names),
                 Err(e) => (Err(e), None, None),
@@ -160,87 +107,13 @@ async fn load_list(sink: Sink, all: Vec<File>) {
     }
 }
 
-/// A data set read, its pool, if any, and its class names, if its `.npz` gives them.
-pub type Named = (Dataset, Option<TrueDraws>, Option<Vec<String>>);
-
-/// Files' bytes by role. A name holding "label" is the labels file (the second of two such
-/// names is taken as scores). Of two score files, the pool is the 2-D one `[n_cal, M]` whose
-/// second dimension is the other's M (two files that are not both scores are scores and
-/// labels, in that order); an `.npz` of scores may carry its pool as member `cal_true`. The
-/// name to show, and the scores (labelled) with the pool, if any.
-pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<Named>) {
-    let (mut labels, mut scores): (Vec<_>, Vec<_>) =
-        files.into_iter().partition(|(n, _)| n.to_lowercase().contains("label"));
-    if scores.is_empty() && labels.len() > 1 {
-        scores.push(labels.remove(1));
+/// Every file's name and bytes.
+async fn read_all(all: &[File]) -> std::result::Result<Vec<(String, Vec<u8>)>, String> {
+    let mut named = Vec::with_capacity(all.len());
+    for f in all {
+        named.push((f.name(), read_file(f).await?));
     }
-    let read_all = |scores: &[(String, Vec<u8>)]| {
-        scores.iter().map(|(n, b)| rvalue_core::io::read_scores(n, b)).collect::<Result<Vec<_>>>()
-    };
-    let mut read = read_all(&scores);
-    if read.is_err() && labels.is_empty() && scores.len() == 2 {
-        labels.push(scores.remove(1));
-        read = read_all(&scores);
-    }
-    let names: Vec<&str> = scores.iter().chain(&labels).map(|(n, _)| n.as_str()).collect();
-    let shown = names.join(" + ");
-    if labels.len() > 1 || scores.is_empty() {
-        let e = rvalue_core::Error::invalid(format!(
-            "{shown}: more than one file names labels; give one labels file (its name holding \"label\")"
-        ));
-        return (shown, Err(e));
-    }
-    let got = read.and_then(|mut read| {
-        let (test_at, pool) = pool_of(&scores, &read)?;
-        let mut d = read.swap_remove(test_at);
-        if let Some((lname, lbytes)) = labels.first() {
-            d.labels = Some(rvalue_core::io::read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
-        }
-        let (sname, sbytes) = &scores[test_at];
-        let names = rvalue_core::io::read_class_names(sname, sbytes, d.scores.k())?;
-        Ok((test_at, d, pool, names))
-    });
-    match got {
-        Ok((test_at, d, pool, names)) => {
-            let mut name = scores[test_at].0.clone();
-            for (l, _) in &labels {
-                name = format!("{name} + {l}");
-            }
-            if let Some(p) = &pool {
-                let from = scores.get(1 - test_at).map_or("cal_true", |(n, _)| n.as_str());
-                name = format!("{name} with the pool {from} [{}, {}]", p.n(), p.m());
-            }
-            (name, Ok((d, pool, names)))
-        }
-        Err(e) => (shown, Err(e)),
-    }
-}
-
-/// Which of the score files read is the test file, and the pool: the other file, or the test
-/// file's member `cal_true`.
-fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Option<TrueDraws>)> {
-    match (files, read) {
-        ([(name, bytes)], _) => {
-            let pool = rvalue_core::io::read_cal_true(name, bytes)?;
-            Ok((0, pool.map(|d| TrueDraws::of_dataset(&format!("{name}: member cal_true"), d)).transpose()?))
-        }
-        ([(a, _), (b, _)], [da, db]) => {
-            let pool_for = |p: &Dataset, t: &Dataset| p.single_draw && p.scores.k() == t.scores.m();
-            let (test_at, pool_name) = match (pool_for(db, da), pool_for(da, db)) {
-                (true, false) => (0, b),
-                (false, true) => (1, a),
-                _ => {
-                    return Err(rvalue_core::Error::invalid(format!(
-                        "{a} and {b} are two score files: one should be a calibration pool of \
-                         true-label draws [n_cal, M] for the other's M draws (or name a labels \
-                         file \"…label…\")"
-                    )))
-                }
-            };
-            Ok((test_at, Some(TrueDraws::of_dataset(pool_name, read[1 - test_at].clone())?)))
-        }
-        _ => Err(rvalue_core::Error::invalid("give at most two score files: the test items and a pool")),
-    }
+    Ok(named)
 }
 
 async fn load_sample(sink: Sink, name: String) {
@@ -259,12 +132,7 @@ async fn load_sample(sink: Sink, name: String) {
     }
     .await;
     match result {
-        Ok(bytes) => {
-            let origin = DataRef::Sample(name.clone());
-            let (name, got) = read(name, &bytes, None);
-            let (data, names) = split_names(got);
-            sink(Got::Dataset { name, data, names, pool: None, origin, note: None })
-        }
+        Ok(bytes) => sink(Got::whole(name.clone(), &bytes, None, None, DataRef::Sample(name), None)),
         Err(e) => sink(Got::Failed(format!("sample {name} could not be fetched: {e}"))),
     }
 }
@@ -314,13 +182,8 @@ pub fn wire(sink: &Sink, doc: &Document) -> Result<()> {
 
 /// Loads the bundled sample `name` (one of [`rvalue_model::samples::SAMPLES`]), as its button does.
 pub fn load_named(sink: &Sink, name: String) {
-    let status = match name.as_str() {
-        SYNTHETIC_CIFAR => "Generating a CIFAR-100-shaped tensor (2000 × 31 × 100)…".to_string(),
-        SYNTHETIC_TOY => "Simulating the toy at its defaults (1000 × 30 × 10)…".to_string(),
-        _ => format!("Fetching {name}…"),
-    };
     if let Ok(d) = dom::document() {
-        dom::set_text(&d, ids::STATUS, &status);
+        dom::set_text(&d, ids::STATUS, &files::sample_status(&name));
     }
     if name == SYNTHETIC_CIFAR || name == SYNTHETIC_TOY {
         spawn_local(synthetic(sink.clone(), name));

@@ -16,10 +16,11 @@ use std::sync::Arc;
 
 use super::byte_source::{self, ByteSource, HostedFile};
 use super::dom;
-use super::files::{self, Got, Sink};
+use super::files::{Got, Sink};
 use super::streamed::{self, Streamed};
+use rvalue_model::files::{too_large, HEAD_BYTES};
 use rvalue_model::ids;
-use rvalue_model::url::hosted::{unranged_note, HostedRead};
+use rvalue_model::url::hosted::{self, file_name, unranged_note, HostedRead};
 use rvalue_model::url::DataRef;
 
 /// Fetches the hosted file `src` (and its labels `labels`) and hands what it read to `sink`.
@@ -37,10 +38,7 @@ async fn fetch_and_read(sink: Sink, src: String, labels: Option<String>, shown: 
     match read(&src, labels.as_deref(), shown.as_deref()).await {
         Ok(Read::Streamed(s)) => sink(Got::Streamed(s, origin)),
         Ok(Read::Whole { bytes, labels, note }) => {
-            let (own, got) = files::read(file_name(&src), &bytes, labels);
-            let name = shown.unwrap_or(own);
-            let (data, names) = files::split_names(got);
-            sink(Got::Dataset { name, data, names, pool: None, origin, note })
+            sink(Got::whole(file_name(&src), &bytes, labels, shown, origin, note))
         }
         Err(e) => sink(Got::Failed(e)),
     }
@@ -55,7 +53,7 @@ enum Read {
 
 async fn read(src: &str, labels: Option<&str>, shown: Option<&str>) -> Result<Read, String> {
     let url = on_this_site(src)?;
-    let head = 0..streamed::HEAD_BYTES as u64;
+    let head = 0..HEAD_BYTES;
     let fail = |e| format!("'{src}' could not be fetched: {}", dom::js_message(e));
     let resp = checked(src, byte_source::fetch_range(&url, &head).await.map_err(fail)?)?;
     let range = resp.headers().get("content-range").ok().flatten();
@@ -97,27 +95,16 @@ async fn drain(resp: &Response) {
     }
 }
 
-/// The last part of an address' path: the name its extension is read from.
-fn file_name(address: &str) -> String {
-    let path = address.split(['?', '#']).next().unwrap_or(address);
-    path.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(path).to_string()
-}
-
 /// `address` resolved against the page's own, if it is on the page's site.
 fn on_this_site(address: &str) -> Result<String, String> {
     let w = web_sys::window().ok_or("no window")?;
     let here = w.location();
     let page = here.href().map_err(dom::js_message)?;
     let url = Url::new_with_base(address, &page).map_err(|_| format!("'{address}' is not an address"))?;
-    let own = here.origin().map_err(dom::js_message)?;
-    if url.origin() != own {
-        return Err(format!(
-            "'{address}' is on another site ({}); the page loads hosted files from its own site \
-             ({own}) only",
-            url.origin()
-        ));
+    match hosted::other_site(address, &url.origin(), &here.origin().map_err(dom::js_message)?) {
+        Some(why) => Err(why),
+        None => Ok(url.href()),
     }
-    Ok(url.href())
 }
 
 /// A plain GET of `address`, on this site.
@@ -130,15 +117,11 @@ async fn get(address: &str) -> Result<Response, String> {
 
 /// `resp` if it is a file's bytes: not an error status, nor a web page.
 fn checked(address: &str, resp: Response) -> Result<Response, String> {
-    if !resp.ok() {
-        return Err(format!("'{address}' could not be fetched: HTTP {}", resp.status()));
+    let kind = resp.headers().get("content-type").ok().flatten();
+    match hosted::refused_answer(address, resp.ok(), resp.status(), kind.as_deref()) {
+        Some(why) => Err(why),
+        None => Ok(resp),
     }
-    let is_page =
-        resp.headers().get("content-type").ok().flatten().is_some_and(|t| t.starts_with("text/html"));
-    if is_page {
-        return Err(format!("'{address}' is a web page, not a score file: is the address right?"));
-    }
-    Ok(resp)
 }
 
 /// The body of `resp` (from `address`), the status line saying how large the download is.
@@ -146,17 +129,17 @@ async fn whole(address: &str, resp: Response) -> Result<Vec<u8>, String> {
     let fail = |e| format!("'{address}' could not be fetched: {}", dom::js_message(e));
     let total = resp.headers().get("content-length").ok().flatten().and_then(|n| n.parse::<f64>().ok());
     // Read whole, as a dropped file is, so within the same limit.
-    if let Some(why) = total.and_then(|n| files::too_large(&format!("'{address}'"), n)) {
+    if let Some(why) = total.and_then(|n| too_large(&format!("'{address}'"), n)) {
         return Err(why);
     }
     if let (Some(t), Ok(d)) = (total, dom::document()) {
-        dom::set_text(&d, ids::STATUS, &format!("Fetching {address} ({:.1} MB)…", t / 1e6));
+        dom::set_text(&d, ids::STATUS, &hosted::fetching(address, t));
     }
     // Read whole, as a sample is: a stream reader's last read raced the request's end, which
     // the browser then reported as aborted although every byte had arrived.
     let buf: js_sys::ArrayBuffer =
         JsFuture::from(resp.array_buffer().map_err(fail)?).await.map_err(fail)?.unchecked_into();
-    if let Some(why) = files::too_large(&format!("'{address}'"), f64::from(buf.byte_length())) {
+    if let Some(why) = too_large(&format!("'{address}'"), f64::from(buf.byte_length())) {
         return Err(why); // a server that gave no length
     }
     Ok(js_sys::Uint8Array::new(&buf).to_vec())

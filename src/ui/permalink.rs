@@ -18,6 +18,7 @@ use web_sys::{Document, HtmlInputElement};
 use super::dom;
 use rvalue_core::Result;
 use rvalue_model::ids;
+use rvalue_model::url::rewrite::{with_query, Rewrites};
 use rvalue_model::url::{Restored, UrlState};
 
 /// The shortest interval between two rewrites of the address.
@@ -37,12 +38,7 @@ pub fn search() -> String {
 /// The page's address with `query` in place of its own (the fragment is dropped).
 pub fn url_with(query: &str) -> String {
     let href = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
-    let base = href.split(['?', '#']).next().unwrap_or_default();
-    if query.is_empty() {
-        base.to_string()
-    } else {
-        format!("{base}?{query}")
-    }
+    with_query(&href, query)
 }
 
 /// `target.method(args…)`, for the browser APIs reached by name.
@@ -60,33 +56,24 @@ fn replace_address(url: &str) {
     }
 }
 
-/// Keeps the address in step with the page's state.
-pub struct Link {
-    /// The query the address has, or will have once the pending write runs.
-    written: String,
-    /// The query a scheduled write will put in the address.
-    pending: Rc<RefCell<Option<String>>>,
-}
+/// Keeps the address in step with the page's state ([`Rewrites`]).
+pub struct Link(Rc<RefCell<Rewrites>>);
 
 impl Link {
     /// `current`: the query the address has now.
     pub fn new(current: String) -> Link {
-        Link { written: current, pending: Rc::new(RefCell::new(None)) }
+        Link(Rc::new(RefCell::new(Rewrites::new(current))))
     }
 
     /// Schedules a write of `query` unless the address already has it; a write already
     /// scheduled takes the newer query instead.
     pub fn update(&mut self, query: String) {
-        if query == self.written {
+        if !self.0.borrow_mut().update(query) {
             return;
         }
-        self.written = query.clone();
-        if self.pending.borrow_mut().replace(query).is_some() {
-            return;
-        }
-        let pending = self.pending.clone();
+        let rewrites = self.0.clone();
         let write = Closure::once_into_js(move || {
-            if let Some(q) = pending.borrow_mut().take() {
+            if let Some(q) = rewrites.borrow_mut().due() {
                 replace_address(&url_with(&q));
             }
         });
@@ -98,10 +85,9 @@ impl Link {
 
     /// Writes `query` at once (a pending write is dropped); the address.
     pub fn now(&mut self, query: String) -> String {
-        self.pending.borrow_mut().take();
         let url = url_with(&query);
         replace_address(&url);
-        self.written = query;
+        self.0.borrow_mut().now(query);
         url
     }
 }

@@ -8,8 +8,8 @@
 //! of half a gigabyte would not fit in one JavaScript string.
 
 use super::dom;
-use super::files::{self, Got, Sink};
-use rvalue_model::url::report::{decode_base64, read};
+use super::files::{Got, Sink};
+use rvalue_model::url::report::{decode_base64, in_force};
 use rvalue_model::url::{DataRef, Restored};
 
 /// The block holding the score file (an `.npz`).
@@ -21,19 +21,12 @@ const SETTINGS: &str = "report-settings";
 /// in no frame, or in another origin's, sees no frame element.
 const WIDGET_DATA: &str = "rvalueReportData";
 
-/// The settings in force if this page is a saved report: the address' own once the page has
-/// written them there (a reload keeps the view), else the report's; the name shown for the
-/// data is the report's unless the address gives one (a link never holds the report's).
+/// The settings in force if this page is a saved report ([`in_force`]).
 pub fn settings() -> Option<(Restored, Option<String>)> {
     let doc = dom::document().ok()?;
     doc.get_element_by_id(DATA)?;
-    let own = read(&block(&doc, SETTINGS).and_then(|b| String::from_utf8(b).ok()).unwrap_or_default());
-    let search = super::permalink::search();
-    if search.is_empty() {
-        return Some(own);
-    }
-    let (restored, name) = read(&search);
-    Some((restored, name.or(own.1)))
+    let own = block(&doc, SETTINGS).and_then(|b| String::from_utf8(b).ok()).unwrap_or_default();
+    Some(in_force(&own, &super::permalink::search()))
 }
 
 /// A block's bytes (`None` when it is missing or not base64).
@@ -61,10 +54,7 @@ fn read_into(sink: &Sink) {
             }
         }
     };
-    let (own, got) = files::read("report.npz".to_string(), &bytes, None);
-    let (data, names) = files::split_names(got);
-    let name = name.unwrap_or(own);
-    sink(Got::Dataset { name, data, names, pool: None, origin: DataRef::Report, note: None })
+    sink(Got::whole("report.npz".to_string(), &bytes, None, name, DataRef::Report, None))
 }
 
 /// The data a widget gave the page's frame, if it gave any.

@@ -16,32 +16,21 @@ use web_sys::File;
 use super::byte_source::{ByteSource, HostedFile};
 use super::dom;
 
-use rvalue_core::io::{read_labels, BlockLayout};
 use rvalue_core::{Error, Result};
-use rvalue_model::{StreamedFile, StreamedSplits, STEP_BYTES};
-
-/// Score files of at least this many bytes are read a block at a time, unless the address'
-/// `stream=MB` says otherwise: a file the page holds answers a change of r-value kind at once,
-/// a streamed one reads itself again.
-const STREAM_FROM_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
-
-/// A header is read from this many bytes at the file's start.
-pub const HEAD_BYTES: f64 = 1024.0 * 1024.0;
+use rvalue_model::files::{self, ReadAhead};
+use rvalue_model::workers::HeldStream;
+use rvalue_model::StreamedFile;
 
 thread_local! {
     /// The size from which score files are streamed, from the address the page started with
     /// (the address is then rewritten, and keeps no switch).
-    static STREAM_FROM: std::cell::Cell<f64> = const { std::cell::Cell::new(STREAM_FROM_BYTES) };
+    static STREAM_FROM: std::cell::Cell<f64> = const { std::cell::Cell::new(files::STREAM_FROM_BYTES) };
 }
 
 /// Sets the size from which score files are streamed: the `stream` switch (megabytes), or the
 /// default without one.
 pub fn set_stream_switch(switch: Option<&str>) {
-    let from = switch
-        .and_then(|s| s.parse::<f64>().ok())
-        .filter(|x| *x >= 0.0)
-        .map_or(STREAM_FROM_BYTES, |mb| mb * 1e6);
-    STREAM_FROM.with(|s| s.set(from));
+    STREAM_FROM.with(|s| s.set(files::stream_from(switch)));
 }
 
 /// The size from which score files are streamed.
@@ -100,45 +89,25 @@ pub(super) async fn read_file_range(file: &File, range: Range<u64>) -> Result<Ve
     Ok(out)
 }
 
-/// Opens the large `.npy` `scores` from its header, with the labels `labels` (a name and the
-/// bytes, read whole: a few bytes per item). Nothing of the scores is read beyond its first
-/// [`HEAD_BYTES`], and not those either when `head` holds them already.
+/// Opens the large `.npy` `scores` from its header ([`files::open_streamed`]), with the labels
+/// `labels`. Nothing of the scores is read beyond its first [`files::HEAD_BYTES`], and not
+/// those either when `head` holds them already.
 pub async fn open(
     scores: &ByteSource,
     head: Option<Vec<u8>>,
     labels: Option<(String, Vec<u8>)>,
 ) -> Result<StreamedFile> {
-    let name = scores.name();
     let size = scores.size();
     let head = match head {
         Some(h) => h,
-        None => scores.read(0..size.min(HEAD_BYTES as u64)).await?,
+        None => scores.read(0..size.min(files::HEAD_BYTES)).await?,
     };
-    if head.starts_with(rvalue_core::io::ZIP_MAGIC) {
-        return Err(Error::invalid(format!(
-            "{name}: an .npz of {:.1} GB is larger than the page holds; save its scores as an .npy \
-             (np.save) to read them a block at a time, with the labels as a second .npy",
-            size as f64 / 1e9
-        )));
-    }
-    let layout = BlockLayout::of_npy_head(&name, &head, size)?;
-    let Some((lname, lbytes)) = labels else {
-        return Err(Error::invalid(format!(
-            "{name} has no labels: conformal prediction needs the true label of every item (drop \
-             a second .npy named *labels* with it)"
-        )));
-    };
-    let (n, _, k) = layout.shape();
-    let y = read_labels(&lname, &lbytes, n, k)?;
-    StreamedFile::new(format!("{name} + {lname}"), layout, y)
+    files::open_streamed(&scores.name(), size, &head, labels)
 }
 
 thread_local! {
-    /// In a worker: the streamed file whose shares it reads, and where its items lie.
-    static HELD: RefCell<Option<(ByteSource, BlockLayout)>> = const { RefCell::new(None) };
-    /// In a worker: the same file's pooled splits (its labels, and the true-label draws once
-    /// gathered).
-    static SPLITS: RefCell<Option<StreamedSplits>> = const { RefCell::new(None) };
+    /// In a worker: the streamed file whose shares and pooled splits it reads.
+    static HELD: RefCell<Option<(ByteSource, HeldStream)>> = const { RefCell::new(None) };
 }
 
 /// For the worker script: holds `file` (a handle, not its bytes), whose items have `labels`,
@@ -162,66 +131,53 @@ pub fn rvalue_hold_hosted(
 
 fn hold(source: ByteSource, labels: Vec<f64>) -> std::result::Result<(), JsValue> {
     HELD.with(|h| h.borrow_mut().take());
-    SPLITS.with(|s| s.borrow_mut().take());
     let size = source.size();
-    let head = source.read_sync(0..size.min(HEAD_BYTES as u64)).map_err(dom::to_js)?;
-    let layout = BlockLayout::of_npy_head(&source.name(), &head, size).map_err(dom::to_js)?;
-    HELD.with(|h| *h.borrow_mut() = Some((source, layout)));
-    let labels = labels.into_iter().map(|y| y as usize).collect();
-    SPLITS.with(|s| *s.borrow_mut() = Some(StreamedSplits::new(labels)));
+    let head = source.read_sync(0..size.min(files::HEAD_BYTES)).map_err(dom::to_js)?;
+    let held = HeldStream::open(&source.name(), size, &head, labels).map_err(dom::to_js)?;
+    HELD.with(|h| *h.borrow_mut() = Some((source, held)));
     Ok(())
+}
+
+/// `f` of the held file and what the worker knows of it.
+fn with_held<T>(
+    f: impl FnOnce(&ByteSource, &mut HeldStream) -> Result<T>,
+) -> std::result::Result<T, JsValue> {
+    HELD.with(|h| match h.borrow_mut().as_mut() {
+        Some((file, held)) => f(file, held).map_err(dom::to_js),
+        None => Err(JsValue::from_str("no streamed file is held")),
+    })
 }
 
 /// For the worker script: starts pooled CP_r on the group of splits a request names
 /// (`rvalue_model::StreamedSplits`); [`rvalue_splits_step`] reads and calibrates it.
 #[wasm_bindgen]
 pub fn rvalue_splits_start(request: &str) -> std::result::Result<(), JsValue> {
-    let layout = held_layout()?;
-    SPLITS.with(|s| match s.borrow_mut().as_mut() {
-        Some(splits) => splits.start(&layout, request).map_err(dom::to_js),
-        None => Err(JsValue::from_str("no streamed file is held")),
-    })
+    with_held(|_, held| held.start(request))
 }
 
 /// For the worker script: reads and calibrates about [`rvalue_model::STEP_BYTES`] more of the
-/// group started; its bytes once done. The step's bytes are read ahead ([`ByteSource::read`], into the
-/// one reused buffer for a file), so no read buffers pile up for the collector over a group's passes.
+/// group started; its bytes once done. The step's bytes are read ahead ([`ByteSource::read`],
+/// into the one reused buffer for a file), so no read buffers pile up for the collector over a
+/// group's passes.
 #[wasm_bindgen]
 pub async fn rvalue_splits_step() -> std::result::Result<Option<Vec<u8>>, JsValue> {
-    let held = HELD.with(|h| h.borrow().clone());
-    let (file, layout) = held.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
-    let ahead = SPLITS.with(|s| s.borrow().as_ref().map(|sp| sp.step_range(&layout, STEP_BYTES)));
-    let ahead = ahead.unwrap_or(0..0);
+    let (file, ahead) = with_held(|file, held| Ok((file.clone(), held.ahead())))?;
     let bytes = match ahead.is_empty() {
         true => Vec::new(),
         false => file.read(ahead.clone()).await.map_err(dom::to_js)?,
     };
     // What the step reads lies in `ahead`; anything else (none expected) is read as it comes.
-    let read = |r: Range<u64>| match (r.start.checked_sub(ahead.start), r.end <= ahead.end) {
-        (Some(at), true) => Ok(bytes[at as usize..(r.end - ahead.start) as usize].to_vec()),
-        _ => file.read_sync(r),
-    };
-    SPLITS.with(|s| match s.borrow_mut().as_mut() {
-        Some(splits) => splits.step(&layout, &read, STEP_BYTES).map_err(dom::to_js),
-        None => Err(JsValue::from_str("no streamed file is held")),
-    })
-}
-
-/// Where the held file's items lie.
-fn held_layout() -> std::result::Result<BlockLayout, JsValue> {
-    let layout = HELD.with(|h| h.borrow().as_ref().map(|(_, l)| l.clone()));
-    layout.ok_or_else(|| JsValue::from_str("no streamed file is held"))
+    let ahead = ReadAhead::new(ahead, bytes);
+    with_held(|file, held| held.step(&|r: Range<u64>| ahead.get(&r).map_or_else(|| file.read_sync(r), Ok)))
 }
 
 /// For the worker script: the rows of the share a request names
 /// ([`rvalue_model::ShareRequest`]), read as the page reads its own ([`ByteSource::read`]).
 #[wasm_bindgen]
 pub async fn rvalue_compute_share(request: String) -> std::result::Result<Vec<u8>, JsValue> {
-    let held = HELD.with(|h| h.borrow().clone());
-    let (file, layout) = held.ok_or_else(|| JsValue::from_str("no streamed file is held"))?;
-    let share = rvalue_model::ShareRequest::parse(&layout, &request).map_err(dom::to_js)?;
-    let raw = file.read(share.bytes(&layout)).await.map_err(dom::to_js)?;
-    share.score(&layout, &raw).map_err(dom::to_js)
+    let (file, (share, range)) = with_held(|file, held| Ok((file.clone(), held.share(&request)?)))?;
+    let raw = file.read(range).await.map_err(dom::to_js)?;
+    with_held(|_, held| held.score(&share, &raw))
 }
 
 /// Bytes `range` of `file`, read synchronously (workers only: a header).

@@ -301,9 +301,7 @@ async fn switching_to_scores_uses_the_default_r_value_and_a_loaded_file() {
     let bytes = include_bytes!("../../assets/small_long.csv");
     fire(&doc, "splits", "3", "change");
     let sample = rvalue_model::url::DataRef::Sample("small_long.csv".into());
-    let (name, got) = files::read("small_long.csv".into(), bytes, None);
-    let (data, names) = files::split_names(got);
-    app::file_sink(&app)(files::Got::Dataset { name, data, names, pool: None, origin: sample, note: None });
+    app::file_sink(&app)(files::Got::whole("small_long.csv".into(), bytes, None, None, sample, None));
     idle(&app).await;
     let a = app.borrow();
     let analysis = a.analysis().expect("analysed");
@@ -426,39 +424,6 @@ fn the_worker_entry_point_computes_a_repeat_the_job_takes() {
     job.supply_part(h.part, &bytes).unwrap();
     assert_eq!(job.parts_out(), 0);
     assert!(super::workers::rvalue_compute_part("not a request").is_err());
-}
-
-/// Files by role: of two score files the pool is the 2-D one for the other's M draws, in any
-/// order and beside a labels file; two files that are not both scores are scores and labels.
-#[test]
-fn files_are_told_apart_by_role() {
-    use rvalue_core::io::{write_npy_f32, write_npy_i64};
-    let (n, m, k, n_cal) = (4, 3, 2, 5);
-    let scores: Vec<f32> = (0..n * m * k).map(|x| x as f32 / 8.0).collect();
-    let test = write_npy_f32(&[n, m, k], &scores);
-    let pool = write_npy_f32(&[n_cal, m], &vec![0.5; n_cal * m]);
-    let labels = write_npy_i64(&[n], &[0, 1, 1, 0]);
-    let named = |v: &[(&str, &Vec<u8>)]| v.iter().map(|(a, b)| (a.to_string(), b.to_vec())).collect();
-    let (name, got) =
-        files::read_named(named(&[("pool.npy", &pool), ("y_labels.npy", &labels), ("test.npy", &test)]));
-    let (d, p, _) = got.unwrap();
-    assert_eq!(name, "test.npy + y_labels.npy with the pool pool.npy [5, 3]");
-    assert_eq!(
-        (d.scores.n(), d.labels, p.map(|p| (p.n(), p.m()))),
-        (4, Some(vec![0, 1, 1, 0]), Some((5, 3)))
-    );
-    // Scores and an unnamed labels file, as before pools.
-    let (name, got) = files::read_named(named(&[("test.npy", &test), ("targets.npy", &labels)]));
-    let (d, p, names) = got.unwrap();
-    assert_eq!(
-        (name.as_str(), d.labels.is_some(), p.is_none(), names),
-        ("test.npy + targets.npy", true, true, None)
-    );
-    assert_eq!((name.as_str(), d.labels.is_some(), p.is_none()), ("test.npy + targets.npy", true, true));
-    // A 2-D file whose second dimension is not M is no pool.
-    let other = write_npy_f32(&[n_cal, m + 1], &vec![0.5; n_cal * (m + 1)]);
-    let e = files::read_named(named(&[("test.npy", &test), ("other.npy", &other)])).1.unwrap_err();
-    assert!(e.to_string().contains("are two score files"), "{e}");
 }
 
 #[test]

@@ -7,14 +7,14 @@
 //! (`ui::streamed`).
 //!
 //! One worker per core beyond the page's own (`navigator.hardwareConcurrency − 1`, at most
-//! [`MAX_WORKERS`]), started with the first analysis of several toy repeats or pooled splits;
-//! the URL parameter `workers=N` sets the count (0: the page's thread alone), for tests and
-//! benchmarks. A worker that fails to start or whose repeat or split fails is stopped, and its
-//! work goes back to the job.
+//! [`rvalue_model::workers::MAX_WORKERS`]), started with the first analysis of several toy
+//! repeats or pooled splits; the URL parameter `workers=N` sets the count (0: the page's thread
+//! alone), for tests and benchmarks. A worker that fails to start or whose repeat or split
+//! fails is stopped, and its work goes back to the job. Which worker gets what, and what a
+//! reply does, is [`rvalue_model::workers`]; this posts and reads the messages.
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::{Arc, Weak};
 
 use js_sys::{Array, ArrayBuffer, Float32Array, Float64Array, Object, Reflect, Uint16Array, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -26,10 +26,10 @@ use crate::ui::dom;
 use crate::ui::streamed::Streamed;
 use rvalue_core::io::Dataset;
 use rvalue_core::tensor::{ScoreTensor, Scores};
-use rvalue_model::{AnalysisJob, HeldData, StreamedFile, Work};
+use rvalue_model::workers::{Port, Replied, ReplyFields, Task};
+use rvalue_model::{AnalysisJob, HeldData, StreamedFile};
 
-/// Workers at most: each holds a wasm instance of its own (and a score file's copy).
-pub const MAX_WORKERS: usize = 7;
+pub(super) use rvalue_model::workers::{JobRef, Reply};
 
 /// The repeat a worker computes, for the worker script: `explorer::compute_part`.
 #[wasm_bindgen]
@@ -78,47 +78,18 @@ pub fn rvalue_compute_split(request: &str) -> Result<Vec<u8>, JsValue> {
     })
 }
 
-/// Repeats a worker holds at once: while the page's thread computes (up to a frame's 30 ms) a
-/// finished repeat's message waits, and the worker goes on with the next instead of idling.
-const QUEUE: usize = 2;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum State {
-    /// Instantiating the wasm module.
-    Starting,
-    Running,
-    /// Stopped: it did not start, or a repeat failed in it.
-    Stopped,
-}
-
-struct Slot {
+/// A Web Worker and its listeners, as the model's pool drives it.
+struct Handle {
     worker: Worker,
-    state: State,
-    /// Repeats posted and not answered: `(job serial, repeat)`, oldest first.
-    queued: Vec<(u64, usize)>,
-    /// The score file posted to it last.
-    held: Weak<Dataset>,
-    /// The streamed file posted to it last.
-    held_file: Weak<StreamedFile>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
-/// What a worker said.
-pub(super) enum Reply {
-    Ready,
-    Failed(String),
-    Part { serial: u64, part: usize, result: Result<Vec<u8>, String> },
-}
-
-/// The page's workers, started when the first toy analysis with several repeats starts (an
-/// embedded closed-form panel or a score file never starts them).
-#[derive(Default)]
+/// The page's workers ([`rvalue_model::workers::Pool`]), started when the first toy analysis
+/// with several repeats starts (an embedded closed-form panel or a score file never starts
+/// them).
 pub(super) struct Pool {
-    slots: Vec<Slot>,
-    started: bool,
-    /// The `workers` URL parameter.
-    switch: Option<String>,
+    pool: rvalue_model::workers::Pool<Handle>,
     /// Where replies go, once started (for workers started in place of stopped ones).
     on_reply: Option<OnReply>,
 }
@@ -126,146 +97,72 @@ pub(super) struct Pool {
 /// Where worker `i`'s replies go: `(i, reply)`, for [`Pool::replied`].
 pub(super) type OnReply = Rc<dyn Fn(usize, Reply)>;
 
-/// The running job and its serial, as the pool's calls take it.
-pub(super) type JobRef<'a> = Option<(&'a mut AnalysisJob, u64)>;
+/// The machine's cores, as the browser tells them.
+fn cores() -> f64 {
+    web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency())
+}
 
 impl Pool {
     /// A pool of the size `switch` (the `workers` URL parameter) or the machine's cores ask for,
     /// not started yet.
     pub fn new(switch: Option<String>) -> Pool {
-        Pool { switch, ..Pool::default() }
+        Pool { pool: rvalue_model::workers::Pool::new(switch), on_reply: None }
     }
 
     /// Starts the workers, once; their replies go to `on_reply`.
     pub fn start(&mut self, on_reply: &OnReply) {
-        if std::mem::replace(&mut self.started, true) {
-            return;
-        }
-        self.on_reply = Some(on_reply.clone());
-        let Some(init) = init_message() else { return };
-        self.slots = (0..self.count()).filter_map(|i| Slot::start(i, on_reply, &init)).collect();
-    }
-
-    /// Workers the pool starts: the `workers` switch's count, or one per core beyond the page's.
-    fn count(&self) -> usize {
-        match self.switch.as_deref().and_then(|s| s.parse::<usize>().ok()) {
-            Some(n) => n.min(MAX_WORKERS),
-            None => {
-                web_sys::window()
-                    .map_or(1.0, |w| w.navigator().hardware_concurrency())
-                    .max(1.0)
-                    .min((MAX_WORKERS + 1) as f64) as usize
-                    - 1
-            }
-        }
+        self.on_reply.get_or_insert_with(|| on_reply.clone());
+        let init = init_message();
+        self.pool.start(cores(), |i| Handle::start(i, on_reply, init.as_ref()?));
     }
 
     /// Workers started and not stopped.
     pub fn ready(&self) -> usize {
-        self.slots.iter().filter(|s| s.state == State::Running).count()
+        self.pool.ready()
     }
 
     /// Workers running or starting, or (before the pool starts) that it will start.
     pub fn alive(&self) -> usize {
-        match self.started {
-            true => self.slots.iter().filter(|s| s.state != State::Stopped).count(),
-            false => self.count(),
-        }
+        self.pool.alive(cores())
     }
 
-    /// Stops the workers still busy with work of a job since dropped (a group of a streamed
-    /// file's pooled splits takes minutes, and cannot be interrupted) and starts fresh ones in
+    /// Stops the workers still busy with work of a job since dropped and starts fresh ones in
     /// their place.
     pub fn recycle_busy(&mut self) {
         let (Some(on_reply), Some(init)) = (self.on_reply.clone(), init_message()) else { return };
-        for (i, slot) in self.slots.iter_mut().enumerate() {
-            if slot.state != State::Stopped && !slot.queued.is_empty() {
-                // Its answers are dropped with it.
-                dom::mark(dom::DROPPED_ANSWER);
-                slot.stop(None);
-                if let Some(fresh) = Slot::start(i, &on_reply, &init) {
-                    *slot = fresh;
-                }
-            }
+        for _ in 0..self.pool.recycle_busy(|i| Handle::start(i, &on_reply, &init)) {
+            dom::mark(dom::DROPPED_ANSWER);
         }
     }
 
-    /// Tops up each running worker's queue with repeats or splits of `job` (number `serial`),
-    /// as long as it has any to hand out.
+    /// Tops up each running worker's queue with repeats or splits of `job` (number `serial`).
     /// A streamed file's shares are read by the workers from `file`.
     pub fn feed(&mut self, job: &mut AnalysisJob, serial: u64, file: Option<&Streamed>) {
-        let data = job.data().cloned();
-        let file = file.filter(|f| job.streamed().is_some_and(|s| Arc::ptr_eq(s, &f.info)));
-        for slot in self.slots.iter_mut().filter(|s| s.state == State::Running) {
-            while slot.queued.len() < QUEUE {
-                let Some(h) = job.hand_out() else { return };
-                let msg = Object::new();
-                let held = match (&data, file) {
-                    (Some(d), _) => slot.hold(d),
-                    (None, Some(f)) => slot.hold_file(f),
-                    (None, None) => true,
-                };
-                let work = match h.work {
-                    Work::Repeat => "repeat",
-                    Work::Split => "split",
-                    Work::Share => "share",
-                    Work::Splits => "splits",
-                };
-                let posted = held
-                    && set(&msg, "serial", &JsValue::from_f64(serial as f64))
-                    && set(&msg, "part", &JsValue::from_f64(h.part as f64))
-                    && set(&msg, "request", &JsValue::from_str(&h.request))
-                    && set(&msg, "work", &JsValue::from_str(work))
-                    && slot.worker.post_message(&msg).is_ok();
-                if !posted {
-                    job.hand_back(h.part);
-                    slot.stop(Some((&mut *job, serial)));
-                    break;
-                }
-                if h.work == Work::Share {
-                    dom::mark(dom::SHARE_READ);
-                }
-                slot.queued.push((serial, h.part));
-            }
+        for _ in 0..self.pool.feed(job, serial, file.map(|f| (&f.file, &f.info))) {
+            dom::mark(dom::SHARE_READ);
         }
     }
 
     /// Takes worker `i`'s reply: a repeat of the running job goes to `job`. Whether it was one,
     /// taken.
-    pub fn replied(&mut self, i: usize, reply: Reply, mut job: JobRef) -> bool {
-        let Some(slot) = self.slots.get_mut(i) else { return false };
-        match reply {
-            Reply::Ready => slot.state = State::Running,
-            Reply::Failed(e) => {
-                web_sys::console::warn_1(&format!("a worker did not start: {e}").into());
-                slot.stop(job);
+    pub fn replied(&mut self, i: usize, reply: Reply, job: JobRef) -> bool {
+        match self.pool.replied(i, reply, job) {
+            Some(Replied::Taken) => true,
+            Some(Replied::Dropped) => {
+                dom::mark(dom::DROPPED_ANSWER);
+                false
             }
-            Reply::Part { serial, part, result } => {
-                slot.queued.retain(|&q| q != (serial, part));
-                let current = job.as_ref().is_some_and(|(_, s)| *s == serial);
-                let outcome = match (&mut job, result) {
-                    (Some((j, _)), Ok(bytes)) if current => j.supply_part(part, &bytes),
-                    // A repeat of a job since replaced: dropped.
-                    (_, Ok(_)) => {
-                        dom::mark(dom::DROPPED_ANSWER);
-                        return false;
-                    }
-                    (_, Err(e)) => Err(rvalue_core::Error::invalid(e)),
-                };
-                let Err(e) = outcome else { return true };
-                web_sys::console::warn_1(&format!("a worker's repeat failed: {e}").into());
-                if let Some((j, _)) = job.as_mut().filter(|_| current) {
-                    j.hand_back(part);
-                }
-                slot.stop(job);
+            Some(Replied::Stop(why)) => {
+                web_sys::console::warn_1(&why.into());
+                false
             }
+            Some(Replied::Ready) | None => false,
         }
-        false
     }
 }
 
-impl Slot {
-    fn start(i: usize, on_reply: &OnReply, init: &JsValue) -> Option<Slot> {
+impl Handle {
+    fn start(i: usize, on_reply: &OnReply, init: &JsValue) -> Option<Handle> {
         let opts = WorkerOptions::new();
         opts.set_type(WorkerType::Module);
         let worker = Worker::new_with_options("www/worker.js", &opts).ok()?;
@@ -283,23 +180,15 @@ impl Slot {
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         worker.post_message(init).ok()?;
-        Some(Slot {
-            worker,
-            state: State::Starting,
-            queued: Vec::new(),
-            held: Weak::new(),
-            held_file: Weak::new(),
-            _on_message: on_message,
-            _on_error: on_error,
-        })
+        Some(Handle { worker, _on_message: on_message, _on_error: on_error })
     }
+}
 
-    /// Posts `data` to the worker unless it holds it already (its scores' buffer transferred,
-    /// copied straight from the page's memory); whether it holds it.
-    fn hold(&mut self, data: &Arc<Dataset>) -> bool {
-        if std::ptr::eq(self.held.as_ptr(), Arc::as_ptr(data)) {
-            return true;
-        }
+impl Port for Handle {
+    type File = ByteSource;
+
+    /// Posts `data` (its scores' buffer transferred, copied straight from the page's memory).
+    fn hold(&self, data: &Dataset) -> bool {
         let t = &data.scores;
         let labels: Vec<f64> = data.labels.iter().flatten().map(|&y| y as f64).collect();
         let (scores, buffer) = stored_array(t.scores());
@@ -312,23 +201,14 @@ impl Slot {
             &scores,
         );
         let msg = Object::new();
-        let ok = set(&msg, "hold", &hold)
-            && self.worker.post_message_with_transfer(&msg, &Array::of1(&buffer)).is_ok();
-        if ok {
-            self.held = Arc::downgrade(data);
-        }
-        ok
+        set(&msg, "hold", &hold) && self.worker.post_message_with_transfer(&msg, &Array::of1(&buffer)).is_ok()
     }
 
-    /// Posts the streamed file's handle or address (not its bytes) unless the worker holds it already;
-    /// whether it holds it.
-    fn hold_file(&mut self, f: &Streamed) -> bool {
-        if std::ptr::eq(self.held_file.as_ptr(), Arc::as_ptr(&f.info)) {
-            return true;
-        }
-        let labels: Vec<f64> = f.info.labels.iter().map(|&y| y as f64).collect();
+    /// Posts the streamed file's handle or address (not its bytes).
+    fn hold_file(&self, file: &ByteSource, info: &StreamedFile) -> bool {
+        let labels: Vec<f64> = info.labels.iter().map(|&y| y as f64).collect();
         let labels = Float64Array::from(&labels[..]);
-        let (key, hold) = match &f.file {
+        let (key, hold) = match file {
             ByteSource::File(file) => ("holdFile", Array::of2(file, &labels)),
             ByteSource::Hosted(h) => (
                 "holdHosted",
@@ -336,23 +216,21 @@ impl Slot {
             ),
         };
         let msg = Object::new();
-        let ok = set(&msg, key, &hold) && self.worker.post_message(&msg).is_ok();
-        if ok {
-            self.held_file = Arc::downgrade(&f.info);
-        }
-        ok
+        set(&msg, key, &hold) && self.worker.post_message(&msg).is_ok()
     }
 
-    /// Terminates the worker; the repeats it still held for `job` go back to it.
-    fn stop(&mut self, job: JobRef) {
+    /// Posts `task` as `{serial, part, request, work}`.
+    fn post(&self, task: &Task) -> bool {
+        let msg = Object::new();
+        set(&msg, "serial", &JsValue::from_f64(task.serial as f64))
+            && set(&msg, "part", &JsValue::from_f64(task.part as f64))
+            && set(&msg, "request", &JsValue::from_str(&task.request))
+            && set(&msg, "work", &JsValue::from_str(task.work))
+            && self.worker.post_message(&msg).is_ok()
+    }
+
+    fn terminate(&self) {
         self.worker.terminate();
-        self.state = State::Stopped;
-        if let Some((job, serial)) = job {
-            for (_, part) in self.queued.iter().filter(|(s, _)| *s == serial) {
-                job.hand_back(*part);
-            }
-        }
-        self.queued.clear();
     }
 }
 
@@ -400,18 +278,19 @@ fn get(o: &JsValue, key: &str) -> Option<JsValue> {
 }
 
 fn read_reply(data: &JsValue) -> Option<Reply> {
-    if get(data, "ready").is_some() {
-        return Some(Reply::Ready);
-    }
-    if let Some(f) = get(data, "failed") {
-        return Some(Reply::Failed(f.as_string().unwrap_or_default()));
-    }
-    let serial = get(data, "serial")?.as_f64()? as u64;
-    let part = get(data, "part")?.as_f64()? as usize;
-    let result = match (get(data, "bytes"), get(data, "error")) {
-        (Some(b), _) => Ok(b.dyn_into::<Uint8Array>().ok()?.to_vec()),
-        (None, Some(e)) => Err(e.as_string().unwrap_or_default()),
-        (None, None) => return None,
+    let text = |key| get(data, key).map(|v| v.as_string().unwrap_or_default());
+    let number = |key| get(data, key).and_then(|v| v.as_f64());
+    let bytes = match get(data, "bytes") {
+        Some(b) => Some(b.dyn_into::<Uint8Array>().ok()?.to_vec()),
+        None => None,
     };
-    Some(Reply::Part { serial, part, result })
+    let fields = ReplyFields {
+        ready: get(data, "ready").is_some(),
+        failed: text("failed"),
+        serial: number("serial"),
+        part: number("part"),
+        bytes,
+        error: text("error"),
+    };
+    fields.reply()
 }

@@ -51,8 +51,11 @@ mod analysis;
 pub mod classes;
 pub mod controls;
 mod curves;
+pub mod device;
+pub mod embed;
 pub mod export;
 pub mod figure;
+pub mod files;
 pub mod ids;
 pub mod message;
 mod notes;
@@ -65,6 +68,7 @@ pub mod theme;
 mod theorem3;
 pub mod tour;
 pub mod url;
+pub mod workers;
 
 #[cfg(test)]
 mod tests;

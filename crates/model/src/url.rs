@@ -12,6 +12,7 @@ mod escape;
 pub mod hosted;
 mod read;
 pub mod report;
+pub mod rewrite;
 #[cfg(test)]
 mod tests;
 mod view;

@@ -97,5 +97,48 @@ pub fn content_range_total(value: &str) -> Option<u64> {
     value.trim().strip_prefix("bytes ")?.rsplit_once('/')?.1.trim().parse().ok()
 }
 
+/// The last part of an address' path: the name its extension is read from.
+pub fn file_name(address: &str) -> String {
+    let path = address.split(['?', '#']).next().unwrap_or(address);
+    path.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(path).to_string()
+}
+
+/// Why `address`, resolved to origin `origin`, is not loaded by a page of origin `own`.
+pub fn other_site(address: &str, origin: &str, own: &str) -> Option<String> {
+    (origin != own).then(|| {
+        format!(
+            "'{address}' is on another site ({origin}); the page loads hosted files from its own \
+             site ({own}) only"
+        )
+    })
+}
+
+/// Why an answer from `address` with `status` (`ok`: a 2xx) and `content_type` is not a file's
+/// bytes: an error status, or a web page.
+pub fn refused_answer(address: &str, ok: bool, status: u16, content_type: Option<&str>) -> Option<String> {
+    if !ok {
+        return Some(format!("'{address}' could not be fetched: HTTP {status}"));
+    }
+    content_type
+        .is_some_and(|t| t.starts_with("text/html"))
+        .then(|| format!("'{address}' is a web page, not a score file: is the address right?"))
+}
+
+/// What the status line says while `address`, of `bytes`, downloads.
+pub fn fetching(address: &str, bytes: f64) -> String {
+    format!("Fetching {address} ({:.1} MB)…", bytes / 1e6)
+}
+
+/// Why the answer to a Range request with `status` gives no range (a 206 does).
+pub fn unranged(status: u16) -> Option<String> {
+    (status != 206).then(|| format!("the server answered a Range request with HTTP {status}"))
+}
+
+/// Why `got` bytes are not what a Range request for `range` asked for.
+pub fn short_read(range: &std::ops::Range<u64>, got: usize) -> Option<String> {
+    let want = range.end - range.start;
+    (got as u64 != want).then(|| format!("{got} bytes came where {want} were asked for"))
+}
+
 #[cfg(test)]
 mod tests;

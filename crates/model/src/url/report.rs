@@ -85,6 +85,19 @@ pub fn read(query: &str) -> (Restored, Option<String>) {
     (restored, name)
 }
 
+/// The settings in force in a saved report whose settings block holds `block` and whose
+/// address' query is `search`: the address' own once the page has written them there (a reload
+/// keeps the view), else the report's; the name shown for the data is the report's unless the
+/// address gives one (a link never holds the report's).
+pub fn in_force(block: &str, search: &str) -> (Restored, Option<String>) {
+    let own = read(block);
+    if search.is_empty() {
+        return own;
+    }
+    let (restored, name) = read(search);
+    (restored, name.or(own.1))
+}
+
 /// Bytes from base64 text (the standard alphabet, `=` padding optional, ASCII whitespace
 /// ignored), or why the text is not base64.
 pub fn decode_base64(text: &str) -> Result<Vec<u8>, String> {

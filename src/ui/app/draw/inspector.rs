@@ -7,8 +7,9 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::ui::app::frame::with;
 use crate::ui::app::App;
-use crate::ui::dom::{self, esc, set_html, set_text, set_value};
+use crate::ui::dom::{self, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
+use rvalue_model::figure::html::esc;
 use rvalue_model::ids;
 use rvalue_model::message::{about, sentence};
 use rvalue_model::page::readouts::item_info;

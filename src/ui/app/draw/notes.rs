@@ -3,8 +3,9 @@
 //! model decides each (`rvalue_model::kind_notes`, `Analysis::warnings`); this writes them.
 
 use crate::ui::app::App;
-use crate::ui::dom::{esc, set_hidden, set_html, set_text};
+use crate::ui::dom::{set_hidden, set_html, set_text};
 use rvalue_model::export::has_split_mask;
+use rvalue_model::figure::html::esc;
 use rvalue_model::ids;
 use rvalue_model::kind_notes;
 

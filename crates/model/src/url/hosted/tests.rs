@@ -72,3 +72,36 @@ fn large_files_of_a_server_with_ranges_stream_and_the_rest_are_read_whole() {
     assert!(unranged_note(1000.0, from).is_some_and(|n| n.contains("Range requests")));
     assert_eq!(unranged_note(999.0, from), None);
 }
+
+#[test]
+fn a_file_is_named_by_its_path_s_last_part() {
+    assert_eq!(file_name("data/clip.npz?v=2#x"), "clip.npz");
+    assert_eq!(file_name("https://h/a/b.npy"), "b.npy");
+    assert_eq!(file_name("dir/"), "dir/");
+    assert_eq!(file_name("x.csv"), "x.csv");
+}
+
+#[test]
+fn another_site_an_error_or_a_web_page_is_refused() {
+    assert_eq!(other_site("a.npy", "http://h", "http://h"), None);
+    let why = other_site("https://o/a.npy", "https://o", "http://h").unwrap();
+    assert!(
+        why.starts_with("'https://o/a.npy' is on another site (https://o)")
+            && why.contains("(http://h) only")
+    );
+    assert_eq!(refused_answer("a", true, 200, Some("application/octet-stream")), None);
+    assert_eq!(refused_answer("a", true, 200, None), None);
+    assert_eq!(refused_answer("a", false, 404, None).unwrap(), "'a' could not be fetched: HTTP 404");
+    assert!(refused_answer("a", true, 200, Some("text/html; charset=utf-8"))
+        .unwrap()
+        .contains("is a web page"));
+}
+
+#[test]
+fn a_range_read_needs_a_206_and_every_byte_asked_for() {
+    assert_eq!(unranged(206), None);
+    assert_eq!(unranged(200).unwrap(), "the server answered a Range request with HTTP 200");
+    assert_eq!(short_read(&(10..20), 10), None);
+    assert_eq!(short_read(&(10..20), 4).unwrap(), "4 bytes came where 10 were asked for");
+    assert_eq!(fetching("a.npy", 2.5e6), "Fetching a.npy (2.5 MB)…");
+}

@@ -79,3 +79,16 @@ fn base64_reads_back_every_byte_and_refuses_what_is_not() {
     assert!(decode_base64("TQ==TQ==").unwrap_err().contains("padding"));
     assert!(decode_base64("TWFuT").unwrap_err().contains("middle"));
 }
+
+#[test]
+fn a_report_s_address_wins_over_its_block_but_keeps_its_name() {
+    let block = "alpha=0.2&name=Mine";
+    let (r, name) = in_force(block, "");
+    assert_eq!((r.state.controls.alpha, name.as_deref()), (0.2, Some("Mine")));
+    let (r, name) = in_force(block, "alpha=0.3");
+    assert_eq!((r.state.controls.alpha, name.as_deref()), (0.3, Some("Mine")));
+    let (_, name) = in_force(block, "alpha=0.3&name=Other");
+    assert_eq!(name.as_deref(), Some("Other"));
+    let (r, name) = in_force("", "");
+    assert_eq!((r.state.data, name), (DataRef::Report, None));
+}

@@ -1,0 +1,49 @@
+//! Embed mode (`?embed=<panel>`, or `?embed=tour&tour=N`): what stays on the page, and what the
+//! height message to the parent page says. The page marks the elements and posts the message.
+
+use crate::panel::Panel;
+use crate::tour::Step;
+
+/// The `type` of the height message `{type, height, panel}`.
+pub const HEIGHT_MESSAGE: &str = "rvalue-explorer:height";
+
+/// The ids of the sliders `panel` needs (their wrappers stay on the page).
+pub fn slider_ids(panel: Panel) -> impl Iterator<Item = &'static str> {
+    let s = panel.sliders();
+    [(s.alpha, "alpha"), (s.beta, "beta"), (s.sigma2, "sigma2")].into_iter().filter(|s| s.0).map(|s| s.1)
+}
+
+/// The ids of the controls a tour step shown alone keeps: the one it asks the reader to use,
+/// then the sliders of its panels.
+pub fn tour_controls(step: &Step) -> Vec<&'static str> {
+    let mut ids = vec![step.control];
+    ids.extend(step.panels.iter().flat_map(|&p| slider_ids(p)));
+    ids
+}
+
+/// The `panel` the height message names, if the page posts heights: what `?embed=` shows
+/// alone, a panel or the tour (nothing for the whole page).
+pub fn posted_as(panel: Option<Panel>, tour_alone: bool) -> Option<&'static str> {
+    match (panel, tour_alone) {
+        (Some(p), _) => Some(p.name()),
+        (None, true) => Some("tour"),
+        (None, false) => None,
+    }
+}
+
+/// The content height last posted: a height is posted when it changes.
+#[derive(Debug, Default)]
+pub struct Heights {
+    last: Option<f64>,
+}
+
+impl Heights {
+    /// The height to post for a body of `height` CSS pixels (rounded up), if it changed.
+    pub fn changed(&mut self, height: f64) -> Option<f64> {
+        let h = height.ceil();
+        (self.last.replace(h) != Some(h)).then_some(h)
+    }
+}
+
+#[cfg(test)]
+mod tests;
