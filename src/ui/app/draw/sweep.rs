@@ -15,7 +15,7 @@ use rvalue_model::scales::short;
 use rvalue_model::{AlphaView, Mode};
 
 impl App {
-    /// The table at α (see [`super::super::shown::Shown::alpha_view`]).
+    /// The table at α (see [`rvalue_model::page::Shown::alpha_view`]).
     pub(in crate::ui::app) fn alpha_view(&mut self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
         self.shown.alpha_view(alpha, never_empty)
     }
@@ -99,7 +99,7 @@ impl App {
         for id in [ids::COVERAGE_READOUT, ids::SIZE_READOUT, ids::REDUCTION] {
             set_text(d, id, "–");
         }
-        show_summary_rows(d, self.drawn.tables(), &[], &[]);
+        show_summary_rows(d, self.drawn.tables(), Vec::new(), Vec::new());
         self.clear_classes();
         if !self.drawn.inspector().is_empty() {
             crate::ui::dom::set_html(d, ids::INSPECTOR, "");
