@@ -65,6 +65,7 @@ pub mod theme;
 mod theorem3;
 pub mod tour;
 pub mod url;
+pub mod view;
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! Drawing the panels: what is dirty is redrawn from the analysis and the controls, one file
-//! per panel (each a function of the results and the controls), and the canvas helpers they
-//! share. [`crate::ui::panels`] builds what a panel shows; these
-//! files put it on the page.
+//! per panel, and the canvas helpers they share. Each reads as model view → figure → draw:
+//! [`rvalue_model::view`] decides what a panel shows, [`crate::ui::panels`] builds its figure,
+//! and these files put both on the page.
 
 pub(super) mod classes;
 pub(super) mod curves;
@@ -11,20 +11,17 @@ pub(super) mod notes;
 pub(super) mod sweep;
 pub(super) mod table;
 pub(super) mod theorem3;
-pub(super) mod threshold;
 
 use web_sys::HtmlCanvasElement;
 
 use super::App;
 use crate::ui::canvas;
-use crate::ui::dom::{self, by_id};
+use crate::ui::dom::{self, by_id, set_text};
 use crate::ui::figure::{Figure, Frame, Layer};
 use rvalue_model::ids;
 use rvalue_model::page::font_px;
 use rvalue_model::page::form::per_item_prior;
-
-/// Points per curve of panels 1, 2 and 5.
-const CURVE_POINTS: usize = 200;
+use rvalue_model::Analysis;
 
 impl App {
     /// Draws what is dirty. Figures first: drawing one afresh reads its canvas' box, which
@@ -67,6 +64,19 @@ impl App {
             if let Some(link) = &mut self.link {
                 link.update(state.to_query());
             }
+        }
+    }
+
+    /// The analysis on show if it is of the controls' mode (panels 2 and 5 and the notes show
+    /// nothing of the other mode's).
+    fn analysis_in_mode(&self) -> Option<&Analysis> {
+        self.shown.get().filter(|a| a.controls.mode == self.controls.mode)
+    }
+
+    /// Writes a panel's texts, (element id, text), in order.
+    fn write_texts(&self, texts: &[(&str, String)]) {
+        for (id, text) in texts {
+            set_text(&self.doc, id, text);
         }
     }
 

@@ -22,9 +22,8 @@ use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Draw, Figure, Look};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
-use rvalue_model::classes::{classes_csv, ClassView};
 use rvalue_model::export::{
-    file_name, sets_csv, split_mask_npy, summary_csv, FigureExport, Table, FIGURES, SPLIT_MASK_FILE, TABLES,
+    file_name, split_mask_npy, table_csv, FigureExport, Table, FIGURES, SPLIT_MASK_FILE, TABLES,
 };
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
@@ -189,20 +188,8 @@ pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
 }
 
 fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
-    let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
-    let text = match table {
-        Table::Summary => summary_csv(&app.alpha_view(alpha, never_empty)?),
-        Table::Sets => {
-            let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
-            sets_csv(a, alpha, never_empty)?
-        }
-        Table::Classes => {
-            let v = app.alpha_view(alpha, never_empty)?;
-            let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
-            let names = if a.toy.is_some() { None } else { app.class_names() };
-            classes_csv(&ClassView::new(&v, a.k, a.toy.is_some()), names)
-        }
-    };
+    let at = (app.controls.alpha, app.controls.never_empty);
+    let text = table_csv(table, &mut app.shown, at, app.source.class_names())?;
     let blob = text_blob(&text, "text/csv;charset=utf-8")?;
     download(&app.doc, &file_name(name, "csv"), &blob)
 }

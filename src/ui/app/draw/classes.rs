@@ -6,34 +6,27 @@ use web_sys::{Document, Element};
 
 use super::table::show_rows;
 use crate::ui::app::App;
+use crate::ui::canvas;
 use crate::ui::dom::{set_hidden, set_html, set_text};
 use crate::ui::figure::Layer;
-use crate::ui::{canvas, panels};
-use rvalue_model::classes::ClassView;
 use rvalue_model::ids;
 use rvalue_model::page::{ItemMove, Written};
+use rvalue_model::view::classes_view;
 use rvalue_model::AlphaView;
 
 /// Panel 9's canvas.
 const CANVAS: &str = ids::PLOT_CLASSES;
 
 impl App {
-    /// The class names of the file on show, if it gives them.
-    pub(in crate::ui::app) fn class_names(&self) -> Option<&[String]> {
-        self.source.class_names()
-    }
-
     /// Panel 9 at the view's α.
     pub(super) fn render_classes(&self, v: &AlphaView) {
         let Some(a) = self.shown.get() else { return };
         let d = &self.doc;
-        let names = if a.toy.is_some() { None } else { self.class_names() };
-        let cv = ClassView::new(v, a.k, a.toy.is_some());
+        let cv = classes_view(v, a, self.source.class_names());
         // The figure first: sizing it reads its canvas' box, which the writes below would make
         // a layout. An α move alone cannot change that box, so it redraws at the size it has.
         // Off screen, it is only kept (for exports, and to be drawn when it comes near).
-        let fig = panels::classes(&cv, names);
-        let cc = self.drawn.classes_canvas();
+        let (fig, cc) = (cv.figure, self.drawn.classes_canvas());
         if cc.sized() && cc.skipped() {
             self.keep(CANVAS, fig);
             cc.set_stale(true);
@@ -50,17 +43,12 @@ impl App {
         }
         set_hidden(d, ids::CLASSES_NOTE, cv.note.is_none());
         set_text(d, ids::CLASSES_NOTE, cv.note.unwrap_or(""));
-        set_text(d, ids::CLASSES_READOUT, &cv.readout());
-        let worst: Vec<(usize, String)> = if cv.note.is_some() {
-            Vec::new()
-        } else {
-            cv.worst.iter().map(|w| (w.class, cv.worst_text(w, names))).collect()
-        };
-        set_hidden(d, ids::WORST_HEADING, worst.is_empty());
+        set_text(d, ids::CLASSES_READOUT, &cv.readout);
+        set_hidden(d, ids::WORST_HEADING, cv.worst.is_empty());
         let tables = self.drawn.tables();
-        show_worst(d, worst, &tables.worst);
-        tables.strata_head.update(panels::strata_head(&cv), |_, h| set_html(d, ids::STRATA_HEAD, h));
-        show_rows(d, &tables.strata, "#strata-body", panels::strata_table(&cv), None);
+        show_worst(d, cv.worst, &tables.worst);
+        tables.strata_head.update(cv.strata_head, |_, h| set_html(d, ids::STRATA_HEAD, h));
+        show_rows(d, &tables.strata, "#strata-body", cv.strata, None);
     }
 
     /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off

@@ -7,12 +7,13 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::ui::app::frame::with;
 use crate::ui::app::App;
-use crate::ui::dom::{self, esc, set_html, set_text, set_value};
+use crate::ui::dom::{self, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
 use rvalue_model::ids;
-use rvalue_model::message::{about, sentence};
+use rvalue_model::message::about;
 use rvalue_model::page::readouts::item_info;
 use rvalue_model::page::{step_item, ItemMove};
+use rvalue_model::view::{inspector_error, inspector_reading};
 
 impl App {
     pub(super) fn render_item(&mut self) {
@@ -30,7 +31,7 @@ impl App {
             // Pooled CP_r on a streamed file: the item's block is read first.
             let t = self.item;
             set_text(d, ids::ITEM_INFO, &item_info(n, item, None, self.controls.alpha));
-            set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>"));
+            set_html(d, ids::INSPECTOR, &inspector_reading(t));
             self.drawn.set_inspector(Vec::new());
             return self.read_item(item, range);
         }
@@ -42,7 +43,7 @@ impl App {
                 self.drawn.set_inspector(columns);
             }
             Err(e) => {
-                set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\">{}</p>", esc(&sentence(&e))));
+                set_html(d, ids::INSPECTOR, &inspector_error(&e));
                 self.drawn.set_inspector(Vec::new());
             }
         }

@@ -12,6 +12,7 @@ use rvalue_core::Result;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::short;
+use rvalue_model::view::{alpha_readouts, ALPHA_READOUTS};
 use rvalue_model::{AlphaView, Mode};
 
 impl App {
@@ -80,13 +81,11 @@ impl App {
             }
         }
         if let Some(v) = view {
-            set_text(d, ids::COVERAGE_READOUT, &panels::readout(v, true));
-            set_text(d, ids::SIZE_READOUT, &panels::readout(v, false));
-            show_summary(d, v, self.drawn.tables());
             let toy = self.shown.get().is_some_and(|a| a.controls.mode == Mode::Toy);
-            set_text(d, ids::REDUCTION, &panels::reduction_text(v, toy));
-        }
-        if let Some(v) = view {
+            let [coverage, size, reduction] = alpha_readouts(v, toy);
+            self.write_texts(&[coverage, size]);
+            show_summary(d, v, self.drawn.tables());
+            self.write_texts(&[reduction]);
             self.tour_outcome(v);
         }
         self.render_item();
@@ -96,7 +95,7 @@ impl App {
     /// as are panel 9 and panel 7 (nothing the page shows may be left from an analysis no longer on show).
     fn clear_alpha(&mut self) {
         let d = &self.doc;
-        for id in [ids::COVERAGE_READOUT, ids::SIZE_READOUT, ids::REDUCTION] {
+        for id in ALPHA_READOUTS {
             set_text(d, id, "–");
         }
         show_summary_rows(d, self.drawn.tables(), Vec::new(), Vec::new());
