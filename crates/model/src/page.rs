@@ -11,6 +11,7 @@ mod drawn;
 pub mod form;
 mod framing;
 pub mod load;
+pub mod patch;
 pub mod readouts;
 mod shown;
 pub mod status;

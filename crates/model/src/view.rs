@@ -5,11 +5,13 @@
 
 mod alpha;
 mod curves;
+mod inspector;
 mod notes;
 
 pub use alpha::{alpha_readouts, classes_view, ClassesView, ALPHA_READOUTS};
 pub use curves::{scores_view, theorem3_view, threshold_view};
-pub use notes::{data_notes, inspector_error, inspector_reading, DataNotes};
+pub use inspector::{inspector_view, InspectorBody, InspectorView};
+pub use notes::{data_notes, DataNotes};
 
 use crate::figure::Figure;
 

@@ -1,11 +1,8 @@
-//! What the page says beside the panels: the analysis' warnings with the split mask's button,
-//! and the inspector's sentences when it shows no rankings.
+//! What the page says beside the panels: the analysis' warnings with the split mask's button.
 
 use crate::export::has_split_mask;
 use crate::figure::html::esc;
-use crate::message::sentence;
 use crate::Analysis;
-use rvalue_core::Error;
 
 /// The analysis' warnings at α, one paragraph each, and whether its first split has a mask to
 /// download.
@@ -21,14 +18,4 @@ pub fn data_notes(a: Option<&Analysis>, alpha: f64) -> DataNotes {
     let notes = a.map(|a| a.warnings(alpha)).unwrap_or_default();
     let html: Vec<String> = notes.iter().map(|w| format!("<p>{}</p>", esc(w))).collect();
     DataNotes { html: html.concat(), empty: notes.is_empty(), split_mask: a.is_some_and(has_split_mask) }
-}
-
-/// The inspector while test item `t`'s block of a streamed file is read.
-pub fn inspector_reading(t: usize) -> String {
-    format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>")
-}
-
-/// The inspector when it cannot show the item: why.
-pub fn inspector_error(e: &Error) -> String {
-    format!("<p class=\"muted\">{}</p>", esc(&sentence(e)))
 }

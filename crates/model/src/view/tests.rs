@@ -1,9 +1,9 @@
 use super::*;
+use crate::figure::inspector::inspector_columns;
 use crate::figure::placeholder;
-use crate::page::readouts::pqp;
+use crate::page::readouts::{item_info, pqp};
 use crate::{default_score_xs, ids, score_densities, Analysis, Controls, Mode, Source};
 use rvalue_core::toy::ToyParams;
-use rvalue_core::Error;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -99,12 +99,23 @@ fn panel_9_ignores_class_names_on_the_toy() {
 }
 
 #[test]
-fn notes_and_the_inspectors_sentences_are_escaped() {
+fn notes_say_nothing_without_an_analysis() {
     let none = data_notes(None, 0.1);
     assert!(none.empty && none.html.is_empty() && !none.split_mask);
     let a = analysis(&controls());
     assert!(!data_notes(Some(&a), 0.1).split_mask, "a toy repeat has no mask");
-    assert_eq!(inspector_reading(7), "<p class=\"muted\" role=\"status\">reading item 7…</p>");
-    let e = inspector_error(&Error::invalid("item <3> is gone"));
-    assert!(e.contains("&lt;3&gt;") && e.starts_with("<p class=\"muted\">"), "{e}");
+}
+
+#[test]
+fn the_inspector_shows_an_items_rankings_or_why_not() {
+    let a = analysis(&controls());
+    let n = a.n_inspectable();
+    let v = inspector_view(&a, 2, 0.1, false);
+    assert_eq!(v.max, (n - 1).to_string());
+    let item = a.inspect(2, 0.1, false).unwrap();
+    assert_eq!(v.info, Some(item_info(n, item.item, Some(item.label), 0.1)));
+    assert_eq!(v.body, InspectorBody::Columns(inspector_columns(&item, a.single_draw)));
+    let bad = inspector_view(&a, 2, 7.0, false);
+    let InspectorBody::Error(html) = &bad.body else { panic!("α out of range") };
+    assert!(bad.info.is_none() && html.starts_with("<p class=\"muted\">"), "{html}");
 }

@@ -4,6 +4,7 @@
 use web_sys::{Document, Element};
 
 use crate::ui::panels::{self, TableRow};
+use rvalue_model::page::patch::rows_patch;
 use rvalue_model::page::{Tables, Written};
 use rvalue_model::AlphaView;
 
@@ -46,32 +47,24 @@ pub(super) fn show_rows(
     });
 }
 
-/// Rewrites what differs between `old` (what `body` shows) and `new`; `None` when `body` does
-/// not hold `old`'s shape or the cells per row differ, for the caller to write it afresh.
+/// Applies to `body`, which shows `old`, the edits to `new` ([`rows_patch`]); `None` when
+/// there are none or `body` does not hold `old`'s rows, for the caller to write it afresh.
 fn patch(body: &Element, old: &[TableRow], new: &[TableRow], labels: Option<&[&str]>) -> Option<()> {
     let trs = body.children();
-    let same_width = old.first().zip(new.first()).is_none_or(|(a, b)| a.cells.len() == b.cells.len());
-    if trs.length() as usize != old.len() || old.is_empty() || !same_width {
+    if trs.length() as usize != old.len() {
         return None;
     }
-    for (r, (o, n)) in old.iter().zip(new).enumerate() {
-        if o == n {
-            continue;
-        }
-        let cells = trs.item(r as u32)?.children();
-        if o.head != n.head {
-            cells.item(0)?.set_inner_html(&n.head);
-        }
-        for (c, (a, b)) in o.cells.iter().zip(&n.cells).enumerate() {
-            if a != b {
-                cells.item(c as u32 + 1)?.set_text_content(Some(b));
-            }
-        }
+    let p = rows_patch(old, new)?;
+    for (r, head) in p.heads {
+        trs.item(r as u32)?.children().item(0)?.set_inner_html(&head);
     }
-    for r in (new.len()..old.len()).rev() {
+    for (r, c, text) in p.cells {
+        trs.item(r as u32)?.children().item(c as u32 + 1)?.set_text_content(Some(&text));
+    }
+    for r in p.removed.rev() {
         trs.item(r as u32)?.remove();
     }
-    let added: String = new.iter().skip(old.len()).map(|r| panels::row_html(r, labels)).collect();
+    let added: String = new[p.added].iter().map(|r| panels::row_html(r, labels)).collect();
     if !added.is_empty() {
         body.insert_adjacent_html("beforeend", &added).ok()?;
     }
