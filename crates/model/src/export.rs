@@ -4,7 +4,10 @@
 
 mod files;
 
-pub use files::{file_name, FigureExport, Table, FIGURES, SPLIT_MASK_FILE, TABLES};
+pub use files::{
+    alpha_marker_of, button_groups, file_name, ButtonGroup, FigureExport, Save, Table, FIGURES,
+    SPLIT_MASK_FILE, TABLES,
+};
 
 use super::{AlphaView, Analysis};
 use crate::classes::{classes_csv, ClassView};

@@ -105,7 +105,7 @@ impl App {
     /// box, and keeps it for the SVG export.
     pub(in crate::ui::app) fn redraw(&self, id: &'static str, fig: Figure) {
         match canvas::redraw_figure(&self.doc, id, &fig, Layer::Whole, self.font()) {
-            Ok(_) => self.keep(id, fig),
+            Ok(_) => self.drawn.keep(id, fig),
             Err(e) => web_sys::console::warn_1(&format!("#{id}: {e}").into()),
         }
     }
@@ -113,14 +113,8 @@ impl App {
     /// Draws `fig` whole on the canvas `id` and keeps it for the SVG export.
     pub(in crate::ui::app) fn draw(&self, id: &'static str, fig: Figure) {
         if self.draw_sized(id, &fig, Layer::Whole).is_some() {
-            self.keep(id, fig);
+            self.drawn.keep(id, fig);
         }
-    }
-
-    /// Keeps `fig`, as drawn on the canvas `id`, for the SVG export (moved, not copied: this
-    /// runs on slider moves).
-    pub(super) fn keep(&self, id: &'static str, fig: Figure) {
-        self.drawn.keep(id, fig);
     }
 
     /// Clears the canvas `id` and forgets its figure: a placeholder's panel shows no figure of

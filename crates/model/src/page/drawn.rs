@@ -130,7 +130,8 @@ impl<F> Drawn<F> {
         &self.classes_canvas
     }
 
-    /// Keeps `fig`, as drawn on the canvas `id`, for the SVG export.
+    /// Keeps `fig`, as drawn on the canvas `id`, for the SVG export (moved, not copied: this
+    /// runs on slider moves).
     pub fn keep(&self, id: &'static str, fig: Figure) {
         self.figures.borrow_mut().insert(id, fig);
     }

@@ -28,7 +28,7 @@ impl App {
         // Off screen, it is only kept (for exports, and to be drawn when it comes near).
         let (fig, cc) = (cv.figure, self.drawn.classes_canvas());
         if cc.sized() && cc.skipped() {
-            self.keep(CANVAS, fig);
+            self.drawn.keep(CANVAS, fig);
             cc.set_stale(true);
         } else if cc.sized() {
             self.redraw(CANVAS, fig);
@@ -36,7 +36,7 @@ impl App {
         } else {
             let shown = self.draw_sized(CANVAS, &fig, Layer::Whole).is_some();
             if shown {
-                self.keep(CANVAS, fig);
+                self.drawn.keep(CANVAS, fig);
             }
             cc.set_sized(shown);
             cc.set_stale(false);

@@ -8,19 +8,13 @@ use crate::ui::app::{App, ALPHA_PLOTS};
 use crate::ui::dom::{by_id, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
-use rvalue_core::Result;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::short;
 use rvalue_model::view::{alpha_readouts, ALPHA_READOUTS};
-use rvalue_model::{AlphaView, Mode};
+use rvalue_model::Mode;
 
 impl App {
-    /// The table at α (see [`rvalue_model::page::Shown::alpha_view`]).
-    pub(in crate::ui::app) fn alpha_view(&mut self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
-        self.shown.alpha_view(alpha, never_empty)
-    }
-
     /// While idle, computes the table at one more α slider position; true if one was computed.
     pub(in crate::ui::app) fn warm_alpha_views(&mut self) -> bool {
         !self.compute.is_running() && self.shown.warm_alpha_view(self.controls.never_empty)
@@ -34,7 +28,7 @@ impl App {
                 let fig = panels::against_alpha(a.sweep(never_empty), a.methods(), coverage);
                 let frame = self.draw_sized(id, &fig, Layer::Whole);
                 if frame.is_some() {
-                    self.keep(id, fig);
+                    self.drawn.keep(id, fig);
                 }
                 frame
             });
@@ -56,7 +50,7 @@ impl App {
             return self.clear_alpha();
         }
         let (alpha, never_empty) = (self.controls.alpha, self.controls.never_empty);
-        let view = match self.alpha_view(alpha, never_empty) {
+        let view = match self.shown.alpha_view(alpha, never_empty) {
             Ok(v) => Some(v),
             Err(e) => {
                 self.show_error(Some(&sentence(&e)));

@@ -31,7 +31,7 @@ impl App {
             if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
                 let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
             }
-            self.keep(ids::PLOT_THEOREM3, fig);
+            self.drawn.keep(ids::PLOT_THEOREM3, fig);
         }
         // Written after the drawing: a canvas' box read after a DOM write forces a layout.
         self.write_texts(&v.texts);
