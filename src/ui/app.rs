@@ -25,23 +25,22 @@ use std::rc::Rc;
 
 use web_sys::Document;
 
+use crate::ui::figure::Frame;
 use crate::ui::permalink::Link;
 use rvalue_model::ids;
+use rvalue_model::page::{Drawn, Framing, Shown};
 use rvalue_model::{Analysis, Controls};
 
 mod compute;
 mod draw;
-mod drawn;
 mod export;
 mod form;
 mod frame;
-mod framing;
 mod job;
 mod long;
 mod replies;
 mod running;
 mod shares;
-mod shown;
 mod source;
 mod startup;
 mod tour;
@@ -65,10 +64,10 @@ pub struct App {
     /// The inspector's test item.
     item: usize,
     source: source::DataSource,
-    shown: shown::Shown,
+    shown: Shown,
     compute: compute::Compute,
-    framing: framing::Framing,
-    drawn: drawn::Drawn,
+    framing: Framing,
+    drawn: Drawn<Frame>,
     /// The address kept in step with the state (none when started by a test).
     link: Option<Link>,
     /// This app, for the callbacks of what arrives later: the GPU's answers, workers' replies.

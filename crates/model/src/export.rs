@@ -4,11 +4,37 @@
 
 mod files;
 
-pub use files::{file_name, FigureExport, Table, FIGURES, SPLIT_MASK_FILE, TABLES};
+pub use files::{
+    alpha_marker_of, button_groups, file_name, ButtonGroup, FigureExport, Save, Table, FIGURES,
+    SPLIT_MASK_FILE, TABLES,
+};
 
 use super::{AlphaView, Analysis};
+use crate::classes::{classes_csv, ClassView};
+use crate::page::Shown;
 use rvalue_core::conformal::{Split, CONDITIONAL_COLUMNS};
 use rvalue_core::{Error, Result};
+
+/// The CSV of `table` at α for the analysis on show (its α tables kept in `shown`); `names`:
+/// the file's class names, if it gives them (a toy's classes have none).
+pub fn table_csv(
+    table: Table,
+    shown: &mut Shown,
+    (alpha, never_empty): (f64, bool),
+    names: Option<&[String]>,
+) -> Result<String> {
+    let no_analysis = || Error::invalid("no analysis yet");
+    match table {
+        Table::Summary => Ok(summary_csv(&shown.alpha_view(alpha, never_empty)?)),
+        Table::Sets => sets_csv(shown.get().ok_or_else(no_analysis)?, alpha, never_empty),
+        Table::Classes => {
+            let v = shown.alpha_view(alpha, never_empty)?;
+            let a = shown.get().ok_or_else(no_analysis)?;
+            let toy = a.toy.is_some();
+            Ok(classes_csv(&ClassView::new(&v, a.k, toy), if toy { None } else { names }))
+        }
+    }
+}
 
 /// The header of [`summary_csv`]: the command line's columns, with `never_empty` after `alpha`.
 pub fn summary_header() -> String {

@@ -68,6 +68,7 @@ pub mod theme;
 mod theorem3;
 pub mod tour;
 pub mod url;
+pub mod view;
 pub mod workers;
 
 #[cfg(test)]

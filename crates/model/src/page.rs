@@ -1,17 +1,25 @@
 //! The page's decisions that are not a panel's: what a change redraws ([`Dirty`]), what the
 //! status line says of a job ([`status`]), the form's choices ([`form`]), what a load says
-//! ([`load`]), the α tables' slots ([`alpha_slot`]) and the inspector's moves ([`step_item`]).
+//! ([`load`]), the α tables' slots ([`alpha_slot`]), the analysis on show ([`Shown`]), how the page is
+//! framed ([`Framing`]), what it shows as drawn ([`Drawn`]) and the inspector's moves ([`step_item`]).
 //! The wasm page wires them to the DOM; each is a function of model state, tested natively.
 
 use crate::{Controls, Mode};
 
 mod dirty;
+mod drawn;
 pub mod form;
+mod framing;
 pub mod load;
+pub mod patch;
 pub mod readouts;
+mod shown;
 pub mod status;
 
 pub use dirty::Dirty;
+pub use drawn::{ClassesCanvas, Drawn, Tables, Written};
+pub use framing::Framing;
+pub use shown::Shown;
 
 /// The α table slot of `alpha` when it is a slider position (`scales::ALPHA_POSITIONS`): the
 /// page keeps a table per slot, so that moving α is a lookup; `None` between positions.

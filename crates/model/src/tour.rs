@@ -8,9 +8,11 @@
 //! predicate on the page's state, false at the step's own state and true once the reader has
 //! done what it proposes ([`Step::action`], as link keys, is that action).
 
+mod card;
 mod moves;
 mod stage;
 
+pub use card::{card, per_class_step, Card, Outcome};
 pub use moves::{after, count, ends, key_move, marks, newly_tried, KeyTarget, Move};
 
 use crate::panel::Panel;

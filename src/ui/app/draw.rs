@@ -1,7 +1,7 @@
 //! Drawing the panels: what is dirty is redrawn from the analysis and the controls, one file
-//! per panel (each a function of the results and the controls), and the canvas helpers they
-//! share. [`crate::ui::panels`] builds what a panel shows; these
-//! files put it on the page.
+//! per panel, and the canvas helpers they share. Each reads as model view → figure → draw:
+//! [`rvalue_model::view`] decides what a panel shows, [`crate::ui::panels`] builds its figure,
+//! and these files put both on the page.
 
 pub(super) mod classes;
 pub(super) mod curves;
@@ -11,20 +11,17 @@ pub(super) mod notes;
 pub(super) mod sweep;
 pub(super) mod table;
 pub(super) mod theorem3;
-pub(super) mod threshold;
 
 use web_sys::HtmlCanvasElement;
 
 use super::App;
 use crate::ui::canvas;
-use crate::ui::dom::{self, by_id};
+use crate::ui::dom::{self, by_id, set_text};
 use crate::ui::figure::{Figure, Frame, Layer};
 use rvalue_model::ids;
 use rvalue_model::page::font_px;
 use rvalue_model::page::form::per_item_prior;
-
-/// Points per curve of panels 1, 2 and 5.
-const CURVE_POINTS: usize = 200;
+use rvalue_model::Analysis;
 
 impl App {
     /// Draws what is dirty. Figures first: drawing one afresh reads its canvas' box, which
@@ -70,6 +67,19 @@ impl App {
         }
     }
 
+    /// The analysis on show if it is of the controls' mode (panels 2 and 5 and the notes show
+    /// nothing of the other mode's).
+    fn analysis_in_mode(&self) -> Option<&Analysis> {
+        self.shown.get().filter(|a| a.controls.mode == self.controls.mode)
+    }
+
+    /// Writes a panel's texts, (element id, text), in order.
+    fn write_texts(&self, texts: &[(&str, String)]) {
+        for (id, text) in texts {
+            set_text(&self.doc, id, text);
+        }
+    }
+
     pub(in crate::ui::app) fn font(&self) -> f64 {
         font_px(self.framing.large_text())
     }
@@ -95,7 +105,7 @@ impl App {
     /// box, and keeps it for the SVG export.
     pub(in crate::ui::app) fn redraw(&self, id: &'static str, fig: Figure) {
         match canvas::redraw_figure(&self.doc, id, &fig, Layer::Whole, self.font()) {
-            Ok(_) => self.keep(id, fig),
+            Ok(_) => self.drawn.keep(id, fig),
             Err(e) => web_sys::console::warn_1(&format!("#{id}: {e}").into()),
         }
     }
@@ -103,14 +113,8 @@ impl App {
     /// Draws `fig` whole on the canvas `id` and keeps it for the SVG export.
     pub(in crate::ui::app) fn draw(&self, id: &'static str, fig: Figure) {
         if self.draw_sized(id, &fig, Layer::Whole).is_some() {
-            self.keep(id, fig);
+            self.drawn.keep(id, fig);
         }
-    }
-
-    /// Keeps `fig`, as drawn on the canvas `id`, for the SVG export (moved, not copied: this
-    /// runs on slider moves).
-    pub(super) fn keep(&self, id: &'static str, fig: Figure) {
-        self.drawn.keep(id, fig);
     }
 
     /// Clears the canvas `id` and forgets its figure: a placeholder's panel shows no figure of

@@ -15,43 +15,36 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, Document, HtmlCanvasElement, Url};
 
-use super::{App, Shared, ALPHA_PLOTS};
+use super::{App, Shared};
 use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
 use crate::ui::figure::{Draw, Figure, Look};
 use crate::ui::panels;
 use rvalue_core::{Error, Result};
-use rvalue_model::classes::{classes_csv, ClassView};
 use rvalue_model::export::{
-    file_name, sets_csv, split_mask_npy, summary_csv, FigureExport, Table, FIGURES, SPLIT_MASK_FILE, TABLES,
+    alpha_marker_of, button_groups, file_name, split_mask_npy, table_csv, ButtonGroup, FigureExport, Save,
+    Table, SPLIT_MASK_FILE,
 };
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::panel::Panel;
 
-/// Adds the buttons to the panels and listens to them.
+/// Adds the buttons to the panels ([`button_groups`]) and listens to them.
 pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
-    for (i, f) in FIGURES.iter().enumerate() {
-        let group = button_group(doc, f.panel)?;
-        for (format, png) in [("PNG", true), ("SVG", false)] {
-            let button = add_button(doc, &group, f.panel, format)?;
+    for g in button_groups() {
+        let group = button_group(doc, &g)?;
+        for &(format, save) in &g.buttons {
+            let button = add_button(doc, &group, &g, format)?;
             let a = app.clone();
             dom::listen(&button, "click", move |_| {
-                let f = &FIGURES[i];
-                let done = if png { export_png(&a.borrow(), f) } else { export_svg(&mut a.borrow_mut(), f) };
+                let done = match save {
+                    Save::Png(f) => export_png(&a.borrow(), f),
+                    Save::Svg(f) => export_svg(&mut a.borrow_mut(), f),
+                    Save::Csv(table, name) => export_csv(&mut a.borrow_mut(), table, name),
+                };
                 report(&a, done);
             });
         }
-    }
-    for (panel, table, name) in TABLES {
-        let group = button_group(doc, panel)?;
-        let button = add_button(doc, &group, panel, "CSV")?;
-        let a = app.clone();
-        dom::listen(&button, "click", move |_| {
-            let done = export_csv(&mut a.borrow_mut(), table, name);
-            report(&a, done);
-        });
     }
     let a = app.clone();
     dom::listen_id(doc, ids::SPLIT_MASK, "click", move |_| {
@@ -72,14 +65,13 @@ fn js_err(what: &str) -> impl Fn(JsValue) -> Error + '_ {
     move |e| Error::invalid(format!("{what}: {}", e.as_string().unwrap_or_else(|| format!("{e:?}"))))
 }
 
-/// A labelled group of buttons at the end of the panel `panel`.
-fn button_group(doc: &Document, panel: Panel) -> Result<web_sys::Element> {
-    let number = panel.number();
-    let figure: web_sys::Element = by_id(doc, &panel.element_id())?;
+/// A labelled group of buttons at the end of its panel.
+fn button_group(doc: &Document, g: &ButtonGroup) -> Result<web_sys::Element> {
+    let figure: web_sys::Element = by_id(doc, &g.panel.element_id())?;
     let group = doc.create_element("div").map_err(js_err("createElement"))?;
     group.set_class_name("export");
     let _ = group.set_attribute("role", "group");
-    let _ = group.set_attribute("aria-label", &format!("Export panel {number}"));
+    let _ = group.set_attribute("aria-label", &g.label());
     figure.append_child(&group).map_err(js_err("appendChild"))?;
     Ok(group)
 }
@@ -87,14 +79,13 @@ fn button_group(doc: &Document, panel: Panel) -> Result<web_sys::Element> {
 fn add_button(
     doc: &Document,
     group: &web_sys::Element,
-    panel: Panel,
+    g: &ButtonGroup,
     format: &str,
 ) -> Result<web_sys::Element> {
-    let number = panel.number();
     let button = doc.create_element("button").map_err(js_err("createElement"))?;
     let _ = button.set_attribute("type", "button");
     let _ = button.set_attribute("data-export", &format.to_lowercase());
-    let _ = button.set_attribute("aria-label", &format!("Download panel {number} as {format}"));
+    let _ = button.set_attribute("aria-label", &g.button_label(format));
     button.set_text_content(Some(format));
     group.append_child(&button).map_err(js_err("appendChild"))?;
     Ok(button)
@@ -157,9 +148,9 @@ fn export_svg(app: &mut App, f: &FigureExport) -> Result<()> {
         .drawn
         .figure(f.canvas)
         .ok_or_else(|| Error::invalid(format!("panel {} has no figure yet", f.panel.number())))?;
-    if let Some(&(_, _, coverage)) = ALPHA_PLOTS.iter().find(|p| p.0 == f.canvas) {
+    if let Some(coverage) = alpha_marker_of(f) {
         let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
-        let view = app.alpha_view(alpha, never_empty).ok();
+        let view = app.shown.alpha_view(alpha, never_empty).ok();
         fig.add_marker(&panels::alpha_marker(view.as_ref(), alpha, coverage));
     }
     let canvas: HtmlCanvasElement = by_id(&app.doc, f.canvas)?;
@@ -189,20 +180,8 @@ pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
 }
 
 fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
-    let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
-    let text = match table {
-        Table::Summary => summary_csv(&app.alpha_view(alpha, never_empty)?),
-        Table::Sets => {
-            let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
-            sets_csv(a, alpha, never_empty)?
-        }
-        Table::Classes => {
-            let v = app.alpha_view(alpha, never_empty)?;
-            let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
-            let names = if a.toy.is_some() { None } else { app.class_names() };
-            classes_csv(&ClassView::new(&v, a.k, a.toy.is_some()), names)
-        }
-    };
+    let at = (app.controls.alpha, app.controls.never_empty);
+    let text = table_csv(table, &mut app.shown, at, app.source.class_names())?;
     let blob = text_blob(&text, "text/csv;charset=utf-8")?;
     download(&app.doc, &file_name(name, "csv"), &blob)
 }

@@ -5,11 +5,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::compute::Compute;
-use super::drawn::Drawn;
 use super::frame::{request_frame, with};
-use super::framing::Framing;
 use super::replies::file_sink;
-use super::shown::Shown;
 use super::source::DataSource;
 use super::wiring::wire;
 use super::{App, Shared};
@@ -20,6 +17,7 @@ use crate::ui::{embed, files, theme};
 use rvalue_core::Result;
 use rvalue_model::ids;
 use rvalue_model::page::readouts::panicked;
+use rvalue_model::page::{Drawn, Framing, Shown};
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::Controls;
 

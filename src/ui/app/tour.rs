@@ -1,6 +1,6 @@
-//! The guided tour ([`rvalue_model::tour`]): the step card beside the panels it is about (the
-//! others dimmed), Next and Back, the keys presentation clickers send, and the "try this"
-//! confirmation.
+//! The guided tour ([`rvalue_model::tour`]; [`tour::card`] decides what the card shows): the
+//! step card beside the panels it is about (the others dimmed), Next and Back, the keys
+//! presentation clickers send, and the "try this" confirmation.
 //!
 //! A step is applied as a link is: its state comes from `UrlState::from_query`, goes into the
 //! inputs with `write_controls`, and the address then reads `?tour=N` (the step's own state),
@@ -12,11 +12,9 @@ use web_sys::{HtmlElement, KeyboardEvent};
 use super::frame::{with, with_now};
 use super::{App, Shared};
 use crate::ui::dom::{self, set_attr, set_hidden, set_text};
-use rvalue_core::conformal::Coverage;
 use rvalue_core::Result;
-use rvalue_model::classes::per_class_outcome;
 use rvalue_model::ids;
-use rvalue_model::tour::{self, KeyTarget, Move};
+use rvalue_model::tour::{self, KeyTarget, Move, Outcome};
 use rvalue_model::url::UrlState;
 use rvalue_model::{AlphaView, Controls};
 
@@ -73,36 +71,33 @@ impl App {
     /// Shows the card of the current step (or hides it) and marks the step's panels.
     pub(super) fn show_tour(&self) {
         let d = &self.doc;
-        let step = self.framing.step().and_then(|n| tour::step(n).map(|s| (n, s)));
+        let c = tour::card(self.framing.step(), self.framing.tour_alone(), self.framing.tried());
+        let on = c.step.is_some();
         if let Some(body) = d.body() {
-            let _ = body.class_list().toggle_with_force("touring", step.is_some());
+            let _ = body.class_list().toggle_with_force("touring", on);
         }
-        set_hidden(d, ids::TOUR, step.is_none());
-        set_hidden(d, ids::TOUR_SKIP, step.is_none() || self.framing.tour_alone());
-        set_attr(d, ids::TOUR_START, "aria-pressed", if step.is_some() { "true" } else { "false" });
-        for p in rvalue_model::panel::Panel::ALL {
+        set_hidden(d, ids::TOUR, !on);
+        set_hidden(d, ids::TOUR_SKIP, c.skip_hidden);
+        set_attr(d, ids::TOUR_START, "aria-pressed", if on { "true" } else { "false" });
+        for (p, on, key) in c.marks {
             if let Some(e) = d.get_element_by_id(&p.element_id()) {
-                let (on, key) = tour::marks(step.map(|(n, _)| n), p);
                 let _ = e.class_list().toggle_with_force("tour-focus", on);
                 let _ = e.class_list().toggle_with_force("tour-key", key);
             }
         }
-        keep_controls(d, step.map_or(&[], |(_, s)| s.stage_controls()));
-        let Some((n, step)) = step else { return };
-        if !self.framing.tour_alone() {
+        keep_controls(d, c.keep);
+        let Some(n) = c.step else { return };
+        if c.reveal {
             reveal(d);
-            reveal_controls(d, step.stage_controls());
+            reveal_controls(d, c.keep);
         }
-        set_text(d, ids::TOUR_COUNT, &tour::count(n));
-        set_text(d, ids::TOUR_TITLE, step.title);
-        set_text(d, ids::TOUR_TEXT, step.text);
-        set_text(d, ids::TOUR_TRY, step.try_this);
-        set_text(d, ids::TOUR_DONE, step.done);
-        set_hidden(d, ids::TOUR_DONE, !self.framing.tried());
+        for (id, text) in &c.texts {
+            set_text(d, id, text);
+        }
+        set_hidden(d, ids::TOUR_DONE, !c.tried);
         set_attr(d, ids::TOUR, "data-step", &n.to_string());
-        set_attr(d, ids::TOUR, "data-tried", if self.framing.tried() { "true" } else { "false" });
-        let (first, last) = tour::ends(n);
-        for (id, off) in [(ids::TOUR_BACK, first), (ids::TOUR_NEXT, last)] {
+        set_attr(d, ids::TOUR, "data-tried", if c.tried { "true" } else { "false" });
+        for (id, off) in c.buttons {
             if let Ok(b) = dom::by_id::<web_sys::HtmlButtonElement>(d, id) {
                 let had_focus = d.active_element().is_some_and(|a| a.id() == id);
                 b.set_disabled(off);
@@ -223,29 +218,22 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
 }
 
 impl App {
-    /// The per-class step ([`tour::PER_CLASS_STEP`]): keeps the marginal analysis' view at α,
+    /// The per-class step ([`tour::per_class_step`]): keeps the marginal analysis' view at α,
     /// and once a per-class analysis is on show, adds to the confirmation what per-class
     /// thresholds did, computed from the two.
     pub(super) fn tour_outcome(&mut self, v: &AlphaView) {
-        if self.framing.step() != Some(tour::PER_CLASS_STEP) {
-            return;
-        }
         let Some(a) = self.shown.get() else { return };
-        if a.controls.score.coverage == Coverage::Marginal {
-            self.framing.set_baseline(v.clone());
-            set_attr(&self.doc, ids::TOUR, "data-outcome", "");
-            return;
+        let names = self.source.class_names();
+        match tour::per_class_step(self.framing.step(), a, v, self.framing.baseline(), names) {
+            Some(Outcome::Baseline) => {
+                self.framing.set_baseline(v.clone());
+                set_attr(&self.doc, ids::TOUR, "data-outcome", "");
+            }
+            Some(Outcome::Compared(text)) => {
+                set_text(&self.doc, ids::TOUR_DONE, &text);
+                set_attr(&self.doc, ids::TOUR, "data-outcome", "1");
+            }
+            None => {}
         }
-        let Some(b) = self.framing.baseline() else { return };
-        let now = if b.alpha == v.alpha && b.never_empty == v.never_empty {
-            Some(v.clone())
-        } else {
-            a.at_alpha(b.alpha, b.never_empty).ok()
-        };
-        let names = self.class_names();
-        let Some(text) = now.and_then(|now| per_class_outcome(b, &now, a.k, names)) else { return };
-        let done = tour::step(tour::PER_CLASS_STEP).map_or("", |s| s.done);
-        set_text(&self.doc, ids::TOUR_DONE, &format!("{done} {text}"));
-        set_attr(&self.doc, ids::TOUR, "data-outcome", "1");
     }
 }

@@ -66,5 +66,56 @@ pub fn file_name(name: &str, ext: &str) -> String {
 /// The first split's mask's file name (`rvalue sets --split` reads it).
 pub const SPLIT_MASK_FILE: &str = "rvalue-explorer-split-0.npy";
 
+/// What an export button saves.
+#[derive(Debug, Clone, Copy)]
+pub enum Save {
+    Png(&'static FigureExport),
+    Svg(&'static FigureExport),
+    /// A table's CSV, and the file's name.
+    Csv(Table, &'static str),
+}
+
+/// A labelled group of export buttons at the end of a panel.
+#[derive(Debug, Clone)]
+pub struct ButtonGroup {
+    pub panel: Panel,
+    /// Each button's text (its format) and what it saves.
+    pub buttons: Vec<(&'static str, Save)>,
+}
+
+impl ButtonGroup {
+    /// The group's accessible name.
+    pub fn label(&self) -> String {
+        format!("Export panel {}", self.panel.number())
+    }
+
+    /// The accessible name of the button saving `format`.
+    pub fn button_label(&self, format: &str) -> String {
+        format!("Download panel {} as {format}", self.panel.number())
+    }
+}
+
+/// The page's export buttons: a PNG and SVG group per figure ([`FIGURES`]), then a CSV group
+/// per table ([`TABLES`]).
+pub fn button_groups() -> Vec<ButtonGroup> {
+    let figures = FIGURES
+        .iter()
+        .map(|f| ButtonGroup { panel: f.panel, buttons: vec![("PNG", Save::Png(f)), ("SVG", Save::Svg(f))] });
+    let tables = TABLES
+        .iter()
+        .map(|&(panel, t, name)| ButtonGroup { panel, buttons: vec![("CSV", Save::Csv(t, name))] });
+    figures.chain(tables).collect()
+}
+
+/// Whether `f`'s SVG carries the α marker, and whether it is the coverage one (panel 3) or the
+/// set size one (panel 4): the figures behind the α overlays, which the SVG draws as one.
+pub fn alpha_marker_of(f: &FigureExport) -> Option<bool> {
+    match f.canvas {
+        ids::PLOT_COVERAGE => Some(true),
+        ids::PLOT_SIZE => Some(false),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::page::Shown;
 use crate::{Controls, Source};
 use rvalue_core::conformal::Method;
 use rvalue_core::toy::ToyParams;
@@ -114,4 +115,26 @@ fn only_a_files_split_has_a_mask() {
     assert_eq!(split.test, a.calibrated(Method::Cp)[0].test, "the mask splits off the inspector's items");
     assert_eq!(split.cal.len(), 12);
     assert_eq!(split.keyed(7, 0), Split::random(40, 0.3, 7, 0).unwrap());
+}
+
+#[test]
+fn each_table_exports_the_analysis_on_show_at_alpha() {
+    let mut shown = Shown::new();
+    for t in [Table::Summary, Table::Sets, Table::Classes] {
+        assert!(table_csv(t, &mut shown, (0.1, false), None).is_err(), "no analysis yet");
+    }
+    shown.show(analysis(), String::new());
+    let a = analysis();
+    let at = (0.2, true);
+    let summary = table_csv(Table::Summary, &mut shown, at, None).unwrap();
+    assert_eq!(summary, summary_csv(&a.at_alpha(0.2, true).unwrap()));
+    assert_eq!(table_csv(Table::Sets, &mut shown, at, None).unwrap(), sets_csv(&a, 0.2, true).unwrap());
+    let names: Vec<String> = (0..5).map(|i| format!("class {i}")).collect();
+    let classes = table_csv(Table::Classes, &mut shown, at, Some(&names)).unwrap();
+    assert_eq!(
+        classes,
+        table_csv(Table::Classes, &mut shown, at, None).unwrap(),
+        "a toy's classes have no names"
+    );
+    assert!(!classes.contains("class 1") && classes.lines().count() > 5);
 }

@@ -1,42 +1,34 @@
 //! Panel 9: coverage by class and by set size at α, from the tallies of panel 6's pass; the
 //! worst classes as buttons that open the inspector on a test item of the class.
 
-use std::cell::RefCell;
-
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element};
 
+use super::table::show_rows;
 use crate::ui::app::App;
-use crate::ui::dom::{set_hidden, set_text};
+use crate::ui::canvas;
+use crate::ui::dom::{set_hidden, set_html, set_text};
 use crate::ui::figure::Layer;
-use crate::ui::{canvas, panels};
-use rvalue_model::classes::ClassView;
 use rvalue_model::ids;
-use rvalue_model::page::ItemMove;
+use rvalue_model::page::{ItemMove, Written};
+use rvalue_model::view::classes_view;
 use rvalue_model::AlphaView;
 
 /// Panel 9's canvas.
 const CANVAS: &str = ids::PLOT_CLASSES;
 
 impl App {
-    /// The class names of the file on show, if it gives them.
-    pub(in crate::ui::app) fn class_names(&self) -> Option<&[String]> {
-        self.source.class_names()
-    }
-
     /// Panel 9 at the view's α.
     pub(super) fn render_classes(&self, v: &AlphaView) {
         let Some(a) = self.shown.get() else { return };
         let d = &self.doc;
-        let names = if a.toy.is_some() { None } else { self.class_names() };
-        let cv = ClassView::new(v, a.k, a.toy.is_some());
+        let cv = classes_view(v, a, self.source.class_names());
         // The figure first: sizing it reads its canvas' box, which the writes below would make
         // a layout. An α move alone cannot change that box, so it redraws at the size it has.
         // Off screen, it is only kept (for exports, and to be drawn when it comes near).
-        let fig = panels::classes(&cv, names);
-        let cc = self.drawn.classes_canvas();
+        let (fig, cc) = (cv.figure, self.drawn.classes_canvas());
         if cc.sized() && cc.skipped() {
-            self.keep(CANVAS, fig);
+            self.drawn.keep(CANVAS, fig);
             cc.set_stale(true);
         } else if cc.sized() {
             self.redraw(CANVAS, fig);
@@ -44,25 +36,19 @@ impl App {
         } else {
             let shown = self.draw_sized(CANVAS, &fig, Layer::Whole).is_some();
             if shown {
-                self.keep(CANVAS, fig);
+                self.drawn.keep(CANVAS, fig);
             }
             cc.set_sized(shown);
             cc.set_stale(false);
         }
         set_hidden(d, ids::CLASSES_NOTE, cv.note.is_none());
         set_text(d, ids::CLASSES_NOTE, cv.note.unwrap_or(""));
-        set_text(d, ids::CLASSES_READOUT, &cv.readout());
-        let worst: Vec<(usize, String)> = if cv.note.is_some() {
-            Vec::new()
-        } else {
-            cv.worst.iter().map(|w| (w.class, cv.worst_text(w, names))).collect()
-        };
-        show_worst(d, &worst, self.drawn.tables().worst());
-        set_hidden(d, ids::WORST_HEADING, worst.is_empty());
-        let head = panels::strata_head(&cv);
+        set_text(d, ids::CLASSES_READOUT, &cv.readout);
+        set_hidden(d, ids::WORST_HEADING, cv.worst.is_empty());
         let tables = self.drawn.tables();
-        tables.show_strata_head(d, head);
-        tables.strata().show(d, "#strata-body", &panels::strata_table(&cv), None);
+        show_worst(d, cv.worst, &tables.worst);
+        tables.strata_head.update(cv.strata_head, |_, h| set_html(d, ids::STRATA_HEAD, h));
+        show_rows(d, &tables.strata, "#strata-body", cv.strata, None);
     }
 
     /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off
@@ -83,10 +69,10 @@ impl App {
         set_hidden(d, ids::CLASSES_NOTE, true);
         set_text(d, ids::CLASSES_READOUT, "–");
         let tables = self.drawn.tables();
-        show_worst(d, &[], tables.worst());
+        show_worst(d, Vec::new(), &tables.worst);
         set_hidden(d, ids::WORST_HEADING, true);
-        tables.show_strata_head(d, String::new());
-        tables.strata().show(d, "#strata-body", &[], None);
+        tables.strata_head.update(String::new(), |_, h| set_html(d, ids::STRATA_HEAD, h));
+        show_rows(d, &tables.strata, "#strata-body", Vec::new(), None);
     }
 
     /// Draws panel 9's kept figure if its canvas shows an older one.
@@ -121,31 +107,28 @@ impl App {
 }
 
 /// The worst classes' list: a button per class, its text set as text (a class name is the
-/// file's, never markup). `shown` is what the list holds: with as many lines, the buttons that
-/// changed are rewritten in place; otherwise the list is built afresh.
-fn show_worst(d: &Document, worst: &[(usize, String)], shown: &RefCell<Vec<(usize, String)>>) {
+/// file's, never markup). With as many lines as it shows, the buttons that changed are
+/// rewritten in place; otherwise the list is built afresh.
+fn show_worst(d: &Document, worst: Vec<(usize, String)>, shown: &Written<Vec<(usize, String)>>) {
     let Some(list) = d.get_element_by_id(ids::WORST_CLASSES) else { return };
-    let mut shown = shown.borrow_mut();
-    if *shown == worst {
-        return;
-    }
-    let items = list.children();
-    let in_place = items.length() as usize == shown.len()
-        && shown.len() == worst.len()
-        && shown.iter().zip(worst).enumerate().all(|(i, (old, new))| {
-            old == new
-                || items.item(i as u32).and_then(|li| li.first_element_child()).is_some_and(|b| {
-                    b.set_text_content(Some(&new.1));
-                    b.set_attribute("data-class", &new.0.to_string()).is_ok()
-                })
-        });
-    if !in_place {
-        list.set_text_content(None);
-        for (class, text) in worst {
-            let _ = item(d, *class, text).map(|li| list.append_child(&li));
+    shown.update(worst, |old, new| {
+        let items = list.children();
+        let in_place = items.length() as usize == old.len()
+            && old.len() == new.len()
+            && old.iter().zip(new).enumerate().all(|(i, (old, new))| {
+                old == new
+                    || items.item(i as u32).and_then(|li| li.first_element_child()).is_some_and(|b| {
+                        b.set_text_content(Some(&new.1));
+                        b.set_attribute("data-class", &new.0.to_string()).is_ok()
+                    })
+            });
+        if !in_place {
+            list.set_text_content(None);
+            for (class, text) in new {
+                let _ = item(d, *class, text).map(|li| list.append_child(&li));
+            }
         }
-    }
-    *shown = worst.to_vec();
+    });
 }
 
 fn item(d: &Document, class: usize, text: &str) -> Option<Element> {

@@ -11,39 +11,38 @@ use crate::ui::dom::{self, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
 use rvalue_model::figure::html::esc;
 use rvalue_model::ids;
-use rvalue_model::message::{about, sentence};
-use rvalue_model::page::readouts::item_info;
+use rvalue_model::message::about;
+use rvalue_model::page::patch::{cut_move, CutMove};
 use rvalue_model::page::{step_item, ItemMove};
+use rvalue_model::view::{inspector_view, InspectorBody};
 
 impl App {
+    /// Panel 7 for the inspector's item ([`inspector_view`]).
     pub(super) fn render_item(&mut self) {
         let Some(a) = self.shown.get() else { return };
         let d = &self.doc;
-        let n = a.n_inspectable();
+        let v = inspector_view(a, self.item, self.controls.alpha, self.controls.never_empty);
         set_value(d, ids::ITEM_INDEX, &self.item.to_string());
         if let Ok(i) = dom::input(d, ids::ITEM_INDEX) {
-            let max = n.saturating_sub(1).to_string();
-            if i.max() != max {
-                i.set_max(&max);
+            if i.max() != v.max {
+                i.set_max(&v.max);
             }
         }
-        if let Some((item, range)) = a.item_bytes(self.item) {
-            // Pooled CP_r on a streamed file: the item's block is read first.
-            let t = self.item;
-            set_text(d, ids::ITEM_INFO, &item_info(n, item, None, self.controls.alpha));
-            set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>"));
-            self.drawn.set_inspector(Vec::new());
-            return self.read_item(item, range);
+        if let Some(info) = &v.info {
+            set_text(d, ids::ITEM_INFO, info);
         }
-        match a.inspect(self.item, self.controls.alpha, self.controls.never_empty) {
-            Ok(v) => {
-                set_text(d, ids::ITEM_INFO, &item_info(n, v.item, Some(v.label), self.controls.alpha));
-                let columns = panels::inspector_columns(&v, a.single_draw);
+        match v.body {
+            InspectorBody::Read { item, range, html } => {
+                set_html(d, ids::INSPECTOR, &html);
+                self.drawn.set_inspector(Vec::new());
+                self.read_item(item, range);
+            }
+            InspectorBody::Columns(columns) => {
                 show_inspector(d, self.drawn.inspector(), &columns);
                 self.drawn.set_inspector(columns);
             }
-            Err(e) => {
-                set_html(d, ids::INSPECTOR, &format!("<p class=\"muted\">{}</p>", esc(&sentence(&e))));
+            InspectorBody::Error(html) => {
+                set_html(d, ids::INSPECTOR, &html);
                 self.drawn.set_inspector(Vec::new());
             }
         }
@@ -119,35 +118,25 @@ fn show_inspector(d: &Document, shown: &[RankingColumn], columns: &[RankingColum
     }
 }
 
-/// Moves a column's cut in place when only the set changed. The list shows `old`, so the
-/// cut's element index follows from `old` without reading the rows back; the one element
-/// found there must be the cut, else the caller rebuilds the list.
+/// Moves a column's cut in place when only the set changed ([`cut_move`]). The list shows
+/// `old`; the one element found where its cut is must be the cut, else the caller rebuilds the
+/// list.
 fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -> Option<()> {
-    let (from, to) = (old.cut(), new.cut());
-    if from == to {
-        return Some(());
-    }
-    // An empty set's cut is labelled ([`panels::EMPTY_CUT_HTML`]): into or out of it, the
-    // caller writes the list afresh.
-    if from == Some(0) || to == Some(0) {
-        return None;
-    }
-    let ol = list.first_element_child()?;
-    let items = ol.children();
-    let cut = match from {
-        Some(i) => Some(items.item(i as u32).filter(|li| li.class_name() == "cut")?),
-        None => None,
-    };
-    // The element of row `r` while the cut is still at `from`.
-    let row = |r: usize| items.item((r + usize::from(from.is_some_and(|f| r >= f))) as u32);
-    match (to, cut) {
-        (Some(j), Some(cut)) => {
-            let before: web_sys::Node = row(j)?.into();
+    let items = || list.first_element_child().map(|ol| (ol.children(), ol));
+    let cut = |i: usize| items()?.0.item(i as u32).filter(|li| li.class_name() == "cut");
+    match cut_move(old.cut(), new.cut()) {
+        CutMove::Stay => {}
+        CutMove::Afresh => return None,
+        CutMove::Move { cut: at, before } => {
+            let (items, ol) = items()?;
+            let cut = cut(at)?;
+            let before: web_sys::Node = items.item(before as u32)?.into();
             ol.insert_before(&cut, Some(&before)).ok()?;
         }
-        (Some(j), None) => row(j)?.insert_adjacent_html("beforebegin", panels::CUT_HTML).ok()?,
-        (None, Some(cut)) => cut.remove(),
-        (None, None) => {}
+        CutMove::Insert { before } => {
+            items()?.0.item(before as u32)?.insert_adjacent_html("beforebegin", panels::CUT_HTML).ok()?
+        }
+        CutMove::Remove { cut: at } => cut(at)?.remove(),
     }
     Some(())
 }

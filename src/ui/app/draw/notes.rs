@@ -1,13 +1,12 @@
 //! What the page says about what it computes: which r-value panels 2 and 5 and the formulas
 //! describe, the core's warnings on the data and settings, and the split mask's button. The
-//! model decides each (`rvalue_model::kind_notes`, `Analysis::warnings`); this writes them.
+//! model decides each (`rvalue_model::kind_notes`, `rvalue_model::view::data_notes`); this writes them.
 
 use crate::ui::app::App;
 use crate::ui::dom::{set_hidden, set_html, set_text};
-use rvalue_model::export::has_split_mask;
-use rvalue_model::figure::html::esc;
 use rvalue_model::ids;
 use rvalue_model::kind_notes;
+use rvalue_model::view::data_notes;
 
 impl App {
     /// Panels 2 and 5 and the formulas, for the r-value CP_r uses now.
@@ -25,12 +24,9 @@ impl App {
     /// The analysis' warnings at the current α, one sentence a line, and whether its first
     /// split has a mask to download (a file's; not a toy repeat's or a pool's).
     pub(super) fn render_data_notes(&self) {
-        let d = &self.doc;
-        let a = self.shown.get().filter(|a| a.controls.mode == self.controls.mode);
-        let notes = a.map(|a| a.warnings(self.controls.alpha)).unwrap_or_default();
-        let html: Vec<String> = notes.iter().map(|w| format!("<p>{}</p>", esc(w))).collect();
-        set_html(d, ids::DATA_NOTES, &html.concat());
-        set_hidden(d, ids::DATA_NOTES, notes.is_empty());
-        set_hidden(d, ids::SPLIT_MASK, !a.is_some_and(has_split_mask));
+        let (d, n) = (&self.doc, data_notes(self.analysis_in_mode(), self.controls.alpha));
+        set_html(d, ids::DATA_NOTES, &n.html);
+        set_hidden(d, ids::DATA_NOTES, n.empty);
+        set_hidden(d, ids::SPLIT_MASK, !n.split_mask);
     }
 }

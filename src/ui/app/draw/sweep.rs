@@ -8,18 +8,13 @@ use crate::ui::app::{App, ALPHA_PLOTS};
 use crate::ui::dom::{by_id, set_text};
 use crate::ui::figure::Layer;
 use crate::ui::{canvas, panels};
-use rvalue_core::Result;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::short;
-use rvalue_model::{AlphaView, Mode};
+use rvalue_model::view::{alpha_readouts, ALPHA_READOUTS};
+use rvalue_model::Mode;
 
 impl App {
-    /// The table at α (see [`super::super::shown::Shown::alpha_view`]).
-    pub(in crate::ui::app) fn alpha_view(&mut self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
-        self.shown.alpha_view(alpha, never_empty)
-    }
-
     /// While idle, computes the table at one more α slider position; true if one was computed.
     pub(in crate::ui::app) fn warm_alpha_views(&mut self) -> bool {
         !self.compute.is_running() && self.shown.warm_alpha_view(self.controls.never_empty)
@@ -33,7 +28,7 @@ impl App {
                 let fig = panels::against_alpha(a.sweep(never_empty), a.methods(), coverage);
                 let frame = self.draw_sized(id, &fig, Layer::Whole);
                 if frame.is_some() {
-                    self.keep(id, fig);
+                    self.drawn.keep(id, fig);
                 }
                 frame
             });
@@ -55,7 +50,7 @@ impl App {
             return self.clear_alpha();
         }
         let (alpha, never_empty) = (self.controls.alpha, self.controls.never_empty);
-        let view = match self.alpha_view(alpha, never_empty) {
+        let view = match self.shown.alpha_view(alpha, never_empty) {
             Ok(v) => Some(v),
             Err(e) => {
                 self.show_error(Some(&sentence(&e)));
@@ -80,13 +75,11 @@ impl App {
             }
         }
         if let Some(v) = view {
-            set_text(d, ids::COVERAGE_READOUT, &panels::readout(v, true));
-            set_text(d, ids::SIZE_READOUT, &panels::readout(v, false));
-            show_summary(d, v, self.drawn.tables());
             let toy = self.shown.get().is_some_and(|a| a.controls.mode == Mode::Toy);
-            set_text(d, ids::REDUCTION, &panels::reduction_text(v, toy));
-        }
-        if let Some(v) = view {
+            let [coverage, size, reduction] = alpha_readouts(v, toy);
+            self.write_texts(&[coverage, size]);
+            show_summary(d, v, self.drawn.tables());
+            self.write_texts(&[reduction]);
             self.tour_outcome(v);
         }
         self.render_item();
@@ -96,10 +89,10 @@ impl App {
     /// as are panel 9 and panel 7 (nothing the page shows may be left from an analysis no longer on show).
     fn clear_alpha(&mut self) {
         let d = &self.doc;
-        for id in [ids::COVERAGE_READOUT, ids::SIZE_READOUT, ids::REDUCTION] {
+        for id in ALPHA_READOUTS {
             set_text(d, id, "–");
         }
-        show_summary_rows(d, self.drawn.tables(), &[], &[]);
+        show_summary_rows(d, self.drawn.tables(), Vec::new(), Vec::new());
         self.clear_classes();
         if !self.drawn.inspector().is_empty() {
             crate::ui::dom::set_html(d, ids::INSPECTOR, "");

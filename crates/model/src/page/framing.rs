@@ -1,11 +1,11 @@
 //! How the page is framed: the one panel an embed shows, the look a link asked for, large
 //! text, and the guided tour's step with the reader's progress in it.
 
-use rvalue_model::panel::Panel;
-use rvalue_model::url::{DataRef, UrlState, View};
-use rvalue_model::{AlphaView, Controls};
+use crate::panel::Panel;
+use crate::url::{DataRef, UrlState, View};
+use crate::{AlphaView, Controls};
 
-pub(super) struct Framing {
+pub struct Framing {
     /// The one panel shown (`?embed=`).
     embed: Option<Panel>,
     /// The look the link asked for: theme, background, a figure-only embed and its sliders.
@@ -26,12 +26,7 @@ pub(super) struct Framing {
 }
 
 impl Framing {
-    pub(super) fn new(
-        embed: Option<Panel>,
-        view: View,
-        large_text: bool,
-        tour: (Option<usize>, bool),
-    ) -> Framing {
+    pub fn new(embed: Option<Panel>, view: View, large_text: bool, tour: (Option<usize>, bool)) -> Framing {
         Framing {
             embed,
             view,
@@ -45,7 +40,7 @@ impl Framing {
     }
 
     /// What a link to the page holds, with the controls, item and data given.
-    pub(super) fn url_state(&self, controls: Controls, item: usize, data: DataRef) -> UrlState {
+    pub fn url_state(&self, controls: Controls, item: usize, data: DataRef) -> UrlState {
         UrlState {
             controls,
             item,
@@ -58,70 +53,73 @@ impl Framing {
         }
     }
 
-    pub(super) fn embed(&self) -> Option<Panel> {
+    pub fn embed(&self) -> Option<Panel> {
         self.embed
     }
 
     /// Whether the page is embedded: a panel, or a tour step alone.
-    pub(super) fn embedded(&self) -> bool {
+    pub fn embedded(&self) -> bool {
         self.embed.is_some() || self.tour_alone
     }
 
-    pub(super) fn view(&self) -> &View {
+    pub fn view(&self) -> &View {
         &self.view
     }
 
-    pub(super) fn large_text(&self) -> bool {
+    pub fn large_text(&self) -> bool {
         self.large_text
     }
 
-    pub(super) fn set_large_text(&mut self, on: bool) {
+    pub fn set_large_text(&mut self, on: bool) {
         self.large_text = on;
     }
 
     /// The tour's step on show.
-    pub(super) fn step(&self) -> Option<usize> {
+    pub fn step(&self) -> Option<usize> {
         self.tour
     }
 
-    pub(super) fn tour_alone(&self) -> bool {
+    pub fn tour_alone(&self) -> bool {
         self.tour_alone
     }
 
     /// Whether the tour's keys step it: a tour on show in the page (not alone in a frame).
-    pub(super) fn takes_keys(&self) -> bool {
+    pub fn takes_keys(&self) -> bool {
         self.tour.is_some() && !self.tour_alone
     }
 
     /// Goes to step `n`, not yet tried.
-    pub(super) fn go_to(&mut self, n: usize) {
+    pub fn go_to(&mut self, n: usize) {
         self.tour = Some(n);
         self.tried = false;
         self.done_on_arrival = None;
     }
 
-    pub(super) fn leave(&mut self) {
+    pub fn leave(&mut self) {
         self.tour = None;
     }
 
-    pub(super) fn tried(&self) -> bool {
+    pub fn tried(&self) -> bool {
         self.tried
     }
 
     /// Whether the step is newly tried now that the state says `done`: not when the state the
     /// step opened with had it done already.
-    pub(super) fn try_now(&mut self, done: bool) -> bool {
+    pub fn try_now(&mut self, done: bool) -> bool {
         let on_arrival = *self.done_on_arrival.get_or_insert(done);
-        let newly = rvalue_model::tour::newly_tried(self.tried, done, on_arrival);
+        let newly = crate::tour::newly_tried(self.tried, done, on_arrival);
         self.tried |= newly;
         newly
     }
 
-    pub(super) fn baseline(&self) -> Option<&AlphaView> {
+    pub fn baseline(&self) -> Option<&AlphaView> {
         self.baseline.as_ref()
     }
 
-    pub(super) fn set_baseline(&mut self, v: AlphaView) {
+    pub fn set_baseline(&mut self, v: AlphaView) {
         self.baseline = Some(v);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,11 +2,11 @@
 //! of the analyses shown, its tables at each α slider position, and the item being read for
 //! the inspector.
 
+use super::{alpha_slot, alpha_slots, slot_alpha};
+use crate::{AlphaView, Analysis};
 use rvalue_core::{Error, Result};
-use rvalue_model::page::{alpha_slot, alpha_slots, slot_alpha};
-use rvalue_model::{AlphaView, Analysis};
 
-pub(super) struct Shown {
+pub struct Shown {
     analysis: Option<Analysis>,
     /// What the shown analysis is of, for the status line.
     what: String,
@@ -25,8 +25,14 @@ fn empty_alpha_views() -> [Vec<Option<AlphaView>>; 2] {
     [vec![None; alpha_slots()], vec![None; alpha_slots()]]
 }
 
+impl Default for Shown {
+    fn default() -> Shown {
+        Shown::new()
+    }
+}
+
 impl Shown {
-    pub(super) fn new() -> Shown {
+    pub fn new() -> Shown {
         Shown {
             analysis: None,
             what: String::new(),
@@ -38,22 +44,22 @@ impl Shown {
     }
 
     /// The analysis on show (possibly a partial one of a running toy job).
-    pub(super) fn get(&self) -> Option<&Analysis> {
+    pub fn get(&self) -> Option<&Analysis> {
         self.analysis.as_ref()
     }
 
     /// What it is of.
-    pub(super) fn what(&self) -> &str {
+    pub fn what(&self) -> &str {
         &self.what
     }
 
     /// Changes whenever another analysis is put on show.
-    pub(super) fn generation(&self) -> u64 {
+    pub fn generation(&self) -> u64 {
         self.generation
     }
 
     /// Puts `a` on show; returns what was shown before.
-    pub(super) fn show(&mut self, a: Analysis, what: String) -> Option<(Analysis, String)> {
+    pub fn show(&mut self, a: Analysis, what: String) -> Option<(Analysis, String)> {
         self.generation += 1;
         self.alpha_views = empty_alpha_views();
         let old_what = std::mem::replace(&mut self.what, what);
@@ -61,7 +67,7 @@ impl Shown {
     }
 
     /// Takes the analysis off show; whether there was one.
-    pub(super) fn forget(&mut self) -> bool {
+    pub fn forget(&mut self) -> bool {
         if self.analysis.take().is_none() {
             return false;
         }
@@ -73,25 +79,25 @@ impl Shown {
     }
 
     /// The finished analysis a partial one replaced, taken back.
-    pub(super) fn take_previous(&mut self) -> Option<(Analysis, String)> {
+    pub fn take_previous(&mut self) -> Option<(Analysis, String)> {
         self.previous.take()
     }
 
     /// Keeps `old`, which a first partial analysis replaced, unless one is kept already.
-    pub(super) fn keep_previous(&mut self, old: Option<(Analysis, String)>) {
+    pub fn keep_previous(&mut self, old: Option<(Analysis, String)>) {
         if self.previous.is_none() {
             self.previous = old;
         }
     }
 
     /// Forgets the kept analysis: the one on show is finished.
-    pub(super) fn drop_previous(&mut self) {
+    pub fn drop_previous(&mut self) {
         self.previous = None;
     }
 
     /// The table at α: from the store when α is a slider position (computed and kept on a
     /// first visit), else computed.
-    pub(super) fn alpha_view(&mut self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
+    pub fn alpha_view(&mut self, alpha: f64, never_empty: bool) -> Result<AlphaView> {
         let slot = alpha_slot(alpha);
         let ne = usize::from(never_empty);
         if let Some(v) = slot.and_then(|p| self.alpha_views[ne][p].clone()) {
@@ -106,7 +112,7 @@ impl Shown {
     }
 
     /// Computes the table at one more α slider position; true if one was computed.
-    pub(super) fn warm_alpha_view(&mut self, never_empty: bool) -> bool {
+    pub fn warm_alpha_view(&mut self, never_empty: bool) -> bool {
         let Some(a) = &self.analysis else { return false };
         let Some(p) = self.alpha_views[usize::from(never_empty)].iter().position(Option::is_none) else {
             return false;
@@ -121,7 +127,7 @@ impl Shown {
     }
 
     /// Marks `item` as being read for the analysis on show; false if it is already.
-    pub(super) fn start_reading(&mut self, item: usize) -> bool {
+    pub fn start_reading(&mut self, item: usize) -> bool {
         let key = Some((self.generation, item));
         if self.reading_item == key {
             return false;
@@ -131,7 +137,7 @@ impl Shown {
     }
 
     /// A read item arrived for the analysis of `generation`: false if that is no longer on show.
-    pub(super) fn item_read(&mut self, generation: u64) -> bool {
+    pub fn item_read(&mut self, generation: u64) -> bool {
         if self.generation != generation {
             return false;
         }
@@ -139,3 +145,6 @@ impl Shown {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;

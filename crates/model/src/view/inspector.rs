@@ -1,0 +1,54 @@
+//! Panel 7 for one test item at α: the item number's input, the line about the item, and its
+//! rankings, or the sentence shown while its block is read or when it cannot be shown.
+
+use std::ops::Range;
+
+use crate::figure::html::esc;
+use crate::figure::inspector::{inspector_columns, RankingColumn};
+use crate::message::sentence;
+use crate::page::readouts::item_info;
+use crate::Analysis;
+
+/// What panel 7 shows, from [`inspector_view`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct InspectorView {
+    /// The item number input's maximum.
+    pub max: String,
+    /// The line about the item; `None` leaves it as it is.
+    pub info: Option<String>,
+    pub body: InspectorBody,
+}
+
+/// What the inspector holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InspectorBody {
+    /// Pooled CP_r on a streamed file: the data item's bytes are read first; `html` says so
+    /// meanwhile.
+    Read { item: usize, range: Range<u64>, html: String },
+    /// The item's rankings, a column per method.
+    Columns(Vec<RankingColumn>),
+    /// Why the item cannot be shown.
+    Error(String),
+}
+
+/// Panel 7 for test item `t` of `a` at `alpha`.
+pub fn inspector_view(a: &Analysis, t: usize, alpha: f64, never_empty: bool) -> InspectorView {
+    let n = a.n_inspectable();
+    let max = n.saturating_sub(1).to_string();
+    if let Some((item, range)) = a.item_bytes(t) {
+        let html = format!("<p class=\"muted\" role=\"status\">reading item {t}…</p>");
+        let info = Some(item_info(n, item, None, alpha));
+        return InspectorView { max, info, body: InspectorBody::Read { item, range, html } };
+    }
+    match a.inspect(t, alpha, never_empty) {
+        Ok(v) => InspectorView {
+            max,
+            info: Some(item_info(n, v.item, Some(v.label), alpha)),
+            body: InspectorBody::Columns(inspector_columns(&v, a.single_draw)),
+        },
+        Err(e) => {
+            let html = format!("<p class=\"muted\">{}</p>", esc(&sentence(&e)));
+            InspectorView { max, info: None, body: InspectorBody::Error(html) }
+        }
+    }
+}
