@@ -9,7 +9,6 @@ use crate::ui::app::frame::with;
 use crate::ui::app::App;
 use crate::ui::dom::{self, set_html, set_text, set_value};
 use crate::ui::panels::{self, RankingColumn};
-use rvalue_model::figure::html::esc;
 use rvalue_model::ids;
 use rvalue_model::message::about;
 use rvalue_model::page::patch::{cut_move, CutMove};
