@@ -5,13 +5,19 @@
 
 use crate::{Controls, Mode};
 
+mod data_source;
 mod dirty;
 pub mod form;
+pub mod jobs;
 pub mod load;
 pub mod readouts;
+mod run;
 pub mod status;
 
+pub use data_source::{DataSource, Loaded, Stats, StreamedHandle};
 pub use dirty::Dirty;
+pub use jobs::{Jobs, Plan, Slice, SlicePage};
+pub use run::{Finished, JobDevice, Run};
 
 /// The α table slot of `alpha` when it is a slider position (`scales::ALPHA_POSITIONS`): the
 /// page keeps a table per slot, so that moving α is a lookup; `None` between positions.

@@ -114,12 +114,6 @@ impl App {
         }
     }
 
-    /// The data summary's line on how the baselines read the file's scores (`auto`'s choice).
-    pub(super) fn show_reading(&self, a: &rvalue_model::Analysis) {
-        let text = scores_reading(a.toy.is_some(), a.scores_read_as(), a.controls.score.scores_are);
-        set_text(&self.doc, ids::SCORES_READING, &text);
-    }
-
     pub(super) fn show_mode(&self) {
         let mode = self.controls.mode;
         for (id, hidden) in mode_sections(mode, self.source.is_loaded()) {
@@ -195,4 +189,10 @@ impl App {
         self.start_job();
         self.drawn.all_dirty();
     }
+}
+
+/// The data summary's line on how the baselines read the file's scores (`auto`'s choice).
+pub(super) fn show_reading(doc: &web_sys::Document, a: &rvalue_model::Analysis) {
+    let text = scores_reading(a.toy.is_some(), a.scores_read_as(), a.controls.score.scores_are);
+    set_text(doc, ids::SCORES_READING, &text);
 }

@@ -14,13 +14,9 @@ use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
 use rvalue_model::ids;
-use rvalue_model::message::failure;
-use rvalue_model::page::load::{load_failed, loaded, no_labels, opened_streamed, streamed_kind, UNCHANGED};
+use rvalue_model::page::load::{load_failed, loaded, opened_streamed, streamed_kind};
 use rvalue_model::url::DataRef;
-use rvalue_model::{DataSummary, Mode};
-
-/// Histogram bins of panel 8.
-const VARIANCE_BINS: usize = 40;
+use rvalue_model::Mode;
 
 impl App {
     /// Shows a data set read from a file or generated in the page, or why it cannot be used.
@@ -28,22 +24,12 @@ impl App {
         &mut self,
         name: String,
         data: Result<Dataset>,
-        (class_names, pool): (Option<Vec<String>>, Option<Arc<TrueDraws>>),
+        beside: (Option<Vec<String>>, Option<Arc<TrueDraws>>),
         (origin, note): (DataRef, Option<String>),
     ) {
-        let result = data.map_err(|e| failure(&e, UNCHANGED)).and_then(|d| {
-            if d.labels.is_none() {
-                return Err(no_labels(&name));
-            }
-            let summary = DataSummary::of(&d, self.controls.score.variance, VARIANCE_BINS)
-                .map_err(|e| failure(&e, UNCHANGED))?;
-            Ok((d, summary))
-        });
-        match result {
-            Ok((d, summary)) => {
-                let what = loaded(&name, note.as_deref());
-                self.put_in(Loaded::whole(name, d, summary, (class_names, pool)), origin, &what);
-            }
+        let what = loaded(&name, note.as_deref());
+        match Loaded::checked(name, data, beside, &self.controls) {
+            Ok(l) => self.put_in(l, origin, &what),
             Err(msg) => self.show_error(Some(&msg)),
         }
     }
