@@ -17,7 +17,6 @@ use super::dom;
 use super::figure::{Axis, Dots, Draw, Figure, Layer, Line, Look, BLUE, GREEN, GREY, VERMILLION};
 use super::files;
 use super::panels;
-use rvalue_core::conformal::RvalueKind;
 use rvalue_core::toy::{self, ToyParams};
 use rvalue_model::scales::short;
 use rvalue_model::{Controls, Mode};
@@ -231,57 +230,6 @@ async fn tables_patched_over_alpha_moves_equal_a_fresh_render() {
         fresh.set_inner_html(&panels::inspector(&panels::inspector_columns(&item, false)));
         assert_eq!(inner("inspector"), fresh.inner_html(), "α = {alpha}");
     }
-}
-
-#[test]
-async fn score_options_restart_the_analysis_with_them() {
-    let doc = mount();
-    let app = app::start_with(small()).unwrap();
-    idle(&app).await;
-    fire(&doc, "kind", "nonparametric", "change");
-    assert!(app.borrow().is_running(), "a change of r-value kind recomputes");
-    idle(&app).await;
-    let a = app.borrow();
-    assert_eq!(a.controls().score.kind, RvalueKind::Nonparametric);
-    assert_eq!(a.analysis().unwrap().controls.score.kind, RvalueKind::Nonparametric);
-}
-
-#[test]
-async fn a_bad_toy_parameter_is_named_and_changes_nothing() {
-    let doc = mount();
-    let app = app::start_with(small()).unwrap();
-    idle(&app).await;
-    let before = text(&doc, "coverage-readout");
-    fire(&doc, "n-cal", "-3", "change");
-    idle(&app).await;
-    let err = text(&doc, "error");
-    assert!(err.contains("n_cal") && err.contains("'-3'"), "{err}");
-    assert!(!dom::by_id::<web_sys::HtmlElement>(&doc, "error").unwrap().hidden());
-    assert_eq!(app.borrow().controls().toy.n_cal, 60);
-    assert_eq!(text(&doc, "coverage-readout"), before);
-    // Fixing it clears the banner.
-    fire(&doc, "n-cal", "61", "change");
-    idle(&app).await;
-    assert!(dom::by_id::<web_sys::HtmlElement>(&doc, "error").unwrap().hidden());
-    assert_eq!(app.borrow().analysis().unwrap().controls.toy.n_cal, 61);
-}
-
-#[test]
-async fn sliders_map_positions_to_values_and_back() {
-    let doc = mount();
-    let start = Controls { alpha: 0.05, beta: 0.2, sigma2: 10.0, ..small() };
-    let app = app::start_with(start).unwrap();
-    // The inputs show the starting values.
-    assert_eq!(text(&doc, "alpha-value"), "0.05");
-    assert_eq!(text(&doc, "beta-value"), "0.2");
-    assert_eq!(text(&doc, "sigma2-value"), "10");
-    fire(&doc, "sigma2", "0", "input");
-    fire(&doc, "beta", "0", "input");
-    let a = app.borrow();
-    assert_eq!((a.controls().sigma2, a.controls().beta), (0.0, 0.001));
-    assert_eq!(text(&doc, "sigma2-value"), "0");
-    let i: HtmlInputElement = dom::by_id(&doc, "beta").unwrap();
-    assert_eq!(i.get_attribute("aria-valuetext").unwrap(), short(0.001));
 }
 
 #[test]

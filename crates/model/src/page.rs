@@ -8,6 +8,7 @@ use crate::{Controls, Mode};
 mod data_source;
 mod dirty;
 pub mod form;
+pub mod inputs;
 pub mod jobs;
 pub mod load;
 pub mod readouts;
