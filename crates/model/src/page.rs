@@ -17,7 +17,7 @@ pub mod status;
 
 pub use data_source::{DataSource, Loaded, Stats, StreamedHandle};
 pub use dirty::Dirty;
-pub use jobs::{Jobs, Plan, Slice, SlicePage};
+pub use jobs::{Jobs, Plan, ProgressView, Slice, SlicePage};
 pub use run::{Finished, JobDevice, Run};
 
 /// The α table slot of `alpha` when it is a slider position (`scales::ALPHA_POSITIONS`): the

@@ -239,29 +239,25 @@ impl App {
                 return;
             }
         }
-        let (d, jobs) = (&self.doc, self.compute.jobs());
+        let (d, view) = (&self.doc, self.compute.jobs().view(self.shown.get().is_some()));
         // Unchanged values are not written again (a write invalidates style).
         if let Ok(p) = by_id::<HtmlProgressElement>(d, ids::PROGRESS) {
-            let shown = if self.shown.get().is_some() { 1.0 } else { 0.0 };
-            let v = jobs.running().map_or(shown, Running::fraction_done);
-            if p.value() != v {
-                p.set_value(v);
+            if p.value() != view.value {
+                p.set_value(view.value);
             }
         }
-        let awaiting = jobs.is_awaiting();
-        let idle = !jobs.is_running() && !awaiting;
         if let Ok(b) = by_id::<web_sys::HtmlButtonElement>(d, ids::CANCEL) {
-            if b.disabled() != idle {
-                b.set_disabled(idle);
+            if b.disabled() != view.idle {
+                b.set_disabled(view.idle);
             }
         }
         if let Ok(b) = by_id::<web_sys::HtmlElement>(d, ids::START_LONG) {
-            if b.hidden() == awaiting {
-                b.set_hidden(!awaiting);
+            if b.hidden() == view.awaiting {
+                b.set_hidden(!view.awaiting);
             }
         }
-        set_text(d, ids::STATUS, jobs.status());
-        dom::set_attr(d, ids::STATUS, "data-state", jobs.state().name());
+        set_text(d, ids::STATUS, view.status);
+        dom::set_attr(d, ids::STATUS, "data-state", view.state.name());
         // How many analyses have been put on show, so that a script can wait for a newer one.
         dom::set_attr(d, ids::STATUS, "data-shown", &generation.to_string());
     }

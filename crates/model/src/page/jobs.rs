@@ -36,6 +36,19 @@ pub trait SlicePage<G> {
     fn showing(&self) -> &str;
 }
 
+/// What the progress bar, the Cancel and Start buttons and the status line show.
+#[derive(Debug, PartialEq)]
+pub struct ProgressView<'a> {
+    /// The share done of the running job, else whether an analysis is on show.
+    pub value: f64,
+    /// Nothing runs or waits to be cancelled.
+    pub idle: bool,
+    /// A long job waits for the reader's Start.
+    pub awaiting: bool,
+    pub status: &'a str,
+    pub state: State,
+}
+
 /// How a frame's slice of the job ended.
 pub enum Slice<G> {
     /// Waiting for the GPU or the workers, or the frame's time is spent: the status line says so.
@@ -185,6 +198,14 @@ impl<G: JobDevice> Jobs<G> {
             }
         }
         self.running.take().map_or(Slice::Paused, |r| Slice::Done(Box::new(r)))
+    }
+
+    /// What the progress shows, with an analysis on show or not (`shown`).
+    pub fn view(&self, shown: bool) -> ProgressView<'_> {
+        let value = self.running.as_ref().map_or(if shown { 1.0 } else { 0.0 }, Run::fraction_done);
+        let awaiting = self.is_awaiting();
+        let idle = !self.is_running() && !awaiting;
+        ProgressView { value, idle, awaiting, status: &self.status, state: self.state() }
     }
 
     /// Sets the status line.

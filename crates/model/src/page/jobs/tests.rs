@@ -192,3 +192,18 @@ fn a_slice_ends_at_its_budget_at_an_alpha_move_or_on_the_gpu() {
         assert!(after > before && after < 0.5, "{before} → {after}");
     }
 }
+
+#[test]
+fn the_progress_shows_the_job_or_the_analysis_on_show() {
+    let mut jobs = Jobs::<Cpu>::default();
+    let idle = ProgressView { value: 0.0, idle: true, awaiting: false, status: "", state: State::Idle };
+    assert_eq!(jobs.view(false), idle);
+    assert_eq!(jobs.view(true).value, 1.0);
+    jobs.admit(streamed_pooled(), "big", 1);
+    let view = jobs.view(true);
+    assert!(!view.idle && view.awaiting && view.state == State::Confirm, "{view:?}");
+    let (job, what) = jobs.take_awaiting().unwrap();
+    jobs.run(job, what, Cpu, 0.0, 1);
+    let view = jobs.view(true);
+    assert_eq!((view.value, view.idle, view.awaiting, view.state), (0.0, false, false, State::Running));
+}
