@@ -207,3 +207,38 @@ fn the_progress_shows_the_job_or_the_analysis_on_show() {
     let view = jobs.view(true);
     assert_eq!((view.value, view.idle, view.awaiting, view.state), (0.0, false, false, State::Running));
 }
+
+/// The chain the page runs when the reader picks "Your scores" and then a sample: the score
+/// defaults, the note asking for a file, the file's analysis, σ² moved to the file's median
+/// variance, and a link naming the view and the sample.
+#[test]
+fn switching_to_scores_uses_the_default_r_value_and_a_loaded_file() {
+    use crate::page::inputs::for_mode;
+    use crate::url::UrlState;
+    use rvalue_core::conformal::{Method, Prior};
+    use rvalue_core::io::read_scores;
+    let toy = Controls { splits: 3, ..toy(3) };
+    let toy = Controls { toy: ToyParams { k: 5, m: 8, n_cal: 60, n_test: 40, ..toy.toy.clone() }, ..toy };
+    let (mut c, _) = for_mode(&toy, Mode::Scores, false, false);
+    assert_eq!((c.score.kind, c.score.prior), (RvalueKind::Parametric, Prior::Pooled));
+    assert_eq!(waits(&c, false, true).map(|w| w.1), Some(State::Note));
+    let sample = DataRef::Sample("small_long.csv".into());
+    let mut source = DataSource::<Handle>::new(DataRef::None, 0, false);
+    let data = read_scores("small_long.csv", include_bytes!("../../../../../assets/small_long.csv"));
+    let loaded = Loaded::checked("small_long.csv".into(), data, (None, None), &c).unwrap();
+    assert_eq!(source.put_in(loaded, sample.clone()), 0);
+    let Plan::Run(job, what) = plan(&c, &source) else { panic!("a job on the file") };
+    assert_eq!(what, "small_long.csv, 3 splits");
+    let a = job.run().unwrap();
+    assert!(source.take_sigma2_from_data());
+    c.sigma2 = a.sigma2_start().expect("a file's median variance");
+    let link = UrlState { controls: c.clone(), data: sample, ..UrlState::default() }.to_query();
+    let sigma2 = c.sigma2;
+    assert_eq!(
+        link,
+        format!(
+            "mode=scores&sigma2={sigma2}&k=5&m=8&n-cal=60&n-test=40&repeats=3&splits=3&sample=small_long.csv"
+        )
+    );
+    assert_eq!(a.calibrated(Method::CpR).len(), 3);
+}
