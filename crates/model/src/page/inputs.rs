@@ -93,6 +93,19 @@ pub fn readouts(c: &Controls) -> Vec<(&'static str, String)> {
     sliders.map(|control| (control.key, short(control.real(c).unwrap_or(f64::NAN)))).collect()
 }
 
+/// The slider position a key takes a slider at `value` (its position's text) to, by the
+/// scale's big steps (`page(position, up)`): PageUp and PageDown, unless `modified` (Alt, Ctrl,
+/// Meta or Shift held); `None` leaves the key to the browser.
+pub fn page_key(key: &str, modified: bool, value: &str, page: fn(u32, bool) -> u32) -> Option<u32> {
+    let up = match key {
+        _ if modified => return None,
+        "PageUp" => true,
+        "PageDown" => false,
+        _ => return None,
+    };
+    Some(page(value.parse().ok()?, up))
+}
+
 /// A change of the controls from `old` to what the inputs hold.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {

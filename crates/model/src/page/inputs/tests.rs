@@ -105,3 +105,18 @@ fn a_streamed_file_keeps_score_mode_off_pooled_r_values() {
     let (c, again) = for_mode(&pooled, Mode::Toy, true, true);
     assert_eq!((c.mode, again), (Mode::Toy, false));
 }
+
+#[test]
+fn page_keys_take_a_slider_by_its_big_steps() {
+    let Some(Input::Slider { page, position, .. }) =
+        crate::controls::table::control("sigma2").map(|c| c.input)
+    else {
+        panic!("σ² is a slider")
+    };
+    let at_10 = position(10.0).to_string();
+    assert_eq!(page_key("PageUp", false, &at_10, page), Some(position(100.0)));
+    assert_eq!(page_key("PageDown", false, &at_10, page), Some(position(1.0)));
+    assert_eq!(page_key("PageUp", true, &at_10, page), None, "a modifier held");
+    assert_eq!(page_key("ArrowUp", false, &at_10, page), None, "the browser's step");
+    assert_eq!(page_key("PageUp", false, "x", page), None, "no position");
+}
