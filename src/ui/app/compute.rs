@@ -71,6 +71,16 @@ impl Compute {
         }
     }
 
+    /// Cancels the running job or the long one awaiting Start (see [`Jobs::cancel`]); whether
+    /// there was one, and whether it was the one awaiting.
+    pub(super) fn cancel(&mut self) -> Option<bool> {
+        let (declined, busy) = self.jobs.cancel()?;
+        if busy {
+            self.pool.recycle_busy();
+        }
+        Some(declined)
+    }
+
     /// Hands the workers what the running job has for them.
     pub(super) fn feed(&mut self, file: Option<&Streamed>) {
         if let Some(run) = self.jobs.running_mut() {

@@ -134,11 +134,7 @@ impl App {
 
     /// Stops the running job and puts back the settings of the results on show.
     pub(super) fn cancel(&mut self) {
-        let declined = self.compute.jobs_mut().take_awaiting().is_some();
-        if !self.compute.is_running() && !declined {
-            return;
-        }
-        self.compute.drop_running();
+        let Some(declined) = self.compute.cancel() else { return };
         if let Some((a, what)) = self.shown.take_previous() {
             self.show_analysis(a, what);
         }

@@ -153,6 +153,17 @@ impl<G: JobDevice> Jobs<G> {
         None
     }
 
+    /// Cancels the running job, or the long one awaiting Start; `None` when there is neither,
+    /// else `(declined, busy)`: whether it was the one awaiting, and whether workers may still
+    /// be busy with the running one ([`Jobs::drop_running`]).
+    pub fn cancel(&mut self) -> Option<(bool, bool)> {
+        let declined = self.awaiting.take().is_some();
+        if !self.is_running() && !declined {
+            return None;
+        }
+        Some((declined, self.drop_running()))
+    }
+
     pub fn take_awaiting(&mut self) -> Option<(AnalysisJob, String)> {
         self.awaiting.take()
     }

@@ -242,3 +242,18 @@ fn switching_to_scores_uses_the_default_r_value_and_a_loaded_file() {
     );
     assert_eq!(a.calibrated(Method::CpR).len(), 3);
 }
+
+#[test]
+fn cancel_drops_the_running_job_or_declines_the_long_one() {
+    let mut jobs = Jobs::<Cpu>::default();
+    assert_eq!(jobs.cancel(), None, "nothing to cancel");
+    jobs.admit(streamed_pooled(), "big", 1);
+    assert_eq!(jobs.cancel(), Some((true, false)), "declined");
+    assert!(!jobs.is_awaiting());
+    jobs.run(streamed_pooled(), "big".into(), Cpu, 0.0, 1);
+    assert_eq!(jobs.cancel(), Some((false, true)), "its workers may be busy");
+    let c = toy(2);
+    jobs.run(AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap(), "toy".into(), Cpu, 0.0, 0);
+    assert_eq!(jobs.cancel(), Some((false, false)));
+    assert!(!jobs.is_running());
+}
