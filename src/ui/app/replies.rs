@@ -41,13 +41,6 @@ impl App {
         self.put_in(Loaded::streamed(s), origin, &what);
     }
 
-    /// A streamed file's r-value ([`streamed_kind`]) in the controls; whether it changed.
-    pub(super) fn fit_kind_to_file(&mut self) -> bool {
-        let Some(kind) = streamed_kind(&self.controls, self.source.is_streamed()) else { return false };
-        self.controls.score.kind = kind;
-        true
-    }
-
     /// Puts a loaded file in place and analyses it.
     fn put_in(&mut self, loaded: Loaded, origin: DataRef, what: &str) {
         self.show_error(None);
@@ -58,7 +51,9 @@ impl App {
         }
         self.item = self.source.put_in(loaded, origin);
         if self.controls.mode == Mode::Scores {
-            if self.fit_kind_to_file() {
+            // A streamed file's r-value ([`streamed_kind`]).
+            if let Some(kind) = streamed_kind(&self.controls, self.source.is_streamed()) {
+                self.controls.score.kind = kind;
                 self.write_controls();
             }
             self.start_job();
