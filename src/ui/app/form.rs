@@ -61,26 +61,24 @@ impl App {
 
     /// Shows `self.controls` in the inputs.
     pub(super) fn write_controls(&self) {
-        for (id, w) in inputs::writes(&self.controls) {
-            match w {
-                Write::Value(v) => set_value(&self.doc, &id, &v),
-                Write::Checked(on) => set_checked(&self.doc, &id, on),
-            }
-        }
+        inputs::writes(&self.controls, |id, w| match w {
+            Write::Value(v) => set_value(&self.doc, id, &v),
+            Write::Checked(on) => set_checked(&self.doc, id, on),
+        });
         self.write_slider_values();
     }
 
     /// The sliders' readouts (`{key}-value`) and spoken values.
     pub(super) fn write_slider_values(&self) {
         let d = &self.doc;
-        for (key, text) in inputs::readouts(&self.controls) {
+        inputs::readouts(&self.controls, |key, text| {
             set_text(d, &format!("{key}-value"), &text);
             if let Ok(i) = dom::input(d, key) {
                 if i.get_attribute("aria-valuetext").as_deref() != Some(text.as_str()) {
                     let _ = i.set_attribute("aria-valuetext", &text);
                 }
             }
-        }
+        });
     }
 
     pub(super) fn show_mode(&self) {

@@ -64,33 +64,32 @@ fn text(control: &Control, c: &Controls, read: Read) -> String {
     }
 }
 
-/// What each input shows of `c`: sliders their positions, radio buttons (`{key}-{name}`)
-/// which is checked.
-pub fn writes(c: &Controls) -> Vec<(String, Write)> {
-    let mut out = Vec::new();
+/// What each input shows of `c`, given to `write(id, what)`: sliders their positions, radio
+/// buttons (`{key}-{name}`) which is checked.
+pub fn writes(c: &Controls, mut write: impl FnMut(&str, Write)) {
     for control in CONTROLS.iter() {
-        let (id, text) = (control.key.to_string(), control.text(c));
+        let (id, text) = (control.key, control.text(c));
         match control.input {
             Input::Slider { position, .. } => {
-                out.push((id, Write::Value(position(control.real(c).unwrap_or(f64::NAN)).to_string())))
+                write(id, Write::Value(position(control.real(c).unwrap_or(f64::NAN)).to_string()))
             }
-            Input::Number | Input::Select => out.push((id, Write::Value(text))),
-            Input::Checkbox => out.push((id, Write::Checked(text == "1"))),
+            Input::Number | Input::Select => write(id, Write::Value(text)),
+            Input::Checkbox => write(id, Write::Checked(text == "1")),
             Input::Radio => {
                 for name in control.names() {
-                    out.push((format!("{id}-{name}"), Write::Checked(name == text)));
+                    write(&format!("{id}-{name}"), Write::Checked(name == text));
                 }
             }
             Input::LinkOnly => {}
         }
     }
-    out
 }
 
-/// The sliders' readouts: `(key, text)`, the text also their spoken value.
-pub fn readouts(c: &Controls) -> Vec<(&'static str, String)> {
-    let sliders = CONTROLS.iter().filter(|c| matches!(c.input, Input::Slider { .. }));
-    sliders.map(|control| (control.key, short(control.real(c).unwrap_or(f64::NAN)))).collect()
+/// The sliders' readouts, given to `show(key, text)`, the text also their spoken value.
+pub fn readouts(c: &Controls, mut show: impl FnMut(&'static str, String)) {
+    for control in CONTROLS.iter().filter(|c| matches!(c.input, Input::Slider { .. })) {
+        show(control.key, short(control.real(c).unwrap_or(f64::NAN)));
+    }
 }
 
 /// The slider position a key takes a slider at `value` (its position's text) to, by the

@@ -11,7 +11,19 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 type Form = HashMap<String, Write>;
 
 fn shown(c: &Controls) -> Form {
-    writes(c).into_iter().collect()
+    let mut form = Form::new();
+    writes(c, |id, w| {
+        form.insert(id.to_string(), w);
+    });
+    form
+}
+
+fn readouts_of(c: &Controls) -> HashMap<&'static str, String> {
+    let mut out = HashMap::new();
+    readouts(c, |key, text| {
+        out.insert(key, text);
+    });
+    out
 }
 
 /// Reads `form` as the page reads its inputs.
@@ -50,7 +62,7 @@ fn the_form_reads_back_the_controls_it_shows() {
 #[test]
 fn sliders_map_positions_to_values_and_back() {
     let c = Controls { alpha: 0.05, beta: 0.2, sigma2: 10.0, ..small() };
-    let shown_text: HashMap<_, _> = readouts(&c).into_iter().collect();
+    let shown_text = readouts_of(&c);
     assert_eq!((shown_text["alpha"].as_str(), shown_text["beta"].as_str()), ("0.05", "0.2"));
     assert_eq!(shown_text["sigma2"], "10");
     let mut form = shown(&c);
@@ -59,7 +71,7 @@ fn sliders_map_positions_to_values_and_back() {
     form.insert("beta".into(), Write::Value("0".into()));
     let new = read_back(&c, &form).unwrap();
     assert_eq!((new.sigma2, new.beta), (0.0, 0.001));
-    assert_eq!(readouts(&new).iter().find(|(k, _)| *k == "beta").map(|(_, t)| t.clone()), Some(short(0.001)));
+    assert_eq!(readouts_of(&new)["beta"], short(0.001));
     assert_eq!(beta_position(new.beta), 0);
 }
 
