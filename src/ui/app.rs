@@ -1,18 +1,20 @@
 //! The page's state and its loop: controls in, one analysis job stepped across animation
-//! frames, panels out. All maths is the core's ([`rvalue_model`]); the app decides what to
-//! recompute when a control moves (via [`Controls::impact`]) and what to redraw.
+//! frames, panels out. All maths is the core's and every decision the model's
+//! ([`rvalue_model::page`]: what a change recomputes and redraws, how a job starts and steps);
+//! the app holds the browser's handles and applies them.
 //!
 //! The state is in owned parts, each in its own file, whose fields only it sees:
-//! - `source`: the data source (the file held, where it came from, the σ² start);
+//! - `source`: the model's data source over the page's streamed files;
 //! - `shown`: the analysis on show, its α tables;
-//! - `compute`, `running`: the running or awaiting job, the GPU, the workers, the status line;
+//! - `compute`: the model's jobs (running or awaiting, the status line), the GPU, the workers;
 //! - `framing`: the embed, the look, large text, the tour's step;
 //! - `drawn`: what is dirty, the frames, figures and tables as drawn.
 //!
 //! What the app does with them:
 //! - `startup`: start-up, the panic banner;
-//! - `form`: the controls ↔ the inputs, and what a change recomputes;
-//! - `job`: the analysis job, its progress and status;
+//! - `form`: the controls ↔ the inputs, read and written through the model's `inputs`;
+//! - `job`: the analysis job started, sliced per frame, finished; its progress and status;
+//! - `shares`: a streamed file's shares the page reads itself;
 //! - `frame`: the frame loop, and how an event's change reaches the page;
 //! - `wiring`: the page's events;
 //! - `replies`: what arrives between frames (files, the GPU's answers, workers' replies);
@@ -37,18 +39,13 @@ mod export;
 mod form;
 mod frame;
 mod job;
-mod long;
 mod replies;
-mod running;
 mod shares;
 mod source;
 mod startup;
 mod tour;
 mod wiring;
 
-// The tests deliver files as the page does.
-#[cfg(test)]
-pub(super) use replies::file_sink;
 pub use startup::{start, start_with};
 
 /// Panel 5's overlay canvas (its figure's front layer).

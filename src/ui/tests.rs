@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test as test;
-use web_sys::{Event, HtmlCanvasElement, HtmlInputElement};
+use web_sys::{Event, HtmlCanvasElement};
 
 use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::JsCast;
@@ -15,12 +15,9 @@ use super::app::{self, Shared};
 use super::canvas::Canvas;
 use super::dom;
 use super::figure::{Axis, Dots, Draw, Figure, Layer, Line, Look, BLUE, GREEN, GREY, VERMILLION};
-use super::files;
 use super::panels;
-use rvalue_core::conformal::RvalueKind;
 use rvalue_core::toy::{self, ToyParams};
-use rvalue_model::scales::short;
-use rvalue_model::{Controls, Mode};
+use rvalue_model::Controls;
 
 const PAGE: &str = include_str!("../../index.html");
 
@@ -231,95 +228,6 @@ async fn tables_patched_over_alpha_moves_equal_a_fresh_render() {
         fresh.set_inner_html(&panels::inspector(&panels::inspector_columns(&item, false)));
         assert_eq!(inner("inspector"), fresh.inner_html(), "α = {alpha}");
     }
-}
-
-#[test]
-async fn score_options_restart_the_analysis_with_them() {
-    let doc = mount();
-    let app = app::start_with(small()).unwrap();
-    idle(&app).await;
-    fire(&doc, "kind", "nonparametric", "change");
-    assert!(app.borrow().is_running(), "a change of r-value kind recomputes");
-    idle(&app).await;
-    let a = app.borrow();
-    assert_eq!(a.controls().score.kind, RvalueKind::Nonparametric);
-    assert_eq!(a.analysis().unwrap().controls.score.kind, RvalueKind::Nonparametric);
-}
-
-#[test]
-async fn a_bad_toy_parameter_is_named_and_changes_nothing() {
-    let doc = mount();
-    let app = app::start_with(small()).unwrap();
-    idle(&app).await;
-    let before = text(&doc, "coverage-readout");
-    fire(&doc, "n-cal", "-3", "change");
-    idle(&app).await;
-    let err = text(&doc, "error");
-    assert!(err.contains("n_cal") && err.contains("'-3'"), "{err}");
-    assert!(!dom::by_id::<web_sys::HtmlElement>(&doc, "error").unwrap().hidden());
-    assert_eq!(app.borrow().controls().toy.n_cal, 60);
-    assert_eq!(text(&doc, "coverage-readout"), before);
-    // Fixing it clears the banner.
-    fire(&doc, "n-cal", "61", "change");
-    idle(&app).await;
-    assert!(dom::by_id::<web_sys::HtmlElement>(&doc, "error").unwrap().hidden());
-    assert_eq!(app.borrow().analysis().unwrap().controls.toy.n_cal, 61);
-}
-
-#[test]
-async fn sliders_map_positions_to_values_and_back() {
-    let doc = mount();
-    let start = Controls { alpha: 0.05, beta: 0.2, sigma2: 10.0, ..small() };
-    let app = app::start_with(start).unwrap();
-    // The inputs show the starting values.
-    assert_eq!(text(&doc, "alpha-value"), "0.05");
-    assert_eq!(text(&doc, "beta-value"), "0.2");
-    assert_eq!(text(&doc, "sigma2-value"), "10");
-    fire(&doc, "sigma2", "0", "input");
-    fire(&doc, "beta", "0", "input");
-    let a = app.borrow();
-    assert_eq!((a.controls().sigma2, a.controls().beta), (0.0, 0.001));
-    assert_eq!(text(&doc, "sigma2-value"), "0");
-    let i: HtmlInputElement = dom::by_id(&doc, "beta").unwrap();
-    assert_eq!(i.get_attribute("aria-valuetext").unwrap(), short(0.001));
-}
-
-#[test]
-async fn switching_to_scores_uses_the_default_r_value_and_a_loaded_file() {
-    let doc = mount();
-    let app = app::start_with(small()).unwrap();
-    idle(&app).await;
-    let radio: HtmlInputElement = dom::by_id(&doc, "mode-scores").unwrap();
-    radio.click();
-    assert_eq!(app.borrow().controls().mode, Mode::Scores);
-    // Every face's one default (the core's): parametric, a prior pooled over items.
-    assert_eq!(dom::select(&doc, "kind").unwrap().value(), "parametric");
-    assert_eq!(dom::select(&doc, "prior").unwrap().value(), "pooled");
-    idle(&app).await;
-    assert!(text(&doc, "status").starts_with("Load a score file"), "{}", text(&doc, "status"));
-    // A small file through the same path as a drop or the picker.
-    let bytes = include_bytes!("../../assets/small_long.csv");
-    fire(&doc, "splits", "3", "change");
-    let sample = rvalue_model::url::DataRef::Sample("small_long.csv".into());
-    app::file_sink(&app)(files::Got::whole("small_long.csv".into(), bytes, None, None, sample, None));
-    idle(&app).await;
-    let a = app.borrow();
-    let analysis = a.analysis().expect("analysed");
-    // σ² starts at the file's median variance, and a link to this view names it and the sample.
-    let sigma2 = analysis.sigma2_start().expect("a file's median variance");
-    assert_eq!(a.controls().sigma2, sigma2);
-    assert_eq!(text(&doc, "sigma2-value"), short(sigma2));
-    assert_eq!(
-        a.url_state().to_query(),
-        format!(
-            "mode=scores&sigma2={sigma2}&k=5&m=8&n-cal=60&n-test=40&repeats=3&splits=3&sample=small_long.csv"
-        )
-    );
-    assert_eq!(text(&doc, "stat-n"), analysis.n.to_string());
-    assert_eq!(text(&doc, "stat-k"), analysis.k.to_string());
-    assert_eq!(analysis.calibrated(rvalue_core::conformal::Method::CpR).len(), 3);
-    assert!(!dom::by_id::<web_sys::HtmlElement>(&doc, "panel-data").unwrap().hidden());
-    assert!(dom::by_id::<web_sys::HtmlElement>(&doc, "panel-scores").unwrap().hidden());
 }
 
 /// A figure with every element except the legend (which plotters lays out itself).

@@ -166,6 +166,12 @@ pub enum GpuStep {
     Cpu,
 }
 
+impl<K: Clone> crate::page::JobDevice for JobGpu<K> {
+    fn progress(&self) -> Option<f64> {
+        JobGpu::progress(self)
+    }
+}
+
 impl<K: Clone> JobGpu<K> {
     /// The job's number, as GPU answers carry it.
     pub fn serial(&self) -> u64 {

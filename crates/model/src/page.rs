@@ -6,19 +6,26 @@
 
 use crate::{Controls, Mode};
 
+mod data_source;
 mod dirty;
 mod drawn;
 pub mod form;
 mod framing;
+pub mod inputs;
+pub mod jobs;
 pub mod load;
 pub mod patch;
 pub mod readouts;
+mod run;
 mod shown;
 pub mod status;
 
+pub use data_source::{DataSource, Loaded, Stats, StreamedHandle};
 pub use dirty::Dirty;
 pub use drawn::{ClassesCanvas, Drawn, Tables, Written};
 pub use framing::Framing;
+pub use jobs::{Jobs, Plan, ProgressView, Slice, SlicePage};
+pub use run::{Finished, JobDevice, Run};
 pub use shown::Shown;
 
 /// The α table slot of `alpha` when it is a slider position (`scales::ALPHA_POSITIONS`): the

@@ -1,61 +1,45 @@
-//! Where analyses run: the running job, a long one said and awaiting the reader's Start, the
-//! GPU and the workers, and what the status line says.
+//! Where analyses run: the model's [`Jobs`] (the running job, a long one awaiting the reader's
+//! Start, the status line) beside the GPU and the workers, which they feed and answer.
 
 use std::rc::Rc;
 
-use super::running::Running;
-use crate::ui::device::{self, Device};
+use crate::ui::device::{self, Device, JobGpu};
 use crate::ui::streamed::Streamed;
 use crate::ui::workers::{self, Pool};
 use rvalue_core::Result;
-use rvalue_model::page::status::State;
+use rvalue_model::page::{Finished, Jobs, Run};
 use rvalue_model::AnalysisJob;
 
+pub(super) type Running = Run<JobGpu>;
+
 pub(super) struct Compute {
-    running: Option<Running>,
-    /// A long analysis (pooled CP_r on a streamed file) said and waiting for the reader's Start
-    /// or Cancel, with what it is of.
-    awaiting: Option<(AnalysisJob, String)>,
+    jobs: Jobs<JobGpu>,
     /// Where CP_r's ranks are computed (GPU or CPU).
     device: Device,
     /// The Web Workers that compute toy repeats beside the page's thread.
     pool: Pool,
-    /// Jobs started so far.
-    jobs: u64,
-    /// The status line.
-    status: String,
-    /// Its state, unless a job runs.
-    state: State,
 }
 
 impl Compute {
     pub(super) fn new(workers_switch: Option<String>) -> Compute {
-        Compute {
-            running: None,
-            awaiting: None,
-            device: Device::new(),
-            pool: Pool::new(workers_switch),
-            jobs: 0,
-            status: String::new(),
-            state: State::Idle,
-        }
+        Compute { jobs: Jobs::default(), device: Device::new(), pool: Pool::new(workers_switch) }
     }
 
     pub(super) fn is_running(&self) -> bool {
-        self.running.is_some()
+        self.jobs.is_running()
     }
 
-    pub(super) fn running(&self) -> Option<&Running> {
-        self.running.as_ref()
+    pub(super) fn jobs(&self) -> &Jobs<JobGpu> {
+        &self.jobs
     }
 
-    pub(super) fn running_mut(&mut self) -> Option<&mut Running> {
-        self.running.as_mut()
+    pub(super) fn jobs_mut(&mut self) -> &mut Jobs<JobGpu> {
+        &mut self.jobs
     }
 
-    /// The running job with this serial number, if it still runs.
-    pub(super) fn running_serial(&mut self, serial: u64) -> Option<&mut Running> {
-        self.running.as_mut().filter(|r| r.serial() == serial)
+    /// The jobs, and the device their GPU calls go to.
+    pub(super) fn jobs_and_device(&mut self) -> (&mut Jobs<JobGpu>, &Device) {
+        (&mut self.jobs, &self.device)
     }
 
     /// Runs `job`, an analysis of `what`, from `now`; `workers`: whether it hands parts to them.
@@ -69,65 +53,59 @@ impl Compute {
         if let Some(on_reply) = workers {
             self.pool.start(on_reply);
         }
-        self.jobs += 1;
         let gpu = self.device.new_job();
-        self.running = Some(Running::new(job, what, gpu, self.jobs, now, self.pool.alive()));
-    }
-
-    /// Takes the running job off (to finish it, or drop it).
-    pub(super) fn take_running(&mut self) -> Option<Running> {
-        self.running.take()
+        self.jobs.run(job, what, gpu, now, self.pool.alive());
     }
 
     /// Drops the running job (which cancels it); workers still busy with a streamed file's
     /// pooled splits are replaced, since they cannot be interrupted.
     pub(super) fn drop_running(&mut self) {
-        if self.running.take().is_some_and(|r| r.job().streamed_pooled()) {
+        if self.jobs.drop_running() {
             self.pool.recycle_busy();
         }
     }
 
-    /// Keeps `job`, of `what`, for the reader's Start.
-    pub(super) fn await_start(&mut self, job: AnalysisJob, what: String) {
-        self.awaiting = Some((job, what));
-    }
-
-    pub(super) fn take_awaiting(&mut self) -> Option<(AnalysisJob, String)> {
-        self.awaiting.take()
-    }
-
-    pub(super) fn is_awaiting(&self) -> bool {
-        self.awaiting.is_some()
+    /// Cancels the running job or the long one awaiting Start (see [`Jobs::cancel`]); whether
+    /// there was one, and whether it was the one awaiting.
+    pub(super) fn cancel(&mut self) -> Option<bool> {
+        let (declined, busy) = self.jobs.cancel()?;
+        if busy {
+            self.pool.recycle_busy();
+        }
+        Some(declined)
     }
 
     /// Hands the workers what the running job has for them.
     pub(super) fn feed(&mut self, file: Option<&Streamed>) {
-        if let Some(run) = self.running.as_mut() {
-            run.feed(&mut self.pool, file);
+        if let Some(run) = self.jobs.running_mut() {
+            let serial = run.serial();
+            self.pool.feed(run.job_mut(), serial, file);
         }
     }
 
-    /// Whether the running job waits for the GPU (see [`device::offload`]).
-    pub(super) fn offload(
-        &mut self,
-        answered: impl FnOnce(u64, usize, Result<device::Answer>) + 'static,
-    ) -> bool {
-        match self.running.as_mut() {
-            Some(run) => run.offload(&self.device, answered),
-            None => false,
-        }
+    /// The finished job `run` at `now`, saying where it ran.
+    pub(super) fn finish(&self, run: Running, now: f64) -> Finished {
+        run.finish(|gpu| self.device.note(gpu), now)
     }
 
     /// The GPU's answer for part `part` of job `serial`: whether it was the running job's,
     /// `None` when no job runs.
+    #[cfg_attr(not(feature = "gpu"), allow(unused_variables))]
     pub(super) fn take_answer(
         &mut self,
         serial: u64,
         part: usize,
         answer: Result<device::Answer>,
     ) -> Option<bool> {
-        let run = self.running.as_mut()?;
-        Some(run.take_answer(&mut self.device, serial, part, answer))
+        let (job, gpu) = self.jobs.running_mut()?.job_and_gpu();
+        #[cfg(feature = "gpu")]
+        let supply = |ans: device::Answer| match ans {
+            device::Answer::Rvalues(r) => job.supply_rvalues(part, r),
+            device::Answer::Pooled { index, calibrated } => job.supply_pooled(part, index, calibrated),
+        };
+        #[cfg(not(feature = "gpu"))]
+        let supply = |ans: device::Answer| -> Result<()> { match ans {} };
+        Some(gpu.take(&mut self.device, serial, answer, supply))
     }
 
     /// Worker `i`'s reply; whether the number of ready workers changed.
@@ -138,10 +116,12 @@ impl Compute {
         file: Option<&Streamed>,
     ) -> bool {
         let ready = self.pool.ready();
-        match self.running.as_mut() {
+        match self.jobs.running_mut() {
             Some(run) => {
-                run.worker_replied(&mut self.pool, i, reply);
-                run.feed(&mut self.pool, file);
+                let serial = run.serial();
+                let counted = self.pool.replied(i, reply, Some((run.job_mut(), serial)));
+                run.from_worker(counted);
+                self.pool.feed(run.job_mut(), serial, file);
             }
             None => {
                 self.pool.replied(i, reply, None);
@@ -166,35 +146,6 @@ impl Compute {
 
     pub(super) fn device_mut(&mut self) -> &mut Device {
         &mut self.device
-    }
-
-    /// Sets the status line.
-    pub(super) fn say(&mut self, status: String, state: State) {
-        self.status = status;
-        self.state = state;
-    }
-
-    /// Sets the status line's state, its text kept.
-    pub(super) fn set_state(&mut self, state: State) {
-        self.state = state;
-    }
-
-    /// Sets the status line's text, its state kept.
-    pub(super) fn say_progress(&mut self, status: String) {
-        self.status = status;
-    }
-
-    pub(super) fn status(&self) -> &str {
-        &self.status
-    }
-
-    /// The status line's state: running while a job runs.
-    pub(super) fn state(&self) -> State {
-        if self.running.is_some() {
-            State::Running
-        } else {
-            self.state
-        }
     }
 }
 

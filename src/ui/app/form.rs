@@ -5,16 +5,13 @@
 use super::App;
 use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set_text, set_value};
 use crate::ui::permalink;
-use rvalue_core::{Error, Result};
-use rvalue_model::controls::table::{Control, Input, CONTROLS};
+use rvalue_core::Result;
+use rvalue_model::controls::table::Input;
 use rvalue_model::ids;
-use rvalue_model::message::failure;
 use rvalue_model::page::form::{
     link_notes, mode_sections, scores_reading, sigma2_label, toggle_per_item_prior,
 };
-use rvalue_model::page::status::PREVIOUS_SETTINGS;
-use rvalue_model::page::Dirty;
-use rvalue_model::scales::short;
+use rvalue_model::page::inputs::{self, Read, Write};
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
 
@@ -47,77 +44,41 @@ impl App {
         set_hidden(&self.doc, ids::URL_NOTES, notes.is_empty());
     }
 
-    /// The controls as the inputs show them, read through [`CONTROLS`].
+    /// The controls as the inputs show them ([`inputs::read`]).
     fn read_controls(&self) -> Result<Controls> {
-        let mut c = self.controls.clone();
-        for control in CONTROLS.iter() {
-            let Some(text) = self.form_text(control, &c)? else { continue };
-            control
-                .set(&mut c, &text)
-                .map_err(|p| Error::invalid(format!("{}: '{text}' {p}", control.name)))?;
-        }
-        Ok(c)
-    }
-
-    /// What the form holds for `control`, as the control's text; `None` for the mode (its radio
-    /// buttons switch the mode at once) and for settings only a link can make.
-    fn form_text(&self, control: &Control, c: &Controls) -> Result<Option<String>> {
-        let (d, id) = (&self.doc, control.key);
-        Ok(Some(match control.input {
-            // A slider left where it is keeps its value: the value need not be one of its
-            // positions (a link's β = 0.13 lies between two), and moving α must not change β.
-            Input::Slider { at, position, .. } => {
-                let p: u32 = number(d, id, control.name)?;
-                let value = control.real(c).unwrap_or(f64::NAN);
-                if p == position(value) { value } else { at(p) }.to_string()
-            }
-            Input::Number => dom::input(d, id)?.value().trim().to_string(),
-            Input::Select => select(d, id)?.value(),
-            Input::Checkbox => String::from(if checked(d, id)? { "1" } else { "0" }),
-            Input::Radio | Input::LinkOnly => return Ok(None),
-        }))
+        let d = &self.doc;
+        inputs::read(&self.controls, |control| {
+            let id = control.key;
+            Ok(Some(match control.input {
+                Input::Slider { .. } => Read::Position(number(d, id, control.name)?),
+                Input::Number => Read::Text(dom::input(d, id)?.value()),
+                Input::Select => Read::Text(select(d, id)?.value()),
+                Input::Checkbox => Read::Checked(checked(d, id)?),
+                Input::Radio | Input::LinkOnly => return Ok(None),
+            }))
+        })
     }
 
     /// Shows `self.controls` in the inputs.
     pub(super) fn write_controls(&self) {
-        let (d, c) = (&self.doc, &self.controls);
-        for control in CONTROLS.iter() {
-            let (id, text) = (control.key, control.text(c));
-            match control.input {
-                Input::Slider { position, .. } => {
-                    set_value(d, id, &position(control.real(c).unwrap_or(f64::NAN)).to_string())
-                }
-                Input::Number | Input::Select => set_value(d, id, &text),
-                Input::Checkbox => set_checked(d, id, text == "1"),
-                Input::Radio => {
-                    for name in control.names() {
-                        set_checked(d, &format!("{id}-{name}"), name == text);
-                    }
-                }
-                Input::LinkOnly => {}
-            }
-        }
+        inputs::writes(&self.controls, |id, w| match w {
+            Write::Value(v) => set_value(&self.doc, id, &v),
+            Write::Checked(on) => set_checked(&self.doc, id, on),
+        });
         self.write_slider_values();
     }
 
     /// The sliders' readouts (`{key}-value`) and spoken values.
     pub(super) fn write_slider_values(&self) {
-        let (d, c) = (&self.doc, &self.controls);
-        for control in CONTROLS.iter().filter(|c| matches!(c.input, Input::Slider { .. })) {
-            let text = short(control.real(c).unwrap_or(f64::NAN));
-            set_text(d, &format!("{}-value", control.key), &text);
-            if let Ok(i) = dom::input(d, control.key) {
+        let d = &self.doc;
+        inputs::readouts(&self.controls, |key, text| {
+            set_text(d, &format!("{key}-value"), &text);
+            if let Ok(i) = dom::input(d, key) {
                 if i.get_attribute("aria-valuetext").as_deref() != Some(text.as_str()) {
                     let _ = i.set_attribute("aria-valuetext", &text);
                 }
             }
-        }
-    }
-
-    /// The data summary's line on how the baselines read the file's scores (`auto`'s choice).
-    pub(super) fn show_reading(&self, a: &rvalue_model::Analysis) {
-        let text = scores_reading(a.toy.is_some(), a.scores_read_as(), a.controls.score.scores_are);
-        set_text(&self.doc, ids::SCORES_READING, &text);
+        });
     }
 
     pub(super) fn show_mode(&self) {
@@ -154,24 +115,22 @@ impl App {
 
     /// Applies the inputs' settings: recompute what they change, redraw what depends on them.
     pub(super) fn controls_changed(&mut self) {
-        let new = match self.read_controls().and_then(|c| c.validate().map(|()| c)) {
+        let change = match inputs::change(&self.controls, self.read_controls(), self.source.is_loaded()) {
             Ok(c) => c,
-            Err(e) => return self.show_error(Some(&failure(&e, PREVIOUS_SETTINGS))),
+            Err(msg) => return self.show_error(Some(&msg)),
         };
         self.show_error(None);
-        let impact = self.controls.impact(&new);
-        if impact.sigma2_from_data && self.source.is_loaded() {
+        if change.sigma2_from_data {
             self.source.set_sigma2_from_data(true);
+        }
+        self.controls = change.controls;
+        if change.reanalyse {
+            self.start_job();
         }
         // Written at the end of the render: a canvas' text drawing (panel 5's legend) resolves
         // style, which would be recalculated first if the page had been written to.
-        let dirty = Dirty::for_change(&self.controls, &new, &impact);
-        self.controls = new;
-        if impact.reanalyse {
-            self.start_job();
-        }
         let now = self.drawn.dirty();
-        *now = now.or(dirty);
+        *now = now.or(change.dirty);
     }
 
     /// Panel 6's switch to the paper's per-item prior (with parametric r-values, the one kind
@@ -186,13 +145,20 @@ impl App {
     }
 
     pub(super) fn set_mode(&mut self, mode: Mode) {
-        self.controls = self.controls.for_mode(mode);
+        let (loaded, streamed) = (self.source.is_loaded(), self.source.is_streamed());
+        let (controls, sigma2_again) = inputs::for_mode(&self.controls, mode, loaded, streamed);
+        self.controls = controls;
         // Back on a loaded file, σ² starts at its median variance again.
-        self.source.set_sigma2_from_data(mode == Mode::Scores && self.source.is_loaded());
-        self.fit_kind_to_file();
+        self.source.set_sigma2_from_data(sigma2_again);
         self.write_controls();
         self.show_mode();
         self.start_job();
         self.drawn.all_dirty();
     }
+}
+
+/// The data summary's line on how the baselines read the file's scores (`auto`'s choice).
+pub(super) fn show_reading(doc: &web_sys::Document, a: &rvalue_model::Analysis) {
+    let text = scores_reading(a.toy.is_some(), a.scores_read_as(), a.controls.score.scores_are);
+    set_text(doc, ids::SCORES_READING, &text);
 }

@@ -1,24 +1,78 @@
-//! The analysis job: started for the controls, stepped for a frame's budget at a time (its
-//! slow parts handed to the GPU or the workers), shown partially while it runs and whole when
-//! done, cancelled on request; its progress bar, status line and the "Compute:" line.
+//! The analysis job on the page: started for the controls (the model's [`jobs::plan`]),
+//! stepped a slice per frame ([`Jobs::slice`](rvalue_model::page::Jobs::slice)) with its slow
+//! parts handed to the GPU or the workers, shown partially while it runs and whole when done,
+//! cancelled on request; its progress bar, status line and the "Compute:" line.
 
-use web_sys::HtmlProgressElement;
+use std::cell::RefCell;
+use std::rc::Weak;
 
-use super::compute::on_reply;
+use web_sys::{Document, HtmlProgressElement};
+
+use super::compute::{on_reply, Running};
+use super::form::show_reading;
 use super::replies::offloaded;
-use super::running::Running;
 use super::App;
+use crate::ui::device::{self, Device, JobGpu};
 use crate::ui::dom::{self, by_id, set_text};
+use crate::ui::figure::Frame;
 use rvalue_core::conformal::RvalueKind;
 use rvalue_model::ids;
-use rvalue_model::message::{about, failure, sentence};
+use rvalue_model::message::sentence;
+use rvalue_model::page::jobs::{self, Plan};
 use rvalue_model::page::load::uses_workers;
-use rvalue_model::page::restored_controls;
-use rvalue_model::page::status::{self, State, PREVIOUS_SETTINGS};
-use rvalue_model::{Analysis, AnalysisJob, Mode, Progress};
+use rvalue_model::page::status::{self, State};
+use rvalue_model::page::{restored_controls, Drawn, Shown, Slice, SlicePage};
+use rvalue_model::{Analysis, AnalysisJob, Mode};
 
-/// Work per animation frame: the page stays responsive between slices.
-const FRAME_BUDGET_MS: f64 = 30.0;
+/// What a frame's slice of the job does on the page.
+struct FramePage<'a> {
+    doc: &'a Document,
+    shown: &'a mut Shown,
+    drawn: &'a mut Drawn<Frame>,
+    device: &'a Device,
+    me: &'a Weak<RefCell<App>>,
+}
+
+/// Puts `a` on show; returns what was shown before.
+fn show(
+    doc: &Document,
+    shown: &mut Shown,
+    drawn: &mut Drawn<Frame>,
+    a: Analysis,
+    what: String,
+) -> Option<(Analysis, String)> {
+    drawn.all_dirty();
+    show_reading(doc, &a);
+    shown.show(a, what)
+}
+
+impl SlicePage<JobGpu> for FramePage<'_> {
+    fn now(&self) -> f64 {
+        dom::now_ms()
+    }
+
+    fn offload(&mut self, job: &mut AnalysisJob, gpu: &mut JobGpu) -> bool {
+        let me = self.me.clone();
+        let answered = move |serial, part, answer| {
+            if let Some(app) = me.upgrade() {
+                offloaded(&app, serial, part, answer);
+            }
+        };
+        device::offload(self.device, gpu, || job.offload(), answered)
+    }
+
+    fn show_partial(&mut self, partial: Analysis, what: String, first: bool) {
+        let old = show(self.doc, self.shown, self.drawn, partial, what);
+        // The first partial result replaces a finished one: keep that for Cancel.
+        if first {
+            self.shown.keep_previous(old);
+        }
+    }
+
+    fn showing(&self) -> &str {
+        self.shown.what()
+    }
+}
 
 impl App {
     /// Opens an embed's GPU, left for later, once a job is to rank draws on it.
@@ -35,38 +89,31 @@ impl App {
     /// it finishes. A job already running is dropped, which cancels it.
     pub(super) fn start_job(&mut self) {
         self.compute.drop_running();
-        self.compute.take_awaiting();
-        if self.framing.embed().is_some_and(|p| !p.needs_analysis(self.controls.mode)) {
-            return self.compute.say(String::new(), State::Idle);
-        }
-        if self.controls.mode == Mode::Scores && !self.source.is_loaded() {
-            return self.compute.say(status::NO_FILE.to_string(), State::Note);
+        self.compute.jobs_mut().take_awaiting();
+        let needs_analysis = self.framing.embed().is_none_or(|p| p.needs_analysis(self.controls.mode));
+        if let Some((line, state)) = jobs::waits(&self.controls, self.source.is_loaded(), needs_analysis) {
+            return self.compute.jobs_mut().say(line, state);
         }
         self.open_gpu_for_ranks();
-        let pool = self.source.pool(&self.controls);
-        if let Some(note) = pool.as_ref().and_then(|_| status::needs_all_candidates(self.controls.score.kind))
-        {
-            return self.compute.say(note, State::Note);
-        }
-        let what = status::job_what(&self.controls, self.source.file(), pool.as_ref().map(|p| p.n()));
-        let source = self.source.job_source(&self.controls).map(|s| s.with_true_draws(pool));
-        match source.and_then(|s| AnalysisJob::new(s, &self.controls)) {
-            Ok(job) => {
-                if let Some(job) = self.gate_long(job, &what) {
+        match jobs::plan(&self.controls, &self.source) {
+            Plan::Run(job, what) => {
+                let workers = self.compute.workers_alive();
+                if let Some(job) = self.compute.jobs_mut().admit(*job, &what, workers) {
                     self.run_job(job, what);
                 }
             }
-            Err(e) => {
-                self.compute.set_state(State::Failed);
-                self.show_error(Some(&failure(&e, PREVIOUS_SETTINGS)))
+            Plan::Note(note) => self.compute.jobs_mut().say(note, State::Note),
+            Plan::Failed(msg) => {
+                self.compute.jobs_mut().set_state(State::Failed);
+                self.show_error(Some(&msg))
             }
         }
     }
 
     /// Runs `job`, an analysis of `what`: stepped from the next frame on.
-    pub(super) fn run_job(&mut self, job: AnalysisJob, what: String) {
+    fn run_job(&mut self, job: AnalysisJob, what: String) {
         // Toy repeats, a score file's pooled splits and a streamed file's shares can run in
-        // workers (a pool's splits run in the page).
+        // workers (true draws' splits run in the page).
         let shared = uses_workers(&self.controls, job.streamed().is_some(), job.data().is_some());
         let workers = shared.then(|| on_reply(self.me.clone()));
         self.compute.run(job, what, dom::now_ms(), workers.as_ref());
@@ -75,13 +122,18 @@ impl App {
         dom::set_attr(&self.doc, ids::STATUS, "data-state", State::Running.name());
     }
 
+    /// The reader chose Start: runs the long analysis said ([`Jobs::admit`]).
+    ///
+    /// [`Jobs::admit`]: rvalue_model::page::Jobs::admit
+    pub(super) fn start_long(&mut self) {
+        if let Some((job, what)) = self.compute.jobs_mut().take_awaiting() {
+            self.run_job(job, what);
+        }
+    }
+
     /// Stops the running job and puts back the settings of the results on show.
     pub(super) fn cancel(&mut self) {
-        let declined = self.compute.take_awaiting().is_some();
-        if !self.compute.is_running() && !declined {
-            return;
-        }
-        self.compute.drop_running();
+        let Some(declined) = self.compute.cancel() else { return };
         if let Some((a, what)) = self.shown.take_previous() {
             self.show_analysis(a, what);
         }
@@ -91,7 +143,7 @@ impl App {
             self.show_mode();
             self.drawn.all_dirty();
         }
-        self.compute.say(status::cancelled(declined, self.shown.what()), State::Cancelled);
+        self.compute.jobs_mut().say(status::cancelled(declined, self.shown.what()), State::Cancelled);
     }
 
     /// Takes the analysis on show off the page; panels that draw from an analysis are emptied
@@ -105,19 +157,7 @@ impl App {
 
     /// Puts `a` on show; returns what was shown before.
     fn show_analysis(&mut self, a: Analysis, what: String) -> Option<(Analysis, String)> {
-        self.drawn.all_dirty();
-        self.show_reading(&a);
-        self.shown.show(a, what)
-    }
-
-    /// Shows the toy repeats done so far, when due ([`status::partial_due`]).
-    fn show_partial(&mut self, now: f64) {
-        let Some((p, what, first)) = self.compute.running_mut().and_then(|r| r.partial(now)) else { return };
-        let old = self.show_analysis(p, what);
-        // The first partial result replaces a finished one: keep that for Cancel.
-        if first {
-            self.shown.keep_previous(old);
-        }
+        show(&self.doc, &mut self.shown, &mut self.drawn, a, what)
     }
 
     /// Steps the job for up to one frame's budget.
@@ -125,53 +165,31 @@ impl App {
         let t0 = dom::now_ms();
         let file = self.source.streamed();
         self.compute.feed(file.as_ref());
-        let starved = self.compute.running().is_some_and(|r| r.job().streamed_pooled());
-        if starved && self.compute.workers_alive() == 0 {
-            let why = self.compute.running().map(|r| no_workers(r.job())).unwrap_or_default();
+        if let Some(why) = self.compute.jobs().starved(self.compute.workers_alive()) {
             return self.fail_running(&why);
         }
         if let Some(file) = file {
             self.read_own_share(file);
         }
-        while self.compute.is_running() {
-            let me = self.me.clone();
-            let answered = move |serial, part, answer| {
-                if let Some(app) = me.upgrade() {
-                    offloaded(&app, serial, part, answer);
-                }
-            };
-            if self.compute.offload(answered) {
-                let line = self.compute.running().map(|r| r.status_on_gpu(dom::now_ms(), self.shown.what()));
-                return self.compute.say_progress(line.unwrap_or_default());
-            }
-            let Some(run) = self.compute.running_mut() else { return };
-            match run.step() {
-                // Waiting: only workers' repeats are left, and their replies come between frames.
-                Ok(p @ (Progress::Working(_) | Progress::Waiting(_))) => {
-                    let now = dom::now_ms();
-                    self.show_partial(now);
-                    let working = matches!(p, Progress::Working(_));
-                    if working && now - t0 < FRAME_BUDGET_MS && !self.drawn.pending().alpha {
-                        continue;
-                    }
-                    let line = self.compute.running().map(|r| r.status(now, self.shown.what()));
-                    return self.compute.say_progress(line.unwrap_or_default());
-                }
-                Ok(Progress::Done) => break,
-                Err(e) => {
-                    let why = about(run.what(), &e);
-                    return self.fail_running(&why);
-                }
-            }
-        }
-        if let Some(run) = self.compute.take_running() {
-            self.finish_job(run);
+        let alpha_pending = self.drawn.pending().alpha;
+        let (jobs, device) = self.compute.jobs_and_device();
+        let mut page = FramePage {
+            doc: &self.doc,
+            shown: &mut self.shown,
+            drawn: &mut self.drawn,
+            device,
+            me: &self.me,
+        };
+        match jobs.slice(t0, alpha_pending, &mut page) {
+            Slice::Paused => {}
+            Slice::Done(run) => self.finish_job(*run),
+            Slice::Failed(why) => self.fail_running(&why),
         }
     }
 
     /// Puts a finished job's analysis on show, saying how long it took and where it ran.
     fn finish_job(&mut self, run: Running) {
-        let done = run.finish(self.compute.device(), dom::now_ms());
+        let done = self.compute.finish(run, dom::now_ms());
         match done.analysis {
             Ok(a) => {
                 self.item = self.item.min(a.n_inspectable().saturating_sub(1));
@@ -180,10 +198,10 @@ impl App {
                 self.show_analysis(a, done.what);
                 self.shown.drop_previous();
                 let line = status::finished(self.shown.what(), done.secs, &done.note);
-                self.compute.say(line, State::Ready);
+                self.compute.jobs_mut().say(line, State::Ready);
             }
             Err(e) => {
-                self.compute.set_state(State::Failed);
+                self.compute.jobs_mut().set_state(State::Failed);
                 self.show_error(Some(&sentence(&e)));
             }
         }
@@ -203,42 +221,38 @@ impl App {
 
     /// Ends the running job with the message `e`; the results shown stay.
     pub(super) fn fail_running(&mut self, e: &str) {
-        self.compute.take_running();
-        self.compute.say(status::showing(self.shown.what()), State::Failed);
+        let jobs = self.compute.jobs_mut();
+        jobs.take_running();
+        jobs.say(status::showing(self.shown.what()), State::Failed);
         self.show_error(Some(&status::failed_running(e)));
     }
 
     pub(super) fn show_progress(&mut self) {
         let generation = self.shown.generation();
-        let now = dom::now_ms();
-        if let Some(run) = self.compute.running_mut() {
-            if !run.progress_due(now, generation) {
+        if let Some(run) = self.compute.jobs_mut().running_mut() {
+            if !run.progress_due(dom::now_ms(), generation) {
                 return;
             }
         }
-        let d = &self.doc;
+        let (d, view) = (&self.doc, self.compute.jobs().view(self.shown.get().is_some()));
         // Unchanged values are not written again (a write invalidates style).
         if let Ok(p) = by_id::<HtmlProgressElement>(d, ids::PROGRESS) {
-            let shown = if self.shown.get().is_some() { 1.0 } else { 0.0 };
-            let v = self.compute.running().map_or(shown, Running::fraction_done);
-            if p.value() != v {
-                p.set_value(v);
+            if p.value() != view.value {
+                p.set_value(view.value);
             }
         }
-        let awaiting = self.compute.is_awaiting();
-        let idle = !self.compute.is_running() && !awaiting;
         if let Ok(b) = by_id::<web_sys::HtmlButtonElement>(d, ids::CANCEL) {
-            if b.disabled() != idle {
-                b.set_disabled(idle);
+            if b.disabled() != view.idle {
+                b.set_disabled(view.idle);
             }
         }
         if let Ok(b) = by_id::<web_sys::HtmlElement>(d, ids::START_LONG) {
-            if b.hidden() == awaiting {
-                b.set_hidden(!awaiting);
+            if b.hidden() == view.awaiting {
+                b.set_hidden(!view.awaiting);
             }
         }
-        set_text(d, ids::STATUS, self.compute.status());
-        dom::set_attr(d, ids::STATUS, "data-state", self.compute.state().name());
+        set_text(d, ids::STATUS, view.status);
+        dom::set_attr(d, ids::STATUS, "data-state", view.state.name());
         // How many analyses have been put on show, so that a script can wait for a newer one.
         dom::set_attr(d, ids::STATUS, "data-shown", &generation.to_string());
     }
@@ -252,9 +266,4 @@ impl App {
             let _ = e.set_attribute("title", &why);
         }
     }
-}
-
-/// Why `job` (pooled CP_r on a streamed file) cannot run in this page.
-pub(super) fn no_workers(job: &AnalysisJob) -> String {
-    status::no_workers(job.streamed().map_or("the file", |f| f.name.as_str()))
 }

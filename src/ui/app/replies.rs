@@ -14,13 +14,9 @@ use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
 use rvalue_model::ids;
-use rvalue_model::message::failure;
-use rvalue_model::page::load::{load_failed, loaded, no_labels, opened_streamed, streamed_kind, UNCHANGED};
+use rvalue_model::page::load::{load_failed, loaded, opened_streamed, streamed_kind};
 use rvalue_model::url::DataRef;
-use rvalue_model::{DataSummary, Mode};
-
-/// Histogram bins of panel 8.
-const VARIANCE_BINS: usize = 40;
+use rvalue_model::Mode;
 
 impl App {
     /// Shows a data set read from a file or generated in the page, or why it cannot be used.
@@ -28,22 +24,12 @@ impl App {
         &mut self,
         name: String,
         data: Result<Dataset>,
-        (class_names, pool): (Option<Vec<String>>, Option<Arc<TrueDraws>>),
+        beside: (Option<Vec<String>>, Option<Arc<TrueDraws>>),
         (origin, note): (DataRef, Option<String>),
     ) {
-        let result = data.map_err(|e| failure(&e, UNCHANGED)).and_then(|d| {
-            if d.labels.is_none() {
-                return Err(no_labels(&name));
-            }
-            let summary = DataSummary::of(&d, self.controls.score.variance, VARIANCE_BINS)
-                .map_err(|e| failure(&e, UNCHANGED))?;
-            Ok((d, summary))
-        });
-        match result {
-            Ok((d, summary)) => {
-                let what = loaded(&name, note.as_deref());
-                self.put_in(Loaded::whole(name, d, summary, (class_names, pool)), origin, &what);
-            }
+        let what = loaded(&name, note.as_deref());
+        match Loaded::checked(name, data, beside, &self.controls) {
+            Ok(l) => self.put_in(l, origin, &what),
             Err(msg) => self.show_error(Some(&msg)),
         }
     }
@@ -53,13 +39,6 @@ impl App {
         let layout = &s.info.layout;
         let what = opened_streamed(&s.info.name, layout.shape(), layout.data_bytes(), &self.controls);
         self.put_in(Loaded::streamed(s), origin, &what);
-    }
-
-    /// A streamed file's r-value ([`streamed_kind`]) in the controls; whether it changed.
-    pub(super) fn fit_kind_to_file(&mut self) -> bool {
-        let Some(kind) = streamed_kind(&self.controls, self.source.is_streamed()) else { return false };
-        self.controls.score.kind = kind;
-        true
     }
 
     /// Puts a loaded file in place and analyses it.
@@ -72,7 +51,9 @@ impl App {
         }
         self.item = self.source.put_in(loaded, origin);
         if self.controls.mode == Mode::Scores {
-            if self.fit_kind_to_file() {
+            // A streamed file's r-value ([`streamed_kind`]).
+            if let Some(kind) = streamed_kind(&self.controls, self.source.is_streamed()) {
+                self.controls.score.kind = kind;
                 self.write_controls();
             }
             self.start_job();

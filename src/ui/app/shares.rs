@@ -13,7 +13,7 @@ use rvalue_model::message::about;
 impl App {
     /// Starts reading the share of `file` the running job wants next, if any.
     pub(super) fn read_own_share(&mut self, file: Streamed) {
-        let Some(run) = self.compute.running_mut() else { return };
+        let Some(run) = self.compute.jobs_mut().running_mut() else { return };
         if run.job().streamed().is_none_or(|s| !std::sync::Arc::ptr_eq(s, &file.info)) {
             return;
         }
@@ -25,7 +25,7 @@ impl App {
             let Some(app) = me.upgrade() else { return };
             with(&app, |a| {
                 // A share of a job since replaced or cancelled: dropped.
-                let Some(run) = a.compute.running_serial(serial) else {
+                let Some(run) = a.compute.jobs_mut().running_serial(serial) else {
                     return dom::mark(dom::DROPPED_ANSWER);
                 };
                 if let Err(e) = got.and_then(|b| run.job_mut().supply_bytes(s, b)) {

@@ -11,17 +11,21 @@ use rvalue_core::Result;
 use rvalue_model::controls::table::{Input, CONTROLS};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::page::ItemMove;
+use rvalue_model::page::{inputs, ItemMove};
 use rvalue_model::Mode;
 use wasm_bindgen::JsCast;
-use web_sys::KeyboardEvent;
+use web_sys::{Document, KeyboardEvent};
+
+/// Calls `f` on the app when element `id` fires `event`; a frame then shows what it changed.
+fn on(app: &Shared, doc: &Document, id: &str, event: &str, f: impl Fn(&mut App) + 'static) -> Result<()> {
+    let a = app.clone();
+    dom::listen_id(doc, id, event, move |_| with(&a, &f))
+}
 
 /// The radio buttons `{key}-{mode}`, one per [`Mode`].
-fn wire_modes(app: &Shared, doc: &web_sys::Document, key: &str) -> Result<()> {
+fn wire_modes(app: &Shared, doc: &Document, key: &str) -> Result<()> {
     for &mode in Mode::ALL.iter() {
-        let a = app.clone();
-        let id = format!("{key}-{}", mode.name());
-        dom::listen_id(doc, &id, "change", move |_| with(&a, |app| app.set_mode(mode)))?;
+        on(app, doc, &format!("{key}-{}", mode.name()), "change", move |app| app.set_mode(mode))?;
     }
     Ok(())
 }
@@ -29,23 +33,16 @@ fn wire_modes(app: &Shared, doc: &web_sys::Document, key: &str) -> Result<()> {
 /// A slider: it draws as it moves, and PageUp/PageDown take the scale's big steps
 /// ([`Input::Slider`]'s `page`) rather than the browser's tenth of the positions, which on σ²'s
 /// log scale lands between round values.
-fn wire_slider(app: &Shared, doc: &web_sys::Document, key: &str, page: fn(u32, bool) -> u32) -> Result<()> {
+fn wire_slider(app: &Shared, doc: &Document, key: &str, page: fn(u32, bool) -> u32) -> Result<()> {
     let a = app.clone();
     dom::listen_id(doc, key, "input", move |_| with_now(&a, App::controls_changed))?;
     let (a, input) = (app.clone(), dom::input(doc, key)?);
     dom::listen_id(doc, key, "keydown", move |e| {
         let Some(k) = e.dyn_ref::<KeyboardEvent>() else { return };
-        if k.alt_key() || k.ctrl_key() || k.meta_key() || k.shift_key() {
-            return;
-        }
-        let up = match k.key().as_str() {
-            "PageUp" => true,
-            "PageDown" => false,
-            _ => return,
-        };
-        let Ok(p) = input.value().parse::<u32>() else { return };
+        let modified = k.alt_key() || k.ctrl_key() || k.meta_key() || k.shift_key();
+        let Some(to) = inputs::page_key(&k.key(), modified, &input.value(), page) else { return };
         e.prevent_default();
-        input.set_value(&page(p, up).to_string());
+        input.set_value(&to.to_string());
         with_now(&a, App::controls_changed);
     })
 }
@@ -53,7 +50,7 @@ fn wire_slider(app: &Shared, doc: &web_sys::Document, key: &str, page: fn(u32, b
 /// Panel 9's worst classes: a click on one (a button the list rebuilds) opens the inspector.
 /// Panel 9's events: a worst class clicked, and the panel entering or leaving the part of the
 /// page the browser renders.
-fn wire_classes(app: &Shared, doc: &web_sys::Document) -> Result<()> {
+fn wire_classes(app: &Shared, doc: &Document) -> Result<()> {
     let a = app.clone();
     dom::listen_id(doc, ids::PANEL_CLASSES, "contentvisibilityautostatechange", move |e| {
         let skipped = js_sys::Reflect::get(&e, &"skipped".into()).ok().and_then(|v| v.as_bool());
@@ -78,22 +75,18 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
     // Sliders follow the pointer ("input") and draw in the event; other inputs apply when
     // committed ("change"); a mode's radio button switches the mode.
     for control in CONTROLS.iter() {
-        let a = app.clone();
         match control.input {
             Input::Slider { page, .. } => wire_slider(app, &doc, control.key, page)?,
             Input::Number | Input::Select | Input::Checkbox => {
-                dom::listen_id(&doc, control.key, "change", move |_| with(&a, App::controls_changed))?
+                on(app, &doc, control.key, "change", App::controls_changed)?
             }
             Input::Radio => wire_modes(app, &doc, control.key)?,
             Input::LinkOnly => {}
         }
     }
-    let a = app.clone();
-    dom::listen_id(&doc, ids::CANCEL, "click", move |_| with(&a, App::cancel))?;
-    let a = app.clone();
-    dom::listen_id(&doc, ids::START_LONG, "click", move |_| with(&a, App::start_long))?;
-    let a = app.clone();
-    dom::listen_id(&doc, ids::PER_ITEM_PRIOR, "click", move |_| with(&a, App::toggle_per_item_prior))?;
+    on(app, &doc, ids::CANCEL, "click", App::cancel)?;
+    on(app, &doc, ids::START_LONG, "click", App::start_long)?;
+    on(app, &doc, ids::PER_ITEM_PRIOR, "click", App::toggle_per_item_prior)?;
     let a = app.clone();
     dom::listen_id(&doc, ids::LARGE_TEXT, "change", move |_| {
         with(&a, |app| {
@@ -110,8 +103,7 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         (ids::ITEM_NEXT, ItemMove::Next),
         (ids::ITEM_RANDOM, ItemMove::Random),
     ] {
-        let a = app.clone();
-        dom::listen_id(&doc, id, "click", move |_| with(&a, |app| app.step_item(to)))?;
+        on(app, &doc, id, "click", move |app| app.step_item(to))?;
     }
     let a = app.clone();
     dom::listen_id(&doc, ids::ITEM_INDEX, "change", move |_| {

@@ -1,10 +1,10 @@
 //! Panel 8: the loaded score file's statistics and its variance histogram.
 
-use crate::ui::app::source::Stats;
 use crate::ui::app::App;
 use crate::ui::dom::{set_hidden, set_html};
 use crate::ui::panels;
 use rvalue_model::ids;
+use rvalue_model::page::Stats;
 use rvalue_model::Mode;
 
 impl App {

@@ -1,14 +1,18 @@
-//! The running job: the model's [`AnalysisJob`], its GPU calls, its number for the workers,
-//! the partial analyses shown and the progress written.
+//! The running job: the model's [`AnalysisJob`], its number for the workers, the page's handle
+//! on its GPU calls (a type parameter: the GPU is the browser's), the partial analyses shown
+//! and the progress written.
 
-use crate::ui::device::{self, Device, JobGpu};
-use crate::ui::streamed::Streamed;
-use crate::ui::workers::{self, Pool};
+use super::status::{self, PROGRESS_EVERY_MS};
+use crate::{Analysis, AnalysisJob, Progress};
 use rvalue_core::Result;
-use rvalue_model::page::status::{self, PROGRESS_EVERY_MS};
-use rvalue_model::{Analysis, AnalysisJob, Progress};
 
-pub(super) struct Running {
+/// What the model needs of a job's GPU calls.
+pub trait JobDevice {
+    /// The share of the GPU's call under way that is done, when one is under way.
+    fn progress(&self) -> Option<f64>;
+}
+
+pub struct Run<G> {
     job: AnalysisJob,
     /// When it started (ms).
     started: f64,
@@ -16,7 +20,7 @@ pub(super) struct Running {
     /// Toy repeats shown so far as a partial analysis, and when.
     shown_parts: usize,
     shown_at: f64,
-    gpu: JobGpu,
+    gpu: G,
     /// Numbers jobs for the workers: a repeat that comes back after its job was replaced is
     /// dropped.
     serial: u64,
@@ -29,25 +33,18 @@ pub(super) struct Running {
 }
 
 /// A finished job: its analysis, what it is of, how long it took (s) and where it ran.
-pub(super) struct Finished {
+pub struct Finished {
     pub analysis: Result<Analysis>,
     pub what: String,
     pub secs: f64,
     pub note: String,
 }
 
-impl Running {
-    /// `job`, an analysis of `what` numbered `serial`, started at `now` (ms).
-    pub(super) fn new(
-        job: AnalysisJob,
-        what: String,
-        gpu: JobGpu,
-        serial: u64,
-        now: f64,
-        workers: usize,
-    ) -> Self {
+impl<G: JobDevice> Run<G> {
+    /// `job`, an analysis of `what` numbered `serial`, started at `now` (ms) with `workers`.
+    pub fn new(job: AnalysisJob, what: String, gpu: G, serial: u64, now: f64, workers: usize) -> Self {
         let estimate = job.long_run(workers).map(|c| c.secs);
-        Running {
+        Run {
             job,
             started: now,
             what,
@@ -61,64 +58,34 @@ impl Running {
         }
     }
 
-    pub(super) fn job(&self) -> &AnalysisJob {
+    pub fn job(&self) -> &AnalysisJob {
         &self.job
     }
 
-    pub(super) fn job_mut(&mut self) -> &mut AnalysisJob {
+    pub fn job_mut(&mut self) -> &mut AnalysisJob {
         &mut self.job
     }
 
-    pub(super) fn serial(&self) -> u64 {
+    /// The job and its GPU calls, both to be changed by one call.
+    pub fn job_and_gpu(&mut self) -> (&mut AnalysisJob, &mut G) {
+        (&mut self.job, &mut self.gpu)
+    }
+
+    pub fn serial(&self) -> u64 {
         self.serial
     }
 
-    pub(super) fn what(&self) -> &str {
+    pub fn what(&self) -> &str {
         &self.what
     }
 
-    /// Hands the workers what the job has for them.
-    pub(super) fn feed(&mut self, pool: &mut Pool, file: Option<&Streamed>) {
-        pool.feed(&mut self.job, self.serial, file);
-    }
-
-    /// Worker `i`'s reply, counted when it was one of this job's parts.
-    pub(super) fn worker_replied(&mut self, pool: &mut Pool, i: usize, reply: workers::Reply) {
-        self.from_workers += usize::from(pool.replied(i, reply, Some((&mut self.job, self.serial))));
-    }
-
-    /// Whether the job waits for the GPU (see [`device::offload`]).
-    pub(super) fn offload(
-        &mut self,
-        device: &Device,
-        answered: impl FnOnce(u64, usize, Result<device::Answer>) + 'static,
-    ) -> bool {
-        let job = &mut self.job;
-        device::offload(device, &mut self.gpu, || job.offload(), answered)
-    }
-
-    #[cfg_attr(not(feature = "gpu"), allow(unused_variables))]
-    /// The GPU's answer for part `part` of job `serial`; whether it was this job's.
-    pub(super) fn take_answer(
-        &mut self,
-        device: &mut Device,
-        serial: u64,
-        part: usize,
-        answer: Result<device::Answer>,
-    ) -> bool {
-        let job = &mut self.job;
-        #[cfg(feature = "gpu")]
-        let supply = |ans: device::Answer| match ans {
-            device::Answer::Rvalues(r) => job.supply_rvalues(part, r),
-            device::Answer::Pooled { index, calibrated } => job.supply_pooled(part, index, calibrated),
-        };
-        #[cfg(not(feature = "gpu"))]
-        let supply = |ans: device::Answer| -> Result<()> { match ans {} };
-        self.gpu.take(device, serial, answer, supply)
+    /// Counts a worker's reply that was one of this job's parts.
+    pub fn from_worker(&mut self, counted: bool) {
+        self.from_workers += usize::from(counted);
     }
 
     /// The share of the job done, the GPU's call under way counted.
-    pub(super) fn fraction_done(&self) -> f64 {
+    pub fn fraction_done(&self) -> f64 {
         match self.gpu.progress() {
             Some(done) => self.job.fraction_done_offloaded(done),
             None => self.job.fraction_done(),
@@ -126,25 +93,25 @@ impl Running {
     }
 
     /// The status line while the GPU computes the job's ranks, at `now`.
-    pub(super) fn status_on_gpu(&self, now: f64, showing: &str) -> String {
+    pub fn status_on_gpu(&self, now: f64, showing: &str) -> String {
         let done = self.job.fraction_done_offloaded(self.gpu.progress().unwrap_or(0.0));
         status::on_gpu(&self.job.describe(), done, now - self.started, showing)
     }
 
     /// The status line while the job steps on this thread, at `now`.
-    pub(super) fn status(&self, now: f64, showing: &str) -> String {
+    pub fn status(&self, now: f64, showing: &str) -> String {
         let done = self.job.fraction_done();
         status::progress(&self.job.describe(), done, now - self.started, self.estimate, showing)
     }
 
     /// Steps the job.
-    pub(super) fn step(&mut self) -> Result<Progress> {
+    pub fn step(&mut self) -> Result<Progress> {
         self.job.step()
     }
 
     /// The toy repeats done so far as an analysis, when one is due at `now`
     /// ([`status::partial_due`]), with what it is of and whether it is the first.
-    pub(super) fn partial(&mut self, now: f64) -> Option<(Analysis, String, bool)> {
+    pub fn partial(&mut self, now: f64) -> Option<(Analysis, String, bool)> {
         let (done, total) = self.job.parts();
         let due =
             status::partial_due((done, total), now - self.started, self.shown_parts, now - self.shown_at);
@@ -158,7 +125,7 @@ impl Running {
     /// while a job runs its percentage changes every frame, and each write costs the frame a
     /// style, layout and paint pass on a page that is all canvases, so it is written a few
     /// times a second; a new analysis on show is written at once.
-    pub(super) fn progress_due(&mut self, now: f64, generation: u64) -> bool {
+    pub fn progress_due(&mut self, now: f64, generation: u64) -> bool {
         if let Some((at, g)) = self.progress_written {
             if g == generation && now - at < PROGRESS_EVERY_MS {
                 return false;
@@ -168,12 +135,15 @@ impl Running {
         true
     }
 
-    /// The job finished at `now`, on `device`.
-    pub(super) fn finish(self, device: &Device, now: f64) -> Finished {
+    /// The job finished at `now`; `device_note` says where its ranks ran (of its GPU calls).
+    pub fn finish(self, device_note: impl FnOnce(&G) -> &'static str, now: f64) -> Finished {
         let j = &self.job;
         let (data, streamed) = (j.data().is_some(), j.streamed().is_some());
         let note =
-            status::where_run(device.note(&self.gpu), self.from_workers, data, streamed, j.streamed_pooled());
+            status::where_run(device_note(&self.gpu), self.from_workers, data, streamed, j.streamed_pooled());
         Finished { analysis: self.job.finish(), what: self.what, secs: (now - self.started) / 1000.0, note }
     }
 }
+
+#[cfg(test)]
+mod tests;
