@@ -1,6 +1,6 @@
 //! Drawing the panels: what is dirty is redrawn from the analysis and the controls, one file
 //! per panel (each a function of the results and the controls), and the canvas helpers they
-//! share. [`crate::ui::panels`] builds what a panel shows; these
+//! share. `rvalue_model::figure` builds what a panel shows; these
 //! files put it on the page.
 
 pub(super) mod classes;
@@ -18,10 +18,11 @@ use web_sys::HtmlCanvasElement;
 use super::App;
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
-use crate::ui::figure::{Figure, Frame, Layer};
+use rvalue_model::figure::Figure;
 use rvalue_model::ids;
 use rvalue_model::page::font_px;
 use rvalue_model::page::form::per_item_prior;
+use rvalue_plot::{Frame, Layer};
 
 /// Points per curve of panels 1, 2 and 5.
 const CURVE_POINTS: usize = 200;

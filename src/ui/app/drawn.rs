@@ -6,9 +6,10 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 use super::draw::table::ShownTables;
-use crate::ui::figure::{Figure, Frame};
-use crate::ui::panels::RankingColumn;
+use rvalue_model::figure::inspector::RankingColumn;
+use rvalue_model::figure::Figure;
 use rvalue_model::page::Dirty;
+use rvalue_plot::Frame;
 
 pub(super) struct Drawn {
     dirty: Dirty,

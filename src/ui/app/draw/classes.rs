@@ -7,13 +7,14 @@ use wasm_bindgen::JsCast;
 use web_sys::{Document, Element};
 
 use crate::ui::app::App;
+use crate::ui::canvas;
 use crate::ui::dom::{set_hidden, set_text};
-use crate::ui::figure::Layer;
-use crate::ui::{canvas, panels};
 use rvalue_model::classes::ClassView;
+use rvalue_model::figure::classes::{classes, strata_head, strata_table};
 use rvalue_model::ids;
 use rvalue_model::page::ItemMove;
 use rvalue_model::AlphaView;
+use rvalue_plot::Layer;
 
 /// Panel 9's canvas.
 const CANVAS: &str = ids::PLOT_CLASSES;
@@ -33,7 +34,7 @@ impl App {
         // The figure first: sizing it reads its canvas' box, which the writes below would make
         // a layout. An α move alone cannot change that box, so it redraws at the size it has.
         // Off screen, it is only kept (for exports, and to be drawn when it comes near).
-        let fig = panels::classes(&cv, names);
+        let fig = classes(&cv, names);
         let cc = self.drawn.classes_canvas();
         if cc.sized() && cc.skipped() {
             self.keep(CANVAS, fig);
@@ -59,10 +60,10 @@ impl App {
         };
         show_worst(d, &worst, self.drawn.tables().worst());
         set_hidden(d, ids::WORST_HEADING, worst.is_empty());
-        let head = panels::strata_head(&cv);
+        let head = strata_head(&cv);
         let tables = self.drawn.tables();
         tables.show_strata_head(d, head);
-        tables.strata().show(d, "#strata-body", &panels::strata_table(&cv), None);
+        tables.strata().show(d, "#strata-body", &strata_table(&cv), None);
     }
 
     /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off

@@ -3,7 +3,7 @@
 use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::set_text;
-use crate::ui::panels;
+use rvalue_model::figure::panels;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::page::readouts::pqp;

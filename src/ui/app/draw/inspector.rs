@@ -8,7 +8,7 @@ use wasm_bindgen_futures::spawn_local;
 use crate::ui::app::frame::with;
 use crate::ui::app::App;
 use crate::ui::dom::{self, esc, set_html, set_text, set_value};
-use crate::ui::panels::{self, RankingColumn};
+use rvalue_model::figure::inspector::{self, RankingColumn};
 use rvalue_model::ids;
 use rvalue_model::message::{about, sentence};
 use rvalue_model::page::readouts::item_info;
@@ -37,7 +37,7 @@ impl App {
         match a.inspect(self.item, self.controls.alpha, self.controls.never_empty) {
             Ok(v) => {
                 set_text(d, ids::ITEM_INFO, &item_info(n, v.item, Some(v.label), self.controls.alpha));
-                let columns = panels::inspector_columns(&v, a.single_draw);
+                let columns = inspector::inspector_columns(&v, a.single_draw);
                 show_inspector(d, self.drawn.inspector(), &columns);
                 self.drawn.set_inspector(columns);
             }
@@ -107,14 +107,14 @@ fn show_inspector(d: &Document, shown: &[RankingColumn], columns: &[RankingColum
                 }
                 let list = lists.item(i as u32)?;
                 if !(old.same_rows(new) && move_cut(&list, old, new).is_some()) {
-                    list.set_inner_html(&panels::ranking_list(new));
+                    list.set_inner_html(&inspector::ranking_list(new));
                 }
             }
             Some(())
         })()
         .is_some();
     if !patched {
-        root.set_inner_html(&panels::inspector(columns));
+        root.set_inner_html(&inspector::inspector(columns));
     }
 }
 
@@ -126,7 +126,7 @@ fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -
     if from == to {
         return Some(());
     }
-    // An empty set's cut is labelled ([`panels::EMPTY_CUT_HTML`]): into or out of it, the
+    // An empty set's cut is labelled ([`inspector::EMPTY_CUT_HTML`]): into or out of it, the
     // caller writes the list afresh.
     if from == Some(0) || to == Some(0) {
         return None;
@@ -144,7 +144,7 @@ fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -
             let before: web_sys::Node = row(j)?.into();
             ol.insert_before(&cut, Some(&before)).ok()?;
         }
-        (Some(j), None) => row(j)?.insert_adjacent_html("beforebegin", panels::CUT_HTML).ok()?,
+        (Some(j), None) => row(j)?.insert_adjacent_html("beforebegin", inspector::CUT_HTML).ok()?,
         (None, Some(cut)) => cut.remove(),
         (None, None) => {}
     }

@@ -5,14 +5,16 @@ use web_sys::HtmlCanvasElement;
 
 use super::table::{show_summary, show_summary_rows};
 use crate::ui::app::{App, ALPHA_PLOTS};
+use crate::ui::canvas;
 use crate::ui::dom::{by_id, set_text};
-use crate::ui::figure::Layer;
-use crate::ui::{canvas, panels};
 use rvalue_core::Result;
+use rvalue_model::figure::panels;
+use rvalue_model::figure::tables::reduction_text;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::short;
 use rvalue_model::{AlphaView, Mode};
+use rvalue_plot::Layer;
 
 impl App {
     /// The table at α (see [`super::super::shown::Shown::alpha_view`]).
@@ -84,7 +86,7 @@ impl App {
             set_text(d, ids::SIZE_READOUT, &panels::readout(v, false));
             show_summary(d, v, self.drawn.tables());
             let toy = self.shown.get().is_some_and(|a| a.controls.mode == Mode::Toy);
-            set_text(d, ids::REDUCTION, &panels::reduction_text(v, toy));
+            set_text(d, ids::REDUCTION, &reduction_text(v, toy));
         }
         if let Some(v) = view {
             self.tour_outcome(v);

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 
 use web_sys::{Document, Element};
 
-use crate::ui::panels::{self, TableRow};
+use rvalue_model::figure::tables::{self, TableRow};
 use rvalue_model::AlphaView;
 
 /// A table body as last written, kept so that an α move compares numbers in memory rather than
@@ -46,7 +46,7 @@ impl ShownTables {
 
 /// Panel 6: both tables' cells.
 pub(super) fn show_summary(d: &Document, v: &AlphaView, shown: &ShownTables) {
-    show_summary_rows(d, shown, &panels::summary_table(v), &panels::conditional_table(v));
+    show_summary_rows(d, shown, &tables::summary_table(v), &tables::conditional_table(v));
 }
 
 /// Panel 6: both tables' rows (none: empty tables).
@@ -56,8 +56,8 @@ pub(super) fn show_summary_rows(
     summary: &[TableRow],
     conditional: &[TableRow],
 ) {
-    shown.summary.show(d, "#summary-table tbody", summary, Some(panels::SUMMARY_COLUMNS));
-    shown.conditional.show(d, "#conditional-table tbody", conditional, Some(panels::CONDITIONAL_COLUMNS));
+    shown.summary.show(d, "#summary-table tbody", summary, Some(tables::SUMMARY_COLUMNS));
+    shown.conditional.show(d, "#conditional-table tbody", conditional, Some(tables::CONDITIONAL_COLUMNS));
 }
 
 impl ShownBody {
@@ -76,7 +76,7 @@ impl ShownBody {
             return;
         }
         if patch(&body, &shown, rows, labels).is_none() {
-            body.set_inner_html(&rows.iter().map(|r| panels::row_html(r, labels)).collect::<String>());
+            body.set_inner_html(&rows.iter().map(|r| tables::row_html(r, labels)).collect::<String>());
         }
         *shown = rows.to_vec();
     }
@@ -107,7 +107,7 @@ fn patch(body: &Element, old: &[TableRow], new: &[TableRow], labels: Option<&[&s
     for r in (new.len()..old.len()).rev() {
         trs.item(r as u32)?.remove();
     }
-    let added: String = new.iter().skip(old.len()).map(|r| panels::row_html(r, labels)).collect();
+    let added: String = new.iter().skip(old.len()).map(|r| tables::row_html(r, labels)).collect();
     if !added.is_empty() {
         body.insert_adjacent_html("beforeend", &added).ok()?;
     }

@@ -3,14 +3,15 @@
 
 use super::CURVE_POINTS;
 use crate::ui::app::{App, THEOREM3_FRONT};
+use crate::ui::canvas;
 use crate::ui::dom::set_text;
-use crate::ui::figure::Layer;
-use crate::ui::{canvas, panels};
+use rvalue_model::figure::{panels, placeholder};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::page::readouts::{theorem3_cuts, theorem3_note};
 use rvalue_model::scales::short;
-use rvalue_model::{inclusion_curves, theorem3_held, theorem3_readout, Mode};
+use rvalue_model::{inclusion_curves, sigma2_grid, theorem3_held, theorem3_readout, Mode};
+use rvalue_plot::Layer;
 
 impl App {
     /// Panel 5: Theorem 3's curves at the current α and β from the analysis on show. `whole`:
@@ -20,12 +21,12 @@ impl App {
         let c = &self.controls;
         let Some(a) = self.shown.get().filter(|a| a.controls.mode == c.mode) else {
             let why = match c.mode {
-                Mode::Toy => panels::placeholder::THEOREM3_TOY_WAITING,
-                Mode::Scores => panels::placeholder::waiting(self.source.is_loaded(), true),
+                Mode::Toy => placeholder::THEOREM3_TOY_WAITING,
+                Mode::Scores => placeholder::waiting(self.source.is_loaded(), true),
             };
             return self.no_theorem3(why);
         };
-        let grid = panels::sigma2_axis(CURVE_POINTS);
+        let grid = sigma2_grid(CURVE_POINTS);
         let toy = a.toy.as_ref().map(|_| a.controls.toy_params());
         let curves = a.inclusion_inputs(c.alpha, c.beta, c.cut).and_then(|i| inclusion_curves(&i, &grid));
         let inc = match curves {

@@ -4,13 +4,14 @@
 use super::CURVE_POINTS;
 use crate::ui::app::App;
 use crate::ui::dom::set_text;
-use crate::ui::panels;
+use rvalue_model::figure::placeholder;
+use rvalue_model::figure::threshold::{threshold, threshold_cut};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::page::readouts::threshold_note;
 use rvalue_model::{
-    fitted_threshold, panel_betas, prior_source, threshold_curves, threshold_curves_with, threshold_inputs,
-    Mode,
+    fitted_threshold, panel_betas, prior_source, sigma2_grid, threshold_curves, threshold_curves_with,
+    threshold_inputs, Mode,
 };
 
 impl App {
@@ -18,16 +19,16 @@ impl App {
     /// sentence saying why there is none.
     pub(super) fn render_threshold(&self) {
         let (c, d) = (&self.controls, &self.doc);
-        let grid = panels::sigma2_axis(CURVE_POINTS);
+        let grid = sigma2_grid(CURVE_POINTS);
         let analysis = self.shown.get().filter(|a| a.controls.mode == c.mode);
         let points = analysis.map(|a| a.data_points()).unwrap_or_default();
         let betas = panel_betas(c.beta);
         let curves = match (c.mode, analysis) {
             (Mode::Scores, None) => {
-                return self.no_threshold(panels::placeholder::waiting(self.source.is_loaded(), false))
+                return self.no_threshold(placeholder::waiting(self.source.is_loaded(), false))
             }
             (Mode::Scores, Some(a)) => match a.hyper() {
-                None => return self.no_threshold(panels::placeholder::THRESHOLD_NO_PRIOR),
+                None => return self.no_threshold(placeholder::THRESHOLD_NO_PRIOR),
                 Some(h) => threshold_curves_with(Some(h), |b| a.z_model(b), &betas, &grid, c.sigma2),
             },
             _ => threshold_inputs(c, analysis)
@@ -40,9 +41,9 @@ impl App {
         let (Some(h), Some(s)) = (t.hyper, t.series.first()) else { return self.no_threshold("") };
         if s.t.iter().all(Option::is_none) {
             let why = if h.tau2 > 0.0 {
-                panels::placeholder::THRESHOLD_NO_VARIANCE
+                placeholder::THRESHOLD_NO_VARIANCE
             } else {
-                panels::placeholder::THRESHOLD_FLAT_PRIOR
+                placeholder::THRESHOLD_FLAT_PRIOR
             };
             return self.no_threshold(why);
         }
@@ -50,9 +51,9 @@ impl App {
         // The toy draws its true prior's curves; the r-values use the prior fitted to its data.
         let fitted =
             analysis.filter(|_| c.mode == Mode::Toy).and_then(|a| fitted_threshold(a, s.beta, &grid));
-        let fig = panels::threshold(&t, &points, (c.sigma2, whole), fitted.as_ref());
+        let fig = threshold(&t, &points, (c.sigma2, whole), fitted.as_ref());
         let mut note = threshold_note(h, &prior_source(c.mode, fitted.as_ref().map(|f| f.hyper)), s);
-        if let Some(cut) = panels::threshold_cut(&fig, &t) {
+        if let Some(cut) = threshold_cut(&fig, &t) {
             note = format!("{note} {cut}");
         }
         set_text(d, ids::THRESHOLD_NOTE, &note);
