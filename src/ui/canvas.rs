@@ -9,7 +9,7 @@
 
 use plotters::prelude::*;
 use plotters_backend::text_anchor::{HPos, VPos};
-use plotters_backend::{BackendCoord, BackendTextStyle, FontTransform};
+use plotters_backend::{BackendCoord, BackendTextStyle, DrawingErrorKind, FontTransform};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
@@ -40,7 +40,7 @@ pub fn canvas(canvas: HtmlCanvasElement) -> Result<Canvas> {
 
 /// An SVG document of `size` pixels written to `out`, its text measured by `ctx`.
 pub fn svg(out: &mut String, size: (u32, u32), ctx: CanvasRenderingContext2d) -> Backend<'_> {
-    Either::Right(Measured { inner: SVGBackend::with_string(out, size), text: Measure(CanvasText::new(ctx)) })
+    Either::Right(Measured { inner: SVGBackend::with_string(out, size), text: Measure(ctx) })
 }
 
 /// A canvas' text, measured by its 2D context, and drawn with the context's font set only when
@@ -53,8 +53,9 @@ pub struct CanvasText {
     font: std::cell::RefCell<String>,
 }
 
-/// Text measured by a canvas and drawn by the backend it measures for (the SVG export's).
-pub struct Measure(CanvasText);
+/// Text measured by a canvas context and drawn by the backend it measures for (the SVG
+/// export's).
+pub struct Measure(CanvasRenderingContext2d);
 
 impl CanvasText {
     fn new(ctx: CanvasRenderingContext2d) -> Self {
@@ -92,10 +93,16 @@ impl Text for CanvasText {
     }
 
     /// plotters-canvas' `draw_text`, with the font set only when it changes.
-    fn draw<S: BackendTextStyle>(&self, text: &str, style: &S, pos: BackendCoord) -> bool {
+    fn draw<B: DrawingBackend, S: BackendTextStyle>(
+        &self,
+        _: &mut B,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> std::result::Result<(), DrawingErrorKind<B::ErrorType>> {
         let colour = style.color();
         if colour.alpha == 0.0 {
-            return true;
+            return Ok(());
         }
         let degrees = match style.transform() {
             FontTransform::None => 0.0,
@@ -132,13 +139,13 @@ impl Text for CanvasText {
         if degrees != 0.0 {
             ctx.restore();
         }
-        true
+        Ok(())
     }
 }
 
 impl Text for Measure {
     fn size<S: BackendTextStyle>(&self, text: &str, style: &S) -> (u32, u32) {
-        self.0.size(text, style)
+        measure_text(&self.0, |f| self.0.set_font(f), text, style)
     }
 }
 

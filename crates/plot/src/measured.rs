@@ -13,9 +13,15 @@ pub trait Text {
     /// `text`'s size in pixels in `style`: width, and the height of the font's line box.
     fn size<S: BackendTextStyle>(&self, text: &str, style: &S) -> (u32, u32);
 
-    /// Draws `text` and says so, or leaves it to the backend inside (`false`).
-    fn draw<S: BackendTextStyle>(&self, _text: &str, _style: &S, _pos: BackendCoord) -> bool {
-        false
+    /// Draws `text` at `pos`: by default the backend `inner` draws it.
+    fn draw<B: DrawingBackend, S: BackendTextStyle>(
+        &self,
+        inner: &mut B,
+        text: &str,
+        style: &S,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        inner.draw_text(text, style, pos)
     }
 }
 
@@ -84,10 +90,7 @@ impl<B: DrawingBackend, T: Text> DrawingBackend for Measured<B, T> {
         self.inner.fill_polygon(vert, style)
     }
     fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Drawn<B> {
-        match self.text.draw(text, style, pos) {
-            true => Ok(()),
-            false => self.inner.draw_text(text, style, pos),
-        }
+        self.text.draw(&mut self.inner, text, style, pos)
     }
     fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Drawn<B, (u32, u32)> {
         Ok(self.text.size(text, style))

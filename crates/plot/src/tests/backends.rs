@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use plotters::prelude::{IntoDrawingArea, SVGBackend};
-use plotters_backend::{BackendCoord, BackendTextStyle};
+use plotters_backend::{BackendCoord, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 
 use super::labelled_figure;
 use super::recorder::{recorder, whole, Call, Fixed, Recorder};
@@ -66,9 +66,15 @@ impl Text for Drawing {
     fn size<S: BackendTextStyle>(&self, text: &str, style: &S) -> (u32, u32) {
         Fixed.size(text, style)
     }
-    fn draw<S: BackendTextStyle>(&self, text: &str, _: &S, _: BackendCoord) -> bool {
+    fn draw<B: DrawingBackend, S: BackendTextStyle>(
+        &self,
+        _: &mut B,
+        text: &str,
+        _: &S,
+        _: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
         self.0.borrow_mut().push(text.to_string());
-        true
+        Ok(())
     }
 }
 
