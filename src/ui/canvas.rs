@@ -354,20 +354,21 @@ pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Mark
     let ctx = context(&overlay(doc, id, frame)?)?;
     let Some(m) = marker else { return Ok(()) };
     let palette = theme::palette();
-    let p = frame.marker(m);
+    let line = frame.marker_line(m.x);
     let dash = js_sys::Array::of2(&(Marker::DASH.0 as f64).into(), &(Marker::DASH.1 as f64).into());
     ctx.set_line_dash(&dash).map_err(|_| Error::invalid("setLineDash failed"))?;
-    ctx.set_line_width(p.width as f64);
-    ctx.set_stroke_style_str(&css(palette.colour(p.colour)));
+    ctx.set_line_width(line.width as f64);
+    ctx.set_stroke_style_str(&css(palette.colour(m.colour)));
     ctx.begin_path();
-    ctx.move_to(p.x, p.top as f64);
-    ctx.line_to(p.x, p.bottom as f64);
+    ctx.move_to(line.x, line.top as f64);
+    ctx.line_to(line.x, line.bottom as f64);
     ctx.stroke();
     ctx.set_line_dash(&js_sys::Array::new()).map_err(|_| Error::invalid("setLineDash failed"))?;
-    for &(px, py, colour) in &p.dots {
+    for &(y, colour) in m.dots.iter().filter(|(y, _)| y.is_finite()) {
+        let (px, py) = frame.pixel(m.x, y);
         ctx.set_fill_style_str(&css(palette.colour(colour)));
         ctx.begin_path();
-        ctx.arc(px as f64, py as f64, f64::from(p.radius), 0.0, std::f64::consts::TAU)
+        ctx.arc(px as f64, py as f64, f64::from(line.radius), 0.0, std::f64::consts::TAU)
             .map_err(|_| Error::invalid("arc failed"))?;
         ctx.fill();
     }

@@ -5,7 +5,6 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::{Cartesian2d, CoordTranslate};
 use rvalue_model::figure::{Axis, Marker};
-use rvalue_model::theme::Rgb;
 
 /// Which part of a figure to draw. A figure can be drawn whole on one canvas, or in two layers
 /// on two canvases stacked one over the other: the back (background, axes, every line not
@@ -37,9 +36,9 @@ pub struct Frame {
     pub marks: Vec<(i32, i32, i32)>,
 }
 
-/// A [`Marker`] in a frame's backend pixels: a dashed vertical line and dots on it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MarkerPixels {
+/// A [`Marker`]'s line in a frame's backend pixels (its dots are at [`Frame::pixel`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MarkerLine {
     /// The line's x, half a pixel in for an odd width so that a thin line is crisp (as
     /// plotters-canvas draws lines).
     pub x: f64,
@@ -47,10 +46,8 @@ pub struct MarkerPixels {
     pub top: i32,
     pub bottom: i32,
     pub width: u32,
-    pub colour: Rgb,
+    /// The radius of the marker's dots.
     pub radius: u32,
-    /// The dots with a finite value: centre and colour.
-    pub dots: Vec<(i32, i32, Rgb)>,
 }
 
 impl Frame {
@@ -68,21 +65,13 @@ impl Frame {
         self.y
     }
 
-    /// Where `m` is drawn over the figure.
-    pub fn marker(&self, m: &Marker) -> MarkerPixels {
+    /// Where the line of a marker at `x` is drawn over the figure.
+    pub fn marker_line(&self, x: f64) -> MarkerLine {
         let (y0, y1) = self.y;
-        let ((x, top), (_, bottom)) = (self.pixel(m.x, y1), self.pixel(m.x, y0));
+        let ((px, top), (_, bottom)) = (self.pixel(x, y1), self.pixel(x, y0));
         let width = Marker::line_width(self.font);
-        let dots = m.dots.iter().filter(|(y, _)| y.is_finite());
-        MarkerPixels {
-            x: f64::from(x) + if width % 2 == 1 { 0.5 } else { 0.0 },
-            top,
-            bottom,
-            width,
-            colour: m.colour,
-            radius: Marker::dot_radius(self.font),
-            dots: dots.map(|&(y, c)| (self.pixel(m.x, y), c)).map(|((px, py), c)| (px, py, c)).collect(),
-        }
+        let x = f64::from(px) + if width % 2 == 1 { 0.5 } else { 0.0 };
+        MarkerLine { x, top, bottom, width, radius: Marker::dot_radius(self.font) }
     }
 
     /// Where the figure put its plotting area, legend and dots, as the page records them on

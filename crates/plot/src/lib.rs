@@ -22,7 +22,7 @@ mod measured;
 
 pub use backend::{Either, EitherError};
 pub use draw::Draw;
-pub use frame::{Frame, Layer, MarkerPixels};
+pub use frame::{Frame, Layer, MarkerLine};
 pub use look::{rgb, Look, Palette};
 pub use measured::{css_font, Measured, Text};
 

@@ -1,9 +1,10 @@
 //! The frame a figure returns maps data to the backend's pixels as the figure was drawn:
 //! what the page's overlays mark points with and records for scripts.
 
-use super::recorder::whole;
+use super::recorder::{drawn, whole};
 use super::unlabelled_figure;
-use rvalue_model::figure::{Figure, Marker, BLUE, ORANGE};
+use crate::{Layer, Look, MarkerLine};
+use rvalue_model::figure::Figure;
 
 #[test]
 fn the_frame_maps_the_data_range_onto_the_plotting_area() {
@@ -29,23 +30,20 @@ fn a_log_frame_spaces_decades_evenly_and_clamps_below_its_range() {
 }
 
 #[test]
-fn a_marker_is_placed_by_the_frame() {
+fn a_marker_line_is_placed_by_the_frame() {
     let fig = Figure::new("x", "y", (0.0, 1.0), (0.0, 10.0));
     let (frame, _) = whole(&fig, (400, 300));
-    let m = Marker { x: 0.25, colour: BLUE, dots: vec![(2.0, ORANGE), (f64::NAN, BLUE), (7.0, BLUE)] };
-    let p = frame.marker(&m);
+    let line = frame.marker_line(0.25);
     let (x, top) = frame.pixel(0.25, 10.0);
-    // 13-pixel text: a line 2 pixels wide on the pixel edge; 8 pixels wide would be... odd at 16.
+    // 13-pixel text: a line 2 pixels wide, on the pixel's edge; dots of radius 5.
     assert_eq!(
-        (p.x, p.top, p.bottom, p.width, p.radius),
-        (f64::from(x), top, frame.pixel(0.25, 0.0).1, 2, 5)
+        line,
+        MarkerLine { x: f64::from(x), top, bottom: frame.pixel(0.25, 0.0).1, width: 2, radius: 5 }
     );
-    let dots = [(frame.pixel(0.25, 2.0), ORANGE), (frame.pixel(0.25, 7.0), BLUE)];
-    assert_eq!(p.dots, dots.map(|((x, y), c)| (x, y, c)));
     // At 16-pixel text the line is 3 pixels wide: half a pixel in, so that it is crisp.
-    let (big, _) = super::recorder::drawn(&fig, (400, 300), &crate::Look::light(16), crate::Layer::Whole);
-    let q = big.marker(&m);
-    assert_eq!((q.width, q.x), (3, f64::from(big.pixel(0.25, 0.0).0) + 0.5));
+    let (big, _) = drawn(&fig, (400, 300), &Look::light(16), Layer::Whole);
+    let line = big.marker_line(0.25);
+    assert_eq!((line.width, line.x), (3, f64::from(big.pixel(0.25, 0.0).0) + 0.5));
 }
 
 #[test]
