@@ -232,12 +232,7 @@ pub fn draw_figure(
     let Some((w, h)) = layout::backing_size((canvas.client_width(), canvas.client_height()), dpr) else {
         return Ok(None);
     };
-    if canvas.width() != w {
-        canvas.set_width(w);
-    }
-    if canvas.height() != h {
-        canvas.set_height(h);
-    }
+    resize(&canvas, (w, h));
     let frame = draw_on(canvas.clone(), fig, layer, font_css * dpr)?;
     record(&canvas, &frame);
     Ok(Some(frame))
@@ -305,13 +300,19 @@ fn scratch(doc: &Document, id: String, w: u32, h: u32) -> Result<HtmlCanvasEleme
             c
         }
     };
+    resize(&canvas, (w, h));
+    Ok(canvas)
+}
+
+/// Gives `canvas` a bitmap of `w × h` pixels, unless it has one: setting a size clears the
+/// canvas and resets its context.
+fn resize(canvas: &HtmlCanvasElement, (w, h): (u32, u32)) {
     if canvas.width() != w {
         canvas.set_width(w);
     }
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    Ok(canvas)
 }
 
 fn draw_on(canvas: HtmlCanvasElement, fig: &Figure, layer: Layer, font_px: f64) -> Result<Frame> {
@@ -337,12 +338,7 @@ pub fn draw_front(doc: &Document, id: &str, fig: &Figure, frame: &Frame) -> Resu
 fn overlay(doc: &Document, id: &str, frame: &Frame) -> Result<HtmlCanvasElement> {
     let canvas: HtmlCanvasElement = by_id(doc, id)?;
     let (w, h) = frame.size;
-    if canvas.width() != w {
-        canvas.set_width(w);
-    }
-    if canvas.height() != h {
-        canvas.set_height(h);
-    }
+    resize(&canvas, (w, h));
     context(&canvas)?.clear_rect(0.0, 0.0, w as f64, h as f64);
     Ok(canvas)
 }
