@@ -3,8 +3,8 @@
 //! This package is the web explorer: the page's UI ([`ui`], started by the `explorer` bin that
 //! trunk builds from `index.html`), wasm only. The page's module also exports the JavaScript API
 //! (`rvalue-wasm-api`, here as [`api`]). The UI names the crates it is built from: the numerics
-//! (`rvalue_core`), the page model (`rvalue_model`) and the GPU path (`rvalue_gpu`). See
-//! `ARCHITECTURE.md`.
+//! (`rvalue_core`), the page model (`rvalue_model`), the figures' drawing (`rvalue_plot`) and the
+//! GPU path (`rvalue_gpu`). See `ARCHITECTURE.md`.
 
 // Naming the crate links it in, and with it its wasm-bindgen exports.
 #[cfg(target_arch = "wasm32")]

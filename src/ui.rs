@@ -3,15 +3,10 @@
 //!
 //! - [`app`]: the state, and in `app/` the start-up, the controls, the job, the frame loop, the
 //!   events, the replies, each panel's drawing (`app/draw/`) and the export buttons;
-//! - [`panels`]: what each panel shows (figures and HTML), as `rvalue_model::figure` builds it
-//!   from the explorer's results: every choice a panel makes is the model's, tested natively;
-//! - [`figure`]: one plotters routine that draws every model figure; [`legend`] measures and
-//!   paints its legend;
+//! - [`canvas`]: the canvas backend (text measured and drawn by the canvas), figure sizing and
+//!   the current-value markers drawn on overlay canvases; what a panel shows is
+//!   `rvalue_model::figure`'s, and `rvalue_plot` draws it;
 //! - [`theme`]: `?theme=` and `?background=` on the page, and the figures' palette;
-//! - [`canvas`]: the canvas backend (text measured by the canvas), figure sizing and the
-//!   current-value markers drawn on overlay canvases;
-//! - [`backend`]: one plotters backend over the canvas and the SVG export's, so the figure code
-//!   is compiled once;
 //! - [`files`]: file picker, drag and drop, bundled samples;
 //! - [`permalink`]: the state in the address, and the Copy link button;
 //! - [`report`]: a saved report's embedded data and settings;
@@ -26,17 +21,13 @@
 //! `app` builds from its `Shared` and applies, so no module here imports `app`.
 
 pub mod app;
-mod backend;
 mod byte_source;
 pub mod canvas;
 mod device;
 pub mod dom;
 mod embed;
-pub mod figure;
 mod files;
 mod hosted;
-pub mod legend;
-pub mod panels;
 mod permalink;
 mod print;
 mod report;

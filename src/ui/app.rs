@@ -27,11 +27,11 @@ use std::rc::Rc;
 
 use web_sys::Document;
 
-use crate::ui::figure::Frame;
 use crate::ui::permalink::Link;
 use rvalue_model::ids;
 use rvalue_model::page::{Drawn, Framing, Shown};
 use rvalue_model::{Analysis, Controls};
+use rvalue_plot::Frame;
 
 mod compute;
 mod draw;

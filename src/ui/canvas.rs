@@ -1,49 +1,66 @@
-//! The page's `<canvas>` elements: a plotters backend that measures text with the canvas itself,
-//! sizing a canvas to its box, and the current-value markers drawn on a transparent canvas
-//! stacked over a figure.
+//! The page's `<canvas>` elements: a plotters backend whose text is measured and drawn by the
+//! canvas itself, sizing a canvas to its box, and the current-value markers drawn on a
+//! transparent canvas stacked over a figure.
 //!
 //! Why the backend: plotters' web font layer measures text by appending a span to the page and
 //! reading its size, a forced layout of the whole page per label. [`Canvas`] delegates every
-//! drawing call to plotters-canvas and answers [`DrawingBackend::estimate_text_size`] with the
-//! canvas' `measureText`, which touches no layout.
+//! drawing call to plotters-canvas and answers text with the canvas' `measureText`
+//! ([`CanvasText`]), which touches no layout. The SVG export measures its text alike ([`Svg`]).
 
 use plotters::prelude::*;
 use plotters_backend::text_anchor::{HPos, VPos};
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
-};
+use plotters_backend::{BackendCoord, BackendTextStyle, DrawingErrorKind, FontTransform};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
 
-use super::backend::Backend;
 use super::dom::by_id;
-use super::figure::{Draw, Figure, Frame, Layer, Look, Marker};
-use super::theme::Palette;
+use super::theme;
 use rvalue_core::{Error, Result};
-use rvalue_model::figure::layout;
+use rvalue_model::figure::legend::NARROW_CSS_PX;
+use rvalue_model::figure::{layout, Figure, Marker};
+use rvalue_plot::{css_font, Draw, Either, Frame, Layer, Look, Measured, Text};
 
-/// plotters-canvas with text measured by the canvas, and text drawn with the canvas' font set
-/// only when it changes: setting `font` parses it and resolves the canvas' style, i.e. forces a
-/// style recalculation when the page was written to. The context keeps its font between
-/// drawings (until the canvas is resized), so an overlay redrawn on every slider move sets it
-/// once.
-pub struct Canvas {
-    inner: CanvasBackend,
+/// plotters-canvas with text measured and drawn by the canvas ([`CanvasText`]).
+pub type Canvas = Measured<CanvasBackend, CanvasText>;
+
+/// plotters' SVG backend with text measured by a canvas ([`Measure`]).
+pub type Svg<'a> = Measured<SVGBackend<'a>, Measure>;
+
+/// Every figure's backend: one type, so the figure code is compiled once ([`Either`]).
+pub type Backend<'a> = Either<Canvas, Svg<'a>>;
+
+/// The canvas `canvas` as a figure's backend.
+pub fn canvas(canvas: HtmlCanvasElement) -> Result<Canvas> {
+    let ctx = context(&canvas)?;
+    let inner = CanvasBackend::with_canvas_object(canvas)
+        .ok_or_else(|| Error::invalid("a canvas has no 2D context"))?;
+    Ok(Measured { inner, text: CanvasText::new(ctx) })
+}
+
+/// An SVG document of `size` pixels written to `out`, its text measured by `ctx`.
+pub fn svg(out: &mut String, size: (u32, u32), ctx: CanvasRenderingContext2d) -> Backend<'_> {
+    Either::Right(Measured { inner: SVGBackend::with_string(out, size), text: Measure(ctx) })
+}
+
+/// A canvas' text, measured by its 2D context, and drawn with the context's font set only when
+/// it changes: setting `font` parses it and resolves the canvas' style, i.e. forces a style
+/// recalculation when the page was written to. The context keeps its font between drawings
+/// (until the canvas is resized), so an overlay redrawn on every slider move sets it once.
+pub struct CanvasText {
     ctx: CanvasRenderingContext2d,
     /// The font last set on the context through this backend.
     font: std::cell::RefCell<String>,
 }
 
-type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
+/// Text measured by a canvas context and drawn by the backend it measures for (the SVG
+/// export's).
+pub struct Measure(CanvasRenderingContext2d);
 
-impl Canvas {
-    pub fn new(canvas: HtmlCanvasElement) -> Result<Self> {
-        let ctx = context(&canvas)?;
-        let inner = CanvasBackend::with_canvas_object(canvas)
-            .ok_or_else(|| Error::invalid("a canvas has no 2D context"))?;
+impl CanvasText {
+    fn new(ctx: CanvasRenderingContext2d) -> Self {
         let font = std::cell::RefCell::new(ctx.font());
-        Ok(Canvas { inner, ctx, font })
+        CanvasText { ctx, font }
     }
 
     /// Sets the context's font unless it is set.
@@ -53,18 +70,6 @@ impl Canvas {
             self.ctx.set_font(font);
             *last = font.to_string();
         }
-    }
-}
-
-/// `style`'s font as the context serialises it (no `normal`), so that a context's own font
-/// compares equal.
-fn font_of<S: BackendTextStyle>(style: &S) -> String {
-    let (kind, family) = (style.style(), style.family());
-    let (kind, size, family) = (kind.as_str(), style.size(), family.as_str());
-    if kind == "normal" {
-        format!("{size}px {family}")
-    } else {
-        format!("{kind} {size}px {family}")
     }
 }
 
@@ -81,81 +86,20 @@ pub fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d> {
         .ok_or_else(|| Error::invalid(format!("#{} has no 2D context", canvas.id())))
 }
 
-impl DrawingBackend for Canvas {
-    type ErrorType = CanvasError;
-
-    fn get_size(&self) -> (u32, u32) {
-        self.inner.get_size()
-    }
-
-    fn ensure_prepared(&mut self) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.ensure_prepared()
-    }
-
-    fn present(&mut self) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.present()
-    }
-
-    fn draw_pixel(
-        &mut self,
-        point: BackendCoord,
-        color: BackendColor,
-    ) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.draw_pixel(point, color)
-    }
-
-    fn draw_line<S: BackendStyle>(
-        &mut self,
-        from: BackendCoord,
-        to: BackendCoord,
-        style: &S,
-    ) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.draw_line(from, to, style)
-    }
-
-    fn draw_rect<S: BackendStyle>(
-        &mut self,
-        upper_left: BackendCoord,
-        bottom_right: BackendCoord,
-        style: &S,
-        fill: bool,
-    ) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.draw_rect(upper_left, bottom_right, style, fill)
-    }
-
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        path: I,
-        style: &S,
-    ) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.draw_path(path, style)
-    }
-
-    fn draw_circle<S: BackendStyle>(
-        &mut self,
-        center: BackendCoord,
-        radius: u32,
-        style: &S,
-        fill: bool,
-    ) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.draw_circle(center, radius, style, fill)
-    }
-
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
-        &mut self,
-        vert: I,
-        style: &S,
-    ) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.fill_polygon(vert, style)
+impl Text for CanvasText {
+    /// The canvas' own measure, in the font plotters-canvas draws with ([`measure_text`]).
+    fn size<S: BackendTextStyle>(&self, text: &str, style: &S) -> (u32, u32) {
+        measure_text(&self.ctx, |f| self.set_font(f), text, style)
     }
 
     /// plotters-canvas' `draw_text`, with the font set only when it changes.
-    fn draw_text<S: BackendTextStyle>(
-        &mut self,
+    fn draw<B: DrawingBackend, S: BackendTextStyle>(
+        &self,
+        _: &mut B,
         text: &str,
         style: &S,
         pos: BackendCoord,
-    ) -> std::result::Result<(), DrawingErrorKind<CanvasError>> {
+    ) -> std::result::Result<(), DrawingErrorKind<B::ErrorType>> {
         let colour = style.color();
         if colour.alpha == 0.0 {
             return Ok(());
@@ -181,7 +125,7 @@ impl DrawingBackend for Canvas {
         });
         let (r, g, b) = colour.rgb;
         ctx.set_fill_style_str(&format!("rgba({r},{g},{b},{})", colour.alpha));
-        self.set_font(&font_of(style));
+        self.set_font(&css_font(style));
         let (mut x, mut y) = (f64::from(pos.0), f64::from(pos.1));
         if degrees != 0.0 {
             ctx.save();
@@ -197,15 +141,11 @@ impl DrawingBackend for Canvas {
         }
         Ok(())
     }
+}
 
-    /// The canvas' own measure, in the font plotters-canvas draws with. The height is the
-    /// font's line box (ascent + descent), as the span plotters would measure.
-    fn estimate_text_size<S: BackendTextStyle>(
-        &self,
-        text: &str,
-        style: &S,
-    ) -> std::result::Result<(u32, u32), DrawingErrorKind<CanvasError>> {
-        Ok(measure_text(&self.ctx, |f| self.set_font(f), text, style))
+impl Text for Measure {
+    fn size<S: BackendTextStyle>(&self, text: &str, style: &S) -> (u32, u32) {
+        measure_text(&self.0, |f| self.0.set_font(f), text, style)
     }
 }
 
@@ -219,7 +159,7 @@ pub fn measure_text<S: BackendTextStyle>(
     text: &str,
     style: &S,
 ) -> (u32, u32) {
-    let key = (font_of(style), text.to_string());
+    let key = (css_font(style), text.to_string());
     if let Some(size) = MEASURED.with(|m| m.borrow().get(&key).copied()) {
         return size;
     }
@@ -264,10 +204,10 @@ thread_local! {
 }
 
 /// Whether the page is narrow enough for legends under their plots
-/// ([`legend::NARROW_CSS_PX`](super::legend::NARROW_CSS_PX)).
+/// ([`NARROW_CSS_PX`]).
 pub fn narrow() -> bool {
     let width = web_sys::window().and_then(|w| w.inner_width().ok()).and_then(|w| w.as_f64());
-    width.is_some_and(|w| w < super::legend::NARROW_CSS_PX)
+    width.is_some_and(|w| w < NARROW_CSS_PX)
 }
 
 /// The device pixel ratio the canvases are drawn at ([`layout::pixel_ratio`]).
@@ -292,12 +232,7 @@ pub fn draw_figure(
     let Some((w, h)) = layout::backing_size((canvas.client_width(), canvas.client_height()), dpr) else {
         return Ok(None);
     };
-    if canvas.width() != w {
-        canvas.set_width(w);
-    }
-    if canvas.height() != h {
-        canvas.set_height(h);
-    }
+    resize(&canvas, (w, h));
     let frame = draw_on(canvas.clone(), fig, layer, font_css * dpr)?;
     record(&canvas, &frame);
     Ok(Some(frame))
@@ -317,12 +252,7 @@ pub fn redraw_figure(doc: &Document, id: &str, fig: &Figure, layer: Layer, font_
 /// as `left top right bottom` and `x y r` triples) into its `data-plot`, `data-legend` and
 /// `data-marks`: what a script (the browser tests) reads to tell whether a legend covers data.
 fn record(canvas: &HtmlCanvasElement, frame: &Frame) {
-    let quad = |(a, b, c, d): (i32, i32, i32, i32)| format!("{a} {b} {c} {d}");
-    let marks: Vec<String> = frame.marks.iter().map(|(x, y, r)| format!("{x} {y} {r}")).collect();
-    let legend = frame.legend.map(quad).unwrap_or_default();
-    for (name, value) in
-        [("data-plot", quad(frame.plot)), ("data-legend", legend), ("data-marks", marks.join(","))]
-    {
+    for (name, value) in frame.attributes() {
         if canvas.get_attribute(name).as_deref() != Some(value.as_str()) {
             let _ = canvas.set_attribute(name, &value);
         }
@@ -370,19 +300,30 @@ fn scratch(doc: &Document, id: String, w: u32, h: u32) -> Result<HtmlCanvasEleme
             c
         }
     };
+    resize(&canvas, (w, h));
+    Ok(canvas)
+}
+
+/// Gives `canvas` a bitmap of `w × h` pixels, unless it has one: setting a size clears the
+/// canvas and resets its context.
+fn resize(canvas: &HtmlCanvasElement, (w, h): (u32, u32)) {
     if canvas.width() != w {
         canvas.set_width(w);
     }
     if canvas.height() != h {
         canvas.set_height(h);
     }
-    Ok(canvas)
 }
 
 fn draw_on(canvas: HtmlCanvasElement, fig: &Figure, layer: Layer, font_px: f64) -> Result<Frame> {
-    let look = Look::page(font_px.round() as u32, narrow());
-    let backend = Backend::Canvas(Canvas::new(canvas)?);
-    fig.draw_layer(&backend.into_drawing_area(), &look, layer)
+    let backend: Backend = Either::Left(self::canvas(canvas)?);
+    fig.draw_layer(&backend.into_drawing_area(), &look(font_px.round() as u32), layer)
+}
+
+/// How the page draws its figures now: tick labels of `font` backend pixels, the page's
+/// palette, the legend under the plot on a narrow page.
+pub fn look(font: u32) -> Look {
+    Look { font, palette: theme::palette(), legend_below: narrow() }
 }
 
 /// Sizes the overlay canvas `id` to `frame` (the figure's back layer, drawn on the canvas under
@@ -397,12 +338,7 @@ pub fn draw_front(doc: &Document, id: &str, fig: &Figure, frame: &Frame) -> Resu
 fn overlay(doc: &Document, id: &str, frame: &Frame) -> Result<HtmlCanvasElement> {
     let canvas: HtmlCanvasElement = by_id(doc, id)?;
     let (w, h) = frame.size;
-    if canvas.width() != w {
-        canvas.set_width(w);
-    }
-    if canvas.height() != h {
-        canvas.set_height(h);
-    }
+    resize(&canvas, (w, h));
     context(&canvas)?.clear_rect(0.0, 0.0, w as f64, h as f64);
     Ok(canvas)
 }
@@ -413,27 +349,22 @@ fn overlay(doc: &Document, id: &str, frame: &Frame) -> Result<HtmlCanvasElement>
 pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Marker>) -> Result<()> {
     let ctx = context(&overlay(doc, id, frame)?)?;
     let Some(m) = marker else { return Ok(()) };
-    let palette = Palette::current();
-    let (y0, y1) = frame.y_range();
-    let ((x, top), (_, bottom)) = (frame.pixel(m.x, y1), frame.pixel(m.x, y0));
-    // Half-pixel offset for an odd width, so a thin line is crisp (as plotters-canvas does).
-    let width = Marker::line_width(frame.font);
-    let x = x as f64 + if width % 2 == 1 { 0.5 } else { 0.0 };
+    let palette = theme::palette();
+    let line = frame.marker_line(m.x);
     let dash = js_sys::Array::of2(&(Marker::DASH.0 as f64).into(), &(Marker::DASH.1 as f64).into());
     ctx.set_line_dash(&dash).map_err(|_| Error::invalid("setLineDash failed"))?;
-    ctx.set_line_width(width as f64);
+    ctx.set_line_width(line.width as f64);
     ctx.set_stroke_style_str(&css(palette.colour(m.colour)));
     ctx.begin_path();
-    ctx.move_to(x, top as f64);
-    ctx.line_to(x, bottom as f64);
+    ctx.move_to(line.x, line.top as f64);
+    ctx.line_to(line.x, line.bottom as f64);
     ctx.stroke();
     ctx.set_line_dash(&js_sys::Array::new()).map_err(|_| Error::invalid("setLineDash failed"))?;
-    let r = Marker::dot_radius(frame.font) as f64;
     for &(y, colour) in m.dots.iter().filter(|(y, _)| y.is_finite()) {
         let (px, py) = frame.pixel(m.x, y);
         ctx.set_fill_style_str(&css(palette.colour(colour)));
         ctx.begin_path();
-        ctx.arc(px as f64, py as f64, r, 0.0, std::f64::consts::TAU)
+        ctx.arc(px as f64, py as f64, f64::from(line.radius), 0.0, std::f64::consts::TAU)
             .map_err(|_| Error::invalid("arc failed"))?;
         ctx.fill();
     }

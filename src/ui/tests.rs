@@ -12,12 +12,13 @@ use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::JsCast;
 
 use super::app::{self, Shared};
-use super::canvas::Canvas;
 use super::dom;
-use super::figure::{Axis, Dots, Draw, Figure, Layer, Line, Look, BLUE, GREEN, GREY, VERMILLION};
-use super::panels;
 use rvalue_core::toy::{self, ToyParams};
+use rvalue_model::figure::inspector::{inspector, inspector_columns};
+use rvalue_model::figure::tables::{self, TableRow};
+use rvalue_model::figure::{panels, Axis, Dots, Figure, Line, BLUE, GREEN, GREY, VERMILLION};
 use rvalue_model::Controls;
+use rvalue_plot::{Draw, Look};
 
 const PAGE: &str = include_str!("../../index.html");
 
@@ -90,7 +91,7 @@ async fn the_page_shows_the_cores_numbers() {
     let view = analysis.at_alpha(0.1, false).unwrap();
     assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
     assert_eq!(text(&doc, "size-readout"), panels::readout(&view, false));
-    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view, true));
+    assert_eq!(text(&doc, "reduction"), tables::reduction_text(&view, true));
     let p = a.controls().toy_params();
     let pqp = toy::prob_q_exceeds_p(p.mu_p, p.sigma2_p, p.mu_q, p.sigma2);
     assert_eq!(text(&doc, "pqp"), format!("{:.2} %", 100.0 * pqp));
@@ -164,7 +165,7 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     let a = app.borrow();
     let view = a.analysis().unwrap().at_alpha(0.2, false).unwrap();
     assert_eq!(text(&doc, "coverage-readout"), panels::readout(&view, true));
-    assert_eq!(text(&doc, "reduction"), panels::reduction_text(&view, true));
+    assert_eq!(text(&doc, "reduction"), tables::reduction_text(&view, true));
     assert!(text(&doc, "item-info").ends_with("(α = 0.2)"), "{}", text(&doc, "item-info"));
     assert!(text(&doc, "theorem3-note").starts_with("α = 0.2,"), "{}", text(&doc, "theorem3-note"));
     // The markers (and panel 5's CP curve) moved; the figures under them were not drawn again.
@@ -186,7 +187,7 @@ async fn an_alpha_move_is_drawn_in_the_input_event_on_the_overlays_only() {
     let item = a.analysis().unwrap().inspect(0, 0.2, false).unwrap();
     // As the browser serialises the markup of a fresh render.
     let fresh = doc.create_element("div").unwrap();
-    fresh.set_inner_html(&panels::inspector(&panels::inspector_columns(&item, false)));
+    fresh.set_inner_html(&inspector(&inspector_columns(&item, false)));
     assert_eq!(doc.get_element_by_id("inspector").unwrap().inner_html(), fresh.inner_html());
 }
 
@@ -210,22 +211,21 @@ async fn tables_patched_over_alpha_moves_equal_a_fresh_render() {
         let a = app.borrow();
         let an = a.analysis().unwrap();
         let view = an.at_alpha(alpha, false).unwrap();
-        let rows = |t: Vec<panels::TableRow>, labels| {
-            t.iter().map(|r| panels::row_html(r, labels)).collect::<String>()
-        };
-        let summary = rows(panels::summary_table(&view), Some(panels::SUMMARY_COLUMNS));
+        let rows =
+            |t: Vec<TableRow>, labels| t.iter().map(|r| tables::row_html(r, labels)).collect::<String>();
+        let summary = rows(tables::summary_table(&view), Some(tables::SUMMARY_COLUMNS));
         assert_eq!(tbody("#summary-table tbody"), fresh_html(&doc, &summary), "α = {alpha}");
-        let conditional = rows(panels::conditional_table(&view), Some(panels::CONDITIONAL_COLUMNS));
+        let conditional = rows(tables::conditional_table(&view), Some(tables::CONDITIONAL_COLUMNS));
         assert_eq!(tbody("#conditional-table tbody"), fresh_html(&doc, &conditional), "α = {alpha}");
         let cv = rvalue_model::classes::ClassView::new(&view, an.k, an.toy.is_some());
         assert_eq!(
             inner("strata-body"),
-            fresh_html(&doc, &rows(panels::strata_table(&cv), None)),
+            fresh_html(&doc, &rows(rvalue_model::figure::classes::strata_table(&cv), None)),
             "α = {alpha}"
         );
         let item = an.inspect(0, alpha, false).unwrap();
         let fresh = doc.create_element("div").unwrap();
-        fresh.set_inner_html(&panels::inspector(&panels::inspector_columns(&item, false)));
+        fresh.set_inner_html(&inspector(&inspector_columns(&item, false)));
         assert_eq!(inner("inspector"), fresh.inner_html(), "α = {alpha}");
     }
 }
@@ -267,53 +267,12 @@ fn the_page_canvas_backend_draws_what_plotters_canvas_draws() {
     fig.draw(&plain.into_drawing_area(), &Look::light(13)).unwrap();
     // Twice: the second drawing starts from the font the first one left on the context.
     for _ in 0..2 {
-        let backend = Canvas::new(ours.clone()).unwrap();
+        let backend = super::canvas::canvas(ours.clone()).unwrap();
         fig.draw(&backend.into_drawing_area(), &Look::light(13)).unwrap();
         assert_eq!(ours.to_data_url().unwrap(), theirs.to_data_url().unwrap());
     }
     ours.remove();
     theirs.remove();
-}
-
-#[test]
-fn a_figure_drawn_in_two_layers_looks_as_drawn_whole() {
-    let doc = mount();
-    let mut fig = unlabelled_figure();
-    fig.lines[0].front = true;
-    fig.lines[0].label = Some("front".into());
-    let (whole, back, front) =
-        (new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240));
-    let frame = fig.draw(&Canvas::new(whole.clone()).unwrap().into_drawing_area(), &Look::light(13)).unwrap();
-    fig.draw_layer(&Canvas::new(back.clone()).unwrap().into_drawing_area(), &Look::light(13), Layer::Back)
-        .unwrap();
-    fig.draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), &Look::light(13), Layer::Front)
-        .unwrap();
-    // The front layer over the back one: composite them on the back canvas.
-    let ctx: web_sys::CanvasRenderingContext2d = back.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
-    ctx.draw_image_with_html_canvas_element(&front, 0.0, 0.0).unwrap();
-    // The same frame, and the same pixels except where the front line crosses what the whole
-    // figure drew over it (the dashed line and the dots are drawn after it there).
-    assert_eq!(
-        frame.pixel(1.0, 0.0),
-        fig.draw_layer(
-            &Canvas::new(front.clone()).unwrap().into_drawing_area(),
-            &Look::light(13),
-            Layer::Front
-        )
-        .unwrap()
-        .pixel(1.0, 0.0)
-    );
-    let pixels = |c: &HtmlCanvasElement| {
-        let ctx: web_sys::CanvasRenderingContext2d =
-            c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
-        ctx.get_image_data(0.0, 0.0, 420.0, 240.0).unwrap().data().0
-    };
-    let (a, b) = (pixels(&whole), pixels(&back));
-    let differing = a.chunks(4).zip(b.chunks(4)).filter(|(p, q)| p != q).count();
-    assert!(differing < 420 * 240 / 100, "{differing} pixels differ");
-    for c in [whole, back, front] {
-        c.remove();
-    }
 }
 
 /// The workers' entry point (what `www/worker.js` calls) computes a repeat the job takes, and
@@ -332,64 +291,4 @@ fn the_worker_entry_point_computes_a_repeat_the_job_takes() {
     job.supply_part(h.part, &bytes).unwrap();
     assert_eq!(job.parts_out(), 0);
     assert!(super::workers::rvalue_compute_part("not a request").is_err());
-}
-
-#[test]
-fn a_narrow_figure_lays_its_legend_under_the_plot_alike_in_both_layers() {
-    let doc = mount();
-    let mut fig = unlabelled_figure();
-    fig.lines[0].label = Some("a curve".into());
-    fig.dots[0].label = Some("some dots".into());
-    let look = Look { legend_below: true, ..Look::light(13) };
-    let (back, front) = (new_canvas(&doc, 380, 300), new_canvas(&doc, 380, 300));
-    let b =
-        fig.draw_layer(&Canvas::new(back.clone()).unwrap().into_drawing_area(), &look, Layer::Back).unwrap();
-    let f = fig
-        .draw_layer(&Canvas::new(front.clone()).unwrap().into_drawing_area(), &look, Layer::Front)
-        .unwrap();
-    let legend = b.legend.unwrap();
-    assert_eq!(f.legend, Some(legend));
-    assert_eq!(b.plot, f.plot);
-    assert!(legend.1 >= b.plot.3, "legend {legend:?} under the plot {:?}", b.plot);
-    // Both dots are drawn, inside the plot; the wide figure keeps its legend inside.
-    assert_eq!(b.marks.len(), 2);
-    assert!(b
-        .marks
-        .iter()
-        .all(|&(x, y, _)| x >= b.plot.0 && x <= b.plot.2 && y >= b.plot.1 && y <= b.plot.3));
-    let wide = fig.draw(&Canvas::new(back.clone()).unwrap().into_drawing_area(), &Look::light(13)).unwrap();
-    let inside = wide.legend.unwrap();
-    assert!(inside.1 >= wide.plot.1 && inside.3 <= wide.plot.3, "{inside:?} in {:?}", wide.plot);
-    back.remove();
-    front.remove();
-}
-
-#[test]
-fn the_dark_palette_paints_the_figure_and_its_ink() {
-    use super::theme::Palette;
-    let doc = mount();
-    let fig = unlabelled_figure();
-    let c = new_canvas(&doc, 300, 200);
-    let dark = Palette::of(&rvalue_model::theme::DARK, false);
-    fig.draw(
-        &Canvas::new(c.clone()).unwrap().into_drawing_area(),
-        &Look { palette: dark, ..Look::light(13) },
-    )
-    .unwrap();
-    let ctx: web_sys::CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
-    let corner = ctx.get_image_data(0.0, 0.0, 1.0, 1.0).unwrap().data().0;
-    let (r, g, b) = rvalue_model::theme::DARK.background;
-    assert_eq!(corner, vec![r, g, b, 255]);
-    // The light grey line is drawn in the dark palette's grey; Okabe–Ito blue stays.
-    assert_eq!(dark.colour(GREY), dark.grey);
-    assert_eq!(dark.colour(BLUE), super::theme::rgb(BLUE));
-    // Transparent: nothing is painted under the figure (on a fresh canvas).
-    let (transparent, clear) = (Palette::of(&rvalue_model::theme::DARK, true), new_canvas(&doc, 300, 200));
-    let look = Look { palette: transparent, ..Look::light(13) };
-    fig.draw(&Canvas::new(clear.clone()).unwrap().into_drawing_area(), &look).unwrap();
-    let ctx: web_sys::CanvasRenderingContext2d =
-        clear.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
-    assert_eq!(ctx.get_image_data(0.0, 0.0, 1.0, 1.0).unwrap().data().0[3], 0);
-    c.remove();
-    clear.remove();
 }

@@ -17,11 +17,12 @@ use web_sys::HtmlCanvasElement;
 use super::App;
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id, set_text};
-use crate::ui::figure::{Figure, Frame, Layer};
+use rvalue_model::figure::Figure;
 use rvalue_model::ids;
 use rvalue_model::page::font_px;
 use rvalue_model::page::form::per_item_prior;
 use rvalue_model::Analysis;
+use rvalue_plot::{Frame, Layer};
 
 impl App {
     /// Draws what is dirty. Figures first: drawing one afresh reads its canvas' box, which

@@ -10,24 +10,23 @@
 //! web font layer, which adds a span with an inline style to the page: the CSP refuses that.
 //! CSV comes from the core ([`rvalue_model::export`]).
 
-use plotters::prelude::{IntoDrawingArea, SVGBackend};
+use plotters::prelude::IntoDrawingArea;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, Document, HtmlCanvasElement, Url};
 
 use super::{App, Shared};
-use crate::ui::backend::{Backend, MeasuredSvg};
 use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
-use crate::ui::figure::{Draw, Figure, Look};
-use crate::ui::panels;
 use rvalue_core::{Error, Result};
 use rvalue_model::export::{
     alpha_marker_of, button_groups, file_name, split_mask_npy, table_csv, ButtonGroup, FigureExport, Save,
     Table, SPLIT_MASK_FILE,
 };
+use rvalue_model::figure::{panels, Figure};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
+use rvalue_plot::Draw;
 
 /// Adds the buttons to the panels ([`button_groups`]) and listens to them.
 pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
@@ -171,10 +170,9 @@ pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
     let ctx = canvas::context(&scratch)?;
     let mut out = String::new();
     {
-        let svg = MeasuredSvg { svg: SVGBackend::with_string(&mut out, size), ctx };
-        let area = Backend::Svg(svg).into_drawing_area();
+        let area = canvas::svg(&mut out, size, ctx).into_drawing_area();
         // The page's palette and legend placement: the export looks as the figure on show.
-        fig.draw(&area, &Look::page(font, canvas::narrow()))?;
+        fig.draw(&area, &canvas::look(font))?;
     }
     Ok(out)
 }

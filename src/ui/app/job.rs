@@ -14,7 +14,6 @@ use super::replies::offloaded;
 use super::App;
 use crate::ui::device::{self, Device, JobGpu};
 use crate::ui::dom::{self, by_id, set_text};
-use crate::ui::figure::Frame;
 use rvalue_core::conformal::RvalueKind;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
@@ -23,6 +22,7 @@ use rvalue_model::page::load::uses_workers;
 use rvalue_model::page::status::{self, State};
 use rvalue_model::page::{restored_controls, Drawn, Shown, Slice, SlicePage};
 use rvalue_model::{Analysis, AnalysisJob, Mode};
+use rvalue_plot::Frame;
 
 /// What a frame's slice of the job does on the page.
 struct FramePage<'a> {

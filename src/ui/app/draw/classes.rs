@@ -8,11 +8,11 @@ use super::table::show_rows;
 use crate::ui::app::App;
 use crate::ui::canvas;
 use crate::ui::dom::{set_hidden, set_html, set_text};
-use crate::ui::figure::Layer;
 use rvalue_model::ids;
 use rvalue_model::page::{ItemMove, Written};
 use rvalue_model::view::classes_view;
 use rvalue_model::AlphaView;
+use rvalue_plot::Layer;
 
 /// Panel 9's canvas.
 const CANVAS: &str = ids::PLOT_CLASSES;

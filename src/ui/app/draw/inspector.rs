@@ -8,7 +8,7 @@ use wasm_bindgen_futures::spawn_local;
 use crate::ui::app::frame::with;
 use crate::ui::app::App;
 use crate::ui::dom::{self, set_html, set_text, set_value};
-use crate::ui::panels::{self, RankingColumn};
+use rvalue_model::figure::inspector::{self, RankingColumn};
 use rvalue_model::ids;
 use rvalue_model::message::about;
 use rvalue_model::page::patch::{cut_move, CutMove};
@@ -106,14 +106,14 @@ fn show_inspector(d: &Document, shown: &[RankingColumn], columns: &[RankingColum
                 }
                 let list = lists.item(i as u32)?;
                 if !(old.same_rows(new) && move_cut(&list, old, new).is_some()) {
-                    list.set_inner_html(&panels::ranking_list(new));
+                    list.set_inner_html(&inspector::ranking_list(new));
                 }
             }
             Some(())
         })()
         .is_some();
     if !patched {
-        root.set_inner_html(&panels::inspector(columns));
+        root.set_inner_html(&inspector::inspector(columns));
     }
 }
 
@@ -133,7 +133,7 @@ fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -
             ol.insert_before(&cut, Some(&before)).ok()?;
         }
         CutMove::Insert { before } => {
-            items()?.0.item(before as u32)?.insert_adjacent_html("beforebegin", panels::CUT_HTML).ok()?
+            items()?.0.item(before as u32)?.insert_adjacent_html("beforebegin", inspector::CUT_HTML).ok()?
         }
         CutMove::Remove { cut: at } => cut(at)?.remove(),
     }

@@ -5,14 +5,15 @@ use web_sys::HtmlCanvasElement;
 
 use super::table::{show_summary, show_summary_rows};
 use crate::ui::app::{App, ALPHA_PLOTS};
+use crate::ui::canvas;
 use crate::ui::dom::{by_id, set_text};
-use crate::ui::figure::Layer;
-use crate::ui::{canvas, panels};
+use rvalue_model::figure::panels;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_model::scales::short;
 use rvalue_model::view::{alpha_readouts, ALPHA_READOUTS};
 use rvalue_model::Mode;
+use rvalue_plot::Layer;
 
 impl App {
     /// While idle, computes the table at one more α slider position; true if one was computed.

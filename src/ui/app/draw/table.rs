@@ -3,14 +3,14 @@
 
 use web_sys::{Document, Element};
 
-use crate::ui::panels::{self, TableRow};
+use rvalue_model::figure::tables::{self, TableRow};
 use rvalue_model::page::patch::rows_patch;
 use rvalue_model::page::{Tables, Written};
 use rvalue_model::AlphaView;
 
 /// Panel 6: both tables' cells.
 pub(super) fn show_summary(d: &Document, v: &AlphaView, shown: &Tables) {
-    show_summary_rows(d, shown, panels::summary_table(v), panels::conditional_table(v));
+    show_summary_rows(d, shown, tables::summary_table(v), tables::conditional_table(v));
 }
 
 /// Panel 6: both tables' rows (none: empty tables).
@@ -20,13 +20,13 @@ pub(super) fn show_summary_rows(
     summary: Vec<TableRow>,
     conditional: Vec<TableRow>,
 ) {
-    show_rows(d, &shown.summary, "#summary-table tbody", summary, Some(panels::SUMMARY_COLUMNS));
+    show_rows(d, &shown.summary, "#summary-table tbody", summary, Some(tables::SUMMARY_COLUMNS));
     show_rows(
         d,
         &shown.conditional,
         "#conditional-table tbody",
         conditional,
-        Some(panels::CONDITIONAL_COLUMNS),
+        Some(tables::CONDITIONAL_COLUMNS),
     );
 }
 
@@ -42,7 +42,7 @@ pub(super) fn show_rows(
     let Some(body) = d.query_selector(selector).ok().flatten() else { return };
     shown.update(rows, |old, new| {
         if patch(&body, old, new, labels).is_none() {
-            body.set_inner_html(&new.iter().map(|r| panels::row_html(r, labels)).collect::<String>());
+            body.set_inner_html(&new.iter().map(|r| tables::row_html(r, labels)).collect::<String>());
         }
     });
 }
@@ -64,7 +64,7 @@ fn patch(body: &Element, old: &[TableRow], new: &[TableRow], labels: Option<&[&s
     for r in p.removed.rev() {
         trs.item(r as u32)?.remove();
     }
-    let added: String = new[p.added].iter().map(|r| panels::row_html(r, labels)).collect();
+    let added: String = new[p.added].iter().map(|r| tables::row_html(r, labels)).collect();
     if !added.is_empty() {
         body.insert_adjacent_html("beforeend", &added).ok()?;
     }

@@ -3,10 +3,10 @@
 
 use crate::ui::app::{App, THEOREM3_FRONT};
 use crate::ui::canvas;
-use crate::ui::figure::Layer;
 use rvalue_model::ids;
 use rvalue_model::scales::short;
 use rvalue_model::view::theorem3_view;
+use rvalue_plot::Layer;
 
 impl App {
     /// Panel 5 at the current α and β from the analysis on show. `whole`: the figure's back

@@ -6,14 +6,10 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::theme::{rgb, Palette};
-use rvalue_core::{Error, Result};
-use rvalue_model::figure::legend::{self as model, MARGIN, SWATCH};
-pub use rvalue_model::figure::legend::{Layout, Swatch, NARROW_CSS_PX};
-
-fn draw_err<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> Error {
-    Error::invalid(format!("drawing the legend failed: {e}"))
-}
+use crate::draw_err;
+use crate::look::{rgb, Palette};
+use rvalue_core::Result;
+use rvalue_model::figure::legend::{self as model, Layout, Swatch, MARGIN, SWATCH};
 
 fn measure<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
