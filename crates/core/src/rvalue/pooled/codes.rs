@@ -9,11 +9,13 @@
 use super::table::{EntryTable, PAD};
 
 /// For one draw, `ge[o − lo]` = the number of calibration scores `≥` the float16 value of
-/// ordinal `o` ([`ordinal`]), for `o` in `lo..=hi + 1` (the last entry is zero).
+/// ordinal `o` ([`ordinal`]), for `o` in `lo..=hi + 1` (the last entry is zero). Counts are
+/// `u16` (draws of more scores take the general table): half the cache lines a lookup misses,
+/// and half the memory (about 72 kB a draw of the authors' ImageNet layout instead of 145).
 #[derive(Debug, Clone)]
 pub(super) struct CodeTable {
     lo: i32,
-    ge: Vec<u32>,
+    ge: Vec<u16>,
 }
 
 /// The lowest ordinal of a finite float16 (that of `−65504`).
@@ -68,15 +70,19 @@ fn ordinal_ceil(s: f64) -> Option<i32> {
 
 impl CodeTable {
     /// The table of `cal_s`, one draw's calibration scores, descending (at least one), or
-    /// `None` when one of them is not a float16 value or the table would hold more than
-    /// `limit` entries (one per float16 value in the scores' range).
+    /// `None` when one of them is not a float16 value, there are more than `u16::MAX` of them,
+    /// or the table would hold more than `limit` entries (one per float16 value in the scores'
+    /// range).
     pub(super) fn new(cal_s: &[f64], limit: usize) -> Option<Self> {
+        if cal_s.len() > usize::from(u16::MAX) {
+            return None;
+        }
         let (lo, hi) = (ordinal(*cal_s.last()?)?, ordinal(cal_s[0])?);
         let len = usize::try_from(hi - lo).ok()? + 2;
         if len > limit {
             return None;
         }
-        let mut ge = vec![0u32; len];
+        let mut ge = vec![0u16; len];
         for &x in cal_s {
             // Descending scores between two float16 values: a slot of the range, or none.
             let slot = usize::try_from(ordinal(x)? - lo).ok()?;
@@ -102,7 +108,7 @@ impl CodeTable {
     #[inline(always)]
     fn count_ge_ordinal(&self, o: i32, n: usize) -> u32 {
         match usize::try_from(o - self.lo) {
-            Ok(i) => self.ge.get(i).copied().unwrap_or(0),
+            Ok(i) => self.ge.get(i).map_or(0, |&c| u32::from(c)),
             // Below the lowest calibration score: all of them are above.
             Err(_) => n as u32,
         }
@@ -196,6 +202,17 @@ mod tests {
             (ordinal_ceil(65504.5), ordinal_ceil(-1e9), ordinal_ceil(1e300)),
             (None, Some(ORD_MIN), None)
         );
+    }
+
+    /// Counts are `u16`: a draw of `u16::MAX` scores counts all of them, one more takes the
+    /// general table.
+    #[test]
+    fn tables_hold_up_to_u16_max_scores() {
+        let cal_s = vec![1.0; usize::from(u16::MAX)];
+        let table = CodeTable::new(&cal_s, usize::MAX).unwrap();
+        assert_eq!((table.count_ge(1.0, cal_s.len()), table.count_ge(0.5, cal_s.len())), (65535, 65535));
+        assert_eq!((table.count_gt(1.0, cal_s.len()), table.count_ge(2.0, cal_s.len())), (0, 0));
+        assert!(CodeTable::new(&vec![1.0; 1 << 16], usize::MAX).is_none());
     }
 
     proptest! {

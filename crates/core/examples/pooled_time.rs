@@ -1,0 +1,60 @@
+//! Time per test item of the pooled greedy on the files of `cargo bench -p rvalue-cli --bench
+//! pooled` (`scripts/pooled_layout.sh`), one thread, as the thread's CPU time (Linux's
+//! `/proc/thread-self/schedstat`), the least of several rounds per item: on a machine shared
+//! with other work the least CPU time is the comparable figure.
+//!
+//! `cargo run --release -p rvalue-core --example pooled_time -- POOL.npy TEST.npy ITEMS ROUNDS`
+
+// A measurement on the bench's own files: an `expect` states what those files are.
+#![allow(clippy::expect_used)]
+
+use rvalue_core::rvalue::{PooledSplit, TieOrder, Ties, Workspace};
+use rvalue_core::tensor::ScoreTensor;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, pool, test, items, rounds] = &args[..] else {
+        eprintln!("usage: pooled_time POOL.npy TEST.npy ITEMS ROUNDS");
+        std::process::exit(2);
+    };
+    let (items, rounds): (usize, usize) = (items.parse().expect("items"), rounds.parse().expect("rounds"));
+    let (shape, pool) = npy_f16_bits(pool);
+    let m = shape[1];
+    let (shape, test) = npy_f16_bits(test);
+    let k = shape[2];
+    let test = test[..items * m * k].to_vec();
+    let t = ScoreTensor::from_f16_bits(items, m, k, test).expect("a tensor");
+    let draws: Vec<f64> = pool.iter().map(|&b| f64::from(half::f16::from_bits(b))).collect();
+    for (name, ties) in [("index", Ties::INDEX), ("exchangeable", Ties::new(TieOrder::Exchangeable, 1, 0))] {
+        let split = PooledSplit::from_draws(&draws, m, k, ties).expect("a split");
+        let mut work = Workspace::default();
+        let mut best = vec![f64::INFINITY; items];
+        for _ in 0..rounds {
+            for (item, b) in best.iter_mut().enumerate() {
+                let start = cpu_seconds();
+                std::hint::black_box(split.item(&t, item, None, &mut work));
+                *b = b.min(cpu_seconds() - start);
+            }
+        }
+        let mean = best.iter().sum::<f64>() / items as f64;
+        println!("{name}: fastest of {rounds} rounds, mean over {items} items: {:.1} ms", mean * 1e3);
+    }
+}
+
+/// A float16 `.npy` file's shape and bits.
+fn npy_f16_bits(path: &str) -> (Vec<usize>, Vec<u16>) {
+    let b = std::fs::read(path).expect("a readable file");
+    let len = usize::from(u16::from_le_bytes([b[8], b[9]]));
+    let head = String::from_utf8_lossy(&b[10..10 + len]).to_string();
+    assert!(head.contains("'<f2'"), "{path}: float16 expected");
+    let dims = head.split("'shape': (").nth(1).and_then(|s| s.split(')').next()).expect("a shape");
+    let shape = dims.split(',').filter_map(|s| s.trim().parse().ok()).collect();
+    (shape, b[10 + len..].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+}
+
+/// This thread's time on a CPU so far, in seconds.
+fn cpu_seconds() -> f64 {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").expect("Linux schedstat");
+    let ns: u64 = s.split_whitespace().next().and_then(|x| x.parse().ok()).expect("a time");
+    ns as f64 * 1e-9
+}
