@@ -383,7 +383,7 @@ mod tests {
             (0..n).map(|_| (next() % 5) as f32 - 2.0).collect(),
             (0..n).map(|_| tiny[next() as usize % tiny.len()]).collect(),
             (0..n)
-                .map(|_| f32::from_bits((next() % 5000) as u32) * if next() % 2 == 0 { -1.0 } else { 1.0 })
+                .map(|_| f32::from_bits((next() % 5000) as u32) * if next().is_multiple_of(2) { -1.0 } else { 1.0 })
                 .collect(),
             ulps(-3.5, 300, next),
             ulps(1.0, 5000, next),
