@@ -63,7 +63,7 @@ pub(super) unsafe fn sort_desc32(scores: &[f32], out: &mut [u16], buf: &mut Buff
         sort_words(words, vectors);
         let mut ties = [0u16; MAX_LEN / LANES];
         if write_out(words, n, bits, out, &mut ties) {
-            order_ties(&ties, &buf.keys[..n], out);
+            order_ties(&ties[..n.div_ceil(LANES)], &buf.keys[..n], out);
         }
     }
 }
@@ -137,7 +137,8 @@ unsafe fn sort_words(words: *mut __m512i, vectors: usize) {
 }
 
 /// Sorts the `G` vectors at `p` (a power of two, at most [`GROUP`]) in registers: each vector in
-/// its lanes, then runs of 1, 2, 4, … vectors merged in pairs.
+/// its lanes, then runs of 1, 2, 4 and 8 vectors merged in pairs, the last merge's lanes sorted
+/// on the way out (for `G = 1` a sorted vector, which that leaves as it is).
 ///
 /// # Safety
 /// `p` must hold `G` aligned vectors.
@@ -145,21 +146,58 @@ unsafe fn sort_words(words: *mut __m512i, vectors: usize) {
 #[target_feature(enable = "avx512f")]
 unsafe fn sort_group<const G: usize>(p: *mut __m512i) {
     let mut v = [_mm512_setzero_si512(); G];
-    for (i, x) in v.iter_mut().enumerate() {
+    for i in 0..G {
         // SAFETY: `i < G`, the vectors the caller gave.
-        *x = sort_lanes(unsafe { _mm512_load_si512(p.add(i).cast()) });
+        v[i] = sort_lanes(unsafe { _mm512_load_si512(p.add(i).cast()) });
     }
-    let mut run = 1;
-    while run < G {
-        for block in v.chunks_exact_mut(2 * run) {
-            reverse_upper(block);
-            clean(block);
-        }
-        run *= 2;
-    }
-    for (i, &x) in v.iter().enumerate() {
+    merge_level::<G, 1>(&mut v);
+    merge_level::<G, 2>(&mut v);
+    merge_level::<G, 4>(&mut v);
+    merge_level::<G, 8>(&mut v);
+    for i in 0..G {
         // SAFETY: as the loads.
-        unsafe { _mm512_store_si512(p.add(i).cast(), x) };
+        unsafe { _mm512_store_si512(p.add(i).cast(), clean_lanes(v[i])) };
+    }
+}
+
+/// Merges each pair of sorted runs of `RUN` vectors in `v` (none where `v` is shorter than two
+/// runs): the upper run reversed makes the pair bitonic, which half-cleaners sort, all but the
+/// lanes where this is the group's last merge. Constant sizes and distances throughout, so that
+/// the loops unroll and `v` stays in registers.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn merge_level<const G: usize, const RUN: usize>(v: &mut [__m512i; G]) {
+    for block in 0..G / (2 * RUN) {
+        let b = block * 2 * RUN;
+        let mut upper = [_mm512_setzero_si512(); RUN];
+        for i in 0..RUN {
+            upper[i] = reverse(v[b + 2 * RUN - 1 - i]);
+        }
+        for i in 0..RUN {
+            v[b + RUN + i] = upper[i];
+        }
+        for d in [8, 4, 2, 1] {
+            if d <= RUN {
+                half_clean(&mut v[b..b + 2 * RUN], d);
+            }
+        }
+        if 2 * RUN < G {
+            for i in 0..2 * RUN {
+                v[b + i] = clean_lanes(v[b + i]);
+            }
+        }
+    }
+}
+
+/// One half-cleaner stage at vector distance `d` over `v`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn half_clean(v: &mut [__m512i], d: usize) {
+    for i in 0..v.len() / 2 {
+        let lo = i / d * 2 * d + i % d;
+        let (x, y) = (v[lo], v[lo + d]);
+        v[lo] = _mm512_min_epu32(x, y);
+        v[lo + d] = _mm512_max_epu32(x, y);
     }
 }
 
@@ -181,7 +219,7 @@ unsafe fn merge_in_memory(p: *mut __m512i, run: usize) {
         }
         let mut d = run;
         while d >= GROUP {
-            for i in (0..2 * run).filter(|i| i & d == 0) {
+            for i in pairs(2 * run, d) {
                 let (a, b) = (p.add(i), p.add(i + d));
                 let (x, y) = (_mm512_load_si512(a.cast()), _mm512_load_si512(b.cast()));
                 _mm512_store_si512(a.cast(), _mm512_min_epu32(x, y));
@@ -191,47 +229,29 @@ unsafe fn merge_in_memory(p: *mut __m512i, run: usize) {
         }
         for g in (0..2 * run).step_by(GROUP) {
             let q = p.add(g);
+            // The first stage on the way in and the lanes on the way out keep `v` out of memory.
             let mut v = [_mm512_setzero_si512(); GROUP];
-            for (i, x) in v.iter_mut().enumerate() {
-                *x = _mm512_load_si512(q.add(i).cast());
+            for i in 0..GROUP / 2 {
+                let (x, y) =
+                    (_mm512_load_si512(q.add(i).cast()), _mm512_load_si512(q.add(i + GROUP / 2).cast()));
+                v[i] = _mm512_min_epu32(x, y);
+                v[i + GROUP / 2] = _mm512_max_epu32(x, y);
             }
-            clean(&mut v);
-            for (i, &x) in v.iter().enumerate() {
-                _mm512_store_si512(q.add(i).cast(), x);
+            for d in [4, 2, 1] {
+                half_clean(&mut v, d);
+            }
+            for i in 0..GROUP {
+                _mm512_store_si512(q.add(i).cast(), clean_lanes(v[i]));
             }
         }
     }
 }
 
-/// Reverses the upper half of `block` (vectors and lanes): two ascending runs become one
-/// bitonic sequence.
+/// The lower vector of each pair `(i, i + d)` a half-cleaner at distance `d` compares among
+/// `len` vectors: counted loops, which unroll where `clean`'s sizes are constants.
 #[inline]
-#[target_feature(enable = "avx512f")]
-fn reverse_upper(block: &mut [__m512i]) {
-    let (_, upper) = block.split_at_mut(block.len() / 2);
-    upper.reverse();
-    for x in upper {
-        *x = reverse(*x);
-    }
-}
-
-/// Sorts a bitonic sequence of vectors ascending: half-cleaners between vectors, then within
-/// each vector's lanes.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn clean(block: &mut [__m512i]) {
-    let mut d = block.len() / 2;
-    while d > 0 {
-        for i in (0..block.len()).filter(|i| i & d == 0) {
-            let (x, y) = (block[i], block[i + d]);
-            block[i] = _mm512_min_epu32(x, y);
-            block[i + d] = _mm512_max_epu32(x, y);
-        }
-        d /= 2;
-    }
-    for x in block {
-        *x = clean_lanes(*x);
-    }
+fn pairs(len: usize, d: usize) -> impl Iterator<Item = usize> {
+    (0..len).step_by(2 * d).flat_map(move |base| base..base + d)
 }
 
 /// The lanes of a vector in reverse order.
@@ -383,7 +403,9 @@ mod tests {
             (0..n).map(|_| (next() % 5) as f32 - 2.0).collect(),
             (0..n).map(|_| tiny[next() as usize % tiny.len()]).collect(),
             (0..n)
-                .map(|_| f32::from_bits((next() % 5000) as u32) * if next().is_multiple_of(2) { -1.0 } else { 1.0 })
+                .map(|_| {
+                    f32::from_bits((next() % 5000) as u32) * if next().is_multiple_of(2) { -1.0 } else { 1.0 }
+                })
                 .collect(),
             ulps(-3.5, 300, next),
             ulps(1.0, 5000, next),
