@@ -8,6 +8,8 @@ use crate::{Error, Result};
 
 mod buckets;
 mod lanes;
+#[cfg(target_arch = "x86_64")]
+mod network;
 mod radix;
 
 /// Sorts candidate indices by score, descending, ties to the lower index (docs/method.md §3's rank).
@@ -23,6 +25,9 @@ pub struct SortScratch {
     spare: Vec<u64>,
     packed16: Vec<u32>,
     spare16: Vec<u32>,
+    narrow: Vec<f32>,
+    #[cfg(target_arch = "x86_64")]
+    network: network::Buffers,
 }
 
 /// A `u64` whose unsigned order is the descending order of finite scores (`−0` ties `+0`).
@@ -42,8 +47,11 @@ pub(crate) fn desc_key(x: f64) -> u64 {
 /// instead, which sorts twice as fast again: keys then differ in their high bits or not at all.
 pub fn sort_desc_with(scores: &[f64], out: &mut [u16], scratch: &mut SortScratch) {
     if radix::single_precision(scores) {
-        let narrow = scores.iter().map(|&x| x as f32);
-        radix::sort_desc32(narrow, out, &mut scratch.packed, &mut scratch.spare);
+        let mut narrow = std::mem::take(&mut scratch.narrow);
+        narrow.clear();
+        narrow.extend(scores.iter().map(|&x| x as f32));
+        sort_desc_f32(&narrow, out, scratch);
+        scratch.narrow = narrow;
         return;
     }
     if scores.len() <= 1 << 16 && scores.iter().all(|x| x.to_bits() & 0xffff == 0) {
@@ -74,14 +82,25 @@ pub(crate) fn sort_stored_desc(
     scratch: &mut SortScratch,
     buf: &mut Vec<f64>,
 ) {
-    let (words, spare) = (&mut scratch.packed, &mut scratch.spare);
     match scores {
-        Scores::F32(s) if s.len() <= 1 << 16 => radix::sort_desc32(s.iter().copied(), out, words, spare),
+        Scores::F32(s) if s.len() <= 1 << 16 => sort_desc_f32(s, out, scratch),
         Scores::F16(s) if s.len() <= 1 << 16 => {
             radix::sort_desc16(s, out, &mut scratch.packed16, &mut scratch.spare16)
         }
         other => sort_desc_with(other.widened(buf), out, scratch),
     }
+}
+
+/// The order of [`sort_desc`] for at most 2^16 `f32` scores: by the AVX-512 network
+/// (`network`) where the CPU has it and K is at most 4096, else by the radix sort.
+fn sort_desc_f32(scores: &[f32], out: &mut [u16], scratch: &mut SortScratch) {
+    #[cfg(target_arch = "x86_64")]
+    if network::usable(scores.len()) {
+        // SAFETY: `usable` checked the CPU's features and the length.
+        unsafe { network::sort_desc32(scores, out, &mut scratch.network) };
+        return;
+    }
+    radix::sort_desc32(scores.iter().copied(), out, &mut scratch.packed, &mut scratch.spare);
 }
 
 /// Every draw's candidate order, computed once per tensor and shared by the nonparametric and
