@@ -17,6 +17,8 @@
 // A measurement on the bench's own files: an `expect` states what those files are.
 #![allow(clippy::expect_used)]
 
+use rvalue_core::io::{parse_npy, NpyData};
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let [_, pool, test, items] = &args[..] else {
@@ -38,16 +40,14 @@ fn main() {
     }
 }
 
-/// A float16 `.npy` file's shape and values.
+/// A float16 `.npy` file's shape and values, through the core's reader.
 fn npy_f16(path: &str) -> (Vec<usize>, Vec<f32>) {
-    let b = std::fs::read(path).expect("a readable file");
-    let len = usize::from(u16::from_le_bytes([b[8], b[9]]));
-    let head = String::from_utf8_lossy(&b[10..10 + len]).to_string();
-    assert!(head.contains("'<f2'"), "{path}: float16 expected");
-    let dims = head.split("'shape': (").nth(1).and_then(|s| s.split(')').next()).expect("a shape");
-    let shape = dims.split(',').filter_map(|s| s.trim().parse().ok()).collect();
-    let f16 = |c: &[u8]| half::f16::from_bits(u16::from_le_bytes([c[0], c[1]])).to_f32();
-    (shape, b[10 + len..].chunks_exact(2).map(f16).collect())
+    let bytes = std::fs::read(path).expect("a readable file");
+    let a = parse_npy(path, &bytes).expect("a .npy file");
+    match a.data {
+        NpyData::F16(bits) => (a.shape, bits.into_iter().map(|b| half::f16::from_bits(b).to_f32()).collect()),
+        other => panic!("{path}: float16 expected, not {}", other.kind_name()),
+    }
 }
 
 /// Per draw, the calibration units by score, highest first (ties to the lower unit), and their

@@ -8,6 +8,7 @@
 // A measurement on the bench's own files: an `expect` states what those files are.
 #![allow(clippy::expect_used)]
 
+use rvalue_core::io::{parse_npy, NpyData};
 use rvalue_core::rvalue::{PooledSplit, TieOrder, Ties, Workspace};
 use rvalue_core::tensor::ScoreTensor;
 
@@ -41,15 +42,14 @@ fn main() {
     }
 }
 
-/// A float16 `.npy` file's shape and bits.
+/// A float16 `.npy` file's shape and bits, through the core's reader.
 fn npy_f16_bits(path: &str) -> (Vec<usize>, Vec<u16>) {
-    let b = std::fs::read(path).expect("a readable file");
-    let len = usize::from(u16::from_le_bytes([b[8], b[9]]));
-    let head = String::from_utf8_lossy(&b[10..10 + len]).to_string();
-    assert!(head.contains("'<f2'"), "{path}: float16 expected");
-    let dims = head.split("'shape': (").nth(1).and_then(|s| s.split(')').next()).expect("a shape");
-    let shape = dims.split(',').filter_map(|s| s.trim().parse().ok()).collect();
-    (shape, b[10 + len..].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
+    let bytes = std::fs::read(path).expect("a readable file");
+    let a = parse_npy(path, &bytes).expect("a .npy file");
+    match a.data {
+        NpyData::F16(bits) => (a.shape, bits),
+        other => panic!("{path}: float16 expected, not {}", other.kind_name()),
+    }
 }
 
 /// This thread's time on a CPU so far, in seconds.
