@@ -7,6 +7,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Element, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use rvalue_core::{Error, Result};
+use rvalue_model::edits::{Edit, Edits};
 
 pub fn document() -> Result<Document> {
     web_sys::window().and_then(|w| w.document()).ok_or_else(|| Error::invalid("no document"))
@@ -62,6 +63,33 @@ pub fn set_attr(doc: &Document, id: &str, name: &str, value: &str) {
         if e.get_attribute(name).as_deref() != Some(value) {
             let _ = e.set_attribute(name, value);
         }
+    }
+}
+
+/// Applies the model's writes ([`Edits`]) in their order; each skips a write of what the
+/// element already holds, as the setters below do.
+pub fn apply(doc: &Document, edits: &Edits) {
+    for e in &edits.0 {
+        match e {
+            Edit::Text(id, t) => set_text(doc, id, t),
+            Edit::Attr(id, name, v) => set_attr(doc, id, name, v),
+            Edit::Hidden(id, h) => set_hidden(doc, id, *h),
+            Edit::Class(id, name, on) => toggle_class(doc.get_element_by_id(id), name, *on),
+            Edit::BodyClass(name, on) => toggle_class(doc.body().map(Element::from), name, *on),
+            Edit::Value(id, v) => set_value(doc, id, v),
+            Edit::Checked(id, on) => set_checked(doc, id, *on),
+            Edit::Disabled(id, off) => {
+                if let Some(e) = doc.get_element_by_id(id) {
+                    let _ = e.toggle_attribute_with_force("disabled", *off);
+                }
+            }
+        }
+    }
+}
+
+fn toggle_class(e: Option<Element>, name: &str, on: bool) {
+    if let Some(e) = e {
+        let _ = e.class_list().toggle_with_force(name, on);
     }
 }
 

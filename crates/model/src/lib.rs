@@ -52,6 +52,7 @@ pub mod classes;
 pub mod controls;
 mod curves;
 pub mod device;
+pub mod edits;
 pub mod embed;
 pub mod export;
 pub mod figure;
