@@ -12,7 +12,7 @@ mod card;
 mod moves;
 mod stage;
 
-pub use card::{card, per_class_step, Card, Outcome};
+pub use card::{card, per_class_step, tried, Card, Outcome};
 pub use moves::{after, count, ends, key_move, marks, newly_tried, KeyTarget, Move};
 
 use crate::panel::Panel;

@@ -3,15 +3,13 @@
 //! the controls recomputes (via [`Controls::impact`]).
 
 use super::App;
-use crate::ui::dom::{self, checked, number, select, set_checked, set_hidden, set_text, set_value};
+use crate::ui::dom::{self, checked, number, select};
 use crate::ui::permalink;
 use rvalue_core::Result;
 use rvalue_model::controls::table::Input;
 use rvalue_model::ids;
-use rvalue_model::page::form::{
-    link_notes, mode_sections, scores_reading, sigma2_label, toggle_per_item_prior,
-};
-use rvalue_model::page::inputs::{self, Read, Write};
+use rvalue_model::page::form::{self, link_notes, mode_sections, sigma2_label};
+use rvalue_model::page::inputs::{self, Read};
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
 
@@ -40,8 +38,7 @@ impl App {
         for n in console {
             web_sys::console::warn_1(&format!("rvalue-explorer: {n}").into());
         }
-        set_text(&self.doc, ids::URL_NOTES, &notes.join(" "));
-        set_hidden(&self.doc, ids::URL_NOTES, notes.is_empty());
+        dom::apply(&self.doc, &notes);
     }
 
     /// The controls as the inputs show them ([`inputs::read`]).
@@ -59,57 +56,38 @@ impl App {
         })
     }
 
-    /// Shows `self.controls` in the inputs.
+    /// Shows `self.controls` in the inputs ([`inputs::edits`]).
     pub(super) fn write_controls(&self) {
-        inputs::writes(&self.controls, |id, w| match w {
-            Write::Value(v) => set_value(&self.doc, id, &v),
-            Write::Checked(on) => set_checked(&self.doc, id, on),
-        });
-        self.write_slider_values();
+        dom::apply(&self.doc, &inputs::edits(&self.controls));
     }
 
-    /// The sliders' readouts (`{key}-value`) and spoken values.
+    /// The sliders' readouts and spoken values ([`inputs::readouts`]).
     pub(super) fn write_slider_values(&self) {
-        let d = &self.doc;
-        inputs::readouts(&self.controls, |key, text| {
-            set_text(d, &format!("{key}-value"), &text);
-            if let Ok(i) = dom::input(d, key) {
-                if i.get_attribute("aria-valuetext").as_deref() != Some(text.as_str()) {
-                    let _ = i.set_attribute("aria-valuetext", &text);
-                }
-            }
-        });
+        dom::apply(&self.doc, &inputs::readouts(&self.controls));
     }
 
+    /// The mode's sections ([`mode_sections`]) and σ²'s label.
     pub(super) fn show_mode(&self) {
         let mode = self.controls.mode;
-        for (id, hidden) in mode_sections(mode, self.source.is_loaded()) {
-            set_hidden(&self.doc, id, hidden);
-        }
+        dom::apply(&self.doc, &mode_sections(mode, self.source.is_loaded()));
         if let Some(l) = self.doc.query_selector("label[for=sigma2]").ok().flatten() {
             l.set_text_content(Some(sigma2_label(mode)));
         }
     }
 
     pub(super) fn show_error(&self, msg: Option<&str>) {
-        match msg {
-            Some(m) => {
-                set_text(&self.doc, ids::ERROR, m);
-                set_hidden(&self.doc, ids::ERROR, false);
-                // The message sits under the controls, below the fold of the sidebar when the toy's
-                // parameters are open: bring it into view, to the middle, since the status lines
-                // above it can still grow in the same frame (at the nearest edge that pushed it
-                // partly out of view). Not in an embedded panel, whose frame fills its height and
-                // must not scroll the host page.
-                if self.framing.embed().is_none() {
-                    if let Some(e) = self.doc.get_element_by_id(ids::ERROR) {
-                        let opts = web_sys::ScrollIntoViewOptions::new();
-                        opts.set_block(web_sys::ScrollLogicalPosition::Center);
-                        e.scroll_into_view_with_scroll_into_view_options(&opts);
-                    }
-                }
+        dom::apply(&self.doc, &form::error(msg));
+        // The message sits under the controls, below the fold of the sidebar when the toy's
+        // parameters are open: bring it into view, to the middle, since the status lines above
+        // it can still grow in the same frame (at the nearest edge that pushed it partly out
+        // of view). Not in an embedded panel, whose frame fills its height and must not scroll
+        // the host page.
+        if let (Some(_), None) = (msg, self.framing.embed()) {
+            if let Some(e) = self.doc.get_element_by_id(ids::ERROR) {
+                let opts = web_sys::ScrollIntoViewOptions::new();
+                opts.set_block(web_sys::ScrollLogicalPosition::Center);
+                e.scroll_into_view_with_scroll_into_view_options(&opts);
             }
-            None => set_hidden(&self.doc, ids::ERROR, true),
         }
     }
 
@@ -136,11 +114,7 @@ impl App {
     /// Panel 6's switch to the paper's per-item prior (with parametric r-values, the one kind
     /// that has a prior), and back to the pooled one: as if the reader had set both selects.
     pub(super) fn toggle_per_item_prior(&mut self) {
-        let (prior, kind) = toggle_per_item_prior(&self.controls);
-        set_value(&self.doc, "prior", prior);
-        if let Some(kind) = kind {
-            set_value(&self.doc, "kind", kind);
-        }
+        dom::apply(&self.doc, &form::toggle_per_item_prior(&self.controls));
         self.controls_changed();
     }
 
@@ -155,10 +129,4 @@ impl App {
         self.start_job();
         self.drawn.all_dirty();
     }
-}
-
-/// The data summary's line on how the baselines read the file's scores (`auto`'s choice).
-pub(super) fn show_reading(doc: &web_sys::Document, a: &rvalue_model::Analysis) {
-    let text = scores_reading(a.toy.is_some(), a.scores_read_as(), a.controls.score.scores_are);
-    set_text(doc, ids::SCORES_READING, &text);
 }

@@ -6,17 +6,17 @@
 use std::cell::RefCell;
 use std::rc::Weak;
 
-use web_sys::{Document, HtmlProgressElement};
+use web_sys::Document;
 
 use super::compute::{on_reply, Running};
-use super::form::show_reading;
 use super::replies::offloaded;
 use super::App;
 use crate::ui::device::{self, Device, JobGpu};
-use crate::ui::dom::{self, by_id, set_text};
+use crate::ui::dom;
 use rvalue_core::conformal::RvalueKind;
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
+use rvalue_model::page::form;
 use rvalue_model::page::jobs::{self, Plan};
 use rvalue_model::page::load::uses_workers;
 use rvalue_model::page::status::{self, State};
@@ -42,7 +42,7 @@ fn show(
     what: String,
 ) -> Option<(Analysis, String)> {
     drawn.all_dirty();
-    show_reading(doc, &a);
+    dom::apply(doc, &form::reading(&a));
     shown.show(a, what)
 }
 
@@ -234,36 +234,13 @@ impl App {
                 return;
             }
         }
-        let (d, view) = (&self.doc, self.compute.jobs().view(self.shown.get().is_some()));
-        // Unchanged values are not written again (a write invalidates style).
-        if let Ok(p) = by_id::<HtmlProgressElement>(d, ids::PROGRESS) {
-            if p.value() != view.value {
-                p.set_value(view.value);
-            }
-        }
-        if let Ok(b) = by_id::<web_sys::HtmlButtonElement>(d, ids::CANCEL) {
-            if b.disabled() != view.idle {
-                b.set_disabled(view.idle);
-            }
-        }
-        if let Ok(b) = by_id::<web_sys::HtmlElement>(d, ids::START_LONG) {
-            if b.hidden() == view.awaiting {
-                b.set_hidden(!view.awaiting);
-            }
-        }
-        set_text(d, ids::STATUS, view.status);
-        dom::set_attr(d, ids::STATUS, "data-state", view.state.name());
-        // How many analyses have been put on show, so that a script can wait for a newer one.
-        dom::set_attr(d, ids::STATUS, "data-shown", &generation.to_string());
+        let view = self.compute.jobs().view(self.shown.get().is_some());
+        dom::apply(&self.doc, &view.edits(generation));
     }
 
     /// The "Compute:" line: the device in use, and why when it is the CPU.
     pub(super) fn show_device(&self) {
         let (device, why) = self.compute.device().describe();
-        set_text(&self.doc, ids::DEVICE, &device);
-        set_text(&self.doc, ids::THREADS, &status::threads(self.compute.workers_ready()));
-        if let Some(e) = self.doc.get_element_by_id(ids::DEVICE) {
-            let _ = e.set_attribute("title", &why);
-        }
+        dom::apply(&self.doc, &status::compute_line(&device, &why, self.compute.workers_ready()));
     }
 }

@@ -7,14 +7,13 @@ use std::sync::Arc;
 use super::frame::with;
 use super::source::Loaded;
 use super::{App, Shared};
-use crate::ui::dom::{self, set_hidden, set_text};
+use crate::ui::dom;
 use crate::ui::streamed::Streamed;
 use crate::ui::{device, files, workers};
 use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
-use rvalue_model::ids;
-use rvalue_model::page::load::{load_failed, loaded, opened_streamed, streamed_kind};
+use rvalue_model::page::load::{self, load_failed, loaded, opened_streamed, streamed_kind};
 use rvalue_model::url::DataRef;
 use rvalue_model::Mode;
 
@@ -43,12 +42,7 @@ impl App {
 
     /// Puts a loaded file in place and analyses it.
     fn put_in(&mut self, loaded: Loaded, origin: DataRef, what: &str) {
-        self.show_error(None);
-        set_text(&self.doc, ids::DATA_NAME, what);
-        if *self.source.data_ref() == DataRef::Upload {
-            // The file the link asked for (or another): its note has done its job.
-            set_hidden(&self.doc, ids::URL_NOTES, true);
-        }
+        dom::apply(&self.doc, &load::put_in(what, *self.source.data_ref() == DataRef::Upload));
         self.item = self.source.put_in(loaded, origin);
         if self.controls.mode == Mode::Scores {
             // A streamed file's r-value ([`streamed_kind`]).

@@ -11,11 +11,11 @@ use super::source::DataSource;
 use super::wiring::wire;
 use super::{App, Shared};
 use crate::ui::device::{self, Device};
-use crate::ui::dom::{self, set_checked, set_hidden, set_text};
+use crate::ui::dom;
 use crate::ui::permalink::{self, Link};
 use crate::ui::{embed, files, theme};
 use rvalue_core::Result;
-use rvalue_model::ids;
+use rvalue_model::page::form;
 use rvalue_model::page::readouts::panicked;
 use rvalue_model::page::{Drawn, Framing, Shown};
 use rvalue_model::url::{DataRef, UrlState};
@@ -94,10 +94,7 @@ fn first_show(app: &Shared, warnings: &[String], gpu_switch: Option<String>) -> 
     embed::mark_figure_only(&doc, embed.filter(|_| view.figure_only), &view.sliders);
     a.show_tour();
     a.show_link_notes(warnings);
-    set_checked(&doc, ids::LARGE_TEXT, large_text);
-    if let Some(b) = doc.body().filter(|_| large_text) {
-        let _ = b.class_list().add_1("large");
-    }
+    dom::apply(&doc, &form::large_text(large_text));
     a.write_controls();
     a.show_mode();
     let open_gpu = match embed {
@@ -147,8 +144,7 @@ fn install_panic_hook() {
             let msg = info.to_string();
             web_sys::console::error_1(&format!("rvalue-explorer panicked: {msg}").into());
             if let Ok(doc) = dom::document() {
-                set_text(&doc, ids::PANIC, &panicked(&msg));
-                set_hidden(&doc, ids::PANIC, false);
+                dom::apply(&doc, &panicked(&msg));
             }
         }))
     });

@@ -11,7 +11,7 @@ use web_sys::{HtmlElement, KeyboardEvent};
 
 use super::frame::{with, with_now};
 use super::{App, Shared};
-use crate::ui::dom::{self, set_attr, set_hidden, set_text};
+use crate::ui::dom;
 use rvalue_core::Result;
 use rvalue_model::ids;
 use rvalue_model::tour::{self, KeyTarget, Move, Outcome};
@@ -68,43 +68,21 @@ impl App {
         focus(&self.doc, ids::TOUR_START);
     }
 
-    /// Shows the card of the current step (or hides it) and marks the step's panels.
+    /// Shows the card of the current step (or hides it) and marks the step's panels
+    /// ([`tour::Card::edits`]); a button turned off while it had focus hands it to the title.
     pub(super) fn show_tour(&self) {
         let d = &self.doc;
         let c = tour::card(self.framing.step(), self.framing.tour_alone(), self.framing.tried());
-        let on = c.step.is_some();
-        if let Some(body) = d.body() {
-            let _ = body.class_list().toggle_with_force("touring", on);
-        }
-        set_hidden(d, ids::TOUR, !on);
-        set_hidden(d, ids::TOUR_SKIP, c.skip_hidden);
-        set_attr(d, ids::TOUR_START, "aria-pressed", if on { "true" } else { "false" });
-        for (p, on, key) in c.marks {
-            if let Some(e) = d.get_element_by_id(&p.element_id()) {
-                let _ = e.class_list().toggle_with_force("tour-focus", on);
-                let _ = e.class_list().toggle_with_force("tour-key", key);
-            }
-        }
+        let active = d.active_element().map(|a| a.id());
+        let lost_focus = c.buttons.iter().any(|&(id, off)| off && active.as_deref() == Some(id));
+        dom::apply(d, &c.edits());
         keep_controls(d, c.keep);
-        let Some(n) = c.step else { return };
         if c.reveal {
             reveal(d);
             reveal_controls(d, c.keep);
         }
-        for (id, text) in &c.texts {
-            set_text(d, id, text);
-        }
-        set_hidden(d, ids::TOUR_DONE, !c.tried);
-        set_attr(d, ids::TOUR, "data-step", &n.to_string());
-        set_attr(d, ids::TOUR, "data-tried", if c.tried { "true" } else { "false" });
-        for (id, off) in c.buttons {
-            if let Ok(b) = dom::by_id::<web_sys::HtmlButtonElement>(d, id) {
-                let had_focus = d.active_element().is_some_and(|a| a.id() == id);
-                b.set_disabled(off);
-                if off && had_focus {
-                    focus(d, ids::TOUR_TITLE);
-                }
-            }
+        if lost_focus {
+            focus(d, ids::TOUR_TITLE);
         }
     }
 
@@ -113,8 +91,7 @@ impl App {
     pub(super) fn check_tour(&mut self, state: &UrlState) {
         let Some(step) = self.framing.step().and_then(tour::step) else { return };
         if self.framing.try_now((step.tried)(state)) {
-            set_hidden(&self.doc, ids::TOUR_DONE, false);
-            set_attr(&self.doc, ids::TOUR, "data-tried", "true");
+            dom::apply(&self.doc, &tour::tried());
         }
     }
 
@@ -224,16 +201,13 @@ impl App {
     pub(super) fn tour_outcome(&mut self, v: &AlphaView) {
         let Some(a) = self.shown.get() else { return };
         let names = self.source.class_names();
-        match tour::per_class_step(self.framing.step(), a, v, self.framing.baseline(), names) {
-            Some(Outcome::Baseline) => {
-                self.framing.set_baseline(v.clone());
-                set_attr(&self.doc, ids::TOUR, "data-outcome", "");
-            }
-            Some(Outcome::Compared(text)) => {
-                set_text(&self.doc, ids::TOUR_DONE, &text);
-                set_attr(&self.doc, ids::TOUR, "data-outcome", "1");
-            }
-            None => {}
+        let Some(outcome) = tour::per_class_step(self.framing.step(), a, v, self.framing.baseline(), names)
+        else {
+            return;
+        };
+        if outcome == Outcome::Baseline {
+            self.framing.set_baseline(v.clone());
         }
+        dom::apply(&self.doc, &outcome.edits());
     }
 }

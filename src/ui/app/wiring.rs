@@ -11,7 +11,7 @@ use rvalue_core::Result;
 use rvalue_model::controls::table::{Input, CONTROLS};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::page::{inputs, ItemMove};
+use rvalue_model::page::{form, inputs, ItemMove};
 use rvalue_model::Mode;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, KeyboardEvent};
@@ -92,9 +92,7 @@ pub(super) fn wire(app: &Shared) -> Result<()> {
         with(&a, |app| {
             let on = checked(&app.doc, ids::LARGE_TEXT).unwrap_or(false);
             app.framing.set_large_text(on);
-            if let Some(b) = app.doc.body() {
-                let _ = b.class_list().toggle_with_force("large", on);
-            }
+            dom::apply(&app.doc, &form::large_text(on));
             app.drawn.all_dirty();
         })
     })?;

@@ -4,19 +4,34 @@
 use rvalue_core::conformal::{Prior, RvalueKind};
 use rvalue_core::probability::ScoresAre;
 
+use crate::edits::Edits;
 use crate::ids;
-use crate::{Controls, Mode};
+use crate::{Analysis, Controls, Mode};
 
-/// The sections the mode shows or hides: `(id, hidden)`; panel 8 only with a file `loaded`.
-pub fn mode_sections(mode: Mode, loaded: bool) -> [(&'static str, bool); 5] {
+/// The sections the mode shows or hides; panel 8 only with a file `loaded`.
+pub fn mode_sections(mode: Mode, loaded: bool) -> Edits {
     let toy = mode == Mode::Toy;
-    [
-        (ids::TOY_READING, !toy),
-        (ids::TOY_PARAMS, !toy),
-        (ids::SCORES_PARAMS, toy),
-        (ids::PANEL_SCORES, !toy),
-        (ids::PANEL_DATA, toy || !loaded),
-    ]
+    let mut e = Edits::new();
+    e.hidden(ids::TOY_READING, !toy).hidden(ids::TOY_PARAMS, !toy).hidden(ids::SCORES_PARAMS, toy);
+    e.hidden(ids::PANEL_SCORES, !toy).hidden(ids::PANEL_DATA, toy || !loaded);
+    e
+}
+
+/// The error line: `msg` shown, or the line hidden.
+pub fn error(msg: Option<&str>) -> Edits {
+    let mut e = Edits::new();
+    match msg {
+        Some(m) => e.text(ids::ERROR, m).hidden(ids::ERROR, false),
+        None => e.hidden(ids::ERROR, true),
+    };
+    e
+}
+
+/// The Large text checkbox and the body's `large` class.
+pub fn large_text(on: bool) -> Edits {
+    let mut e = Edits::new();
+    e.checked(ids::LARGE_TEXT, on).body_class("large", on);
+    e
 }
 
 /// σ²'s label in `mode`: the toy's false candidates' variance, or a mark on a file's curve.
@@ -32,14 +47,16 @@ pub fn per_item_prior(c: &Controls) -> bool {
     c.score.kind == RvalueKind::Parametric && c.score.prior == Prior::PerItem
 }
 
-/// What panel 6's switch sets, as the form's values: the prior, and the r-value kind when it
-/// must change (the per-item prior is the parametric r-value's).
-pub fn toggle_per_item_prior(c: &Controls) -> (&'static str, Option<&'static str>) {
+/// What panel 6's switch sets in the form: the prior, and the r-value kind when it must change
+/// (the per-item prior is the parametric r-value's).
+pub fn toggle_per_item_prior(c: &Controls) -> Edits {
+    let mut e = Edits::new();
     if per_item_prior(c) {
-        ("pooled", None)
+        e.value("prior", "pooled");
     } else {
-        ("per-item", Some("parametric"))
+        e.value("prior", "per-item").value("kind", "parametric");
     }
+    e
 }
 
 /// How the baselines read a file's scores (`read`, `None` when no baseline is on; `asked`: the
@@ -55,10 +72,21 @@ pub fn scores_reading(toy: bool, read: Option<ScoresAre>, asked: ScoresAre) -> S
     }
 }
 
+/// The data summary's line on how the baselines read the scores of the analysis `a`.
+pub fn reading(a: &Analysis) -> Edits {
+    let mut e = Edits::new();
+    e.text(
+        ids::SCORES_READING,
+        scores_reading(a.toy.is_some(), a.scores_read_as(), a.controls.score.scores_are),
+    );
+    e
+}
+
 /// The address' notes: its `warnings` as sentences, and, for a link made with an `upload`ed
 /// file, that the file must be loaded again. `(console, page)`: an embedded page sends the
-/// warnings to the console (the host page's readers did not write the link).
-pub fn link_notes(warnings: &[String], embedded: bool, upload: bool) -> (Vec<String>, Vec<String>) {
+/// warnings to the console (the host page's readers did not write the link); the page's notes
+/// are one line, hidden when empty.
+pub fn link_notes(warnings: &[String], embedded: bool, upload: bool) -> (Vec<String>, Edits) {
     let notes: Vec<String> = warnings.iter().map(|w| format!("{w}.")).collect();
     let (console, mut page) = if embedded { (notes, Vec::new()) } else { (Vec::new(), notes) };
     if upload {
@@ -68,7 +96,9 @@ pub fn link_notes(warnings: &[String], embedded: bool, upload: bool) -> (Vec<Str
                 .to_string(),
         );
     }
-    (console, page)
+    let mut e = Edits::new();
+    e.text(ids::URL_NOTES, page.join(" ")).hidden(ids::URL_NOTES, page.is_empty());
+    (console, e)
 }
 
 #[cfg(test)]

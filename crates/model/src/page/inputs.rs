@@ -9,6 +9,7 @@ use super::load::streamed_kind;
 use super::status::PREVIOUS_SETTINGS;
 use super::Dirty;
 use crate::controls::table::{Control, Input, CONTROLS};
+use crate::edits::Edits;
 use crate::message::failure;
 use crate::scales::short;
 use crate::{Controls, Mode};
@@ -20,14 +21,6 @@ pub enum Read {
     Position(u32),
     /// A number input's or a select's value.
     Text(String),
-    Checked(bool),
-}
-
-/// What an input is to show: `(id, what)`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Write {
-    /// A slider's position, a number input's or a select's value.
-    Value(String),
     Checked(bool),
 }
 
@@ -64,32 +57,40 @@ fn text(control: &Control, c: &Controls, read: Read) -> String {
     }
 }
 
-/// What each input shows of `c`, given to `write(id, what)`: sliders their positions, radio
-/// buttons (`{key}-{name}`) which is checked.
-pub fn writes(c: &Controls, mut write: impl FnMut(&str, Write)) {
+/// What the inputs show of `c`: sliders their positions, number inputs and selects their
+/// values, checkboxes and radio buttons (`{key}-{name}`) whether checked; then the sliders'
+/// readouts ([`readouts`]).
+pub fn edits(c: &Controls) -> Edits {
+    let mut e = Edits::new();
     for control in CONTROLS.iter() {
         let (id, text) = (control.key, control.text(c));
         match control.input {
             Input::Slider { position, .. } => {
-                write(id, Write::Value(position(control.real(c).unwrap_or(f64::NAN)).to_string()))
+                e.value(id, position(control.real(c).unwrap_or(f64::NAN)).to_string())
             }
-            Input::Number | Input::Select => write(id, Write::Value(text)),
-            Input::Checkbox => write(id, Write::Checked(text == "1")),
+            Input::Number | Input::Select => e.value(id, text),
+            Input::Checkbox => e.checked(id, text == "1"),
             Input::Radio => {
                 for name in control.names() {
-                    write(&format!("{id}-{name}"), Write::Checked(name == text));
+                    e.checked(format!("{id}-{name}"), name == text);
                 }
+                &mut e
             }
-            Input::LinkOnly => {}
-        }
+            Input::LinkOnly => &mut e,
+        };
     }
+    e.extend(readouts(c));
+    e
 }
 
-/// The sliders' readouts, given to `show(key, text)`, the text also their spoken value.
-pub fn readouts(c: &Controls, mut show: impl FnMut(&'static str, String)) {
+/// The sliders' readouts (`{key}-value`) and their spoken values (`aria-valuetext`).
+pub fn readouts(c: &Controls) -> Edits {
+    let mut e = Edits::new();
     for control in CONTROLS.iter().filter(|c| matches!(c.input, Input::Slider { .. })) {
-        show(control.key, short(control.real(c).unwrap_or(f64::NAN)));
+        let text = short(control.real(c).unwrap_or(f64::NAN));
+        e.text(format!("{}-value", control.key), text.clone()).attr(control.key, "aria-valuetext", text);
     }
+    e
 }
 
 /// The slider position a key takes a slider at `value` (its position's text) to, by the

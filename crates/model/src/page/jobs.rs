@@ -5,6 +5,8 @@
 use super::data_source::{DataSource, StreamedHandle};
 use super::run::{JobDevice, Run};
 use super::status::{self, State, PREVIOUS_SETTINGS};
+use crate::edits::Edits;
+use crate::ids;
 use crate::message::{about, failure};
 use crate::{Analysis, AnalysisJob, Controls, Mode, Progress};
 
@@ -47,6 +49,20 @@ pub struct ProgressView<'a> {
     pub awaiting: bool,
     pub status: &'a str,
     pub state: State,
+}
+
+impl ProgressView<'_> {
+    /// The progress bar's value, Cancel off when idle, Start shown while a long job awaits
+    /// it, the status line with its `data-state` and, so that a script can wait for a newer
+    /// analysis, `data-shown`: how many (`generation`) have been put on show.
+    pub fn edits(&self, generation: u64) -> Edits {
+        let mut e = Edits::new();
+        e.attr(ids::PROGRESS, "value", self.value.to_string()).disabled(ids::CANCEL, self.idle);
+        e.hidden(ids::START_LONG, !self.awaiting).text(ids::STATUS, self.status);
+        e.attr(ids::STATUS, "data-state", self.state.name());
+        e.attr(ids::STATUS, "data-shown", generation.to_string());
+        e
+    }
 }
 
 /// How a frame's slice of the job ended.

@@ -3,6 +3,8 @@
 
 use rvalue_core::conformal::RvalueKind;
 
+use crate::edits::Edits;
+use crate::ids;
 use crate::{Controls, Mode};
 
 /// What a failed load leaves on the page.
@@ -21,6 +23,18 @@ pub fn no_labels(name: &str) -> String {
 /// A failed load's message `msg` (a file's name may open it, spelled as it is).
 pub fn load_failed(msg: &str) -> String {
     format!("{}. {UNCHANGED}", msg.trim_end_matches('.'))
+}
+
+/// A loaded file put in place, `what` saying what it is: the error line hidden, its name
+/// shown and, when the link asked for an `upload`, the note asking for it hidden (it has done
+/// its job).
+pub fn put_in(what: &str, upload: bool) -> Edits {
+    let mut e = super::form::error(None);
+    e.text(ids::DATA_NAME, what);
+    if upload {
+        e.hidden(ids::URL_NOTES, true);
+    }
+    e
 }
 
 /// A file `name` read whole, with the reader's `note` on it.

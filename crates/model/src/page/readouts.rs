@@ -3,6 +3,8 @@
 
 use rvalue_core::eb::Hyper;
 
+use crate::edits::Edits;
+use crate::ids;
 use crate::scales::{fixed, short};
 use crate::ThresholdSeries;
 
@@ -55,12 +57,15 @@ pub fn alpha_tables(filled_now: bool, running: bool) -> &'static str {
     }
 }
 
-/// The banner of a panic (`msg`): the page has stopped.
-pub fn panicked(msg: &str) -> String {
-    format!(
+/// The banner of a panic (`msg`), shown: the page has stopped.
+pub fn panicked(msg: &str) -> Edits {
+    let mut e = Edits::new();
+    let text = format!(
         "The explorer hit an internal error and stopped ({msg}). Reload the page to start again; \
          no data left this page."
-    )
+    );
+    e.text(ids::PANIC, text).hidden(ids::PANIC, false);
+    e
 }
 
 #[cfg(test)]

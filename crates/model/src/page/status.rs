@@ -3,6 +3,8 @@
 
 use rvalue_core::conformal::RvalueKind;
 
+use crate::edits::Edits;
+use crate::ids;
 use crate::message::capitalised;
 use crate::{Controls, Mode};
 
@@ -144,6 +146,13 @@ pub fn threads(workers: usize) -> String {
         0 => String::new(),
         n => format!(" · repeats and pooled splits on {} threads", n + 1),
     }
+}
+
+/// The "Compute:" line: the `device` in use, `why` (its title) and the workers `ready`.
+pub fn compute_line(device: &str, why: &str, ready: usize) -> Edits {
+    let mut e = Edits::new();
+    e.text(ids::DEVICE, device).attr(ids::DEVICE, "title", why).text(ids::THREADS, threads(ready));
+    e
 }
 
 /// ", about 40 s left by the estimate": what the estimate said, less the time spent.

@@ -4,6 +4,7 @@
 
 use super::{count, ends, marks, step, PER_CLASS_STEP};
 use crate::classes::per_class_outcome;
+use crate::edits::Edits;
 use crate::panel::Panel;
 use crate::{ids, AlphaView, Analysis};
 use rvalue_core::conformal::Coverage;
@@ -54,6 +55,40 @@ pub fn card(number: Option<usize>, alone: bool, tried: bool) -> Card {
     }
 }
 
+impl Card {
+    /// The card's writes into the document: the body's `touring` class, the card and its skip
+    /// link shown or hidden, the Tour button pressed, each panel's `tour-focus` and `tour-key`
+    /// marks and, at a step, its texts, confirmation, `data-step`, `data-tried` and the
+    /// buttons' `disabled`. Scrolling, the kept controls and focus need the live document and
+    /// stay in the page.
+    pub fn edits(&self) -> Edits {
+        let mut e = Edits::new();
+        let on = self.step.is_some();
+        e.body_class("touring", on).hidden(ids::TOUR, !on).hidden(ids::TOUR_SKIP, self.skip_hidden);
+        e.flag(ids::TOUR_START, "aria-pressed", on);
+        for &(p, on, key) in &self.marks {
+            e.class(p.element_id(), "tour-focus", on).class(p.element_id(), "tour-key", key);
+        }
+        let Some(n) = self.step else { return e };
+        for (id, text) in &self.texts {
+            e.text(*id, text.clone());
+        }
+        e.hidden(ids::TOUR_DONE, !self.tried).attr(ids::TOUR, "data-step", n.to_string());
+        e.flag(ids::TOUR, "data-tried", self.tried);
+        for &(id, off) in &self.buttons {
+            e.disabled(id, off);
+        }
+        e
+    }
+}
+
+/// The confirmation shown once the reader has done what the step proposes.
+pub fn tried() -> Edits {
+    let mut e = Edits::new();
+    e.hidden(ids::TOUR_DONE, false).flag(ids::TOUR, "data-tried", true);
+    e
+}
+
 /// What the per-class step learns from the analysis on show at `v`'s α.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
@@ -61,6 +96,21 @@ pub enum Outcome {
     Baseline,
     /// A per-class analysis against the baseline: the step's confirmation with what changed.
     Compared(String),
+}
+
+impl Outcome {
+    /// The card's `data-outcome` (empty on the baseline, `1` once compared) and, compared, the
+    /// confirmation with what changed.
+    pub fn edits(&self) -> Edits {
+        let mut e = Edits::new();
+        match self {
+            Outcome::Baseline => e.attr(ids::TOUR, "data-outcome", ""),
+            Outcome::Compared(text) => {
+                e.text(ids::TOUR_DONE, text.clone()).attr(ids::TOUR, "data-outcome", "1")
+            }
+        };
+        e
+    }
 }
 
 /// The per-class step's outcome at step `number` for the analysis `a` on show at `v`, given the

@@ -1,28 +1,44 @@
 use std::collections::HashMap;
 
 use super::*;
+use crate::edits::Edit;
 use crate::scales::{beta_position, sigma2_position};
 use rvalue_core::conformal::RvalueKind;
 use rvalue_core::toy::ToyParams;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+/// What an input holds.
+#[derive(Debug, Clone, PartialEq)]
+enum Write {
+    Value(String),
+    Checked(bool),
+}
+
 /// The inputs as the page holds them, by id.
 type Form = HashMap<String, Write>;
 
+/// The inputs after the page applies [`edits`].
 fn shown(c: &Controls) -> Form {
     let mut form = Form::new();
-    writes(c, |id, w| {
-        form.insert(id.to_string(), w);
-    });
+    for e in edits(c).0 {
+        let _ = match e {
+            Edit::Value(id, v) => form.insert(id.into_owned(), Write::Value(v)),
+            Edit::Checked(id, on) => form.insert(id.into_owned(), Write::Checked(on)),
+            _ => None,
+        };
+    }
     form
 }
 
+/// Each slider's readout, checked to be its spoken value too.
 fn readouts_of(c: &Controls) -> HashMap<&'static str, String> {
-    let mut out = HashMap::new();
-    readouts(c, |key, text| {
-        out.insert(key, text);
-    });
+    let e = readouts(c);
+    let sliders = CONTROLS.iter().filter(|c| matches!(c.input, Input::Slider { .. }));
+    let texts = sliders.map(|s| (s.key, e.text_of(&format!("{}-value", s.key)).unwrap().to_string()));
+    let out: HashMap<_, _> = texts.collect();
+    assert!(out.iter().all(|(key, text)| e.attr_of(key, "aria-valuetext") == Some(text)));
+    assert_eq!(edits(c).text_of("beta-value"), Some(out["beta"].as_str()), "the edits end with them");
     out
 }
 

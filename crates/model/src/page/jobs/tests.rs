@@ -208,6 +208,28 @@ fn the_progress_shows_the_job_or_the_analysis_on_show() {
     assert_eq!((view.value, view.idle, view.awaiting, view.state), (0.0, false, false, State::Running));
 }
 
+#[test]
+fn the_progress_edits_write_the_bar_buttons_and_status_line() {
+    use crate::edits::Edit;
+    let mut jobs = Jobs::<Cpu>::default();
+    jobs.say("Showing toy.".into(), State::Ready);
+    let e = jobs.view(true).edits(7);
+    assert_eq!(e.attr_of(ids::PROGRESS, "value"), Some("1"));
+    assert!(e.0.contains(&Edit::Disabled(ids::CANCEL.into(), true)), "idle: nothing to cancel");
+    assert_eq!(e.hidden_of(ids::START_LONG), Some(true));
+    assert_eq!(e.text_of(ids::STATUS), Some("Showing toy."));
+    assert_eq!(e.attr_of(ids::STATUS, "data-state"), Some(State::Ready.name()));
+    assert_eq!(e.attr_of(ids::STATUS, "data-shown"), Some("7"));
+    jobs.admit(streamed_pooled(), "big", 1);
+    let e = jobs.view(false).edits(7);
+    assert_eq!(e.hidden_of(ids::START_LONG), Some(false), "a long job awaits Start");
+    assert!(e.0.contains(&Edit::Disabled(ids::CANCEL.into(), false)));
+    assert_eq!(e.attr_of(ids::STATUS, "data-state"), Some(State::Confirm.name()));
+    let (job, what) = jobs.take_awaiting().unwrap();
+    jobs.run(job, what, Cpu, 0.0, 1);
+    assert_eq!(jobs.view(true).edits(8).attr_of(ids::PROGRESS, "value"), Some("0"));
+}
+
 /// The chain the page runs when the reader picks "Your scores" and then a sample: the score
 /// defaults, the note asking for a file, the file's analysis, σ² moved to the file's median
 /// variance, and a link naming the view and the sample.

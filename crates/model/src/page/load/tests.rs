@@ -8,6 +8,11 @@ fn load_sentences() {
     assert_eq!(load_failed("x.npy: bad header."), format!("x.npy: bad header. {UNCHANGED}"));
     assert_eq!(loaded("a.npz", None), "Loaded a.npz: the data stays in this page.");
     assert!(loaded("a.npz", Some("Pool read.")).ends_with("page. Pool read."));
+    for upload in [false, true] {
+        let e = put_in("Loaded a.npz.", upload);
+        assert_eq!((e.text_of(ids::DATA_NAME), e.hidden_of(ids::ERROR)), (Some("Loaded a.npz."), Some(true)));
+        assert_eq!(e.hidden_of(ids::URL_NOTES), upload.then_some(true), "the note stays unless asked for");
+    }
     let c = Controls::default();
     let s = opened_streamed("big.npy", (1000, 30, 10), 2_400_000_000, &c);
     assert!(s.starts_with("Opened big.npy (1000 × 30 × 10, 2.4 GB)"), "{s}");

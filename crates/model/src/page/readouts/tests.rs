@@ -35,5 +35,7 @@ fn page_lines() {
     assert_eq!(alpha_tables(false, false), "ready");
     assert_eq!(alpha_tables(true, false), "filling");
     assert_eq!(alpha_tables(false, true), "filling");
-    assert!(panicked("boom").contains("(boom)"));
+    let banner = panicked("boom");
+    assert!(banner.text_of(ids::PANIC).unwrap().contains("(boom)"));
+    assert_eq!(banner.hidden_of(ids::PANIC), Some(false));
 }

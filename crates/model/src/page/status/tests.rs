@@ -72,6 +72,12 @@ fn sentences_of_the_status_line() {
     assert!(where_run("", 2, false, true, false).ends_with("file's shares in worker threads"));
     assert_eq!(threads(0), "");
     assert_eq!(threads(3), " · repeats and pooled splits on 4 threads");
+    let line = compute_line("GPU", "why not", 3);
+    assert_eq!(
+        (line.text_of(ids::DEVICE), line.attr_of(ids::DEVICE, "title")),
+        (Some("GPU"), Some("why not"))
+    );
+    assert_eq!(line.text_of(ids::THREADS), Some(threads(3).as_str()));
     assert!(no_workers("big.npy").starts_with("Pooled CP_r on big.npy"));
     assert!(failed_running("big.npy: gone.").starts_with("big.npy: gone"));
     assert!(failed_running("the file is gone.").starts_with("The file is gone. The results"));

@@ -62,3 +62,56 @@ fn the_per_class_step_compares_with_its_marginal_baseline() {
     let same = per_class_step(step, &per_class, &at_base, Some(&base), None);
     assert_eq!(same, Some(Outcome::Compared(text)), "compared at the baseline's α");
 }
+
+#[test]
+fn a_steps_edits_show_its_card_and_mark_its_panels() {
+    let s = &STEPS[0];
+    let e = card(Some(1), false, false).edits();
+    assert_eq!(e.hidden_of(ids::TOUR), Some(false));
+    assert_eq!(e.hidden_of(ids::TOUR_SKIP), Some(false));
+    assert_eq!(e.attr_of(ids::TOUR_START, "aria-pressed"), Some("true"));
+    assert!(e.0.contains(&crate::edits::Edit::BodyClass("touring", true)));
+    assert_eq!(e.text_of(ids::TOUR_COUNT), Some(count(1).as_str()));
+    assert_eq!(e.text_of(ids::TOUR_TITLE), Some(s.title));
+    assert_eq!(e.text_of(ids::TOUR_DONE), Some(s.done));
+    assert_eq!(e.hidden_of(ids::TOUR_DONE), Some(true), "not tried yet");
+    assert_eq!(e.attr_of(ids::TOUR, "data-step"), Some("1"));
+    assert_eq!(e.attr_of(ids::TOUR, "data-tried"), Some("false"));
+    for p in Panel::ALL {
+        let id = p.element_id();
+        assert_eq!(e.class_of(&id, "tour-focus"), Some(s.panels.contains(&p)), "{id}");
+        assert_eq!(e.class_of(&id, "tour-key"), Some(p == s.key_panel()), "{id}");
+    }
+    let disabled = |id: &str| {
+        e.0.iter().find_map(|x| match x {
+            crate::edits::Edit::Disabled(i, off) if i == id => Some(*off),
+            _ => None,
+        })
+    };
+    assert_eq!((disabled(ids::TOUR_BACK), disabled(ids::TOUR_NEXT)), (Some(true), Some(false)));
+    let last = card(Some(STEPS.len()), true, true).edits();
+    assert_eq!(last.hidden_of(ids::TOUR_SKIP), Some(true), "alone in a frame");
+    assert_eq!(last.hidden_of(ids::TOUR_DONE), Some(false));
+    assert_eq!(last.attr_of(ids::TOUR, "data-tried"), Some("true"));
+}
+
+#[test]
+fn a_hidden_cards_edits_clear_the_marks_and_write_no_texts() {
+    let e = card(None, false, false).edits();
+    assert_eq!(e.hidden_of(ids::TOUR), Some(true));
+    assert_eq!(e.attr_of(ids::TOUR_START, "aria-pressed"), Some("false"));
+    assert!(e.0.contains(&crate::edits::Edit::BodyClass("touring", false)));
+    assert!(Panel::ALL.iter().all(|p| e.class_of(&p.element_id(), "tour-focus") == Some(false)));
+    assert_eq!((e.text_of(ids::TOUR_TITLE), e.attr_of(ids::TOUR, "data-step")), (None, None));
+}
+
+#[test]
+fn the_confirmation_and_the_outcome_write_the_card() {
+    assert_eq!(tried().hidden_of(ids::TOUR_DONE), Some(false));
+    assert_eq!(tried().attr_of(ids::TOUR, "data-tried"), Some("true"));
+    let base = Outcome::Baseline.edits();
+    assert_eq!((base.attr_of(ids::TOUR, "data-outcome"), base.text_of(ids::TOUR_DONE)), (Some(""), None));
+    let compared = Outcome::Compared("Done. Fewer empty sets.".into()).edits();
+    assert_eq!(compared.text_of(ids::TOUR_DONE), Some("Done. Fewer empty sets."));
+    assert_eq!(compared.attr_of(ids::TOUR, "data-outcome"), Some("1"));
+}
