@@ -63,7 +63,8 @@ impl Legend {
             Legend::LowerLeft | Legend::LowerRight => ah - h - 5,
             Legend::MiddleLeft | Legend::MiddleRight => (ah - h) / 2,
         };
-        (x, y)
+        // A legend too large for the margins keeps inside the area, flush with an edge.
+        (x.min(aw - w).max(0), y.min(ah - h).max(0))
     }
 }
 

@@ -333,7 +333,11 @@ mod properties {
         ) {
             let prefs = [Legend::UpperLeft, Legend::UpperRight, Legend::LowerLeft, Legend::LowerRight, Legend::MiddleLeft, Legend::MiddleRight];
             let (x, y) = legend_spot(prefs[pref], (w, h), (aw, ah), &pts);
-            prop_assert!(x >= 5 && y >= 0 && x + w <= aw - 5 + 1 && y + h <= ah);
+            prop_assert!(x >= 0 && y >= 0 && x + w <= aw && y + h <= ah);
+            // With room for the margins, it keeps them.
+            if w + 10 <= aw {
+                prop_assert!(x >= 5 && x + w <= aw - 5);
+            }
             // It covers no more points than the figure's own choice.
             let covered = |(x, y): (i32, i32)| pts.iter().filter(|p| p.0 >= x && p.0 <= x + w && p.1 >= y && p.1 <= y + h).count();
             prop_assert!(covered((x, y)) <= covered(prefs[pref].origin((w, h), (aw, ah))));
@@ -385,4 +389,13 @@ fn a_backing_store_is_the_box_times_the_ratio_and_none_for_an_empty_box() {
     assert_eq!(backing_size((301, 201), 1.25), Some((376, 251)));
     assert_eq!(backing_size((0, 200), 2.0), None);
     assert_eq!(backing_size((300, -1), 2.0), None);
+}
+
+#[test]
+fn a_legend_wider_than_the_margins_allow_stays_inside_the_area() {
+    // Without room for both 5 px margins the box keeps flush inside the area, not across it.
+    assert_eq!(Legend::UpperRight.origin((193, 10), (200, 200)), (2, 5));
+    assert_eq!(Legend::UpperRight.origin((199, 10), (200, 200)), (0, 5));
+    assert_eq!(Legend::UpperLeft.origin((199, 10), (200, 200)), (1, 5));
+    assert_eq!(Legend::LowerLeft.origin((20, 198), (200, 200)), (5, 0));
 }
