@@ -77,9 +77,9 @@ impl Frame {
 
     /// Where the dots of `marker` are drawn over the figure: centre in backend pixels and
     /// colour, those of a non-finite value left out.
-    pub fn marker_dots(&self, marker: &Marker) -> Vec<((i32, i32), Rgb)> {
+    pub fn marker_dots<'a>(&'a self, marker: &'a Marker) -> impl Iterator<Item = ((i32, i32), Rgb)> + 'a {
         let finite = marker.dots.iter().filter(|(y, _)| y.is_finite());
-        finite.map(|&(y, colour)| (self.pixel(marker.x, y), colour)).collect()
+        finite.map(|&(y, colour)| (self.pixel(marker.x, y), colour))
     }
 
     /// Where the figure put its plotting area, legend and dots, as the page records them on

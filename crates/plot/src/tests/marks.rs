@@ -70,7 +70,7 @@ fn a_markers_dots_are_placed_by_the_frame_and_non_finite_ones_left_out() {
     let (frame, _) = whole(&fig, (400, 300));
     let dots = vec![(2.0, BLUE), (f64::NAN, GREEN), (f64::INFINITY, BLUE), (7.5, VERMILLION)];
     let marker = Marker { x: 0.25, colour: GREEN, dots };
-    let placed = frame.marker_dots(&marker);
+    let placed: Vec<_> = frame.marker_dots(&marker).collect();
     assert_eq!(placed, vec![(frame.pixel(0.25, 2.0), BLUE), (frame.pixel(0.25, 7.5), VERMILLION)]);
     // On the marker's line, the higher value higher up.
     assert_eq!(placed[0].0 .0 as f64, frame.marker_line(0.25).x.floor());
