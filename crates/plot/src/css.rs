@@ -1,7 +1,8 @@
 //! plotters' styles as a canvas 2D context is told them: fonts and colours as CSS, text anchors
 //! as `textBaseline`/`textAlign`, rotations in degrees, and a measure turned into a text box.
-//! Plain functions, so that what the page's canvas backend ([`canvas`](crate::canvas)) sets is
-//! checked natively; each says what plotters-canvas sets, whose pixels the backend must keep.
+//! Plain functions, so that what the page's canvas backend (the `canvas` module) sets is
+//! checked natively: what plotters-canvas sets for the same styles, whose pixels the backend
+//! must keep.
 
 use plotters::prelude::RGBColor;
 use plotters_backend::text_anchor::{HPos, VPos};
