@@ -77,7 +77,7 @@ test-python: wheel
 
 test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
-	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-model -p rvalue-gpu -p rvalue-wasm-api --lib --tests
+	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-model -p rvalue-plot -p rvalue-gpu -p rvalue-wasm-api --lib --tests
 
 # An optimised build of the page into dist/ (the browser tests run the default toy analysis,
 # which a debug build makes ten times slower).
@@ -141,4 +141,4 @@ fmt:
 clippy:
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p rvalue-core --features ndarray --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-model -p rvalue-gpu -p rvalue-wasm-api --lib --bins --tests -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-model -p rvalue-plot -p rvalue-gpu -p rvalue-wasm-api --lib --bins --tests -- -D warnings

@@ -1,206 +1,23 @@
-//! The page's `<canvas>` elements: a plotters backend whose text is measured and drawn by the
-//! canvas itself, sizing a canvas to its box, and the current-value markers drawn on a
-//! transparent canvas stacked over a figure.
-//!
-//! Why the backend: plotters' web font layer measures text by appending a span to the page and
-//! reading its size, a forced layout of the whole page per label. [`Canvas`] delegates every
-//! drawing call to plotters-canvas and answers text with the canvas' `measureText`
-//! ([`CanvasText`]), which touches no layout. The SVG export measures its text alike ([`Svg`]).
+//! The page's `<canvas>` elements: sized to their boxes (times the device pixel ratio), drawn
+//! with rvalue-plot's canvas backend ([`rvalue_plot::canvas`]), through a detached canvas where
+//! that spares a style recalculation, and the overlays stacked over figures cleared and drawn.
 
-use plotters::prelude::*;
-use plotters_backend::text_anchor::{HPos, VPos};
-use plotters_backend::{BackendCoord, BackendTextStyle, DrawingErrorKind, FontTransform};
-use plotters_canvas::CanvasBackend;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{CanvasRenderingContext2d, Document, HtmlCanvasElement};
+use plotters::prelude::IntoDrawingArea;
+use wasm_bindgen::JsCast;
+use web_sys::{Document, HtmlCanvasElement};
 
 use super::dom::by_id;
 use super::theme;
 use rvalue_core::{Error, Result};
 use rvalue_model::figure::legend::NARROW_CSS_PX;
 use rvalue_model::figure::{layout, Figure, Marker};
-use rvalue_plot::{css_font, Draw, Either, Frame, Layer, Look, Measured, Text};
-
-/// plotters-canvas with text measured and drawn by the canvas ([`CanvasText`]).
-pub type Canvas = Measured<CanvasBackend, CanvasText>;
-
-/// plotters' SVG backend with text measured by a canvas ([`Measure`]).
-pub type Svg<'a> = Measured<SVGBackend<'a>, Measure>;
-
-/// Every figure's backend: one type, so the figure code is compiled once ([`Either`]).
-pub type Backend<'a> = Either<Canvas, Svg<'a>>;
-
-/// The canvas `canvas` as a figure's backend.
-pub fn canvas(canvas: HtmlCanvasElement) -> Result<Canvas> {
-    let ctx = context(&canvas)?;
-    let inner = CanvasBackend::with_canvas_object(canvas)
-        .ok_or_else(|| Error::invalid("a canvas has no 2D context"))?;
-    Ok(Measured { inner, text: CanvasText::new(ctx) })
-}
-
-/// An SVG document of `size` pixels written to `out`, its text measured by `ctx`.
-pub fn svg(out: &mut String, size: (u32, u32), ctx: CanvasRenderingContext2d) -> Backend<'_> {
-    Either::Right(Measured { inner: SVGBackend::with_string(out, size), text: Measure(ctx) })
-}
-
-/// A canvas' text, measured by its 2D context, and drawn with the context's font set only when
-/// it changes: setting `font` parses it and resolves the canvas' style, i.e. forces a style
-/// recalculation when the page was written to. The context keeps its font between drawings
-/// (until the canvas is resized), so an overlay redrawn on every slider move sets it once.
-pub struct CanvasText {
-    ctx: CanvasRenderingContext2d,
-    /// The font last set on the context through this backend.
-    font: std::cell::RefCell<String>,
-}
-
-/// Text measured by a canvas context and drawn by the backend it measures for (the SVG
-/// export's).
-pub struct Measure(CanvasRenderingContext2d);
-
-impl CanvasText {
-    fn new(ctx: CanvasRenderingContext2d) -> Self {
-        let font = std::cell::RefCell::new(ctx.font());
-        CanvasText { ctx, font }
-    }
-
-    /// Sets the context's font unless it is set.
-    fn set_font(&self, font: &str) {
-        let mut last = self.font.borrow_mut();
-        if *last != font {
-            self.ctx.set_font(font);
-            *last = font.to_string();
-        }
-    }
-}
-
-/// The canvas' 2D context (the same object plotters-canvas draws through).
-pub fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d> {
-    // The first call fixes the context's options: drawn on the CPU (see `scratch`). The
-    // options object is made once: this runs several times per slider move.
-    let options = CPU_CONTEXT.with(|o| o.clone());
-    canvas
-        .get_context_with_context_options("2d", &options)
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-        .ok_or_else(|| Error::invalid(format!("#{} has no 2D context", canvas.id())))
-}
-
-impl Text for CanvasText {
-    /// The canvas' own measure, in the font plotters-canvas draws with ([`measure_text`]).
-    fn size<S: BackendTextStyle>(&self, text: &str, style: &S) -> (u32, u32) {
-        measure_text(&self.ctx, |f| self.set_font(f), text, style)
-    }
-
-    /// plotters-canvas' `draw_text`, with the font set only when it changes.
-    fn draw<B: DrawingBackend, S: BackendTextStyle>(
-        &self,
-        _: &mut B,
-        text: &str,
-        style: &S,
-        pos: BackendCoord,
-    ) -> std::result::Result<(), DrawingErrorKind<B::ErrorType>> {
-        let colour = style.color();
-        if colour.alpha == 0.0 {
-            return Ok(());
-        }
-        let degrees = match style.transform() {
-            FontTransform::None => 0.0,
-            FontTransform::Rotate90 => 90.0,
-            FontTransform::Rotate180 => 180.0,
-            FontTransform::Rotate270 => 270.0,
-        };
-        let ctx = &self.ctx;
-        // Set before `save`: `restore` would otherwise put back another font than the one this
-        // backend remembers as set.
-        ctx.set_text_baseline(match style.anchor().v_pos {
-            VPos::Top => "top",
-            VPos::Center => "middle",
-            VPos::Bottom => "bottom",
-        });
-        ctx.set_text_align(match style.anchor().h_pos {
-            HPos::Left => "start",
-            HPos::Right => "end",
-            HPos::Center => "center",
-        });
-        let (r, g, b) = colour.rgb;
-        ctx.set_fill_style_str(&format!("rgba({r},{g},{b},{})", colour.alpha));
-        self.set_font(&css_font(style));
-        let (mut x, mut y) = (f64::from(pos.0), f64::from(pos.1));
-        if degrees != 0.0 {
-            ctx.save();
-            // Both only fail on non-finite arguments.
-            let _ = ctx.translate(x, y);
-            let _ = ctx.rotate(f64::to_radians(degrees));
-            (x, y) = (0.0, 0.0);
-        }
-        // fillText fails only on non-finite coordinates; the text is left out then.
-        let _ = ctx.fill_text(text, x, y);
-        if degrees != 0.0 {
-            ctx.restore();
-        }
-        Ok(())
-    }
-}
-
-impl Text for Measure {
-    fn size<S: BackendTextStyle>(&self, text: &str, style: &S) -> (u32, u32) {
-        measure_text(&self.0, |f| self.0.set_font(f), text, style)
-    }
-}
-
-/// `text`'s size in `style` by `ctx.measureText` (cached by font and text), the font set through
-/// `set_font` when a measure is needed. The height is the font's line box (ascent + descent), as
-/// the span plotters' web font layer would measure, but touching no layout and adding no element
-/// with an inline style (which the page's CSP refuses).
-pub fn measure_text<S: BackendTextStyle>(
-    ctx: &CanvasRenderingContext2d,
-    set_font: impl FnOnce(&str),
-    text: &str,
-    style: &S,
-) -> (u32, u32) {
-    let key = (css_font(style), text.to_string());
-    if let Some(size) = MEASURED.with(|m| m.borrow().get(&key).copied()) {
-        return size;
-    }
-    set_font(&key.0);
-    let size = match ctx.measure_text(text) {
-        Ok(m) => (
-            m.width().ceil().max(0.0) as u32,
-            (m.font_bounding_box_ascent() + m.font_bounding_box_descent()).ceil().max(0.0) as u32,
-        ),
-        // Never seen; a rough size keeps the figure drawable.
-        Err(_) => {
-            let px = style.size();
-            ((0.6 * px * text.chars().count() as f64) as u32, (1.2 * px) as u32)
-        }
-    };
-    MEASURED.with(|m| {
-        let mut m = m.borrow_mut();
-        // A bound on what a long session keeps (labels are few; numbers could be many).
-        if m.len() > 4096 {
-            m.clear();
-        }
-        m.insert(key, size);
-    });
-    size
-}
+use rvalue_plot::canvas::{context, Backend};
+use rvalue_plot::{Draw, Either, Frame, Layer, Look};
 
 thread_local! {
-    /// `{willReadFrequently: true}`, the options of every canvas context ([`context`]).
-    static CPU_CONTEXT: JsValue = {
-        let options = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&options, &"willReadFrequently".into(), &true.into());
-        options.into()
-    };
     /// The detached canvases of [`draw_detached`], by the id of the page canvas they stand in for.
     static SCRATCH: std::cell::RefCell<std::collections::HashMap<String, HtmlCanvasElement>> =
         std::cell::RefCell::default();
-    /// Text sizes by font and text: `measureText` resolves the canvas' style, which forces a
-    /// style recalculation when the page was written to; the legends of overlays are measured
-    /// on every slider move, always with the same few labels.
-    static MEASURED: std::cell::RefCell<std::collections::HashMap<(String, String), (u32, u32)>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 /// Whether the page is narrow enough for legends under their plots
@@ -316,7 +133,7 @@ fn resize(canvas: &HtmlCanvasElement, (w, h): (u32, u32)) {
 }
 
 fn draw_on(canvas: HtmlCanvasElement, fig: &Figure, layer: Layer, font_px: f64) -> Result<Frame> {
-    let backend: Backend = Either::Left(self::canvas(canvas)?);
+    let backend: Backend = Either::Left(rvalue_plot::canvas::canvas(canvas)?);
     fig.draw_layer(&backend.into_drawing_area(), &look(font_px.round() as u32), layer)
 }
 
@@ -344,33 +161,10 @@ fn overlay(doc: &Document, id: &str, frame: &Frame) -> Result<HtmlCanvasElement>
 }
 
 /// Draws `marker` on the overlay canvas `id` over a figure drawn with `frame`: sizes the overlay
-/// to the figure's pixels, clears it and draws the marker with plain canvas calls (no layout
-/// read, no text). `None` clears it.
+/// to the figure's pixels, clears it and draws the marker ([`rvalue_plot::canvas::draw_marker`]).
+/// `None` clears it.
 pub fn draw_marker(doc: &Document, id: &str, frame: &Frame, marker: Option<&Marker>) -> Result<()> {
     let ctx = context(&overlay(doc, id, frame)?)?;
     let Some(m) = marker else { return Ok(()) };
-    let palette = theme::palette();
-    let line = frame.marker_line(m.x);
-    let dash = js_sys::Array::of2(&(Marker::DASH.0 as f64).into(), &(Marker::DASH.1 as f64).into());
-    ctx.set_line_dash(&dash).map_err(|_| Error::invalid("setLineDash failed"))?;
-    ctx.set_line_width(line.width as f64);
-    ctx.set_stroke_style_str(&css(palette.colour(m.colour)));
-    ctx.begin_path();
-    ctx.move_to(line.x, line.top as f64);
-    ctx.line_to(line.x, line.bottom as f64);
-    ctx.stroke();
-    ctx.set_line_dash(&js_sys::Array::new()).map_err(|_| Error::invalid("setLineDash failed"))?;
-    for &(y, colour) in m.dots.iter().filter(|(y, _)| y.is_finite()) {
-        let (px, py) = frame.pixel(m.x, y);
-        ctx.set_fill_style_str(&css(palette.colour(colour)));
-        ctx.begin_path();
-        ctx.arc(px as f64, py as f64, f64::from(line.radius), 0.0, std::f64::consts::TAU)
-            .map_err(|_| Error::invalid("arc failed"))?;
-        ctx.fill();
-    }
-    Ok(())
-}
-
-fn css(c: RGBColor) -> String {
-    format!("rgb({},{},{})", c.0, c.1, c.2)
+    rvalue_plot::canvas::draw_marker(&ctx, frame, m, &theme::palette())
 }

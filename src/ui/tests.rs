@@ -8,17 +8,13 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 use web_sys::{Event, HtmlCanvasElement};
 
-use plotters::prelude::IntoDrawingArea;
-use wasm_bindgen::JsCast;
-
 use super::app::{self, Shared};
 use super::dom;
 use rvalue_core::toy::{self, ToyParams};
 use rvalue_model::figure::inspector::{inspector, inspector_columns};
+use rvalue_model::figure::panels;
 use rvalue_model::figure::tables::{self, TableRow};
-use rvalue_model::figure::{panels, Axis, Dots, Figure, Line, BLUE, GREEN, GREY, VERMILLION};
 use rvalue_model::Controls;
-use rvalue_plot::{Draw, Look};
 
 const PAGE: &str = include_str!("../../index.html");
 
@@ -228,67 +224,4 @@ async fn tables_patched_over_alpha_moves_equal_a_fresh_render() {
         fresh.set_inner_html(&inspector(&inspector_columns(&item, false)));
         assert_eq!(inner("inspector"), fresh.inner_html(), "α = {alpha}");
     }
-}
-
-/// A figure with every element except the legend (which plotters lays out itself).
-fn unlabelled_figure() -> Figure {
-    let xs: Vec<f64> = (0..50).map(|i| 0.01 * 1.2f64.powi(i)).collect();
-    let ys: Vec<Option<f64>> = xs.iter().map(|x| (x.ln() > -3.0).then(|| x.ln().sin())).collect();
-    let mut f = Figure::new("σ² (log scale)", "value", (0.01, 1000.0), (-1.2, 1.2));
-    f.x_axis = Axis::Log;
-    f.lines.push(Line { label: None, ..Line::new("", BLUE, &xs, &ys) });
-    f.lines.push(Line { label: None, ..Line::new("", GREY, &xs, &ys).dashed() });
-    f.vlines.push((3.0, GREEN));
-    f.dots.push(Dots {
-        label: None,
-        colour: VERMILLION,
-        radius: 4,
-        filled: true,
-        opacity: 0.5,
-        points: vec![(0.1, 0.5), (10.0, -0.5)],
-    });
-    f
-}
-
-fn new_canvas(doc: &web_sys::Document, w: u32, h: u32) -> HtmlCanvasElement {
-    let c: HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
-    c.set_width(w);
-    c.set_height(h);
-    doc.body().unwrap().append_child(&c).unwrap();
-    c
-}
-
-#[test]
-fn the_page_canvas_backend_draws_what_plotters_canvas_draws() {
-    let doc = mount();
-    let fig = unlabelled_figure();
-    let (ours, theirs) = (new_canvas(&doc, 420, 240), new_canvas(&doc, 420, 240));
-    let plain = plotters_canvas::CanvasBackend::with_canvas_object(theirs.clone()).unwrap();
-    fig.draw(&plain.into_drawing_area(), &Look::light(13)).unwrap();
-    // Twice: the second drawing starts from the font the first one left on the context.
-    for _ in 0..2 {
-        let backend = super::canvas::canvas(ours.clone()).unwrap();
-        fig.draw(&backend.into_drawing_area(), &Look::light(13)).unwrap();
-        assert_eq!(ours.to_data_url().unwrap(), theirs.to_data_url().unwrap());
-    }
-    ours.remove();
-    theirs.remove();
-}
-
-/// The workers' entry point (what `www/worker.js` calls) computes a repeat the job takes, and
-/// refuses a request that is not one.
-#[test]
-fn the_worker_entry_point_computes_a_repeat_the_job_takes() {
-    use rvalue_model::{AnalysisJob, Source};
-    let c = Controls {
-        toy: ToyParams { k: 4, m: 6, n_cal: 25, n_test: 30, repeats: 3, ..ToyParams::default() },
-        sigma2: 50.0,
-        ..Controls::default()
-    };
-    let mut job = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap();
-    let h = job.hand_out().expect("repeat 1 is handed out");
-    let bytes = super::workers::rvalue_compute_part(&h.request).unwrap();
-    job.supply_part(h.part, &bytes).unwrap();
-    assert_eq!(job.parts_out(), 0);
-    assert!(super::workers::rvalue_compute_part("not a request").is_err());
 }

@@ -5,6 +5,7 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::{Cartesian2d, CoordTranslate};
 use rvalue_model::figure::{Axis, Marker};
+use rvalue_model::theme::Rgb;
 
 /// Which part of a figure to draw. A figure can be drawn whole on one canvas, or in two layers
 /// on two canvases stacked one over the other: the back (background, axes, every line not
@@ -72,6 +73,13 @@ impl Frame {
         let width = Marker::line_width(self.font);
         let x = f64::from(px) + if width % 2 == 1 { 0.5 } else { 0.0 };
         MarkerLine { x, top, bottom, width, radius: Marker::dot_radius(self.font) }
+    }
+
+    /// Where the dots of `marker` are drawn over the figure: centre in backend pixels and
+    /// colour, those of a non-finite value left out.
+    pub fn marker_dots<'a>(&'a self, marker: &'a Marker) -> impl Iterator<Item = ((i32, i32), Rgb)> + 'a {
+        let finite = marker.dots.iter().filter(|(y, _)| y.is_finite());
+        finite.map(|&(y, colour)| (self.pixel(marker.x, y), colour))
     }
 
     /// Where the figure put its plotting area, legend and dots, as the page records them on

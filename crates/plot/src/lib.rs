@@ -9,11 +9,16 @@
 //! - [`legend`]: the legend measured by the backend and painted;
 //! - [`Measured`]: a backend whose text is measured (and maybe drawn) by a [`Text`], since
 //!   plotters' own font layer measures text by a forced layout on the web and crudely natively;
-//! - [`Either`]: two backends behind one type, so the drawing code is compiled once.
-//!
-//! No web-sys: the page implements [`Text`] with its canvas, tests with a fixed-advance font.
+//! - [`Either`]: two backends behind one type, so the drawing code is compiled once;
+//! - [`css`]: plotters' styles as a canvas context is told them;
+//! - `canvas` (the `canvas` feature, wasm32 only): the page's backends, whose [`Text`] is the
+//!   canvas' own, and its current-value markers. Natively the tests measure text with a
+//!   fixed-advance font.
 
 mod backend;
+#[cfg(all(feature = "canvas", target_arch = "wasm32"))]
+pub mod canvas;
+pub mod css;
 mod draw;
 mod frame;
 pub mod legend;
@@ -24,7 +29,7 @@ pub use backend::{Either, EitherError};
 pub use draw::Draw;
 pub use frame::{Frame, Layer, MarkerLine};
 pub use look::{rgb, Look, Palette};
-pub use measured::{css_font, Measured, Text};
+pub use measured::{Measured, Text};
 
 use plotters::drawing::DrawingAreaErrorKind;
 use rvalue_core::Error;
@@ -36,3 +41,5 @@ fn draw_err<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> E
 
 #[cfg(test)]
 mod tests;
+#[cfg(all(test, target_arch = "wasm32"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -25,18 +25,6 @@ pub trait Text {
     }
 }
 
-/// `style`'s font as a canvas context serialises it (no `normal`), so that a context's own
-/// font compares equal: `13px sans-serif`, `italic 13px sans-serif`.
-pub fn css_font<S: BackendTextStyle>(style: &S) -> String {
-    let (kind, family) = (style.style(), style.family());
-    let (kind, size, family) = (kind.as_str(), style.size(), family.as_str());
-    if kind == "normal" {
-        format!("{size}px {family}")
-    } else {
-        format!("{kind} {size}px {family}")
-    }
-}
-
 /// The backend `inner` with text measured, and maybe drawn, by `text`.
 pub struct Measured<B, T> {
     pub inner: B,

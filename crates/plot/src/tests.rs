@@ -4,6 +4,9 @@
 mod recorder;
 
 mod backends;
+#[cfg(all(feature = "canvas", target_arch = "wasm32"))]
+mod canvas;
+mod css;
 mod layers;
 mod legend;
 mod marks;

@@ -122,7 +122,7 @@ impl App {
     /// earlier settings, and exports none.
     pub(super) fn blank(&self, id: &str) {
         if let Ok(c) = by_id::<HtmlCanvasElement>(&self.doc, id) {
-            if let Ok(ctx) = canvas::context(&c) {
+            if let Ok(ctx) = rvalue_plot::canvas::context(&c) {
                 ctx.clear_rect(0.0, 0.0, f64::from(c.width()), f64::from(c.height()));
             }
         }

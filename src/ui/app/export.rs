@@ -6,8 +6,9 @@
 //! front layer) drawn over it on an offscreen canvas, at the canvas' pixel size. SVG draws the
 //! figure as last drawn again with plotters' SVG backend at the canvas' CSS size, the α marker
 //! added as the figure's own vertical marker and dots (drawn alike). Its text is measured as the
-//! page's canvases measure it ([`canvas::measure_text`] on an offscreen canvas), not by plotters'
-//! web font layer, which adds a span with an inline style to the page: the CSP refuses that.
+//! page's canvases measure it ([`rvalue_plot::canvas::measure_text`] on an offscreen canvas),
+//! not by plotters' web font layer, which adds a span with an inline style to the page: the CSP
+//! refuses that.
 //! CSV comes from the core ([`rvalue_model::export`]).
 
 use plotters::prelude::IntoDrawingArea;
@@ -102,7 +103,7 @@ fn export_png(app: &App, f: &FigureExport) -> Result<()> {
         doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
     out.set_width(base.width());
     out.set_height(base.height());
-    let ctx = canvas::context(&out)?;
+    let ctx = rvalue_plot::canvas::context(&out)?;
     ctx.draw_image_with_html_canvas_element(&base, 0.0, 0.0).map_err(js_err("drawImage"))?;
     if let Some(overlay) = f.overlay.and_then(|id| by_id::<HtmlCanvasElement>(doc, id).ok()) {
         // An overlay is sized to its figure when drawn; any other size is a cleared one.
@@ -167,10 +168,10 @@ pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
     let doc = dom::document()?;
     let scratch: HtmlCanvasElement =
         doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
-    let ctx = canvas::context(&scratch)?;
+    let ctx = rvalue_plot::canvas::context(&scratch)?;
     let mut out = String::new();
     {
-        let area = canvas::svg(&mut out, size, ctx).into_drawing_area();
+        let area = rvalue_plot::canvas::svg(&mut out, size, ctx).into_drawing_area();
         // The page's palette and legend placement: the export looks as the figure on show.
         fig.draw(&area, &canvas::look(font))?;
     }

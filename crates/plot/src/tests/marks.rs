@@ -4,7 +4,7 @@
 use super::recorder::{drawn, whole};
 use super::unlabelled_figure;
 use crate::{Layer, Look, MarkerLine};
-use rvalue_model::figure::Figure;
+use rvalue_model::figure::{Figure, Marker, BLUE, GREEN, VERMILLION};
 
 #[test]
 fn the_frame_maps_the_data_range_onto_the_plotting_area() {
@@ -62,4 +62,17 @@ fn the_frame_is_recorded_as_text_a_script_reads() {
     );
     frame.legend = None;
     assert_eq!(frame.attributes()[1], ("data-legend", String::new()));
+}
+
+#[test]
+fn a_markers_dots_are_placed_by_the_frame_and_non_finite_ones_left_out() {
+    let fig = Figure::new("x", "y", (0.0, 1.0), (0.0, 10.0));
+    let (frame, _) = whole(&fig, (400, 300));
+    let dots = vec![(2.0, BLUE), (f64::NAN, GREEN), (f64::INFINITY, BLUE), (7.5, VERMILLION)];
+    let marker = Marker { x: 0.25, colour: GREEN, dots };
+    let placed: Vec<_> = frame.marker_dots(&marker).collect();
+    assert_eq!(placed, vec![(frame.pixel(0.25, 2.0), BLUE), (frame.pixel(0.25, 7.5), VERMILLION)]);
+    // On the marker's line, the higher value higher up.
+    assert_eq!(placed[0].0 .0 as f64, frame.marker_line(0.25).x.floor());
+    assert!(placed[1].0 .1 < placed[0].0 .1);
 }
