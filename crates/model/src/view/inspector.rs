@@ -3,8 +3,10 @@
 
 use std::ops::Range;
 
+use crate::edits::Edits;
 use crate::figure::html::esc;
 use crate::figure::inspector::{inspector_columns, RankingColumn};
+use crate::ids;
 use crate::message::sentence;
 use crate::page::readouts::item_info;
 use crate::Analysis;
@@ -29,6 +31,30 @@ pub enum InspectorBody {
     Columns(Vec<RankingColumn>),
     /// Why the item cannot be shown.
     Error(String),
+}
+
+impl InspectorView {
+    /// The writes for item `item`: its number and the input's maximum, the line about it, and
+    /// the inspector's sentence while the item is read or when it cannot be shown (its
+    /// rankings are patched in place by the page).
+    pub fn edits(&self, item: usize) -> Edits {
+        let mut e = Edits::new();
+        e.value(ids::ITEM_INDEX, item.to_string()).attr(ids::ITEM_INDEX, "max", self.max.as_str());
+        if let Some(info) = &self.info {
+            e.text(ids::ITEM_INFO, info.as_str());
+        }
+        if let InspectorBody::Read { html, .. } | InspectorBody::Error(html) = &self.body {
+            e.html(ids::INSPECTOR, html.as_str());
+        }
+        e
+    }
+}
+
+/// Panel 7 emptied: no analysis on show.
+pub fn inspector_cleared() -> Edits {
+    let mut e = Edits::new();
+    e.html(ids::INSPECTOR, "").text(ids::ITEM_INFO, "");
+    e
 }
 
 /// Panel 7 for test item `t` of `a` at `alpha`.

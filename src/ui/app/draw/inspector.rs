@@ -7,7 +7,7 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::ui::app::frame::with;
 use crate::ui::app::App;
-use crate::ui::dom::{self, set_html, set_text, set_value};
+use crate::ui::dom;
 use rvalue_model::figure::inspector::{self, RankingColumn};
 use rvalue_model::ids;
 use rvalue_model::message::about;
@@ -19,31 +19,18 @@ impl App {
     /// Panel 7 for the inspector's item ([`inspector_view`]).
     pub(super) fn render_item(&mut self) {
         let Some(a) = self.shown.get() else { return };
-        let d = &self.doc;
         let v = inspector_view(a, self.item, self.controls.alpha, self.controls.never_empty);
-        set_value(d, ids::ITEM_INDEX, &self.item.to_string());
-        if let Ok(i) = dom::input(d, ids::ITEM_INDEX) {
-            if i.max() != v.max {
-                i.set_max(&v.max);
-            }
-        }
-        if let Some(info) = &v.info {
-            set_text(d, ids::ITEM_INFO, info);
-        }
+        dom::apply(&self.doc, &v.edits(self.item));
         match v.body {
-            InspectorBody::Read { item, range, html } => {
-                set_html(d, ids::INSPECTOR, &html);
+            InspectorBody::Read { item, range, .. } => {
                 self.drawn.set_inspector(Vec::new());
                 self.read_item(item, range);
             }
             InspectorBody::Columns(columns) => {
-                show_inspector(d, self.drawn.inspector(), &columns);
+                show_inspector(&self.doc, self.drawn.inspector(), &columns);
                 self.drawn.set_inspector(columns);
             }
-            InspectorBody::Error(html) => {
-                set_html(d, ids::INSPECTOR, &html);
-                self.drawn.set_inspector(Vec::new());
-            }
+            InspectorBody::Error(_) => self.drawn.set_inspector(Vec::new()),
         }
     }
 
