@@ -16,6 +16,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Window};
 
 use super::dom;
+use super::permalink::call;
 use rvalue_model::embed::{height_message, marks, posted_as, Heights};
 use rvalue_model::panel::Panel;
 use rvalue_model::tour::Step;
@@ -101,9 +102,7 @@ fn observe_body(w: &Window, f: impl Fn() + 'static) {
         let callback = Closure::<dyn Fn()>::new(f);
         let observer = Reflect::construct(&class, &Array::of1(callback.as_ref()))?;
         callback.forget();
-        let observe: Function = Reflect::get(&observer, &"observe".into())?.dyn_into()?;
-        observe.call1(&observer, &body)?;
-        Ok(())
+        call(&observer, "observe", &[body.into()]).map(|_| ())
     })();
     if let Err(e) = observed {
         web_sys::console::warn_1(&format!("no ResizeObserver: the height is posted once ({e:?})").into());

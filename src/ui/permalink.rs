@@ -42,7 +42,11 @@ pub fn url_with(query: &str) -> String {
 }
 
 /// `target.method(args…)`, for the browser APIs reached by name.
-fn call(target: &JsValue, method: &str, args: &[JsValue]) -> std::result::Result<JsValue, JsValue> {
+pub(super) fn call(
+    target: &JsValue,
+    method: &str,
+    args: &[JsValue],
+) -> std::result::Result<JsValue, JsValue> {
     let f: Function = Reflect::get(target, &method.into())?.dyn_into()?;
     f.apply(target, &args.iter().collect())
 }

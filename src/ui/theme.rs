@@ -7,11 +7,12 @@
 //! Exports follow the theme: the PNG is the canvas as shown, the SVG is drawn with the same
 //! palette (a dark docs page gets dark figures, a transparent embed transparent ones).
 
-use js_sys::{Function, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Document;
 
 use super::dom;
+use super::permalink::call;
 use rvalue_model::theme;
 use rvalue_model::url::{Theme, View};
 use rvalue_plot::Palette;
@@ -40,9 +41,7 @@ pub fn mark(doc: &Document, view: &View) {
 
 /// `window.matchMedia(query)`, reached through `js_sys::Reflect` (no web-sys feature).
 pub(super) fn media_query(query: &str) -> Option<JsValue> {
-    let w = web_sys::window()?;
-    let f: Function = Reflect::get(&w, &"matchMedia".into()).ok()?.dyn_into().ok()?;
-    f.call1(&w, &query.into()).ok()
+    call(&web_sys::window()?.into(), "matchMedia", &[query.into()]).ok()
 }
 
 /// Whether the media query `q` matches now.

@@ -12,7 +12,9 @@ mod notes;
 pub use alpha::{alpha_cleared, alpha_edits, classes_view, worst_html, ClassesView, ALPHA_READOUTS};
 pub use curves::{scores_view, theorem3_view, threshold_view};
 pub use data::{data_view, DataView};
-pub use inspector::{inspector_cleared, inspector_view, InspectorBody, InspectorView};
+pub use inspector::{
+    inspector_cleared, inspector_patch, inspector_view, ColumnPatch, InspectorBody, InspectorView, ListPatch,
+};
 pub use notes::{data_notes, kind_edits, DataNotes};
 
 use crate::edits::Edits;

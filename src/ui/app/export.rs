@@ -67,6 +67,11 @@ fn js_err(what: &str) -> impl Fn(JsValue) -> Error + '_ {
     move |e| Error::invalid(format!("{what}: {}", e.as_string().unwrap_or_else(|| format!("{e:?}"))))
 }
 
+/// A new `<tag>` element of the page, as the element type `T` it is.
+fn create<T: JsCast>(doc: &Document, tag: &str) -> Result<T> {
+    Ok(doc.create_element(tag).map_err(js_err("createElement"))?.unchecked_into())
+}
+
 /// The figure's canvas and overlay composed on an offscreen canvas, then saved as PNG.
 fn export_png(app: &App, f: &FigureExport) -> Result<()> {
     let doc = &app.doc;
@@ -75,8 +80,7 @@ fn export_png(app: &App, f: &FigureExport) -> Result<()> {
     if !app.drawn.has_figure(f.canvas) || base.width() == 0 || base.height() == 0 {
         return Err(f.no_figure(false));
     }
-    let out: HtmlCanvasElement =
-        doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
+    let out: HtmlCanvasElement = create(doc, "canvas")?;
     out.set_width(base.width());
     out.set_height(base.height());
     let ctx = canvas::context(&out)?;
@@ -87,7 +91,7 @@ fn export_png(app: &App, f: &FigureExport) -> Result<()> {
             ctx.draw_image_with_html_canvas_element(&overlay, 0.0, 0.0).map_err(js_err("drawImage"))?;
         }
     }
-    download(doc, &format!("rvalue-explorer-{}.png", f.name), &png_bytes(&out)?, "image/png")
+    download(doc, &file_name(f.name, "png"), &png_bytes(&out)?, "image/png")
 }
 
 /// The canvas encoded as PNG in this task (`toDataURL`), not in a `toBlob` callback: a download
@@ -127,10 +131,7 @@ fn export_svg(app: &mut App, f: &FigureExport) -> Result<()> {
 
 /// `fig` as an SVG document of `size` pixels with `font`-pixel tick labels.
 pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
-    let doc = dom::document()?;
-    let scratch: HtmlCanvasElement =
-        doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
-    let ctx = canvas::context(&scratch)?;
+    let ctx = canvas::context(&create(&dom::document()?, "canvas")?)?;
     let mut out = String::new();
     {
         let area = canvas::svg(&mut out, size, ctx).into_drawing_area();
@@ -153,8 +154,7 @@ fn download(doc: &Document, name: &str, bytes: &[u8], mime: &str) -> Result<()> 
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
     let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(js_err("Blob"))?;
     let url = Url::create_object_url_with_blob(&blob).map_err(js_err("createObjectURL"))?;
-    let a: web_sys::HtmlAnchorElement =
-        doc.create_element("a").map_err(js_err("createElement"))?.unchecked_into();
+    let a: web_sys::HtmlAnchorElement = create(doc, "a")?;
     a.set_href(&url);
     a.set_download(name);
     a.click();

@@ -8,6 +8,7 @@ use crate::figure::html::esc;
 use crate::figure::inspector::{inspector_columns, RankingColumn};
 use crate::ids;
 use crate::message::sentence;
+use crate::page::patch::{cut_move, CutMove};
 use crate::page::readouts::item_info;
 use crate::Analysis;
 
@@ -77,4 +78,39 @@ pub fn inspector_view(a: &Analysis, t: usize, alpha: f64, never_empty: bool) -> 
             InspectorView { max, info: None, body: InspectorBody::Error(html) }
         }
     }
+}
+
+/// How one of the inspector's columns goes from what it shows to the new one
+/// ([`inspector_patch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnPatch {
+    /// Its threshold's text changed.
+    pub threshold: bool,
+    pub list: ListPatch,
+}
+
+/// How a column's ranking list changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListPatch {
+    Same,
+    /// The same rows, the set's cut moved (an α move).
+    Cut(CutMove),
+    /// Other rows (another item): the list is written afresh.
+    Afresh,
+}
+
+/// The in-place patch from the inspector showing `shown` to `columns`, a column each; `None`
+/// when it is written afresh (the columns differ in number, title or kind of score).
+pub fn inspector_patch(shown: &[RankingColumn], columns: &[RankingColumn]) -> Option<Vec<ColumnPatch>> {
+    let same_shape = shown.len() == columns.len()
+        && shown.iter().zip(columns).all(|(a, b)| a.title == b.title && a.what == b.what);
+    let column = |(old, new): (&RankingColumn, &RankingColumn)| ColumnPatch {
+        threshold: old.threshold != new.threshold,
+        list: match (old == new, old.same_rows(new)) {
+            (true, _) => ListPatch::Same,
+            (false, true) => ListPatch::Cut(cut_move(old.cut(), new.cut())),
+            (false, false) => ListPatch::Afresh,
+        },
+    };
+    same_shape.then(|| shown.iter().zip(columns).map(column).collect())
 }

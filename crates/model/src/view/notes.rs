@@ -29,9 +29,9 @@ pub struct DataNotes {
 
 impl DataNotes {
     /// The notes, hidden when there are none, and the split mask's button shown if it has one.
-    pub fn edits(&self) -> Edits {
+    pub fn edits(self) -> Edits {
         let mut e = Edits::new();
-        e.html(ids::DATA_NOTES, self.html.as_str()).hidden(ids::DATA_NOTES, self.empty);
+        e.html(ids::DATA_NOTES, self.html).hidden(ids::DATA_NOTES, self.empty);
         e.hidden(ids::SPLIT_MASK, !self.split_mask);
         e
     }

@@ -222,3 +222,25 @@ fn the_inspector_shows_an_items_rankings_or_why_not() {
     let cleared = inspector_cleared();
     assert_eq!((cleared.html_of(ids::INSPECTOR), cleared.text_of(ids::ITEM_INFO)), (Some(""), Some("")));
 }
+
+#[test]
+fn an_alpha_move_patches_the_inspectors_cuts_and_another_item_its_lists() {
+    let a = analysis(&controls());
+    let columns =
+        |t: usize, alpha: f64| inspector_columns(&a.inspect(t, alpha, false).unwrap(), a.single_draw);
+    let (before, after) = (columns(2, 0.1), columns(2, 0.4));
+    let same = inspector_patch(&before, &before).unwrap();
+    assert!(same.iter().all(|p| *p == ColumnPatch { threshold: false, list: ListPatch::Same }));
+    let moved = inspector_patch(&before, &after).unwrap();
+    assert_eq!(moved.len(), before.len());
+    for ((p, old), new) in moved.iter().zip(&before).zip(&after) {
+        assert_eq!(p.threshold, old.threshold != new.threshold);
+        let cut = crate::page::patch::cut_move(old.cut(), new.cut());
+        assert!(matches!(p.list, ListPatch::Same) || p.list == ListPatch::Cut(cut), "{p:?}");
+    }
+    assert!(moved.iter().any(|p| p.threshold), "α moves a threshold");
+    let other = inspector_patch(&before, &columns(3, 0.1)).unwrap();
+    assert!(other.iter().any(|p| p.list == ListPatch::Afresh), "another item's rows");
+    assert_eq!(inspector_patch(&before, &before[1..]), None, "another number of columns");
+    assert_eq!(inspector_patch(&[], &before), None);
+}

@@ -1,14 +1,13 @@
 //! Panel 9: coverage by class and by set size at α, from the tallies of panel 6's pass; the
 //! worst classes as buttons that open the inspector on a test item of the class.
 
-use wasm_bindgen::JsCast;
 use web_sys::Document;
 
 use super::table::show_rows;
 use super::warned;
 use crate::ui::app::App;
 use crate::ui::canvas;
-use crate::ui::dom::{apply, set_html};
+use crate::ui::dom::{apply, by_id, set_html};
 use rvalue_model::figure::tables::TableRow;
 use rvalue_model::ids;
 use rvalue_model::page::{ItemMove, Tables};
@@ -78,10 +77,8 @@ impl App {
         if let Some(p) = self.doc.get_element_by_id(ids::PANEL_INSPECTOR) {
             p.scroll_into_view();
         }
-        if let Some(i) = self.doc.get_element_by_id(ids::ITEM_INDEX) {
-            if let Ok(i) = i.dyn_into::<web_sys::HtmlElement>() {
-                let _ = i.focus();
-            }
+        if let Ok(i) = by_id::<web_sys::HtmlElement>(&self.doc, ids::ITEM_INDEX) {
+            let _ = i.focus();
         }
     }
 }

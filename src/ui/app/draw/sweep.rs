@@ -3,7 +3,7 @@
 
 use web_sys::HtmlCanvasElement;
 
-use super::table::{show_summary, show_summary_rows};
+use super::table::show_summary;
 use super::warned;
 use crate::ui::app::{App, ALPHA_PLOTS};
 use crate::ui::canvas;
@@ -66,7 +66,7 @@ impl App {
         let toy = self.shown.get().is_some_and(|a| a.controls.mode == Mode::Toy);
         apply(d, &alpha_edits(view, alpha, toy, drawn.into_iter().flatten()));
         if let Some(v) = view {
-            show_summary(d, v, self.drawn.tables());
+            show_summary(d, Some(v), self.drawn.tables());
             self.tour_outcome(v);
         }
         self.render_item();
@@ -77,7 +77,7 @@ impl App {
     fn clear_alpha(&mut self) {
         let d = &self.doc;
         apply(d, &alpha_cleared(!self.drawn.inspector().is_empty()));
-        show_summary_rows(d, self.drawn.tables(), Vec::new(), Vec::new());
+        show_summary(d, None, self.drawn.tables());
         self.clear_classes();
         self.drawn.set_inspector(Vec::new());
     }
