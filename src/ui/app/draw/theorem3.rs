@@ -16,7 +16,7 @@ impl App {
     /// legend); else the front layer alone. Without a figure, both canvases are blank.
     pub(super) fn render_theorem3(&mut self, whole: bool) {
         let v = theorem3_view(&self.controls, self.analysis_in_mode(), self.source.is_loaded());
-        let texts = v.edits();
+        let mut texts = v.edits();
         let Some(fig) = v.figure else {
             dom::apply(&self.doc, &texts);
             self.blank(ids::PLOT_THEOREM3);
@@ -29,9 +29,7 @@ impl App {
         }
         if let Some(frame) = self.drawn.theorem3_frame() {
             warned(THEOREM3_FRONT, canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame));
-            if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
-                let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
-            }
+            texts.attr(THEOREM3_FRONT, "data-alpha", short(self.controls.alpha));
             self.drawn.keep(ids::PLOT_THEOREM3, fig);
         }
         // Written after the drawing: a canvas' box read after a DOM write forces a layout.
