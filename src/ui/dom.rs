@@ -72,6 +72,7 @@ pub fn apply(doc: &Document, edits: &Edits) {
     for e in &edits.0 {
         match e {
             Edit::Text(id, t) => set_text(doc, id, t),
+            Edit::Html(id, h) => set_html(doc, id, h),
             Edit::Attr(id, name, v) => set_attr(doc, id, name, v),
             Edit::Hidden(id, h) => set_hidden(doc, id, *h),
             Edit::Class(id, name, on) => toggle_class(doc.get_element_by_id(id), name, *on),

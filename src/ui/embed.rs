@@ -16,18 +16,27 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Window};
 
 use super::dom;
-use rvalue_model::embed::{posted_as, slider_ids, tour_controls, Heights, HEIGHT_MESSAGE};
-use rvalue_model::ids;
+use super::permalink::call;
+use rvalue_model::embed::{height_message, marks, posted_as, Heights};
 use rvalue_model::panel::Panel;
 use rvalue_model::tour::Step;
 use rvalue_model::url::Slider;
 
-/// Marks the page for what `?embed=` asks: one panel, or a tour step alone.
+/// Marks the page for what `?embed=` asks, one panel or a tour step alone ([`marks`]): a
+/// slider is kept by its wrapper, a control by its slider or fieldset (a direct child of the
+/// controls).
 pub fn mark(doc: &Document, panel: Option<Panel>, step: Option<&Step>) {
-    match (panel, step) {
-        (Some(p), _) => apply(doc, p),
-        (None, Some(s)) => apply_tour(doc, s),
-        (None, None) => {}
+    let (Some(m), Some(body)) = (marks(panel, step), doc.body()) else { return };
+    let _ = body.class_list().add_1("embed");
+    let _ = body.set_attribute("data-embed", m.name);
+    for id in &m.keep {
+        keep(doc.get_element_by_id(id));
+    }
+    for id in m.sliders {
+        keep(dom::input(doc, id).ok().and_then(|i| i.parent_element()));
+    }
+    for id in m.controls {
+        keep(doc.get_element_by_id(id).and_then(|e| e.closest(".slider, fieldset").ok().flatten()));
     }
 }
 
@@ -35,34 +44,6 @@ pub fn mark(doc: &Document, panel: Option<Panel>, step: Option<&Step>) {
 pub fn post(doc: &Document, panel: Option<Panel>, tour_alone: bool) {
     if let Some(name) = posted_as(panel, tour_alone) {
         post_heights(doc, name);
-    }
-}
-
-/// Marks the page for `panel` alone: `body.embed`, and `embed-keep` on the panel and on the
-/// sliders it needs.
-fn apply(doc: &Document, panel: Panel) {
-    let Some(body) = doc.body() else { return };
-    let _ = body.class_list().add_1("embed");
-    let _ = body.set_attribute("data-embed", panel.name());
-    keep(doc.get_element_by_id(&panel.element_id()));
-    for id in slider_ids(panel) {
-        keep(dom::input(doc, id).ok().and_then(|i| i.parent_element()));
-    }
-}
-
-/// Marks the page for a tour step alone (`?embed=tour&tour=N`): its card, its panels, the
-/// sliders they need and the control the step asks the reader to use.
-fn apply_tour(doc: &Document, step: &Step) {
-    let Some(body) = doc.body() else { return };
-    let _ = body.class_list().add_1("embed");
-    let _ = body.set_attribute("data-embed", "tour");
-    keep(doc.get_element_by_id(ids::TOUR));
-    for p in step.panels {
-        keep(doc.get_element_by_id(&p.element_id()));
-    }
-    for id in tour_controls(step) {
-        // The control's slider or fieldset: a direct child of the controls.
-        keep(doc.get_element_by_id(id).and_then(|e| e.closest(".slider, fieldset").ok().flatten()));
     }
 }
 
@@ -106,12 +87,7 @@ fn post_heights(doc: &Document, panel: &'static str) {
 }
 
 fn send(parent: &Window, height: f64, panel: &str) {
-    let msg = Object::new();
-    for (k, v) in
-        [("type", JsValue::from(HEIGHT_MESSAGE)), ("height", height.into()), ("panel", panel.into())]
-    {
-        let _ = Reflect::set(&msg, &k.into(), &v);
-    }
+    let Ok(msg) = js_sys::JSON::parse(&height_message(height, panel)) else { return };
     // Any origin: the page holds no secret, and the embedding site's origin is not known.
     if let Err(e) = parent.post_message(&msg, "*") {
         web_sys::console::warn_1(&format!("the height could not be posted: {e:?}").into());
@@ -126,9 +102,7 @@ fn observe_body(w: &Window, f: impl Fn() + 'static) {
         let callback = Closure::<dyn Fn()>::new(f);
         let observer = Reflect::construct(&class, &Array::of1(callback.as_ref()))?;
         callback.forget();
-        let observe: Function = Reflect::get(&observer, &"observe".into())?.dyn_into()?;
-        observe.call1(&observer, &body)?;
-        Ok(())
+        call(&observer, "observe", &[body.into()]).map(|_| ())
     })();
     if let Err(e) = observed {
         web_sys::console::warn_1(&format!("no ResizeObserver: the height is posted once ({e:?})").into());

@@ -18,7 +18,7 @@ use web_sys::{Document, HtmlInputElement};
 use super::dom;
 use rvalue_core::Result;
 use rvalue_model::ids;
-use rvalue_model::url::rewrite::{with_query, Rewrites};
+use rvalue_model::url::rewrite::{copy_status, with_query, Rewrites};
 use rvalue_model::url::{Restored, UrlState};
 
 /// The shortest interval between two rewrites of the address.
@@ -42,7 +42,11 @@ pub fn url_with(query: &str) -> String {
 }
 
 /// `target.method(args…)`, for the browser APIs reached by name.
-fn call(target: &JsValue, method: &str, args: &[JsValue]) -> std::result::Result<JsValue, JsValue> {
+pub(super) fn call(
+    target: &JsValue,
+    method: &str,
+    args: &[JsValue],
+) -> std::result::Result<JsValue, JsValue> {
     let f: Function = Reflect::get(target, &method.into())?.dyn_into()?;
     f.apply(target, &args.iter().collect())
 }
@@ -103,7 +107,7 @@ pub fn wire(doc: &Document, link_now: impl Fn() -> String + 'static) -> Result<(
         match clipboard_write(&url) {
             Some(p) => spawn_local(async move {
                 match JsFuture::from(p).await {
-                    Ok(_) => copied(&d),
+                    Ok(_) => dom::apply(&d, &copy_status(true, true)),
                     Err(_) => show_field(&d, &url),
                 }
             }),
@@ -120,11 +124,6 @@ fn clipboard_write(text: &str) -> Option<Promise> {
     call(&clip, "writeText", &[text.into()]).ok()?.dyn_into().ok()
 }
 
-fn copied(d: &Document) {
-    dom::set_hidden(d, ids::LINK_TEXT, true);
-    dom::set_text(d, ids::COPY_STATUS, "Copied");
-}
-
 /// The fallback: the link selected in a text field, and the legacy copy command tried on it.
 fn show_field(d: &Document, url: &str) {
     let Ok(field) = dom::by_id::<HtmlInputElement>(d, ids::LINK_TEXT) else { return };
@@ -132,7 +131,6 @@ fn show_field(d: &Document, url: &str) {
     field.set_hidden(false);
     let _ = field.focus();
     field.select();
-    let copied_now = call(d, "execCommand", &["copy".into()]).ok().and_then(|v| v.as_bool()) == Some(true);
-    let status = if copied_now { "Copied" } else { "Press Ctrl+C (⌘C) to copy the selected link" };
-    dom::set_text(d, ids::COPY_STATUS, status);
+    let copied = call(d, "execCommand", &["copy".into()]).ok().and_then(|v| v.as_bool()) == Some(true);
+    dom::apply(d, &copy_status(false, copied));
 }

@@ -15,11 +15,12 @@
 
 use std::cell::Cell;
 
-use js_sys::{Function, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, EventTarget, HtmlCanvasElement};
 
 use super::dom;
+use super::theme::{matches, media_query};
 
 /// The figures' canvases, not the transparent overlays stacked on some of them.
 const FIGURE_CANVASES: &str = "#panels canvas:not(.overlay)";
@@ -36,17 +37,12 @@ pub fn printing() -> bool {
 /// Listens for printing: `redraw` is called, in the event, when printing starts and when it
 /// ends; it must draw every figure at once (a frame would come too late for the printout).
 pub fn wire(doc: &Document, redraw: impl Fn() + 'static) {
-    let Some(w) = web_sys::window() else { return };
-    // `matchMedia('print')`, reached through `js_sys::Reflect` as the history API is in
-    // [`super::permalink`]; without it figures print as drawn for the screen.
-    let query = Reflect::get(&w, &"matchMedia".into())
-        .and_then(|f| f.dyn_into::<Function>())
-        .and_then(|f| f.call1(&w, &"print".into()));
-    let Ok(query) = query else { return };
+    // Without `matchMedia`, figures print as drawn for the screen.
+    let Some(query) = media_query("print") else { return };
     let Some(target) = query.dyn_ref::<EventTarget>() else { return };
     let (q, doc) = (query.clone(), doc.clone());
     dom::listen(target, "change", move |_| {
-        let on = Reflect::get(&q, &"matches".into()).is_ok_and(|m| m.is_truthy());
+        let on = matches(&q);
         pin_widths(&doc, on.then(super::canvas::pixel_ratio));
         PRINTING.with(|p| p.set(on));
         redraw();

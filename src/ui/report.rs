@@ -44,17 +44,11 @@ pub fn load(sink: &Sink) {
 fn read_into(sink: &Sink) {
     let Some((_, name)) = settings() else { return };
     let Ok(doc) = dom::document() else { return };
-    let bytes = match widget_data() {
-        Some(b) => b,
-        None => {
-            let text = doc.get_element_by_id(DATA).and_then(|e| e.text_content()).unwrap_or_default();
-            match decode_base64(&text) {
-                Ok(b) => b,
-                Err(why) => return sink(Got::Failed(format!("The report's data cannot be read: {why}."))),
-            }
-        }
-    };
-    sink(Got::whole("report.npz".to_string(), &bytes, None, name, DataRef::Report, None))
+    let text = || doc.get_element_by_id(DATA).and_then(|e| e.text_content()).unwrap_or_default();
+    match widget_data().map_or_else(|| decode_base64(&text()), Ok) {
+        Ok(bytes) => sink(Got::whole("report.npz".to_string(), &bytes, None, name, DataRef::Report, None)),
+        Err(why) => sink(Got::Failed(format!("The report's data cannot be read: {why}."))),
+    }
 }
 
 /// The data a widget gave the page's frame, if it gave any.

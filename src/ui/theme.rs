@@ -7,11 +7,12 @@
 //! Exports follow the theme: the PNG is the canvas as shown, the SVG is drawn with the same
 //! palette (a dark docs page gets dark figures, a transparent embed transparent ones).
 
-use js_sys::{Function, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Document;
 
 use super::dom;
+use super::permalink::call;
 use rvalue_model::theme;
 use rvalue_model::url::{Theme, View};
 use rvalue_plot::Palette;
@@ -22,38 +23,30 @@ const DARK_QUERY: &str = "(prefers-color-scheme: dark)";
 /// The palette of the page as it is now: its theme resolved (`auto` by the media query) and
 /// its background.
 pub fn palette() -> Palette {
-    let Ok(doc) = dom::document() else { return Palette::light() };
-    let Some(html) = doc.document_element() else { return Palette::light() };
-    let dark = html.get_attribute("data-theme").as_deref() == Some("dark");
-    let transparent = html.get_attribute("data-background").as_deref() == Some("transparent");
-    Palette::of(if dark { &theme::DARK } else { &theme::LIGHT }, transparent)
+    let html = dom::document().ok().and_then(|d| d.document_element());
+    let attr = |name| html.as_ref().and_then(|h| h.get_attribute(name));
+    let (colours, transparent) =
+        theme::page_palette(attr("data-theme").as_deref(), attr("data-background").as_deref());
+    Palette::of(colours, transparent)
 }
 
 /// Marks `<html>` with the link's theme, resolved (`auto` by the media query, so the style
 /// sheet and the figures need one rule each), and background, before anything is drawn.
 pub fn mark(doc: &Document, view: &View) {
     let Some(html) = doc.document_element() else { return };
-    let dark = match view.theme {
-        Theme::Light => false,
-        Theme::Dark => true,
-        Theme::Auto => prefers_dark(),
-    };
-    let _ = html.set_attribute("data-theme", if dark { "dark" } else { "light" });
-    if view.transparent {
-        let _ = html.set_attribute("data-background", "transparent");
+    for (name, value) in theme::html_attrs(view, || media_query(DARK_QUERY).is_some_and(|q| matches(&q))) {
+        let _ = html.set_attribute(name, value);
     }
 }
 
-/// `window.matchMedia(DARK_QUERY)`, reached through `js_sys::Reflect` (no web-sys feature).
-fn dark_query() -> Option<JsValue> {
-    let w = web_sys::window()?;
-    let f: Function = Reflect::get(&w, &"matchMedia".into()).ok()?.dyn_into().ok()?;
-    f.call1(&w, &DARK_QUERY.into()).ok()
+/// `window.matchMedia(query)`, reached through `js_sys::Reflect` (no web-sys feature).
+pub(super) fn media_query(query: &str) -> Option<JsValue> {
+    call(&web_sys::window()?.into(), "matchMedia", &[query.into()]).ok()
 }
 
-fn prefers_dark() -> bool {
-    dark_query().and_then(|q| Reflect::get(&q, &"matches".into()).ok()).and_then(|m| m.as_bool())
-        == Some(true)
+/// Whether the media query `q` matches now.
+pub(super) fn matches(q: &JsValue) -> bool {
+    Reflect::get(q, &"matches".into()).is_ok_and(|m| m.is_truthy())
 }
 
 /// Marks the page again and calls `f` when the system's colour scheme changes, if the page
@@ -62,7 +55,7 @@ pub fn on_change(doc: &Document, view: &View, f: impl FnMut() + 'static) {
     if view.theme != Theme::Auto {
         return;
     }
-    match dark_query().and_then(|q| q.dyn_into::<web_sys::EventTarget>().ok()) {
+    match media_query(DARK_QUERY).and_then(|q| q.dyn_into::<web_sys::EventTarget>().ok()) {
         Some(q) => {
             let (mut f, doc, view) = (f, doc.clone(), view.clone());
             dom::listen(&q, "change", move |_| {

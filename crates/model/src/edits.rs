@@ -15,6 +15,8 @@ pub type Id = Cow<'static, str>;
 pub enum Edit {
     /// The element's text content.
     Text(Id, String),
+    /// The element's content as markup the model built (its texts escaped).
+    Html(Id, String),
     /// Attribute `name` set to a value.
     Attr(Id, &'static str, String),
     /// The element's `hidden` property.
@@ -42,6 +44,10 @@ impl Edits {
 
     pub fn text(&mut self, id: impl Into<Id>, text: impl Into<String>) -> &mut Self {
         self.push(Edit::Text(id.into(), text.into()))
+    }
+
+    pub fn html(&mut self, id: impl Into<Id>, html: impl Into<String>) -> &mut Self {
+        self.push(Edit::Html(id.into(), html.into()))
     }
 
     pub fn attr(&mut self, id: impl Into<Id>, name: &'static str, value: impl Into<String>) -> &mut Self {
@@ -96,6 +102,14 @@ impl Edits {
     pub fn text_of(&self, id: &str) -> Option<&str> {
         self.0.iter().rev().find_map(|e| match e {
             Edit::Text(i, t) if i == id => Some(t.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The markup the edits leave in element `id`, if they write some (the last write wins).
+    pub fn html_of(&self, id: &str) -> Option<&str> {
+        self.0.iter().rev().find_map(|e| match e {
+            Edit::Html(i, h) if i == id => Some(h.as_str()),
             _ => None,
         })
     }

@@ -21,6 +21,37 @@ pub fn tour_controls(step: &Step) -> Vec<&'static str> {
     ids
 }
 
+/// What the page marks for `?embed=`: `body.embed` with `data-embed` = `name`, and
+/// `embed-keep` on the elements `keep`, on the wrappers of the sliders `sliders`, and on the
+/// slider or fieldset of the controls `controls`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marks {
+    pub name: &'static str,
+    pub keep: Vec<String>,
+    pub sliders: Vec<&'static str>,
+    pub controls: Vec<&'static str>,
+}
+
+/// The marks for `panel` alone (its sliders kept), or else for a tour `step` alone (its card,
+/// its panels, the control it asks the reader to use and its panels' sliders); `None` for the
+/// whole page.
+pub fn marks(panel: Option<Panel>, step: Option<&Step>) -> Option<Marks> {
+    match (panel, step) {
+        (Some(p), _) => Some(Marks {
+            name: p.name(),
+            keep: vec![p.element_id()],
+            sliders: slider_ids(p).collect(),
+            controls: vec![],
+        }),
+        (None, Some(s)) => {
+            let keep =
+                std::iter::once(crate::ids::TOUR.to_string()).chain(s.panels.iter().map(|p| p.element_id()));
+            Some(Marks { name: "tour", keep: keep.collect(), sliders: vec![], controls: tour_controls(s) })
+        }
+        (None, None) => None,
+    }
+}
+
 /// The `panel` the height message names, if the page posts heights: what `?embed=` shows
 /// alone, a panel or the tour (nothing for the whole page).
 pub fn posted_as(panel: Option<Panel>, tour_alone: bool) -> Option<&'static str> {
@@ -29,6 +60,13 @@ pub fn posted_as(panel: Option<Panel>, tour_alone: bool) -> Option<&'static str>
         (None, true) => Some("tour"),
         (None, false) => None,
     }
+}
+
+/// The height message as JSON: `{type: HEIGHT_MESSAGE, height, panel}` for a body of `height`
+/// CSS pixels (a whole number, from [`Heights::changed`]) showing `panel` (a name of
+/// [`posted_as`]'s, which needs no escaping).
+pub fn height_message(height: f64, panel: &str) -> String {
+    format!("{{\"type\":\"{HEIGHT_MESSAGE}\",\"height\":{height},\"panel\":\"{panel}\"}}")
 }
 
 /// The content height last posted: a height is posted when it changes.

@@ -1,7 +1,10 @@
 //! The figures' colours in each theme, beside the page's style sheet (`www/style.css` holds the
 //! same values as CSS custom properties), and the contrast the dark one was chosen for. The
 //! methods keep their Okabe–Ito colours in both themes: each stays at least 3:1 (WCAG's ratio
-//! for graphics) against the dark figure background, so no method needs a second colour.
+//! for graphics) against the dark figure background, so no method needs a second colour. A
+//! link's theme is marked on the page's `<html>` ([`html_attrs`]), where the figures read it.
+
+use crate::url::{Theme, View};
 
 /// An sRGB colour.
 pub type Rgb = (u8, u8, u8);
@@ -58,6 +61,28 @@ pub fn luminance((r, g, b): Rgb) -> f64 {
 pub fn contrast(a: Rgb, b: Rgb) -> f64 {
     let (la, lb) = (luminance(a), luminance(b));
     (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+/// The attributes on `<html>` for a link's `view`, which colour the page and its figures: its
+/// theme resolved (`auto` asks `prefers_dark`, the system's colour scheme) as `data-theme`, and
+/// `data-background` when it is transparent.
+pub fn html_attrs(view: &View, prefers_dark: impl FnOnce() -> bool) -> Vec<(&'static str, &'static str)> {
+    let dark = match view.theme {
+        Theme::Light => false,
+        Theme::Dark => true,
+        Theme::Auto => prefers_dark(),
+    };
+    let mut attrs = vec![("data-theme", if dark { "dark" } else { "light" })];
+    if view.transparent {
+        attrs.push(("data-background", "transparent"));
+    }
+    attrs
+}
+
+/// The figures' colours on a page whose `<html>` has `data-theme` = `theme` and
+/// `data-background` = `background` ([`html_attrs`]), and whether the background is transparent.
+pub fn page_palette(theme: Option<&str>, background: Option<&str>) -> (&'static Palette, bool) {
+    (if theme == Some("dark") { &DARK } else { &LIGHT }, background == Some("transparent"))
 }
 
 #[cfg(test)]

@@ -5,14 +5,19 @@
 
 mod alpha;
 mod curves;
+mod data;
 mod inspector;
 mod notes;
 
-pub use alpha::{alpha_readouts, classes_view, ClassesView, ALPHA_READOUTS};
+pub use alpha::{alpha_cleared, alpha_edits, classes_view, worst_html, ClassesView, ALPHA_READOUTS};
 pub use curves::{scores_view, theorem3_view, threshold_view};
-pub use inspector::{inspector_view, InspectorBody, InspectorView};
-pub use notes::{data_notes, DataNotes};
+pub use data::{data_view, DataView};
+pub use inspector::{
+    inspector_cleared, inspector_patch, inspector_view, ColumnPatch, InspectorBody, InspectorView, ListPatch,
+};
+pub use notes::{data_notes, kind_edits, DataNotes};
 
+use crate::edits::Edits;
 use crate::figure::Figure;
 
 /// Points per curve of panels 1, 2 and 5.
@@ -29,6 +34,15 @@ pub struct PanelView {
 impl PanelView {
     fn without(texts: Vec<(&'static str, String)>) -> PanelView {
         PanelView { texts, figure: None }
+    }
+
+    /// The panel's texts as the page writes them.
+    pub fn edits(&self) -> Edits {
+        let mut e = Edits::new();
+        for (id, text) in &self.texts {
+            e.text(*id, text.as_str());
+        }
+        e
     }
 
     /// The text written in the element `id`, if any.

@@ -16,7 +16,8 @@ use web_sys::HtmlCanvasElement;
 
 use super::App;
 use crate::ui::canvas;
-use crate::ui::dom::{self, by_id, set_text};
+use crate::ui::dom::{self, by_id};
+use rvalue_model::edits::Edits;
 use rvalue_model::figure::Figure;
 use rvalue_model::ids;
 use rvalue_model::page::font_px;
@@ -58,8 +59,8 @@ impl App {
             self.show_device();
         }
         if dirty.address {
-            let pressed = if per_item_prior(&self.controls) { "true" } else { "false" };
-            dom::set_attr(&self.doc, ids::PER_ITEM_PRIOR, "aria-pressed", pressed);
+            let pressed = per_item_prior(&self.controls);
+            dom::apply(&self.doc, Edits::new().flag(ids::PER_ITEM_PRIOR, "aria-pressed", pressed));
             let state = self.url_state();
             self.check_tour(&state);
             if let Some(link) = &mut self.link {
@@ -74,48 +75,36 @@ impl App {
         self.shown.get().filter(|a| a.controls.mode == self.controls.mode)
     }
 
-    /// Writes a panel's texts, (element id, text), in order.
-    fn write_texts(&self, texts: &[(&str, String)]) {
-        for (id, text) in texts {
-            set_text(&self.doc, id, text);
-        }
-    }
-
     pub(in crate::ui::app) fn font(&self) -> f64 {
         font_px(self.framing.large_text())
     }
 
     /// Draws `fig` (or one layer of it) on the canvas `id` sized to its box; its frame.
     pub(super) fn draw_sized(&self, id: &str, fig: &Figure, layer: Layer) -> Option<Frame> {
-        match canvas::draw_figure(&self.doc, id, fig, layer, self.font()) {
-            Ok(frame) => {
-                if frame.is_some() && self.drawn.first_figure() {
-                    // For the benchmark's cold load: the first figure is on its canvas.
-                    dom::mark("rvalue:first-panel");
-                }
-                frame
-            }
-            Err(e) => {
-                web_sys::console::warn_1(&format!("#{id}: {e}").into());
-                None
-            }
+        let frame = warned(id, canvas::draw_figure(&self.doc, id, fig, layer, self.font())).flatten();
+        if frame.is_some() && self.drawn.first_figure() {
+            // For the benchmark's cold load: the first figure is on its canvas.
+            dom::mark("rvalue:first-panel");
         }
+        frame
     }
 
     /// Draws `fig` whole on the canvas `id` at the size it was last given, without reading its
     /// box, and keeps it for the SVG export.
     pub(in crate::ui::app) fn redraw(&self, id: &'static str, fig: Figure) {
-        match canvas::redraw_figure(&self.doc, id, &fig, Layer::Whole, self.font()) {
-            Ok(_) => self.drawn.keep(id, fig),
-            Err(e) => web_sys::console::warn_1(&format!("#{id}: {e}").into()),
+        if warned(id, canvas::redraw_figure(&self.doc, id, &fig, Layer::Whole, self.font())).is_some() {
+            self.drawn.keep(id, fig);
         }
     }
 
-    /// Draws `fig` whole on the canvas `id` and keeps it for the SVG export.
-    pub(in crate::ui::app) fn draw(&self, id: &'static str, fig: Figure) {
-        if self.draw_sized(id, &fig, Layer::Whole).is_some() {
+    /// Draws `fig` whole on the canvas `id` and keeps it for the SVG export; its frame, if it
+    /// was drawn (a hidden canvas draws nothing).
+    pub(in crate::ui::app) fn draw(&self, id: &'static str, fig: Figure) -> Option<Frame> {
+        let frame = self.draw_sized(id, &fig, Layer::Whole);
+        if frame.is_some() {
             self.drawn.keep(id, fig);
         }
+        frame
     }
 
     /// Clears the canvas `id` and forgets its figure: a placeholder's panel shows no figure of
@@ -128,4 +117,10 @@ impl App {
         }
         self.drawn.forget(id);
     }
+}
+
+/// `r`'s value, or `None` with the failure logged against the canvas `id`: a figure that cannot
+/// be drawn leaves the page as it is.
+fn warned<T>(id: &str, r: rvalue_core::Result<T>) -> Option<T> {
+    r.map_err(|e| web_sys::console::warn_1(&format!("#{id}: {e}").into())).ok()
 }

@@ -21,20 +21,23 @@ use crate::ui::canvas;
 use crate::ui::dom::{self, by_id};
 use rvalue_core::{Error, Result};
 use rvalue_model::export::{
-    alpha_marker_of, button_groups, file_name, split_mask_npy, table_csv, ButtonGroup, FigureExport, Save,
-    Table, SPLIT_MASK_FILE,
+    alpha_marker_of, button_groups, file_name, split_mask_npy, table_csv, FigureExport, Save, Table,
+    SPLIT_MASK_FILE,
 };
 use rvalue_model::figure::{panels, Figure};
 use rvalue_model::ids;
 use rvalue_model::message::sentence;
 use rvalue_plot::Draw;
 
-/// Adds the buttons to the panels ([`button_groups`]) and listens to them.
+/// Adds the buttons to the panels ([`button_groups`], as
+/// [`rvalue_model::export::ButtonGroup::html`]) and listens to them.
 pub(super) fn wire(app: &Shared, doc: &Document) -> Result<()> {
     for g in button_groups() {
-        let group = button_group(doc, &g)?;
-        for &(format, save) in &g.buttons {
-            let button = add_button(doc, &group, &g, format)?;
+        let panel: web_sys::Element = by_id(doc, &g.panel.element_id())?;
+        panel.insert_adjacent_html("beforeend", &g.html()).map_err(js_err("insertAdjacentHTML"))?;
+        let buttons = panel.last_element_child().map(|group| group.children());
+        for (i, &(_, save)) in g.buttons.iter().enumerate() {
+            let Some(button) = buttons.as_ref().and_then(|b| b.item(i as u32)) else { continue };
             let a = app.clone();
             dom::listen(&button, "click", move |_| {
                 let done = match save {
@@ -65,30 +68,9 @@ fn js_err(what: &str) -> impl Fn(JsValue) -> Error + '_ {
     move |e| Error::invalid(format!("{what}: {}", e.as_string().unwrap_or_else(|| format!("{e:?}"))))
 }
 
-/// A labelled group of buttons at the end of its panel.
-fn button_group(doc: &Document, g: &ButtonGroup) -> Result<web_sys::Element> {
-    let figure: web_sys::Element = by_id(doc, &g.panel.element_id())?;
-    let group = doc.create_element("div").map_err(js_err("createElement"))?;
-    group.set_class_name("export");
-    let _ = group.set_attribute("role", "group");
-    let _ = group.set_attribute("aria-label", &g.label());
-    figure.append_child(&group).map_err(js_err("appendChild"))?;
-    Ok(group)
-}
-
-fn add_button(
-    doc: &Document,
-    group: &web_sys::Element,
-    g: &ButtonGroup,
-    format: &str,
-) -> Result<web_sys::Element> {
-    let button = doc.create_element("button").map_err(js_err("createElement"))?;
-    let _ = button.set_attribute("type", "button");
-    let _ = button.set_attribute("data-export", &format.to_lowercase());
-    let _ = button.set_attribute("aria-label", &g.button_label(format));
-    button.set_text_content(Some(format));
-    group.append_child(&button).map_err(js_err("appendChild"))?;
-    Ok(button)
+/// A new `<tag>` element of the page, as the element type `T` it is.
+fn create<T: JsCast>(doc: &Document, tag: &str) -> Result<T> {
+    Ok(doc.create_element(tag).map_err(js_err("createElement"))?.unchecked_into())
 }
 
 /// The figure's canvas and overlay composed on an offscreen canvas, then saved as PNG.
@@ -97,10 +79,9 @@ fn export_png(app: &App, f: &FigureExport) -> Result<()> {
     app.draw_stale_classes();
     let base: HtmlCanvasElement = by_id(doc, f.canvas)?;
     if !app.drawn.has_figure(f.canvas) || base.width() == 0 || base.height() == 0 {
-        return Err(Error::invalid(format!("panel {} has no figure yet", f.panel.number())));
+        return Err(f.no_figure(false));
     }
-    let out: HtmlCanvasElement =
-        doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
+    let out: HtmlCanvasElement = create(doc, "canvas")?;
     out.set_width(base.width());
     out.set_height(base.height());
     let ctx = rvalue_plot::canvas::context(&out)?;
@@ -111,43 +92,30 @@ fn export_png(app: &App, f: &FigureExport) -> Result<()> {
             ctx.draw_image_with_html_canvas_element(&overlay, 0.0, 0.0).map_err(js_err("drawImage"))?;
         }
     }
-    let blob = png_blob(&out)?;
-    download(doc, &format!("rvalue-explorer-{}.png", f.name), &blob)
+    download(doc, &file_name(f.name, "png"), &png_bytes(&out)?, "image/png")
 }
 
 /// The canvas encoded as PNG in this task (`toDataURL`), not in a `toBlob` callback: a download
 /// started from a later task is outside the click's user activation, and the browser may then
 /// hold it back as an unrequested download.
-fn png_blob(canvas: &HtmlCanvasElement) -> Result<Blob> {
+fn png_bytes(canvas: &HtmlCanvasElement) -> Result<Vec<u8>> {
     let url = canvas.to_data_url().map_err(js_err("toDataURL"))?;
     let b64 =
         url.strip_prefix("data:image/png;base64,").ok_or_else(|| Error::invalid("the canvas gave no PNG"))?;
     let window = web_sys::window().ok_or_else(|| Error::invalid("no window"))?;
     // atob gives one char per byte (0–255).
-    let bytes: Vec<u8> = window.atob(b64).map_err(js_err("atob"))?.chars().map(|c| c as u8).collect();
-    bytes_blob(&bytes, "image/png")
-}
-
-fn bytes_blob(bytes: &[u8], mime: &str) -> Result<Blob> {
-    let opts = BlobPropertyBag::new();
-    opts.set_type(mime);
-    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(js_err("Blob"))
+    Ok(window.atob(b64).map_err(js_err("atob"))?.chars().map(|c| c as u8).collect())
 }
 
 /// The first split's mask as `.npy` (`rvalue sets --split` reads it).
 fn export_mask(app: &App) -> Result<()> {
     let a = app.shown.get().ok_or_else(|| Error::invalid("no analysis yet"))?;
-    let blob = bytes_blob(&split_mask_npy(a)?, "application/octet-stream")?;
-    download(&app.doc, SPLIT_MASK_FILE, &blob)
+    download(&app.doc, SPLIT_MASK_FILE, &split_mask_npy(a)?, "application/octet-stream")
 }
 
 /// The figure as last drawn (with the α marker on panels 3 and 4), drawn again as SVG.
 fn export_svg(app: &mut App, f: &FigureExport) -> Result<()> {
-    let mut fig = app
-        .drawn
-        .figure(f.canvas)
-        .ok_or_else(|| Error::invalid(format!("panel {} has no figure yet", f.panel.number())))?;
+    let mut fig = app.drawn.figure(f.canvas).ok_or_else(|| f.no_figure(false))?;
     if let Some(coverage) = alpha_marker_of(f) {
         let (alpha, never_empty) = (app.controls.alpha, app.controls.never_empty);
         let view = app.shown.alpha_view(alpha, never_empty).ok();
@@ -156,19 +124,15 @@ fn export_svg(app: &mut App, f: &FigureExport) -> Result<()> {
     let canvas: HtmlCanvasElement = by_id(&app.doc, f.canvas)?;
     let (w, h) = (canvas.client_width(), canvas.client_height());
     if w <= 0 || h <= 0 {
-        return Err(Error::invalid(format!("panel {} is hidden", f.panel.number())));
+        return Err(f.no_figure(true));
     }
     let text = svg(&fig, (w as u32, h as u32), app.font().round() as u32)?;
-    let blob = text_blob(&text, "image/svg+xml")?;
-    download(&app.doc, &file_name(f.name, "svg"), &blob)
+    download(&app.doc, &file_name(f.name, "svg"), text.as_bytes(), "image/svg+xml")
 }
 
 /// `fig` as an SVG document of `size` pixels with `font`-pixel tick labels.
 pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
-    let doc = dom::document()?;
-    let scratch: HtmlCanvasElement =
-        doc.create_element("canvas").map_err(js_err("createElement"))?.unchecked_into();
-    let ctx = rvalue_plot::canvas::context(&scratch)?;
+    let ctx = rvalue_plot::canvas::context(&create(&dom::document()?, "canvas")?)?;
     let mut out = String::new();
     {
         let area = rvalue_plot::canvas::svg(&mut out, size, ctx).into_drawing_area();
@@ -181,21 +145,17 @@ pub(crate) fn svg(fig: &Figure, size: (u32, u32), font: u32) -> Result<String> {
 fn export_csv(app: &mut App, table: Table, name: &str) -> Result<()> {
     let at = (app.controls.alpha, app.controls.never_empty);
     let text = table_csv(table, &mut app.shown, at, app.source.class_names())?;
-    let blob = text_blob(&text, "text/csv;charset=utf-8")?;
-    download(&app.doc, &file_name(name, "csv"), &blob)
+    download(&app.doc, &file_name(name, "csv"), text.as_bytes(), "text/csv;charset=utf-8")
 }
 
-fn text_blob(text: &str, mime: &str) -> Result<Blob> {
+/// Saves `bytes` of type `mime` as `name` through a temporary object URL and an `<a download>`.
+fn download(doc: &Document, name: &str, bytes: &[u8], mime: &str) -> Result<()> {
     let opts = BlobPropertyBag::new();
     opts.set_type(mime);
-    Blob::new_with_str_sequence_and_options(&js_sys::Array::of1(&text.into()), &opts).map_err(js_err("Blob"))
-}
-
-/// Saves `blob` as `name` through a temporary object URL and an `<a download>`.
-fn download(doc: &Document, name: &str, blob: &Blob) -> Result<()> {
-    let url = Url::create_object_url_with_blob(blob).map_err(js_err("createObjectURL"))?;
-    let a: web_sys::HtmlAnchorElement =
-        doc.create_element("a").map_err(js_err("createElement"))?.unchecked_into();
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(js_err("Blob"))?;
+    let url = Url::create_object_url_with_blob(&blob).map_err(js_err("createObjectURL"))?;
+    let a: web_sys::HtmlAnchorElement = create(doc, "a")?;
     a.set_href(&url);
     a.set_download(name);
     a.click();

@@ -24,3 +24,12 @@ fn ids_built_at_run_time_are_edits_too() {
     assert_eq!(all.0.len(), 2);
     assert!(!all.is_empty() && Edits::new().is_empty());
 }
+
+#[test]
+fn markup_is_read_back_apart_from_text() {
+    let mut e = Edits::new();
+    e.html(ids::STATUS, "<p>a</p>").text(ids::TOUR, "t").html(ids::STATUS, "<p>b</p>");
+    assert_eq!(e.html_of(ids::STATUS), Some("<p>b</p>"));
+    assert_eq!(e.text_of(ids::STATUS), None);
+    assert_eq!(e.html_of(ids::TOUR), None);
+}

@@ -28,3 +28,29 @@ fn heights_are_posted_for_a_panel_or_the_tour_and_when_they_change() {
     assert_eq!(h.changed(0.0), Some(0.0));
     assert_eq!(h.changed(0.0), None);
 }
+
+#[test]
+fn embed_marks_keep_a_panel_with_its_sliders_or_a_steps_card_and_panels() {
+    assert_eq!(marks(None, None), None);
+    let step = crate::tour::step(1).unwrap();
+    let p = marks(Some(Panel::Threshold), Some(step)).unwrap();
+    assert_eq!(
+        (p.name, p.keep, p.sliders),
+        ("threshold", vec![Panel::Threshold.element_id()], vec!["beta", "sigma2"])
+    );
+    assert!(p.controls.is_empty(), "a panel keeps sliders by their wrapper");
+    let t = marks(None, Some(step)).unwrap();
+    assert_eq!((t.name, t.keep[0].as_str(), t.keep.len()), ("tour", crate::ids::TOUR, step.panels.len() + 1));
+    assert!(step.panels.iter().all(|p| t.keep.contains(&p.element_id())));
+    assert_eq!((t.sliders.len(), t.controls), (0, tour_controls(step)));
+}
+
+#[test]
+fn the_height_message_is_json_of_type_height_and_panel() {
+    let h = Heights::default().changed(311.2).unwrap();
+    assert_eq!(
+        height_message(h, "coverage"),
+        r#"{"type":"rvalue-explorer:height","height":312,"panel":"coverage"}"#
+    );
+    assert_eq!(height_message(0.0, "tour"), r#"{"type":"rvalue-explorer:height","height":0,"panel":"tour"}"#);
+}

@@ -14,6 +14,15 @@ pub struct FigureExport {
     pub name: &'static str,
 }
 
+impl FigureExport {
+    /// Why the figure cannot be exported: its panel has drawn none yet, or (`hidden`) it is
+    /// hidden from view, which leaves no size to draw an SVG at.
+    pub fn no_figure(&self, hidden: bool) -> rvalue_core::Error {
+        let why = if hidden { "is hidden" } else { "has no figure yet" };
+        rvalue_core::Error::invalid(format!("panel {} {why}", self.panel.number()))
+    }
+}
+
 /// The figures with PNG and SVG buttons, in the page's order.
 pub const FIGURES: [FigureExport; 7] = [
     FigureExport { panel: Panel::Scores, canvas: ids::PLOT_SCORES, overlay: None, name: "scores" },
@@ -92,6 +101,20 @@ impl ButtonGroup {
     /// The accessible name of the button saving `format`.
     pub fn button_label(&self, format: &str) -> String {
         format!("Download panel {} as {format}", self.panel.number())
+    }
+
+    /// The group as markup: a `div.export` labelled [`ButtonGroup::label`], holding a button
+    /// per format in [`ButtonGroup::buttons`]' order, each named by `data-export`.
+    pub fn html(&self) -> String {
+        let buttons: String = self
+            .buttons
+            .iter()
+            .map(|(f, _)| {
+                let (lower, label) = (f.to_lowercase(), self.button_label(f));
+                format!("<button type=\"button\" data-export=\"{lower}\" aria-label=\"{label}\">{f}</button>")
+            })
+            .collect();
+        format!("<div class=\"export\" role=\"group\" aria-label=\"{}\">{buttons}</div>", self.label())
     }
 }
 

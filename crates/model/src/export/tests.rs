@@ -1,5 +1,6 @@
 use super::*;
 use crate::page::Shown;
+use crate::panel::Panel;
 use crate::{Controls, Source};
 use rvalue_core::conformal::Method;
 use rvalue_core::toy::ToyParams;
@@ -137,4 +138,24 @@ fn each_table_exports_the_analysis_on_show_at_alpha() {
         "a toy's classes have no names"
     );
     assert!(!classes.contains("class 1") && classes.lines().count() > 5);
+}
+
+#[test]
+fn export_buttons_are_markup_in_their_groups_order() {
+    let groups = button_groups();
+    let coverage = groups.iter().find(|g| g.panel == Panel::Coverage).unwrap();
+    assert_eq!(
+        coverage.html(),
+        "<div class=\"export\" role=\"group\" aria-label=\"Export panel 3\">\
+         <button type=\"button\" data-export=\"png\" aria-label=\"Download panel 3 as PNG\">PNG</button>\
+         <button type=\"button\" data-export=\"svg\" aria-label=\"Download panel 3 as SVG\">SVG</button></div>"
+    );
+    for g in &groups {
+        let html = g.html();
+        assert_eq!(html.matches("<button ").count(), g.buttons.len());
+        assert!(g.buttons.iter().all(|(f, _)| html.contains(&format!(">{f}</button>"))));
+    }
+    let coverage = FIGURES.iter().find(|f| f.panel == Panel::Coverage).unwrap();
+    assert!(coverage.no_figure(false).to_string().ends_with("panel 3 has no figure yet"));
+    assert!(coverage.no_figure(true).to_string().ends_with("panel 3 is hidden"));
 }

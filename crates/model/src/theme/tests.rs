@@ -25,3 +25,25 @@ fn every_method_colour_stands_out_on_the_dark_background() {
         assert!(r >= 3.0, "{c:?}: {r:.2}");
     }
 }
+
+#[test]
+fn the_page_marks_its_resolved_theme_and_reads_it_back() {
+    let view = |theme, transparent| View { theme, transparent, ..View::default() };
+    let asked = std::cell::Cell::new(0);
+    let dark = || {
+        asked.set(asked.get() + 1);
+        true
+    };
+    assert_eq!(html_attrs(&view(Theme::Light, false), dark), [("data-theme", "light")]);
+    assert_eq!(asked.get(), 0, "only auto asks the system");
+    assert_eq!(
+        html_attrs(&view(Theme::Auto, true), dark),
+        [("data-theme", "dark"), ("data-background", "transparent")]
+    );
+    assert_eq!(html_attrs(&view(Theme::Auto, false), || false), [("data-theme", "light")]);
+    assert_eq!(asked.get(), 1);
+    let (colours, transparent) = page_palette(Some("dark"), Some("transparent"));
+    assert!(*colours == DARK && transparent);
+    let (colours, transparent) = page_palette(None, None);
+    assert!(*colours == LIGHT && !transparent);
+}

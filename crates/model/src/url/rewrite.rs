@@ -1,6 +1,10 @@
 //! The page's address kept in step with its state: the address with a query in place of its
 //! own, and the writes a slider's drag makes (one scheduled at a time, taking the newest query),
-//! so the address changes a few times per drag, not once per position.
+//! so the address changes a few times per drag, not once per position; and what the Copy link
+//! button says.
+
+use crate::edits::Edits;
+use crate::ids;
 
 /// `href` with `query` in place of its own (its fragment dropped).
 pub fn with_query(href: &str, query: &str) -> String {
@@ -46,6 +50,18 @@ impl Rewrites {
         self.pending = None;
         self.written = query;
     }
+}
+
+/// The Copy link button's status. `clipboard`: the link went to the clipboard, and the text
+/// field it falls back to stays hidden; else the link is shown in that field, selected, and
+/// `copied` says whether the browser's copy command took it.
+pub fn copy_status(clipboard: bool, copied: bool) -> Edits {
+    let mut e = Edits::new();
+    if clipboard {
+        e.hidden(ids::LINK_TEXT, true);
+    }
+    e.text(ids::COPY_STATUS, if copied { "Copied" } else { "Press Ctrl+C (⌘C) to copy the selected link" });
+    e
 }
 
 #[cfg(test)]

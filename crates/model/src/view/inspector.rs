@@ -3,9 +3,12 @@
 
 use std::ops::Range;
 
+use crate::edits::Edits;
 use crate::figure::html::esc;
 use crate::figure::inspector::{inspector_columns, RankingColumn};
+use crate::ids;
 use crate::message::sentence;
+use crate::page::patch::{cut_move, CutMove};
 use crate::page::readouts::item_info;
 use crate::Analysis;
 
@@ -31,6 +34,30 @@ pub enum InspectorBody {
     Error(String),
 }
 
+impl InspectorView {
+    /// The writes for item `item`: its number and the input's maximum, the line about it, and
+    /// the inspector's sentence while the item is read or when it cannot be shown (its
+    /// rankings are patched in place by the page).
+    pub fn edits(&self, item: usize) -> Edits {
+        let mut e = Edits::new();
+        e.value(ids::ITEM_INDEX, item.to_string()).attr(ids::ITEM_INDEX, "max", self.max.as_str());
+        if let Some(info) = &self.info {
+            e.text(ids::ITEM_INFO, info.as_str());
+        }
+        if let InspectorBody::Read { html, .. } | InspectorBody::Error(html) = &self.body {
+            e.html(ids::INSPECTOR, html.as_str());
+        }
+        e
+    }
+}
+
+/// Panel 7 emptied: no analysis on show.
+pub fn inspector_cleared() -> Edits {
+    let mut e = Edits::new();
+    e.html(ids::INSPECTOR, "").text(ids::ITEM_INFO, "");
+    e
+}
+
 /// Panel 7 for test item `t` of `a` at `alpha`.
 pub fn inspector_view(a: &Analysis, t: usize, alpha: f64, never_empty: bool) -> InspectorView {
     let n = a.n_inspectable();
@@ -51,4 +78,39 @@ pub fn inspector_view(a: &Analysis, t: usize, alpha: f64, never_empty: bool) -> 
             InspectorView { max, info: None, body: InspectorBody::Error(html) }
         }
     }
+}
+
+/// How one of the inspector's columns goes from what it shows to the new one
+/// ([`inspector_patch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnPatch {
+    /// Its threshold's text changed.
+    pub threshold: bool,
+    pub list: ListPatch,
+}
+
+/// How a column's ranking list changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListPatch {
+    Same,
+    /// The same rows, the set's cut moved (an α move).
+    Cut(CutMove),
+    /// Other rows (another item): the list is written afresh.
+    Afresh,
+}
+
+/// The in-place patch from the inspector showing `shown` to `columns`, a column each; `None`
+/// when it is written afresh (the columns differ in number, title or kind of score).
+pub fn inspector_patch(shown: &[RankingColumn], columns: &[RankingColumn]) -> Option<Vec<ColumnPatch>> {
+    let same_shape = shown.len() == columns.len()
+        && shown.iter().zip(columns).all(|(a, b)| a.title == b.title && a.what == b.what);
+    let column = |(old, new): (&RankingColumn, &RankingColumn)| ColumnPatch {
+        threshold: old.threshold != new.threshold,
+        list: match (old == new, old.same_rows(new)) {
+            (true, _) => ListPatch::Same,
+            (false, true) => ListPatch::Cut(cut_move(old.cut(), new.cut())),
+            (false, false) => ListPatch::Afresh,
+        },
+    };
+    same_shape.then(|| shown.iter().zip(columns).map(column).collect())
 }

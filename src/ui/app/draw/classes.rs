@@ -1,16 +1,17 @@
 //! Panel 9: coverage by class and by set size at α, from the tallies of panel 6's pass; the
 //! worst classes as buttons that open the inspector on a test item of the class.
 
-use wasm_bindgen::JsCast;
-use web_sys::{Document, Element};
+use web_sys::Document;
 
 use super::table::show_rows;
+use super::warned;
 use crate::ui::app::App;
 use crate::ui::canvas;
-use crate::ui::dom::{set_hidden, set_html, set_text};
+use crate::ui::dom::{apply, by_id, set_html};
+use rvalue_model::figure::tables::TableRow;
 use rvalue_model::ids;
-use rvalue_model::page::{ItemMove, Written};
-use rvalue_model::view::classes_view;
+use rvalue_model::page::{ItemMove, Tables};
+use rvalue_model::view::{classes_view, worst_html};
 use rvalue_model::AlphaView;
 use rvalue_plot::Layer;
 
@@ -26,29 +27,15 @@ impl App {
         // The figure first: sizing it reads its canvas' box, which the writes below would make
         // a layout. An α move alone cannot change that box, so it redraws at the size it has.
         // Off screen, it is only kept (for exports, and to be drawn when it comes near).
-        let (fig, cc) = (cv.figure, self.drawn.classes_canvas());
-        if cc.sized() && cc.skipped() {
-            self.drawn.keep(CANVAS, fig);
-            cc.set_stale(true);
-        } else if cc.sized() {
-            self.redraw(CANVAS, fig);
-            cc.set_stale(false);
-        } else {
-            let shown = self.draw_sized(CANVAS, &fig, Layer::Whole).is_some();
-            if shown {
-                self.drawn.keep(CANVAS, fig);
-            }
-            cc.set_sized(shown);
-            cc.set_stale(false);
+        let (edits, cc) = (cv.edits(), self.drawn.classes_canvas());
+        cc.set_stale(cc.sized() && cc.skipped());
+        match (cc.sized(), cc.skipped()) {
+            (true, true) => self.drawn.keep(CANVAS, cv.figure),
+            (true, false) => self.redraw(CANVAS, cv.figure),
+            (false, _) => cc.set_sized(self.draw(CANVAS, cv.figure).is_some()),
         }
-        set_hidden(d, ids::CLASSES_NOTE, cv.note.is_none());
-        set_text(d, ids::CLASSES_NOTE, cv.note.unwrap_or(""));
-        set_text(d, ids::CLASSES_READOUT, &cv.readout);
-        set_hidden(d, ids::WORST_HEADING, cv.worst.is_empty());
-        let tables = self.drawn.tables();
-        show_worst(d, cv.worst, &tables.worst);
-        tables.strata_head.update(cv.strata_head, |_, h| set_html(d, ids::STRATA_HEAD, h));
-        show_rows(d, &tables.strata, "#strata-body", cv.strata, None);
+        apply(d, &edits);
+        show_lists(d, self.drawn.tables(), cv.worst, cv.strata_head, cv.strata);
     }
 
     /// Panel 9 coming into view (`skipped` false) or leaving it: a figure kept while it was off
@@ -60,19 +47,13 @@ impl App {
         }
     }
 
-    /// Panel 9 with no analysis on show: its figure, readout, worst classes and table empty (a
-    /// figure of an analysis no longer on show must not stay).
+    /// Panel 9 with no analysis on show: its figure, worst classes and table empty (a figure of
+    /// an analysis no longer on show must not stay); its texts are
+    /// [`rvalue_model::view::alpha_cleared`]'s.
     pub(super) fn clear_classes(&self) {
-        let d = &self.doc;
         self.blank(CANVAS);
         self.drawn.classes_canvas().set_stale(false);
-        set_hidden(d, ids::CLASSES_NOTE, true);
-        set_text(d, ids::CLASSES_READOUT, "–");
-        let tables = self.drawn.tables();
-        show_worst(d, Vec::new(), &tables.worst);
-        set_hidden(d, ids::WORST_HEADING, true);
-        tables.strata_head.update(String::new(), |_, h| set_html(d, ids::STRATA_HEAD, h));
-        show_rows(d, &tables.strata, "#strata-body", Vec::new(), None);
+        show_lists(&self.doc, self.drawn.tables(), Vec::new(), String::new(), Vec::new());
     }
 
     /// Draws panel 9's kept figure if its canvas shows an older one.
@@ -81,9 +62,7 @@ impl App {
             return;
         }
         self.drawn.with_figure(CANVAS, |fig| {
-            if let Err(e) = canvas::redraw_figure(&self.doc, CANVAS, fig, Layer::Whole, self.font()) {
-                web_sys::console::warn_1(&format!("#{CANVAS}: {e}").into());
-            }
+            warned(CANVAS, canvas::redraw_figure(&self.doc, CANVAS, fig, Layer::Whole, self.font()));
         });
     }
 
@@ -98,46 +77,16 @@ impl App {
         if let Some(p) = self.doc.get_element_by_id(ids::PANEL_INSPECTOR) {
             p.scroll_into_view();
         }
-        if let Some(i) = self.doc.get_element_by_id(ids::ITEM_INDEX) {
-            if let Ok(i) = i.dyn_into::<web_sys::HtmlElement>() {
-                let _ = i.focus();
-            }
+        if let Ok(i) = by_id::<web_sys::HtmlElement>(&self.doc, ids::ITEM_INDEX) {
+            let _ = i.focus();
         }
     }
 }
 
-/// The worst classes' list: a button per class, its text set as text (a class name is the
-/// file's, never markup). With as many lines as it shows, the buttons that changed are
-/// rewritten in place; otherwise the list is built afresh.
-fn show_worst(d: &Document, worst: Vec<(usize, String)>, shown: &Written<Vec<(usize, String)>>) {
-    let Some(list) = d.get_element_by_id(ids::WORST_CLASSES) else { return };
-    shown.update(worst, |old, new| {
-        let items = list.children();
-        let in_place = items.length() as usize == old.len()
-            && old.len() == new.len()
-            && old.iter().zip(new).enumerate().all(|(i, (old, new))| {
-                old == new
-                    || items.item(i as u32).and_then(|li| li.first_element_child()).is_some_and(|b| {
-                        b.set_text_content(Some(&new.1));
-                        b.set_attribute("data-class", &new.0.to_string()).is_ok()
-                    })
-            });
-        if !in_place {
-            list.set_text_content(None);
-            for (class, text) in new {
-                let _ = item(d, *class, text).map(|li| list.append_child(&li));
-            }
-        }
-    });
-}
-
-fn item(d: &Document, class: usize, text: &str) -> Option<Element> {
-    let li = d.create_element("li").ok()?;
-    let button = d.create_element("button").ok()?;
-    let _ = button.set_attribute("type", "button");
-    let _ = button.set_attribute("data-class", &class.to_string());
-    let _ = button.set_attribute("title", "Open the item inspector on a test item of this class");
-    button.set_text_content(Some(text));
-    li.append_child(&button).ok()?;
-    Some(li)
+/// Panel 9's worst classes ([`worst_html`]), its strata table's head and its rows, each
+/// written only where it differs from what the page shows.
+fn show_lists(d: &Document, t: &Tables, worst: Vec<(usize, String)>, head: String, strata: Vec<TableRow>) {
+    t.worst.update(worst, |_, w| set_html(d, ids::WORST_CLASSES, &worst_html(w)));
+    t.strata_head.update(head, |_, h| set_html(d, ids::STRATA_HEAD, h));
+    show_rows(d, &t.strata, "#strata-body", strata, None);
 }

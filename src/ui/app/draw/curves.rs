@@ -2,6 +2,7 @@
 //! [`rvalue_model::view`] decides them from the controls and the analysis on show.
 
 use crate::ui::app::App;
+use crate::ui::dom::apply;
 use rvalue_model::ids;
 use rvalue_model::view::{scores_view, threshold_view};
 
@@ -9,15 +10,15 @@ impl App {
     /// Panels 1 and 2: closed forms of the controls (and the analysis' data points).
     pub(super) fn render_curves(&self) {
         if let Some(v) = scores_view(&self.controls) {
-            self.write_texts(&v.texts);
+            apply(&self.doc, &v.edits());
             if let Some(fig) = v.figure {
                 self.draw(ids::PLOT_SCORES, fig);
             }
         }
         let v = threshold_view(&self.controls, self.analysis_in_mode(), self.source.is_loaded());
-        self.write_texts(&v.texts);
+        apply(&self.doc, &v.edits());
         match v.figure {
-            Some(fig) => self.draw(ids::PLOT_THRESHOLD, fig),
+            Some(fig) => _ = self.draw(ids::PLOT_THRESHOLD, fig),
             None => self.blank(ids::PLOT_THRESHOLD),
         }
     }

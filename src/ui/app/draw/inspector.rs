@@ -1,50 +1,38 @@
 //! Panel 7: one test item's rankings and sets at α, stepped through with the item buttons,
 //! and rewritten in place where only the set or its cut moved.
 
-use web_sys::Document;
+use web_sys::{Document, Element};
 
 use wasm_bindgen_futures::spawn_local;
 
 use crate::ui::app::frame::with;
 use crate::ui::app::App;
-use crate::ui::dom::{self, set_html, set_text, set_value};
+use crate::ui::dom;
 use rvalue_model::figure::inspector::{self, RankingColumn};
 use rvalue_model::ids;
 use rvalue_model::message::about;
-use rvalue_model::page::patch::{cut_move, CutMove};
+use rvalue_model::page::patch::CutMove;
 use rvalue_model::page::{step_item, ItemMove};
-use rvalue_model::view::{inspector_view, InspectorBody};
+use rvalue_model::view::{inspector_patch, inspector_view, ColumnPatch, InspectorBody, ListPatch};
 
 impl App {
     /// Panel 7 for the inspector's item ([`inspector_view`]).
     pub(super) fn render_item(&mut self) {
         let Some(a) = self.shown.get() else { return };
-        let d = &self.doc;
         let v = inspector_view(a, self.item, self.controls.alpha, self.controls.never_empty);
-        set_value(d, ids::ITEM_INDEX, &self.item.to_string());
-        if let Ok(i) = dom::input(d, ids::ITEM_INDEX) {
-            if i.max() != v.max {
-                i.set_max(&v.max);
-            }
-        }
-        if let Some(info) = &v.info {
-            set_text(d, ids::ITEM_INFO, info);
-        }
-        match v.body {
-            InspectorBody::Read { item, range, html } => {
-                set_html(d, ids::INSPECTOR, &html);
-                self.drawn.set_inspector(Vec::new());
-                self.read_item(item, range);
-            }
+        dom::apply(&self.doc, &v.edits(self.item));
+        let columns = match v.body {
             InspectorBody::Columns(columns) => {
-                show_inspector(d, self.drawn.inspector(), &columns);
-                self.drawn.set_inspector(columns);
+                show_inspector(&self.doc, self.drawn.inspector(), &columns);
+                columns
             }
-            InspectorBody::Error(html) => {
-                set_html(d, ids::INSPECTOR, &html);
-                self.drawn.set_inspector(Vec::new());
+            InspectorBody::Read { item, range, .. } => {
+                self.read_item(item, range);
+                Vec::new()
             }
-        }
+            InspectorBody::Error(_) => Vec::new(),
+        };
+        self.drawn.set_inspector(columns);
     }
 
     /// Reads item `item`'s bytes `range` of the streamed file (async) for the
@@ -90,40 +78,38 @@ impl App {
 /// new item), or everything when the columns themselves changed.
 fn show_inspector(d: &Document, shown: &[RankingColumn], columns: &[RankingColumn]) {
     let Some(root) = d.get_element_by_id(ids::INSPECTOR) else { return };
-    let same_shape = shown.len() == columns.len()
-        && root.children().length() as usize == columns.len()
-        && shown.iter().zip(columns).all(|(a, b)| a.title == b.title && a.what == b.what);
-    let patched = same_shape
-        && (|| {
-            let qs = root.query_selector_all(".ranking .q").ok()?;
-            let lists = root.get_elements_by_class_name("list");
-            for (i, (old, new)) in shown.iter().zip(columns).enumerate() {
-                if old.threshold != new.threshold {
-                    qs.item(i as u32)?.set_text_content(Some(&new.threshold));
-                }
-                if old == new {
-                    continue;
-                }
-                let list = lists.item(i as u32)?;
-                if !(old.same_rows(new) && move_cut(&list, old, new).is_some()) {
-                    list.set_inner_html(&inspector::ranking_list(new));
-                }
-            }
-            Some(())
-        })()
-        .is_some();
+    let patched = root.children().length() as usize == columns.len()
+        && inspector_patch(shown, columns).is_some_and(|p| patch(&root, &p, columns).is_some());
     if !patched {
         root.set_inner_html(&inspector::inspector(columns));
     }
 }
 
-/// Moves a column's cut in place when only the set changed ([`cut_move`]). The list shows
-/// `old`; the one element found where its cut is must be the cut, else the caller rebuilds the
-/// list.
-fn move_cut(list: &web_sys::Element, old: &RankingColumn, new: &RankingColumn) -> Option<()> {
+/// Applies `p` ([`inspector_patch`]) to the inspector `root`; `None` where it does not hold
+/// what `p` expects, for the caller to write it afresh.
+fn patch(root: &Element, p: &[ColumnPatch], columns: &[RankingColumn]) -> Option<()> {
+    let qs = root.query_selector_all(".ranking .q").ok()?;
+    let lists = root.get_elements_by_class_name("list");
+    for (i, (p, new)) in p.iter().zip(columns).enumerate() {
+        if p.threshold {
+            qs.item(i as u32)?.set_text_content(Some(&new.threshold));
+        }
+        if p.list != ListPatch::Same {
+            let list = lists.item(i as u32)?;
+            if !matches!(p.list, ListPatch::Cut(m) if move_cut(&list, m).is_some()) {
+                list.set_inner_html(&inspector::ranking_list(new));
+            }
+        }
+    }
+    Some(())
+}
+
+/// Moves a column's cut in place when only the set changed. The list shows the old cut; the
+/// one element found where it is must be the cut, else the caller rebuilds the list.
+fn move_cut(list: &Element, m: CutMove) -> Option<()> {
     let items = || list.first_element_child().map(|ol| (ol.children(), ol));
     let cut = |i: usize| items()?.0.item(i as u32).filter(|li| li.class_name() == "cut");
-    match cut_move(old.cut(), new.cut()) {
+    match m {
         CutMove::Stay => {}
         CutMove::Afresh => return None,
         CutMove::Move { cut: at, before } => {

@@ -3,17 +3,15 @@
 
 use web_sys::HtmlCanvasElement;
 
-use super::table::{show_summary, show_summary_rows};
+use super::table::show_summary;
+use super::warned;
 use crate::ui::app::{App, ALPHA_PLOTS};
 use crate::ui::canvas;
-use crate::ui::dom::{by_id, set_text};
+use crate::ui::dom::{apply, by_id};
 use rvalue_model::figure::panels;
-use rvalue_model::ids;
 use rvalue_model::message::sentence;
-use rvalue_model::scales::short;
-use rvalue_model::view::{alpha_readouts, ALPHA_READOUTS};
+use rvalue_model::view::{alpha_cleared, alpha_edits};
 use rvalue_model::Mode;
-use rvalue_plot::Layer;
 
 impl App {
     /// While idle, computes the table at one more α slider position; true if one was computed.
@@ -25,14 +23,9 @@ impl App {
     pub(super) fn render_sweep(&mut self) {
         let never_empty = self.controls.never_empty;
         for (i, (id, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
-            let frame = self.shown.get().and_then(|a| {
-                let fig = panels::against_alpha(a.sweep(never_empty), a.methods(), coverage);
-                let frame = self.draw_sized(id, &fig, Layer::Whole);
-                if frame.is_some() {
-                    self.drawn.keep(id, fig);
-                }
-                frame
-            });
+            let figure =
+                self.shown.get().map(|a| panels::against_alpha(a.sweep(never_empty), a.methods(), coverage));
+            let frame = figure.and_then(|fig| self.draw(id, fig));
             if frame.is_none() {
                 // Nothing drawn (no analysis, or hidden): no marker either.
                 if let Ok(c) = by_id::<HtmlCanvasElement>(&self.doc, overlay) {
@@ -62,25 +55,18 @@ impl App {
             // Panel 9's figure reads its canvas' box: before this frame writes anything.
             self.render_classes(v);
         }
-        let d = &self.doc;
-        let view = view.as_ref();
-        let label = short(alpha);
+        let (d, view) = (&self.doc, view.as_ref());
+        let mut drawn = [None; ALPHA_PLOTS.len()];
         for (i, (_, overlay, coverage)) in ALPHA_PLOTS.into_iter().enumerate() {
             let Some(frame) = self.drawn.alpha_frame(i) else { continue };
             let marker = panels::alpha_marker(view, alpha, coverage);
-            if let Err(e) = canvas::draw_marker(d, overlay, frame, Some(&marker)) {
-                web_sys::console::warn_1(&format!("#{overlay}: {e}").into());
-            }
-            if let Some(e) = d.get_element_by_id(overlay) {
-                let _ = e.set_attribute("data-alpha", &label);
-            }
+            warned(overlay, canvas::draw_marker(d, overlay, frame, Some(&marker)));
+            drawn[i] = Some(overlay);
         }
+        let toy = self.shown.get().is_some_and(|a| a.controls.mode == Mode::Toy);
+        apply(d, &alpha_edits(view, alpha, toy, drawn.into_iter().flatten()));
         if let Some(v) = view {
-            let toy = self.shown.get().is_some_and(|a| a.controls.mode == Mode::Toy);
-            let [coverage, size, reduction] = alpha_readouts(v, toy);
-            self.write_texts(&[coverage, size]);
-            show_summary(d, v, self.drawn.tables());
-            self.write_texts(&[reduction]);
+            show_summary(d, Some(v), self.drawn.tables());
             self.tour_outcome(v);
         }
         self.render_item();
@@ -90,15 +76,9 @@ impl App {
     /// as are panel 9 and panel 7 (nothing the page shows may be left from an analysis no longer on show).
     fn clear_alpha(&mut self) {
         let d = &self.doc;
-        for id in ALPHA_READOUTS {
-            set_text(d, id, "–");
-        }
-        show_summary_rows(d, self.drawn.tables(), Vec::new(), Vec::new());
+        apply(d, &alpha_cleared(!self.drawn.inspector().is_empty()));
+        show_summary(d, None, self.drawn.tables());
         self.clear_classes();
-        if !self.drawn.inspector().is_empty() {
-            crate::ui::dom::set_html(d, ids::INSPECTOR, "");
-            set_text(d, ids::ITEM_INFO, "");
-            self.drawn.set_inspector(Vec::new());
-        }
+        self.drawn.set_inspector(Vec::new());
     }
 }

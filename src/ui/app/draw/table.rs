@@ -8,26 +8,13 @@ use rvalue_model::page::patch::rows_patch;
 use rvalue_model::page::{Tables, Written};
 use rvalue_model::AlphaView;
 
-/// Panel 6: both tables' cells.
-pub(super) fn show_summary(d: &Document, v: &AlphaView, shown: &Tables) {
-    show_summary_rows(d, shown, tables::summary_table(v), tables::conditional_table(v));
-}
-
-/// Panel 6: both tables' rows (none: empty tables).
-pub(super) fn show_summary_rows(
-    d: &Document,
-    shown: &Tables,
-    summary: Vec<TableRow>,
-    conditional: Vec<TableRow>,
-) {
+/// Panel 6: both tables' cells at `v`'s α (no view: empty tables).
+pub(super) fn show_summary(d: &Document, v: Option<&AlphaView>, shown: &Tables) {
+    let rows = |table: fn(&AlphaView) -> Vec<TableRow>| v.map_or_else(Vec::new, table);
+    let (summary, conditional) = (rows(tables::summary_table), rows(tables::conditional_table));
     show_rows(d, &shown.summary, "#summary-table tbody", summary, Some(tables::SUMMARY_COLUMNS));
-    show_rows(
-        d,
-        &shown.conditional,
-        "#conditional-table tbody",
-        conditional,
-        Some(tables::CONDITIONAL_COLUMNS),
-    );
+    let columns = Some(tables::CONDITIONAL_COLUMNS);
+    show_rows(d, &shown.conditional, "#conditional-table tbody", conditional, columns);
 }
 
 /// Makes the body `selector` show `rows`: in place where it holds what was last written

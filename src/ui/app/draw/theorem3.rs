@@ -1,8 +1,10 @@
 //! Panel 5: Theorem 3's inclusion curves ([`rvalue_model::view::theorem3_view`]), the figure
 //! behind and CP's curve (which moves with α) on the overlay canvas in front.
 
+use super::warned;
 use crate::ui::app::{App, THEOREM3_FRONT};
 use crate::ui::canvas;
+use crate::ui::dom;
 use rvalue_model::ids;
 use rvalue_model::scales::short;
 use rvalue_model::view::theorem3_view;
@@ -14,8 +16,9 @@ impl App {
     /// legend); else the front layer alone. Without a figure, both canvases are blank.
     pub(super) fn render_theorem3(&mut self, whole: bool) {
         let v = theorem3_view(&self.controls, self.analysis_in_mode(), self.source.is_loaded());
+        let mut texts = v.edits();
         let Some(fig) = v.figure else {
-            self.write_texts(&v.texts);
+            dom::apply(&self.doc, &texts);
             self.blank(ids::PLOT_THEOREM3);
             self.blank(THEOREM3_FRONT);
             return self.drawn.set_theorem3_frame(None);
@@ -25,15 +28,11 @@ impl App {
             self.drawn.set_theorem3_frame(frame);
         }
         if let Some(frame) = self.drawn.theorem3_frame() {
-            if let Err(e) = canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame) {
-                web_sys::console::warn_1(&format!("#{THEOREM3_FRONT}: {e}").into());
-            }
-            if let Some(e) = self.doc.get_element_by_id(THEOREM3_FRONT) {
-                let _ = e.set_attribute("data-alpha", &short(self.controls.alpha));
-            }
+            warned(THEOREM3_FRONT, canvas::draw_front(&self.doc, THEOREM3_FRONT, &fig, frame));
+            texts.attr(THEOREM3_FRONT, "data-alpha", short(self.controls.alpha));
             self.drawn.keep(ids::PLOT_THEOREM3, fig);
         }
         // Written after the drawing: a canvas' box read after a DOM write forces a layout.
-        self.write_texts(&v.texts);
+        dom::apply(&self.doc, &texts);
     }
 }

@@ -22,3 +22,13 @@ fn a_drag_schedules_one_write_of_its_newest_query() {
     assert!(!r.update("a=5".into()));
     assert!(r.update("a=1".into()));
 }
+
+#[test]
+fn copy_link_says_copied_or_how_to_copy() {
+    let c = copy_status(true, true);
+    assert_eq!((c.hidden_of(ids::LINK_TEXT), c.text_of(ids::COPY_STATUS)), (Some(true), Some("Copied")));
+    let manual = copy_status(false, false);
+    assert_eq!(manual.hidden_of(ids::LINK_TEXT), None, "the field is shown by the page, selected");
+    assert!(manual.text_of(ids::COPY_STATUS).unwrap().starts_with("Press Ctrl+C"));
+    assert_eq!(copy_status(false, true).text_of(ids::COPY_STATUS), Some("Copied"));
+}
