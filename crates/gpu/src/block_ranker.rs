@@ -4,19 +4,20 @@
 //! items as a block of the file, never the whole file. The GPU finds the candidates' positions
 //! among the units, the CPU runs the greedy on them, as for a tensor held whole.
 
-use super::cpu::{self, PooledCal};
+use super::cpu::{self, PooledCal, PooledShape};
 use super::keys::{all_f32, Keys};
 use rvalue_core::rvalue::pooled::{PooledItem, PooledSplit, Workspace};
 use rvalue_core::tensor::ScoreTensor;
 use rvalue_core::{Error, Result};
 
 /// The positions kernel's inputs for a block's test items: their keys, one item after another
-/// (`local` indexes them), the split's units, the items' tie orders.
+/// (`local` indexes them), the items' tie orders, and the shape of the split's units, whose
+/// keys ([`PooledCal::draws_of_split`]) are made a group of draws at a time.
 pub struct BlockInputs {
     pub keys: Keys,
     pub local: Vec<u32>,
-    pub cal: PooledCal,
     pub orders: Vec<u32>,
+    pub shape: PooledShape,
 }
 
 impl BlockInputs {
@@ -41,7 +42,7 @@ impl BlockInputs {
         Ok(BlockInputs {
             keys: Keys::of_items(block, items, words),
             local: (0..items.len() as u32).collect(),
-            cal: PooledCal::of_split(ps, words),
+            shape: PooledShape { n: ps.n_cal(), m: ps.m(), k: ps.k(), words },
             orders: cpu::tie_orders_keyed(ps, items.iter().map(|&i| ps.ties().item_key(block, i, key + i))),
         })
     }
@@ -82,7 +83,8 @@ pub fn pooled_block_items_cpu(
     threads: usize,
 ) -> Result<Vec<PooledItem>> {
     let inputs = BlockInputs::new(ps, block, items, key)?;
-    let pos = cpu::pooled_positions(&inputs.keys, &inputs.cal, &inputs.local, &inputs.orders);
+    let cal = PooledCal::of_split(ps, inputs.shape.words);
+    let pos = cpu::pooled_positions(&inputs.keys, &cal, &inputs.local, &inputs.orders);
     block_greedy(ps, &pos, block, items, key, threads)
 }
 
@@ -97,7 +99,8 @@ pub async fn pooled_block_positions_async(
     key: usize,
 ) -> Result<Vec<u32>> {
     let inputs = BlockInputs::new(ps, block, items, key)?;
-    gpu.pooled_positions(&inputs.keys, &inputs.cal, &inputs.local, &inputs.orders).await
+    let cal_of = |draws| PooledCal::draws_of_split(ps, inputs.shape.words, draws);
+    gpu.pooled_positions_by_draws(&inputs.keys, inputs.shape, &inputs.local, &inputs.orders, cal_of).await
 }
 
 /// Pooled CP_r's greedy results for `block`'s test items `items` (item `i` keyed as `key + i`)

@@ -6,10 +6,11 @@
 //! and readback waits in `Device::poll`), so [`block_on`] needs no executor; in the browser the
 //! same `async` functions are awaited through `wasm-bindgen-futures`.
 
-use super::cpu::PooledCal;
+use super::cpu::{CalDraws, PooledCal, PooledShape};
 use super::keys::Keys;
 use rvalue_core::toy::draws;
 use rvalue_core::{Error, Result};
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::{Arc, Mutex};
@@ -363,33 +364,100 @@ impl Gpu {
         items: &[u32],
         ties: &[u32],
     ) -> Result<Vec<u32>> {
-        let (n, m, k) = (cal.n, cal.m, cal.k);
-        if k > MAX_LOOP {
-            return Err(gpu_err(format!("K = {k} candidates; the GPU path ranks at most {MAX_LOOP}")));
+        let (n, w) = (cal.n, cal.keys.words as usize);
+        if cal.keys.words != keys.words
+            || cal.keys.data.len() != cal.m * n * w
+            || cal.units.len() != cal.m * n
+        {
+            return Err(Error::shape("calibration keys that are not the items' kind or shape"));
         }
-        let w = keys.words as usize;
-        if cal.keys.data.len() as u64 * 4 > self.caps.max_binding {
+        let shape = PooledShape { n, m: cal.m, k: cal.k, words: keys.words };
+        let of = |d: std::ops::Range<usize>| {
+            (
+                Cow::Borrowed(&cal.keys.data[d.start * n * w..d.end * n * w]),
+                Cow::Borrowed(&cal.units[d.start * n..d.end * n]),
+            )
+        };
+        self.pooled_positions_by_draws(keys, shape, items, ties, of).await
+    }
+
+    /// [`Gpu::pooled_positions`] with the calibration units' keys and units of draws `d0..d1`
+    /// (`[d1 - d0][n]` each, as in [`PooledCal`]) from `cal_of`, asked for one group of draws at
+    /// a time. A split's calibration order (`M·n` keys and as many units: 320 MB for 40,000
+    /// units and 1,000 draws) may exceed a storage binding, so the draws go in groups whose
+    /// keys fit one, and the caller need not hold them all at once as key words.
+    pub async fn pooled_positions_by_draws<'a>(
+        &self,
+        keys: &Keys,
+        shape: PooledShape,
+        items: &[u32],
+        ties: &[u32],
+        cal_of: impl Fn(std::ops::Range<usize>) -> CalDraws<'a>,
+    ) -> Result<Vec<u32>> {
+        let PooledShape { m, k, .. } = shape;
+        check_pooled_shape(keys, shape, items, ties)?;
+        let group = self.draws_per_group(shape)?;
+        let mut out = vec![0u32; items.len() * m * k];
+        for d0 in (0..m).step_by(group) {
+            let draws = d0..(d0 + group).min(m);
+            self.pooled_group(keys, shape, items, ties, cal_of(draws.clone()), draws, &mut out).await?;
+        }
+        Ok(out)
+    }
+
+    /// Draws per group of [`Gpu::pooled_positions_by_draws`]: a group's calibration keys, and
+    /// one test item's keys of the group, fit one storage binding, and at most [`GROUP_BYTES`]
+    /// unless one draw needs more, so that the host's copies of a group stay small beside the
+    /// split's own tables. An error if one draw does not fit a binding.
+    pub fn draws_per_group(&self, shape: PooledShape) -> Result<usize> {
+        let PooledShape { n, m, k, words } = shape;
+        let per_draw = (n.max(k) * words as usize * 4).max(1) as u64;
+        if per_draw > self.caps.max_binding || per_draw > 1 << 33 {
             return Err(gpu_err(format!(
-                "{}: the calibration keys exceed a storage binding",
-                self.info.name
+                "{}: one draw of {n} calibration units' and {k} candidates' keys needs {per_draw} bytes, \
+                 more than a storage binding holds ({} bytes)",
+                self.info.name, self.caps.max_binding
             )));
         }
-        let per = self.items_per_dispatch((m * k * w * 4) as u64, (m * k * 4) as u64, (m * k) as u64)?;
-        let cal_buf = self.upload("calibration keys", &cal.keys.data);
-        let units_buf = self.upload("calibration units", &cal.units);
-        let mut out = Vec::with_capacity(items.len() * m * k);
+        let bytes = self.caps.max_binding.min(GROUP_BYTES.max(per_draw)).min(1 << 33);
+        Ok(((bytes / per_draw) as usize).clamp(1, m.max(1)))
+    }
+
+    /// One group of draws `draws` of [`Gpu::pooled_positions_by_draws`]: its calibration
+    /// keys and units `cal` uploaded once, the items in as many dispatches as the limits need,
+    /// their positions written into `out` (`[B][M][K]`).
+    #[allow(clippy::too_many_arguments)]
+    async fn pooled_group(
+        &self,
+        keys: &Keys,
+        shape: PooledShape,
+        items: &[u32],
+        ties: &[u32],
+        cal: CalDraws<'_>,
+        draws: std::ops::Range<usize>,
+        out: &mut [u32],
+    ) -> Result<()> {
+        let PooledShape { n, m, k, words } = shape;
+        let (g, w) = (draws.len(), words as usize);
+        if cal.0.len() != g * n * w || cal.1.len() != g * n {
+            return Err(gpu_err(format!("calibration keys of draws {draws:?} that are not {n} units each")));
+        }
+        let cal_buf = self.upload("calibration keys", &cal.0);
+        let units_buf = self.upload("calibration units", &cal.1);
+        drop(cal);
+        let per = self.items_per_dispatch((g * k * w * 4) as u64, (g * k * 4) as u64, (g * k) as u64)?;
         let mut input = Vec::new();
         for (c, chunk) in items.chunks(per).enumerate() {
             input.clear();
             for &i in chunk {
-                let at = i as usize * m * k * w;
-                input.extend_from_slice(&keys.data[at..at + m * k * w]);
+                let at = i as usize * m + draws.start;
+                input.extend_from_slice(&keys.data[at * k * w..(at + g) * k * w]);
             }
             let b = chunk.len();
             let step = Step {
                 pipeline: &self.pooled,
-                params: [b as u32, m as u32, k as u32, keys.words, n as u32, 0, 0, 0],
-                threads: (b * m * k) as u64,
+                params: [b as u32, g as u32, k as u32, words, n as u32, 0, 0, 0],
+                threads: (b * g * k) as u64,
                 inputs: vec![
                     (1, self.upload("keys", &input)),
                     (3, cal_buf.clone()),
@@ -397,9 +465,13 @@ impl Gpu {
                     (5, self.upload("tie orders", &ties[2 * c * per * k..2 * (c * per + b) * k])),
                 ],
             };
-            out.extend(self.run(&[step], (b * m * k * 4) as u64, "pooled positions").await?);
+            let got = self.run(&[step], (b * g * k * 4) as u64, "pooled positions").await?;
+            for (j, rows) in got.chunks_exact(g * k).enumerate() {
+                let at = ((c * per + j) * m + draws.start) * k;
+                out[at..at + g * k].copy_from_slice(rows);
+            }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Normals `[B][M][K]` for items `first..first + items`: the kernel twin of
@@ -439,7 +511,10 @@ impl Gpu {
             usage: usage | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        self.queue.write_buffer(&buf, 0, &as_bytes(words));
+        // In pieces, so that the bytes' copy of a large buffer is never whole.
+        for (i, piece) in words.chunks(UPLOAD_WORDS).enumerate() {
+            self.queue.write_buffer(&buf, (i * UPLOAD_WORDS * 4) as u64, &as_bytes(piece));
+        }
         buf
     }
 
@@ -633,6 +708,30 @@ fn pipeline(d: &wgpu::Device, module: &wgpu::ShaderModule, entry: &str) -> wgpu:
 /// Little-endian bytes of u32 words, as WGSL reads them (a copy; no unsafe casts).
 fn as_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// At most this many bytes of calibration keys a group of draws, unless one draw needs more.
+pub const GROUP_BYTES: u64 = 64 << 20;
+
+/// Words a queue write copies at once.
+const UPLOAD_WORDS: usize = 1 << 22;
+
+/// Refuses a pooled positions call whose items, keys or tie orders do not match `shape`, before
+/// any buffer is made.
+fn check_pooled_shape(keys: &Keys, shape: PooledShape, items: &[u32], ties: &[u32]) -> Result<()> {
+    let PooledShape { m, k, words, .. } = shape;
+    if k > MAX_LOOP {
+        return Err(gpu_err(format!("K = {k} candidates; the GPU path ranks at most {MAX_LOOP}")));
+    }
+    let per_item = m * k * words as usize;
+    if keys.words != words || (per_item > 0 && !keys.data.len().is_multiple_of(per_item)) {
+        return Err(Error::shape(format!("keys that are not items of {m} draws × {k} candidates")));
+    }
+    let held = keys.data.len().checked_div(per_item).unwrap_or(0);
+    if items.iter().any(|&i| i as usize >= held) || ties.len() != items.len() * 2 * k {
+        return Err(Error::shape(format!("test items or tie orders beyond the {held} items given")));
+    }
+    Ok(())
 }
 
 /// Refuses a call [`Gpu::rank_counts_of`] cannot serve before any buffer is made: too many

@@ -39,6 +39,19 @@ pub fn rank_counts(keys: &Keys, items: usize, m: usize, k: usize) -> Vec<u32> {
     count
 }
 
+/// The shape of a pooled positions call: `n` calibration units, `m` draws, `k` candidates,
+/// `words` key words a score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PooledShape {
+    pub n: usize,
+    pub m: usize,
+    pub k: usize,
+    pub words: u32,
+}
+
+/// A group of draws' calibration keys and units (`[draws][n]` each), borrowed or built.
+pub type CalDraws<'a> = (std::borrow::Cow<'a, [u32]>, std::borrow::Cow<'a, [u32]>);
+
 /// A calibration set as the pooled kernel needs it (docs/method.md §4): per draw, the calibration units'
 /// keys in ascending key order (descending score, ties to the lower unit) and their units.
 #[derive(Debug, Clone)]
@@ -82,14 +95,21 @@ impl PooledCal {
     /// word needs every calibration score to be an f32 ([`super::keys::all_f32`]).
     pub fn of_split(ps: &PooledSplit, words: u32) -> PooledCal {
         let (n, m, k) = (ps.n_cal(), ps.m(), ps.k());
-        let mut data = Vec::with_capacity(n * m * words as usize);
-        let mut units = Vec::with_capacity(n * m);
-        for d in 0..m {
+        let (data, units) = Self::draws_of_split(ps, words, 0..m);
+        PooledCal { n, m, k, keys: Keys { words, data: data.into_owned() }, units: units.into_owned() }
+    }
+
+    /// [`PooledCal::of_split`]'s keys and units of the draws `draws` alone (`[draws][n]` each).
+    pub fn draws_of_split(ps: &PooledSplit, words: u32, draws: std::ops::Range<usize>) -> CalDraws<'_> {
+        let n = ps.n_cal();
+        let mut data = Vec::with_capacity(n * draws.len() * words as usize);
+        let mut units = Vec::with_capacity(n * draws.len());
+        for d in draws {
             let (s, u) = ps.calibration_order(d);
             data.extend(Keys::with_words(s, words).data);
             units.extend_from_slice(u);
         }
-        PooledCal { n, m, k, keys: Keys { words, data }, units }
+        (data.into(), units.into())
     }
 }
 

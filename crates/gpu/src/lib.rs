@@ -21,7 +21,8 @@ pub mod keys;
 mod context;
 #[cfg(feature = "gpu")]
 pub use context::{
-    block_on, probe_adapter, Adapter, Caps, Gpu, Options, DRAWS_WGSL, MAX_LOOP, RANK_WGSL, WORKGROUP,
+    block_on, probe_adapter, Adapter, Caps, Gpu, Options, DRAWS_WGSL, GROUP_BYTES, MAX_LOOP, RANK_WGSL,
+    WORKGROUP,
 };
 
 use keys::Keys;

@@ -174,6 +174,27 @@ fn pooled_positions_split_across_dispatches() {
     }
 }
 
+/// Calibration keys beyond the (forced small) binding: the draws go in groups, each group's
+/// items in several dispatches, and the positions are the twin's, one-word and two-word keys.
+#[test]
+fn pooled_positions_in_groups_of_draws() {
+    let Some(g) = small_gpu() else { return };
+    for kind in [0, 2] {
+        let (t, labels, split) = pooled_case(kind, 420, 13, 9, 6);
+        let keys = Keys::of_tensor(&t);
+        let cal = cpu::PooledCal::new(&t, &keys, &labels, &split.cal);
+        let shape = cpu::PooledShape { n: cal.n, m: cal.m, k: cal.k, words: keys.words };
+        assert!(g.draws_per_group(shape).unwrap() < cal.m, "one group of draws");
+        let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
+        for ties in TieOrder::ALL {
+            let ps = PooledSplit::new(&t, &labels, &split.cal, split.ties(ties)).unwrap();
+            let orders = cpu::tie_orders(&ps, &t, &test);
+            let got = block_on(g.pooled_positions(&keys, &cal, &test, &orders)).unwrap().unwrap();
+            assert_eq!(got, cpu::pooled_positions(&keys, &cal, &test, &orders), "{ties:?}");
+        }
+    }
+}
+
 #[test]
 fn pooled_items_in_chunks_equal_one_call() {
     let Some(g) = gpu() else { return };

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
+use crate::cpu::PooledShape;
 use crate::tests::{gpu, scores, small_gpu};
 use crate::Gpu;
 use rvalue_core::conformal::streamed::{calibrate_streamed, BlockRanker, Streaming};
@@ -176,6 +177,85 @@ fn true_draws_ranked_on_the_gpu_are_the_cpus() {
             });
         }
     }
+}
+
+/// Scores as float16 bits: half from six tied values (±0 among them), half any finite
+/// float16, subnormals included.
+fn f16_bits(len: usize, seed: u64) -> Vec<u16> {
+    const TIED: [u16; 6] = [0x3c00, 0x4000, 0xbc00, 0x0000, 0x8000, 0x3555];
+    let mut s = rvalue_core::rng::Stream::new(seed, 7);
+    (0..len)
+        .map(|_| match s.below(2) {
+            0 => TIED[s.below(6) as usize],
+            _ => s.below(0x7c00) as u16 | (s.below(2) as u16) << 15,
+        })
+        .collect()
+}
+
+/// `bits`' scores stored as float16, as f32, or (scaled by 0.1, so not f32: two-word keys) as f64.
+fn stored(kind: u8, (n, m, k): (usize, usize, usize), bits: Vec<u16>) -> ScoreTensor {
+    let wide = || ScoreTensor::from_f16_bits(n, m, k, bits.clone()).unwrap().data().into_owned();
+    match kind {
+        0 => ScoreTensor::from_f16_bits(n, m, k, bits).unwrap(),
+        1 => ScoreTensor::from_f32(n, m, k, wide().iter().map(|&x| x as f32).collect()).unwrap(),
+        _ => ScoreTensor::new(n, m, k, wide().iter().map(|&x| x * 0.1).collect()).unwrap(),
+    }
+}
+
+/// The authors' layout in small (`--calibration-true` with every unit, and random subsets):
+/// true draws and test items stored as float16, f32 or f64, with limits so small that a
+/// split's calibration keys go in several groups of draws and every group's items in several
+/// dispatches.
+#[test]
+fn true_draws_in_groups_of_draws_are_the_cpus() {
+    let Some(g) = small_gpu() else { return };
+    let (n_true, n_test, m, k) = (300, 9, 7, 5);
+    let labels: Vec<usize> = (0..n_test).map(|i| (i * 3) % k).collect();
+    for kind in 0..3u8 {
+        let true_draws =
+            TrueDraws::of_single_draw(stored(kind, (n_true, 1, m), f16_bits(n_true * m, 2))).unwrap();
+        let test = stored(kind, (n_test, m, k), f16_bits(n_test * m * k, 3));
+        let words = if kind == 2 { 2 } else { 1 };
+        let groups = g.draws_per_group(PooledShape { n: n_true, m, k, words }).unwrap();
+        assert!(groups < m, "{groups} draws a group: one group holds every draw");
+        let mut splits = true_draws_splits(n_true, n_test, None, 1, 8).unwrap();
+        splits.extend(true_draws_splits(n_true, n_test, Some((250, 7)), 2, 8).unwrap());
+        for ties in TieOrder::ALL {
+            let cpu =
+                Streaming { threads: 2, block_bytes: 4 * m * k * 2, pooled_bytes: usize::MAX, ranker: None };
+            same_on_both(g, cpu, splits.len(), |run| {
+                let (opts, mut report) = (pooled(ties), |_: &str, _: usize, _: usize| {});
+                collect(|each| {
+                    let methods = [Method::CpR];
+                    calibrate_with_true_draws(
+                        &true_draws,
+                        &test,
+                        &labels,
+                        &methods,
+                        &opts,
+                        &splits,
+                        run,
+                        &mut report,
+                        each,
+                    )
+                    .unwrap()
+                })
+            });
+        }
+    }
+}
+
+/// One draw of calibration keys beyond a storage binding is an `Error::Gpu` saying so, not a
+/// failed allocation or a panic.
+#[test]
+fn a_draw_beyond_a_binding_is_a_gpu_error() {
+    let Some(g) = small_gpu() else { return };
+    let (n, m, k) = (1100, 2, 3);
+    let t = stored(1, (n, m, k), f16_bits(n * m * k, 4));
+    let cal: Vec<usize> = (0..1030).collect();
+    let ps = PooledSplit::new(&t, &vec![0; n], &cal, rvalue_core::rvalue::Ties::INDEX).unwrap();
+    let e = pooled_block_items(g, &ps, &t, &[1040, 1050], 0, 1).unwrap_err();
+    assert!(matches!(e, Error::Gpu { .. }) && e.to_string().contains("storage binding"), "{e}");
 }
 
 /// The CPU twin (positions from `cpu::pooled_positions`) is the core's own greedy on a block,
