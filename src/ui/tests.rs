@@ -274,21 +274,3 @@ fn the_page_canvas_backend_draws_what_plotters_canvas_draws() {
     ours.remove();
     theirs.remove();
 }
-
-/// The workers' entry point (what `www/worker.js` calls) computes a repeat the job takes, and
-/// refuses a request that is not one.
-#[test]
-fn the_worker_entry_point_computes_a_repeat_the_job_takes() {
-    use rvalue_model::{AnalysisJob, Source};
-    let c = Controls {
-        toy: ToyParams { k: 4, m: 6, n_cal: 25, n_test: 30, repeats: 3, ..ToyParams::default() },
-        sigma2: 50.0,
-        ..Controls::default()
-    };
-    let mut job = AnalysisJob::new(Source::Toy(c.toy_params()), &c).unwrap();
-    let h = job.hand_out().expect("repeat 1 is handed out");
-    let bytes = super::workers::rvalue_compute_part(&h.request).unwrap();
-    job.supply_part(h.part, &bytes).unwrap();
-    assert_eq!(job.parts_out(), 0);
-    assert!(super::workers::rvalue_compute_part("not a request").is_err());
-}
