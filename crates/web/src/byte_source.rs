@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, Headers, Request, RequestInit, Response, XmlHttpRequest, XmlHttpRequestResponseType};
 
-use crate::js_message;
+use crate::{array_bytes, js_message};
 use rvalue_core::{Error, Result};
 use rvalue_model::url::hosted::{self, range_header};
 
@@ -91,8 +91,8 @@ async fn read_hosted(h: &HostedFile, range: Range<u64>) -> Result<Vec<u8>> {
     if let Some(why) = hosted::unranged(resp.status()) {
         return Err(cannot_read(h.name.clone(), why));
     }
-    let buf = JsFuture::from(resp.array_buffer().map_err(fail)?).await.map_err(fail)?;
-    checked_length(h, &range, js_sys::Uint8Array::new(&buf).to_vec())
+    let bytes = array_bytes(resp.array_buffer().map_err(fail)?).await.map_err(fail)?;
+    checked_length(h, &range, bytes)
 }
 
 /// A synchronous Range request: allowed in workers, where it blocks only the worker.

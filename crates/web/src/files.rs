@@ -9,8 +9,8 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, Response};
 
 use crate::byte_source::ByteSource;
-use crate::js_message;
 use crate::streamed::{self, Streamed};
+use crate::{array_bytes, js_message};
 use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
@@ -59,9 +59,7 @@ async fn read_file(f: &File) -> std::result::Result<Vec<u8>, String> {
     if let Some(why) = files::too_large(&f.name(), f.size()) {
         return Err(why);
     }
-    let buf =
-        JsFuture::from(f.array_buffer()).await.map_err(|e| format!("{}: {}", f.name(), js_message(e)))?;
-    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+    array_bytes(f.array_buffer()).await.map_err(|e| format!("{}: {}", f.name(), js_message(e)))
 }
 
 /// `scores` with its labels file `labels`, opened to be read a block at a time.
@@ -131,8 +129,7 @@ async fn download(name: &str) -> std::result::Result<Vec<u8>, String> {
     if !resp.ok() {
         return Err(format!("HTTP {}", resp.status()));
     }
-    let buf = JsFuture::from(resp.array_buffer().map_err(js_message)?).await.map_err(js_message)?;
-    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+    array_bytes(resp.array_buffer().map_err(js_message)?).await.map_err(js_message)
 }
 
 /// Lets the browser paint (the page's status line) before a long synchronous piece of work.

@@ -38,6 +38,8 @@ pub mod worker;
 #[cfg(target_arch = "wasm32")]
 mod js;
 #[cfg(target_arch = "wasm32")]
+use js::array_bytes;
+#[cfg(target_arch = "wasm32")]
 pub use js::{js_message, to_js};
 
 // Wasm only, as the crate (tests.rs says so); a plain `cfg(test)` lets the tests unwrap.
