@@ -33,8 +33,9 @@ serve: setup
 	trunk serve --release
 
 # Native tests of every crate (lib, bins, integration tests, doc tests), the Python package's,
-# the page's, the core's, the model's and the GPU crate's tests compiled to wasm in headless
-# Chromium (the CLI is native only), then a dev build of the page and the browser tests on it.
+# the page's, the web crate's, the core's, the model's and the GPU crate's tests compiled to
+# wasm in headless Chromium (the CLI is native only), then a dev build of the page and the
+# browser tests on it.
 test: setup
 	$(MAKE) --no-print-directory test-native test-python test-wasm test-e2e
 
@@ -77,7 +78,7 @@ test-python: wheel
 
 test-wasm:
 	rm -rf $(WASM_TEST_TMP) && mkdir -p $(WASM_TEST_TMP)
-	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-model -p rvalue-plot -p rvalue-gpu -p rvalue-wasm-api --lib --tests
+	$(WASM_TEST_ENV) cargo test --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-model -p rvalue-plot -p rvalue-gpu -p rvalue-wasm-api -p rvalue-web --lib --tests
 
 # An optimised build of the page into dist/ (the browser tests run the default toy analysis,
 # which a debug build makes ten times slower).
@@ -141,4 +142,4 @@ fmt:
 clippy:
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p rvalue-core --features ndarray --all-targets -- -D warnings
-	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-model -p rvalue-plot -p rvalue-gpu -p rvalue-wasm-api --lib --bins --tests -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown -p rvalue-explorer -p rvalue-core -p rvalue-model -p rvalue-plot -p rvalue-gpu -p rvalue-wasm-api -p rvalue-web --lib --bins --tests -- -D warnings

@@ -136,7 +136,7 @@ test('cancelling while the GPU works keeps the previous results', LONG, async (t
     const before = { status: await text(page, '#status'), table: await text(page, '#summary-table tbody') };
     // The answer of the GPU call under way at the cancel arrives later, is dropped (the page
     // marks it) and changes nothing shown. (That an answer for a replaced job never reaches the
-    // new job is ui::device's unit test.)
+    // new job is the model's device unit test, an_answer_for_a_replaced_job_is_dropped.)
     await dropped(page);
     assert.equal(await text(page, '#status'), before.status);
     assert.equal(await text(page, '#summary-table tbody'), before.table);

@@ -230,7 +230,7 @@ export async function settled(page, state) {
 }
 
 // Waits until the page has dropped an answer (of the GPU or a worker) for a job since replaced
-// or cancelled: the performance mark `rvalue:dropped-answer` (ui::dom::DROPPED_ANSWER).
+// or cancelled: the performance mark `rvalue:dropped-answer` (rvalue_web::marks::DROPPED_ANSWER).
 export async function dropped(page) {
   await page.waitForFunction(() => performance.getEntriesByName('rvalue:dropped-answer').length > 0, null,
     { timeout: TIMEOUT_MS * 2 });

@@ -1,5 +1,5 @@
 // End-to-end tests of the toy repeats and score files' pooled splits computed in Web Workers
-// (src/ui/workers.rs, www/worker.js) on the page that trunk built into dist/: the numbers are
+// (crates/web: pool.rs, worker.rs; www/worker.js) on the page that trunk built into dist/: the numbers are
 // those of the page's thread alone, to the last digit of the full-precision exports, whether
 // workers compute repeats or splits, a running analysis is replaced or cancelled under them, or
 // they fail.

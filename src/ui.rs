@@ -7,33 +7,26 @@
 //!   the current-value markers drawn on overlay canvases; what a panel shows is
 //!   `rvalue_model::figure`'s, and `rvalue_plot` draws it;
 //! - [`theme`]: `?theme=` and `?background=` on the page, and the figures' palette;
-//! - [`files`]: file picker, drag and drop, bundled samples;
+//! - [`files`]: file picker, drag and drop, bundled samples and `?src=`, wired to the reads of
+//!   `rvalue_web`, which also holds the GPU device and the Web Workers;
 //! - [`permalink`]: the state in the address, and the Copy link button;
 //! - [`report`]: a saved report's embedded data and settings;
 //! - [`embed`]: one panel alone in an iframe (`?embed=`), its height posted to the parent;
 //! - [`print`]: figures redrawn at their printed size when the page is printed;
-//! - [`device`]: GPU or CPU for CP_r's rank-based r-values, and the GPU's answers to the job;
-//! - [`workers`]: Web Workers that compute toy repeats and score files' pooled splits on the
-//!   other cores;
 //! - [`dom`]: typed `web-sys` helpers.
 //!
 //! Only [`app`] knows the `App`: the other modules take callbacks (or return values) that
 //! `app` builds from its `Shared` and applies, so no module here imports `app`.
 
 pub mod app;
-mod byte_source;
 pub mod canvas;
-mod device;
 pub mod dom;
 mod embed;
 mod files;
-mod hosted;
 mod permalink;
 mod print;
 mod report;
-mod streamed;
 pub mod theme;
-mod workers;
 
 pub use app::{start, start_with};
 

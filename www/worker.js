@@ -1,6 +1,6 @@
-// A Web Worker of the explorer (src/ui/workers.rs): it runs the page's own wasm module and
-// computes the toy repeats or score file splits the page hands it, so that they run on several
-// cores. Started as a module worker from the page's origin (the CSP's 'self').
+// A Web Worker of the explorer (crates/web: pool.rs posts to it, worker.rs holds what it
+// calls): it runs the page's own wasm module and computes the toy repeats or score file splits
+// the page hands it, so that they run on several cores. Started as a module worker from the page's origin (the CSP's 'self').
 //
 // Messages in:  {init: {js, module}}  the page's wasm-bindgen module URL and its compiled
 //                                     WebAssembly.Module (instantiated here, not compiled again);

@@ -3,7 +3,7 @@
 //! kills the page.
 
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlElement, HtmlInputElement, HtmlSelectElement};
 
 use rvalue_core::{Error, Result};
@@ -17,21 +17,8 @@ pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-/// Records a performance mark: a moment the browser tests (and benchmarks) wait for, where no
-/// state of the page shows it.
-pub fn mark(name: &str) {
-    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = p.mark(name);
-    }
-}
-
-/// The mark of an answer (of the GPU or a worker) for a job since replaced or cancelled, which
-/// the page drops.
-pub const DROPPED_ANSWER: &str = "rvalue:dropped-answer";
-
-/// The mark of a share of a streamed file's items sent to be read (by the page or a worker):
-/// how a script tells that an analysis read the file again.
-pub const SHARE_READ: &str = "rvalue:share-read";
+pub use rvalue_web::marks::{mark, DROPPED_ANSWER, SHARE_READ};
+pub use rvalue_web::{js_message, to_js};
 
 pub fn by_id<T: JsCast>(doc: &Document, id: &str) -> Result<T> {
     doc.get_element_by_id(id)
@@ -155,16 +142,4 @@ pub fn listen_id(
     let e: Element = by_id(doc, id)?;
     listen(&e, event, f);
     Ok(())
-}
-
-/// A JavaScript exception or rejection as text: its message, or the string thrown.
-pub fn js_message(v: JsValue) -> String {
-    v.as_string()
-        .or_else(|| v.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())))
-        .unwrap_or_else(|| "unknown error".to_string())
-}
-
-/// An error of ours as a JavaScript exception (what a `#[wasm_bindgen]` export throws).
-pub fn to_js(e: rvalue_core::Error) -> JsValue {
-    JsValue::from_str(&e.to_string())
 }

@@ -72,14 +72,15 @@ pub struct Restored {
     pub state: UrlState,
     /// One sentence per parameter that was ignored or replaced by its default.
     pub warnings: Vec<String>,
-    /// The page's GPU test switch `gpu=off|bad-shader|lost` (README), read by `ui::device`: not
-    /// part of a view, so never written back into a link.
+    /// The page's GPU test switch `gpu=off|bad-shader|lost` (README), read by
+    /// `rvalue_web::device`: not part of a view, so never written back into a link.
     pub gpu_switch: Option<String>,
-    /// The page's worker count switch `workers=N` (README), read by `ui::workers`; like
+    /// The page's worker count switch `workers=N` (README), read by `rvalue_web::pool`; like
     /// `gpu`, never written back.
     pub workers_switch: Option<String>,
     /// The page's switch `stream=MB` (README): score files of at least this many megabytes are
-    /// read a block at a time (`0`: every `.npy`), read by `ui::files`; never written back.
+    /// read a block at a time (`0`: every `.npy`), read by `rvalue_web::streamed`; never written
+    /// back.
     pub stream_switch: Option<String>,
     /// Whether the link sets σ²: on the score file it names, σ² then stays as given instead of
     /// starting at the data's median variance.

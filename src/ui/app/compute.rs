@@ -3,12 +3,12 @@
 
 use std::rc::Rc;
 
-use crate::ui::device::{self, Device, JobGpu};
-use crate::ui::streamed::Streamed;
-use crate::ui::workers::{self, Pool};
 use rvalue_core::Result;
 use rvalue_model::page::{Finished, Jobs, Run};
 use rvalue_model::AnalysisJob;
+use rvalue_web::device::{self, Device, JobGpu};
+use rvalue_web::pool::{self as workers, Pool};
+use rvalue_web::streamed::Streamed;
 
 pub(super) type Running = Run<JobGpu>;
 

@@ -11,7 +11,6 @@ use web_sys::Document;
 use super::compute::{on_reply, Running};
 use super::replies::offloaded;
 use super::App;
-use crate::ui::device::{self, Device, JobGpu};
 use crate::ui::dom;
 use rvalue_core::conformal::RvalueKind;
 use rvalue_model::ids;
@@ -23,6 +22,7 @@ use rvalue_model::page::status::{self, State};
 use rvalue_model::page::{restored_controls, Drawn, Shown, Slice, SlicePage};
 use rvalue_model::{Analysis, AnalysisJob, Mode};
 use rvalue_plot::Frame;
+use rvalue_web::device::{self, Device, JobGpu};
 
 /// What a frame's slice of the job does on the page.
 struct FramePage<'a> {

@@ -8,14 +8,16 @@ use super::frame::with;
 use super::source::Loaded;
 use super::{App, Shared};
 use crate::ui::dom;
-use crate::ui::streamed::Streamed;
-use crate::ui::{device, files, workers};
+use crate::ui::files;
 use rvalue_core::conformal::true_draws::TrueDraws;
 use rvalue_core::io::Dataset;
 use rvalue_core::Result;
 use rvalue_model::page::load::{self, load_failed, loaded, opened_streamed, streamed_kind};
 use rvalue_model::url::DataRef;
 use rvalue_model::Mode;
+use rvalue_web::device;
+use rvalue_web::pool as workers;
+use rvalue_web::streamed::Streamed;
 
 impl App {
     /// Shows a data set read from a file or generated in the page, or why it cannot be used.

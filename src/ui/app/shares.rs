@@ -7,8 +7,8 @@ use wasm_bindgen_futures::spawn_local;
 use super::frame::with;
 use super::App;
 use crate::ui::dom;
-use crate::ui::streamed::Streamed;
 use rvalue_model::message::about;
+use rvalue_web::streamed::Streamed;
 
 impl App {
     /// Starts reading the share of `file` the running job wants next, if any.

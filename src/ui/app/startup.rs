@@ -10,7 +10,6 @@ use super::replies::file_sink;
 use super::source::DataSource;
 use super::wiring::wire;
 use super::{App, Shared};
-use crate::ui::device::{self, Device};
 use crate::ui::dom;
 use crate::ui::permalink::{self, Link};
 use crate::ui::{embed, files, theme};
@@ -20,12 +19,13 @@ use rvalue_model::page::readouts::panicked;
 use rvalue_model::page::{Drawn, Framing, Shown};
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::Controls;
+use rvalue_web::device::{self, Device};
 
 /// Starts the explorer on the current page with the settings in its address (defaults for
 /// what it does not say), and keeps the address in step.
 pub fn start() -> Result<Shared> {
     let restored = crate::ui::report::settings().map_or_else(permalink::read, |(r, _)| r);
-    crate::ui::streamed::set_stream_switch(restored.stream_switch.as_deref());
+    rvalue_web::streamed::set_stream_switch(restored.stream_switch.as_deref());
     let link = Some(Link::new(permalink::search()));
     let switches = (restored.gpu_switch, restored.workers_switch, restored.sigma2_given);
     launch(restored.state, &restored.warnings, link, switches)
@@ -73,7 +73,7 @@ fn launch(
 fn load_named_data(app: &Shared, data: DataRef) {
     match data {
         DataRef::Sample(name) => files::load_named(&file_sink(app), name),
-        DataRef::Hosted { src, labels, name } => crate::ui::hosted::load(&file_sink(app), src, labels, name),
+        DataRef::Hosted { src, labels, name } => files::load_hosted(&file_sink(app), src, labels, name),
         DataRef::Report => crate::ui::report::load(&file_sink(app)),
         DataRef::None | DataRef::Upload => {}
     }

@@ -33,16 +33,16 @@ type PartKeys = Rc<Keys>;
 type PartKeys = ();
 
 /// The page's compute device and the last GPU failure of a job ([`rvalue_model::device`]).
-pub(super) type Device = rvalue_model::device::Device<Handle>;
+pub type Device = rvalue_model::device::Device<Handle>;
 /// A running job's use of the GPU.
-pub(super) type JobGpu = rvalue_model::device::JobGpu<PartKeys>;
+pub type JobGpu = rvalue_model::device::JobGpu<PartKeys>;
 /// The GPU opened, or why not: [`open`]'s result, for [`Device::opened`].
-pub(super) type Opened = DeviceState<Handle>;
+pub type Opened = DeviceState<Handle>;
 
 /// Whether `job` waits for the GPU: a call under way, or one started now for the job's next
 /// step. `false` leaves the step to the CPU. `answered(serial, part, answer)` is called with
 /// the GPU's answer for the job numbered `serial`, when it comes.
-pub(super) fn offload(
+pub fn offload(
     device: &Device,
     job: &mut JobGpu,
     request: impl FnOnce() -> Option<OffloadRequest>,
@@ -72,7 +72,7 @@ pub(super) fn offload(
 
 /// What the GPU computed for a request.
 #[cfg(feature = "gpu")]
-pub(super) enum Answer {
+pub enum Answer {
     Rvalues(Vec<f64>),
     /// Pooled split number `index` of the part.
     Pooled {
@@ -82,7 +82,7 @@ pub(super) enum Answer {
 }
 
 #[cfg(not(feature = "gpu"))]
-pub(super) enum Answer {}
+pub enum Answer {}
 
 #[cfg(feature = "gpu")]
 async fn compute(
@@ -131,7 +131,7 @@ async fn browser_adapter_name() -> Option<String> {
 /// Opens the GPU in the background and calls `ready` when it is open (or with why not).
 /// `switch`: the page address' test switch (`?gpu=off|bad-shader|lost`, README), if any.
 #[cfg_attr(not(feature = "gpu"), allow(unused_variables))]
-pub(super) fn open(switch: Option<String>, ready: impl FnOnce(Opened) + 'static) {
+pub fn open(switch: Option<String>, ready: impl FnOnce(Opened) + 'static) {
     #[cfg(feature = "gpu")]
     wasm_bindgen_futures::spawn_local(async move {
         let switch = GpuSwitch::of(switch.as_deref());

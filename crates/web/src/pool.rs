@@ -1,10 +1,10 @@
-//! Toy repeats and a score file's pooled splits on the other cores: Web Workers running the
-//! page's own wasm module (`www/worker.js`). The running job hands out repeats or splits
+//! Toy repeats and a score file's pooled splits on the other cores: the page's Web Workers
+//! (`www/worker.js`, running `crate::worker`). The running job hands out repeats or splits
 //! ([`AnalysisJob::hand_out`]) to idle workers while the page's thread computes the others, and
 //! records each in order whoever computed it, so the numbers are those of one thread, bit for
-//! bit. A worker gets a score file once ([`HeldData`]), before the first split of it; a file too
-//! large to hold is posted as its handle, and the worker reads the shares handed to it
-//! (`ui::streamed`).
+//! bit. A worker gets a score file once ([`rvalue_model::HeldData`]), before the first split of
+//! it; a file too large to hold is posted as its handle, and the worker reads the shares handed
+//! to it ([`crate::streamed`]).
 //!
 //! One worker per core beyond the page's own (`navigator.hardwareConcurrency − 1`, at most
 //! [`rvalue_model::workers::MAX_WORKERS`]), started with the first analysis of several toy
@@ -13,7 +13,6 @@
 //! fails is stopped, and its work goes back to the job. Which worker gets what, and what a
 //! reply does, is [`rvalue_model::workers`]; this posts and reads the messages.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Array, ArrayBuffer, Float32Array, Float64Array, Object, Reflect, Uint16Array, Uint8Array};
@@ -21,62 +20,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker, WorkerOptions, WorkerType};
 
-use crate::ui::byte_source::ByteSource;
-use crate::ui::dom;
-use crate::ui::streamed::Streamed;
+use crate::byte_source::ByteSource;
+use crate::marks::{mark, DROPPED_ANSWER, SHARE_READ};
+use crate::streamed::Streamed;
 use rvalue_core::io::Dataset;
-use rvalue_core::tensor::{ScoreTensor, Scores};
+use rvalue_core::tensor::Scores;
 use rvalue_model::workers::{Port, Replied, ReplyFields, Task};
-use rvalue_model::{AnalysisJob, HeldData, StreamedFile};
+use rvalue_model::{AnalysisJob, StreamedFile};
 
-pub(super) use rvalue_model::workers::{JobRef, Reply};
-
-/// The repeat a worker computes, for the worker script: `explorer::compute_part`.
-#[wasm_bindgen]
-pub fn rvalue_compute_part(request: &str) -> Result<Vec<u8>, JsValue> {
-    rvalue_model::compute_part(request).map_err(|e| JsValue::from_str(&e.to_string()))
-}
-
-thread_local! {
-    /// In a worker: the score file whose splits it calibrates.
-    static HELD: RefCell<Option<HeldData>> = const { RefCell::new(None) };
-}
-
-/// A score file for the worker script to hold, replacing the one before: its shape, labels and
-/// scores (the labels as numbers too, which spares the module a second kind of array). The
-/// scores come in the page's stored type ([`stored_array`]) and are held in it.
-#[wasm_bindgen]
-pub fn rvalue_hold_data(
-    n: usize,
-    m: usize,
-    k: usize,
-    labels: Vec<f64>,
-    scores: JsValue,
-) -> Result<(), JsValue> {
-    HELD.with(|h| h.borrow_mut().take());
-    let labels = labels.into_iter().map(|y| y as usize).collect();
-    let tensor = if let Some(a) = scores.dyn_ref::<Uint16Array>() {
-        ScoreTensor::from_f16_bits(n, m, k, a.to_vec())
-    } else if let Some(a) = scores.dyn_ref::<Float32Array>() {
-        ScoreTensor::from_f32(n, m, k, a.to_vec())
-    } else if let Some(a) = scores.dyn_ref::<Float64Array>() {
-        ScoreTensor::new(n, m, k, a.to_vec())
-    } else {
-        return Err(JsValue::from_str("the scores are not a Float64Array, Float32Array or Uint16Array"));
-    };
-    let held = tensor.and_then(|t| HeldData::new(t, labels)).map_err(dom::to_js)?;
-    HELD.with(|h| *h.borrow_mut() = Some(held));
-    Ok(())
-}
-
-/// The split a worker calibrates, for the worker script: `HeldData::compute_split`.
-#[wasm_bindgen]
-pub fn rvalue_compute_split(request: &str) -> Result<Vec<u8>, JsValue> {
-    HELD.with(|h| match h.borrow_mut().as_mut() {
-        Some(held) => held.compute_split(request).map_err(dom::to_js),
-        None => Err(JsValue::from_str("no score file is held")),
-    })
-}
+pub use rvalue_model::workers::{JobRef, Reply};
 
 /// A Web Worker and its listeners, as the model's pool drives it.
 struct Handle {
@@ -88,14 +40,14 @@ struct Handle {
 /// The page's workers ([`rvalue_model::workers::Pool`]), started when the first toy analysis
 /// with several repeats starts (an embedded closed-form panel or a score file never starts
 /// them).
-pub(super) struct Pool {
+pub struct Pool {
     pool: rvalue_model::workers::Pool<Handle>,
     /// Where replies go, once started (for workers started in place of stopped ones).
     on_reply: Option<OnReply>,
 }
 
 /// Where worker `i`'s replies go: `(i, reply)`, for [`Pool::replied`].
-pub(super) type OnReply = Rc<dyn Fn(usize, Reply)>;
+pub type OnReply = Rc<dyn Fn(usize, Reply)>;
 
 /// The machine's cores, as the browser tells them.
 fn cores() -> f64 {
@@ -131,7 +83,7 @@ impl Pool {
     pub fn recycle_busy(&mut self) {
         let (Some(on_reply), Some(init)) = (self.on_reply.clone(), init_message()) else { return };
         for _ in 0..self.pool.recycle_busy(|i| Handle::start(i, &on_reply, &init)) {
-            dom::mark(dom::DROPPED_ANSWER);
+            mark(DROPPED_ANSWER);
         }
     }
 
@@ -139,7 +91,7 @@ impl Pool {
     /// A streamed file's shares are read by the workers from `file`.
     pub fn feed(&mut self, job: &mut AnalysisJob, serial: u64, file: Option<&Streamed>) {
         for _ in 0..self.pool.feed(job, serial, file.map(|f| (&f.file, &f.info))) {
-            dom::mark(dom::SHARE_READ);
+            mark(SHARE_READ);
         }
     }
 
@@ -149,7 +101,7 @@ impl Pool {
         match self.pool.replied(i, reply, job) {
             Some(Replied::Taken) => true,
             Some(Replied::Dropped) => {
-                dom::mark(dom::DROPPED_ANSWER);
+                mark(DROPPED_ANSWER);
                 false
             }
             Some(Replied::Stop(why)) => {

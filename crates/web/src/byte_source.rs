@@ -1,6 +1,8 @@
-//! Where a file read a block at a time gets its bytes: a file the reader chose (`File.slice`)
-//! or a file hosted on the page's own site (HTTP Range requests). The page and its workers read
-//! either the same way, so a hosted file streams as a dropped one does.
+//! Where a file read a block at a time gets its bytes: a file the reader chose (`File.slice`,
+//! [`file`]) or a file hosted on the page's own site (HTTP Range requests). The page and its
+//! workers read either the same way, so a hosted file streams as a dropped one does.
+
+mod file;
 
 use std::ops::Range;
 
@@ -9,7 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, Headers, Request, RequestInit, Response, XmlHttpRequest, XmlHttpRequestResponseType};
 
-use super::dom;
+use crate::{array_bytes, js_message};
 use rvalue_core::{Error, Result};
 use rvalue_model::url::hosted::{self, range_header};
 
@@ -49,7 +51,7 @@ impl ByteSource {
     /// Bytes `range`, read without holding the rest.
     pub async fn read(&self, range: Range<u64>) -> Result<Vec<u8>> {
         match self {
-            ByteSource::File(f) => super::streamed::read_file_range(f, range).await,
+            ByteSource::File(f) => file::read_range(f, range).await,
             ByteSource::Hosted(h) => read_hosted(h, range).await,
         }
     }
@@ -57,7 +59,7 @@ impl ByteSource {
     /// Bytes `range`, read synchronously (workers only: a header, or a stray range).
     pub fn read_sync(&self, range: Range<u64>) -> Result<Vec<u8>> {
         match self {
-            ByteSource::File(f) => super::streamed::read_file_sync(f, range),
+            ByteSource::File(f) => file::read_sync(f, range),
             ByteSource::Hosted(h) => read_hosted_sync(h, range),
         }
     }
@@ -78,24 +80,24 @@ pub async fn fetch_range(url: &str, range: &Range<u64>) -> std::result::Result<R
     JsFuture::from(promise).await?.dyn_into()
 }
 
-/// Why `hosted` could not be read.
-fn cannot_read(hosted: &HostedFile, why: String) -> Error {
-    Error::Io { file: hosted.name.clone(), message: format!("cannot read: {why}") }
+/// Why the file `name` could not be read.
+fn cannot_read(name: String, why: String) -> Error {
+    Error::Io { file: name, message: format!("cannot read: {why}") }
 }
 
 async fn read_hosted(h: &HostedFile, range: Range<u64>) -> Result<Vec<u8>> {
-    let fail = |e| cannot_read(h, dom::js_message(e));
+    let fail = |e| cannot_read(h.name.clone(), js_message(e));
     let resp = fetch_range(&h.url, &range).await.map_err(fail)?;
     if let Some(why) = hosted::unranged(resp.status()) {
-        return Err(cannot_read(h, why));
+        return Err(cannot_read(h.name.clone(), why));
     }
-    let buf = JsFuture::from(resp.array_buffer().map_err(fail)?).await.map_err(fail)?;
-    checked_length(h, &range, js_sys::Uint8Array::new(&buf).to_vec())
+    let bytes = array_bytes(resp.array_buffer().map_err(fail)?).await.map_err(fail)?;
+    checked_length(h, &range, bytes)
 }
 
 /// A synchronous Range request: allowed in workers, where it blocks only the worker.
 fn read_hosted_sync(h: &HostedFile, range: Range<u64>) -> Result<Vec<u8>> {
-    let fail = |e| cannot_read(h, dom::js_message(e));
+    let fail = |e| cannot_read(h.name.clone(), js_message(e));
     let xhr = XmlHttpRequest::new().map_err(fail)?;
     xhr.open_with_async("GET", &h.url, false).map_err(fail)?;
     xhr.set_request_header("Range", &range_header(&range)).map_err(fail)?;
@@ -103,7 +105,7 @@ fn read_hosted_sync(h: &HostedFile, range: Range<u64>) -> Result<Vec<u8>> {
     xhr.send().map_err(fail)?;
     let status = xhr.status().map_err(fail)?;
     if let Some(why) = hosted::unranged(status) {
-        return Err(cannot_read(h, why));
+        return Err(cannot_read(h.name.clone(), why));
     }
     let buf = xhr.response().map_err(fail)?;
     checked_length(h, &range, js_sys::Uint8Array::new(&buf).to_vec())
@@ -111,7 +113,7 @@ fn read_hosted_sync(h: &HostedFile, range: Range<u64>) -> Result<Vec<u8>> {
 
 fn checked_length(h: &HostedFile, range: &Range<u64>, bytes: Vec<u8>) -> Result<Vec<u8>> {
     match hosted::short_read(range, bytes.len()) {
-        Some(why) => Err(cannot_read(h, why)),
+        Some(why) => Err(cannot_read(h.name.clone(), why)),
         None => Ok(bytes),
     }
 }
