@@ -223,9 +223,7 @@ impl PooledSplit {
 
     /// Entry buckets per calibration score: two, as the lookups were tuned with, unless a
     /// split's tables would pass [`LARGE_TABLES`]; there one bucket per score saves a seventh of
-    /// the memory (the authors' `[40000, 1000]`: 1.06 → 0.92 GB a split) at no time measurable
-    /// on this project's 2-core VM (interleaved runs of 200 test items: 47–51 s with two,
-    /// 44–49 s with one).
+    /// the memory at no measurable cost in time (docs/performance.md, pooled r-values).
     pub(super) fn buckets_per_score(n: usize, m: usize) -> usize {
         if n.saturating_add(PAD).saturating_mul(m).saturating_mul(28) > LARGE_TABLES {
             1
