@@ -27,6 +27,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+#[path = "common/files.rs"]
 mod common;
 use common::{npy, zip, ZipMember};
 use rvalue_core::io::{crc32, parse_npy, parse_npz, read_labels, read_mask, read_scores, read_scores_from};

@@ -5,6 +5,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "common/files.rs"]
 mod common;
 // The core's checksum, for the zip writer of `common`.
 use rvalue_core::io::crc32;

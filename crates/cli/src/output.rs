@@ -34,7 +34,7 @@ pub fn summary_csv(rows: &[Summary]) -> String {
             out.push_str(&format!(",{x}"));
         }
         out.push_str(&format!(",{}", s.splits));
-        for x in s.conditional_numbers() {
+        for x in s.conditional.numbers() {
             out.push_str(&format!(",{x}"));
         }
         out.push('\n');
@@ -80,7 +80,7 @@ pub fn summary_json(rows: &[Summary], reading: Option<ScoresAre>) -> String {
         if let Some(r) = reading.filter(|_| s.method.is_baseline()) {
             out.push_str(&format!(", \"scores_are\": \"{r}\""));
         }
-        for (key, x) in CONDITIONAL_COLUMNS.iter().zip(s.conditional_numbers()) {
+        for (key, x) in CONDITIONAL_COLUMNS.iter().zip(s.conditional.numbers()) {
             out.push_str(&format!(", \"{key}\": {}", json_number(x)));
         }
         out.push_str(&tallies_json(s));
@@ -93,8 +93,8 @@ pub fn summary_json(rows: &[Summary], reading: Option<ScoresAre>) -> String {
 /// `, "class_coverage": [..], "class_count": [..], "size_strata": [..], "difficulty_strata": [..]`.
 fn tallies_json(s: &Summary) -> String {
     let list = |xs: Vec<String>| format!("[{}]", xs.join(", "));
-    let coverage = list(s.class_tallies.iter().map(|t| json_number(t.coverage())).collect());
-    let count = list(s.class_tallies.iter().map(|t| t.count.to_string()).collect());
+    let coverage = list(s.conditional.class_tallies.iter().map(|t| json_number(t.coverage())).collect());
+    let count = list(s.conditional.class_tallies.iter().map(|t| t.count.to_string()).collect());
     let strata = |all: &[Stratum]| {
         list(
             all.iter()
@@ -110,8 +110,8 @@ fn tallies_json(s: &Summary) -> String {
     };
     format!(
         ", \"class_coverage\": {coverage}, \"class_count\": {count}, \"size_strata\": {}, \"difficulty_strata\": {}",
-        strata(&s.size_strata),
-        strata(&s.difficulty_strata)
+        strata(&s.conditional.size_strata),
+        strata(&s.conditional.difficulty_strata)
     )
 }
 

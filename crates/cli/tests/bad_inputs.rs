@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 // The file builders shared with the fuzz harness at the repository root.
-#[path = "../../../tests/common/mod.rs"]
+#[path = "../../../tests/common/files.rs"]
 mod common;
 // The core's checksum, for the zip writer of `common`.
 use rvalue_core::io::crc32;

@@ -7,7 +7,7 @@
 // Tests (not user data paths): a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../../../tests/common/mod.rs"]
+#[path = "../../../tests/common/files.rs"]
 mod common;
 use rvalue_core::io::crc32;
 

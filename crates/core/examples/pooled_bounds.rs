@@ -11,7 +11,7 @@
 //! per tenth of the steps, the width `H − h`, how many units' upper bounds reach the step's best
 //! count, how many tie it exactly, and the window draws of those units and of the pick.
 //!
-//! `cargo run --release -p rvalue-core --example pooled_bounds -- POOL.npy TEST.npy ITEMS`
+//! `cargo run --release -p rvalue-core --example pooled_bounds -- CAL_TRUE.npy TEST.npy ITEMS`
 //! (float16 `.npy` files, `[n, M]` and `[T, M, K]`).
 
 // A measurement on the bench's own files: an `expect` states what those files are.
@@ -21,15 +21,15 @@ use rvalue_core::io::{parse_npy, NpyData};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let [_, pool, test, items] = &args[..] else {
-        eprintln!("usage: pooled_bounds POOL.npy TEST.npy ITEMS");
+    let [_, cal_true, test, items] = &args[..] else {
+        eprintln!("usage: pooled_bounds CAL_TRUE.npy TEST.npy ITEMS");
         std::process::exit(2);
     };
-    let (shape, pool) = npy_f16(pool);
+    let (shape, cal_true) = npy_f16(cal_true);
     let (n, m) = (shape[0], shape[1]);
     let (shape, test) = npy_f16(test);
     let k = shape[2];
-    let split = Split::new(&pool, n, m);
+    let split = Split::new(&cal_true, n, m);
     for t in 0..items.parse().expect("a number of items") {
         let item = Merged::new(&split, k, &test[t * m * k..(t + 1) * m * k]);
         let first = |h: &[usize]| h.iter().position(|&x| x > 0).unwrap_or(h.len());
@@ -60,11 +60,11 @@ struct Split {
 }
 
 impl Split {
-    fn new(pool: &[f32], n: usize, m: usize) -> Split {
+    fn new(cal_true: &[f32], n: usize, m: usize) -> Split {
         let (mut order, mut sorted) = (Vec::with_capacity(n * m), Vec::with_capacity(n * m));
         for d in 0..m {
             let mut idx: Vec<u32> = (0..n as u32).collect();
-            let s = |c: u32| pool[c as usize * m + d];
+            let s = |c: u32| cal_true[c as usize * m + d];
             idx.sort_by(|&x, &y| s(y).total_cmp(&s(x)).then(x.cmp(&y)));
             sorted.extend(idx.iter().map(|&c| s(c)));
             order.extend(idx);

@@ -3,7 +3,7 @@
 //! `/proc/thread-self/schedstat`), the least of several rounds per item: on a machine shared
 //! with other work the least CPU time is the comparable figure.
 //!
-//! `cargo run --release -p rvalue-core --example pooled_time -- POOL.npy TEST.npy ITEMS ROUNDS`
+//! `cargo run --release -p rvalue-core --example pooled_time -- CAL_TRUE.npy TEST.npy ITEMS ROUNDS`
 
 // A measurement on the bench's own files: an `expect` states what those files are.
 #![allow(clippy::expect_used)]
@@ -14,18 +14,18 @@ use rvalue_core::tensor::ScoreTensor;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let [_, pool, test, items, rounds] = &args[..] else {
-        eprintln!("usage: pooled_time POOL.npy TEST.npy ITEMS ROUNDS");
+    let [_, cal_true, test, items, rounds] = &args[..] else {
+        eprintln!("usage: pooled_time CAL_TRUE.npy TEST.npy ITEMS ROUNDS");
         std::process::exit(2);
     };
     let (items, rounds): (usize, usize) = (items.parse().expect("items"), rounds.parse().expect("rounds"));
-    let (shape, pool) = npy_f16_bits(pool);
+    let (shape, cal_true) = npy_f16_bits(cal_true);
     let m = shape[1];
     let (shape, test) = npy_f16_bits(test);
     let k = shape[2];
     let test = test[..items * m * k].to_vec();
     let t = ScoreTensor::from_f16_bits(items, m, k, test).expect("a tensor");
-    let draws: Vec<f64> = pool.iter().map(|&b| f64::from(half::f16::from_bits(b))).collect();
+    let draws: Vec<f64> = cal_true.iter().map(|&b| f64::from(half::f16::from_bits(b))).collect();
     for (name, ties) in [("index", Ties::INDEX), ("exchangeable", Ties::new(TieOrder::Exchangeable, 1, 0))] {
         let split = PooledSplit::from_draws(&draws, m, k, ties).expect("a split");
         let mut work = Workspace::default();

@@ -159,8 +159,8 @@ pub use conditional::{
     ConditionalSummary, SplitTallies, Stratum, Tally, DIFFICULTY_STRATA, SIZE_STRATA,
 };
 pub use metrics::{
-    check_alpha, evaluate, evaluate_with, mean_sd, summarize, summarize_with, SplitMetrics, Summary,
-    CONDITIONAL_COLUMNS,
+    check_alpha, evaluate, evaluate_with, mean_sd, summarize, summarize_with, Conditional, SplitMetrics,
+    Summary, CONDITIONAL_COLUMNS,
 };
 pub use pooled::PooledBuilder;
 pub use prepared::{calibrate_each_lean, check_data, ranked_of, Prepared};

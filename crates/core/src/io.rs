@@ -14,7 +14,7 @@ mod npz;
 mod stream;
 /// The hand-made `.npy` and `.zip` builders of the reader tests, shared with the workspace's.
 #[cfg(test)]
-#[path = "../../../tests/common/mod.rs"]
+#[path = "../../../tests/common/files.rs"]
 pub(crate) mod test_files;
 
 pub use npy::{

@@ -41,8 +41,9 @@ const CP_R: usize = 2;
 /// Number of α values of the coverage and size curves (panels 3 and 4).
 pub const SWEEP_POINTS: usize = 100;
 
-/// Default work per step, in candidate-units (items × K, weighted by the r-value's cost): about
-/// 25 ms of parametric r-values natively on this project's test machine, 50 ms as wasm.
+/// Default work per step, in candidate-units (items × K, weighted by the r-value's cost): small
+/// enough that a step of parametric r-values leaves the page's frame responsive, large enough
+/// that the steps' overhead stays small (its time: docs/performance.md, the explorer).
 pub const DEFAULT_STEP_BUDGET: usize = 8_000;
 
 /// Pooled CP_r's draw-unit updates per candidate-unit of budget (measured: one parametric
@@ -55,8 +56,8 @@ fn pooled_items_per_step(budget: usize, t: &ScoreTensor, split: &Split) -> usize
 }
 
 /// Work of one item's r-values in candidate-units of the step budget, for `m` draws and `k`
-/// candidates; measured with the explorer bench (parametric exact with the model rule ≈ 4 µs
-/// per candidate natively, rank-based ones growing with the draws).
+/// candidates: the weights the explorer bench measured (docs/performance.md, the explorer), the
+/// rank-based r-values' cost growing with the draws.
 fn item_cost(kind: RvalueKind, m: usize, k: usize) -> usize {
     match kind {
         RvalueKind::Nonparametric => k * (1 + m / 16),

@@ -28,8 +28,6 @@ pub mod tables;
 pub mod threshold;
 
 #[cfg(test)]
-mod panel_tests;
-#[cfg(test)]
 mod tests;
 
 pub use clip::clip_band;

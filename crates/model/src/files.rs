@@ -1,5 +1,5 @@
 //! Which files make a data set: the file picker's and a drop's files told apart by role
-//! ([`read_named`]: scores, labels, a calibration pool), a drop planned before anything is read
+//! ([`read_named`]: scores, labels, calibration true draws), a drop planned before anything is read
 //! ([`plan_drop`]: whole, or a block at a time), the size limits, and a large score file opened
 //! from its header ([`open_streamed`]). The page reads the bytes; these decide what they are.
 
@@ -71,14 +71,14 @@ pub fn split_names(got: Result<Labelled>) -> (Result<Dataset>, Option<Vec<String
     }
 }
 
-/// A data set read, its pool, if any, and its class names, if its `.npz` gives them.
+/// A data set read, its true draws, if any, and its class names, if its `.npz` gives them.
 pub type Named = (Dataset, Option<TrueDraws>, Option<Vec<String>>);
 
 /// Files' bytes by role. A name holding "label" is the labels file (the second of two such
-/// names is taken as scores). Of two score files, the pool is the 2-D one `[n_cal, M]` whose
+/// names is taken as scores). Of two score files, the true draws are the 2-D file `[n_cal, M]` whose
 /// second dimension is the other's M (two files that are not both scores are scores and
-/// labels, in that order); an `.npz` of scores may carry its pool as member `cal_true`. The
-/// name to show, and the scores (labelled) with the pool, if any.
+/// labels, in that order); an `.npz` of scores may carry its true draws as member `cal_true`. The
+/// name to show, and the scores (labelled) with the true draws, if any.
 pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<Named>) {
     let (mut labels, mut scores): (Vec<_>, Vec<_>) = files.into_iter().partition(|(n, _)| is_labels(n));
     if scores.is_empty() && labels.len() > 1 {
@@ -101,18 +101,18 @@ pub fn read_named(files: Vec<(String, Vec<u8>)>) -> (String, Result<Named>) {
         return (shown, Err(e));
     }
     let got = read.and_then(|mut read| {
-        let (test_at, pool) = pool_of(&scores, &read)?;
+        let (test_at, true_draws) = true_draws_of(&scores, &read)?;
         let mut d = read.swap_remove(test_at);
         if let Some((lname, lbytes)) = labels.first() {
             d.labels = Some(read_labels(lname, lbytes, d.scores.n(), d.scores.k())?);
         }
         let (sname, sbytes) = &scores[test_at];
         let names = read_class_names(sname, sbytes, d.scores.k())?;
-        Ok((test_at, d, pool, names))
+        Ok((test_at, d, true_draws, names))
     });
     match got {
-        Ok((test_at, d, pool, names)) => {
-            (named_as(&scores, &labels, test_at, pool.as_ref()), Ok((d, pool, names)))
+        Ok((test_at, d, true_draws, names)) => {
+            (named_as(&scores, &labels, test_at, true_draws.as_ref()), Ok((d, true_draws, names)))
         }
         Err(e) => (shown, Err(e)),
     }
@@ -123,35 +123,35 @@ pub fn is_labels(name: &str) -> bool {
     name.to_lowercase().contains("label")
 }
 
-/// The name shown for test file `test_at` of `scores`, with its labels and pool.
+/// The name shown for test file `test_at` of `scores`, with its labels and true draws.
 fn named_as(
     scores: &[(String, Vec<u8>)],
     labels: &[(String, Vec<u8>)],
     test_at: usize,
-    pool: Option<&TrueDraws>,
+    true_draws: Option<&TrueDraws>,
 ) -> String {
     let mut name = scores[test_at].0.clone();
     for (l, _) in labels {
         name = format!("{name} + {l}");
     }
-    if let Some(p) = pool {
+    if let Some(p) = true_draws {
         let from = scores.get(1 - test_at).map_or("cal_true", |(n, _)| n.as_str());
         name = format!("{name} with the pool {from} [{}, {}]", p.n(), p.m());
     }
     name
 }
 
-/// Which of the score files read is the test file, and the pool: the other file, or the test
+/// Which of the score files read is the test file, and the true draws: the other file, or the test
 /// file's member `cal_true`.
-pub fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Option<TrueDraws>)> {
+pub fn true_draws_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, Option<TrueDraws>)> {
     match (files, read) {
         ([(name, bytes)], _) => {
-            let pool = read_cal_true(name, bytes)?;
-            Ok((0, pool.map(|d| TrueDraws::of_dataset(&format!("{name}: member cal_true"), d)).transpose()?))
+            let draws = read_cal_true(name, bytes)?;
+            Ok((0, draws.map(|d| TrueDraws::of_dataset(&format!("{name}: member cal_true"), d)).transpose()?))
         }
         ([(a, _), (b, _)], [da, db]) => {
-            let pool_for = |p: &Dataset, t: &Dataset| p.single_draw && p.scores.k() == t.scores.m();
-            let (test_at, pool_name) = match (pool_for(db, da), pool_for(da, db)) {
+            let draws_for = |p: &Dataset, t: &Dataset| p.single_draw && p.scores.k() == t.scores.m();
+            let (test_at, draws_name) = match (draws_for(db, da), draws_for(da, db)) {
                 (true, false) => (0, b),
                 (false, true) => (1, a),
                 _ => {
@@ -162,7 +162,7 @@ pub fn pool_of(files: &[(String, Vec<u8>)], read: &[Dataset]) -> Result<(usize, 
                     )))
                 }
             };
-            Ok((test_at, Some(TrueDraws::of_dataset(pool_name, read[1 - test_at].clone())?)))
+            Ok((test_at, Some(TrueDraws::of_dataset(draws_name, read[1 - test_at].clone())?)))
         }
         _ => Err(Error::invalid("give at most two score files: the test items and a pool")),
     }

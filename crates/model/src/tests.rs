@@ -121,7 +121,10 @@ fn alpha_answers_equal_a_fresh_evaluate() {
                         let fresh = fresh_summary(&a, m, alpha, ne);
                         let ours = a.summary(m, alpha, ne).unwrap();
                         assert!(same(&fresh, &ours), "{:?} {m:?} α={alpha} ne={ne}", c.score.kind);
-                        assert!(ours.macro_coverage_mean.is_finite() && ours.dsv_mean.is_finite());
+                        assert!(
+                            ours.conditional.macro_coverage_mean.is_finite()
+                                && ours.conditional.dsv_mean.is_finite()
+                        );
                     }
                     let view = a.at_alpha(alpha, ne).unwrap();
                     assert_eq!(view.rows.len(), 3);

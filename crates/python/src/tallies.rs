@@ -13,13 +13,16 @@ use crate::arrays::value_error;
 
 /// The conditional columns of a summary row, after `splits`, as `rvalue conformal` names them.
 pub fn put_summary(d: &Bound<'_, PyDict>, s: &Summary) -> PyResult<()> {
-    for (key, x) in CONDITIONAL_COLUMNS.into_iter().zip(s.conditional_numbers()) {
+    for (key, x) in CONDITIONAL_COLUMNS.into_iter().zip(s.conditional.numbers()) {
         d.set_item(key, x)?;
     }
-    d.set_item("class_coverage", s.class_tallies.iter().map(Tally::coverage).collect::<Vec<f64>>())?;
-    d.set_item("class_count", s.class_tallies.iter().map(|t| t.count).collect::<Vec<u64>>())?;
-    d.set_item("size_strata", strata(d.py(), &s.size_strata)?)?;
-    d.set_item("difficulty_strata", strata(d.py(), &s.difficulty_strata)?)?;
+    d.set_item(
+        "class_coverage",
+        s.conditional.class_tallies.iter().map(Tally::coverage).collect::<Vec<f64>>(),
+    )?;
+    d.set_item("class_count", s.conditional.class_tallies.iter().map(|t| t.count).collect::<Vec<u64>>())?;
+    d.set_item("size_strata", strata(d.py(), &s.conditional.size_strata)?)?;
+    d.set_item("difficulty_strata", strata(d.py(), &s.conditional.difficulty_strata)?)?;
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 use js_sys::Float64Array;
 use wasm_bindgen::JsValue;
 
-use rvalue_core::conformal::{Stratum, Summary};
+use rvalue_core::conformal::{Conditional, Stratum};
 
 /// A number, or `null` where it is undefined (NaN).
 fn number(x: f64) -> JsValue {
@@ -31,7 +31,7 @@ fn strata(all: &[Stratum]) -> JsValue {
 /// `worstClassCoverage`, `covgap` (percent), `violatedClasses`, `sscv`, `dsv`) and its sd
 /// (`…Sd`), `null` where undefined; per class over all splits `classCoverage` (NaN for a class
 /// with no test item) and `classCount`; `sizeStrata` and `difficultyStrata`.
-pub(super) fn set_fields(entry: &JsValue, s: &Summary) {
+pub(super) fn set_fields(entry: &JsValue, s: &Conditional) {
     let fields: [(&str, f64); 12] = [
         ("macroCoverage", s.macro_coverage_mean),
         ("macroCoverageSd", s.macro_coverage_sd),

@@ -256,7 +256,7 @@ fn conformal_of(args: JsValue) -> Result<JsValue> {
             ("emptyRate", s.empty_rate.into()),
             ("splits", (s.splits as f64).into()),
         ]);
-        conditional::set_fields(&entry, &s);
+        conditional::set_fields(&entry, &s.conditional);
         set_field(&entry, "qhat", qhat::of_first(&cals, a.alpha));
         if let Some(count) = s.unbounded_classes {
             set_field(&entry, "unboundedClasses", (count as f64).into());

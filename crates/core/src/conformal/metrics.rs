@@ -159,8 +159,17 @@ pub struct Summary {
     pub splits: usize,
     /// `histogram[s]` = number of test sets of size `s`, over all splits.
     pub size_histogram: Vec<u64>,
-    /// The conditional metrics' ([`ConditionalMetrics`](super::ConditionalMetrics)) means and
-    /// population sds over splits, splits where one is `NaN` left out (`NaN` if all are).
+    /// The conditional metrics over splits.
+    pub conditional: Conditional,
+    /// Per class: the most classes whose threshold was `+∞` in a split; `None` when marginal.
+    pub unbounded_classes: Option<usize>,
+}
+
+/// A method's conditional metrics ([`ConditionalMetrics`](super::ConditionalMetrics)) over
+/// splits: means and population sds, splits where one is `NaN` left out (`NaN` if all are),
+/// and the tallies summed over splits (docs/method.md §5).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conditional {
     pub macro_coverage_mean: f64,
     pub macro_coverage_sd: f64,
     pub worst_class_coverage_mean: f64,
@@ -182,8 +191,6 @@ pub struct Summary {
     /// Per difficulty stratum ([`DIFFICULTY_STRATA`](super::DIFFICULTY_STRATA)), summed over
     /// splits; all empty when difficulty is unknown.
     pub difficulty_strata: Vec<Stratum>,
-    /// Per class: the most classes whose threshold was `+∞` in a split; `None` when marginal.
-    pub unbounded_classes: Option<usize>,
 }
 
 /// The conditional metrics' column names, after `splits`, where every face writes them: the
@@ -203,9 +210,9 @@ pub const CONDITIONAL_COLUMNS: [&str; 12] = [
     "dsv_sd",
 ];
 
-impl Summary {
-    /// The conditional metrics' means and sds, in [`CONDITIONAL_COLUMNS`]' order.
-    pub fn conditional_numbers(&self) -> [f64; 12] {
+impl Conditional {
+    /// The means and sds, in [`CONDITIONAL_COLUMNS`]' order.
+    pub fn numbers(&self) -> [f64; 12] {
         [
             self.macro_coverage_mean,
             self.macro_coverage_sd,
@@ -275,21 +282,23 @@ pub fn summarize_with(
         empty_rate: per_split.iter().map(|m| m.empty_rate).sum::<f64>() / per_split.len() as f64,
         splits: per_split.len(),
         size_histogram,
-        macro_coverage_mean: c.macro_coverage.0,
-        macro_coverage_sd: c.macro_coverage.1,
-        worst_class_coverage_mean: c.worst_class_coverage.0,
-        worst_class_coverage_sd: c.worst_class_coverage.1,
-        covgap_mean: c.covgap.0,
-        covgap_sd: c.covgap.1,
-        violated_classes_mean: c.violated_classes.0,
-        violated_classes_sd: c.violated_classes.1,
-        sscv_mean: c.sscv.0,
-        sscv_sd: c.sscv.1,
-        dsv_mean: c.dsv.0,
-        dsv_sd: c.dsv.1,
-        class_tallies: c.pooled.classes,
-        size_strata: if tallied { c.pooled.sizes } else { Vec::new() },
-        difficulty_strata: if tallied { c.pooled.difficulty } else { Vec::new() },
+        conditional: Conditional {
+            macro_coverage_mean: c.macro_coverage.0,
+            macro_coverage_sd: c.macro_coverage.1,
+            worst_class_coverage_mean: c.worst_class_coverage.0,
+            worst_class_coverage_sd: c.worst_class_coverage.1,
+            covgap_mean: c.covgap.0,
+            covgap_sd: c.covgap.1,
+            violated_classes_mean: c.violated_classes.0,
+            violated_classes_sd: c.violated_classes.1,
+            sscv_mean: c.sscv.0,
+            sscv_sd: c.sscv.1,
+            dsv_mean: c.dsv.0,
+            dsv_sd: c.dsv.1,
+            class_tallies: c.pooled.classes,
+            size_strata: if tallied { c.pooled.sizes } else { Vec::new() },
+            difficulty_strata: if tallied { c.pooled.difficulty } else { Vec::new() },
+        },
         unbounded_classes: per_split.iter().filter_map(|m| m.unbounded_classes).max(),
     }
 }

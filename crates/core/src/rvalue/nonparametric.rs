@@ -40,11 +40,11 @@ pub(crate) fn desc_key(x: f64) -> u64 {
 }
 
 /// [`sort_desc`] with reusable buffers. Single-precision scores (all that came from float32 or
-/// float16 files, as model outputs do) take a radix sort of 32-bit keys (`radix`), five times
-/// faster than the comparison sorts below at K = 1000 and just as exact. Otherwise one integer
+/// float16 files, as model outputs do) take a radix sort of 32-bit keys (`radix`): a few
+/// counting passes instead of comparisons, just as exact. Otherwise one integer
 /// sort of `(key, index)` packed in a `u128`, several times faster than comparing floats through
 /// a closure; when every score's low 16 bits are zero the index fits in those bits of a `u64`
-/// instead, which sorts twice as fast again: keys then differ in their high bits or not at all.
+/// instead, half the bytes to sort: keys then differ in their high bits or not at all.
 pub fn sort_desc_with(scores: &[f64], out: &mut [u16], scratch: &mut SortScratch) {
     if radix::single_precision(scores) {
         let mut narrow = std::mem::take(&mut scratch.narrow);

@@ -95,7 +95,7 @@ pub struct PooledSplit {
 /// Per draw, the `n` units' scores sorted descending (ties to the lower unit) followed by
 /// [`PAD`] times `−∞`, and the units in that order: `[draw][rank]`.
 fn sorted_draws(n: usize, m: usize, score: impl Fn(usize, usize) -> f64) -> (Vec<f64>, Vec<u32>) {
-    // A few draws' scores gathered at once, unit by unit: a pool stores each unit's draws
+    // A few draws' scores gathered at once, unit by unit: true draws store each unit's draws
     // together, so this reads whole cache lines where one draw at a time read a score a line.
     const GATHER: usize = 8;
     let mut cal_scores = Vec::with_capacity((n + PAD) * m);
@@ -215,7 +215,7 @@ impl PooledSplit {
 
     /// The bytes a split of `n` units of `m` draws holds at most (sorted scores, unit indices in
     /// two widths and entry tables: about 30 bytes per unit and draw, 26 with one bucket per
-    /// score; a float16 pool's value tables take less), for sizing how many splits run at once.
+    /// score; float16 true draws' value tables take less), for sizing how many splits run at once.
     pub fn bytes_for(n: usize, m: usize) -> usize {
         let per_unit_draw = 22 + 4 * PooledSplit::buckets_per_score(n, m);
         n.saturating_add(PAD).saturating_mul(m).saturating_mul(per_unit_draw)
@@ -223,9 +223,7 @@ impl PooledSplit {
 
     /// Entry buckets per calibration score: two, as the lookups were tuned with, unless a
     /// split's tables would pass [`LARGE_TABLES`]; there one bucket per score saves a seventh of
-    /// the memory (the authors' `[40000, 1000]`: 1.06 → 0.92 GB a split) at no time measurable
-    /// on this project's 2-core VM (interleaved runs of 200 test items: 47–51 s with two,
-    /// 44–49 s with one).
+    /// the memory at no measurable cost in time (docs/performance.md, pooled r-values).
     pub(super) fn buckets_per_score(n: usize, m: usize) -> usize {
         if n.saturating_add(PAD).saturating_mul(m).saturating_mul(28) > LARGE_TABLES {
             1

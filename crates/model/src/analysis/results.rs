@@ -42,8 +42,8 @@ pub struct Analysis {
     pub(in crate::analysis) hyper: Option<Hyper>,
     /// Pooled CP_r: the first split's calibration units, for the inspector's r-values.
     pub(in crate::analysis) pooled_first: Option<PooledSplit>,
-    /// Pooled CP_r: the first data set's item `i` is keyed as item `key_offset + i` (a pool's
-    /// test items follow its units).
+    /// Pooled CP_r: the first data set's item `i` is keyed as item `key_offset + i` (true draws'
+    /// test items follow their units).
     pub(in crate::analysis) key_offset: usize,
     /// `z_β` of the first data set by the model rule, per β (bits) asked so far: a root over all
     /// N·K candidates, too slow to repeat on every redraw of a large file.

@@ -4,9 +4,8 @@
 use std::ops::Range;
 
 use super::{finite, internal, Analysis, PartTensor, CP_R};
-use rvalue_core::conformal::{
-    self, check_alpha, Coverage, Method, SplitMetrics, SplitTallies, Stratum, Summary, Tally,
-};
+pub use rvalue_core::conformal::Conditional;
+use rvalue_core::conformal::{self, check_alpha, Coverage, Method, SplitMetrics, SplitTallies, Summary};
 use rvalue_core::rvalue::DrawOrder;
 use rvalue_core::rvalue::Workspace;
 use rvalue_core::tensor::ScoreTensor;
@@ -35,68 +34,6 @@ pub struct SummaryRow {
     /// Per-class thresholds: the most classes in a split whose threshold was `+∞` (too few
     /// calibration items), which enter every set; `None` when marginal.
     pub unbounded_classes: Option<usize>,
-}
-
-/// A method's conditional coverage over splits (docs/method.md §5, conditional coverage).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Conditional {
-    pub macro_coverage_mean: f64,
-    pub macro_coverage_sd: f64,
-    pub worst_class_coverage_mean: f64,
-    pub worst_class_coverage_sd: f64,
-    /// In percent.
-    pub covgap_mean: f64,
-    pub covgap_sd: f64,
-    pub violated_classes_mean: f64,
-    pub violated_classes_sd: f64,
-    pub sscv_mean: f64,
-    pub sscv_sd: f64,
-    pub dsv_mean: f64,
-    pub dsv_sd: f64,
-    /// Per class: covered test items and appearances among them, over all splits.
-    pub class_tallies: Vec<Tally>,
-    pub size_strata: Vec<Stratum>,
-    pub difficulty_strata: Vec<Stratum>,
-}
-
-impl Conditional {
-    /// The means and sds in `rvalue conformal`'s column order.
-    pub fn numbers(&self) -> [f64; 12] {
-        [
-            self.macro_coverage_mean,
-            self.macro_coverage_sd,
-            self.worst_class_coverage_mean,
-            self.worst_class_coverage_sd,
-            self.covgap_mean,
-            self.covgap_sd,
-            self.violated_classes_mean,
-            self.violated_classes_sd,
-            self.sscv_mean,
-            self.sscv_sd,
-            self.dsv_mean,
-            self.dsv_sd,
-        ]
-    }
-
-    fn of(s: &Summary) -> Self {
-        Conditional {
-            macro_coverage_mean: s.macro_coverage_mean,
-            macro_coverage_sd: s.macro_coverage_sd,
-            worst_class_coverage_mean: s.worst_class_coverage_mean,
-            worst_class_coverage_sd: s.worst_class_coverage_sd,
-            covgap_mean: s.covgap_mean,
-            covgap_sd: s.covgap_sd,
-            violated_classes_mean: s.violated_classes_mean,
-            violated_classes_sd: s.violated_classes_sd,
-            sscv_mean: s.sscv_mean,
-            sscv_sd: s.sscv_sd,
-            dsv_mean: s.dsv_mean,
-            dsv_sd: s.dsv_sd,
-            class_tallies: s.class_tallies.clone(),
-            size_strata: s.size_strata.clone(),
-            difficulty_strata: s.difficulty_strata.clone(),
-        }
-    }
 }
 
 /// Everything that depends on α (panels 3/4 markers, 6).
@@ -222,7 +159,7 @@ impl Analysis {
                 position_mean: finite(s.position_mean),
                 empty_rate: s.empty_rate,
                 splits: s.splits,
-                conditional: Conditional::of(&s),
+                conditional: s.conditional,
                 unbounded_classes: s.unbounded_classes,
                 size_histogram: s.size_histogram,
             });

@@ -9,6 +9,9 @@ use crate::sigma2_grid;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+/// The panels' figures, tables, inspector and statistics.
+mod panels;
+
 #[test]
 fn every_method_has_its_own_colour_slot_and_names() {
     for (i, &m) in Method::ALL.iter().enumerate() {

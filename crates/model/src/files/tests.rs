@@ -58,7 +58,7 @@ fn two_labels_files_or_none_of_scores_are_refused() {
     let (name, got) = read_named(named(&[("labels.npy", &labels), ("test_labels.npy", &test)]));
     assert_eq!(name, "test_labels.npy + labels.npy");
     assert_eq!(got.unwrap().0.labels, Some(vec![0, 1, 1, 0]));
-    let e = pool_of(&named(&[("a", &test), ("b", &test), ("c", &test)]), &[]).unwrap_err();
+    let e = true_draws_of(&named(&[("a", &test), ("b", &test), ("c", &test)]), &[]).unwrap_err();
     assert!(e.to_string().contains("at most two score files"));
 }
 

@@ -74,7 +74,7 @@ pub fn streamed_kind(c: &Controls, streamed: bool) -> Option<RvalueKind> {
 }
 
 /// Whether a job of `c` hands parts to the workers: toy repeats, a streamed file's shares,
-/// pooled splits of a file held whole (`held`; a pool's splits run in the page).
+/// pooled splits of a file held whole (`held`; true draws' splits run in the page).
 pub fn uses_workers(c: &Controls, streamed: bool, held: bool) -> bool {
     match c.mode {
         Mode::Toy => c.toy.repeats > 1,

@@ -53,12 +53,12 @@ impl State {
 }
 
 /// What an analysis of `c` is of: the toy, or the file `name` of `n` items, calibrated on
-/// `pool` true-label draws when a pool is given.
-pub fn job_what(c: &Controls, file: Option<(&str, usize)>, pool: Option<usize>) -> String {
+/// `true_draws` true-label draws when a pool of them is given.
+pub fn job_what(c: &Controls, file: Option<(&str, usize)>, true_draws: Option<usize>) -> String {
     let Some((name, n)) = file.filter(|_| c.mode == Mode::Scores) else {
         return format!("toy, {} repeats", c.toy.repeats);
     };
-    match pool {
+    match true_draws {
         None => format!("{name}, {} splits", c.splits),
         Some(p) => {
             let (cal, test) = c.true_draws_sizes(p, n);
@@ -76,7 +76,7 @@ pub fn partial_what(done: usize, total: usize) -> String {
     format!("toy, {done} of {total} repeats so far")
 }
 
-/// Why a pool of true-label draws cannot calibrate CP_r with r-values of `kind`, in a
+/// Why true-label draws alone cannot calibrate CP_r with r-values of `kind`, in a
 /// sentence; `None` for pooled r-values, which it calibrates.
 pub fn needs_all_candidates(kind: RvalueKind) -> Option<String> {
     let name = match kind {

@@ -84,7 +84,7 @@ fn joined_splits(c: &Case, controls: &Controls) -> Vec<Split> {
     splits.iter().map(|s| joined_split(s, c.true_draws.n())).collect()
 }
 
-/// The inspector's pooled r-values: the joined tensor's, its item keyed after the pool.
+/// The inspector's pooled r-values: the joined tensor's, its item keyed after the true draws.
 fn assert_inspector_is_joined(a: &Analysis, c: &Case, split: &Split, ties: TieOrder) {
     let ps = PooledSplit::new(&c.joined, &c.joined_labels, &split.cal, split.ties(ties)).unwrap();
     for t in [0, 7] {

@@ -161,7 +161,7 @@ fn streamed_and_true_draws_summaries_are_in_memory_ones() {
             let want = evaluate_with(&memory, method, 0.2, false, &ranks).unwrap();
             let streamed = evaluate_with(&got[method as usize], method, 0.2, false, &ranks).unwrap();
             assert_eq!(bits(&streamed), bits(&want), "{kind:?} {method:?}");
-            assert!(want.dsv_mean.is_finite() && want.class_tallies.len() == 7);
+            assert!(want.conditional.dsv_mean.is_finite() && want.conditional.class_tallies.len() == 7);
         }
     }
     // Pooled CP_r alone: the ranks come from the pass that reads the true-label draws.

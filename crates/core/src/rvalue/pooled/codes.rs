@@ -1,5 +1,5 @@
 //! Where a score enters one draw's calibration scores when every one of them is a float16 value
-//! (a pool read from a float16 file, as the authors' ImageNet layout stores it): a table over
+//! (true draws read from a float16 file, as the authors' ImageNet layout stores it): a table over
 //! the float16 values between the draw's lowest and highest score, indexed by the value itself.
 //! A lookup is one read in a table of one entry per float16 value in the draw's range (about
 //! 145 kB on logits), where [`super::table`]'s buckets and scans read two scattered cache lines

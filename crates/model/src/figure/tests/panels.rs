@@ -3,15 +3,15 @@
 
 use std::sync::Arc;
 
-use super::classes::{classes, strata_head, strata_table};
-use super::inspector::*;
-use super::panels::*;
-use super::stats::{data_stats, streamed_stats};
-use super::tables::*;
-use super::threshold::*;
-use super::*;
 use crate::classes::{ClassView, Layout};
 use crate::curves::SIGMA2_AXIS_LO;
+use crate::figure::classes::{classes, strata_head, strata_table};
+use crate::figure::inspector::*;
+use crate::figure::panels::*;
+use crate::figure::stats::{data_stats, streamed_stats};
+use crate::figure::tables::*;
+use crate::figure::threshold::*;
+use crate::figure::*;
 use crate::tests::small_controls;
 use crate::{
     panel_betas, sigma2_grid, threshold_curves, toy_design, Analysis, AnalysisJob, Controls, DataSummary,
@@ -230,7 +230,7 @@ fn the_strata_table_has_a_coverage_and_a_count_per_method() {
     for (row, s) in rows.iter().zip(&v.strata) {
         assert_eq!(row.cells.len(), 2 * v.methods.len());
         assert_eq!(row.cells[1], s.count[0].to_string());
-        assert_eq!(row.head, super::html::esc(&s.label));
+        assert_eq!(row.head, crate::figure::html::esc(&s.label));
     }
 }
 
@@ -403,7 +403,7 @@ fn panel_eight_stats_escape_the_name_and_say_what_they_lack() {
 
 #[test]
 fn the_placeholders_are_sentences() {
-    use super::placeholder::*;
+    use crate::figure::placeholder::*;
     for s in [
         THRESHOLD_NO_FILE,
         THRESHOLD_WAITING,
@@ -421,7 +421,7 @@ fn the_placeholders_are_sentences() {
 
 #[test]
 fn a_panel_waiting_for_scores_asks_for_a_file_until_one_is_loaded() {
-    use super::placeholder::*;
+    use crate::figure::placeholder::*;
     assert_eq!(waiting(false, false), THRESHOLD_NO_FILE);
     assert_eq!(waiting(true, false), THRESHOLD_WAITING);
     assert_eq!(waiting(false, true), THEOREM3_NO_FILE);
