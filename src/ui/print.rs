@@ -22,9 +22,6 @@ use web_sys::{Document, EventTarget, HtmlCanvasElement};
 use super::dom;
 use super::theme::{matches, media_query};
 
-/// The figures' canvases, not the transparent overlays stacked on some of them.
-const FIGURE_CANVASES: &str = "#panels canvas:not(.overlay)";
-
 thread_local! {
     static PRINTING: Cell<bool> = const { Cell::new(false) };
 }
@@ -53,7 +50,7 @@ pub fn wire(doc: &Document, redraw: impl Fn() + 'static) {
 /// unpins it (`None`). Set through the CSS object model (`style.maxWidth`), which the page's
 /// Content-Security-Policy allows, as it does not a `style` attribute.
 fn pin_widths(doc: &Document, ratio: Option<f64>) {
-    let Ok(all) = doc.query_selector_all(FIGURE_CANVASES) else { return };
+    let Ok(all) = doc.query_selector_all(&figure_canvases()) else { return };
     for i in 0..all.length() {
         let Some(c) = all.item(i).and_then(|n| n.dyn_into::<HtmlCanvasElement>().ok()) else { continue };
         let width = ratio.map_or(String::new(), |r| format!("{}px", f64::from(c.width()) / r));
@@ -61,4 +58,9 @@ fn pin_widths(doc: &Document, ratio: Option<f64>) {
             let _ = Reflect::set(&style, &"maxWidth".into(), &width.into());
         }
     }
+}
+
+/// The figures' canvases, not the transparent overlays stacked on some of them.
+fn figure_canvases() -> String {
+    format!("#{} canvas:not(.overlay)", rvalue_model::ids::PANELS)
 }

@@ -196,6 +196,9 @@ ids! {
     STRATA_HEAD = "strata-head",
     /// Panel 9's table body.
     STRATA_BODY = "strata-body",
+    /// σ²'s label, which names the false candidates' variance in the toy and the candidates' in a
+    /// file.
+    SIGMA2_LABEL = "sigma2-label",
     /// The formulas' aside.
     FORMULAS = "formulas",
     /// Which r-value the formulas describe.
@@ -208,3 +211,8 @@ ids! {
 
 #[cfg(test)]
 mod tests;
+
+/// The selector of the body of table `table` (an id above), whose rows the page rewrites.
+pub fn table_body(table: &str) -> String {
+    format!("#{table} tbody")
+}

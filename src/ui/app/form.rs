@@ -8,7 +8,7 @@ use crate::ui::permalink;
 use rvalue_core::Result;
 use rvalue_model::controls::table::Input;
 use rvalue_model::ids;
-use rvalue_model::page::form::{self, link_notes, mode_sections, sigma2_label};
+use rvalue_model::page::form::{self, link_notes, mode_sections};
 use rvalue_model::page::inputs::{self, Read};
 use rvalue_model::url::{DataRef, UrlState};
 use rvalue_model::{Controls, Mode};
@@ -66,13 +66,10 @@ impl App {
         dom::apply(&self.doc, &inputs::readouts(&self.controls));
     }
 
-    /// The mode's sections ([`mode_sections`]) and σ²'s label.
+    /// The mode's sections and σ²'s label ([`mode_sections`]).
     pub(super) fn show_mode(&self) {
         let mode = self.controls.mode;
         dom::apply(&self.doc, &mode_sections(mode, self.source.is_loaded()));
-        if let Some(l) = self.doc.query_selector("label[for=sigma2]").ok().flatten() {
-            l.set_text_content(Some(sigma2_label(mode)));
-        }
     }
 
     pub(super) fn show_error(&self, msg: Option<&str>) {

@@ -52,3 +52,8 @@ fn ids_are_unique_and_cover_the_page() {
         assert!(ids.contains(p.element_id().as_str()), "{}", p.name());
     }
 }
+
+#[test]
+fn a_tables_body_is_selected_under_its_id() {
+    assert_eq!(table_body(SUMMARY_TABLE), "#summary-table tbody");
+}

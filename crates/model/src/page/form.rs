@@ -14,6 +14,7 @@ pub fn mode_sections(mode: Mode, loaded: bool) -> Edits {
     let mut e = Edits::new();
     e.hidden(ids::TOY_READING, !toy).hidden(ids::TOY_PARAMS, !toy).hidden(ids::SCORES_PARAMS, toy);
     e.hidden(ids::PANEL_SCORES, !toy).hidden(ids::PANEL_DATA, toy || !loaded);
+    e.text(ids::SIGMA2_LABEL, sigma2_label(mode));
     e
 }
 

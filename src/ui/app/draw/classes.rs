@@ -88,5 +88,5 @@ impl App {
 fn show_lists(d: &Document, t: &Tables, worst: Vec<(usize, String)>, head: String, strata: Vec<TableRow>) {
     t.worst.update(worst, |_, w| set_html(d, ids::WORST_CLASSES, &worst_html(w)));
     t.strata_head.update(head, |_, h| set_html(d, ids::STRATA_HEAD, h));
-    show_rows(d, &t.strata, "#strata-body", strata, None);
+    show_rows(d, &t.strata, &format!("#{}", ids::STRATA_BODY), strata, None);
 }

@@ -4,6 +4,7 @@
 use web_sys::{Document, Element};
 
 use rvalue_model::figure::tables::{self, TableRow};
+use rvalue_model::ids;
 use rvalue_model::page::patch::rows_patch;
 use rvalue_model::page::{Tables, Written};
 use rvalue_model::AlphaView;
@@ -12,9 +13,15 @@ use rvalue_model::AlphaView;
 pub(super) fn show_summary(d: &Document, v: Option<&AlphaView>, shown: &Tables) {
     let rows = |table: fn(&AlphaView) -> Vec<TableRow>| v.map_or_else(Vec::new, table);
     let (summary, conditional) = (rows(tables::summary_table), rows(tables::conditional_table));
-    show_rows(d, &shown.summary, "#summary-table tbody", summary, Some(tables::SUMMARY_COLUMNS));
+    show_rows(
+        d,
+        &shown.summary,
+        &ids::table_body(ids::SUMMARY_TABLE),
+        summary,
+        Some(tables::SUMMARY_COLUMNS),
+    );
     let columns = Some(tables::CONDITIONAL_COLUMNS);
-    show_rows(d, &shown.conditional, "#conditional-table tbody", conditional, columns);
+    show_rows(d, &shown.conditional, &ids::table_body(ids::CONDITIONAL_TABLE), conditional, columns);
 }
 
 /// Makes the body `selector` show `rows`: in place where it holds what was last written

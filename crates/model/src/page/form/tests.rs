@@ -19,6 +19,9 @@ fn a_mode_shows_its_sections() {
     );
     assert_eq!(hidden(Mode::Scores, true), [ids::TOY_READING, ids::TOY_PARAMS, ids::PANEL_SCORES]);
     assert_ne!(sigma2_label(Mode::Toy), sigma2_label(Mode::Scores));
+    for mode in [Mode::Toy, Mode::Scores] {
+        assert_eq!(mode_sections(mode, false).text_of(ids::SIGMA2_LABEL), Some(sigma2_label(mode)));
+    }
 }
 
 #[test]
