@@ -27,7 +27,7 @@ import { gzipSync } from 'node:zlib';
 import { DIST, ROOT, launchBrowser, openPage, rendererMemory, startServer } from './helpers.mjs';
 
 const USAGE =
-  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--only-alpha] [--viewport WxH] [--pooled-splits N] [--query Q] [--baselines]';
+  'usage: node e2e/bench.mjs [--splits N] [--alpha-moves N] [--cold-loads N] [--only-toy] [--only-cold] [--only-big] [--only-alpha] [--viewport WxH] [--pooled-splits N] [--query Q] [--baselines] [--kind K]';
 
 // The page's own default. At 100 splits the CIFAR-shaped pooled analysis took about 21 s on a
 // shared 2-core machine (the page's thread and one worker), the renderer at about 430 MB
@@ -88,6 +88,7 @@ function options() {
         'pooled-splits': { type: 'string' },
         query: { type: 'string' },
         baselines: { type: 'boolean' },
+        kind: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -115,6 +116,8 @@ function options() {
     // Added to the page's address after the cold loads, e.g. `workers=0` (the page's thread alone);
     // `--baselines` adds APS, RAPS and SAPS, so that six methods are on.
     query: [values.query, values.baselines ? 'aps=1&raps=1&saps=1' : ''].filter(Boolean).join('&'),
+    // CP_r's r-value for the samples (`#kind`'s value, e.g. `pooled`); the page's default if unset.
+    kind: values.kind,
   };
 }
 
@@ -619,6 +622,10 @@ async function main() {
 
     // C: the bundled digits sample, at the page's default split count.
     await page.locator('#mode-scores').check();
+    if (opts.kind) {
+      await page.locator('#kind').selectOption(opts.kind);
+      await page.locator('#kind').dispatchEvent('change');
+    }
     const pageSplits = Number(await page.locator('#splits').inputValue());
     log(`digits sample, ${pageSplits} splits…`);
     const digits = await runAnalysis(page, CLICK('button.sample[data-file="digits_wbb.npz"]'));
@@ -633,7 +640,7 @@ async function main() {
       log(`digits sample again at ${opts.splits} splits (the split count changed)…`);
       await runAnalysis(page, SET_NUMBER('splits', opts.splits));
     }
-    log(`synthetic CIFAR-100 shape, pooled, ${opts.splits} splits…`);
+    log(`synthetic CIFAR-100 shape, ${opts.splits} splits…`);
     const cifar = await runAnalysis(page, CLICK('button.sample[data-synthetic="cifar"]'));
     if (!cifar.status.includes(`${opts.splits} splits`)) {
       throw new Error(`expected the CIFAR analysis at ${opts.splits} splits; status: ${cifar.status}`);
