@@ -165,12 +165,22 @@ fn pooled_positions_split_across_dispatches() {
     let (t, labels, split) = pooled_case(0, 60, 13, 9, 3);
     let keys = Keys::of_tensor(&t);
     let cal = cpu::PooledCal::new(&t, &keys, &labels, &split.cal);
+    positions_are_the_twins(g, (&t, &keys, &labels), &split, &cal);
+}
+
+/// The GPU's pooled positions of `split`'s test items equal the CPU twin's, in both tie orders.
+fn positions_are_the_twins(
+    g: &Gpu,
+    (t, keys, labels): (&ScoreTensor, &Keys, &[usize]),
+    split: &Split,
+    cal: &cpu::PooledCal,
+) {
     let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
     for ties in TieOrder::ALL {
-        let ps = PooledSplit::new(&t, &labels, &split.cal, split.ties(ties)).unwrap();
-        let orders = cpu::tie_orders(&ps, &t, &test);
-        let got = block_on(g.pooled_positions(&keys, &cal, &test, &orders)).unwrap().unwrap();
-        assert_eq!(got, cpu::pooled_positions(&keys, &cal, &test, &orders), "{ties:?}");
+        let ps = PooledSplit::new(t, labels, &split.cal, split.ties(ties)).unwrap();
+        let orders = cpu::tie_orders(&ps, t, &test);
+        let got = block_on(g.pooled_positions(keys, cal, &test, &orders)).unwrap().unwrap();
+        assert_eq!(got, cpu::pooled_positions(keys, cal, &test, &orders), "{ties:?}");
     }
 }
 
@@ -185,13 +195,7 @@ fn pooled_positions_in_groups_of_draws() {
         let cal = cpu::PooledCal::new(&t, &keys, &labels, &split.cal);
         let shape = cpu::PooledShape { n: cal.n, m: cal.m, k: cal.k, words: keys.words };
         assert!(g.draws_per_group(shape).unwrap() < cal.m, "one group of draws");
-        let test: Vec<u32> = split.test.iter().map(|&i| i as u32).collect();
-        for ties in TieOrder::ALL {
-            let ps = PooledSplit::new(&t, &labels, &split.cal, split.ties(ties)).unwrap();
-            let orders = cpu::tie_orders(&ps, &t, &test);
-            let got = block_on(g.pooled_positions(&keys, &cal, &test, &orders)).unwrap().unwrap();
-            assert_eq!(got, cpu::pooled_positions(&keys, &cal, &test, &orders), "{ties:?}");
-        }
+        positions_are_the_twins(g, (&t, &keys, &labels), &split, &cal);
     }
 }
 

@@ -156,26 +156,38 @@ fn true_draws_ranked_on_the_gpu_are_the_cpus() {
         let true_draws = TrueDraws::new(n_true, m, draws).unwrap();
         let splits = true_draws_splits(n_true, n_test, Some((20, 15)), 3, 8).unwrap();
         let methods = [Method::Cp, Method::CpAvg, Method::CpR];
-        for ties in TieOrder::ALL {
-            let cpu = Streaming { threads: 2, block_bytes: 1, pooled_bytes: 1, ranker: None };
-            same_on_both(g, cpu, splits.len(), |run| {
-                let (opts, mut report) = (pooled(ties), |_: &str, _: usize, _: usize| {});
-                collect(|each| {
-                    calibrate_with_true_draws(
-                        &true_draws,
-                        &test,
-                        &labels,
-                        &methods,
-                        &opts,
-                        &splits,
-                        run,
-                        &mut report,
-                        each,
-                    )
-                    .unwrap()
-                })
-            });
-        }
+        let cpu = Streaming { threads: 2, block_bytes: 1, pooled_bytes: 1, ranker: None };
+        true_draws_on_both(g, cpu, (&true_draws, &test, &labels), &methods, &splits);
+    }
+}
+
+/// `calibrate_with_true_draws` of `methods` on the test items `data` with their labels, run
+/// as `cpu` and with `g` ranking, the same in both tie orders ([`same_on_both`]).
+fn true_draws_on_both(
+    g: &Gpu,
+    cpu: Streaming,
+    (true_draws, test, labels): (&TrueDraws, &ScoreTensor, &[usize]),
+    methods: &[Method],
+    splits: &[Split],
+) {
+    for ties in TieOrder::ALL {
+        same_on_both(g, cpu, splits.len(), |run| {
+            let (opts, mut report) = (pooled(ties), |_: &str, _: usize, _: usize| {});
+            collect(|each| {
+                calibrate_with_true_draws(
+                    true_draws,
+                    test,
+                    labels,
+                    methods,
+                    &opts,
+                    splits,
+                    run,
+                    &mut report,
+                    each,
+                )
+                .unwrap()
+            })
+        });
     }
 }
 
@@ -220,28 +232,9 @@ fn true_draws_in_groups_of_draws_are_the_cpus() {
         assert!(groups < m, "{groups} draws a group: one group holds every draw");
         let mut splits = true_draws_splits(n_true, n_test, None, 1, 8).unwrap();
         splits.extend(true_draws_splits(n_true, n_test, Some((250, 7)), 2, 8).unwrap());
-        for ties in TieOrder::ALL {
-            let cpu =
-                Streaming { threads: 2, block_bytes: 4 * m * k * 2, pooled_bytes: usize::MAX, ranker: None };
-            same_on_both(g, cpu, splits.len(), |run| {
-                let (opts, mut report) = (pooled(ties), |_: &str, _: usize, _: usize| {});
-                collect(|each| {
-                    let methods = [Method::CpR];
-                    calibrate_with_true_draws(
-                        &true_draws,
-                        &test,
-                        &labels,
-                        &methods,
-                        &opts,
-                        &splits,
-                        run,
-                        &mut report,
-                        each,
-                    )
-                    .unwrap()
-                })
-            });
-        }
+        let cpu =
+            Streaming { threads: 2, block_bytes: 4 * m * k * 2, pooled_bytes: usize::MAX, ranker: None };
+        true_draws_on_both(g, cpu, (&true_draws, &test, &labels), &[Method::CpR], &splits);
     }
 }
 
