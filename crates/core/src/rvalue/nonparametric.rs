@@ -11,6 +11,7 @@ mod lanes;
 #[cfg(target_arch = "x86_64")]
 mod network;
 mod radix;
+pub(crate) use radix::{desc_key16, sort_keyed16};
 
 /// Sorts candidate indices by score, descending, ties to the lower index (docs/method.md §3's rank).
 pub fn sort_desc(scores: &[f64], out: &mut [u16]) {

@@ -354,6 +354,7 @@ impl PooledSplit {
 }
 
 mod codes;
+mod entries16;
 mod greedy;
 mod oracle;
 mod picks;

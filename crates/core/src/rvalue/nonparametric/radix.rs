@@ -69,7 +69,7 @@ pub(super) fn sort_desc32(
 /// A `u16` whose unsigned order is the descending order of finite float16 values given as
 /// their bits (`−0` ties `+0`): the order of [`desc_key32`] on their exact `f32` values.
 #[inline]
-fn desc_key16(h: u16) -> u16 {
+pub(crate) fn desc_key16(h: u16) -> u16 {
     let h = if h == 0x8000 { 0 } else { h };
     let ascending = if h >> 15 == 1 { !h } else { h | (1 << 15) };
     !ascending
@@ -80,6 +80,16 @@ fn desc_key16(h: u16) -> u16 {
 pub(super) fn sort_desc16(scores: &[u16], out: &mut [u16], words: &mut Vec<u32>, spare: &mut Vec<u32>) {
     words.clear();
     words.extend(scores.iter().enumerate().map(|(i, &h)| u32::from(desc_key16(h)) << 16 | i as u32));
+    sort_keyed16(words, spare);
+    for (o, &w) in out.iter_mut().zip(words.iter()) {
+        *o = w as u16;
+    }
+}
+
+/// Sorts `words` (a 16-bit key above a 16-bit payload each) by key, equal keys keeping their
+/// order: two stable counting passes over the key's bytes, each skipped where every word shares
+/// that byte.
+pub(crate) fn sort_keyed16(words: &mut Vec<u32>, spare: &mut Vec<u32>) {
     let byte16 = |w: u32, pass: usize| (w >> (16 + 8 * pass)) as usize & 0xff;
     let mut counts = [[0u32; 256]; 2];
     for &w in words.iter() {
@@ -106,9 +116,6 @@ pub(super) fn sort_desc16(scores: &[u16], out: &mut [u16], words: &mut Vec<u32>,
             at[b] += 1;
         }
         std::mem::swap(words, spare);
-    }
-    for (o, &w) in out.iter_mut().zip(words.iter()) {
-        *o = w as u16;
     }
 }
 

@@ -68,6 +68,15 @@ fn ordinal_ceil(s: f64) -> Option<i32> {
     }
 }
 
+/// The ordinal of the finite float16 value whose descending key is `desc`. The ascending key
+/// `!desc` puts the negative values (`−0` taken as `+0`) below `0x8000` and `0x8000 + bits` for
+/// the others, so the ordinals follow, one apart, from either side of `0x8000`.
+#[inline(always)]
+fn ordinal_of_key(desc: u16) -> i32 {
+    let ascending = i32::from(!desc);
+    ascending - 0x8000 + i32::from(ascending < 0x8000)
+}
+
 impl CodeTable {
     /// The table of `cal_s`, one draw's calibration scores, descending (at least one), or
     /// `None` when one of them is not a float16 value, there are more than `u16::MAX` of them,
@@ -125,6 +134,17 @@ impl CodeTable {
             // Off it, no calibration score equals it.
             None => self.count_ge(score, n),
         }
+    }
+
+    /// For a float16 value given by its descending key ([`desc_key16`](crate::rvalue::nonparametric::desc_key16)):
+    /// the number of the `n` calibration scores at or above it, and of those above it (where
+    /// the run of scores equal to it starts, if there is one). Both are reads of the same
+    /// table, next to each other.
+    #[inline(always)]
+    pub(super) fn ge_gt_of_key(&self, desc: u16, n: usize) -> (u32, u32) {
+        let o = ordinal_of_key(desc);
+        let gt = if o < MAX_BITS { self.count_ge_ordinal(o + 1, n) } else { 0 };
+        (self.count_ge_ordinal(o, n), gt)
     }
 
     /// Where each of `scores` enters the draw: `entries[i]` = the number of calibration scores
@@ -202,6 +222,17 @@ mod tests {
             (ordinal_ceil(65504.5), ordinal_ceil(-1e9), ordinal_ceil(1e300)),
             (None, Some(ORD_MIN), None)
         );
+    }
+
+    /// Every finite float16's descending key gives its ordinal, both zeros 0.
+    #[test]
+    fn keys_give_the_ordinals() {
+        for bits in 0..=u16::MAX {
+            if let Some(x) = f16_value(bits) {
+                let key = crate::rvalue::nonparametric::desc_key16(bits);
+                assert_eq!(Some(ordinal_of_key(key)), ordinal(x), "bits {bits:#06x}");
+            }
+        }
     }
 
     /// Counts are `u16`: a draw of `u16::MAX` scores counts all of them, one more takes the

@@ -200,6 +200,10 @@ pub struct Workspace {
     pub(super) starts: Vec<u32>,
     /// The candidates' sorts' buffers.
     pub(super) sort: SortScratch,
+    /// One draw's candidates as packed 16-bit keys and ranks, and the radix sort's spare buffer
+    /// (float16 candidates, [`super::entries16`]).
+    pub(super) words16: Vec<u32>,
+    pub(super) spare16: Vec<u32>,
     /// Per draw, the calibration units and candidates placed in earlier chunks.
     pub(super) cursor: Vec<(usize, usize)>,
     /// `[draw][CHUNK + WILD]` unit indices at the chunk's positions, then spare entries, as
@@ -212,6 +216,8 @@ pub struct Workspace {
     pub(super) plain_picks: bool,
     /// Tests take `u32` ids where `u16` would do, to compare the two.
     pub(super) wide_ids: bool,
+    /// Tests find float16 candidates' entry points the general way, to compare the two.
+    pub(super) general_entries: bool,
 }
 
 impl Workspace {

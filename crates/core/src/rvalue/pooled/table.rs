@@ -259,6 +259,9 @@ impl PooledSplit {
         for (b, &item) in items.iter().enumerate() {
             self.candidate_order(self.ties.item_key(t, item, first + item), b, work);
         }
+        if !work.general_entries && self.entry_points_f16(t, items, work) {
+            return;
+        }
         let exchangeable = !self.ties.is_index();
         let (mut buf, mut spare) = (Vec::new(), Vec::new());
         for d in 0..m {
@@ -378,7 +381,7 @@ impl PooledSplit {
 }
 
 /// A candidate whose score ties no calibration score, in `place_among_equal`'s run starts.
-const NOT_TIED: u32 = u32::MAX;
+pub(super) const NOT_TIED: u32 = u32::MAX;
 
 /// The start of the run of scores equal to `s` that ends just before `at` in `cal_s`
 /// (descending, `cal_s[at − 1] == s`): the number of scores above `s`. It gallops back from

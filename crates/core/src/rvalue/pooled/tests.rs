@@ -138,9 +138,10 @@ fn both_orders(seed: u64) -> [Ties; 2] {
 }
 
 /// A workspace whose greedy takes the portable picks even where the CPU could take the wide ones,
-/// and `u32` unit ids even where `u16` would do.
+/// `u32` unit ids even where `u16` would do, and the general entry points even for float16
+/// candidates against value tables.
 fn plain() -> Workspace {
-    Workspace { plain_picks: true, wide_ids: true, ..Workspace::default() }
+    Workspace { plain_picks: true, wide_ids: true, general_entries: true, ..Workspace::default() }
 }
 
 /// Up to 32 blocks the greedy can keep the block maxima in registers (module `register_picks`), past them it
@@ -385,6 +386,42 @@ proptest! {
                 let oracle = pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap();
                 prop_assert_eq!(got, &oracle);
                 prop_assert_eq!(got_plain, &oracle);
+            }
+        }
+    }
+
+    /// Float16 candidates against value tables (module `entries16`) across the sign: the
+    /// calibration items hold both zeros and the smallest subnormals of either sign (a range of
+    /// values narrow enough for the tables), the test items those and ±1 and the largest finite
+    /// values, beyond every calibration score. Their entry points give the items the general
+    /// entry points give, and the oracle's, in both tie orders.
+    #[test]
+    fn float16_candidates_of_either_sign_equal_the_general_path(
+        (n, m, k) in (40usize..90, 1usize..4, 2usize..10),
+        picks in proptest::collection::vec(0usize..12, 90 * 4 * 10),
+        seed in any::<u64>(),
+    ) {
+        const BITS: [u16; 12] =
+            [0x0000, 0x8000, 0x0001, 0x8001, 0x0002, 0x8003, 0x0010, 0x8010, 0x3c00, 0xbc00, 0x7bff, 0xfbff];
+        // Calibration items take the first eight values, test items all twelve.
+        let bits: Vec<u16> = picks[..n * m * k]
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| BITS[if i / (m * k) < n / 2 { p % 8 } else { p }])
+            .collect();
+        let t = ScoreTensor::from_f16_bits(n, m, k, bits).unwrap();
+        let labels: Vec<usize> = (0..n).map(|i| (i * 7 + seed as usize) % k).collect();
+        let cal_items: Vec<usize> = (0..n / 2).collect();
+        let batch: Vec<usize> = (n / 2..n).collect();
+        for ties in both_orders(seed) {
+            let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap();
+            let by_value = split.entry.iter().all(|e| matches!(e, codes::DrawEntry::Codes(_)));
+            prop_assert!(by_value);
+            let fast = split.items(&t, &batch, None, &mut Workspace::default());
+            let general = split.items(&t, &batch, None, &mut plain());
+            prop_assert_eq!(&fast, &general);
+            for (&item, got) in batch.iter().zip(&fast).take(3) {
+                prop_assert_eq!(got, &pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap());
             }
         }
     }

@@ -1,0 +1,100 @@
+//! Entry points of candidates stored as float16 against a split whose every draw has a float16
+//! value table ([`super::codes`]): the authors' ImageNet layout, where both the true draws and
+//! the test items are float16 files. Per draw the candidates are sorted once, by their 16-bit
+//! keys taken in the ties' candidate order, so that equal scores come out by rank without a
+//! second pass, and each key gives its table slot directly: no score is widened to f64 and no
+//! ordinal is found by rounding one.
+
+use super::codes::{CodeTable, DrawEntry};
+use super::greedy::Workspace;
+use super::table::{prefetch_line, NOT_TIED};
+use super::PooledSplit;
+use crate::rvalue::nonparametric::{desc_key16, sort_keyed16};
+use crate::tensor::{ScoreTensor, Scores};
+
+impl PooledSplit {
+    /// [`PooledSplit::entry_points`]' work after the candidate orders, for float16 candidates
+    /// against value tables in every draw; false, having done nothing, where that does not hold.
+    /// The same entries and orders, bit for bit.
+    pub(super) fn entry_points_f16(&self, t: &ScoreTensor, items: &[usize], work: &mut Workspace) -> bool {
+        let tables: Option<Vec<&CodeTable>> = self
+            .entry
+            .iter()
+            .map(|e| match e {
+                DrawEntry::Codes(c) => Some(c),
+                DrawEntry::Table(_) => None,
+            })
+            .collect();
+        let (Some(tables), Some(&first)) = (tables, items.first()) else {
+            return false;
+        };
+        if !matches!(t.draw_scores(first, 0), Scores::F16(_)) {
+            return false;
+        }
+        for (d, codes) in tables.into_iter().enumerate() {
+            for (b, &item) in items.iter().enumerate() {
+                // Every item of a tensor is stored alike.
+                let Scores::F16(bits) = t.draw_scores(item, d) else { return false };
+                // Each item's row of a draw is far from the last one read: ask for the next.
+                #[cfg(target_arch = "x86_64")]
+                match items.get(b + 1) {
+                    Some(&next) => super::table::prefetch(t.draw_scores(next, d)),
+                    None if d + 1 < self.m => super::table::prefetch(t.draw_scores(first, d + 1)),
+                    None => {}
+                }
+                self.draw_entries_f16(d, codes, bits, b, work);
+            }
+        }
+        true
+    }
+
+    /// Item `b`'s candidates (`bits`, float16) in draw `d`, whose calibration scores `codes`
+    /// counts: into `work.ord` their ranks best first (equal scores by rank) and into
+    /// `work.entries` where each enters the calibration order, a tied candidate after the tied
+    /// units whose index is below its place (docs/method.md §4).
+    fn draw_entries_f16(&self, d: usize, codes: &CodeTable, bits: &[u16], b: usize, work: &mut Workspace) {
+        let (n, m, k) = (self.n, self.m, self.k);
+        let at = (b * m + d) * k;
+        let words = &mut work.words16;
+        words.clear();
+        let by_rank = &work.by_rank[b * k..(b + 1) * k];
+        words.extend(
+            by_rank
+                .iter()
+                .enumerate()
+                .map(|(r, &c)| u32::from(desc_key16(bits[c as usize])) << 16 | r as u32),
+        );
+        sort_keyed16(words, &mut work.spare16);
+        let (ord, entries) = (&mut work.ord[at..at + k], &mut work.entries[at..at + k]);
+        let starts = &mut work.starts[..k];
+        let units = &self.cal_units[d * n..(d + 1) * n];
+        // Under the index rule a candidate follows every unit it ties: its count at or above.
+        let exchangeable = !self.ties.is_index();
+        let mut any = false;
+        for (((&w, o), e), start) in
+            words.iter().zip(ord.iter_mut()).zip(entries.iter_mut()).zip(starts.iter_mut())
+        {
+            *o = w as u16;
+            let (ge, gt) = codes.ge_gt_of_key((w >> 16) as u16, n);
+            *e = ge;
+            let tied = exchangeable && gt < ge;
+            *start = if tied { gt } else { NOT_TIED };
+            if tied {
+                // The run's units are read in the pass below: their misses overlap here.
+                prefetch_line(&units[gt as usize]);
+            }
+            any |= tied;
+        }
+        if !any {
+            return;
+        }
+        let places = &work.place[b * k..(b + 1) * k];
+        for ((e, &r), &first) in entries.iter_mut().zip(ord.iter()).zip(starts.iter()) {
+            if first != NOT_TIED {
+                let (first, end) = (first as usize, *e as usize);
+                let g = places[r as usize];
+                *e = (first + units[first..end].partition_point(|&j| j < g)) as u32;
+            }
+        }
+    }
+}
