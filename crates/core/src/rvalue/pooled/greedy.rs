@@ -1,7 +1,7 @@
 //! The nested greedy for one test item over the merged rankings of its draws: calibration units
 //! and candidates merged a chunk of steps at a time, counted and picked ([`super::picks`]).
 
-use super::picks::{Blocked, Counts, Picks, TiePick, BLOCK};
+use super::picks::{Blocked, Counts, Picks, TiePick, BLOCK, FLOOR_SLACK};
 #[cfg(target_arch = "x86_64")]
 use super::register_picks;
 use super::{PooledItem, PooledSplit};
@@ -218,6 +218,9 @@ pub struct Workspace {
     pub(super) wide_ids: bool,
     /// Tests find float16 candidates' entry points the general way, to compare the two.
     pub(super) general_entries: bool,
+    /// Tests move the picks' floor with other slacks than [`FLOOR_SLACK`] (0: every fall of
+    /// the best count finds the block maxima again).
+    pub(super) floor_slack: Option<i16>,
 }
 
 impl Workspace {
@@ -225,6 +228,7 @@ impl Workspace {
         self.cursor.clear();
         self.cursor.resize(m, (0, 0));
         self.counts.reset(n, cb, k);
+        self.counts.slack = self.floor_slack.unwrap_or(FLOOR_SLACK);
     }
 }
 

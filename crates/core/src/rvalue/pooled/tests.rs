@@ -127,6 +127,7 @@ proptest! {
                 prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
                 prop_assert_eq!(&split.item(&t, item, None, &mut work), &oracle);
                 prop_assert_eq!(&split.item(&t, item, None, &mut plain()), &oracle);
+                prop_assert_eq!(&split.item(&t, item, None, &mut plain_floor_at_best()), &oracle);
             }
         }
     }
@@ -142,6 +143,12 @@ fn both_orders(seed: u64) -> [Ties; 2] {
 /// candidates against value tables.
 fn plain() -> Workspace {
     Workspace { plain_picks: true, wide_ids: true, general_entries: true, ..Workspace::default() }
+}
+
+/// [`plain`] with the picks' floor at the best count itself: each fall of the best finds every
+/// block maximum again, so the greedy's picks rest on those refreshes as often as they can.
+fn plain_floor_at_best() -> Workspace {
+    Workspace { floor_slack: Some(0), ..plain() }
 }
 
 /// Up to 32 blocks the greedy can keep the block maxima in registers (module `register_picks`), past them it
@@ -225,6 +232,7 @@ proptest! {
             let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap();
             let together = split.items(&t, &batch, None, &mut work);
             let plain_together = split.items(&t, &batch, None, &mut plain());
+            prop_assert_eq!(&split.items(&t, &batch, None, &mut plain_floor_at_best()), &plain_together);
             for ((&item, got), got_plain) in batch.iter().zip(&together).zip(&plain_together) {
                 let oracle = pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap();
                 prop_assert_eq!(&split.item(&t, item, Some(&order), &mut work), &oracle);
