@@ -7,7 +7,6 @@
 
 use super::codes::{CodeTable, DrawEntry};
 use super::greedy::Workspace;
-use super::table::{prefetch_line, NOT_TIED};
 use super::PooledSplit;
 use crate::rvalue::nonparametric::{desc_key16, sort_keyed16};
 use crate::tensor::{ScoreTensor, Scores};
@@ -67,34 +66,64 @@ impl PooledSplit {
         sort_keyed16(words, &mut work.spare16);
         let (ord, entries) = (&mut work.ord[at..at + k], &mut work.entries[at..at + k]);
         let starts = &mut work.starts[..k];
-        let units = &self.cal_units[d * n..(d + 1) * n];
-        // Under the index rule a candidate follows every unit it ties: its count at or above.
-        let exchangeable = !self.ties.is_index();
+        if self.ties.is_index() {
+            // A candidate follows every unit it ties: its count at or above.
+            for ((&w, o), e) in words.iter().zip(ord.iter_mut()).zip(entries.iter_mut()) {
+                *o = w as u16;
+                *e = codes.ge_gt_of_key((w >> 16) as u16, n).0;
+            }
+            return;
+        }
         let mut any = false;
         for (((&w, o), e), start) in
             words.iter().zip(ord.iter_mut()).zip(entries.iter_mut()).zip(starts.iter_mut())
         {
             *o = w as u16;
             let (ge, gt) = codes.ge_gt_of_key((w >> 16) as u16, n);
-            *e = ge;
-            let tied = exchangeable && gt < ge;
-            *start = if tied { gt } else { NOT_TIED };
-            if tied {
-                // The run's units are read in the pass below: their misses overlap here.
-                prefetch_line(&units[gt as usize]);
-            }
-            any |= tied;
+            // The run of tied calibration units, `gt..ge`; empty where the candidate ties none.
+            (*e, *start) = (ge, gt);
+            any |= gt < ge;
         }
-        if !any {
-            return;
-        }
-        let places = &work.place[b * k..(b + 1) * k];
-        for ((e, &r), &first) in entries.iter_mut().zip(ord.iter()).zip(starts.iter()) {
-            if first != NOT_TIED {
-                let (first, end) = (first as usize, *e as usize);
-                let g = places[r as usize];
-                *e = (first + units[first..end].partition_point(|&j| j < g)) as u32;
+        if any {
+            let places = &work.place[b * k..(b + 1) * k];
+            // Tests take the `u32` ids here too, with `wide_ids`.
+            match self.narrow.as_ref().filter(|_| !work.wide_ids) {
+                Some(units) => place_in_runs(&units[d * n..], places, ord, entries, starts),
+                None => {
+                    let units = &self.cal_units[d * n..(d + 1) * n];
+                    for ((e, &r), &first) in entries.iter_mut().zip(ord.iter()).zip(starts.iter()) {
+                        let (first, end) = (first as usize, *e as usize);
+                        let g = places[r as usize];
+                        *e = (first + units[first..end].partition_point(|&j| j < g)) as u32;
+                    }
+                }
             }
         }
     }
 }
+
+/// Moves each candidate from the end of its run of tied calibration units (`starts[i]..entries[i]`
+/// in `units`, the draw's order from its first rank on, ids ascending within a run; empty where
+/// it ties none) to its place in the run: after the units whose index is below its place. Runs
+/// are a few units (float16 logits at 40,000 units: about six): each is counted in one window of
+/// [`WINDOW`] ids, whatever its length, so that neither a tie nor a run's length is a branch the
+/// data decide. `units` holds at least `WINDOW` ids past any run (the order's spare entries).
+fn place_in_runs(units: &[u16], places: &[u32], ord: &[u16], entries: &mut [u32], starts: &[u32]) {
+    for ((e, &r), &first) in entries.iter_mut().zip(ord).zip(starts) {
+        let (first, len) = (first as usize, (*e - first) as usize);
+        let g = u16::try_from(places[r as usize]).unwrap_or(u16::MAX);
+        let below = if len <= WINDOW {
+            units[first..first + WINDOW]
+                .iter()
+                .enumerate()
+                .map(|(i, &j)| usize::from((j < g) & (i < len)))
+                .sum::<usize>()
+        } else {
+            units[first..first + len].partition_point(|&j| j < g)
+        };
+        *e = (first + below) as u32;
+    }
+}
+
+/// Ids a run is counted in at once: runs up to this long take no loop of their own.
+const WINDOW: usize = 16;

@@ -390,10 +390,13 @@ proptest! {
             prop_assert_eq!(by_value, on_grid);
             let together = split.items(&t, &batch, None, &mut work);
             let plain_together = split.items(&t, &batch, None, &mut plain());
-            for ((&item, got), got_plain) in batch.iter().zip(&together).zip(&plain_together) {
+            let wide = Workspace { wide_ids: true, ..Workspace::default() };
+            let wide_together = split.items(&t, &batch, None, &mut { wide });
+            for (((&item, got), got_plain), got_wide) in batch.iter().zip(&together).zip(&plain_together).zip(&wide_together) {
                 let oracle = pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap();
                 prop_assert_eq!(got, &oracle);
                 prop_assert_eq!(got_plain, &oracle);
+                prop_assert_eq!(got_wide, &oracle);
             }
         }
     }
@@ -428,6 +431,8 @@ proptest! {
             let fast = split.items(&t, &batch, None, &mut Workspace::default());
             let general = split.items(&t, &batch, None, &mut plain());
             prop_assert_eq!(&fast, &general);
+            let wide = Workspace { wide_ids: true, ..Workspace::default() };
+            prop_assert_eq!(&split.items(&t, &batch, None, &mut { wide }), &general);
             for (&item, got) in batch.iter().zip(&fast).take(3) {
                 prop_assert_eq!(got, &pooled_item_oracle(&t, &labels, &cal_items, item, ties).unwrap());
             }
