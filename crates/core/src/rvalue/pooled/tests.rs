@@ -147,6 +147,7 @@ fn plain() -> Workspace {
 
 /// [`plain`] with the picks' floor at the best count itself: each fall of the best finds every
 /// block maximum again, so the greedy's picks rest on those refreshes as often as they can.
+#[cfg(not(target_arch = "wasm32"))]
 fn plain_floor_at_best() -> Workspace {
     Workspace { floor_slack: Some(0), ..plain() }
 }
