@@ -1,5 +1,5 @@
 // The built page's size: dist/ (the app, the API module in api/ and the bundled samples) at
-// most 2.0775 MB gzipped; the digits sample is 0.945 MB of it and the CLIP-like one 0.383 MB,
+// most 2.081 MB gzipped; the digits sample is 0.945 MB of it and the CLIP-like one 0.383 MB,
 // both fetched only when clicked. It crept past its budget unnoticed once, so it is checked
 // rather than only reported; docs/performance.md (Size) says what the bytes are and what keeps
 // them there.
@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { DIST } from './helpers.mjs';
 
-const BUDGET_BYTES = 2_077_500;
+const BUDGET_BYTES = 2_081_000;
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -22,7 +22,7 @@ function files(dir) {
 
 const sum = (sizes) => sizes.reduce((total, [, n]) => total + n, 0);
 
-test('dist/ stays within 2.0775 MB gzipped (gzip -9 per file, summed)', (t) => {
+test('dist/ stays within 2.081 MB gzipped (gzip -9 per file, summed)', (t) => {
   const sizes = files(DIST).map((f) => [relative(DIST, f), gzipSync(readFileSync(f), { level: 9 }).length]);
   const total = sum(sizes);
   const listing = sizes.map(([f, n]) => `${f} ${n}`).join(', ');
