@@ -7,6 +7,7 @@
 
 use super::codes::{CodeTable, DrawEntry};
 use super::greedy::Workspace;
+use super::table::prefetch_next_row;
 use super::PooledSplit;
 use crate::rvalue::nonparametric::{desc_key16, sort_keyed16};
 use crate::tensor::{ScoreTensor, Scores};
@@ -34,13 +35,7 @@ impl PooledSplit {
             for (b, &item) in items.iter().enumerate() {
                 // Every item of a tensor is stored alike.
                 let Scores::F16(bits) = t.draw_scores(item, d) else { return false };
-                // Each item's row of a draw is far from the last one read: ask for the next.
-                #[cfg(target_arch = "x86_64")]
-                match items.get(b + 1) {
-                    Some(&next) => super::table::prefetch(t.draw_scores(next, d)),
-                    None if d + 1 < self.m => super::table::prefetch(t.draw_scores(first, d + 1)),
-                    None => {}
-                }
+                prefetch_next_row(t, items, b, d, self.m);
                 self.draw_entries_f16(d, codes, bits, b, work);
             }
         }

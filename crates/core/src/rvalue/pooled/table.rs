@@ -225,6 +225,22 @@ impl Node {
 /// past the start it looks up (at most `n`) and then one more.
 pub(super) const PAD: usize = 3;
 
+/// Asks for the row of scores a batch reads after item `b`'s in draw `d` of `m`: the next item's
+/// in the same draw, or the first item's in the next draw. The tensor is far larger than the
+/// caches and each item's scores in a draw are read in their sorted order, which the hardware
+/// prefetcher does not follow.
+#[inline(always)]
+pub(super) fn prefetch_next_row(t: &ScoreTensor, items: &[usize], b: usize, d: usize, m: usize) {
+    #[cfg(target_arch = "x86_64")]
+    match items.get(b + 1) {
+        Some(&next) => prefetch(t.draw_scores(next, d)),
+        None if d + 1 < m => prefetch(t.draw_scores(items[0], d + 1)),
+        None => {}
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (t, items, b, d, m);
+}
+
 /// Asks for `s` to be fetched into the cache, ahead of its use.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -268,15 +284,7 @@ impl PooledSplit {
             let cal_s = &self.cal_scores[d * (n + PAD)..(d + 1) * (n + PAD)];
             for (b, &item) in items.iter().enumerate() {
                 let scores = t.draw(item, d, &mut buf);
-                // The tensor is far larger than the caches and each item's scores in a draw are
-                // read in their sorted order, which the hardware prefetcher does not follow: ask
-                // for the next item's row (the next draw's first after the last) ahead of time.
-                #[cfg(target_arch = "x86_64")]
-                match items.get(b + 1) {
-                    Some(&next) => prefetch(t.draw_scores(next, d)),
-                    None if d + 1 < m => prefetch(t.draw_scores(items[0], d + 1)),
-                    None => {}
-                }
+                prefetch_next_row(t, items, b, d, m);
                 let at = (b * m + d) * k;
                 let ord = &mut work.ord[at..at + k];
                 match order {
