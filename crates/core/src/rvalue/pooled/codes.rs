@@ -147,6 +147,12 @@ impl CodeTable {
         (self.count_ge_ordinal(o, n), gt)
     }
 
+    /// [`CodeTable::ge_gt_of_key`]'s first count alone: where the index rule places the value.
+    #[inline(always)]
+    pub(super) fn ge_of_key(&self, desc: u16, n: usize) -> u32 {
+        self.count_ge_ordinal(ordinal_of_key(desc), n)
+    }
+
     /// Where each of `scores` enters the draw: `entries[i]` = the number of calibration scores
     /// `≥ scores[i]`, as [`super::table::EntryTable::entries`] gives it.
     pub(super) fn entries(&self, n: usize, scores: impl Iterator<Item = f64>, entries: &mut [u32]) {

@@ -65,7 +65,7 @@ impl PooledSplit {
             // A candidate follows every unit it ties: its count at or above.
             for ((&w, o), e) in words.iter().zip(ord.iter_mut()).zip(entries.iter_mut()) {
                 *o = w as u16;
-                *e = codes.ge_gt_of_key((w >> 16) as u16, n).0;
+                *e = codes.ge_of_key((w >> 16) as u16, n);
             }
             return;
         }
@@ -84,14 +84,7 @@ impl PooledSplit {
             // Tests take the `u32` ids here too, with `wide_ids`.
             match self.narrow.as_ref().filter(|_| !work.wide_ids) {
                 Some(units) => place_in_runs(&units[d * n..], places, ord, entries, starts),
-                None => {
-                    let units = &self.cal_units[d * n..(d + 1) * n];
-                    for ((e, &r), &first) in entries.iter_mut().zip(ord.iter()).zip(starts.iter()) {
-                        let (first, end) = (first as usize, *e as usize);
-                        let g = places[r as usize];
-                        *e = (first + units[first..end].partition_point(|&j| j < g)) as u32;
-                    }
-                }
+                None => place_in_runs(&self.cal_units[d * n..], places, ord, entries, starts),
             }
         }
     }
@@ -102,11 +95,21 @@ impl PooledSplit {
 /// it ties none) to its place in the run: after the units whose index is below its place. Runs
 /// are a few units (float16 logits at 40,000 units: about six): each is counted in one window of
 /// [`WINDOW`] ids, whatever its length, so that neither a tie nor a run's length is a branch the
-/// data decide. `units` holds at least `WINDOW` ids past any run (the order's spare entries).
-fn place_in_runs(units: &[u16], places: &[u32], ord: &[u16], entries: &mut [u32], starts: &[u32]) {
+/// data decide. `units` (`u16` or `u32` ids) holds at least `WINDOW` ids past any run (the
+/// order's spare entries).
+fn place_in_runs<T: Copy + PartialOrd + TryFrom<u32>>(
+    units: &[T],
+    places: &[u32],
+    ord: &[u16],
+    entries: &mut [u32],
+    starts: &[u32],
+) {
     for ((e, &r), &first) in entries.iter_mut().zip(ord).zip(starts) {
         let (first, len) = (first as usize, (*e - first) as usize);
-        let g = u16::try_from(places[r as usize]).unwrap_or(u16::MAX);
+        // Compared in the ids' own width (twice the lanes for `u16`). A place is at most `n`,
+        // which fits wherever the ids do; one that did not would be above every id, leaving the
+        // candidate at the run's end, where it is.
+        let Ok(g) = T::try_from(places[r as usize]) else { continue };
         let below = if len <= WINDOW {
             units[first..first + WINDOW]
                 .iter()
@@ -120,5 +123,7 @@ fn place_in_runs(units: &[u16], places: &[u32], ord: &[u16], entries: &mut [u32]
     }
 }
 
-/// Ids a run is counted in at once: runs up to this long take no loop of their own.
+/// Ids a run is counted in at once: runs up to this long take no loop of their own. The split's
+/// orders hold [`WILD`](super::greedy::WILD) spare ids, enough for a window from any rank.
 const WINDOW: usize = 16;
+const _: () = assert!(WINDOW <= super::greedy::WILD);
