@@ -197,3 +197,22 @@ fn the_reading_pass_decides_as_the_whole_tensor_and_stops_once_decided() {
     let got = reading(&src, ScoresAre::Auto, &small(1), &mut |_, _, _| {}).unwrap();
     assert_eq!((got, src.1.load(Ordering::Relaxed)), (ScoresAre::Logits, 1));
 }
+
+/// A pooled pass reads blocks that give every thread a batch of test items to share each
+/// draw's tables over: at the authors' ImageNet shape (M = K = 1,000) the plain 32 MB block
+/// holds four test items; the pass takes eight a thread, within half its pooled budget, never
+/// fewer than the plain block holds, and one where the budgets hold one.
+#[test]
+fn pooled_blocks_hold_a_batch_a_thread() {
+    let default = Streaming::default();
+    assert_eq!(items_per_block(1000, 1000, default.block_bytes), 4);
+    for threads in [1, 2, 4] {
+        let run = Streaming { threads, ..Streaming::default() };
+        assert_eq!(pooled_block_items(1000, 1000, &run), threads * POOLED_BATCH / 2);
+    }
+    // Half the pooled budget bounds it (33 items of 8 MB), the plain block's size floors it.
+    let many = Streaming { threads: 64, ..Streaming::default() };
+    assert_eq!(pooled_block_items(1000, 1000, &many), 33);
+    assert_eq!(pooled_block_items(10, 10, &many), items_per_block(10, 10, 32 << 20));
+    assert_eq!(pooled_block_items(1000, 1000, &small(2)), 1);
+}
