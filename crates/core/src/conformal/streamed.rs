@@ -465,10 +465,11 @@ pub struct Units<'a> {
     pub classes: Option<&'a [usize]>,
 }
 
-/// Test items per block of a pooled pass: at least a full batch ([`POOLED_BATCH`]) for each
-/// thread, so that each draw's calibration tables are fetched into the cache once per batch of
-/// test items (at the authors' ImageNet shape the plain block of 32 MB holds four test items,
-/// two a thread), up to a block of half [`Streaming::pooled_bytes`].
+/// Test items per block of a pooled pass: at least half a batch ([`POOLED_BATCH`]) for each
+/// thread, so that each draw's calibration tables are fetched into the cache once per eight test
+/// items (at the authors' ImageNet shape the plain block of 32 MB holds four, two a thread; eight
+/// take most of a full batch's gain at half its memory, docs/performance.md), up to a block of
+/// half [`Streaming::pooled_bytes`].
 fn pooled_block_items(m: usize, k: usize, run: &Streaming<'_>) -> usize {
     let plain = items_per_block(m, k, run.block_bytes);
     let batches = run.threads.max(1).saturating_mul(POOLED_BATCH / 2);
