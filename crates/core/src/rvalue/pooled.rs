@@ -91,7 +91,21 @@ pub struct PooledSplit {
     narrow: Option<Vec<u16>>,
     /// Per draw, where candidates' scores enter its calibration order.
     entry: Vec<DrawEntry>,
+    /// Per unit, its ranks in the draws' orders, for the frontier greedy (splits of at least
+    /// [`FRONTIER_DRAWS`] draws).
+    lists: Option<lists::UnitLists>,
 }
+
+/// Draws from which a split keeps its units' lists and runs the frontier greedy
+/// ([`frontier`]): with fewer, counting every draw costs little and the lists' memory is
+/// not worth it.
+const FRONTIER_DRAWS: usize = 64;
+
+/// Whether a split of `n` units of `m` draws keeps its units' lists (their ranks are `u16`).
+fn keeps_lists(n: usize, m: usize) -> bool {
+    m >= FRONTIER_DRAWS && n <= 1 << 16
+}
+
 /// Per draw, the `n` units' scores sorted descending (ties to the lower unit) followed by
 /// [`PAD`] times `−∞`, and the units in that order: `[draw][rank]`.
 fn sorted_draws(n: usize, m: usize, score: impl Fn(usize, usize) -> f64) -> (Vec<f64>, Vec<u32>) {
@@ -210,14 +224,17 @@ impl PooledSplit {
         cal_units.resize(n * m + WILD, 0);
         let cb = n.next_multiple_of(BLOCK);
         let narrow = (cb + k <= 1 << 16).then(|| cal_units.iter().map(|&j| j as u16).collect());
-        Ok(PooledSplit { n, m, k, cb, ties, cal_scores, cal_units, narrow, entry })
+        let lists = keeps_lists(n, m).then(|| lists::UnitLists::new(&cal_units, n, m));
+        Ok(PooledSplit { n, m, k, cb, ties, cal_scores, cal_units, narrow, entry, lists })
     }
 
     /// The bytes a split of `n` units of `m` draws holds at most (sorted scores, unit indices in
     /// two widths and entry tables: about 30 bytes per unit and draw, 26 with one bucket per
-    /// score; float16 true draws' value tables take less), for sizing how many splits run at once.
+    /// score; float16 true draws' value tables take less; the frontier greedy's unit lists 4
+    /// more), for sizing how many splits run at once.
     pub fn bytes_for(n: usize, m: usize) -> usize {
-        let per_unit_draw = 22 + 4 * PooledSplit::buckets_per_score(n, m);
+        let lists = if keeps_lists(n, m) { 4 } else { 0 };
+        let per_unit_draw = 22 + 4 * PooledSplit::buckets_per_score(n, m) + lists;
         n.saturating_add(PAD).saturating_mul(m).saturating_mul(per_unit_draw)
     }
 
@@ -252,6 +269,14 @@ impl PooledSplit {
     pub fn calibration_order(&self, d: usize) -> (&[f64], &[u32]) {
         let (n, at) = (self.n, d * (self.n + PAD));
         (&self.cal_scores[at..at + n], &self.cal_units[d * n..(d + 1) * n])
+    }
+
+    /// This split with its units' lists whatever its draws: tests run the frontier greedy on
+    /// splits of few draws.
+    #[cfg(all(test, not(target_arch = "wasm32")))]
+    pub(super) fn with_unit_lists(mut self) -> Self {
+        self.lists = Some(lists::UnitLists::new(&self.cal_units, self.n, self.m));
+        self
     }
 
     /// Draws per unit.
@@ -355,16 +380,21 @@ impl PooledSplit {
 
 mod codes;
 mod entries16;
+mod frontier;
 mod greedy;
+mod lists;
 mod oracle;
 mod picks;
 #[cfg(target_arch = "x86_64")]
 mod register_picks;
+mod shifts;
 mod simd;
 mod table;
 
 pub use greedy::Workspace;
 pub use oracle::pooled_item_oracle;
 
+#[cfg(test)]
+mod frontier_tests;
 #[cfg(test)]
 pub(crate) mod tests;

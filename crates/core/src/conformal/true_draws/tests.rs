@@ -204,3 +204,17 @@ fn what_true_draws_cannot_do_is_refused() {
     )
     .is_err());
 }
+
+/// A pool of 64 draws, as many as the frontier greedy takes (the ImageNet layout's shape in
+/// small), float16-like ties: the true draws' splits (two threads, sized and default splits,
+/// both tie orders) are still the joined tensor's (one thread).
+#[test]
+fn a_pool_of_many_draws_is_the_joined_split() {
+    let p = ToyParams { k: 5, m: 64, n_cal: 40, n_test: 24, sigma2: 4.0, ..Default::default() };
+    let (t, labels) = toy::simulate(&p, 5).unwrap();
+    let rounded: Vec<f64> = t.data().iter().map(|&x| (x * 4.0).round() / 4.0).collect();
+    let rounded = ScoreTensor::new(t.n(), t.m(), t.k(), rounded).unwrap();
+    let split = Split::random(t.n(), 0.5, 13, 0).unwrap();
+    check(&rounded, &labels, &split.cal, &split.test, None, true);
+    check(&rounded, &labels, &split.cal, &split.test, Some((28, 10)), false);
+}

@@ -101,7 +101,7 @@ fn boundary_is_one_when_k_star_exceeds_n() {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-fn tensor_with_ties() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
+pub(super) fn tensor_with_ties() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
     (2usize..12, 1usize..7, 2usize..6).prop_flat_map(|(n, m, k)| {
         (proptest::collection::vec(0i32..4, n * m * k), proptest::collection::vec(0usize..k, n), 1usize..n)
             .prop_map(move |(v, labels, n_cal)| {
@@ -134,14 +134,14 @@ proptest! {
 }
 
 /// The index order and an exchangeable order keyed by `seed`.
-fn both_orders(seed: u64) -> [Ties; 2] {
+pub(super) fn both_orders(seed: u64) -> [Ties; 2] {
     [Ties::INDEX, Ties::new(TieOrder::Exchangeable, seed, seed >> 7)]
 }
 
 /// A workspace whose greedy takes the portable picks even where the CPU could take the wide ones,
 /// `u32` unit ids even where `u16` would do, and the general entry points even for float16
 /// candidates against value tables.
-fn plain() -> Workspace {
+pub(super) fn plain() -> Workspace {
     Workspace { plain_picks: true, wide_ids: true, general_entries: true, ..Workspace::default() }
 }
 
@@ -211,7 +211,7 @@ fn extreme_scores_equal_the_oracle() {
 
 /// Several blocks of units, runs of every length between candidates, ties and distinct scores.
 #[cfg(not(target_arch = "wasm32"))]
-fn larger_tensor() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
+pub(super) fn larger_tensor() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
     (70usize..260, 1usize..9, 2usize..40, any::<bool>()).prop_flat_map(|(n, m, k, ties)| {
         let value = if ties { (0i32..6).prop_map(f64::from).boxed() } else { (-3.0f64..3.0).boxed() };
         (proptest::collection::vec(value, n * m * k), proptest::collection::vec(0usize..k, n), 60usize..n)
@@ -335,12 +335,14 @@ fn runs_of_equal_scores_get_their_own_node() {
     }
 }
 
-/// Tables past half a GB take one bucket per score; the paper's `[40000, 100]` keeps two.
+/// Tables past half a GB take one bucket per score; the paper's `[40000, 100]` keeps two. The
+/// ImageNet layout's split, with the frontier greedy's lists, stays within 1.25 GB.
 #[test]
 fn only_large_tables_take_one_bucket_per_score() {
     assert_eq!(PooledSplit::buckets_per_score(40_000, 100), 2);
     assert_eq!(PooledSplit::buckets_per_score(40_000, 1000), 1);
-    assert!(PooledSplit::bytes_for(40_000, 1000) < 1 << 30);
+    let bytes = PooledSplit::bytes_for(40_000, 1000);
+    assert!((40_000 * 1000 * 30..5 << 28).contains(&bytes), "{bytes}");
 }
 
 /// Float16 scores from a handful of neighbouring values, stored as float16, float32 or
@@ -348,7 +350,7 @@ fn only_large_tables_take_one_bucket_per_score() {
 /// back through runs of every length, and the split's draws sort by packed keys of either
 /// width (every float16 is a single-precision number; `f64` offsets make the rest wide).
 #[cfg(not(target_arch = "wasm32"))]
-fn float16_tensor() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
+pub(super) fn float16_tensor() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
     (60usize..200, 1usize..5, 2usize..12, 0usize..3).prop_flat_map(|(n, m, k, width)| {
         (proptest::collection::vec(0u16..7, n * m * k), proptest::collection::vec(0usize..k, n), 40usize..n)
             .prop_map(move |(steps, labels, n_cal)| {
