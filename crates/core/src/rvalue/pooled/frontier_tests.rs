@@ -110,7 +110,7 @@ proptest! {
 #[test]
 fn splits_of_many_draws_take_the_frontier() {
     let (n, m, k) = (300, FRONTIER_DRAWS, 12);
-    let bits: Vec<u16> = (0..n * m * k).map(|i| 0x3c00 + ((i * 2_654_435_761) % 97) as u16).collect();
+    let bits: Vec<u16> = (0..n * m * k).map(|i| 0x3c00 + ((i as u64 * 2_654_435_761) % 97) as u16).collect();
     let t = ScoreTensor::from_f16_bits(n, m, k, bits).unwrap();
     let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
     let cal_items: Vec<usize> = (0..250).collect();
