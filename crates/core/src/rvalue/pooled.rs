@@ -93,6 +93,7 @@ pub struct PooledSplit {
     entry: Vec<DrawEntry>,
     /// Per unit, its ranks in the draws' orders, for the frontier greedy (splits of at least
     /// [`FRONTIER_DRAWS`] draws).
+    #[cfg(not(target_arch = "wasm32"))]
     lists: Option<lists::UnitLists>,
 }
 
@@ -102,8 +103,10 @@ pub struct PooledSplit {
 const FRONTIER_DRAWS: usize = 64;
 
 /// Whether a split of `n` units of `m` draws keeps its units' lists (their ranks are `u16`).
+/// The page (wasm) counts every draw: the frontier's code would pass its size budget, and its
+/// gain rests on prefetches wasm does not have; the picks are the same either way.
 fn keeps_lists(n: usize, m: usize) -> bool {
-    m >= FRONTIER_DRAWS && n <= 1 << 16
+    cfg!(not(target_arch = "wasm32")) && m >= FRONTIER_DRAWS && n <= 1 << 16
 }
 
 /// Per draw, the `n` units' scores sorted descending (ties to the lower unit) followed by
@@ -224,8 +227,21 @@ impl PooledSplit {
         cal_units.resize(n * m + WILD, 0);
         let cb = n.next_multiple_of(BLOCK);
         let narrow = (cb + k <= 1 << 16).then(|| cal_units.iter().map(|&j| j as u16).collect());
+        #[cfg(not(target_arch = "wasm32"))]
         let lists = keeps_lists(n, m).then(|| lists::UnitLists::new(&cal_units, n, m));
-        Ok(PooledSplit { n, m, k, cb, ties, cal_scores, cal_units, narrow, entry, lists })
+        Ok(PooledSplit {
+            n,
+            m,
+            k,
+            cb,
+            ties,
+            cal_scores,
+            cal_units,
+            narrow,
+            entry,
+            #[cfg(not(target_arch = "wasm32"))]
+            lists,
+        })
     }
 
     /// The bytes a split of `n` units of `m` draws holds at most (sorted scores, unit indices in
@@ -380,13 +396,16 @@ impl PooledSplit {
 
 mod codes;
 mod entries16;
+#[cfg(not(target_arch = "wasm32"))]
 mod frontier;
 mod greedy;
+#[cfg(not(target_arch = "wasm32"))]
 mod lists;
 mod oracle;
 mod picks;
 #[cfg(target_arch = "x86_64")]
 mod register_picks;
+#[cfg(not(target_arch = "wasm32"))]
 mod shifts;
 mod simd;
 mod table;

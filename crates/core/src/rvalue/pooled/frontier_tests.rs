@@ -1,13 +1,10 @@
 //! The frontier greedy against the counting greedy and the oracle: the same items, bit for bit.
+//! Native only, as the frontier greedy.
+#![cfg(not(target_arch = "wasm32"))]
 
-use super::tests::both_orders;
-#[cfg(not(target_arch = "wasm32"))]
-use super::tests::{float16_tensor, larger_tensor, plain, tensor_with_ties};
+use super::tests::{both_orders, float16_tensor, larger_tensor, plain, tensor_with_ties};
 use super::*;
-#[cfg(not(target_arch = "wasm32"))]
 use proptest::prelude::*;
-#[cfg(target_arch = "wasm32")]
-use wasm_bindgen_test::wasm_bindgen_test as test;
 
 /// A workspace that counts every draw, where the split could run the frontier greedy.
 fn counting() -> Workspace {
@@ -16,14 +13,12 @@ fn counting() -> Workspace {
 
 /// The frontier greedy with the floor at the best count itself: every fall of the best wakes
 /// or reschedules every sleeping unit.
-#[cfg(not(target_arch = "wasm32"))]
 fn frontier_floor_at_best() -> Workspace {
     Workspace { floor_slack: Some(0), ..Workspace::default() }
 }
 
 /// Many draws of clipped normal scores around each unit's own level, rounded to a grid so that
 /// draws tie: units rise through the ranks at different speeds, as the authors' adapters make them.
-#[cfg(not(target_arch = "wasm32"))]
 fn many_draws() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
     (40usize..160, 20usize..90, 2usize..24, 1u32..5, any::<u64>()).prop_map(|(n, m, k, grid, seed)| {
         let mut state = seed | 1;
@@ -46,7 +41,6 @@ fn many_draws() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
     })
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
@@ -78,7 +72,6 @@ proptest! {
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 

@@ -11,6 +11,7 @@ impl PooledSplit {
     /// The greedy for the `b`-th item of the last [`PooledSplit::entry_points`], with the block
     /// maxima in vector registers where the CPU has AVX-512 and the units fit (module `register_picks`).
     pub(super) fn greedy(&self, b: usize, work: &mut Workspace) -> PooledItem {
+        #[cfg(not(target_arch = "wasm32"))]
         if let Some(lists) = self.lists.as_ref().filter(|_| !work.counting) {
             return self.greedy_frontier(b, work, lists);
         }
@@ -214,9 +215,11 @@ pub struct Workspace {
     pub(super) narrow_rows: Vec<u16>,
     pub(super) wide_rows: Vec<u32>,
     pub(super) counts: Counts,
-    /// The frontier greedy's scratch ([`super::frontier`]).
+    /// The frontier greedy's scratch (`super::frontier`, not in wasm).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) frontier: super::frontier::FrontierWork,
     /// Tests count every draw where the split could run the frontier greedy, to compare the two.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) counting: bool,
     /// Tests switch off the register picks (x86_64 only), to compare them with the portable ones.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]

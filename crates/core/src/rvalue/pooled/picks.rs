@@ -114,39 +114,6 @@ impl Counts {
         }
     }
 
-    /// The floor: block maxima at or above it are exact.
-    pub(super) fn floor(&self) -> i16 {
-        self.floor
-    }
-
-    /// Moves the floor; a lower floor needs [`Counts::refresh`] first.
-    pub(super) fn set_floor(&mut self, floor: i16) {
-        self.floor = floor;
-    }
-
-    /// The largest block maximum: the best count where that is at or above the floor.
-    #[inline]
-    pub(super) fn top(&self) -> i16 {
-        max_of(&self.block_max)
-    }
-
-    /// Unit `x`'s count set to `c`, raising its block's maximum where `c` reaches the floor.
-    #[inline(always)]
-    pub(super) fn set(&mut self, x: usize, c: i16) {
-        self.count[x] = c;
-        if c >= self.floor {
-            let b = &mut self.block_max[x / BLOCK];
-            *b = (*b).max(c);
-        }
-    }
-
-    /// Adds one to unit `x`'s count, as [`Counts::bump_column`] does for each of its units.
-    #[inline(always)]
-    pub(super) fn bump(&mut self, x: usize) {
-        let c = self.count[x].wrapping_add(1);
-        self.set(x, c);
-    }
-
     /// The largest unchosen count, with the floor moved to follow it.
     #[inline]
     fn best(&mut self) -> i16 {
@@ -221,6 +188,43 @@ impl Counts {
         } else {
             block
         }
+    }
+}
+
+/// What the frontier greedy (native only, `super::frontier`) reads and moves of the counts.
+#[cfg(not(target_arch = "wasm32"))]
+impl Counts {
+    /// The floor: block maxima at or above it are exact.
+    pub(super) fn floor(&self) -> i16 {
+        self.floor
+    }
+
+    /// Moves the floor; a lower floor needs [`Counts::refresh`] first.
+    pub(super) fn set_floor(&mut self, floor: i16) {
+        self.floor = floor;
+    }
+
+    /// The largest block maximum: the best count where that is at or above the floor.
+    #[inline]
+    pub(super) fn top(&self) -> i16 {
+        max_of(&self.block_max)
+    }
+
+    /// Unit `x`'s count set to `c`, raising its block's maximum where `c` reaches the floor.
+    #[inline(always)]
+    pub(super) fn set(&mut self, x: usize, c: i16) {
+        self.count[x] = c;
+        if c >= self.floor {
+            let b = &mut self.block_max[x / BLOCK];
+            *b = (*b).max(c);
+        }
+    }
+
+    /// Adds one to unit `x`'s count, as [`Counts::bump_column`] does for each of its units.
+    #[inline(always)]
+    pub(super) fn bump(&mut self, x: usize) {
+        let c = self.count[x].wrapping_add(1);
+        self.set(x, c);
     }
 }
 
