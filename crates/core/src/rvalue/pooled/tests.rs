@@ -336,13 +336,14 @@ fn runs_of_equal_scores_get_their_own_node() {
 }
 
 /// Tables past half a GB take one bucket per score; the paper's `[40000, 100]` keeps two. The
-/// ImageNet layout's split, with the frontier greedy's lists, stays within 1.25 GB.
+/// ImageNet layout's split, with the frontier greedy's lists natively, stays within 1.25 GB.
 #[test]
 fn only_large_tables_take_one_bucket_per_score() {
     assert_eq!(PooledSplit::buckets_per_score(40_000, 100), 2);
     assert_eq!(PooledSplit::buckets_per_score(40_000, 1000), 1);
     let bytes = PooledSplit::bytes_for(40_000, 1000);
-    assert!((40_000 * 1000 * 30..5 << 28).contains(&bytes), "{bytes}");
+    let per_unit_draw = if cfg!(target_arch = "wasm32") { 26 } else { 30 };
+    assert!((40_000 * 1000 * per_unit_draw..5 << 28).contains(&bytes), "{bytes}");
 }
 
 /// Float16 scores from a handful of neighbouring values, stored as float16, float32 or
