@@ -72,29 +72,35 @@ proptest! {
     }
 }
 
+/// The frontier greedy's items on every `step`-th test item after the first `n_cal`, both tie
+/// orders keyed by `seed`, against those of the counting greedy's workspace `counting`.
+fn equals_counting(
+    (t, labels, n_cal): &(ScoreTensor, Vec<usize>, usize),
+    step: usize,
+    seed: u64,
+    counting: fn() -> Workspace,
+) -> std::result::Result<(), TestCaseError> {
+    let cal_items: Vec<usize> = (0..*n_cal).collect();
+    let batch: Vec<usize> = (*n_cal..t.n()).step_by(step).collect();
+    for ties in both_orders(seed) {
+        let split = PooledSplit::new(t, labels, &cal_items, ties).unwrap().with_unit_lists();
+        let want = split.items(t, &batch, None, &mut counting());
+        prop_assert_eq!(&split.items(t, &batch, None, &mut Workspace::default()), &want);
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
     #[test]
-    fn frontier_equals_counting_on_many_units((t, labels, n_cal) in larger_tensor(), seed in any::<u64>()) {
-        let cal_items: Vec<usize> = (0..n_cal).collect();
-        let batch: Vec<usize> = (n_cal..t.n()).step_by(3).collect();
-        for ties in both_orders(seed) {
-            let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap().with_unit_lists();
-            let want = split.items(&t, &batch, None, &mut plain());
-            prop_assert_eq!(&split.items(&t, &batch, None, &mut Workspace::default()), &want);
-        }
+    fn frontier_equals_counting_on_many_units(case in larger_tensor(), seed in any::<u64>()) {
+        equals_counting(&case, 3, seed, plain)?;
     }
 
     #[test]
-    fn frontier_equals_counting_on_float16((t, labels, n_cal) in float16_tensor(), seed in any::<u64>()) {
-        let cal_items: Vec<usize> = (0..n_cal).collect();
-        let batch: Vec<usize> = (n_cal..t.n()).step_by(2).collect();
-        for ties in both_orders(seed) {
-            let split = PooledSplit::new(&t, &labels, &cal_items, ties).unwrap().with_unit_lists();
-            let want = split.items(&t, &batch, None, &mut counting());
-            prop_assert_eq!(&split.items(&t, &batch, None, &mut Workspace::default()), &want);
-        }
+    fn frontier_equals_counting_on_float16(case in float16_tensor(), seed in any::<u64>()) {
+        equals_counting(&case, 2, seed, counting)?;
     }
 }
 
