@@ -15,7 +15,8 @@
 //! Each of a unit's draws is counted once while it is awake: found in the wake's search or
 //! window, or scheduled. A unit falls asleep again only at a refill, when its count is below the
 //! floor and every increment it has scheduled falls before its next wake; those increments then
-//! land on a count that cannot win, and the wake counts afresh.
+//! land on a count that cannot win, and the wake counts afresh. A fall of the floor can wake it
+//! sooner, with some of them still to land: the wake then counts those as scheduled.
 
 use super::lists::{draw, rank, UnitList, UnitLists};
 use super::picks::{Counts, TiePick, BLOCK, CHOSEN};
@@ -345,7 +346,9 @@ impl Run<'_> {
             return self.sleep(x, j);
         }
         self.f.window.clear();
-        let mut c = sure;
+        // Draws scheduled before the unit last fell asleep whose increments are still to come.
+        let pending = self.pending(x, j);
+        let (mut c, mut held) = (sure, 0);
         for i in sure..end {
             let (d, p) = (draw(list[i]), rank(list[i]));
             if u32::from(p) + self.f.in_top[d] < j {
@@ -353,6 +356,7 @@ impl Run<'_> {
             } else {
                 let at = self.place(d, p);
                 self.f.window.push(at);
+                held += usize::from(i < pending);
             }
         }
         if (c as i16) < floor {
@@ -366,12 +370,26 @@ impl Run<'_> {
         }
         self.f.units[x].state = State::Awake;
         self.counts.set(x, c as i16);
-        for i in 0..self.f.window.len() {
+        for i in held..self.f.window.len() {
             let at = self.f.window[i];
             self.schedule(x, at);
         }
-        self.f.units[x].next = end as u16;
+        self.f.units[x].next = end.max(pending) as u16;
         self.extend(x, j);
+    }
+
+    /// How many of unit `x`'s ranks were counted or scheduled before it last fell asleep, if
+    /// increments it scheduled then are still to land after step `j`, else none. A unit falls
+    /// asleep with increments pending only where its wake comes after the last of them, but a
+    /// fall of the floor can wake it before: those increments then count for the woken unit,
+    /// and its draws among them must not be scheduled again.
+    fn pending(&self, x: usize, j: u32) -> usize {
+        let unit = &self.f.units[x];
+        if unit.last > j {
+            usize::from(unit.next)
+        } else {
+            0
+        }
     }
 
     /// The step that enters the `need`-th smallest place of the unit's draws not yet in: the
