@@ -19,7 +19,7 @@ pub(super) struct Shifts {
     hi: Vec<u32>,
     /// The largest `hi[s] − lo[s]`: how far a rank's places in two draws can differ.
     spread: u32,
-    /// One draw's candidates before each span.
+    /// One draw's candidates up to each span that one enters.
     before: Vec<u32>,
 }
 
@@ -33,24 +33,21 @@ impl Shifts {
         self.hi.clear();
         self.hi.resize(spans, 0);
         for e in entries.chunks_exact(k).take(m) {
-            // `before[s]`: the candidates entering before span `s`'s first rank, from a count
-            // per span (a walk of the entries and spans together branched on every span, a
-            // branch the data decide).
-            let before = &mut self.before;
-            before.clear();
-            before.resize(spans, 0);
-            for &x in e {
-                before[(x as usize / SPAN).min(spans - 1)] += 1;
+            // `upto[s]`: the candidates entering in spans up to `s`, where one does; stores
+            // alone, as the entries ascend (a count per span chained each increment on the
+            // last, mostly the same span's).
+            let upto = &mut self.before;
+            upto.clear();
+            upto.resize(spans, 0);
+            for (i, &x) in e.iter().enumerate() {
+                upto[(x as usize / SPAN).min(spans - 1)] = i as u32 + 1;
             }
-            let mut sum = 0;
-            for b in before.iter_mut() {
-                (*b, sum) = (sum, sum + *b);
-            }
-            for (l, &b) in self.lo.iter_mut().zip(before.iter()) {
-                *l = (*l).min(b);
-            }
-            for (h, &b) in self.hi.iter_mut().zip(&before[1..]) {
-                *h = (*h).max(b);
+            // Those before span `s` are the most of `upto` before it.
+            let mut before = 0;
+            for ((l, h), &u) in self.lo.iter_mut().zip(self.hi.iter_mut()).zip(upto.iter()) {
+                *l = (*l).min(before);
+                before = before.max(u);
+                *h = (*h).max(before);
             }
         }
         self.hi[spans - 1] = k as u32;
