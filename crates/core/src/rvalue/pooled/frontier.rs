@@ -119,24 +119,26 @@ impl FrontierWork {
         let at = &mut self.cand_at;
         at.clear();
         at.resize(u + 2, 0);
-        // A candidate, the `i % K`-th of draw `i / K`, enters after `e` units: step `e + i % K + 1`.
-        let step = |i: usize, e: u32| e as usize + i % k + 1;
-        for (i, &e) in entries.iter().enumerate() {
-            at[step(i, e)] += 1;
+        // A draw's `c`-th candidate enters after `e` units: at step `e + c + 1`.
+        for e in entries.chunks_exact(k) {
+            for (c, &e) in e.iter().enumerate() {
+                at[e as usize + c + 1] += 1;
+            }
         }
         let mut sum = 0;
         for a in at.iter_mut() {
-            let c = *a;
-            *a = sum;
-            sum += c;
+            (*a, sum) = (sum, sum + *a);
         }
         // Each step's start, moved on as it fills; then shifted back by one step below.
-        self.cands.clear();
-        self.cands.resize(entries.len(), 0);
-        for (i, (&e, &r)) in entries.iter().zip(ord).enumerate() {
-            let s = &mut at[step(i, e)];
-            self.cands[*s as usize] = ((i / k) as u32) << 16 | u32::from(r);
-            *s += 1;
+        let cands = &mut self.cands;
+        cands.clear();
+        cands.resize(entries.len(), 0);
+        for (d, (e, r)) in entries.chunks_exact(k).zip(ord.chunks_exact(k)).enumerate() {
+            for (c, (&e, &r)) in e.iter().zip(r).enumerate() {
+                let s = &mut at[e as usize + c + 1];
+                cands[*s as usize] = (d as u32) << 16 | u32::from(r);
+                *s += 1;
+            }
         }
         at.rotate_right(1);
         at[0] = 0;
