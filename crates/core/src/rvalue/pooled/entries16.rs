@@ -97,13 +97,7 @@ impl PooledSplit {
 /// [`WINDOW`] ids, whatever its length, so that neither a tie nor a run's length is a branch the
 /// data decide. `units` (`u16` or `u32` ids) holds at least `WINDOW` ids past any run (the
 /// order's spare entries).
-fn place_in_runs<T: Copy + PartialOrd + TryFrom<u32>>(
-    units: &[T],
-    places: &[u32],
-    ord: &[u16],
-    entries: &mut [u32],
-    starts: &[u32],
-) {
+fn place_in_runs<T: RunIds>(units: &[T], places: &[u32], ord: &[u16], entries: &mut [u32], starts: &[u32]) {
     for ((e, &r), &first) in entries.iter_mut().zip(ord).zip(starts) {
         let (first, len) = (first as usize, (*e - first) as usize);
         // Compared in the ids' own width (twice the lanes for `u16`). A place is at most `n`,
@@ -111,15 +105,48 @@ fn place_in_runs<T: Copy + PartialOrd + TryFrom<u32>>(
         // candidate at the run's end, where it is.
         let Ok(g) = T::try_from(places[r as usize]) else { continue };
         let below = if len <= WINDOW {
-            units[first..first + WINDOW]
-                .iter()
-                .enumerate()
-                .map(|(i, &j)| usize::from((j < g) & (i < len)))
-                .sum::<usize>()
+            T::below_in_window(&units[first..first + WINDOW], len, g)
         } else {
             units[first..first + len].partition_point(|&j| j < g)
         };
         *e = (first + below) as u32;
+    }
+}
+
+/// Unit ids of a draw's order, as [`place_in_runs`] counts them.
+trait RunIds: Copy + PartialOrd + TryFrom<u32> {
+    /// How many of the first `len` ids of `window` ([`WINDOW`] of them) are below `g`.
+    #[inline(always)]
+    fn below_in_window(window: &[Self], len: usize, g: Self) -> usize {
+        window.iter().enumerate().map(|(i, &j)| usize::from((j < g) & (i < len))).sum()
+    }
+}
+
+impl RunIds for u32 {}
+
+impl RunIds for u16 {
+    /// Two 128-bit compares and a mask on x86_64, where the portable sum compiles to some sixty
+    /// instructions of widening and packing (it was a tenth of a pooled test item's time).
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn below_in_window(window: &[u16], len: usize, g: u16) -> usize {
+        use std::arch::x86_64::*;
+        let window: &[u16; WINDOW] = match window.try_into() {
+            Ok(w) => w,
+            Err(_) => return window.iter().take(len).filter(|&&j| j < g).count(),
+        };
+        // SAFETY: SSE2 is part of x86_64; the loads read the 16 ids of `window`, unaligned.
+        let mask = unsafe {
+            // Unsigned order from signed compares: both sides with the top bit flipped.
+            let flip = _mm_set1_epi16(i16::MIN);
+            let g = _mm_xor_si128(_mm_set1_epi16(g as i16), flip);
+            let lo = _mm_loadu_si128(window.as_ptr().cast());
+            let hi = _mm_loadu_si128(window.as_ptr().add(8).cast());
+            let lo = _mm_cmplt_epi16(_mm_xor_si128(lo, flip), g);
+            let hi = _mm_cmplt_epi16(_mm_xor_si128(hi, flip), g);
+            _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32
+        };
+        (mask & ((1u32 << len) - 1)).count_ones() as usize
     }
 }
 
