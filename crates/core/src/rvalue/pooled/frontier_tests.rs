@@ -140,4 +140,3 @@ fn splits_of_many_draws_take_the_frontier() {
         assert_eq!(split.items(&t, &batch, None, &mut Workspace::default()), want);
     }
 }
-
