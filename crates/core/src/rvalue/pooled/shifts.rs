@@ -20,7 +20,7 @@ pub(super) struct Shifts {
     /// The largest `hi[s] − lo[s]`: how far a rank's places in two draws can differ.
     spread: u32,
     /// One draw's candidates up to each span that one enters.
-    before: Vec<u32>,
+    upto: Vec<u32>,
 }
 
 impl Shifts {
@@ -36,7 +36,7 @@ impl Shifts {
             // `upto[s]`: the candidates entering in spans up to `s`, where one does; stores
             // alone, as the entries ascend (a count per span chained each increment on the
             // last, mostly the same span's).
-            let upto = &mut self.before;
+            let upto = &mut self.upto;
             upto.clear();
             upto.resize(spans, 0);
             for (i, &x) in e.iter().enumerate() {
