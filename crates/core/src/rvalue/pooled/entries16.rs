@@ -104,10 +104,9 @@ fn place_in_runs<T: RunIds>(units: &[T], places: &[u32], ord: &[u16], entries: &
         // which fits wherever the ids do; one that did not would be above every id, leaving the
         // candidate at the run's end, where it is.
         let Ok(g) = T::try_from(places[r as usize]) else { continue };
-        let below = if len <= WINDOW {
-            T::below_in_window(&units[first..first + WINDOW], len, g)
-        } else {
-            units[first..first + len].partition_point(|&j| j < g)
+        let below = match units[first..].first_chunk::<WINDOW>().filter(|_| len <= WINDOW) {
+            Some(window) => T::below_in_window(window, len, g),
+            None => units[first..first + len].partition_point(|&j| j < g),
         };
         *e = (first + below) as u32;
     }
@@ -115,9 +114,9 @@ fn place_in_runs<T: RunIds>(units: &[T], places: &[u32], ord: &[u16], entries: &
 
 /// Unit ids of a draw's order, as [`place_in_runs`] counts them.
 trait RunIds: Copy + PartialOrd + TryFrom<u32> {
-    /// How many of the first `len` ids of `window` ([`WINDOW`] of them) are below `g`.
+    /// How many of the first `len` ids of `window` are below `g`.
     #[inline(always)]
-    fn below_in_window(window: &[Self], len: usize, g: Self) -> usize {
+    fn below_in_window(window: &[Self; WINDOW], len: usize, g: Self) -> usize {
         window.iter().enumerate().map(|(i, &j)| usize::from((j < g) & (i < len))).sum()
     }
 }
@@ -129,12 +128,8 @@ impl RunIds for u16 {
     /// instructions of widening and packing (it was a tenth of a pooled test item's time).
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn below_in_window(window: &[u16], len: usize, g: u16) -> usize {
+    fn below_in_window(window: &[u16; WINDOW], len: usize, g: u16) -> usize {
         use std::arch::x86_64::*;
-        let window: &[u16; WINDOW] = match window.try_into() {
-            Ok(w) => w,
-            Err(_) => return window.iter().take(len).filter(|&&j| j < g).count(),
-        };
         // SAFETY: SSE2 is part of x86_64; the loads read the 16 ids of `window`, unaligned.
         let mask = unsafe {
             // Unsigned order from signed compares: both sides with the top bit flipped.
