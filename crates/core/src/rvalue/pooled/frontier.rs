@@ -178,7 +178,7 @@ impl PooledSplit {
         let (mut cal_steps, mut cal_units) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for j in 1..=u as u32 {
             run.step(j);
-            let x = run.counts.pop_best(&tie);
+            let x = run.counts.pop_top(&tie);
             if x < n {
                 run.f.units[x].state = State::Chosen;
                 cal_steps.push(j);
@@ -213,6 +213,7 @@ impl Run<'_> {
         f.bumps.iter_mut().for_each(Vec::clear);
         self.counts.count[..n].fill(CHOSEN);
         self.counts.set_floor(1);
+        self.counts.refresh_tops();
         f.sort_candidates(self.entries, ord, n + k, k);
         for x in 0..n {
             let w = f.shifts.lo_key(rank(self.lists.of(x)[0])) + 1;
@@ -309,7 +310,7 @@ impl Run<'_> {
             if best >= self.counts.floor() && best >= 0 {
                 return;
             }
-            self.counts.refresh();
+            self.counts.refresh_tops();
             let best = self.counts.top();
             self.counts.set_floor(best.saturating_sub(self.counts.slack).max(0));
             if self.recheck_moved(j) {
