@@ -323,7 +323,7 @@ impl Run<'_> {
     /// above the new one, rechecked against it; whether there were any. The others' wakes hold:
     /// a count that cannot reach a floor before its wake cannot reach a higher one. They are
     /// most units (all but about 150 of 40,000 on the authors' ImageNet layout, a fall), whose
-    /// rechecks, each a likely miss, were nearly all of a fall's time.
+    /// rechecks, each a likely miss, would be nearly all of a fall's time.
     fn recheck_moved(&mut self, j: u32) -> bool {
         let floor = self.counts.floor();
         let mut moved = std::mem::take(&mut self.f.moved);

@@ -92,8 +92,8 @@ pub(super) struct Counts {
 
 /// The floor's distance below the last pick's count. Closer, the frontier greedy keeps fewer
 /// units awake, but the best count falls below the floor more often (on the authors' ImageNet
-/// layout about 9 times a test item of 41,000 picks at 5, twice at 8, 18 times at 4); a fall
-/// costs little there, so 5 is the fastest (measured against 3, 4, 6 and 8).
+/// layout about 9 times a test item of 41,000 picks at 5, twice at 8, 18 times at 4). A fall
+/// costs the frontier little, and distances of 3 to 6 measured alike there, 8 slower.
 pub(super) const FLOOR_SLACK: i16 = 5;
 
 impl Counts {
@@ -125,13 +125,19 @@ impl Counts {
     fn best(&mut self) -> i16 {
         let best = max_of(&self.block_max);
         if best >= self.floor {
-            self.floor = self.floor.max(best.saturating_sub(self.slack));
+            self.follow(best);
             return best;
         }
         self.refresh();
         let best = max_of(&self.block_max);
         self.floor = best.saturating_sub(self.slack);
         best
+    }
+
+    /// The floor raised to follow a pick's count `best`, at or above it.
+    #[inline]
+    fn follow(&mut self, best: i16) {
+        self.floor = self.floor.max(best.saturating_sub(self.slack));
     }
 
     /// Adds one to the count of each unit `rows[col + d·stride]`, `d < m`: the `M` units that
@@ -239,7 +245,7 @@ impl Counts {
     pub(super) fn pop_top(&mut self, tie: &TiePick) -> usize {
         let best = self.top();
         debug_assert!(best >= self.floor);
-        self.floor = self.floor.max(best.saturating_sub(self.slack));
+        self.follow(best);
         let s = first_equal(&self.sup, best);
         let mut block = s * SUPER + first_equal(self.blocks_of(s), best);
         if block < tie.first_block {
