@@ -29,7 +29,7 @@ const HORIZON: u32 = 64;
 /// Steps ahead whose controls' lines are asked for.
 const AHEAD: usize = 6;
 
-/// Units ahead whose lines a refresh asks for.
+/// Units ahead, of those a fall of the floor rechecks, whose lines are asked for.
 const REFRESH_AHEAD: usize = 16;
 
 /// Draws still needed up to which a sleeping unit's wake is found from exact places.
