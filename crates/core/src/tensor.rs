@@ -312,13 +312,19 @@ impl Summaries {
         let mut mean = vec![0.0; n * k];
         let mut var = vec![0.0; n * k];
         let weights: Vec<f64> = (0..m).map(|d| 1.0 / (d + 1) as f64).collect();
-        let mut buf = Vec::new();
+        let mut wide = Vec::new();
         for ((i, mu), m2) in (0..n).zip(mean.chunks_exact_mut(k)).zip(var.chunks_exact_mut(k)) {
             // f32 scores are widened as read: a widened copy of an item (800 kB at M = 100,
             // K = 1000) is more than a core's cache holds, and each candidate reads it anew.
+            // Float16 scores are made f32 first (exactly, and eight at a time where the CPU
+            // can), a copy half the size of f64's.
             match t.part(i * m * k, m * k) {
                 Scores::F32(item) => welford_item(item, f64::from, k, &weights, mu, m2),
-                other => welford_item(other.widened(&mut buf), |x| x, k, &weights, mu, m2),
+                Scores::F16(item) => {
+                    float16::widen_f32(item, &mut wide);
+                    welford_item(&wide, f64::from, k, &weights, mu, m2);
+                }
+                Scores::F64(item) => welford_item(item, |x| x, k, &weights, mu, m2),
             }
             for v in m2.iter_mut() {
                 *v = if m > 1 { (*v / (m - 1) as f64).max(0.0) } else { 0.0 };
@@ -342,7 +348,10 @@ impl Summaries {
     }
 }
 
-/// [`welford`] over all `k` candidates of one item, `widen` making each score an f64.
+/// [`welford`] over all `k` candidates of one item, `widen` making each score an f64. Sixteen
+/// candidates at a time where there are: each one's update waits on its last, and sixteen
+/// chains in flight keep the core busy where four left it waiting (0.26 against 0.60 ms an
+/// item of 1,000 draws × 1,000 float16 candidates, with [`float16::widen_f32`]).
 #[inline(always)]
 fn welford_item<T: Copy>(
     item: &[T],
@@ -355,6 +364,7 @@ fn welford_item<T: Copy>(
     let mut c = 0;
     while c < k {
         c += match k - c {
+            16.. => welford::<16, T>(item, widen, k, c, weights, mu, m2),
             4.. => welford::<4, T>(item, widen, k, c, weights, mu, m2),
             2 | 3 => welford::<2, T>(item, widen, k, c, weights, mu, m2),
             _ => welford::<1, T>(item, widen, k, c, weights, mu, m2),
@@ -444,20 +454,29 @@ mod tests {
 
     #[test]
     fn summaries_are_welford_bit_for_bit() {
-        // Every K from 1 to 11 (whole and partial groups of four and two candidates), scores
-        // large and close, as in the toy's high-variance candidates.
+        // Every K from 1 to 11 and some past 16 (whole and partial groups of sixteen, four and
+        // two candidates), scores large and close, as in the toy's high-variance candidates,
+        // and small ones stored as f32 and float16 (subnormals among them).
         let mut s = crate::rng::Stream::new(5, 0);
-        for k in 1..=11 {
+        for k in (1..=11).chain([16, 21, 37]) {
             for m in [1, 2, 7, 30] {
                 let n = 3;
-                let data = (0..n * m * k).map(|_| 1e6 + 30.0 * (s.uniform() - 0.5)).collect();
-                let t = ScoreTensor::new(n, m, k, data).unwrap();
-                let (mean, var) = welford_reference(&t);
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                // The build chosen at run time and the portable one.
-                for got in [Summaries::of(&t), Summaries::of_any(&t)] {
-                    assert_eq!(bits(&got.mean), bits(&mean), "K = {k}, M = {m}");
-                    assert_eq!(bits(&got.var), bits(&var), "K = {k}, M = {m}");
+                let data: Vec<f64> = (0..n * m * k).map(|_| 1e6 + 30.0 * (s.uniform() - 0.5)).collect();
+                let small: Vec<f64> = (0..n * m * k).map(|_| (s.uniform() - 0.5) * 1e-4).collect();
+                let f32s = small.iter().map(|&x| x as f32).collect();
+                let f16s = small.iter().map(|&x| half::f16::from_f64(x).to_bits()).collect();
+                for t in [
+                    ScoreTensor::new(n, m, k, data).unwrap(),
+                    ScoreTensor::from_f32(n, m, k, f32s).unwrap(),
+                    ScoreTensor::from_f16_bits(n, m, k, f16s).unwrap(),
+                ] {
+                    let (mean, var) = welford_reference(&t);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    // The build chosen at run time and the portable one.
+                    for got in [Summaries::of(&t), Summaries::of_any(&t)] {
+                        assert_eq!(bits(&got.mean), bits(&mean), "K = {k}, M = {m}");
+                        assert_eq!(bits(&got.var), bits(&var), "K = {k}, M = {m}");
+                    }
                 }
             }
         }
