@@ -141,7 +141,9 @@ impl RunIds for u16 {
             let hi = _mm_cmplt_epi16(_mm_xor_si128(hi, flip), g);
             _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32
         };
-        (mask & ((1u32 << len) - 1)).count_ones() as usize
+        // A run's ids ascend, so those below `g` are its first few: the mask's trailing ones
+        // (one `tzcnt` where a count of ones is a dozen operations without `popcnt`).
+        ((!mask).trailing_zeros() as usize).min(len)
     }
 }
 
