@@ -216,7 +216,7 @@ impl Run<'_> {
         self.counts.refresh_tops();
         f.sort_candidates(self.entries, ord, n + k, k);
         for x in 0..n {
-            let w = f.shifts.lo_key(rank(self.lists.of(x)[0])) + 1;
+            let w = f.shifts.lo_key(self.lists.least(x)) + 1;
             f.control(x, w);
         }
     }

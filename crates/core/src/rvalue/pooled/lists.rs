@@ -10,6 +10,9 @@
 pub(super) struct UnitLists {
     m: usize,
     packed: Vec<u32>,
+    /// `[unit]` its least rank, apart: every test item's start reads all of them, which from
+    /// the lists would be a cache line a unit.
+    least: Vec<u16>,
 }
 
 /// The rank of a packed entry.
@@ -72,7 +75,14 @@ impl UnitLists {
                 }
             }
         }
-        UnitLists { m, packed }
+        let least = packed.chunks_exact(m.max(1)).map(|l| rank(l[0])).collect();
+        UnitLists { m, packed, least }
+    }
+
+    /// Unit `u`'s least rank.
+    #[inline(always)]
+    pub(super) fn least(&self, u: usize) -> u16 {
+        self.least[u]
     }
 
     /// Unit `u`'s entries.
