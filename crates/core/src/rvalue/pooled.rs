@@ -228,7 +228,7 @@ impl PooledSplit {
         let cb = n.next_multiple_of(BLOCK);
         let narrow = (cb + k <= 1 << 16).then(|| cal_units.iter().map(|&j| j as u16).collect());
         #[cfg(not(target_arch = "wasm32"))]
-        let lists = keeps_lists(n, m).then(|| lists::UnitLists::new(&cal_units, n, m));
+        let lists = keeps_lists(n, m).then(|| lists::UnitLists::new(&cal_units, n, m, k));
         Ok(PooledSplit {
             n,
             m,
@@ -291,7 +291,7 @@ impl PooledSplit {
     /// splits of few draws.
     #[cfg(all(test, not(target_arch = "wasm32")))]
     pub(super) fn with_unit_lists(mut self) -> Self {
-        self.lists = Some(lists::UnitLists::new(&self.cal_units, self.n, self.m));
+        self.lists = Some(lists::UnitLists::new(&self.cal_units, self.n, self.m, self.k));
         self
     }
 
@@ -394,6 +394,8 @@ impl PooledSplit {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
+mod bounds;
 mod codes;
 mod entries16;
 #[cfg(not(target_arch = "wasm32"))]
@@ -413,6 +415,8 @@ mod table;
 pub use greedy::Workspace;
 pub use oracle::pooled_item_oracle;
 
+#[cfg(test)]
+mod bounds_tests;
 #[cfg(test)]
 mod frontier_tests;
 #[cfg(test)]

@@ -93,6 +93,8 @@ pub struct FrontierWork {
     slept: Vec<i16>,
     /// The units a fall of the floor rechecks.
     moved: Vec<u32>,
+    /// `[step]` a floor under the best count ([`super::bounds`]).
+    best_floor: Vec<i16>,
 }
 
 impl FrontierWork {
@@ -198,6 +200,7 @@ impl Run<'_> {
         let (n, m, k) = (self.split.n, self.split.m, self.split.k);
         let f = &mut *self.f;
         f.shifts.build(self.entries, n, m, k);
+        self.lists.bounds().curve(&f.shifts, n + k, &mut f.best_floor);
         f.units.clear();
         f.units.resize(n, Unit::default());
         f.slept.clear();
@@ -221,8 +224,11 @@ impl Run<'_> {
         }
     }
 
-    /// Step `j`'s increments and controls, and the floor made good for its pick.
+    /// Step `j`'s increments and controls, and the floor made good for its pick: first raised
+    /// to the split's bound under the step's best count ([`super::bounds`]), so that fewer
+    /// units stay awake.
     fn step(&mut self, j: u32) {
+        self.counts.raise_floor(self.f.best_floor[j as usize]);
         self.prefetch_controls(j as usize + AHEAD);
         self.bump_candidates(j);
         self.bump_units(j);

@@ -19,7 +19,7 @@ fn frontier_floor_at_best() -> Workspace {
 
 /// Many draws of clipped normal scores around each unit's own level, rounded to a grid so that
 /// draws tie: units rise through the ranks at different speeds, as the authors' adapters make them.
-fn many_draws() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
+pub(super) fn many_draws() -> impl Strategy<Value = (ScoreTensor, Vec<usize>, usize)> {
     (40usize..160, 20usize..90, 2usize..24, 1u32..5, any::<u64>())
         .prop_map(|(n, m, k, grid, seed)| around_levels(n, m, k, grid, seed))
 }

@@ -2,6 +2,8 @@
 //! frontier greedy ([`super::frontier`]) reads to count a unit's draws at a step without
 //! counting every draw's every step. Built once per split.
 
+use super::bounds::BestBounds;
+
 /// `[unit][i]` the `i`-th smallest of the unit's `M` ranks (0-based places in the draws'
 /// calibration orders) and the draw it is in, packed as `draw << 16 | rank` ([`rank`],
 /// [`draw`]): a wake reads a unit's few entries around its count from one or two cache lines.
@@ -13,6 +15,8 @@ pub(super) struct UnitLists {
     /// `[unit]` its least rank, apart: every test item's start reads all of them, which from
     /// the lists would be a cache line a unit.
     least: Vec<u16>,
+    /// Floors under the best count at each step ([`BestBounds`]).
+    bounds: BestBounds,
 }
 
 /// The rank of a packed entry.
@@ -56,10 +60,11 @@ impl std::ops::Index<usize> for UnitList<'_> {
 }
 
 impl UnitLists {
-    /// The lists of the `n` units whose draws' orders are `units` (`[draw][rank]`, `m` draws).
+    /// The lists of the `n` units whose draws' orders are `units` (`[draw][rank]`, `m` draws),
+    /// with the bounds for items of `k` candidates.
     /// Walking the ranks in order, every draw at a rank at a time, appends each unit's ranks
     /// already sorted.
-    pub(super) fn new(units: &[u32], n: usize, m: usize) -> Self {
+    pub(super) fn new(units: &[u32], n: usize, m: usize, k: usize) -> Self {
         assert!(m <= usize::from(u16::MAX) + 1 && n <= usize::from(u16::MAX) + 1 && units.len() >= n * m);
         let mut packed = vec![0u32; n * m];
         let mut fill: Vec<u32> = (0..n).map(|u| (u * m) as u32).collect();
@@ -76,7 +81,12 @@ impl UnitLists {
             }
         }
         let least = packed.chunks_exact(m.max(1)).map(|l| rank(l[0])).collect();
-        UnitLists { m, packed, least }
+        UnitLists { m, packed, least, bounds: BestBounds::new(units, n, m, k) }
+    }
+
+    /// Floors under the best count at each step, for any test item.
+    pub(super) fn bounds(&self) -> &BestBounds {
+        &self.bounds
     }
 
     /// Unit `u`'s least rank.

@@ -217,6 +217,12 @@ impl Counts {
         self.floor
     }
 
+    /// Raises the floor to `floor` if below it: to a bound under the best count.
+    #[inline]
+    pub(super) fn raise_floor(&mut self, floor: i16) {
+        self.floor = self.floor.max(floor);
+    }
+
     /// Moves the floor; a lower floor needs [`Counts::refresh`] first.
     pub(super) fn set_floor(&mut self, floor: i16) {
         self.floor = floor;
