@@ -1,6 +1,7 @@
 //! Per calibration unit, its ranks in every draw's calibration order, ascending: what the
 //! frontier greedy ([`super::frontier`]) reads to count a unit's draws at a step without
-//! counting every draw's every step. Built once per split.
+//! counting every draw's every step. Built once per split, with the split's floors under the
+//! best count ([`BestBounds`]), which the frontier greedy reads beside them.
 
 use super::bounds::BestBounds;
 
