@@ -26,7 +26,7 @@ const LAGS: [usize; 20] = [0, 1, 2, 3, 4, 6, 8, 11, 16, 22, 32, 45, 64, 90, 128,
 
 /// `[lag][t]` the `(t + 1 + h)`-th largest of the units' counts of ranks at or below `t`
 /// (0 where there are fewer units), for each lag `h` of `lags`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(super) struct BestBounds {
     n: usize,
     lags: Vec<usize>,
