@@ -54,8 +54,10 @@ test('toy repeats computed in workers give the numbers of one thread', LONG, asy
 });
 
 test('a toy analysis replaced while workers compute its repeats shows only the new one', LONG, async (t) => {
-  const reference = await alone('toy-seed=2');
-  const { page, errors } = await explorer.open('index.html?workers=1');
+  // 200 repeats, not the default 50: the page's thread and the worker could finish 50 before
+  // the test sees the first analysis running, and the test would then replace nothing.
+  const reference = await alone('toy-seed=2&repeats=200');
+  const { page, errors } = await explorer.open('index.html?workers=1&repeats=200');
   await shot(t, page, async () => {
     // Workers are busy with the seed-1 analysis (the page starts it at once) when seed 2 replaces it.
     await page.waitForFunction(() => document.querySelector('#threads').textContent !== '');
